@@ -1,0 +1,34 @@
+#pragma once
+
+#include "core/common/diagnostic.h"
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace portolan::cli {
+
+// Exit codes: 0 success, 1 the answer is "no" (errors found, does not fit), 2 bad usage or input
+// that cannot be read.
+enum ExitCode { ExitOk = 0, ExitFindings = 1, ExitUsage = 2 };
+
+enum class OutputFormat { Text, Json };
+
+// Adds the --format option with the given choices to a subcommand.
+void addFormatOption(CLI::App& cmd, std::string& format, const std::vector<std::string>& choices);
+
+// Each subcommand registers itself and sets `run` to what it does once parsed.
+struct Subcommand
+{
+    CLI::App* app = nullptr;
+    std::function<int()> run;
+};
+
+Subcommand registerInfo(CLI::App& root);
+
+// Prints a diagnostic in the compiler style ("file:line:column: error: message [code]").
+void printDiagnostic(std::ostream& out, const Diagnostic& d);
+
+} // namespace portolan::cli

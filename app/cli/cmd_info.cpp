@@ -1,0 +1,104 @@
+// portolan-cli info PROJECT: what Portolan sees in a project folder.
+#include "app/cli/cli_common.h"
+#include "core/common/atomic_file.h"
+#include "core/common/json.h"
+#include "core/common/text.h"
+#include "core/project/project_json.h"
+#include "core/project/project_scan.h"
+#include "core/python/syntax.h"
+
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+namespace portolan::cli {
+
+namespace {
+
+struct InfoOptions
+{
+    std::string project;
+    std::string format = "text";
+    std::uint64_t maxFileKiB = 4096;
+};
+
+// Syntax errors of every Python file, so that `info` already says which files will not index
+// cleanly.
+std::vector<Diagnostic> pythonSyntax(const ProjectScan& scan)
+{
+    std::vector<Diagnostic> out;
+    for (const auto& f : scan.files) {
+        if (f.kind != FileKind::Python)
+            continue;
+        auto text = readFile(scan.root / f.path);
+        if (!text)
+            continue;
+        for (auto& d : python::syntaxErrors(*text.value, f.path))
+            out.push_back(std::move(d));
+    }
+    return out;
+}
+
+int runInfo(const InfoOptions& o)
+{
+    ScanOptions options;
+    options.maxFileBytes = o.maxFileKiB * 1024;
+    auto result = scanProject(o.project, options);
+    if (!result) {
+        std::cerr << "portolan-cli: " << result.error.toString() << "\n";
+        return ExitUsage;
+    }
+    ProjectScan& scan = *result.value;
+    const auto syntax = pythonSyntax(scan);
+
+    if (o.format == "json") {
+        nlohmann::json j = toJson(scan);
+        for (const auto& d : syntax)
+            j["diagnostics"].push_back(toJson(d));
+        j["flavour"] = nullptr; // filled in once project analysis exists
+        std::cout << j.dump(2) << "\n";
+        return ExitOk;
+    }
+
+    std::cout << "Project: " << scan.root.string() << "\n";
+    std::cout << "Files: " << scan.files.size();
+    const char* sep = " (";
+    for (FileKind k : {FileKind::Python, FileKind::Yaml, FileKind::Json, FileKind::Text, FileKind::Other}) {
+        if (const auto n = scan.countOf(k)) {
+            std::cout << sep << fileKindName(k) << " " << n;
+            sep = ", ";
+        }
+    }
+    std::cout << (scan.files.empty() ? "" : ")") << "\n";
+    for (const auto& f : scan.files)
+        std::cout << "  " << std::left << std::setw(48) << f.path << " " << std::setw(7)
+                  << fileKindName(f.kind) << " " << humanBytes(double(f.size)) << "\n";
+    std::cout << "Skipped: " << scan.skipped.size() << "\n";
+    for (const auto& s : scan.skipped)
+        std::cout << "  " << std::left << std::setw(48) << s.path << " " << std::setw(16)
+                  << skipReasonName(s.reason) << " " << s.detail << "\n";
+    if (!scan.diagnostics.empty() || !syntax.empty()) {
+        std::cout << "Diagnostics:\n";
+        for (const auto& d : scan.diagnostics)
+            std::cout << "  " << d.toString() << "\n";
+        for (const auto& d : syntax)
+            std::cout << "  " << d.toString() << "\n";
+    }
+    return ExitOk;
+}
+
+} // namespace
+
+Subcommand registerInfo(CLI::App& root)
+{
+    auto o = std::make_shared<InfoOptions>();
+    CLI::App* cmd = root.add_subcommand("info", "List the files Portolan finds in a project, the "
+                                                "files it skips and why");
+    cmd->add_option("PROJECT", o->project, "Project folder")->required();
+    addFormatOption(*cmd, o->format, {"text", "json"});
+    cmd->add_option("--max-file-size", o->maxFileKiB, "Skip files larger than this many KiB")
+        ->check(CLI::PositiveNumber);
+    return {cmd, [o] { return runInfo(*o); }};
+}
+
+} // namespace portolan::cli

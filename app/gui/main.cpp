@@ -1,0 +1,104 @@
+// portolan: the GUI. Parses the command line and hands over to MainWindow.
+#include "app/gui/main_window.h"
+#include "app/gui/screenshot.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+bool wantsScreenshot(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0)
+            return true;
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    // A screenshot needs no display: render offscreen unless a platform was chosen explicitly.
+    if (wantsScreenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("Portolan"));
+    QApplication::setOrganizationName(QStringLiteral("Portolan"));
+    QApplication::setOrganizationDomain(QStringLiteral(PORTOLAN_ORG_DOMAIN));
+    QApplication::setApplicationVersion(QStringLiteral(PORTOLAN_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral(PORTOLAN_APP_ID));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Porting assistant and profiler for AI accelerators."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("PROJECT"),
+                                 QStringLiteral("Project folder to open."), QStringLiteral("[PROJECT]"));
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Render the main window offscreen to FILE.png and exit."), QStringLiteral("FILE"));
+    const QCommandLineOption view(QStringLiteral("view"),
+                                  QStringLiteral("The view to show first (overview, ...)."),
+                                  QStringLiteral("NAME"));
+    const QCommandLineOption size(QStringLiteral("size"),
+                                  QStringLiteral("Window size for --screenshot, as WIDTHxHEIGHT."),
+                                  QStringLiteral("WxH"), QStringLiteral("1400x900"));
+    parser.addOptions({screenshot, view, size});
+    parser.process(app);
+
+    const QStringList args = parser.positionalArguments();
+    if (args.size() > 1) {
+        std::fprintf(stderr, "portolan: give at most one project folder\n");
+        return 2;
+    }
+
+    portolan::app::MainWindow window;
+    const bool shooting = parser.isSet(screenshot);
+    if (shooting) {
+        window.setInteractive(false);
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        if (wh.size() == 2)
+            window.resize(wh[0].toInt(), wh[1].toInt());
+    }
+    window.show();
+
+    if (parser.isSet(view) && !window.selectView(parser.value(view))) {
+        std::fprintf(stderr, "portolan: unknown view '%s'; views: %s\n", qPrintable(parser.value(view)),
+                     qPrintable(window.viewIds().join(QStringLiteral(", "))));
+        return 2;
+    }
+
+    if (shooting) {
+        const QString file = parser.value(screenshot);
+        auto shoot = [&window, file](int exitCode) {
+            // Let layouts and pending paints settle before grabbing.
+            QTimer::singleShot(200, &window, [&window, file, exitCode] {
+                const QString error = portolan::app::saveScreenshot(&window, file);
+                if (!error.isEmpty())
+                    std::fprintf(stderr, "portolan: cannot save screenshot: %s\n", qPrintable(error));
+                QApplication::exit(error.isEmpty() ? exitCode : 1);
+            });
+        };
+        if (args.isEmpty()) {
+            shoot(0);
+        } else {
+            QObject::connect(&window, &portolan::app::MainWindow::projectOpened, &window,
+                             [shoot] { shoot(0); });
+            QObject::connect(&window, &portolan::app::MainWindow::projectFailed, &window,
+                             [shoot](const QString& folder, const QString& message) {
+                                 std::fprintf(stderr, "portolan: %s: %s\n", qPrintable(folder),
+                                              qPrintable(message));
+                                 shoot(1);
+                             });
+        }
+    }
+    if (!args.isEmpty())
+        window.openProject(args.first());
+    return QApplication::exec();
+}

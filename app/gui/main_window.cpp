@@ -1,0 +1,218 @@
+#include "app/gui/main_window.h"
+
+#include "app/gui/about_dialog.h"
+#include "app/gui/recent_projects.h"
+#include "views/project/project_files_model.h"
+#include "views/project/project_overview.h"
+#include "views/project/project_tree_view.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace portolan::app {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
+{
+    setWindowTitle(QStringLiteral("Portolan"));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+
+    m_loader = new views::ProjectLoader(this);
+    m_filesModel = new views::ProjectFilesModel(this);
+    m_recent = new RecentProjects(this);
+
+    m_tree = new views::ProjectTreeView(m_filesModel, this);
+    m_projectDock = new QDockWidget(tr("Project"), this);
+    m_projectDock->setObjectName(QStringLiteral("projectDock"));
+    m_projectDock->setWidget(m_tree);
+    addDockWidget(Qt::LeftDockWidgetArea, m_projectDock);
+
+    m_views = new QTabWidget(this);
+    m_views->setDocumentMode(true);
+    setCentralWidget(m_views);
+    m_overview = new views::ProjectOverview(this);
+    addView(m_overview, QStringLiteral("overview"), tr("Overview"));
+
+    createMenus();
+    statusBar()->showMessage(tr("Ready"));
+
+    connect(m_loader, &views::ProjectLoader::started, this, [this](const QString& folder) {
+        m_overview->showLoading(folder);
+        statusBar()->showMessage(tr("Reading %1…").arg(folder));
+    });
+    connect(m_loader, &views::ProjectLoader::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &views::ProjectLoader::failed, this, &MainWindow::onFailed);
+    connect(m_recent, &RecentProjects::changed, this, &MainWindow::rebuildRecentMenu);
+
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
+        resize(1280, 800);
+    restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open Project…"), this, &MainWindow::chooseProject);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_viewMenu->addAction(m_projectDock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* about = help->addAction(tr("&About Portolan"), this, [this] {
+        auto* dialog = new AboutDialog(this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    });
+    about->setMenuRole(QAction::AboutRole);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList folders = m_recent->folders();
+    for (const QString& folder : folders)
+        m_recentMenu->addAction(folder, this, [this, folder] { openProject(folder); });
+    if (folders.isEmpty()) {
+        m_recentMenu->addAction(tr("No recent projects"))->setEnabled(false);
+        return;
+    }
+    m_recentMenu->addSeparator();
+    m_recentMenu->addAction(tr("Clear List"), m_recent, &RecentProjects::clear);
+}
+
+void MainWindow::chooseProject()
+{
+    const QString start = m_projectFolder.isEmpty() ? QDir::homePath() : m_projectFolder;
+    auto* dialog = new QFileDialog(this, tr("Open Project Folder"), start);
+    dialog->setFileMode(QFileDialog::Directory);
+    dialog->setOption(QFileDialog::ShowDirsOnly);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openProject);
+    dialog->open();
+}
+
+void MainWindow::openProject(const QString& folder)
+{
+    const QFileInfo info(folder);
+    const QString path = info.absoluteFilePath();
+    // The obvious cases are told at once; everything else comes back from the walk.
+    if (!info.exists()) {
+        onFailed(path, tr("The folder does not exist."));
+        m_recent->remove(QDir::cleanPath(path));
+        return;
+    }
+    if (!info.isDir()) {
+        onFailed(path, tr("This is a file, not a folder. Open the project's folder instead."));
+        return;
+    }
+    m_loader->load(path);
+}
+
+void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& scan)
+{
+    m_projectFolder = folder;
+    m_filesModel->setScan(*scan);
+    m_overview->showScan(*scan);
+    m_recent->add(folder);
+    setWindowTitle(tr("%1 — Portolan").arg(QFileInfo(folder).fileName()));
+    setWindowFilePath(folder);
+    statusBar()->showMessage(
+        tr("%n file(s), %1 skipped", nullptr, int(scan->files.size())).arg(scan->skipped.size()));
+    if (scan->files.empty())
+        warn(tr("Empty project"),
+             tr("%1 has no files Portolan can analyse.").arg(QDir::toNativeSeparators(folder)));
+    emit projectOpened(folder);
+}
+
+void MainWindow::onFailed(const QString& folder, const QString& message)
+{
+    statusBar()->showMessage(tr("Cannot open %1").arg(folder));
+    warn(tr("Cannot open project"),
+         tr("<b>%1</b><br>%2").arg(QDir::toNativeSeparators(folder).toHtmlEscaped(),
+                                   message.toHtmlEscaped()));
+    emit projectFailed(folder, message);
+}
+
+void MainWindow::warn(const QString& title, const QString& text)
+{
+    if (!m_interactive)
+        return;
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::addView(QWidget* view, const QString& id, const QString& title)
+{
+    view->setObjectName(id);
+    m_views->addTab(view, title);
+}
+
+bool MainWindow::selectView(const QString& id)
+{
+    for (int i = 0; i < m_views->count(); ++i) {
+        if (m_views->widget(i)->objectName() == id) {
+            m_views->setCurrentIndex(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+QStringList MainWindow::viewIds() const
+{
+    QStringList ids;
+    for (int i = 0; i < m_views->count(); ++i)
+        ids << m_views->widget(i)->objectName();
+    return ids;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const auto urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.first().isLocalFile() &&
+        QFileInfo(urls.first().toLocalFile()).isDir())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const auto urls = event->mimeData()->urls();
+    if (urls.isEmpty())
+        return;
+    openProject(urls.first().toLocalFile());
+    event->acceptProposedAction();
+}
+
+} // namespace portolan::app

@@ -1,0 +1,75 @@
+#pragma once
+
+#include "views/project/project_loader.h"
+
+#include <QMainWindow>
+
+class QTabWidget;
+class QMenu;
+class QDockWidget;
+
+namespace portolan::views {
+class ProjectFilesModel;
+class ProjectOverview;
+class ProjectTreeView;
+} // namespace portolan::views
+
+namespace portolan::app {
+
+class RecentProjects;
+
+// Wires the views together: menus, docks, the project loader. No analysis happens here.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a project folder. The walk runs off the GUI thread; projectOpened or projectFailed
+    // follows. A missing, unreadable or empty folder gets a message, never a crash.
+    void openProject(const QString& folder);
+    QString projectFolder() const { return m_projectFolder; }
+
+    // Central views, by id ("overview", later "wizard", "params", ...), for --view and tests.
+    void addView(QWidget* view, const QString& id, const QString& title);
+    bool selectView(const QString& id);
+    QStringList viewIds() const;
+
+    views::ProjectFilesModel* filesModel() const { return m_filesModel; }
+    views::ProjectOverview* overview() const { return m_overview; }
+
+    // Message boxes are shown non-modally; tests and --screenshot turn them off entirely.
+    void setInteractive(bool interactive) { m_interactive = interactive; }
+
+signals:
+    void projectOpened(const QString& folder);
+    void projectFailed(const QString& folder, const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createMenus();
+    void rebuildRecentMenu();
+    void chooseProject();
+    void onLoaded(const QString& folder, const views::ProjectScanPtr& scan);
+    void onFailed(const QString& folder, const QString& message);
+    void warn(const QString& title, const QString& text);
+
+    views::ProjectLoader* m_loader = nullptr;
+    views::ProjectFilesModel* m_filesModel = nullptr;
+    views::ProjectTreeView* m_tree = nullptr;
+    views::ProjectOverview* m_overview = nullptr;
+    QDockWidget* m_projectDock = nullptr;
+    QTabWidget* m_views = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    RecentProjects* m_recent = nullptr;
+    QString m_projectFolder;
+    bool m_interactive = true;
+};
+
+} // namespace portolan::app

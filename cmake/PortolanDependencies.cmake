@@ -1,0 +1,32 @@
+# Every dependency comes from a Debian 12 package (packaging/debian-packages.txt).
+find_package(PkgConfig REQUIRED)
+
+# Core: LibTorch, yaml-cpp, tree-sitter, nlohmann-json.
+find_package(Torch REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+pkg_check_modules(TreeSitter REQUIRED IMPORTED_TARGET tree-sitter)
+pkg_check_modules(YamlCppPc QUIET yaml-cpp)
+set(PORTOLAN_YAMLCPP_VERSION "${YamlCppPc_VERSION}")
+if(NOT PORTOLAN_YAMLCPP_VERSION)
+    set(PORTOLAN_YAMLCPP_VERSION "${yaml-cpp_VERSION}")
+endif()
+
+# Torch's imported target carries its own compile flags; wrap it once so that our targets can
+# use its headers as SYSTEM headers (their warnings are not ours).
+if(NOT TARGET portolan_torch)
+    add_library(portolan_torch INTERFACE)
+    target_link_libraries(portolan_torch INTERFACE ${TORCH_LIBRARIES})
+    target_include_directories(portolan_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+endif()
+
+# Views and app: Qt 6, QCustomPlot for Qt 6, Graphviz.
+find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets Svg SvgWidgets Sql Concurrent Test PrintSupport)
+find_package(QCustomPlotQt6 QUIET)
+if(NOT TARGET QCustomPlotQt6::QCustomPlotQt6)
+    find_library(QCUSTOMPLOT_QT6_LIB NAMES qcustomplot-qt6 qcustomplotqt6 REQUIRED)
+    add_library(QCustomPlotQt6::QCustomPlotQt6 UNKNOWN IMPORTED)
+    set_target_properties(QCustomPlotQt6::QCustomPlotQt6 PROPERTIES IMPORTED_LOCATION "${QCUSTOMPLOT_QT6_LIB}")
+endif()
+pkg_check_modules(Graphviz REQUIRED IMPORTED_TARGET libgvc libcgraph)
+find_package(CLI11 QUIET)

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace portolan {
+
+// True when `bytes` is valid UTF-8 (overlong forms and surrogates rejected).
+// On failure, `badOffset` receives the offset of the first bad byte.
+bool isValidUtf8(std::string_view bytes, std::size_t* badOffset = nullptr);
+
+// Heuristic used when walking a project: a NUL byte in the first block means binary.
+bool looksBinary(std::string_view firstBlock);
+
+// 1-based line and column (in bytes) of `offset` inside `text`.
+struct LineColumn
+{
+    int line = 1;
+    int column = 1;
+};
+LineColumn lineColumnAt(std::string_view text, std::size_t offset);
+
+// "1.2 KiB", "3.4 MiB": sizes as people read them.
+std::string humanBytes(double bytes);
+
+} // namespace portolan

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Installs the Debian packages in debian-packages.txt that are not installed yet.
+# Non-interactive, works as root or through sudo, and does nothing when all are there.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+list="$here/debian-packages.txt"
+
+missing=""
+for pkg in $(sed -e 's/#.*//' "$list"); do
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+    case "$status" in
+        *" installed") ;;
+        *) missing="$missing $pkg" ;;
+    esac
+done
+
+if [ -z "$missing" ]; then
+    echo "install-deps: all Debian packages are present"
+    exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+    sudo="sudo -n"
+else
+    echo "install-deps: missing packages:$missing" >&2
+    echo "install-deps: run as root or install sudo" >&2
+    exit 1
+fi
+
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing

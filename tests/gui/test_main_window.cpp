@@ -1,0 +1,134 @@
+// The main window offscreen: open a sample project, check the tree; bad folders give a message.
+#include "app/gui/about_dialog.h"
+#include "app/gui/main_window.h"
+#include "views/project/project_files_model.h"
+
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using portolan::app::MainWindow;
+using portolan::views::ProjectFilesModel;
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("PortolanTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_main_window"));
+        QSettings().clear();
+    }
+
+    void opensFixtureProject()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        w.openProject(QStringLiteral(PORTOLAN_FIXTURES "/projects/tiny"));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+        ProjectFilesModel* m = w.filesModel();
+        QVERIFY(m->indexForPath(QStringLiteral("model.py")).isValid());
+        QVERIFY(m->indexForPath(QStringLiteral("configs/params.yaml")).isValid());
+        QVERIFY(m->indexForPath(QStringLiteral("configs")).data(ProjectFilesModel::IsFolderRole).toBool());
+        QVERIFY(w.windowTitle().startsWith(QStringLiteral("tiny")));
+    }
+
+    void opensSampleProject()
+    {
+        const QString sample = QStringLiteral(PORTOLAN_SAMPLES "/mnist-mlp-cerebras-pytorch");
+        if (!QFileInfo(sample).isDir())
+            QSKIP("sample project not present");
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        w.openProject(sample);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+        QVERIFY(w.filesModel()->indexForPath(QStringLiteral("model.py")).isValid());
+        QVERIFY(w.filesModel()->indexForPath(QStringLiteral("configs/params.yaml")).isValid());
+    }
+
+    void badFolders_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addRow("missing") << "missing";
+        QTest::addRow("a file") << "file";
+    }
+    void badFolders()
+    {
+        QFETCH(QString, kind);
+        QTemporaryDir tmp;
+        QString path = tmp.filePath(QStringLiteral("nope"));
+        if (kind == "file") {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+        }
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy failed(&w, &MainWindow::projectFailed);
+        w.openProject(path);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 5000);
+        QVERIFY(!failed.first().at(1).toString().isEmpty());
+        QCOMPARE(w.filesModel()->rowCount(), 0);
+    }
+
+    void emptyFolderOpensWithWarning()
+    {
+        QTemporaryDir tmp;
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        w.openProject(tmp.path());
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 5000);
+        QCOMPARE(w.filesModel()->rowCount(), 0);
+    }
+
+    void recentAndGeometryPersist()
+    {
+        {
+            MainWindow w;
+            w.setInteractive(false);
+            QSignalSpy opened(&w, &MainWindow::projectOpened);
+            w.openProject(QStringLiteral(PORTOLAN_FIXTURES "/projects/tiny"));
+            QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+            w.resize(900, 650);
+            w.close();
+        }
+        const QStringList recent = QSettings().value(QStringLiteral("recentProjects")).toStringList();
+        QVERIFY(!recent.isEmpty());
+        QVERIFY(recent.first().endsWith(QStringLiteral("projects/tiny")));
+        QVERIFY(!QSettings().value(QStringLiteral("mainWindow/geometry")).toByteArray().isEmpty());
+    }
+
+    void dropFolder()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(QStringLiteral(PORTOLAN_FIXTURES "/projects/tiny"))});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&w, &drop);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+    }
+
+    void aboutListsLibraries()
+    {
+        const QString text = portolan::app::AboutDialog::aboutText();
+        for (const char* lib : {"Qt", "LibTorch", "yaml-cpp", "Graphviz", "QCustomPlot"})
+            QVERIFY2(text.contains(QLatin1String(lib)), lib);
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

@@ -1,0 +1,85 @@
+#include "views/common/diagnostics_model.h"
+
+#include <QApplication>
+#include <QIcon>
+#include <QStyle>
+
+namespace portolan::views {
+
+DiagnosticsModel::DiagnosticsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void DiagnosticsModel::setDiagnostics(std::vector<Diagnostic> diagnostics)
+{
+    beginResetModel();
+    m_items = std::move(diagnostics);
+    endResetModel();
+}
+
+int DiagnosticsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_items.size());
+}
+
+int DiagnosticsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const Diagnostic& d = m_items[std::size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case SeverityColumn:
+            return QString::fromUtf8(severityName(d.severity).data());
+        case LocationColumn:
+            return QString::fromStdString(d.location.toString());
+        case MessageColumn:
+            return QString::fromStdString(d.message);
+        case CodeColumn:
+            return QString::fromStdString(d.code);
+        }
+        return {};
+    case Qt::ToolTipRole:
+        return QString::fromStdString(d.toString());
+    case Qt::DecorationRole:
+        if (index.column() == SeverityColumn) {
+            const auto icon = d.severity == Severity::Error     ? QStyle::SP_MessageBoxCritical
+                              : d.severity == Severity::Warning ? QStyle::SP_MessageBoxWarning
+                                                                : QStyle::SP_MessageBoxInformation;
+            return QApplication::style()->standardIcon(icon);
+        }
+        return {};
+    case FileRole:
+        return QString::fromStdString(d.location.file);
+    case LineRole:
+        return d.location.line;
+    case ColumnRole:
+        return d.location.column;
+    case SeverityRole:
+        return static_cast<int>(d.severity);
+    }
+    return {};
+}
+
+QVariant DiagnosticsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case SeverityColumn:
+        return tr("Severity");
+    case LocationColumn:
+        return tr("Location");
+    case MessageColumn:
+        return tr("Message");
+    case CodeColumn:
+        return tr("Code");
+    }
+    return {};
+}
+
+} // namespace portolan::views

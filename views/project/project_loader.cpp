@@ -1,0 +1,31 @@
+#include "views/project/project_loader.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace portolan::views {
+
+ProjectLoader::ProjectLoader(QObject* parent) : QObject(parent)
+{
+    qRegisterMetaType<ProjectScanPtr>();
+}
+
+void ProjectLoader::load(const QString& folder)
+{
+    const quint64 id = m_ticket.next();
+    m_loading = true;
+    emit started(folder);
+    const std::string path = folder.toStdString();
+    QtConcurrent::run([path] { return scanProject(path); })
+        .then(this, [this, id, folder](Result<ProjectScan> result) {
+            if (!m_ticket.isCurrent(id))
+                return;
+            m_loading = false;
+            if (!result) {
+                emit failed(folder, QString::fromStdString(result.error.message));
+                return;
+            }
+            emit loaded(folder, std::make_shared<const ProjectScan>(std::move(*result.value)));
+        });
+}
+
+} // namespace portolan::views

@@ -1,0 +1,79 @@
+#include "views/project/project_overview.h"
+
+#include "views/common/diagnostics_model.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace portolan::views {
+
+ProjectOverview::ProjectOverview(QWidget* parent) : QWidget(parent)
+{
+    m_title = new QLabel(this);
+    QFont f = m_title->font();
+    f.setPointSizeF(f.pointSizeF() * 1.4);
+    f.setBold(true);
+    m_title->setFont(f);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_model = new DiagnosticsModel(this);
+    m_table = new QTableView(this);
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::SeverityColumn,
+                                                      QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::LocationColumn,
+                                                      QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::MessageColumn,
+                                                      QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::CodeColumn,
+                                                      QHeaderView::ResizeToContents);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_title);
+    layout->addWidget(m_summary);
+    layout->addWidget(new QLabel(tr("Diagnostics"), this));
+    layout->addWidget(m_table, 1);
+    clear();
+}
+
+void ProjectOverview::clear()
+{
+    m_title->setText(tr("No project open"));
+    m_summary->setText(tr("Open a project folder with File > Open Project…, drop a folder on this "
+                          "window, or pick one from File > Open Recent."));
+    m_model->setDiagnostics({});
+}
+
+void ProjectOverview::showLoading(const QString& folder)
+{
+    m_title->setText(folder);
+    m_summary->setText(tr("Reading the project…"));
+    m_model->setDiagnostics({});
+}
+
+void ProjectOverview::showScan(const ProjectScan& scan)
+{
+    m_title->setText(QString::fromStdString(scan.root.filename().string()));
+    QStringList kinds;
+    for (FileKind k : {FileKind::Python, FileKind::Yaml, FileKind::Json, FileKind::Text, FileKind::Other})
+        if (const auto n = scan.countOf(k))
+            kinds << QStringLiteral("%1 %2").arg(n).arg(QString::fromUtf8(fileKindName(k).data()));
+    QString text = tr("<b>%1</b><br>%n file(s) found", nullptr, int(scan.files.size()))
+                       .arg(QString::fromStdString(scan.root.string()).toHtmlEscaped());
+    if (!kinds.isEmpty())
+        text += QStringLiteral(" (") + kinds.join(QStringLiteral(", ")) + QStringLiteral(")");
+    text += tr(", %n skipped", nullptr, int(scan.skipped.size()));
+    m_summary->setText(text);
+    m_model->setDiagnostics(scan.diagnostics);
+}
+
+} // namespace portolan::views

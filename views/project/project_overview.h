@@ -1,0 +1,34 @@
+#pragma once
+
+#include "views/project/project_loader.h"
+
+#include <QWidget>
+
+class QLabel;
+class QTableView;
+
+namespace portolan::views {
+
+class DiagnosticsModel;
+
+// The first page after opening a project: what was found, what was skipped and why.
+class ProjectOverview : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ProjectOverview(QWidget* parent = nullptr);
+
+    void showScan(const ProjectScan& scan);
+    void showLoading(const QString& folder);
+    void clear();
+
+    DiagnosticsModel* diagnosticsModel() const { return m_model; }
+
+private:
+    QLabel* m_title = nullptr;
+    QLabel* m_summary = nullptr;
+    QTableView* m_table = nullptr;
+    DiagnosticsModel* m_model = nullptr;
+};
+
+} // namespace portolan::views
