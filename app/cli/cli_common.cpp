@@ -1,5 +1,6 @@
 #include "app/cli/cli_common.h"
 
+#include <algorithm>
 #include <ostream>
 
 namespace portolan::cli {
@@ -12,6 +13,17 @@ void addFormatOption(CLI::App& cmd, std::string& format, const std::vector<std::
     cmd.add_option("--format", format, "Output format: " + list)
         ->check(CLI::IsMember(choices))
         ->default_val(choices.front());
+}
+
+std::vector<RegisteredCommand>& registeredCommands()
+{
+    static std::vector<RegisteredCommand> commands;
+    return commands;
+}
+
+CommandRegistration::CommandRegistration(const char* name, int order, RegisterFn fn)
+{
+    registeredCommands().push_back({name, order, fn});
 }
 
 void printDiagnostic(std::ostream& out, const Diagnostic& d)

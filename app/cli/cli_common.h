@@ -26,7 +26,21 @@ struct Subcommand
     std::function<int()> run;
 };
 
-Subcommand registerInfo(CLI::App& root);
+// Subcommands register themselves from their own file:
+//     static const CommandRegistration reg{"info", 10, &registerInfo};
+// `order` sorts them in --help.
+using RegisterFn = Subcommand (*)(CLI::App& root);
+struct CommandRegistration
+{
+    CommandRegistration(const char* name, int order, RegisterFn fn);
+};
+struct RegisteredCommand
+{
+    const char* name;
+    int order;
+    RegisterFn fn;
+};
+std::vector<RegisteredCommand>& registeredCommands();
 
 // Prints a diagnostic in the compiler style ("file:line:column: error: message [code]").
 void printDiagnostic(std::ostream& out, const Diagnostic& d);

@@ -89,6 +89,7 @@ int runInfo(const InfoOptions& o)
 
 } // namespace
 
+namespace {
 Subcommand registerInfo(CLI::App& root)
 {
     auto o = std::make_shared<InfoOptions>();
@@ -100,5 +101,7 @@ Subcommand registerInfo(CLI::App& root)
         ->check(CLI::PositiveNumber);
     return {cmd, [o] { return runInfo(*o); }};
 }
+const CommandRegistration registration{"info", 10, &registerInfo};
+} // namespace
 
 } // namespace portolan::cli

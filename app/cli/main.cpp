@@ -3,6 +3,7 @@
 #include "core/about/about.h"
 #include "core/common/resources.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace {
@@ -28,8 +29,12 @@ int main(int argc, char** argv)
     app.require_subcommand(1);
     app.fallthrough(false);
 
+    auto registry = registeredCommands();
+    std::sort(registry.begin(), registry.end(),
+              [](const auto& a, const auto& b) { return a.order < b.order; });
     std::vector<Subcommand> commands;
-    commands.push_back(registerInfo(app));
+    for (const auto& r : registry)
+        commands.push_back(r.fn(app));
 
     // CLI11 would only say "a subcommand is required"; name the word the user typed instead.
     if (argc > 1 && argv[1][0] != '-') {
