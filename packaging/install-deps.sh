@@ -7,13 +7,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 list="$here/debian-packages.txt"
 
 missing=""
-for pkg in $(sed -e 's/#.*//' "$list"); do
+while read -r pkg cmd _; do
+    [ -n "$pkg" ] || continue
+    if [ -n "${cmd:-}" ] && command -v "$cmd" >/dev/null 2>&1; then
+        continue
+    fi
     status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
     case "$status" in
         *" installed") ;;
         *) missing="$missing $pkg" ;;
     esac
-done
+done <<EOF_LIST
+$(sed -e 's/#.*//' "$list")
+EOF_LIST
 
 if [ -z "$missing" ]; then
     echo "install-deps: all Debian packages are present"
