@@ -28,9 +28,14 @@ struct TreeDeleter
     void operator()(TSTree* t) const { ts_tree_delete(t); }
 };
 
-void collect(TSNode node, const std::string& file, std::vector<Diagnostic>& out)
+// A hostile file can nest thousands of levels; past this depth errors are not looked for.
+constexpr int MaxDepth = 400;
+// A file full of mistakes is reported by its first errors; the rest add nothing.
+constexpr std::size_t MaxErrors = 200;
+
+void collect(TSNode node, const std::string& file, std::vector<Diagnostic>& out, int depth)
 {
-    if (!ts_node_has_error(node))
+    if (!ts_node_has_error(node) || depth > MaxDepth || out.size() >= MaxErrors)
         return;
     const bool missing = ts_node_is_missing(node);
     if (missing || std::string_view(ts_node_type(node)) == "ERROR") {
@@ -44,12 +49,24 @@ void collect(TSNode node, const std::string& file, std::vector<Diagnostic>& out)
         if (!missing)
             return; // the children of an ERROR node add nothing a reader can use
     }
-    const uint32_t n = ts_node_child_count(node);
-    for (uint32_t i = 0; i < n; ++i)
-        collect(ts_node_child(node, i), file, out);
+    TSTreeCursor c = ts_tree_cursor_new(node);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            collect(ts_tree_cursor_current_node(&c), file, out, depth + 1);
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
 }
 
 } // namespace
+
+std::vector<Diagnostic> syntaxErrors(const TSTree* tree, const std::string& fileName)
+{
+    std::vector<Diagnostic> out;
+    if (tree)
+        collect(ts_tree_root_node(tree), fileName, out, 0);
+    return out;
+}
 
 std::vector<Diagnostic> syntaxErrors(std::string_view source, const std::string& fileName)
 {
@@ -57,10 +74,7 @@ std::vector<Diagnostic> syntaxErrors(std::string_view source, const std::string&
     ts_parser_set_language(parser.get(), tree_sitter_python());
     std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(
         parser.get(), nullptr, source.data(), static_cast<uint32_t>(source.size())));
-    std::vector<Diagnostic> out;
-    if (tree)
-        collect(ts_tree_root_node(tree.get()), fileName, out);
-    return out;
+    return syntaxErrors(tree.get(), fileName);
 }
 
 } // namespace portolan::python

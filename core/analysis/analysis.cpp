@@ -1,0 +1,136 @@
+#include "core/analysis/analysis.h"
+
+#include "core/common/atomic_file.h"
+
+#include <atomic>
+#include <thread>
+
+namespace portolan::analysis {
+
+const PythonFile* ProjectAnalysis::findPython(std::string_view path) const
+{
+    for (const auto& f : python)
+        if (f.path == path)
+            return &f;
+    return nullptr;
+}
+
+const ConfigFile* ProjectAnalysis::findConfig(std::string_view path) const
+{
+    for (const auto& c : configs)
+        if (c.path == path)
+            return &c;
+    return nullptr;
+}
+
+const ConfigFile* ProjectAnalysis::paramsConfig() const
+{
+    if (const ConfigFile* c = findConfig("configs/params.yaml"); c && !c->parseError)
+        return c;
+    for (const auto& c : configs)
+        if (c.kind == ConfigKind::ModelZooParams)
+            return &c;
+    return nullptr;
+}
+
+std::vector<const ConfigFile*> ProjectAnalysis::experimentConfigs() const
+{
+    std::vector<const ConfigFile*> out;
+    for (const auto& c : configs)
+        if (c.kind == ConfigKind::DeterminedExperiment)
+            out.push_back(&c);
+    return out;
+}
+
+Result<ProjectAnalysis> analyzeProject(const std::filesystem::path& root,
+                                       const AnalysisOptions& options,
+                                       const ProgressCallback& progress)
+{
+    auto scanned = scanProject(root, options.scan, [&](std::uint64_t, std::uint64_t) {
+        return progress ? progress(0, 0) : true;
+    });
+    if (!scanned)
+        return Result<ProjectAnalysis>::fail(scanned.error);
+
+    ProjectAnalysis a;
+    a.scan = std::move(*scanned.value);
+    a.root = a.scan.root;
+    a.cancelled = a.scan.cancelled;
+    a.diagnostics = a.scan.diagnostics;
+
+    std::vector<const ProjectFile*> pyFiles;
+    for (const auto& f : a.scan.files) {
+        if (f.kind == FileKind::Python)
+            pyFiles.push_back(&f);
+        else if (f.kind == FileKind::Yaml) {
+            auto text = readFile(a.root / f.path);
+            if (!text) {
+                a.diagnostics.push_back(text.error);
+                continue;
+            }
+            ConfigFile cfg = readConfig(*text.value, f.path);
+            if (cfg.parseError)
+                a.diagnostics.push_back(*cfg.parseError);
+            a.configs.push_back(std::move(cfg));
+        }
+    }
+
+    // Indexing is independent per file: two workers on the machine's two cores. Results go to
+    // fixed slots so the order stays the walk's order.
+    a.python.resize(pyFiles.size());
+    std::vector<std::optional<Diagnostic>> readErrors(pyFiles.size());
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> done{0};
+    std::atomic<bool> stop{a.cancelled};
+    auto indexOne = [&](std::size_t i) {
+        PythonFile& out = a.python[i];
+        out.path = pyFiles[i]->path;
+        auto text = readFile(a.root / out.path);
+        if (!text) {
+            readErrors[i] = text.error;
+        } else {
+            out.text = std::move(*text.value);
+            out.index = python::indexSource(out.text, out.path);
+        }
+        ++done;
+    };
+    auto work = [&] {
+        for (std::size_t i = next++; i < pyFiles.size() && !stop; i = next++)
+            indexOne(i);
+    };
+    const unsigned workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> threads;
+    for (unsigned w = 1; w < workers && pyFiles.size() > 8; ++w)
+        threads.emplace_back(work);
+    // The calling thread works too, and is the only one that reports progress.
+    for (std::size_t i = next++; i < pyFiles.size() && !stop; i = next++) {
+        indexOne(i);
+        if (progress && !progress(done, pyFiles.size()))
+            stop = true;
+    }
+    for (auto& t : threads)
+        t.join();
+    if (stop)
+        a.cancelled = true;
+
+    std::vector<PythonFile> kept;
+    kept.reserve(a.python.size());
+    for (std::size_t i = 0; i < a.python.size(); ++i) {
+        if (readErrors[i]) {
+            a.diagnostics.push_back(*readErrors[i]);
+            continue;
+        }
+        if (a.python[i].path.empty())
+            continue; // not reached before a cancel
+        for (const auto& d : a.python[i].index.syntaxErrors)
+            a.diagnostics.push_back(d);
+        kept.push_back(std::move(a.python[i]));
+    }
+    a.python = std::move(kept);
+    a.flavour = detectFlavour(a);
+    if (progress)
+        progress(pyFiles.size(), pyFiles.size());
+    return Result<ProjectAnalysis>::ok(std::move(a));
+}
+
+} // namespace portolan::analysis

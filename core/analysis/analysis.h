@@ -1,0 +1,56 @@
+#pragma once
+
+#include "core/analysis/config.h"
+#include "core/analysis/flavour.h"
+#include "core/common/diagnostic.h"
+#include "core/project/project_scan.h"
+#include "core/python/index.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace portolan::analysis {
+
+// One Python file of the project: its text (kept so that fixes can be shown and applied) and its
+// index.
+struct PythonFile
+{
+    std::string path; // relative to the project root, '/' separators
+    std::string text;
+    python::PyIndex index;
+};
+
+struct AnalysisOptions
+{
+    ScanOptions scan;
+};
+
+// Everything the guides check, the flow diagram draws and the wizard shows about a project.
+struct ProjectAnalysis
+{
+    std::filesystem::path root;
+    ProjectScan scan;
+    std::vector<PythonFile> python;
+    std::vector<ConfigFile>
+        configs; // configs/*.yaml, params*.yaml and Determined experiment configs
+    FlavourReport flavour;
+    // The walk's diagnostics, syntax errors and YAML errors, each at file:line:column.
+    std::vector<Diagnostic> diagnostics;
+    bool cancelled = false;
+
+    const PythonFile* findPython(std::string_view path) const;
+    const ConfigFile* findConfig(std::string_view path) const;
+    // The Model Zoo style params file (configs/params.yaml, else the first params-like YAML).
+    const ConfigFile* paramsConfig() const;
+    std::vector<const ConfigFile*> experimentConfigs() const;
+};
+
+// Walks `root`, indexes every Python file, reads the YAML configs and detects the flavour.
+// Fails only when the folder itself cannot be read. progress(done, total) counts files indexed;
+// returning false cancels (the result is then marked cancelled).
+Result<ProjectAnalysis> analyzeProject(const std::filesystem::path& root,
+                                       const AnalysisOptions& options = {},
+                                       const ProgressCallback& progress = {});
+
+} // namespace portolan::analysis

@@ -1,0 +1,100 @@
+#include "core/analysis/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+namespace portolan::analysis {
+
+std::string_view configKindName(ConfigKind k)
+{
+    switch (k) {
+    case ConfigKind::ModelZooParams:
+        return "model-zoo-params";
+    case ConfigKind::DeterminedExperiment:
+        return "determined-experiment";
+    case ConfigKind::OtherYaml:
+        return "yaml";
+    }
+    return "yaml";
+}
+
+const ConfigKey* ConfigFile::find(std::string_view dottedPath) const
+{
+    for (const auto& k : keys)
+        if (k.path == dottedPath)
+            return &k;
+    return nullptr;
+}
+
+std::vector<const ConfigKey*> ConfigFile::children(std::string_view dottedPath) const
+{
+    std::vector<const ConfigKey*> out;
+    const std::string prefix = dottedPath.empty() ? std::string() : std::string(dottedPath) + ".";
+    const int depth =
+        dottedPath.empty() ? 1 : (find(dottedPath) ? find(dottedPath)->depth + 1 : -1);
+    for (const auto& k : keys)
+        if (k.depth == depth && k.path.starts_with(prefix))
+            out.push_back(&k);
+    return out;
+}
+
+namespace {
+
+// Deeper documents are not flattened further: configs are a few levels deep, and a hostile file
+// must not exhaust the stack.
+constexpr int MaxDepth = 64;
+
+void flatten(const YAML::Node& node, const std::string& prefix, int depth,
+             std::vector<ConfigKey>& out)
+{
+    if (!node.IsMap() || depth > MaxDepth)
+        return;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+        if (!it->first.IsScalar())
+            continue;
+        ConfigKey k;
+        const std::string name = it->first.Scalar();
+        k.path = prefix.empty() ? name : prefix + "." + name;
+        k.isMapping = it->second.IsMap();
+        if (it->second.IsScalar())
+            k.value = it->second.Scalar();
+        const YAML::Mark m = it->first.Mark();
+        k.line = m.line >= 0 ? m.line + 1 : 0;
+        k.column = m.column >= 0 ? m.column + 1 : 0;
+        k.depth = depth;
+        out.push_back(k);
+        flatten(it->second, k.path, depth + 1, out);
+    }
+}
+
+} // namespace
+
+ConfigFile readConfig(std::string_view text, const std::string& path)
+{
+    ConfigFile cfg;
+    cfg.path = path;
+    try {
+        const YAML::Node root = YAML::Load(std::string(text));
+        flatten(root, "", 1, cfg.keys);
+    } catch (const YAML::Exception& e) {
+        Diagnostic d;
+        d.code = "yaml.syntax";
+        d.message = "YAML cannot be read: " + e.msg;
+        d.location = {path, e.mark.line >= 0 ? e.mark.line + 1 : 0,
+                      e.mark.column >= 0 ? e.mark.column + 1 : 0};
+        cfg.parseError = std::move(d);
+        cfg.keys.clear();
+        return cfg;
+    }
+    const bool determined = cfg.hasSection("entrypoint") ||
+                            (cfg.hasSection("searcher") && cfg.hasSection("hyperparameters"));
+    int zoo = 0;
+    for (const char* s : {"train_input", "eval_input", "model", "optimizer", "runconfig"})
+        zoo += cfg.hasSection(s) ? 1 : 0;
+    if (determined)
+        cfg.kind = ConfigKind::DeterminedExperiment;
+    else if (zoo >= 2)
+        cfg.kind = ConfigKind::ModelZooParams;
+    return cfg;
+}
+
+} // namespace portolan::analysis

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "core/common/diagnostic.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace portolan::guides {
+
+// A text edit on one file: replace bytes [start, end) with `replacement`. `expected` is the text
+// the edit was computed against, so that a stale edit (the file changed since the analysis) is
+// refused instead of corrupting the file.
+struct TextEdit
+{
+    std::string file; // relative to the project root
+    std::uint32_t start = 0;
+    std::uint32_t end = 0;
+    std::string expected;
+    std::string replacement;
+};
+
+// A mechanical fix: one or more edits, all in the same file, applied together.
+struct Fix
+{
+    std::string description; // "replace float(\"-inf\") with torch.finfo(torch.float16).min"
+    std::vector<TextEdit> edits;
+};
+
+struct Finding
+{
+    std::string checkId;
+    std::string stepId;
+    Severity severity = Severity::Warning;
+    std::string message;
+    SourceLocation location; // file relative to the project root, 1-based line:column
+    std::string hint;
+    std::optional<Fix> fix;
+
+    std::string toString() const; // "file:line:column: warning: message [check-id]"
+};
+
+} // namespace portolan::guides

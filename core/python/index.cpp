@@ -1,0 +1,871 @@
+// The Python index: one cursor walk over tree-sitter's tree that records what the guides check
+// (definitions, imports, calls, config key reads, name scopes). Everything is positioned, and the
+// walk goes on through ERROR nodes so that a file with a typo is still mostly indexed.
+#include "core/python/index.h"
+
+#include "core/python/syntax.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <tree_sitter/api.h>
+#include <unordered_set>
+
+extern "C" const TSLanguage* tree_sitter_python();
+
+namespace portolan::python {
+
+std::string Import::boundName() const
+{
+    if (!alias.empty())
+        return alias;
+    if (!name.empty())
+        return name;
+    return module.substr(0, module.find('.'));
+}
+
+std::string Import::target() const
+{
+    if (!name.empty())
+        return module.empty() ? name : module + "." + name;
+    if (!alias.empty())
+        return module;
+    return module.substr(0, module.find('.'));
+}
+
+const Argument* Call::keyword(std::string_view name) const
+{
+    for (const auto& a : arguments)
+        if (a.keyword == name)
+            return &a;
+    return nullptr;
+}
+
+std::string KeyRead::path() const
+{
+    std::string out;
+    for (const auto& k : keys) {
+        if (!out.empty())
+            out += '.';
+        out += k;
+    }
+    return out;
+}
+
+const ClassDef* PyIndex::findClass(std::string_view name) const
+{
+    for (const auto& c : classes)
+        if (c.name == name)
+            return &c;
+    return nullptr;
+}
+
+const FunctionDef* PyIndex::findFunction(std::string_view qualifiedName) const
+{
+    for (const auto& f : functions)
+        if (f.qualifiedName == qualifiedName)
+            return &f;
+    return nullptr;
+}
+
+std::string PyIndex::resolve(std::string_view dotted) const
+{
+    const std::string_view head = dotted.substr(0, dotted.find('.'));
+    const std::string_view rest = dotted.size() > head.size() ? dotted.substr(head.size()) : "";
+    // The last import binding a name wins, as at run time.
+    for (auto it = imports.rbegin(); it != imports.rend(); ++it) {
+        if (it->name == "*")
+            continue;
+        if (it->boundName() == head)
+            return it->target() + std::string(rest);
+    }
+    return std::string(dotted);
+}
+
+bool isBuiltinName(std::string_view name)
+{
+    static const std::unordered_set<std::string_view> builtins{
+        "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray",
+        "bytes", "callable", "chr", "classmethod", "compile", "complex", "copyright", "credits",
+        "delattr", "dict", "dir", "divmod", "enumerate", "eval", "exec", "exit", "filter", "float",
+        "format", "frozenset", "getattr", "globals", "hasattr", "hash", "help", "hex", "id",
+        "input", "int", "isinstance", "issubclass", "iter", "len", "license", "list", "locals",
+        "map", "max", "memoryview", "min", "next", "object", "oct", "open", "ord", "pow", "print",
+        "property", "quit", "range", "repr", "reversed", "round", "set", "setattr", "slice",
+        "sorted", "staticmethod", "str", "sum", "super", "tuple", "type", "vars", "zip",
+        "__import__", "__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__",
+        "__package__", "__debug__", "__path__", "__dict__", "__annotations__", "__class__",
+        "NotImplemented", "Ellipsis", "True", "False", "None", "self", "cls",
+        // exceptions and warnings
+        "BaseException", "Exception", "ArithmeticError", "AssertionError", "AttributeError",
+        "BlockingIOError", "BrokenPipeError", "BufferError", "ChildProcessError",
+        "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError",
+        "ConnectionResetError", "EOFError", "EnvironmentError", "FileExistsError",
+        "FileNotFoundError", "FloatingPointError", "GeneratorExit", "IOError", "ImportError",
+        "IndentationError", "IndexError", "InterruptedError", "IsADirectoryError", "KeyError",
+        "KeyboardInterrupt", "LookupError", "MemoryError", "ModuleNotFoundError", "NameError",
+        "NotADirectoryError", "NotImplementedError", "OSError", "OverflowError", "PermissionError",
+        "ProcessLookupError", "RecursionError", "ReferenceError", "RuntimeError",
+        "StopAsyncIteration", "StopIteration", "SyntaxError", "SystemError", "SystemExit",
+        "TabError", "TimeoutError", "TypeError", "UnboundLocalError", "UnicodeDecodeError",
+        "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError", "ValueError",
+        "ZeroDivisionError", "ExceptionGroup", "BaseExceptionGroup", "Warning", "UserWarning",
+        "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning", "RuntimeWarning",
+        "FutureWarning", "ImportWarning", "UnicodeWarning", "BytesWarning", "ResourceWarning",
+        "EncodingWarning"};
+    return builtins.count(name) > 0;
+}
+
+namespace {
+
+struct ParserDeleter
+{
+    void operator()(TSParser* p) const { ts_parser_delete(p); }
+};
+struct TreeDeleter
+{
+    void operator()(TSTree* t) const { ts_tree_delete(t); }
+};
+
+// Deeper than this, the walk stops descending (a generated or hostile file could otherwise
+// exhaust the stack); the file is marked truncated.
+constexpr int MaxDepth = 400;
+constexpr std::size_t MaxValueText = 240;
+
+class Indexer
+{
+public:
+    Indexer(std::string_view src, PyIndex& out) : m_src(src), m_out(out)
+    {
+        m_out.scopes.push_back(Scope{ModuleLevel, {}, {}, false});
+    }
+
+    void run(TSNode root) { walk(root, 0); }
+
+private:
+    // --- helpers -------------------------------------------------------------------------------
+    std::string_view type(TSNode n) const { return ts_node_type(n); }
+    std::string text(TSNode n) const
+    {
+        const uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+        if (s >= e || e > m_src.size())
+            return {};
+        return std::string(m_src.substr(s, e - s));
+    }
+    std::string shortText(TSNode n) const
+    {
+        std::string t = text(n);
+        if (t.size() > MaxValueText) {
+            t.resize(MaxValueText);
+            t += "...";
+        }
+        return t;
+    }
+    Span span(TSNode n) const
+    {
+        const TSPoint a = ts_node_start_point(n), b = ts_node_end_point(n);
+        return {static_cast<int>(a.row) + 1, static_cast<int>(a.column) + 1,
+                static_cast<int>(b.row) + 1, static_cast<int>(b.column) + 1,
+                ts_node_start_byte(n),       ts_node_end_byte(n)};
+    }
+    TSNode field(TSNode n, const char* name) const
+    {
+        return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+    }
+    template <typename Fn> void children(TSNode n, Fn&& fn) const
+    {
+        TSTreeCursor c = ts_tree_cursor_new(n);
+        if (ts_tree_cursor_goto_first_child(&c)) {
+            do {
+                const char* f = ts_tree_cursor_current_field_name(&c);
+                fn(ts_tree_cursor_current_node(&c), f ? std::string_view(f) : std::string_view());
+            } while (ts_tree_cursor_goto_next_sibling(&c));
+        }
+        ts_tree_cursor_delete(&c);
+    }
+    Scope& scope() { return m_out.scopes[static_cast<std::size_t>(m_function + 1)]; }
+
+    void define(TSNode n) { scope().defined.push_back({text(n), span(n)}); }
+    void defineName(const std::string& name, TSNode at)
+    {
+        scope().defined.push_back({name, span(at)});
+    }
+
+    // Dotted text of an expression made of identifiers, attributes and calls: "a.b().c".
+    std::string dotted(TSNode n) const
+    {
+        const std::string_view t = type(n);
+        if (t == "identifier")
+            return text(n);
+        if (t == "attribute") {
+            const TSNode obj = field(n, "object"), attr = field(n, "attribute");
+            if (ts_node_is_null(obj) || ts_node_is_null(attr))
+                return {};
+            const std::string o = dotted(obj);
+            return (o.empty() ? "?" : o) + "." + text(attr);
+        }
+        if (t == "call") {
+            const std::string f = dotted(field(n, "function"));
+            return (f.empty() ? "?" : f) + "()";
+        }
+        if (t == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
+            return dotted(ts_node_named_child(n, 0));
+        return {};
+    }
+
+    // The value of a plain string literal (no interpolation); false otherwise.
+    bool stringValue(TSNode n, std::string& out) const
+    {
+        if (type(n) != "string")
+            return false;
+        out.clear();
+        bool plain = true;
+        children(n, [&](TSNode c, std::string_view) {
+            const std::string_view t = type(c);
+            if (t == "interpolation")
+                plain = false;
+            else if (t == "string_content")
+                out += text(c);
+        });
+        return plain;
+    }
+
+    // params["a"]["b"] -> base "params", keys {a, b}; through aliases of the current function.
+    bool keyChain(TSNode n, std::string& base, std::vector<std::string>& keys, bool& viaAlias) const
+    {
+        const std::string_view t = type(n);
+        if (t == "subscript") {
+            const TSNode value = field(n, "value");
+            const TSNode sub = field(n, "subscript");
+            if (ts_node_is_null(value) || ts_node_is_null(sub))
+                return false;
+            if (!keyChain(value, base, keys, viaAlias))
+                return false;
+            std::string key;
+            // Only the first subscript child counts: `x["a", "b"]` is not a key path.
+            if (ts_node_named_child_count(n) != 2 || !stringValue(sub, key))
+                return false;
+            keys.push_back(std::move(key));
+            return true;
+        }
+        if (t == "identifier" || t == "attribute") {
+            base = dotted(n);
+            if (base.empty())
+                return false;
+            const auto it = m_aliases.find(aliasKey(base));
+            if (it != m_aliases.end()) {
+                base = it->second.first;
+                keys = it->second.second;
+                viaAlias = true;
+            }
+            return true;
+        }
+        return false;
+    }
+    std::string aliasKey(const std::string& name) const
+    {
+        return std::to_string(m_function) + ":" + name;
+    }
+
+    // --- walk ----------------------------------------------------------------------------------
+    void walk(TSNode n, int depth)
+    {
+        if (depth > MaxDepth) {
+            if (!m_out.truncated) {
+                m_out.truncated = true;
+                Diagnostic d;
+                d.severity = Severity::Warning;
+                d.code = "python.too-deep";
+                d.message = "expression nested too deeply; the rest of it is not indexed";
+                const Span s = span(n);
+                d.location = {m_out.file, s.line, s.column};
+                m_out.syntaxErrors.push_back(std::move(d));
+            }
+            return;
+        }
+        const std::string_view t = type(n);
+        if (t == "ERROR") {
+            ++m_inError;
+            walkChildren(n, depth);
+            --m_inError;
+            return;
+        }
+        if (t == "identifier") {
+            if (!m_inError)
+                scope().used.push_back({text(n), span(n)});
+            return;
+        }
+        if (t == "comment" || t == "string_content" || t == "escape_sequence")
+            return;
+        if (t == "class_definition")
+            return classDef(n, depth);
+        if (t == "function_definition")
+            return functionDef(n, depth);
+        if (t == "decorated_definition")
+            return decorated(n, depth);
+        if (t == "import_statement" || t == "import_from_statement" ||
+            t == "future_import_statement")
+            return importStmt(n);
+        if (t == "call")
+            return call(n, depth);
+        if (t == "attribute")
+            return attribute(n, depth);
+        if (t == "subscript")
+            return subscript(n, depth);
+        if (t == "assignment" || t == "augmented_assignment")
+            return assignment(n, depth);
+        if (t == "for_statement" || t == "for_in_clause") {
+            const TSNode left = field(n, "left");
+            children(n, [&](TSNode c, std::string_view f) {
+                if (f == "left")
+                    target(c, depth + 1);
+                else if (!ts_node_eq(c, left))
+                    walk(c, depth + 1);
+            });
+            return;
+        }
+        if (t == "as_pattern") {
+            children(n, [&](TSNode c, std::string_view f) {
+                if (f == "alias")
+                    target(c, depth + 1);
+                else
+                    walk(c, depth + 1);
+            });
+            return;
+        }
+        if (t == "named_expression") {
+            const TSNode name = field(n, "name");
+            if (!ts_node_is_null(name))
+                define(name);
+            const TSNode value = field(n, "value");
+            if (!ts_node_is_null(value))
+                walk(value, depth + 1);
+            return;
+        }
+        if (t == "keyword_argument") {
+            const TSNode value = field(n, "value");
+            if (!ts_node_is_null(value))
+                walk(value, depth + 1);
+            return;
+        }
+        if (t == "global_statement" || t == "nonlocal_statement") {
+            children(n, [&](TSNode c, std::string_view) {
+                if (type(c) == "identifier")
+                    define(c);
+            });
+            return;
+        }
+        if (t == "lambda") {
+            const TSNode params = field(n, "parameters");
+            if (!ts_node_is_null(params))
+                parameters(params, nullptr, depth + 1);
+            const TSNode body = field(n, "body");
+            if (!ts_node_is_null(body))
+                walk(body, depth + 1);
+            return;
+        }
+        if (t == "return_statement")
+            return returnStmt(n, depth);
+        if (t == "case_pattern")
+            return; // capture patterns bind names; not worth modelling for the checks
+        walkChildren(n, depth);
+    }
+
+    void walkChildren(TSNode n, int depth)
+    {
+        children(n, [&](TSNode c, std::string_view) { walk(c, depth + 1); });
+    }
+
+    // Names bound by an assignment target; attributes and subscripts in targets are uses.
+    void target(TSNode n, int depth)
+    {
+        const std::string_view t = type(n);
+        if (t == "identifier") {
+            define(n);
+            return;
+        }
+        if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" ||
+            t == "list_splat_pattern" || t == "parenthesized_expression" ||
+            t == "as_pattern_target" || t == "tuple" || t == "list" || t == "expression_list" ||
+            t == "list_splat") {
+            children(n, [&](TSNode c, std::string_view) { target(c, depth + 1); });
+            return;
+        }
+        if (t == "attribute" || t == "subscript") {
+            walk(n, depth + 1);
+            return;
+        }
+        if (ts_node_is_named(n))
+            walk(n, depth + 1);
+    }
+
+    void decorated(TSNode n, int depth)
+    {
+        std::vector<std::string> decorators;
+        TSNode def{};
+        bool haveDef = false;
+        children(n, [&](TSNode c, std::string_view f) {
+            if (type(c) == "decorator") {
+                decorators.push_back(text(c));
+                walkChildren(c, depth + 1);
+            } else if (f == "definition") {
+                def = c;
+                haveDef = true;
+            }
+        });
+        if (!haveDef)
+            return;
+        m_pendingDecorators = std::move(decorators);
+        walk(def, depth + 1);
+    }
+
+    void classDef(TSNode n, int depth)
+    {
+        ClassDef cls;
+        const TSNode name = field(n, "name");
+        if (!ts_node_is_null(name)) {
+            cls.name = text(name);
+            cls.nameSpan = span(name);
+            define(name);
+        }
+        cls.span = span(n);
+        m_pendingDecorators.clear();
+        const TSNode supers = field(n, "superclasses");
+        if (!ts_node_is_null(supers)) {
+            children(supers, [&](TSNode c, std::string_view) {
+                if (ts_node_is_named(c) && type(c) != "keyword_argument" && type(c) != "comment")
+                    cls.bases.push_back(text(c));
+            });
+            walk(supers, depth + 1);
+        }
+        const std::size_t index = m_out.classes.size();
+        m_out.classes.push_back(std::move(cls));
+        const std::string saved = m_class;
+        const std::size_t savedIndex = m_classIndex;
+        const FunctionId savedClassFunction = m_classFunction;
+        m_class = m_out.classes[index].name;
+        m_classIndex = index;
+        m_classFunction = m_function;
+        const TSNode body = field(n, "body");
+        if (!ts_node_is_null(body))
+            walk(body, depth + 1);
+        m_class = saved;
+        m_classIndex = savedIndex;
+        m_classFunction = savedClassFunction;
+    }
+
+    void functionDef(TSNode n, int depth)
+    {
+        FunctionDef fn;
+        const TSNode name = field(n, "name");
+        if (!ts_node_is_null(name)) {
+            fn.name = text(name);
+            fn.nameSpan = span(name);
+            define(name);
+        }
+        fn.span = span(n);
+        fn.decorators = std::move(m_pendingDecorators);
+        m_pendingDecorators.clear();
+        fn.parent = m_function;
+        // A def directly in a class body is a method; one inside a method is a nested function.
+        const bool method = !m_class.empty() && m_classFunction == m_function;
+        if (method) {
+            fn.className = m_class;
+            fn.qualifiedName = m_class + "." + fn.name;
+            m_out.classes[m_classIndex].methods.push_back(fn.name);
+        } else if (m_function != ModuleLevel) {
+            fn.qualifiedName =
+                m_out.functions[static_cast<std::size_t>(m_function)].qualifiedName + "." + fn.name;
+        } else {
+            fn.qualifiedName = fn.name;
+        }
+        // Annotations and defaults are evaluated in the enclosing scope.
+        const TSNode params = field(n, "parameters");
+        const TSNode returns = field(n, "return_type");
+        if (!ts_node_is_null(returns))
+            walk(returns, depth + 1);
+
+        const FunctionId id = static_cast<FunctionId>(m_out.functions.size());
+        m_out.functions.push_back(std::move(fn));
+        m_out.scopes.push_back(Scope{id, {}, {}, false});
+
+        const FunctionId savedFunction = m_function;
+        const std::string savedClass = m_class;
+        const FunctionId savedClassFunction = m_classFunction;
+        std::vector<Parameter> parsed;
+        if (!ts_node_is_null(params))
+            parameters(params, &parsed, depth + 1, id);
+        m_out.functions[static_cast<std::size_t>(id)].parameters = std::move(parsed);
+        m_function = id;
+        m_class.clear(); // a class defined inside a function starts its own context
+        const TSNode body = field(n, "body");
+        if (!ts_node_is_null(body))
+            walk(body, depth + 1);
+        m_function = savedFunction;
+        m_class = savedClass;
+        m_classFunction = savedClassFunction;
+    }
+
+    // Parameters: names go to the new function's scope, defaults and annotations to the current.
+    void parameters(TSNode n, std::vector<Parameter>* out, int depth, FunctionId into = -2)
+    {
+        children(n, [&](TSNode c, std::string_view) {
+            const std::string_view t = type(c);
+            Parameter p;
+            p.span = span(c);
+            TSNode nameNode{};
+            bool haveName = false;
+            if (t == "identifier") {
+                nameNode = c;
+                haveName = true;
+            } else if (t == "default_parameter" || t == "typed_default_parameter") {
+                nameNode = field(c, "name");
+                haveName = !ts_node_is_null(nameNode);
+                const TSNode value = field(c, "value");
+                if (!ts_node_is_null(value)) {
+                    p.defaultText = shortText(value);
+                    walk(value, depth + 1);
+                }
+                const TSNode ty = field(c, "type");
+                if (!ts_node_is_null(ty)) {
+                    p.annotation = text(ty);
+                    walk(ty, depth + 1);
+                }
+            } else if (t == "typed_parameter") {
+                const TSNode ty = field(c, "type");
+                if (!ts_node_is_null(ty)) {
+                    p.annotation = text(ty);
+                    walk(ty, depth + 1);
+                }
+                children(c, [&](TSNode g, std::string_view) {
+                    const std::string_view gt = type(g);
+                    if (gt == "identifier" && !haveName) {
+                        nameNode = g;
+                        haveName = true;
+                    } else if ((gt == "list_splat_pattern" || gt == "dictionary_splat_pattern") &&
+                               ts_node_named_child_count(g) > 0) {
+                        nameNode = ts_node_named_child(g, 0);
+                        haveName = true;
+                    }
+                });
+            } else if (t == "list_splat_pattern" || t == "dictionary_splat_pattern") {
+                if (ts_node_named_child_count(c) > 0) {
+                    nameNode = ts_node_named_child(c, 0);
+                    haveName = true;
+                }
+            }
+            if (!haveName)
+                return;
+            p.name = text(nameNode);
+            const FunctionId target = into == -2 ? m_function : into;
+            m_out.scopes[static_cast<std::size_t>(target + 1)].defined.push_back(
+                {p.name, span(nameNode)});
+            if (out)
+                out->push_back(std::move(p));
+        });
+    }
+
+    void importStmt(TSNode n)
+    {
+        const std::string_view t = type(n);
+        std::string module;
+        if (t == "import_from_statement") {
+            const TSNode m = field(n, "module_name");
+            if (!ts_node_is_null(m))
+                module = text(m);
+        } else if (t == "future_import_statement") {
+            module = "__future__";
+        }
+        children(n, [&](TSNode c, std::string_view f) {
+            const std::string_view ct = type(c);
+            Import imp;
+            imp.span = span(c);
+            if (ct == "wildcard_import") {
+                imp.module = module;
+                imp.name = "*";
+                imp.span = span(n);
+                scope().hasStarImport = true;
+                m_out.imports.push_back(std::move(imp));
+                return;
+            }
+            if (f == "module_name")
+                return;
+            if (ct == "dotted_name") {
+                if (t == "import_statement")
+                    imp.module = text(c);
+                else {
+                    imp.module = module;
+                    imp.name = text(c);
+                }
+            } else if (ct == "aliased_import") {
+                const TSNode name = field(c, "name"), alias = field(c, "alias");
+                if (ts_node_is_null(name))
+                    return;
+                if (t == "import_statement")
+                    imp.module = text(name);
+                else {
+                    imp.module = module;
+                    imp.name = text(name);
+                }
+                if (!ts_node_is_null(alias))
+                    imp.alias = text(alias);
+            } else {
+                return;
+            }
+            defineName(imp.boundName(), c);
+            m_out.imports.push_back(std::move(imp));
+        });
+    }
+
+    void call(TSNode n, int depth)
+    {
+        Call c;
+        const TSNode fn = field(n, "function");
+        c.span = span(n);
+        c.function = m_function;
+        if (!m_argStack.empty()) {
+            c.parentCall = m_argStack.back().first;
+            c.parentKeyword = m_argStack.back().second;
+        }
+        if (!ts_node_is_null(fn)) {
+            c.callee = dotted(fn);
+            c.calleeSpan = span(fn);
+            TSNode last = fn;
+            if (type(fn) == "attribute") {
+                const TSNode a = field(fn, "attribute");
+                if (!ts_node_is_null(a))
+                    last = a;
+            }
+            c.nameSpan = span(last);
+        }
+        if (!c.callee.empty())
+            c.resolved = m_out.resolve(c.callee);
+        const int index = static_cast<int>(m_out.calls.size());
+        const TSNode args = field(n, "arguments");
+        if (!ts_node_is_null(args) && type(args) == "argument_list") {
+            children(args, [&](TSNode a, std::string_view) {
+                if (!ts_node_is_named(a) || type(a) == "comment")
+                    return;
+                Argument arg;
+                arg.span = span(a);
+                TSNode value = a;
+                if (type(a) == "keyword_argument") {
+                    const TSNode k = field(a, "name"), v = field(a, "value");
+                    if (!ts_node_is_null(k))
+                        arg.keyword = text(k);
+                    if (!ts_node_is_null(v))
+                        value = v;
+                }
+                arg.text = shortText(value);
+                arg.valueSpan = span(value);
+                arg.isString = stringValue(value, arg.stringValue);
+                c.arguments.push_back(std::move(arg));
+            });
+        }
+        // get_hparam("lr") and X.get("key") / X.setdefault("key", ...) on a config mapping.
+        if (!c.arguments.empty() && c.arguments[0].keyword.empty() && c.arguments[0].isString) {
+            const std::string& callee = c.callee;
+            if (callee == "get_hparam" || callee.ends_with(".get_hparam")) {
+                m_out.hparams.push_back(
+                    {c.arguments[0].stringValue, c.arguments[0].valueSpan, m_function});
+            } else if ((callee.ends_with(".get") || callee.ends_with(".setdefault")) &&
+                       type(fn) == "attribute") {
+                std::string base;
+                std::vector<std::string> keys;
+                bool viaAlias = false;
+                const TSNode obj = field(fn, "object");
+                if (!ts_node_is_null(obj) && keyChain(obj, base, keys, viaAlias)) {
+                    keys.push_back(c.arguments[0].stringValue);
+                    KeyRead k{base, std::move(keys), c.span, m_function, viaAlias, true};
+                    m_out.keyReads.push_back(std::move(k));
+                }
+            }
+        }
+        m_out.calls.push_back(std::move(c));
+
+        if (!ts_node_is_null(fn))
+            walk(fn, depth + 1);
+        if (!ts_node_is_null(args)) {
+            if (type(args) == "argument_list") {
+                children(args, [&](TSNode a, std::string_view) {
+                    std::string kw;
+                    if (type(a) == "keyword_argument") {
+                        const TSNode k = field(a, "name");
+                        if (!ts_node_is_null(k))
+                            kw = text(k);
+                    }
+                    m_argStack.emplace_back(index, kw);
+                    walk(a, depth + 1);
+                    m_argStack.pop_back();
+                });
+            } else {
+                m_argStack.emplace_back(index, std::string());
+                walk(args, depth + 1);
+                m_argStack.pop_back();
+            }
+        }
+    }
+
+    void attribute(TSNode n, int depth)
+    {
+        // Only the outermost chain of identifiers is recorded: "self.context.backward", once.
+        const TSNode parent = ts_node_parent(n);
+        const bool inner = !ts_node_is_null(parent) && type(parent) == "attribute" &&
+                           ts_node_eq(field(parent, "object"), n);
+        if (!inner) {
+            const std::string chain = dotted(n);
+            if (!chain.empty() && chain.find('(') == std::string::npos && chain[0] != '?') {
+                AttributeUse u;
+                u.base = chain.substr(0, chain.find('.'));
+                u.chain = chain;
+                u.span = span(n);
+                u.function = m_function;
+                m_out.attributes.push_back(std::move(u));
+            }
+        }
+        const TSNode obj = field(n, "object");
+        if (!ts_node_is_null(obj))
+            walk(obj, depth + 1); // the attribute name itself is not a use of a variable
+    }
+
+    void subscript(TSNode n, int depth)
+    {
+        const TSNode parent = ts_node_parent(n);
+        const bool inner = !ts_node_is_null(parent) && type(parent) == "subscript" &&
+                           ts_node_eq(field(parent, "value"), n);
+        if (!inner) {
+            std::string base;
+            std::vector<std::string> keys;
+            bool viaAlias = false;
+            if (keyChain(n, base, keys, viaAlias) && !keys.empty()) {
+                m_out.keyReads.push_back(
+                    {base, std::move(keys), span(n), m_function, viaAlias, false});
+            } else {
+                // params["model"][i]: keep the string prefix.
+                TSNode cur = n;
+                while (type(cur) == "subscript") {
+                    const TSNode v = field(cur, "value");
+                    if (ts_node_is_null(v))
+                        break;
+                    cur = v;
+                    if (type(cur) == "subscript") {
+                        base.clear();
+                        keys.clear();
+                        viaAlias = false;
+                        if (keyChain(cur, base, keys, viaAlias) && !keys.empty()) {
+                            m_out.keyReads.push_back(
+                                {base, std::move(keys), span(cur), m_function, viaAlias, false});
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        walkChildren(n, depth);
+    }
+
+    void assignment(TSNode n, int depth)
+    {
+        const TSNode left = field(n, "left");
+        const TSNode right = field(n, "right");
+        if (!ts_node_is_null(left) && !ts_node_is_null(right)) {
+            Assignment a{shortText(left), shortText(right), span(n), m_function};
+            m_out.assignments.push_back(std::move(a));
+        }
+        // The value first: `x = x + 1` uses x before it binds it.
+        if (!ts_node_is_null(right)) {
+            const std::size_t before = m_out.calls.size();
+            walk(right, depth + 1);
+            if (type(right) == "call" && before < m_out.calls.size() && !ts_node_is_null(left))
+                m_out.calls[before].assignedTo = text(left);
+        }
+        if (!ts_node_is_null(left)) {
+            if (type(n) == "augmented_assignment")
+                walk(left, depth + 1);
+            target(left, depth + 1);
+            // mp = params["model"]: later mp["depth"] reads model.depth.
+            if (type(n) == "assignment" && !ts_node_is_null(right) &&
+                (type(left) == "identifier" || type(left) == "attribute")) {
+                std::string base;
+                std::vector<std::string> keys;
+                bool viaAlias = false;
+                if (type(right) == "subscript" && keyChain(right, base, keys, viaAlias) &&
+                    !keys.empty())
+                    m_aliases[aliasKey(dotted(left))] = {base, keys};
+                else
+                    m_aliases.erase(aliasKey(dotted(left)));
+            }
+        }
+        const TSNode ty = field(n, "type");
+        if (!ts_node_is_null(ty))
+            walk(ty, depth + 1);
+    }
+
+    void returnStmt(TSNode n, int depth)
+    {
+        Return r;
+        r.span = span(n);
+        r.function = m_function;
+        if (ts_node_named_child_count(n) > 0) {
+            const TSNode v = ts_node_named_child(n, 0);
+            r.text = shortText(v);
+            if (type(v) == "call") {
+                r.callee = dotted(field(v, "function"));
+                const TSNode args = field(v, "arguments");
+                if (!ts_node_is_null(args))
+                    children(args, [&](TSNode a, std::string_view) {
+                        if (type(a) == "keyword_argument") {
+                            const TSNode k = field(a, "name");
+                            if (!ts_node_is_null(k))
+                                r.keywords.push_back(text(k));
+                        }
+                    });
+            }
+        }
+        m_out.returns.push_back(std::move(r));
+        walkChildren(n, depth);
+    }
+
+    std::string_view m_src;
+    PyIndex& m_out;
+    FunctionId m_function = ModuleLevel;
+    std::string m_class;
+    std::size_t m_classIndex = 0;
+    FunctionId m_classFunction = ModuleLevel;
+    int m_inError = 0;
+    std::vector<std::string> m_pendingDecorators;
+    std::vector<std::pair<int, std::string>> m_argStack;
+    std::map<std::string, std::pair<std::string, std::vector<std::string>>> m_aliases;
+};
+
+} // namespace
+
+PyIndex indexSource(std::string_view source, const std::string& fileName)
+{
+    PyIndex out;
+    out.file = fileName;
+    if (source.size() > 0xFFFFFFF0u) {
+        Diagnostic d;
+        d.code = "python.too-large";
+        d.message = "file too large to parse";
+        d.location.file = fileName;
+        out.syntaxErrors.push_back(std::move(d));
+        out.scopes.push_back({});
+        return out;
+    }
+    std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
+    ts_parser_set_language(parser.get(), tree_sitter_python());
+    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(
+        parser.get(), nullptr, source.data(), static_cast<uint32_t>(source.size())));
+    if (!tree) {
+        out.scopes.push_back({});
+        return out;
+    }
+    out.syntaxErrors = syntaxErrors(tree.get(), fileName);
+    Indexer indexer(source, out);
+    indexer.run(ts_tree_root_node(tree.get()));
+    return out;
+}
+
+} // namespace portolan::python
