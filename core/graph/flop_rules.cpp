@@ -1,0 +1,201 @@
+#include "core/graph/flop_rules.h"
+
+#include <algorithm>
+#include <array>
+
+namespace portolan::graph {
+
+namespace {
+
+double elems(const Shape& s)
+{
+    return double(elementCount(s));
+}
+
+double productFrom(const Shape& s, std::size_t first)
+{
+    double n = 1;
+    for (std::size_t i = first; i < s.size(); ++i)
+        n *= double(s[i]);
+    return n;
+}
+
+bool oneOf(std::string_view k, std::initializer_list<std::string_view> names)
+{
+    return std::find(names.begin(), names.end(), k) != names.end();
+}
+
+// Output elements x contraction length x 2: linear layers, matmuls and convolutions all reduce
+// to this once the contraction length is read from the right shape.
+OpRule contraction(const Shape& out, double k)
+{
+    OpRule r;
+    r.flops = 2.0 * elems(out) * k;
+    r.savesInputs = true;
+    return r;
+}
+
+OpRule elementwise(const Shape& out, double perElement, bool savesOutput, bool savesInputs)
+{
+    OpRule r;
+    r.flops = perElement * elems(out);
+    r.savesOutput = savesOutput;
+    r.savesInputs = savesInputs;
+    return r;
+}
+
+OpRule view()
+{
+    OpRule r;
+    r.aliasesInput = true;
+    return r;
+}
+
+} // namespace
+
+std::string cleanModuleName(std::string_view name)
+{
+    std::string s(name);
+    if (auto p = s.rfind("::"); p != std::string::npos)
+        s = s.substr(p + 2);
+    if (s.size() > 4 && s.ends_with("Impl"))
+        s.resize(s.size() - 4);
+    return s;
+}
+
+OpRule moduleRule(std::string_view k, const OpShapes& s)
+{
+    const Shape in = s.inputs.empty() ? Shape{} : s.inputs.front();
+    const Shape weight = s.params.empty() ? Shape{} : s.params.front();
+    if (k == "Linear" || k == "Bilinear")
+        return contraction(s.output, weight.size() >= 2 ? double(weight[1]) : 0);
+    if (oneOf(k, {"Conv1d", "Conv2d", "Conv3d"}))
+        return contraction(s.output, weight.size() >= 2 ? productFrom(weight, 1) : 0);
+    if (oneOf(k, {"ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"})) {
+        // Each input element scatters into out_channels/groups x kernel outputs.
+        OpRule r = contraction(in, weight.size() >= 2 ? productFrom(weight, 1) : 0);
+        return r;
+    }
+    if (k == "Embedding" || k == "EmbeddingBag") {
+        OpRule r; // a gather; backward scatters into the weight gradient
+        r.savesInputs = true;
+        return r;
+    }
+    if (oneOf(k, {"ReLU", "ReLU6", "LeakyReLU", "Hardtanh"}))
+        return elementwise(s.output, 1, true, false);
+    if (oneOf(k, {"Sigmoid", "Tanh", "ELU", "SELU"}))
+        return elementwise(s.output, 4, true, false);
+    if (oneOf(k, {"GELU", "SiLU", "Mish", "Softplus", "Hardswish"}))
+        return elementwise(s.output, 8, false, true);
+    if (oneOf(k, {"Softmax", "LogSoftmax"}))
+        return elementwise(s.output, 5, true, false);
+    if (oneOf(k, {"Dropout", "Dropout2d", "AlphaDropout"})) {
+        OpRule r = elementwise(s.output, 1, false, false);
+        r.extraSavedBytesPerOutputElement = 1; // a bool mask
+        return r;
+    }
+    if (oneOf(k, {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
+                  "InstanceNorm1d", "InstanceNorm2d"}))
+        return elementwise(s.output, 5, false, true);
+    if (oneOf(k, {"MaxPool1d", "MaxPool2d", "MaxPool3d"})) {
+        OpRule r = elementwise(in, 1, false, true);
+        r.extraSavedBytesPerOutputElement = 8; // int64 argmax indices
+        return r;
+    }
+    if (oneOf(k, {"AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+                  "AdaptiveAvgPool3d"}))
+        return elementwise(in, 1, false, false);
+    if (oneOf(k, {"AdaptiveMaxPool2d", "AdaptiveMaxPool1d"})) {
+        OpRule r = elementwise(in, 1, false, true);
+        r.extraSavedBytesPerOutputElement = 8;
+        return r;
+    }
+    if (oneOf(k, {"Flatten", "Unflatten", "Identity"}))
+        return view();
+    OpRule unknown;
+    unknown.known = false;
+    unknown.savesInputs = true;
+    return unknown;
+}
+
+OpRule atenRule(std::string_view k, const OpShapes& s)
+{
+    const auto input = [&](std::size_t i) {
+        return i < s.inputs.size() ? s.inputs[i] : Shape{};
+    };
+    const auto lastDim = [](const Shape& sh) {
+        return sh.empty() ? 0.0 : double(sh.back());
+    };
+    if (k == "aten::linear")
+        return contraction(s.output, lastDim(input(0)));
+    if (oneOf(k, {"aten::matmul", "aten::mm", "aten::bmm"}))
+        return contraction(s.output, lastDim(input(0)));
+    if (oneOf(k, {"aten::addmm", "aten::baddbmm", "aten::addbmm"}))
+        return contraction(s.output, lastDim(input(1)));
+    if (oneOf(k, {"aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::_convolution",
+                  "aten::convolution"}))
+        return contraction(s.output, input(1).size() >= 2 ? productFrom(input(1), 1) : 0);
+    if (oneOf(k, {"aten::embedding"})) {
+        OpRule r;
+        r.savesInputs = true;
+        return r;
+    }
+    if (oneOf(k, {"aten::relu", "aten::relu_", "aten::hardtanh", "aten::leaky_relu"}))
+        return elementwise(s.output, 1, true, false);
+    if (oneOf(k, {"aten::sigmoid", "aten::tanh", "aten::elu"}))
+        return elementwise(s.output, 4, true, false);
+    if (oneOf(k, {"aten::gelu", "aten::silu", "aten::softplus"}))
+        return elementwise(s.output, 8, false, true);
+    if (oneOf(k, {"aten::softmax", "aten::log_softmax", "aten::_softmax"}))
+        return elementwise(s.output, 5, true, false);
+    if (oneOf(k, {"aten::dropout", "aten::feature_dropout", "aten::native_dropout"})) {
+        OpRule r = elementwise(s.output, 1, false, false);
+        r.extraSavedBytesPerOutputElement = 1;
+        return r;
+    }
+    if (oneOf(k, {"aten::layer_norm", "aten::batch_norm", "aten::group_norm", "aten::instance_norm",
+                  "aten::native_layer_norm"}))
+        return elementwise(s.output, 5, false, true);
+    if (oneOf(k, {"aten::max_pool1d", "aten::max_pool2d", "aten::max_pool3d",
+                  "aten::adaptive_max_pool2d"})) {
+        OpRule r = elementwise(input(0), 1, false, true);
+        r.extraSavedBytesPerOutputElement = 8;
+        return r;
+    }
+    if (oneOf(k, {"aten::avg_pool1d", "aten::avg_pool2d", "aten::adaptive_avg_pool2d",
+                  "aten::adaptive_avg_pool1d", "aten::mean", "aten::sum"}))
+        return elementwise(input(0), 1, false, false);
+    if (oneOf(k, {"aten::add", "aten::add_", "aten::sub", "aten::sub_", "aten::neg",
+                  "aten::masked_fill", "aten::where", "aten::clamp"}))
+        return elementwise(s.output, 1, false, false);
+    if (oneOf(k, {"aten::mul", "aten::mul_", "aten::div", "aten::div_"}))
+        return elementwise(s.output, 1, false, true);
+    if (oneOf(k, {"aten::sqrt", "aten::rsqrt", "aten::exp", "aten::log", "aten::pow"}))
+        return elementwise(s.output, 4, true, false);
+    if (oneOf(k, {"aten::view",    "aten::reshape",   "aten::flatten", "aten::transpose",
+                  "aten::permute", "aten::unsqueeze", "aten::squeeze", "aten::select",
+                  "aten::slice",   "aten::expand",    "aten::t",       "aten::chunk",
+                  "aten::split",   "aten::unflatten", "aten::view_as", "aten::expand_as",
+                  "aten::unbind",  "aten::detach",    "aten::alias",   "aten::contiguous",
+                  "aten::to",      "aten::type_as",   "aten::narrow",  "aten::dropout_"}))
+        return view();
+    OpRule unknown;
+    unknown.known = false;
+    return unknown;
+}
+
+void applyRule(Op& op, const OpRule& rule, std::int64_t batch)
+{
+    const double b = double(std::max<std::int64_t>(1, batch));
+    op.forwardFlops = rule.flops / b;
+    op.backwardFlops = 2.0 * op.forwardFlops;
+    op.savesInputs = rule.savesInputs;
+    op.savesOutput = rule.savesOutput;
+    op.aliasesInput = rule.aliasesInput;
+    op.extraSavedBytes = std::int64_t(rule.extraSavedBytesPerOutputElement *
+                                      double(elementCount(op.outputShape)) / b);
+    if (op.aliasesInput)
+        op.activationBytes = 0; // shares its input's storage
+}
+
+} // namespace portolan::graph

@@ -1,0 +1,266 @@
+#include "core/graph/jit_ops.h"
+
+#include "core/graph/flop_rules.h"
+
+#include <algorithm>
+#include <set>
+#include <torch/csrc/jit/ir/scope.h>
+
+namespace portolan::graph {
+
+namespace {
+
+using torch::jit::Node;
+using torch::jit::Value;
+
+DType toDType(c10::optional<c10::ScalarType> t)
+{
+    if (!t)
+        return DType::Float32;
+    switch (*t) {
+    case c10::ScalarType::Float:
+        return DType::Float32;
+    case c10::ScalarType::Half:
+        return DType::Float16;
+    case c10::ScalarType::BFloat16:
+        return DType::BFloat16;
+    case c10::ScalarType::Double:
+        return DType::Float64;
+    case c10::ScalarType::Long:
+        return DType::Int64;
+    case c10::ScalarType::Int:
+        return DType::Int32;
+    case c10::ScalarType::Char:
+    case c10::ScalarType::Byte:
+        return DType::Int8;
+    case c10::ScalarType::Bool:
+        return DType::Bool;
+    default:
+        return DType::Other;
+    }
+}
+
+std::optional<Shape> concreteShape(const Value* v)
+{
+    auto t = v->type()->cast<c10::TensorType>();
+    if (!t)
+        return std::nullopt;
+    auto sizes = t->sizes().concrete_sizes();
+    if (!sizes)
+        return std::nullopt;
+    return Shape(sizes->begin(), sizes->end());
+}
+
+bool isTensor(const Value* v)
+{
+    return v->type()->cast<c10::TensorType>() != nullptr;
+}
+
+SourceLocation locationOf(const Node* n, const std::string& fallbackFile)
+{
+    SourceLocation loc;
+    loc.file = fallbackFile;
+    const auto& range = n->sourceRange();
+    if (auto flc = range.file_line_col()) {
+        auto [file, line, col] = *flc;
+        if (!file.empty())
+            loc.file = file;
+        loc.line = int(line);
+        loc.column = int(col) + 1; // TorchScript columns are 0-based
+    }
+    return loc;
+}
+
+// Instance names from the inlined call stack: "features.0" for a conv inside features[0].
+std::vector<std::string> moduleInstances(const Node* n)
+{
+    std::vector<std::string> names;
+    if (auto cs = n->callstack()) {
+        for (const auto& entry : (*cs)->vec()) {
+            const auto& info = std::get<2>(entry);
+            if (info && !info->instance_name().empty())
+                names.push_back(info->instance_name());
+        }
+    }
+    return names;
+}
+
+std::string join(const std::vector<std::string>& parts)
+{
+    std::string out;
+    for (const auto& p : parts) {
+        if (!out.empty())
+            out += '.';
+        out += p;
+    }
+    return out;
+}
+
+struct Importer
+{
+    JitImportContext& ctx;
+    OpGraph& out;
+    std::unordered_map<const Value*, std::vector<int>> producers;
+    std::set<const Value*> countedParams;
+    std::unordered_map<std::string, int> kindCounts;
+
+    // Parameters reaching a node as graph inputs (traced) or frozen constants (scripted).
+    std::optional<at::Tensor> paramOf(const Value* v)
+    {
+        if (auto it = ctx.paramInputs.find(v); it != ctx.paramInputs.end())
+            return it->second;
+        const Node* def = v->node();
+        if (def->kind() == c10::prim::Constant && isTensor(v) &&
+            def->hasAttribute(c10::attr::value))
+            return def->t(c10::attr::value);
+        return std::nullopt;
+    }
+
+    std::vector<int> producersOf(const Value* v)
+    {
+        if (auto it = ctx.inputProducers.find(v); it != ctx.inputProducers.end())
+            return {it->second};
+        if (auto it = producers.find(v); it != producers.end())
+            return it->second;
+        return {};
+    }
+
+    void controlFlow(const Node* n)
+    {
+        Diagnostic d;
+        d.severity = Severity::Warning;
+        d.code = "compile.control-flow";
+        d.message = std::string("data-dependent control flow (") + n->kind().toQualString() +
+                    ") cannot be compiled into a static IPU or CS graph; only the ops outside "
+                    "it are counted";
+        d.location = locationOf(n, ctx.file);
+        out.diagnostics.push_back(std::move(d));
+    }
+
+    int layerFor(const std::vector<std::string>& instances)
+    {
+        if (!ctx.moduleLayers)
+            return ctx.layer;
+        if (instances.empty())
+            return out.layerNames.empty() ? 0 : int(out.layerNames.size()) - 1;
+        const auto& top = instances.front();
+        if (out.layerNames.empty() || out.layerNames.back() != top)
+            out.layerNames.push_back(top);
+        return int(out.layerNames.size()) - 1;
+    }
+
+    void node(const Node* n)
+    {
+        if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop) {
+            controlFlow(n);
+            for (const Value* o : n->outputs()) {
+                std::vector<int> all;
+                for (const Value* i : n->inputs())
+                    for (int p : producersOf(i))
+                        all.push_back(p);
+                producers[o] = all;
+            }
+            return;
+        }
+        std::vector<int> inputOps;
+        std::vector<Shape> inputShapes;
+        std::int64_t paramCount = 0, paramBytes = 0, inputBytes = 0;
+        for (const Value* in : n->inputs()) {
+            if (auto p = paramOf(in)) {
+                inputShapes.push_back(Shape(p->sizes().begin(), p->sizes().end()));
+                if (countedParams.insert(in).second && p->is_floating_point()) {
+                    paramCount += p->numel();
+                    paramBytes += std::int64_t(p->nbytes());
+                }
+                continue;
+            }
+            for (int p : producersOf(in))
+                if (std::find(inputOps.begin(), inputOps.end(), p) == inputOps.end())
+                    inputOps.push_back(p);
+            if (auto s = concreteShape(in)) {
+                inputShapes.push_back(*s);
+                inputBytes +=
+                    elementCount(*s) *
+                    dtypeBytes(toDType(in->type()->cast<c10::TensorType>()->scalarType()));
+            }
+        }
+        const Value* firstTensor = nullptr;
+        for (const Value* o : n->outputs())
+            if (isTensor(o)) {
+                firstTensor = o;
+                break;
+            }
+        if (!firstTensor) {
+            // Lists, sizes, scalars: not ops, but tensors flow through them (chunk, cat lists).
+            for (const Value* o : n->outputs())
+                producers[o] = inputOps;
+            return;
+        }
+        if (n->kind() == c10::prim::Constant)
+            return;
+
+        Op op;
+        op.kind = n->kind().toQualString();
+        const auto instances = moduleInstances(n);
+        op.modulePath =
+            ctx.pathPrefix.empty()
+                ? join(instances)
+                : (instances.empty() ? ctx.pathPrefix : ctx.pathPrefix + "." + join(instances));
+        op.layer = layerFor(instances);
+        op.name = (op.modulePath.empty() ? std::string() : op.modulePath + "/") + op.kind + "#" +
+                  std::to_string(kindCounts[op.kind]++);
+        op.location = locationOf(n, ctx.file);
+        op.inputShapes = std::move(inputShapes);
+        op.inputOps = inputOps.empty() ? std::vector<int>{-1} : inputOps;
+        op.paramCount = paramCount;
+        op.paramBytes = paramBytes;
+        const double b = double(std::max<std::int64_t>(1, ctx.batch));
+        op.inputBytes = std::int64_t(double(inputBytes) / b);
+        std::int64_t outBytes = 0;
+        bool shapesKnown = true;
+        for (const Value* o : n->outputs()) {
+            if (!isTensor(o))
+                continue;
+            auto s = concreteShape(o);
+            if (!s) {
+                shapesKnown = false;
+                continue;
+            }
+            if (op.outputShape.empty() && o == firstTensor)
+                op.outputShape = *s;
+            outBytes += elementCount(*s) *
+                        dtypeBytes(toDType(o->type()->cast<c10::TensorType>()->scalarType()));
+        }
+        op.dtype = toDType(firstTensor->type()->cast<c10::TensorType>()->scalarType());
+        op.activationBytes = std::int64_t(double(outBytes) / b);
+        OpShapes shapes{op.inputShapes, op.outputShape, {}};
+        const bool unpack =
+            n->kind() == c10::prim::ListUnpack || n->kind() == c10::prim::TupleUnpack;
+        OpRule rule = unpack ? OpRule{0, false, false, true, 0, true} : atenRule(op.kind, shapes);
+        applyRule(op, rule, ctx.batch);
+        if (!shapesKnown) {
+            Diagnostic d;
+            d.severity = Severity::Warning;
+            d.code = "compile.unknown-shape";
+            d.message = "the output shape of " + op.kind +
+                        " could not be inferred; its memory and FLOPs are not counted";
+            d.location = op.location;
+            out.diagnostics.push_back(std::move(d));
+        }
+        const int index = int(out.ops.size());
+        out.ops.push_back(std::move(op));
+        for (const Value* o : n->outputs())
+            producers[o] = {index};
+    }
+};
+
+} // namespace
+
+void appendJitGraph(const torch::jit::Graph& graph, JitImportContext& ctx, OpGraph& out)
+{
+    Importer imp{ctx, out, {}, {}, {}};
+    for (const Node* n : graph.nodes())
+        imp.node(n);
+}
+
+} // namespace portolan::graph

@@ -1,0 +1,86 @@
+#pragma once
+
+// The op graph that simulated compilation works on (DESIGN.md section 7). It is recorded from a
+// real forward pass of a LibTorch model or from a TorchScript file; never typed in by hand. This
+// header is plain C++ (no LibTorch) so that views and the CLI can use it.
+
+#include "core/common/diagnostic.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace portolan::graph {
+
+using Shape = std::vector<std::int64_t>;
+
+enum class DType : std::uint8_t
+{
+    Float32,
+    Float16,
+    BFloat16,
+    Float64,
+    Int64,
+    Int32,
+    Int8,
+    Bool,
+    Other
+};
+
+std::string_view dtypeName(DType t);
+DType dtypeFromName(std::string_view name);
+int dtypeBytes(DType t);
+
+std::int64_t elementCount(const Shape& s);
+std::string shapeToString(const Shape& s); // "[8, 3, 32, 32]"
+
+// One operation of the forward pass. Shapes are as recorded (with the recording batch in the
+// first dimension); the per-sample figures divide by that batch so that the simulators can scale
+// them to any micro-batch.
+struct Op
+{
+    std::string name;       // unique in the graph, e.g. "features.0" or "blocks.3/aten::matmul#2"
+    std::string kind;       // module type ("Linear", "Conv2d") or ATen op ("aten::matmul")
+    std::string modulePath; // dotted path of the source module, "" for the root
+    int layer = 0;          // index of the top-level child this op belongs to (the user's split)
+    std::vector<Shape> inputShapes;
+    Shape outputShape;
+    DType dtype = DType::Float32;
+    std::int64_t paramCount = 0;      // parameters owned by this op (counted once)
+    std::int64_t paramBytes = 0;      // their bytes as recorded (fp32 usually)
+    double forwardFlops = 0;          // per sample, 2 x multiply-accumulates
+    double backwardFlops = 0;         // per sample, 2 x forward
+    std::int64_t activationBytes = 0; // output bytes per sample
+    std::int64_t inputBytes = 0;      // bytes per sample read from earlier ops
+    // What autograd keeps for backward, so the memory model can count each stored tensor once:
+    // matmuls and convolutions keep their inputs, ReLU and softmax their output, views share
+    // their input's storage, dropout and max-pool keep a mask or indices (extraSavedBytes).
+    bool savesInputs = false;
+    bool savesOutput = false;
+    bool aliasesInput = false;
+    std::int64_t extraSavedBytes = 0; // per sample
+    // Producers of this op's tensor inputs (indices into OpGraph::ops, -1 = the graph input).
+    // Empty means "the previous op" (a plain chain, as in a Sequential).
+    std::vector<int> inputOps;
+    SourceLocation location; // TorchScript source position when known
+};
+
+struct OpGraph
+{
+    std::string name;
+    std::string origin; // "libtorch", "torchscript" or "synthetic: ..." (how it was recorded)
+    Shape inputShape;   // without the batch dimension
+    DType inputDtype = DType::Float32;
+    std::int64_t recordedBatch = 1;
+    std::vector<Op> ops;
+    std::vector<std::string> layerNames; // top-level children, in order
+    std::vector<Diagnostic> diagnostics; // unsupported constructs, with locations
+
+    std::int64_t totalParams() const;
+    std::int64_t totalParamBytes() const;
+    double totalForwardFlops() const;          // per sample
+    std::int64_t totalActivationBytes() const; // per sample
+};
+
+} // namespace portolan::graph

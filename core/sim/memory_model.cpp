@@ -1,0 +1,161 @@
+#include "core/sim/memory_model.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace portolan::sim {
+
+namespace {
+
+using graph::Op;
+using graph::OpGraph;
+
+bool isFloat(graph::DType t)
+{
+    return t == graph::DType::Float32 || t == graph::DType::Float16 ||
+           t == graph::DType::BFloat16 || t == graph::DType::Float64;
+}
+
+// Activation bytes at the compute precision (integer tensors, token ids, keep their size).
+std::int64_t scaled(std::int64_t bytes, graph::DType t, Precision p)
+{
+    if (!isFloat(t))
+        return bytes;
+    return bytes * computeBytes(p) / graph::dtypeBytes(t);
+}
+
+std::vector<int> producers(const OpGraph& g, int i)
+{
+    const Op& op = g.ops[std::size_t(i)];
+    if (!op.inputOps.empty())
+        return op.inputOps;
+    return {i - 1};
+}
+
+} // namespace
+
+std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int first, int end)
+{
+    const int n = int(g.ops.size());
+    if (end < 0 || end > n)
+        end = n;
+    first = std::clamp(first, 0, end);
+    std::vector<OpMemory> out(std::size_t(end - first));
+    if (out.empty())
+        return out;
+    const int cb = computeBytes(c.precision);
+    const int slots = optimizerSlots(c.optimizer);
+
+    // The storage each op's output lives in: views share their producer's.
+    std::vector<int> storage(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        storage[std::size_t(i)] = i;
+        if (g.ops[std::size_t(i)].aliasesInput) {
+            const int p = producers(g, i).front();
+            storage[std::size_t(i)] = p >= 0 ? storage[std::size_t(p)] : -1;
+        }
+    }
+    const auto storageBytes = [&](int s) -> std::int64_t {
+        if (s < 0)
+            return graph::elementCount(g.inputShape) * graph::dtypeBytes(g.inputDtype);
+        const Op& op = g.ops[std::size_t(s)];
+        return scaled(op.activationBytes, op.dtype, c.precision);
+    };
+    // Layer boundaries: with recomputation only their outputs stay stashed.
+    const auto layerLast = [&](int i) {
+        return i + 1 >= n || g.ops[std::size_t(i + 1)].layer != g.ops[std::size_t(i)].layer;
+    };
+
+    // Which storages backward needs, and which op in range pays for each (the producer, or the
+    // first consumer in range when it comes from an earlier stage).
+    std::unordered_map<int, int> keptBy;
+    const auto keep = [&](int s, int payer) {
+        if (!keptBy.count(s))
+            keptBy[s] = s >= first && s < end ? s : payer;
+    };
+    std::int64_t maxParam = 0;
+    for (int i = first; i < end; ++i) {
+        const Op& op = g.ops[std::size_t(i)];
+        OpMemory& m = out[std::size_t(i - first)];
+        const std::int64_t params = op.paramCount;
+        maxParam = std::max(maxParam, params);
+        m.weights = params * cb;
+        m.gradients = params * cb;
+        if (c.gradAccum > 1)
+            m.gradAccumulators = params * stateBytes(c.precision);
+        if (!c.optimizerOffChip) {
+            m.optimizerState = params * slots * stateBytes(c.precision);
+            if (c.precision == Precision::Mixed)
+                m.masterWeights = params * 4;
+        }
+        m.activation = scaled(op.activationBytes, op.dtype, c.precision);
+        std::int64_t in = 0;
+        for (int p : producers(g, i))
+            in += storageBytes(p >= 0 ? storage[std::size_t(p)] : -1);
+        // Backward of this op holds the gradient of its output and of its input, plus the new
+        // weight gradient before it is added to the accumulated one.
+        m.temporary = m.activation + in;
+        if (op.savesOutput)
+            keep(storage[std::size_t(i)], i);
+        if (op.savesInputs)
+            for (int p : producers(g, i))
+                keep(p >= 0 ? storage[std::size_t(p)] : -1, i);
+        m.stash += op.extraSavedBytes; // masks and indices keep their own types
+    }
+    for (const auto& [s, payer] : keptBy) {
+        if (payer < first || payer >= end)
+            continue;
+        out[std::size_t(payer - first)].stash += storageBytes(s);
+    }
+    // The loss keeps one logits-sized tensor (log-softmax output) for its backward.
+    if (end == n)
+        out.back().stash += out.back().activation;
+
+    if (c.recompute) {
+        // Keep each layer's output; a layer's own stash is rebuilt during its backward, so one
+        // layer's worth (the largest) is live on top.
+        std::int64_t layerStash = 0, maxLayerStash = 0;
+        for (int i = first; i < end; ++i) {
+            OpMemory& m = out[std::size_t(i - first)];
+            layerStash += m.stash;
+            m.stash = 0;
+            if (layerLast(i) || i + 1 == end) {
+                maxLayerStash = std::max(maxLayerStash, layerStash);
+                layerStash = 0;
+                m.stash = storageBytes(storage[std::size_t(i)]);
+            }
+        }
+        out.front().temporary += maxLayerStash;
+    }
+    (void)maxParam;
+    return out;
+}
+
+MemoryBreakdown estimateTrainingMemory(const OpGraph& g, const TrainingConfig& c, int first,
+                                       int end, int inFlight)
+{
+    const auto ops = perOpMemory(g, c, first, end);
+    MemoryBreakdown b;
+    const std::int64_t mb = std::max(1, c.microBatch);
+    std::int64_t tempBackward = 0, maxParamGrad = 0, maxParam = 0;
+    for (const auto& m : ops) {
+        b.weights += m.weights;
+        b.gradients += m.gradients;
+        b.gradAccumulators += m.gradAccumulators;
+        b.optimizerState += m.optimizerState;
+        b.masterWeights += m.masterWeights;
+        b.stashedActivations += m.stash * mb * std::max(1, inFlight);
+        tempBackward = std::max(tempBackward, m.temporary * mb + m.gradients);
+        maxParamGrad = std::max(maxParamGrad, m.gradients);
+        maxParam = std::max(maxParam, m.weights);
+    }
+    // The optimizer step runs after backward has freed the stash; Adam makes two parameter-sized
+    // temporaries (the square root and the denominator) for the largest tensor.
+    const std::int64_t slots = optimizerSlots(c.optimizer);
+    const std::int64_t tempOptimizer = slots >= 2 ? 2 * maxParam : 0;
+    b.temporaries = std::max(tempBackward, tempOptimizer - b.stashedActivations);
+    (void)maxParamGrad;
+    return b;
+}
+
+} // namespace portolan::sim
