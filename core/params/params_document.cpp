@@ -1,0 +1,337 @@
+#include "core/params/params_document.h"
+
+#include "core/common/atomic_file.h"
+
+namespace portolan::params {
+
+Result<ParamsDocument> ParamsDocument::open(const std::filesystem::path& path)
+{
+    auto bytes = readFile(path);
+    if (!bytes)
+        return Result<ParamsDocument>::fail(bytes.error);
+    ParamsDocument doc = fromText(std::move(*bytes.value), path.string());
+    doc.m_path = path;
+    doc.m_stamp = stampOf(path, doc.m_text);
+    return Result<ParamsDocument>::ok(std::move(doc));
+}
+
+ParamsDocument ParamsDocument::fromText(std::string text, std::string name)
+{
+    ParamsDocument doc;
+    doc.m_name = std::move(name);
+    doc.m_text = std::move(text);
+    doc.m_savedText = doc.m_text;
+    doc.reparse();
+    return doc;
+}
+
+std::string ParamsDocument::displayName() const
+{
+    return m_path.empty() ? m_name : m_path.string();
+}
+
+void ParamsDocument::reparse()
+{
+    auto parsed = parseYamlTree(m_text, displayName());
+    if (parsed) {
+        m_tree = std::move(*parsed.value);
+        m_syntaxError.reset();
+    } else {
+        m_tree = YamlTree{};
+        m_syntaxError = parsed.error;
+    }
+    ++m_revision;
+}
+
+Diagnostic ParamsDocument::located(std::string code, std::string message) const
+{
+    Diagnostic d;
+    d.code = std::move(code);
+    d.message = std::move(message);
+    d.location.file = displayName();
+    return d;
+}
+
+Resolved ParamsDocument::resolve(std::string_view path) const
+{
+    auto parsed = parseKeyPath(path);
+    if (!parsed || !isParsed())
+        return Resolved{};
+    return resolvePath(m_tree, *parsed.value);
+}
+
+std::optional<std::string> ParamsDocument::get(std::string_view path) const
+{
+    const int n = find(path);
+    if (n < 0)
+        return std::nullopt;
+    const YamlNode& node = m_tree.at(n);
+    if (node.isScalarLike())
+        return node.value;
+    return m_text.substr(node.valueBegin, node.end - node.valueBegin);
+}
+
+EditError ParamsDocument::apply(Result<TextEdit> planned, std::string description)
+{
+    if (!planned) {
+        Diagnostic d = planned.error;
+        d.location.file = displayName();
+        return d;
+    }
+    TextEdit e = std::move(*planned.value);
+    e.description = std::move(description);
+    if (e.removed.empty() && e.inserted.empty())
+        return std::nullopt;
+    const std::string before = m_text;
+    applyRaw(e, true);
+    if (!isParsed()) { // our edit must keep the file valid YAML; never leave it broken
+        Diagnostic d = *m_syntaxError;
+        d.code = "params.edit-breaks-yaml";
+        d.message = "the edit would make the YAML invalid (" + d.message + "); not applied";
+        m_text = before;
+        reparse();
+        return d;
+    }
+    m_undo.push_back(std::move(e));
+    m_redo.clear();
+    return std::nullopt;
+}
+
+void ParamsDocument::applyRaw(const TextEdit& e, bool forward)
+{
+    const std::string& out = forward ? e.removed : e.inserted;
+    const std::string& in = forward ? e.inserted : e.removed;
+    m_text.replace(e.offset, out.size(), in);
+    reparse();
+}
+
+EditError ParamsDocument::setScalar(std::string_view path, std::string_view value, ValueHint hint)
+{
+    if (!isParsed())
+        return *m_syntaxError;
+    auto parsed = parseKeyPath(path);
+    if (!parsed)
+        return parsed.error;
+    const Resolved r = resolvePath(m_tree, *parsed.value);
+    if (r.node < 0)
+        return located("params.no-key",
+                       "no key '" + r.missing + "' in path '" + std::string(path) + "'");
+    if (r.viaAlias) {
+        const YamlNode& target = m_tree.at(r.node);
+        Diagnostic d = located("params.through-alias",
+                               "'" + std::string(path) +
+                                   "' comes from an anchor defined elsewhere; edit it where it is "
+                                   "defined (line " +
+                                   std::to_string(target.line) + ")");
+        return d;
+    }
+    return apply(planSetScalar(m_text, m_tree, r.node, value, hint), "Set " + std::string(path));
+}
+
+EditError ParamsDocument::setScalarAt(int node, std::string_view value, ValueHint hint)
+{
+    if (!isParsed())
+        return *m_syntaxError;
+    return apply(planSetScalar(m_text, m_tree, node, value, hint),
+                 "Set " + formatKeyPath(pathOf(m_tree, node)));
+}
+
+EditError ParamsDocument::addKey(std::string_view mapPath, std::string_view key,
+                                 std::string_view value, ValueHint hint)
+{
+    if (!isParsed())
+        return *m_syntaxError;
+    int map = m_tree.root;
+    if (!mapPath.empty()) {
+        const Resolved r = resolve(mapPath);
+        if (r.node < 0)
+            return located("params.no-key",
+                           "no key '" + r.missing + "' in path '" + std::string(mapPath) + "'");
+        if (r.viaAlias)
+            return located("params.through-alias",
+                           "'" + std::string(mapPath) + "' comes from an anchor; edit it there");
+        map = r.node;
+    }
+    std::string where = mapPath.empty() ? std::string() : std::string(mapPath) + ".";
+    return apply(planAddKey(m_text, m_tree, map, key, value, hint),
+                 "Add " + where + escapeKey(key));
+}
+
+EditError ParamsDocument::setOrAdd(std::string_view path, std::string_view value, ValueHint hint)
+{
+    if (!isParsed())
+        return *m_syntaxError;
+    auto parsed = parseKeyPath(path);
+    if (!parsed)
+        return parsed.error;
+    const KeyPath& full = *parsed.value;
+    if (resolvePath(m_tree, full).node >= 0)
+        return setScalar(path, value, hint);
+    // Find the deepest existing prefix, then add the rest as nested mappings in one edit.
+    std::size_t have = full.size();
+    while (have > 0 &&
+           resolvePath(m_tree, KeyPath(full.begin(), full.begin() + long(have - 1))).node < 0)
+        --have;
+    if (have == 0)
+        return located("params.no-key", "cannot add '" + std::string(path) + "'");
+    const KeyPath parentPath(full.begin(), full.begin() + long(have - 1));
+    for (std::size_t i = have - 1; i < full.size(); ++i)
+        if (full[i].isIndex)
+            return located("params.no-key",
+                           "cannot create list items by path; append to the list instead");
+    const std::string parent = formatKeyPath(parentPath);
+    if (have == full.size())
+        return addKey(parent, full.back().key, value, hint);
+    // Nested: add the first missing key with an empty mapping value, then recurse.
+    const std::size_t undoDepth = m_undo.size();
+    std::string sub = parent;
+    for (std::size_t i = have - 1; i + 1 < full.size(); ++i) {
+        if (auto err = addKey(sub, full[i].key, "", ValueHint::Raw)) {
+            while (m_undo.size() > undoDepth)
+                undo();
+            return err;
+        }
+        sub += (sub.empty() ? "" : ".") + escapeKey(full[i].key);
+    }
+    if (auto err = addKey(sub, full.back().key, value, hint)) {
+        while (m_undo.size() > undoDepth)
+            undo();
+        return err;
+    }
+    // Fold the steps into one undo entry.
+    const std::string after = m_text;
+    while (m_undo.size() > undoDepth)
+        undo();
+    m_redo.clear();
+    TextEdit e = diffEdit(m_text, after);
+    e.description = "Add " + std::string(path);
+    applyRaw(e, true);
+    m_undo.push_back(std::move(e));
+    return std::nullopt;
+}
+
+EditError ParamsDocument::remove(std::string_view path)
+{
+    if (!isParsed())
+        return *m_syntaxError;
+    const Resolved r = resolve(path);
+    if (r.node < 0 || r.parentMap < 0)
+        return located("params.no-key", "nothing at '" + std::string(path) + "' to remove");
+    if (r.viaAlias)
+        return located("params.through-alias",
+                       "'" + std::string(path) + "' comes from an anchor; remove it there");
+    return apply(planRemoveEntry(m_text, m_tree, r.parentMap, r.entry),
+                 "Remove " + std::string(path));
+}
+
+EditError ParamsDocument::appendItem(std::string_view listPath, std::string_view value,
+                                     ValueHint hint)
+{
+    if (!isParsed())
+        return *m_syntaxError;
+    const Resolved r = resolve(listPath);
+    if (r.node < 0)
+        return located("params.no-key", "no list at '" + std::string(listPath) + "'");
+    if (r.viaAlias)
+        return located("params.through-alias",
+                       "'" + std::string(listPath) + "' comes from an anchor; edit it there");
+    return apply(planAppendItem(m_text, m_tree, r.node, value, hint),
+                 "Append to " + std::string(listPath));
+}
+
+void ParamsDocument::setText(std::string_view text, std::string description)
+{
+    TextEdit e = diffEdit(m_text, text);
+    if (e.removed.empty() && e.inserted.empty())
+        return;
+    e.description = std::move(description);
+    applyRaw(e, true);
+    m_undo.push_back(std::move(e));
+    m_redo.clear();
+}
+
+std::string ParamsDocument::undoDescription() const
+{
+    return m_undo.empty() ? std::string() : m_undo.back().description;
+}
+std::string ParamsDocument::redoDescription() const
+{
+    return m_redo.empty() ? std::string() : m_redo.back().description;
+}
+
+bool ParamsDocument::undo()
+{
+    if (m_undo.empty())
+        return false;
+    TextEdit e = std::move(m_undo.back());
+    m_undo.pop_back();
+    applyRaw(e, false);
+    m_redo.push_back(std::move(e));
+    return true;
+}
+
+bool ParamsDocument::redo()
+{
+    if (m_redo.empty())
+        return false;
+    TextEdit e = std::move(m_redo.back());
+    m_redo.pop_back();
+    applyRaw(e, true);
+    m_undo.push_back(std::move(e));
+    return true;
+}
+
+bool ParamsDocument::changedOnDisk() const
+{
+    if (m_path.empty())
+        return false;
+    return !currentStamp(m_path, m_stamp).sameContentAs(m_stamp);
+}
+
+std::optional<Diagnostic> ParamsDocument::save(bool force)
+{
+    if (m_path.empty())
+        return located("params.no-file", "this document has no file to save to");
+    if (!force && m_stamp.exists && changedOnDisk())
+        return located("params.changed-on-disk",
+                       "the file changed on disk since it was loaded; reload it or save anyway");
+    if (auto err = writeFileAtomically(m_path, m_text))
+        return err;
+    m_savedText = m_text;
+    m_stamp = stampOf(m_path, m_text);
+    return std::nullopt;
+}
+
+std::optional<Diagnostic> ParamsDocument::saveAs(const std::filesystem::path& path)
+{
+    if (auto err = writeFileAtomically(path, m_text))
+        return err;
+    m_path = path;
+    m_savedText = m_text;
+    m_stamp = stampOf(m_path, m_text);
+    reparse(); // diagnostics now name the new file
+    return std::nullopt;
+}
+
+std::optional<Diagnostic> ParamsDocument::reload()
+{
+    if (m_path.empty())
+        return located("params.no-file", "this document has no file to reload");
+    auto bytes = readFile(m_path);
+    if (!bytes)
+        return bytes.error;
+    m_text = std::move(*bytes.value);
+    m_savedText = m_text;
+    m_stamp = stampOf(m_path, m_text);
+    m_undo.clear();
+    m_redo.clear();
+    reparse();
+    return std::nullopt;
+}
+
+void ParamsDocument::revert()
+{
+    setText(m_savedText, "Revert");
+}
+
+} // namespace portolan::params

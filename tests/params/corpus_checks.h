@@ -1,0 +1,18 @@
+#pragma once
+
+// The lossless-editing checks run on every corpus file, kept out of the Qt test so that the
+// reasons come back as plain strings.
+
+#include <string>
+#include <vector>
+
+struct EditCheckResult
+{
+    int scalars = 0; // value scalars edited
+    int skipped = 0; // reached only through an alias or a duplicate key
+    std::vector<std::string> problems;
+};
+
+// (c): every value scalar, edited alone, changes only its own lines; all of them edited
+// together and re-parsed read back as the new values.
+EditCheckResult checkEveryScalarEdit(const std::string& text, const std::string& name);

@@ -1,0 +1,119 @@
+// The real configs of Cerebras's Model Zoo and Determined's examples (../shared/corpus): every
+// file loads, saves byte-identically, and every one of its values can be edited losslessly.
+#include "core/params/params_document.h"
+#include "corpus_checks.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <map>
+
+using namespace portolan::params;
+
+namespace {
+
+// Files that are expected not to load, with the reason (checked both ways: they must fail,
+// with a position, and every other file must load).
+const std::map<QString, QString>& expectedLoadFailures()
+{
+    static const std::map<QString, QString> files = {};
+    return files;
+}
+
+QString corpusDir(const char* sub)
+{
+    const QByteArray root = qgetenv("PORTOLAN_CORPUS");
+    if (root.isEmpty())
+        return {};
+    return QDir(QString::fromLocal8Bit(root)).filePath(QString::fromLatin1(sub));
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestParamsCorpus : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void everyFile_data();
+    void everyFile();
+    void cleanupTestCase();
+
+private:
+    int m_files = 0;
+    int m_loaded = 0;
+    int m_scalars = 0;
+    int m_skipped = 0;
+};
+
+void TestParamsCorpus::everyFile_data()
+{
+    QTest::addColumn<QString>("path");
+    for (const char* sub : {"cerebras-modelzoo-configs", "determined-experiment-configs"}) {
+        const QString dir = corpusDir(sub);
+        if (dir.isEmpty())
+            QSKIP("PORTOLAN_CORPUS is not set; the corpus tests need ../shared/corpus");
+        const auto names = QDir(dir).entryList({"*.yaml", "*.yml"}, QDir::Files, QDir::Name);
+        QVERIFY2(!names.isEmpty(), qPrintable("no YAML files in " + dir));
+        for (const QString& n : names)
+            QTest::addRow("%s", qPrintable(n)) << QDir(dir).filePath(n);
+    }
+}
+
+void TestParamsCorpus::everyFile()
+{
+    QFETCH(QString, path);
+    ++m_files;
+    const QString name = QFileInfo(path).fileName();
+    auto opened = ParamsDocument::open(path.toStdString());
+    QVERIFY2(opened, opened ? "" : opened.error.toString().c_str());
+    ParamsDocument& doc = *opened.value;
+
+    // (a) loads, or fails as expected with a position
+    const auto expected = expectedLoadFailures().find(name);
+    if (!doc.isParsed()) {
+        QVERIFY2(expected != expectedLoadFailures().end(),
+                 qPrintable("unexpected load failure: " +
+                            QString::fromStdString(doc.syntaxError()->toString())));
+        QVERIFY(doc.syntaxError()->location.line > 0);
+        return;
+    }
+    QVERIFY2(expected == expectedLoadFailures().end(),
+             qPrintable("expected to fail (" + expected->second + ") but loads"));
+    ++m_loaded;
+
+    // (b) a no-op save is byte-identical
+    const QByteArray original = readAll(path);
+    QCOMPARE(QByteArray::fromStdString(doc.text()), original);
+    QTemporaryDir tmp;
+    const QString copy = tmp.filePath(name);
+    QVERIFY(!doc.saveAs(copy.toStdString()));
+    QCOMPARE(readAll(copy), original);
+
+    // (c) every value can be set, alone touching only its lines, and reads back
+    const EditCheckResult edits = checkEveryScalarEdit(doc.text(), name.toStdString());
+    m_scalars += edits.scalars;
+    m_skipped += edits.skipped;
+    QString problems;
+    for (std::size_t i = 0; i < edits.problems.size() && i < 10; ++i)
+        problems += "\n  " + QString::fromStdString(edits.problems[i]);
+    QVERIFY2(edits.problems.empty(), qPrintable(problems));
+}
+
+void TestParamsCorpus::cleanupTestCase()
+{
+    if (m_files > 0)
+        qInfo("corpus: %d files, %d loaded, %d values edited, %d reached only through aliases "
+              "or shadowed by duplicate keys",
+              m_files, m_loaded, m_scalars, m_skipped);
+}
+
+QTEST_GUILESS_MAIN(TestParamsCorpus)
+#include "test_params_corpus.moc"

@@ -1,0 +1,527 @@
+// Every edit operation on hand-written tricky YAML: the exact bytes after the edit, the value
+// read back, undo and redo.
+#include "core/params/params_document.h"
+#include "core/params/scalar_text.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <fstream>
+
+using namespace portolan::params;
+
+namespace {
+QByteArray q(const std::string& s)
+{
+    return QByteArray::fromStdString(s);
+}
+} // namespace
+
+class TestParamsDocument : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void readValues_data();
+    void readValues();
+    void edits_data();
+    void edits();
+    void refusals_data();
+    void refusals();
+    void syntaxErrors_data();
+    void syntaxErrors();
+    void undoRedo();
+    void setTextAndRevert();
+    void saveIsAtomicAndDetectsDiskChanges();
+    void plainResolution_data();
+    void plainResolution();
+};
+
+void TestParamsDocument::readValues_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QByteArray>("value");
+    const QByteArray tricky = "# top comment\n"
+                              "model: # trailing on key\n"
+                              "  name: \"gpt \\\"x\\\"\"   # c\n"
+                              "  layers: [1, 'two', {size: 3}]\n"
+                              "  'quoted key': yes\n"
+                              "  \"a.b\": dotted\n"
+                              "  multi: this is\n"
+                              "    a folded plain\n"
+                              "  lit: |\n"
+                              "    line one\n"
+                              "      indented\n"
+                              "  fold: >-\n"
+                              "    folded\n"
+                              "    text\n"
+                              "base: &base\n"
+                              "  lr: 0.1\n"
+                              "derived:\n"
+                              "  <<: *base\n"
+                              "  other: *base\n"
+                              "empty:\n"
+                              "unicode: \"héllo ✓\"\n";
+    QTest::addRow("double quoted with escapes")
+        << tricky << "model.name" << QByteArray("gpt \"x\"");
+    QTest::addRow("flow list item") << tricky << "model.layers[1]" << QByteArray("two");
+    QTest::addRow("flow map in list") << tricky << "model.layers[2].size" << QByteArray("3");
+    QTest::addRow("quoted key") << tricky << "model.quoted key" << QByteArray("yes");
+    QTest::addRow("key with a dot") << tricky << "model.a\\.b" << QByteArray("dotted");
+    QTest::addRow("multi-line plain")
+        << tricky << "model.multi" << QByteArray("this is a folded plain");
+    QTest::addRow("literal block") << tricky << "model.lit" << QByteArray("line one\n  indented\n");
+    QTest::addRow("folded block") << tricky << "model.fold" << QByteArray("folded text");
+    QTest::addRow("merge key") << tricky << "derived.lr" << QByteArray("0.1");
+    QTest::addRow("through alias") << tricky << "derived.other.lr" << QByteArray("0.1");
+    QTest::addRow("empty null") << tricky << "empty" << QByteArray("");
+    QTest::addRow("unicode") << tricky << "unicode" << QByteArray("héllo ✓");
+    QTest::addRow("crlf") << QByteArray("a:\r\n  b: 1\r\n  c: 'x y'\r\n") << "a.c"
+                          << QByteArray("x y");
+    QTest::addRow("no final newline") << QByteArray("a: 1\nb: last") << "b" << QByteArray("last");
+    QTest::addRow("tab after value")
+        << QByteArray("a: 5\t# tabbed comment\n") << "a" << QByteArray("5");
+}
+
+void TestParamsDocument::readValues()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QString, path);
+    QFETCH(QByteArray, value);
+    auto doc = ParamsDocument::fromText(yaml.toStdString(), "t.yaml");
+    QVERIFY2(doc.isParsed(), doc.syntaxError() ? doc.syntaxError()->toString().c_str() : "");
+    const auto got = doc.get(path.toStdString());
+    QVERIFY(got.has_value());
+    QCOMPARE(q(*got), value);
+    // Every scalar's text was located exactly.
+    for (const auto& n : doc.tree().nodes)
+        QVERIFY2(n.verified, n.value.c_str());
+}
+
+void TestParamsDocument::edits_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("arg1");
+    QTest::addColumn<QString>("arg2");
+    QTest::addColumn<QByteArray>("expected");
+
+    const QByteArray base = "# header\n"
+                            "optimizer:\n"
+                            "  optimizer_type: adamw # the optimizer\n"
+                            "  learning_rate: 0.001\n"
+                            "\n"
+                            "  # spacing comment\n"
+                            "  betas: [0.9, 0.999]\n"
+                            "model:\n"
+                            "  name: 'gpt'\n"
+                            "  layers:\n"
+                            "    - size: 10\n"
+                            "      act: relu\n"
+                            "    - size: 20\n"
+                            "runconfig: {max_steps: 10, seed: 1}\n";
+    auto replaced = [&](const char* from, const char* to) {
+        QByteArray b = base;
+        b.replace(from, to);
+        return b;
+    };
+    QTest::addRow("set plain number keeps comment") << base << "set"
+                                                    << "optimizer.optimizer_type"
+                                                    << "sgd"
+                                                    << "" << replaced("adamw #", "sgd #");
+    QTest::addRow("set float") << base << "set"
+                               << "optimizer.learning_rate"
+                               << "3.0e-4"
+                               << "" << replaced("0.001", "3.0e-4");
+    QTest::addRow("set keeps single quotes") << base << "set"
+                                             << "model.name"
+                                             << "gpt's"
+                                             << "" << replaced("'gpt'", "'gpt''s'");
+    QTest::addRow("set plain needing quotes") << base << "set"
+                                              << "model.layers[0].act"
+                                              << "a: b"
+                                              << "" << replaced("act: relu", "act: 'a: b'");
+    QTest::addRow("set string that looks like a number")
+        << base << "setString"
+        << "model.layers[0].act"
+        << "1e-3"
+        << "" << replaced("act: relu", "act: '1e-3'");
+    QTest::addRow("set in flow seq") << base << "set"
+                                     << "optimizer.betas[1]"
+                                     << "0.95"
+                                     << "" << replaced("0.999", "0.95");
+    QTest::addRow("set in flow map") << base << "set"
+                                     << "runconfig.seed"
+                                     << "7"
+                                     << "" << replaced("seed: 1", "seed: 7");
+    QTest::addRow("set flow value needing quotes") << base << "set"
+                                                   << "runconfig.seed"
+                                                   << "a,b"
+                                                   << "" << replaced("seed: 1", "seed: 'a,b'");
+    QTest::addRow("add key matches indentation")
+        << base << "add"
+        << "optimizer"
+        << "weight_decay"
+        << "0.01" << replaced("0.999]\n", "0.999]\n  weight_decay: 0.01\n");
+    QTest::addRow("add key in nested list map")
+        << base << "add"
+        << "model.layers[1]"
+        << "act"
+        << "gelu" << replaced("size: 20\n", "size: 20\n      act: gelu\n");
+    QTest::addRow("add key to flow map") << base << "add"
+                                         << "runconfig"
+                                         << "log_steps"
+                                         << "5" << replaced("seed: 1}", "seed: 1, log_steps: 5}");
+    QTest::addRow("add top-level key") << base << "add"
+                                       << ""
+                                       << "train_input"
+                                       << "{}" << base + "train_input: '{}'\n";
+    QTest::addRow("remove key keeps neighbours' comments")
+        << base << "remove"
+        << "optimizer.betas"
+        << ""
+        << "" << replaced("  betas: [0.9, 0.999]\n", "");
+    QTest::addRow("remove key with comment on its line")
+        << base << "remove"
+        << "optimizer.optimizer_type"
+        << ""
+        << "" << replaced("  optimizer_type: adamw # the optimizer\n", "");
+    QTest::addRow("remove nested block") << base << "remove"
+                                         << "model.layers[0]"
+                                         << ""
+                                         << "" << replaced("    - size: 10\n      act: relu\n", "");
+    QTest::addRow("remove first key of list item map")
+        << base << "remove"
+        << "model.layers[0].size"
+        << ""
+        << "" << replaced("    - size: 10\n      act: relu\n", "    - act: relu\n");
+    QTest::addRow("remove flow map entry")
+        << base << "remove"
+        << "runconfig.max_steps"
+        << ""
+        << "" << replaced("{max_steps: 10, seed: 1}", "{seed: 1}");
+    QTest::addRow("remove last flow seq item") << base << "remove"
+                                               << "optimizer.betas[1]"
+                                               << ""
+                                               << "" << replaced("[0.9, 0.999]", "[0.9]");
+    QTest::addRow("append block item")
+        << base << "appendRaw"
+        << "model.layers"
+        << "{size: 30}"
+        << "" << replaced("size: 20\n", "size: 20\n    - {size: 30}\n");
+    QTest::addRow("append flow item") << base << "append"
+                                      << "optimizer.betas"
+                                      << "0.5"
+                                      << "" << replaced("0.999]", "0.999, 0.5]");
+    QTest::addRow("setOrAdd creates nested maps")
+        << base << "setOrAdd"
+        << "model.encoder.depth"
+        << "4"
+        << "" << replaced("    - size: 20\n", "    - size: 20\n  encoder:\n    depth: 4\n");
+
+    // CRLF and a missing final newline
+    QTest::addRow("crlf set") << QByteArray("a:\r\n  b: 1\r\n") << "set"
+                              << "a.b"
+                              << "2"
+                              << "" << QByteArray("a:\r\n  b: 2\r\n");
+    QTest::addRow("crlf add") << QByteArray("a:\r\n  b: 1\r\n") << "add"
+                              << "a"
+                              << "c"
+                              << "3" << QByteArray("a:\r\n  b: 1\r\n  c: 3\r\n");
+    QTest::addRow("no final newline add") << QByteArray("a: 1") << "add"
+                                          << ""
+                                          << "b"
+                                          << "2" << QByteArray("a: 1\nb: 2");
+    QTest::addRow("no final newline set") << QByteArray("a: 1\nb: x") << "set"
+                                          << "b"
+                                          << "yz"
+                                          << "" << QByteArray("a: 1\nb: yz");
+    QTest::addRow("no final newline remove") << QByteArray("a: 1\nb: x") << "remove"
+                                             << "b"
+                                             << ""
+                                             << "" << QByteArray("a: 1\n");
+    // block scalars
+    QTest::addRow("literal keeps style and comment")
+        << QByteArray("cmd: | # run\n  python a.py\n  echo hi\nnext: 1\n") << "set"
+        << "cmd"
+        << "bash b.sh\nexit\n"
+        << "" << QByteArray("cmd: | # run\n  bash b.sh\n  exit\nnext: 1\n");
+    QTest::addRow("literal strip chomping") << QByteArray("cmd: |-\n    one\nnext: 1\n") << "set"
+                                            << "cmd"
+                                            << "two"
+                                            << "" << QByteArray("cmd: |-\n    two\nnext: 1\n");
+    QTest::addRow("folded single line") << QByteArray("d: >\n  some text\n  here\n") << "set"
+                                        << "d"
+                                        << "new text\n"
+                                        << "" << QByteArray("d: >\n  new text\n");
+    // empty values, nulls, tags, anchors
+    QTest::addRow("set empty value") << QByteArray("a:\nb: 1\n") << "set"
+                                     << "a"
+                                     << "5"
+                                     << "" << QByteArray("a: 5\nb: 1\n");
+    QTest::addRow("add key under empty value") << QByteArray("model:\nb: 1\n") << "add"
+                                               << "model"
+                                               << "size"
+                                               << "3" << QByteArray("model:\n  size: 3\nb: 1\n");
+    QTest::addRow("set null literal") << QByteArray("a: ~ # none\n") << "set"
+                                      << "a"
+                                      << "x"
+                                      << "" << QByteArray("a: x # none\n");
+    QTest::addRow("tagged str stays string") << QByteArray("a: !!str 5\n") << "set"
+                                             << "a"
+                                             << "6"
+                                             << "" << QByteArray("a: !!str '6'\n");
+    QTest::addRow("edit anchor target") << QByteArray("a: &x 1\nb: *x\n") << "set"
+                                        << "a"
+                                        << "2"
+                                        << "" << QByteArray("a: &x 2\nb: *x\n");
+    QTest::addRow("quoted key set") << QByteArray("\"my key\": 1\n") << "set"
+                                    << "my key"
+                                    << "2"
+                                    << "" << QByteArray("\"my key\": 2\n");
+    QTest::addRow("unicode value") << QByteArray("name: é # ü\n") << "set"
+                                   << "name"
+                                   << "ñandú"
+                                   << "" << QByteArray("name: ñandú # ü\n");
+    QTest::addRow("double quoted newline") << QByteArray("a: \"x\"\n") << "set"
+                                           << "a"
+                                           << "l1\nl2"
+                                           << "" << QByteArray("a: \"l1\\nl2\"\n");
+    QTest::addRow("multi-line plain becomes one line")
+        << QByteArray("a: one\n  two\nb: 1\n") << "set"
+        << "a"
+        << "three"
+        << "" << QByteArray("a: three\nb: 1\n");
+    QTest::addRow("remove only list item") << QByteArray("l:\n  - 1\nm: 2\n") << "remove"
+                                           << "l[0]"
+                                           << ""
+                                           << "" << QByteArray("l:\n  []\nm: 2\n");
+    QTest::addRow("append to empty value") << QByteArray("l:\nm: 2\n") << "append"
+                                           << "l"
+                                           << "x"
+                                           << "" << QByteArray("l:\n  - x\nm: 2\n");
+    QTest::addRow("comment at every position")
+        << QByteArray("# a\na: # b\n  # c\n  b: 1 # d\n  # e\n# f\n") << "set"
+        << "a.b"
+        << "22"
+        << "" << QByteArray("# a\na: # b\n  # c\n  b: 22 # d\n  # e\n# f\n");
+    QTest::addRow("add after trailing comments")
+        << QByteArray("a:\n  b: 1 # d\n  # e\n# f\n") << "add"
+        << "a"
+        << "c"
+        << "2" << QByteArray("a:\n  b: 1 # d\n  c: 2\n  # e\n# f\n");
+}
+
+void TestParamsDocument::edits()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QString, op);
+    QFETCH(QString, path);
+    QFETCH(QString, arg1);
+    QFETCH(QString, arg2);
+    QFETCH(QByteArray, expected);
+    auto doc = ParamsDocument::fromText(yaml.toStdString(), "t.yaml");
+    QVERIFY(doc.isParsed());
+    const std::string p = path.toStdString(), a1 = arg1.toStdString(), a2 = arg2.toStdString();
+    EditError err;
+    if (op == "set")
+        err = doc.setScalar(p, a1);
+    else if (op == "setString")
+        err = doc.setScalar(p, a1, ValueHint::String);
+    else if (op == "add")
+        err = doc.addKey(p, a1, a2);
+    else if (op == "remove")
+        err = doc.remove(p);
+    else if (op == "append")
+        err = doc.appendItem(p, a1);
+    else if (op == "appendRaw")
+        err = doc.appendItem(p, a1, ValueHint::Raw);
+    else if (op == "setOrAdd")
+        err = doc.setOrAdd(p, a1);
+    QVERIFY2(!err, err ? err->toString().c_str() : "");
+    QCOMPARE(q(doc.text()), expected);
+    QVERIFY(doc.isParsed());
+    if (op.startsWith("set")) {
+        QCOMPARE(q(*doc.get(p)), arg1.toUtf8());
+    } else if (op == "add") {
+        QCOMPARE(q(*doc.get(p.empty() ? a1 : p + "." + a1)), arg2.toUtf8());
+    }
+    QVERIFY(doc.isModified());
+    QVERIFY(doc.undo());
+    QCOMPARE(q(doc.text()), yaml);
+    QVERIFY(!doc.isModified());
+    QVERIFY(doc.redo());
+    QCOMPARE(q(doc.text()), expected);
+}
+
+void TestParamsDocument::refusals_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("code");
+    QTest::addRow("set through alias") << QByteArray("a: &x {b: 1}\nc: *x\n") << "set"
+                                       << "c.b"
+                                       << "params.through-alias";
+    QTest::addRow("set through merge") << QByteArray("a: &x {b: 1}\nc:\n  <<: *x\n") << "set"
+                                       << "c.b"
+                                       << "params.through-alias";
+    QTest::addRow("set a mapping") << QByteArray("a:\n  b: 1\n") << "set"
+                                   << "a"
+                                   << "params.not-scalar";
+    QTest::addRow("missing key") << QByteArray("a: 1\n") << "set"
+                                 << "b"
+                                 << "params.no-key";
+    QTest::addRow("bad path") << QByteArray("a: 1\n") << "set"
+                              << "a[x]"
+                              << "params.bad-path";
+    QTest::addRow("duplicate add") << QByteArray("a: 1\n") << "addA"
+                                   << ""
+                                   << "params.duplicate-key";
+    QTest::addRow("raw value breaking yaml") << QByteArray("a: 1\n") << "raw"
+                                             << "a"
+                                             << "params.edit-breaks-yaml";
+}
+
+void TestParamsDocument::refusals()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QString, op);
+    QFETCH(QString, path);
+    QFETCH(QString, code);
+    auto doc = ParamsDocument::fromText(yaml.toStdString(), "t.yaml");
+    EditError err;
+    if (op == "set")
+        err = doc.setScalar(path.toStdString(), "9");
+    else if (op == "addA")
+        err = doc.addKey(path.toStdString(), "a", "2");
+    else if (op == "raw")
+        err = doc.setScalar(path.toStdString(), "[unclosed", ValueHint::Raw);
+    QVERIFY(err.has_value());
+    QCOMPARE(QString::fromStdString(err->code), code);
+    QCOMPARE(q(doc.text()), yaml);
+    QVERIFY(!doc.canUndo());
+}
+
+void TestParamsDocument::syntaxErrors_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    QTest::addRow("bad indentation") << QByteArray("a: 1\n b: 2\n") << 2 << 3;
+    QTest::addRow("unclosed flow") << QByteArray("a: [1, 2\nb: 3\n") << 2 << 2;
+    QTest::addRow("tab indentation") << QByteArray("a:\n\tb: 1\n") << 2 << 3;
+    QTest::addRow("unterminated quote") << QByteArray("a: \"abc\n") << 1 << 4;
+    QTest::addRow("not utf-8") << QByteArray("a: \xff\xfe\n") << 1 << 4;
+}
+
+void TestParamsDocument::syntaxErrors()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    auto doc = ParamsDocument::fromText(yaml.toStdString(), "broken.yaml");
+    QVERIFY(!doc.isParsed());
+    QVERIFY(doc.syntaxError()->location.line > 0);
+    QCOMPARE(doc.syntaxError()->location.file, std::string("broken.yaml"));
+    QCOMPARE(doc.syntaxError()->location.line, line);
+    QCOMPARE(doc.syntaxError()->location.column, column);
+    QVERIFY(doc.setScalar("a", "1").has_value());
+    QCOMPARE(q(doc.text()), yaml);
+}
+
+void TestParamsDocument::undoRedo()
+{
+    auto doc = ParamsDocument::fromText("a: 1\nb: 2\n");
+    QVERIFY(!doc.setScalar("a", "10"));
+    QVERIFY(!doc.addKey("", "c", "3"));
+    QVERIFY(!doc.remove("b"));
+    QCOMPARE(q(doc.text()), QByteArray("a: 10\nc: 3\n"));
+    QCOMPARE(QString::fromStdString(doc.undoDescription()), QString("Remove b"));
+    QVERIFY(doc.undo());
+    QVERIFY(doc.undo());
+    QCOMPARE(q(doc.text()), QByteArray("a: 10\nb: 2\n"));
+    QVERIFY(doc.redo());
+    QCOMPARE(q(doc.text()), QByteArray("a: 10\nb: 2\nc: 3\n"));
+    QVERIFY(!doc.setScalar("a", "11")); // a new edit drops the redo history
+    QVERIFY(!doc.canRedo());
+    while (doc.undo()) {
+    }
+    QCOMPARE(q(doc.text()), QByteArray("a: 1\nb: 2\n"));
+    QVERIFY(!doc.isModified());
+}
+
+void TestParamsDocument::setTextAndRevert()
+{
+    auto doc = ParamsDocument::fromText("a: 1\n");
+    doc.setText("a: [1\n");
+    QVERIFY(!doc.isParsed());
+    QCOMPARE(doc.syntaxError()->location.line, 2);
+    doc.setText("a: [1]\n");
+    QVERIFY(doc.isParsed());
+    QCOMPARE(doc.tree().at(doc.find("a")).kind, NodeKind::Sequence);
+    doc.revert();
+    QCOMPARE(q(doc.text()), QByteArray("a: 1\n"));
+    QVERIFY(!doc.isModified());
+    QVERIFY(doc.undo()); // revert itself can be undone
+    QCOMPARE(q(doc.text()), QByteArray("a: [1]\n"));
+}
+
+void TestParamsDocument::saveIsAtomicAndDetectsDiskChanges()
+{
+    QTemporaryDir dir;
+    const std::string file = (dir.path() + "/params.yaml").toStdString();
+    const std::string original = "# keep me\r\nrunconfig:\r\n  max_steps: 10  # steps\r\n";
+    std::ofstream(file, std::ios::binary) << original;
+    auto opened = ParamsDocument::open(file);
+    QVERIFY(opened);
+    ParamsDocument& doc = *opened.value;
+    QVERIFY(!doc.save()); // no-op save is byte-identical
+    std::ifstream in0(file, std::ios::binary);
+    QCOMPARE(std::string(std::istreambuf_iterator<char>(in0), {}), original);
+
+    QVERIFY(!doc.setScalar("runconfig.max_steps", "20"));
+    QVERIFY(!doc.changedOnDisk());
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << "runconfig: {max_steps: 99}\n";
+    QVERIFY(doc.changedOnDisk());
+    auto refused = doc.save();
+    QVERIFY(refused.has_value());
+    QCOMPARE(refused->code, std::string("params.changed-on-disk"));
+    QVERIFY(!doc.save(true));
+    std::ifstream in(file, std::ios::binary);
+    QCOMPARE(std::string(std::istreambuf_iterator<char>(in), {}),
+             std::string("# keep me\r\nrunconfig:\r\n  max_steps: 20  # steps\r\n"));
+    QVERIFY(!doc.isModified());
+    QVERIFY(!doc.changedOnDisk());
+    // No temporary files are left behind.
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);
+    QVERIFY(!doc.reload());
+    QCOMPARE(*doc.get("runconfig.max_steps"), std::string("20"));
+}
+
+void TestParamsDocument::plainResolution_data()
+{
+    QTest::addColumn<QString>("plain");
+    QTest::addColumn<int>("type");
+    QTest::addRow("int") << "42" << int(PlainType::Int);
+    QTest::addRow("negative") << "-3" << int(PlainType::Int);
+    QTest::addRow("float") << "0.001" << int(PlainType::Float);
+    QTest::addRow("exp") << "3.0e-4" << int(PlainType::Float);
+    QTest::addRow("bare exp") << "1e-3" << int(PlainType::Float);
+    QTest::addRow("inf") << ".inf" << int(PlainType::Float);
+    QTest::addRow("bool") << "True" << int(PlainType::Bool);
+    QTest::addRow("null") << "~" << int(PlainType::Null);
+    QTest::addRow("string") << "adamw" << int(PlainType::String);
+    QTest::addRow("version") << "1.2.3" << int(PlainType::String);
+}
+
+void TestParamsDocument::plainResolution()
+{
+    QFETCH(QString, plain);
+    QFETCH(int, type);
+    QCOMPARE(int(resolvePlain(plain.toStdString())), type);
+}
+
+QTEST_GUILESS_MAIN(TestParamsDocument)
+#include "test_params_document.moc"
