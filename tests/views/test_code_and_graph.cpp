@@ -1,0 +1,142 @@
+// The code view (tree-sitter colours, markers, navigation) and the Graphviz graph view.
+#include "core/highlight/python_highlight.h"
+#include "views/code/code_view.h"
+#include "views/graph/graph_view.h"
+#include "views/graph/graphviz_render.h"
+
+#include <QSignalSpy>
+#include <QTest>
+#include <QTextBlock>
+
+using namespace portolan;
+using namespace portolan::views;
+
+class TestCodeAndGraph : public QObject
+{
+    Q_OBJECT
+private slots:
+    void highlight_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("token");
+        QTest::addColumn<int>("cls");
+        QTest::addRow("keyword") << "def f(x):\n    return x\n" << "def" << int(TokenClass::Keyword);
+        QTest::addRow("return") << "def f(x):\n    return x\n" << "return" << int(TokenClass::Keyword);
+        QTest::addRow("function name") << "def forward(x):\n    pass\n" << "forward" << int(TokenClass::Function);
+        QTest::addRow("class name") << "class Net(Base):\n    pass\n" << "Net" << int(TokenClass::Class);
+        QTest::addRow("string") << "x = 'hi'\n" << "'hi'" << int(TokenClass::String);
+        QTest::addRow("comment") << "x = 1  # note\n" << "# note" << int(TokenClass::Comment);
+        QTest::addRow("number") << "x = 3.5\n" << "3.5" << int(TokenClass::Number);
+        QTest::addRow("constant") << "x = None\n" << "None" << int(TokenClass::Constant);
+        QTest::addRow("call") << "y = torch.zeros(3)\n" << "zeros" << int(TokenClass::Function);
+        QTest::addRow("self") << "def f(self):\n    self.x = 1\n" << "self" << int(TokenClass::Builtin);
+        QTest::addRow("utf-8 before") << "s = 'café'\nx = 42\n" << "42" << int(TokenClass::Number);
+    }
+    void highlight()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, token);
+        QFETCH(int, cls);
+        const QByteArray utf8 = source.toUtf8();
+        const auto spans = highlightPython(std::string_view(utf8.constData(), std::size_t(utf8.size())));
+        const int at = int(utf8.indexOf(token.toUtf8()));
+        QVERIFY(at >= 0);
+        bool found = false;
+        for (const auto& s : spans)
+            if (int(s.begin) == at && int(s.end) == at + int(token.toUtf8().size()))
+                found = int(s.cls) == cls;
+        QVERIFY2(found, qPrintable(token));
+        for (std::size_t i = 1; i < spans.size(); ++i)
+            QVERIFY(spans[i].begin >= spans[i - 1].end); // sorted, no overlap
+    }
+
+    void highlightSurvivesGarbage()
+    {
+        const std::string garbage = "def (((\n\x01\x02 class :::: '''unterminated\n";
+        const auto spans = highlightPython(garbage);
+        for (const auto& s : spans)
+            QVERIFY(s.end <= garbage.size());
+    }
+
+    void codeViewMarkersAndGoTo()
+    {
+        CodeView view;
+        view.resize(600, 300);
+        view.show();
+        QString text;
+        for (int i = 1; i <= 200; ++i)
+            text += QStringLiteral("x%1 = %1  # line\n").arg(i);
+        view.setSource(QStringLiteral("model.py"), text);
+        view.setMarkers({{120, 1, Severity::Error, QStringLiteral("bad")}, {5, 0, Severity::Info, QStringLiteral("fyi")}});
+        view.goTo(120, 3);
+        QCOMPARE(view.textCursor().blockNumber(), 119);
+        QCOMPARE(view.textCursor().positionInBlock(), 2);
+        QCOMPARE(view.markers().size(), 2);
+        // The marked line is scrolled into view.
+        const QRect r = view.cursorRect();
+        QVERIFY(view.viewport()->rect().contains(r.center()));
+        // Syntax colours were applied to a Python file.
+        const QTextBlock block = view.document()->findBlockByNumber(0);
+        bool coloured = false;
+        for (const auto& range : block.layout()->formats())
+            coloured = coloured || range.format.foreground().style() != Qt::NoBrush;
+        QVERIFY(coloured);
+        // Out-of-range navigation is ignored, not a crash.
+        view.goTo(10000);
+        view.goTo(-3);
+    }
+
+    void renderDot_data()
+    {
+        QTest::addColumn<QByteArray>("dot");
+        QTest::addColumn<bool>("ok");
+        QTest::addRow("simple") << QByteArray("digraph G { a -> b; b -> c; }") << true;
+        QTest::addRow("ids and labels") << QByteArray("digraph G { n1 [id=\"n1\" label=\"model.py:12\"]; n1 -> n2; }") << true;
+        QTest::addRow("syntax error") << QByteArray("digraph G { a -> ; }") << false;
+        QTest::addRow("garbage") << QByteArray("\x01\x02 not dot at all {{{") << false;
+        QTest::addRow("empty") << QByteArray("") << false;
+    }
+    void renderDot()
+    {
+        QFETCH(QByteArray, dot);
+        QFETCH(bool, ok);
+        const SvgRender r = renderDotToSvg(dot);
+        QCOMPARE(r.error.isEmpty(), ok);
+        QCOMPARE(r.svg.contains("<svg"), ok);
+    }
+
+    void graphViewClickActivatesNode()
+    {
+        GraphView view;
+        view.resize(500, 400);
+        view.show();
+        QSignalSpy rendered(&view, &GraphView::rendered);
+        QSignalSpy activated(&view, &GraphView::nodeActivated);
+        view.setDot("digraph G { node [shape=box]; cfg [label=\"configs/params.yaml\" URL=\"x:1\"]; "
+                    "fn [label=\"get_params()\"]; cfg -> fn; }");
+        QTRY_COMPARE_WITH_TIMEOUT(rendered.count(), 1, 10000);
+        QVERIFY(view.svg().contains("cfg"));
+        // Click across the widget until a node answers; empty space must not activate anything.
+        bool hit = false;
+        for (int y = 5; y < view.viewport()->height() && !hit; y += 6) {
+            for (int x = 5; x < view.viewport()->width() && !hit; x += 6) {
+                QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, QPoint(x, y));
+                hit = !activated.isEmpty();
+            }
+        }
+        QVERIFY(hit);
+        QVERIFY(activated.first().first().toString() == "cfg" || activated.first().first().toString() == "fn");
+    }
+
+    void graphViewReportsErrors()
+    {
+        GraphView view;
+        QSignalSpy failed(&view, &GraphView::failed);
+        view.setDot("digraph { -> }");
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+        QVERIFY(!failed.first().first().toString().isEmpty());
+    }
+};
+
+QTEST_MAIN(TestCodeAndGraph)
+#include "test_code_and_graph.moc"

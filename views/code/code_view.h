@@ -1,0 +1,59 @@
+#pragma once
+
+#include "core/common/diagnostic.h"
+
+#include <QPlainTextEdit>
+#include <QVector>
+
+namespace portolan::views {
+
+class PythonHighlighter;
+
+// A finding or diagnostic shown on a line of the code view.
+struct CodeMarker
+{
+    int line = 0;   // 1-based
+    int column = 0; // 1-based, 0 = whole line
+    Severity severity = Severity::Warning;
+    QString message;
+};
+
+// Read-only source view: line numbers, tree-sitter syntax colours, finding markers in the gutter
+// and as line backgrounds, with the message as a tooltip. Colours come from the palette.
+class CodeView : public QPlainTextEdit
+{
+    Q_OBJECT
+public:
+    explicit CodeView(QWidget* parent = nullptr);
+
+    // Shows a file's text; Python files are coloured.
+    void setSource(const QString& fileName, const QString& text);
+    QString fileName() const { return m_fileName; }
+
+    void setMarkers(const QVector<CodeMarker>& markers);
+    const QVector<CodeMarker>& markers() const { return m_markers; }
+
+    // Puts the cursor at line:column (1-based) and centres it.
+    void goTo(int line, int column = 1);
+
+    int lineNumberAreaWidth() const;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    bool event(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    friend class LineNumberArea;
+    void paintLineNumbers(QPaintEvent* event);
+    void updateGutter(const QRect& rect, int dy);
+    void rebuildSelections();
+    QColor markerColor(Severity s) const;
+
+    QWidget* m_gutter = nullptr;
+    PythonHighlighter* m_highlighter = nullptr;
+    QString m_fileName;
+    QVector<CodeMarker> m_markers;
+};
+
+} // namespace portolan::views

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "views/common/job.h"
+
+#include <QGraphicsView>
+#include <QHash>
+
+class QGraphicsSvgItem;
+class QSvgRenderer;
+
+namespace portolan::views {
+
+// Shows a Graphviz graph: DOT in, laid out off the GUI thread, drawn as SVG. Zoom with the wheel,
+// pan by dragging, click a node to activate it: nodeActivated() gives the node's DOT name, which
+// the caller links to a payload (a file:line, say).
+class GraphView : public QGraphicsView
+{
+    Q_OBJECT
+public:
+    explicit GraphView(QWidget* parent = nullptr);
+
+    // Starts the layout; `rendered` or `failed` follows.
+    void setDot(const QByteArray& dot);
+    void zoomToFit();
+    void zoomBy(double factor);
+    QByteArray svg() const { return m_svg; }
+    bool isLaidOut() const { return !m_svg.isEmpty(); }
+
+signals:
+    void rendered();
+    void failed(const QString& message);
+    void nodeActivated(const QString& nodeName);
+
+protected:
+    void wheelEvent(QWheelEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+
+private:
+    void showSvg(const QByteArray& svg);
+    QString nodeAt(const QPoint& viewPos) const;
+
+    JobTicket m_ticket;
+    QByteArray m_svg;
+    QHash<QString, QString> m_nodeNames; // SVG element id -> DOT node name
+    QSvgRenderer* m_renderer = nullptr;
+    QGraphicsSvgItem* m_item = nullptr;
+    QPoint m_pressPos;
+};
+
+} // namespace portolan::views
