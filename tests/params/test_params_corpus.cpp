@@ -1,6 +1,7 @@
 // The real configs of Cerebras's Model Zoo and Determined's examples (../shared/corpus): every
 // file loads, saves byte-identically, and every one of its values can be edited losslessly.
 #include "core/params/params_document.h"
+#include "core/params/validate.h"
 #include "corpus_checks.h"
 
 #include <QDir>
@@ -18,6 +19,34 @@ namespace {
 const std::map<QString, QString>& expectedLoadFailures()
 {
     static const std::map<QString, QString> files = {};
+    return files;
+}
+
+// Files whose validation errors are expected, with the reason. Everything else must validate
+// without errors against its detected schema (warnings, such as deprecated keys, are fine).
+const std::map<QString, QString>& expectedValidationErrors()
+{
+    static const QString blankMount =
+        "template: bind_mounts[0].host_path is left empty for the user to fill in";
+    static const std::map<QString, QString> files = {
+        {"legacy__model_hub__mmdetection__hydra__configs__config.yaml",
+         "a Hydra composition file (`defaults:` list, no searcher), not a complete experiment"},
+        {"computer_vision__efficientdet_pytorch__const.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v2.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v3.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v4.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v5.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v6.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v7.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v8.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v9.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v10.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v11.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v12.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v13.yaml", blankMount},
+        {"computer_vision__efficientdet_pytorch__const.v14.yaml", blankMount},
+        {"legacy__computer_vision__efficientdet_pytorch__const.yaml", blankMount},
+    };
     return files;
 }
 
@@ -47,6 +76,9 @@ private slots:
     void cleanupTestCase();
 
 private:
+    SchemaSet m_schemas = loadBuiltinSchemas();
+    std::map<std::string, int> m_layouts;
+    std::map<std::string, int> m_findings;
     int m_files = 0;
     int m_loaded = 0;
     int m_scalars = 0;
@@ -105,6 +137,24 @@ void TestParamsCorpus::everyFile()
     for (std::size_t i = 0; i < edits.problems.size() && i < 10; ++i)
         problems += "\n  " + QString::fromStdString(edits.problems[i]);
     QVERIFY2(edits.problems.empty(), qPrintable(problems));
+
+    // (d) no validation errors against the detected schema
+    QVERIFY(m_schemas.errors.empty());
+    const ValidationReport report = validateDetected(doc.tree(), m_schemas, name.toStdString());
+    ++m_layouts[report.schema.empty() ? "unknown" : report.schema];
+    QString errors;
+    for (const auto& d : report.diagnostics) {
+        ++m_findings[std::string(severityName(d.severity)) + " " + d.code];
+        if (d.severity == portolan::Severity::Error)
+            errors += "\n  " + QString::fromStdString(d.toString());
+    }
+    const auto expectedErrors = expectedValidationErrors().find(name);
+    if (expectedErrors != expectedValidationErrors().end()) {
+        QVERIFY2(report.errors() > 0,
+                 qPrintable("expected errors (" + expectedErrors->second + ") but it validates"));
+        return;
+    }
+    QVERIFY2(report.errors() == 0, qPrintable(errors));
 }
 
 void TestParamsCorpus::cleanupTestCase()
@@ -113,6 +163,10 @@ void TestParamsCorpus::cleanupTestCase()
         qInfo("corpus: %d files, %d loaded, %d values edited, %d reached only through aliases "
               "or shadowed by duplicate keys",
               m_files, m_loaded, m_scalars, m_skipped);
+    for (const auto& [layout, n] : m_layouts)
+        qInfo("layout %s: %d files", layout.c_str(), n);
+    for (const auto& [finding, n] : m_findings)
+        qInfo("%s: %d", finding.c_str(), n);
 }
 
 QTEST_GUILESS_MAIN(TestParamsCorpus)
