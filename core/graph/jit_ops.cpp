@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/scope.h>
 
 namespace portolan::graph {
@@ -149,6 +150,42 @@ struct Importer
         return int(out.layerNames.size()) - 1;
     }
 
+    // Corrections the op kind alone cannot make: in-place ops write into their input's storage;
+    // a tensor times a scalar keeps nothing for backward; contiguous() copies only after a
+    // layout-changing view; dropout with p = 0 or in eval mode returns its input.
+    void refineSaved(const Node* n, Op& op)
+    {
+        const std::string& k = op.kind;
+        if (k.size() > 1 && k.back() == '_' && k[k.size() - 2] != '_') {
+            op.aliasesInput = true;
+            op.activationBytes = 0;
+        }
+        if ((k == "aten::mul" || k == "aten::div") && op.inputShapes.size() < 2)
+            op.savesInputs = false;
+        if (k == "aten::contiguous" && !op.inputOps.empty() && op.inputOps.front() >= 0) {
+            const std::string& pk = out.ops[std::size_t(op.inputOps.front())].kind;
+            static const std::set<std::string> layout{
+                "aten::transpose", "aten::permute", "aten::t",      "prim::ListUnpack",
+                "aten::select",    "aten::slice",   "aten::expand", "aten::narrow"};
+            if (layout.count(pk)) {
+                op.aliasesInput = false;
+                op.activationBytes = op.inputBytes;
+            }
+        }
+        if ((k == "aten::dropout" || k == "aten::feature_dropout") && n->inputs().size() >= 3) {
+            const auto p = torch::jit::toIValue(n->input(1));
+            const auto train = torch::jit::toIValue(n->input(2));
+            const bool noop = (p && p->isDouble() && p->toDouble() == 0.0) ||
+                              (train && train->isBool() && !train->toBool());
+            if (noop) {
+                op.aliasesInput = true;
+                op.activationBytes = 0;
+                op.extraSavedBytes = 0;
+                op.forwardFlops = op.backwardFlops = 0;
+            }
+        }
+    }
+
     void node(const Node* n)
     {
         if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop) {
@@ -238,6 +275,7 @@ struct Importer
             n->kind() == c10::prim::ListUnpack || n->kind() == c10::prim::TupleUnpack;
         OpRule rule = unpack ? OpRule{0, false, false, true, 0, true} : atenRule(op.kind, shapes);
         applyRule(op, rule, ctx.batch);
+        refineSaved(n, op);
         if (!shapesKnown) {
             Diagnostic d;
             d.severity = Severity::Warning;

@@ -68,7 +68,12 @@ struct Recorder
         op.inputBytes = std::int64_t(in.nbytes()) / batch;
         op.activationBytes = std::int64_t(outTensor.nbytes()) / batch;
         op.inputOps = {lastOp};
-        const OpRule rule = moduleRule(op.kind, shapes);
+        OpRule rule = moduleRule(op.kind, shapes);
+        if (auto d = std::dynamic_pointer_cast<torch::nn::DropoutImpl>(m);
+            d && (d->options.p() == 0.0 || !d->is_training())) {
+            rule = OpRule{};
+            rule.aliasesInput = true; // returns its input unchanged
+        }
         applyRule(op, rule, batch);
         if (!rule.known) {
             // No rule for this module type: count it like a dense layer over its parameters, and

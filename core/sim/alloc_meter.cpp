@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <c10/core/CPUAllocator.h>
+#include <mutex>
+#include <unordered_map>
 
 namespace portolan::sim {
 
@@ -20,18 +22,43 @@ Counters& counters()
     return c;
 }
 
-// What the deleter needs: the real allocation and its size.
-struct Allocation
+// Some LibTorch code calls raw_allocate(), which needs data == context and a raw deleter, so
+// the size of each counted block is kept in a side table rather than in a context object.
+struct Block
 {
-    c10::DataPtr inner;
     std::int64_t bytes;
+    c10::DeleterFnPtr innerDeleter;
 };
 
-void release(void* ctx)
+std::mutex& tableMutex()
 {
-    auto* a = static_cast<Allocation*>(ctx);
-    counters().live -= a->bytes;
-    delete a; // frees the inner DataPtr with the default allocator's deleter
+    static std::mutex m;
+    return m;
+}
+
+std::unordered_map<void*, Block>& table()
+{
+    static std::unordered_map<void*, Block> t;
+    return t;
+}
+
+void release(void* ptr)
+{
+    Block b{0, nullptr};
+    {
+        std::lock_guard lock(tableMutex());
+        auto it = table().find(ptr);
+        if (it == table().end()) {
+            // A raw allocation made while no meter was counting: the inner allocator's block.
+            if (auto d = c10::GetDefaultCPUAllocator()->raw_deleter())
+                d(ptr);
+            return;
+        }
+        b = it->second;
+        table().erase(it);
+    }
+    counters().live -= b.bytes;
+    b.innerDeleter(ptr);
 }
 
 class CountingAllocator final : public c10::Allocator
@@ -42,19 +69,24 @@ public:
     c10::DataPtr allocate(size_t n) const override
     {
         c10::DataPtr inner = m_inner->allocate(n);
-        if (!counters().active)
+        void* data = inner.get();
+        c10::DeleterFnPtr innerDeleter = inner.get_deleter();
+        // Only plain blocks (context == data) can be tracked through a raw deleter.
+        if (!counters().active || data == nullptr || inner.get_context() != data)
             return inner;
+        inner.release_context();
+        {
+            std::lock_guard lock(tableMutex());
+            table()[data] = Block{std::int64_t(n), innerDeleter};
+        }
         auto& c = counters();
         const auto live = c.live += std::int64_t(n);
         auto peak = c.peak.load();
         while (live > peak && !c.peak.compare_exchange_weak(peak, live)) {
         }
-        void* data = inner.get();
-        const c10::Device device = inner.device();
-        auto* ctx = new Allocation{std::move(inner), std::int64_t(n)};
-        return {data, ctx, &release, device};
+        return {data, data, &release, inner.device()};
     }
-    c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
+    c10::DeleterFnPtr raw_deleter() const override { return &release; }
 
 private:
     c10::Allocator* m_inner;

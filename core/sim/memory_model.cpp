@@ -137,24 +137,33 @@ MemoryBreakdown estimateTrainingMemory(const OpGraph& g, const TrainingConfig& c
     const auto ops = perOpMemory(g, c, first, end);
     MemoryBreakdown b;
     const std::int64_t mb = std::max(1, c.microBatch);
-    std::int64_t tempBackward = 0, maxParamGrad = 0, maxParam = 0;
+    const std::int64_t flight = std::max(1, inFlight);
+    std::int64_t stash = 0, maxParam = 0;
     for (const auto& m : ops) {
         b.weights += m.weights;
         b.gradients += m.gradients;
         b.gradAccumulators += m.gradAccumulators;
         b.optimizerState += m.optimizerState;
         b.masterWeights += m.masterWeights;
-        b.stashedActivations += m.stash * mb * std::max(1, inFlight);
-        tempBackward = std::max(tempBackward, m.temporary * mb + m.gradients);
-        maxParamGrad = std::max(maxParamGrad, m.gradients);
+        stash += m.stash * mb;
         maxParam = std::max(maxParam, m.weights);
+    }
+    b.stashedActivations = stash * flight;
+    // Backward runs last op first and frees each op's stash once it is done, so the dynamic peak
+    // is the largest "stash still held + gradient buffers of the op running now" (plus the other
+    // micro-batches' whole stash). At the turn from forward to backward everything is held along
+    // with the gradient of the output.
+    std::int64_t held = stash;
+    std::int64_t dynamicPeak = stash + (ops.empty() ? 0 : ops.back().activation * mb);
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+        dynamicPeak = std::max(dynamicPeak, held + it->temporary * mb + it->gradients);
+        held -= it->stash * mb;
     }
     // The optimizer step runs after backward has freed the stash; Adam makes two parameter-sized
     // temporaries (the square root and the denominator) for the largest tensor.
-    const std::int64_t slots = optimizerSlots(c.optimizer);
-    const std::int64_t tempOptimizer = slots >= 2 ? 2 * maxParam : 0;
-    b.temporaries = std::max(tempBackward, tempOptimizer - b.stashedActivations);
-    (void)maxParamGrad;
+    const std::int64_t tempOptimizer = optimizerSlots(c.optimizer) >= 2 ? 2 * maxParam : 0;
+    b.temporaries =
+        std::max({dynamicPeak - stash, tempOptimizer - b.stashedActivations, std::int64_t(0)});
     return b;
 }
 
