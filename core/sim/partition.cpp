@@ -1,0 +1,221 @@
+#include "core/sim/partition.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace portolan::sim {
+
+namespace {
+
+struct Prefix
+{
+    std::vector<double> cost; // cost[i] = sum of the first i ops
+    std::vector<std::int64_t> memory;
+};
+
+// Greedy: each stage takes as many ops as fit under `limit` and the cap. Returns the stage
+// starts, or empty when more than `stages` stages would be needed.
+std::vector<int> probe(const Prefix& p, int n, int stages, double limit, std::int64_t cap)
+{
+    std::vector<int> starts{0};
+    int start = 0;
+    while (start < n) {
+        if (int(starts.size()) > stages)
+            return {};
+        // Largest end with cost(start, end) <= limit (with a relative slack for rounding).
+        const double bound = p.cost[std::size_t(start)] + limit * (1 + 1e-12);
+        int end = int(std::upper_bound(p.cost.begin() + start + 1, p.cost.end(), bound) -
+                      p.cost.begin()) -
+                  1;
+        if (cap > 0) {
+            const std::int64_t mbound = p.memory[std::size_t(start)] + cap;
+            const int mend =
+                int(std::upper_bound(p.memory.begin() + start + 1, p.memory.end(), mbound) -
+                    p.memory.begin()) -
+                1;
+            end = std::min(end, mend);
+        }
+        if (end <= start)
+            return {}; // a single op exceeds the limit or the cap
+        starts.push_back(end);
+        start = end;
+    }
+    if (int(starts.size()) - 1 > stages)
+        return {};
+    return starts;
+}
+
+// Splits stages (largest first) until there are exactly `stages`: never raises the bottleneck.
+void fillTo(std::vector<int>& starts, const Prefix& p, int stages)
+{
+    while (int(starts.size()) - 1 < stages) {
+        int best = -1;
+        double bestCost = -1;
+        for (std::size_t s = 0; s + 1 < starts.size(); ++s) {
+            if (starts[s + 1] - starts[s] < 2)
+                continue;
+            const double c = p.cost[std::size_t(starts[s + 1])] - p.cost[std::size_t(starts[s])];
+            if (c > bestCost) {
+                bestCost = c;
+                best = int(s);
+            }
+        }
+        if (best < 0)
+            return;
+        // Cut the stage where its cost halves.
+        const int a = starts[std::size_t(best)], b = starts[std::size_t(best) + 1];
+        const double half = (p.cost[std::size_t(a)] + p.cost[std::size_t(b)]) / 2;
+        int cut = int(std::lower_bound(p.cost.begin() + a + 1, p.cost.begin() + b, half) -
+                      p.cost.begin());
+        cut = std::clamp(cut, a + 1, b - 1);
+        starts.insert(starts.begin() + best + 1, cut);
+    }
+}
+
+} // namespace
+
+Partition partitionMinMax(const std::vector<double>& cost, const std::vector<std::int64_t>& memory,
+                          int stages, std::int64_t memoryCap)
+{
+    Partition r;
+    const int n = int(cost.size());
+    if (stages < 1) {
+        r.reason = "the number of stages must be at least 1";
+        return r;
+    }
+    if (n < stages) {
+        r.reason = std::to_string(n) + " ops cannot fill " + std::to_string(stages) + " stages";
+        return r;
+    }
+    Prefix p;
+    p.cost.resize(std::size_t(n) + 1);
+    p.memory.resize(std::size_t(n) + 1);
+    double maxOp = 0;
+    for (int i = 0; i < n; ++i) {
+        p.cost[std::size_t(i) + 1] = p.cost[std::size_t(i)] + std::max(0.0, cost[std::size_t(i)]);
+        const std::int64_t m = std::size_t(i) < memory.size() ? memory[std::size_t(i)] : 0;
+        p.memory[std::size_t(i) + 1] = p.memory[std::size_t(i)] + std::max<std::int64_t>(0, m);
+        maxOp = std::max(maxOp, cost[std::size_t(i)]);
+        if (memoryCap > 0 && m > memoryCap) {
+            r.reason = "op " + std::to_string(i) + " alone needs " + std::to_string(m) +
+                       " bytes, more than a stage holds (" + std::to_string(memoryCap) + ")";
+            return r;
+        }
+    }
+    double hi = p.cost.back();
+    std::vector<int> best = probe(p, n, stages, hi, memoryCap);
+    if (best.empty()) {
+        r.reason = "the model does not fit in " + std::to_string(stages) +
+                   " stages under the memory cap even ignoring balance";
+        return r;
+    }
+    double lo = std::max(maxOp, hi / stages) * (1 - 1e-12);
+    if (auto s = probe(p, n, stages, lo, memoryCap); !s.empty()) {
+        best = s;
+        hi = lo;
+    }
+    // Bisection on the bottleneck; stop when the bracket is below the smallest meaningful gap.
+    for (int iter = 0; iter < 200 && hi - lo > std::max(1e-12 * hi, 0.0); ++iter) {
+        const double mid = lo + (hi - lo) / 2;
+        if (mid <= lo || mid >= hi)
+            break;
+        auto s = probe(p, n, stages, mid, memoryCap);
+        if (s.empty()) {
+            lo = mid;
+        } else {
+            // Snap to the achieved bottleneck: it is a segment sum, so the next probe is tighter.
+            double achieved = 0;
+            for (std::size_t k = 0; k + 1 < s.size(); ++k)
+                achieved =
+                    std::max(achieved, p.cost[std::size_t(s[k + 1])] - p.cost[std::size_t(s[k])]);
+            hi = std::min(mid, achieved);
+            best = std::move(s);
+        }
+    }
+    fillTo(best, p, stages);
+    r.feasible = true;
+    r.starts = std::move(best);
+    for (double c : stageCosts(cost, r.starts))
+        r.bottleneck = std::max(r.bottleneck, c);
+    return r;
+}
+
+std::vector<double> stageCosts(const std::vector<double>& cost, const std::vector<int>& starts)
+{
+    std::vector<double> out;
+    for (std::size_t s = 0; s + 1 < starts.size(); ++s) {
+        double c = 0;
+        for (int i = starts[s]; i < starts[s + 1]; ++i)
+            c += cost[std::size_t(i)];
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<std::int64_t> stageMemory(const std::vector<std::int64_t>& memory,
+                                      const std::vector<int>& starts)
+{
+    std::vector<std::int64_t> out;
+    for (std::size_t s = 0; s + 1 < starts.size(); ++s) {
+        std::int64_t m = 0;
+        for (int i = starts[s]; i < starts[s + 1]; ++i)
+            m += memory[std::size_t(i)];
+        out.push_back(m);
+    }
+    return out;
+}
+
+SplitResult splitFromLayers(const std::vector<int>& opLayer, int layerCount,
+                            const std::vector<int>& layersPerStage)
+{
+    SplitResult r;
+    int sum = 0;
+    for (int l : layersPerStage)
+        sum += l;
+    if (sum != layerCount) {
+        r.error = "the split covers " + std::to_string(sum) + " layers but the model has " +
+                  std::to_string(layerCount);
+        return r;
+    }
+    r.starts.push_back(0);
+    int layerEnd = 0;
+    for (std::size_t s = 0; s < layersPerStage.size(); ++s) {
+        layerEnd += layersPerStage[s];
+        const int opEnd =
+            int(std::lower_bound(opLayer.begin(), opLayer.end(), layerEnd) - opLayer.begin());
+        if (opEnd <= r.starts.back()) {
+            r.error = "stage " + std::to_string(s) + " of the split would hold no op";
+            r.starts.clear();
+            return r;
+        }
+        r.starts.push_back(opEnd);
+    }
+    r.starts.back() = int(opLayer.size());
+    return r;
+}
+
+SplitResult parseSplit(const std::string& text)
+{
+    SplitResult r;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        auto end = text.find(',', pos);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string part = text.substr(pos, end - pos);
+        bool ok =
+            !part.empty() && part.size() < 9 &&
+            std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!ok || std::stoi(part) == 0) {
+            r.error = "split '" + text + "': '" + part + "' at column " + std::to_string(pos + 1) +
+                      " is not a positive number of layers";
+            r.starts.clear();
+            return r;
+        }
+        r.starts.push_back(std::stoi(part)); // layers per stage, not op starts, until converted
+        pos = end + 1;
+    }
+    return r;
+}
+
+} // namespace portolan::sim
