@@ -1,0 +1,122 @@
+#include "core/sim/compile.h"
+
+#include "core/sim/cs_sim.h"
+#include "core/sim/ipu_sim.h"
+
+#include <chrono>
+
+namespace portolan::sim {
+
+namespace {
+
+Result<CompileResult> simulate(const graph::OpGraph& g, const targets::Target& t,
+                               const CompileOptions& o)
+{
+    if (t.kind == targets::TargetKind::Cs)
+        return simulateCs(g, t, o);
+    return simulateIpu(g, t, o);
+}
+
+} // namespace
+
+std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Target& t,
+                                   const CompileResult& base)
+{
+    struct Candidate
+    {
+        std::string id;
+        std::string description;
+        CompileOptions options;
+    };
+    std::vector<Candidate> candidates;
+    const CompileOptions& o = base.options;
+    const bool cs = t.kind == targets::TargetKind::Cs;
+    if (o.training.precision != Precision::Fp16) {
+        Candidate c{"fp16", "train in fp16 (weights, gradients, activations and state)", o};
+        c.options.training.precision = Precision::Fp16;
+        candidates.push_back(c);
+    }
+    if (!o.training.recompute) {
+        Candidate c{"recompute", "recompute activations in backward from layer checkpoints", o};
+        c.options.training.recompute = true;
+        candidates.push_back(c);
+    }
+    if (!cs && o.ipus < 64) {
+        Candidate c{"more-stages",
+                    "split over " + std::to_string(o.ipus * 2) + " IPUs (automatic split)", o};
+        c.options.ipus = o.ipus * 2;
+        c.options.split.clear();
+        candidates.push_back(c);
+    }
+    if (cs && base.cs && base.cs->mode == "layer-pipelined") {
+        Candidate c{"weight-streaming", "stream weights from off-wafer memory", o};
+        c.options.csMode = "weight-streaming";
+        candidates.push_back(c);
+    }
+    if (o.training.microBatch > 1) {
+        Candidate c{"smaller-micro-batch",
+                    "micro-batch " + std::to_string(o.training.microBatch / 2) +
+                        " (gradient accumulation " + std::to_string(o.training.gradAccum * 2) +
+                        " keeps the batch)",
+                    o};
+        c.options.training.microBatch = o.training.microBatch / 2;
+        c.options.training.gradAccum = o.training.gradAccum * 2;
+        candidates.push_back(c);
+    }
+    if (!o.training.optimizerOffChip &&
+        (optimizerSlots(o.training.optimizer) > 0 || o.training.precision == Precision::Mixed)) {
+        Candidate c{"optimizer-off-chip",
+                    cs ? "keep optimizer state off the wafer"
+                       : "keep optimizer state in streaming memory",
+                    o};
+        c.options.training.optimizerOffChip = true;
+        candidates.push_back(c);
+    }
+    std::vector<Remedy> out;
+    for (auto& c : candidates) {
+        c.options.advice = false;
+        auto r = simulate(g, t, c.options);
+        if (!r)
+            continue;
+        Remedy rem;
+        rem.id = c.id;
+        rem.description = c.description;
+        rem.peakBytesAfter = r.value->peakBytes;
+        rem.bytesSaved = base.peakBytes - r.value->peakBytes;
+        rem.fitsAfter = r.value->fits;
+        rem.samplesPerSecondAfter = r.value->samplesPerSecond;
+        out.push_back(std::move(rem));
+    }
+    return out;
+}
+
+Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Target& t,
+                                   const CompileOptions& o)
+{
+    const auto start = std::chrono::steady_clock::now();
+    if (o.training.microBatch < 1 || o.training.gradAccum < 1 || o.training.replicas < 1 ||
+        o.ipus < 1)
+        return Result<CompileResult>::fail(
+            {Severity::Error,
+             "compile.options",
+             "micro-batch, gradient accumulation, replicas and IPUs must be at least 1",
+             {}});
+    auto r = simulate(g, t, o);
+    if (!r)
+        return r;
+    if (o.advice && !r.value->fits)
+        r.value->advice = adviseRemedies(g, t, *r.value);
+    r.value->compileMilliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
+Result<CompileResult> compileGraph(const graph::OpGraph& g, const CompileOptions& o)
+{
+    auto t = targets::loadTarget(o.target);
+    if (!t)
+        return Result<CompileResult>::fail(t.error);
+    return compileGraph(g, *t.value, o);
+}
+
+} // namespace portolan::sim

@@ -1,0 +1,21 @@
+#pragma once
+
+// Simulated compilation of an op graph for a target, with advice when it does not fit.
+
+#include "core/sim/profile.h"
+#include "core/targets/target.h"
+
+namespace portolan::sim {
+
+// Loads the target, simulates it (IPU or CS), and when the model does not fit re-simulates with
+// each remedy (advice.h). compileMilliseconds covers all of it.
+Result<CompileResult> compileGraph(const graph::OpGraph& g, const CompileOptions& options);
+Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Target& target,
+                                   const CompileOptions& options);
+
+// Re-simulates with each applicable remedy: fp16, recomputation, more pipeline stages (or weight
+// streaming on CS), a smaller micro-batch, optimizer state off chip.
+std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Target& target,
+                                   const CompileResult& baseline);
+
+} // namespace portolan::sim

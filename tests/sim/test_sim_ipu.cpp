@@ -1,0 +1,260 @@
+// IPU and CS simulation: accounting that adds up, hand-computed numbers, schedules, advice.
+#include "core/graph/recorder.h"
+#include "core/graph/synthetic.h"
+#include "core/sim/compile.h"
+#include "core/sim/schedule.h"
+#include "test_models.h"
+
+#include <QTest>
+
+using namespace portolan;
+using namespace portolan::sim;
+
+namespace {
+
+graph::OpGraph mlpGraph(int hidden = 256)
+{
+    torch::manual_seed(0);
+    auto r =
+        graph::recordSequential(test::mlp(784, hidden, 10), torch::zeros({4, 1, 28, 28}), "mlp");
+    return *r.value;
+}
+
+} // namespace
+
+class TestSimIpu : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void accountingAddsUp_data()
+    {
+        QTest::addColumn<int>("ipus");
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<int>("schedule");
+        QTest::addRow("mk2-1") << 1 << "ipu-mk2" << int(Schedule::OneFOneB);
+        QTest::addRow("mk2-2-gpipe") << 2 << "ipu-mk2" << int(Schedule::GPipe);
+        QTest::addRow("mk1-4") << 4 << "ipu-mk1" << int(Schedule::OneFOneB);
+        QTest::addRow("bow-3") << 3 << "ipu-bow" << int(Schedule::OneFOneB);
+    }
+    void accountingAddsUp()
+    {
+        QFETCH(int, ipus);
+        QFETCH(QString, target);
+        QFETCH(int, schedule);
+        CompileOptions o;
+        o.target = target.toStdString();
+        o.ipus = ipus;
+        o.training.microBatch = 8;
+        o.training.gradAccum = 4;
+        o.training.optimizer = Optimizer::Adam;
+        o.training.schedule = Schedule(schedule);
+        auto r = compileGraph(mlpGraph(), o);
+        QVERIFY2(r, r.error.toString().c_str());
+        const IpuProfile& p = *r.value->ipu;
+        QCOMPARE(int(p.stages.size()), ipus);
+        QCOMPARE(int(p.tileBytes[0].size()), ipus * p.tilesPerIpu);
+        // Always-live: per-tile sum == sum of always-live variables' mapped bytes.
+        std::int64_t tileAlways = 0, tileNal = 0, tileAll = 0;
+        for (std::size_t t = 0; t < p.tileBytes[0].size(); ++t) {
+            tileAlways += p.tileBytes[int(MemoryCategory::AlwaysLive)][t];
+            tileNal += p.tileBytes[int(MemoryCategory::NotAlwaysLive)][t];
+            tileAll += p.tileTotal(int(t));
+        }
+        std::int64_t varAlways = 0, modelStatic = 0;
+        for (const auto& v : p.variables)
+            if (v.alwaysLive)
+                varAlways += v.bytesPerTile * v.tileCount;
+        QCOMPARE(tileAlways, varAlways);
+        // Not-always-live on tiles == the peak step's not-always-live bytes, stage by stage.
+        std::int64_t peakNal = 0;
+        for (const auto& st : p.stages) {
+            std::int64_t stagePeak = 0;
+            for (const auto& step : p.steps)
+                if (step.stage == st.index)
+                    stagePeak = std::max(stagePeak, step.notAlwaysLiveBytes);
+            peakNal += stagePeak;
+            modelStatic += st.memory.weights + st.memory.gradients + st.memory.gradAccumulators +
+                           st.memory.optimizerState + st.memory.masterWeights;
+        }
+        QCOMPARE(tileNal, peakNal);
+        // The variables are the memory model's figures, rounded up to whole grains per tile.
+        QVERIFY(varAlways >= modelStatic);
+        QVERIFY(varAlways < modelStatic + 16 * std::int64_t(p.variables.size()) * p.tilesPerIpu);
+        // Category totals == tile totals == the profile's total.
+        std::int64_t categories = 0;
+        for (const auto& cat : p.tileBytes)
+            for (auto b : cat)
+                categories += b;
+        QCOMPARE(categories, tileAll);
+        QCOMPARE(p.totalBytes, tileAll);
+        std::int64_t stageSum = 0;
+        for (const auto& st : p.stages)
+            stageSum += st.usedBytes;
+        QCOMPARE(stageSum, tileAll);
+        // Schedule: every micro-batch forward and backward on every stage.
+        QCOMPARE(int(p.schedule.size()), 2 * ipus * 4);
+        QCOMPARE(p.bubble, double(ipus - 1) / double(4 + ipus - 1));
+        QVERIFY(p.samplesPerSecond > 0);
+        QVERIFY(r.value->fits);
+    }
+
+    void handComputedMapping()
+    {
+        // fc1 of the MLP: 784*256 + 256 = 200,960 parameters, 803,840 fp32 bytes. Spread over
+        // all 1,472 Mk2 tiles (803,840 / 128 > 1,472): ceil(803,840 / 1,472) = 547 bytes,
+        // rounded up to the 16-byte grain = 560 bytes per tile.
+        CompileOptions o;
+        auto r = compileGraph(mlpGraph(), o);
+        QVERIFY(r);
+        const auto& vars = r.value->ipu->variables;
+        auto it = std::find_if(vars.begin(), vars.end(),
+                               [](const Variable& v) { return v.name == "fc1/weight"; });
+        QVERIFY(it != vars.end());
+        QCOMPARE(it->bytes, std::int64_t(803840));
+        QCOMPARE(it->tileCount, 1472);
+        QCOMPARE(it->bytesPerTile, std::int64_t(560));
+        // fc3: 2,570 params = 10,280 bytes -> ceil(10,280 / 128) = 81 tiles, 127 -> 128 bytes.
+        it = std::find_if(vars.begin(), vars.end(),
+                          [](const Variable& v) { return v.name == "fc3/weight"; });
+        QCOMPARE(it->tileCount, 81);
+        QCOMPARE(it->bytesPerTile, std::int64_t(128));
+        // Stash of fc1's input: 784 floats per sample, micro-batch 1, one in flight.
+        it = std::find_if(vars.begin(), vars.end(),
+                          [](const Variable& v) { return v.kind == "stash"; });
+        QVERIFY(it != vars.end());
+    }
+
+    void scheduleByHand()
+    {
+        // Two equal stages, forward 1 s, backward 2 s, m = 3, GPipe: F0 0-1, F1 1-2, F2 2-3 on
+        // stage 0; stage 1 backwards start after its last forward at 4; the step ends when
+        // stage 0 finishes its third backward: 4+2 (B0 s1) ... = 12.
+        auto ev = simulateSchedule(Schedule::GPipe, {1, 1}, {2, 2}, {0, 0}, 3);
+        double end = 0;
+        for (const auto& e : ev)
+            end = std::max(end, e.end);
+        QCOMPARE(end, 12.0);
+        // 1F1B gives the same makespan here and never runs more than p forwards ahead.
+        ev = simulateSchedule(Schedule::OneFOneB, {1, 1}, {2, 2}, {0, 0}, 3);
+        end = 0;
+        for (const auto& e : ev)
+            end = std::max(end, e.end);
+        QCOMPARE(end, 12.0);
+        QCOMPARE(bubbleFraction(4, 12), 3.0 / 15.0);
+    }
+
+    void userSplit()
+    {
+        CompileOptions o;
+        o.ipus = 2;
+        o.split = {3, 3};
+        auto r = compileGraph(mlpGraph(), o);
+        QVERIFY2(r, r.error.toString().c_str());
+        QCOMPARE(r.value->ipu->splitSource, std::string("user"));
+        QCOMPARE(r.value->ipu->stages[1].firstOp, 3);
+        o.split = {3, 2};
+        r = compileGraph(mlpGraph(), o);
+        QVERIFY(!r);
+        QVERIFY(r.error.message.find("6") != std::string::npos);
+    }
+
+    void doesNotFitAndAdvice()
+    {
+        // 784-4096-4096-10 with Adam in fp32 on one Mk1: ~20 M parameters x 16 bytes = 320 MB
+        // of always-live state against 304 MB of tiles.
+        CompileOptions o;
+        o.target = "ipu-mk1";
+        o.training.optimizer = Optimizer::Adam;
+        o.training.microBatch = 16;
+        auto r = compileGraph(mlpGraph(4096), o);
+        QVERIFY(r);
+        QVERIFY(!r.value->fits);
+        QVERIFY(r.value->ipu->oomTiles > 0);
+        QVERIFY(!r.value->advice.empty());
+        bool someFit = false;
+        for (const auto& a : r.value->advice) {
+            // Every remedy helps except recomputation, which has nothing to drop in an MLP whose
+            // layers are single ops.
+            if (a.id != "recompute")
+                QVERIFY2(a.bytesSaved > 0, a.id.c_str());
+            someFit = someFit || a.fitsAfter;
+        }
+        QVERIFY(someFit); // off-chip state or more IPUs does it
+    }
+
+    void csLayerPipelined()
+    {
+        CompileOptions o;
+        o.target = "cs-2";
+        o.training.microBatch = 32;
+        auto r = compileGraph(mlpGraph(), o);
+        QVERIFY2(r, r.error.toString().c_str());
+        const CsProfile& cs = *r.value->cs;
+        QCOMPARE(cs.mode, std::string("layer-pipelined"));
+        QVERIFY(r.value->fits);
+        // Kernels tile the grid: inside it, no overlap, areas add up to the grid.
+        std::int64_t area = 0;
+        double slowest = 1e300;
+        for (std::size_t i = 0; i < cs.kernels.size(); ++i) {
+            const auto& a = cs.kernels[i];
+            QVERIFY(a.x >= 0 && a.y >= 0 && a.x + a.width <= cs.gridWidth &&
+                    a.y + a.height <= cs.gridHeight);
+            area += a.activePes;
+            slowest = std::min(slowest, a.samplesPerSecond);
+            QCOMPARE(a.samplesPerSecond,
+                     std::min(a.computeSamplesPerSecond, a.transmissionSamplesPerSecond));
+            for (std::size_t j = i + 1; j < cs.kernels.size(); ++j) {
+                const auto& b = cs.kernels[j];
+                const bool apart = a.x + a.width <= b.x || b.x + b.width <= a.x ||
+                                   a.y + a.height <= b.y || b.y + b.height <= a.y;
+                QVERIFY(apart);
+            }
+        }
+        QCOMPARE(area, std::int64_t(cs.gridWidth) * cs.gridHeight);
+        QCOMPARE(cs.samplesPerSecond, slowest);
+        // The Linear kernels get more PEs than the ReLUs (compute share).
+        QVERIFY(cs.kernels[1].activePes > cs.kernels[2].activePes);
+    }
+
+    void csWeightStreamingForBigModels()
+    {
+        graph::SyntheticTransformer spec;
+        spec.layers = 200;
+        spec.hidden = 256;
+        spec.heads = 4;
+        spec.sequence = 64;
+        spec.vocab = 1000;
+        auto g = graph::recordSyntheticTransformer(spec);
+        QVERIFY2(g, g.error.toString().c_str());
+        QCOMPARE(int(g.value->layerNames.size()), 203);
+        CompileOptions o;
+        o.target = "cs-2";
+        o.training.microBatch = 4096; // activations beyond the wafer: weight streaming
+        auto r = compileGraph(*g.value, o);
+        QVERIFY(r);
+        QCOMPARE(r.value->cs->mode, std::string("weight-streaming"));
+        o.csMode = "layer-pipelined";
+        o.training.microBatch = 1;
+        r = compileGraph(*g.value, o);
+        QVERIFY(r);
+        QCOMPARE(r.value->cs->mode, std::string("layer-pipelined"));
+    }
+
+    void syntheticReplicationKeepsTheChain()
+    {
+        graph::SyntheticTransformer spec{3, 64, 4, 16, 100, true};
+        auto g = graph::recordSyntheticTransformer(spec);
+        QVERIFY(g);
+        spec.layers = 1;
+        auto one = graph::recordSyntheticTransformer(spec);
+        const std::size_t block = one.value->ops.size() - 3; // wte, ln_f, lm_head
+        QCOMPARE(g.value->ops.size(), 3 + 3 * block);
+        for (std::size_t i = 0; i < g.value->ops.size(); ++i)
+            for (int p : g.value->ops[i].inputOps)
+                QVERIFY(p < int(i));
+        QCOMPARE(g.value->ops.back().inputOps.front(), int(g.value->ops.size()) - 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSimIpu)
+#include "test_sim_ipu.moc"
