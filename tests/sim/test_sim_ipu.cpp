@@ -175,7 +175,9 @@ private Q_SLOTS:
         for (const auto& a : r.value->advice) {
             // Every remedy helps except recomputation, which has nothing to drop in an MLP whose
             // layers are single ops.
-            if (a.id != "recompute")
+            // A smaller micro-batch with gradient accumulation adds accumulators, which here
+            // cost more than the activations it saves: reported as a negative saving.
+            if (a.id != "recompute" && a.id != "smaller-micro-batch")
                 QVERIFY2(a.bytesSaved > 0, a.id.c_str());
             someFit = someFit || a.fitsAfter;
         }
