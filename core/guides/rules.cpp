@@ -1,0 +1,627 @@
+// The code-level rule kinds: calls, keywords, imports, classes, functions, returns, attribute uses
+// and assignments. Each reads its parameters from the check and reports through RuleContext.
+#include "core/guides/rules.h"
+
+#include "core/analysis/analysis.h"
+
+#include <set>
+
+namespace portolan::guides {
+
+using analysis::ProjectAnalysis;
+using analysis::PythonFile;
+using python::Call;
+using python::FunctionId;
+
+bool globMatch(std::string_view p, std::string_view t)
+{
+    // Iterative matcher with one backtrack point per star: linear enough for short names.
+    std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
+    while (ti < t.size()) {
+        if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
+            ++pi;
+            ++ti;
+        } else if (pi < p.size() && p[pi] == '*') {
+            star = pi++;
+            mark = ti;
+        } else if (star != std::string_view::npos) {
+            pi = star + 1;
+            ti = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (pi < p.size() && p[pi] == '*')
+        ++pi;
+    return pi == p.size();
+}
+
+bool anyGlob(const std::vector<std::string>& patterns, std::string_view text)
+{
+    for (const auto& p : patterns)
+        if (globMatch(p, text))
+            return true;
+    return false;
+}
+
+namespace {
+
+const std::map<std::string_view, void (*)(RuleContext&)>& kinds();
+
+std::string lastPart(const std::string& dotted)
+{
+    const auto dot = dotted.rfind('.');
+    return dot == std::string::npos ? dotted : dotted.substr(dot + 1);
+}
+
+std::string receiverOf(const std::string& callee)
+{
+    const auto dot = callee.rfind('.');
+    return dot == std::string::npos ? std::string() : callee.substr(0, dot);
+}
+
+bool fileOk(const RuleParams& p, const PythonFile& f)
+{
+    if (!p.has("in-file"))
+        return true;
+    const std::string base = f.path.substr(f.path.rfind('/') + 1);
+    return anyGlob(p.list("in-file"), f.path) || anyGlob(p.list("in-file"), base);
+}
+
+bool calleeOk(const std::vector<std::string>& globs, const Call& c)
+{
+    return !c.callee.empty() && (anyGlob(globs, c.callee) || anyGlob(globs, c.resolved));
+}
+
+const std::string& className(const PythonFile& f, FunctionId id)
+{
+    static const std::string none;
+    for (const python::FunctionDef* fn = f.index.function(id); fn;
+         fn = f.index.function(fn->parent))
+        if (!fn->className.empty())
+            return fn->className;
+    return none;
+}
+
+bool classHasBase(const PythonFile& f, const std::string& cls,
+                  const std::vector<std::string>& globs)
+{
+    if (cls.empty())
+        return false;
+    const python::ClassDef* c = f.index.findClass(cls);
+    if (!c)
+        return false;
+    for (const auto& b : c->bases)
+        if (anyGlob(globs, b) || anyGlob(globs, lastPart(b)) || anyGlob(globs, f.index.resolve(b)))
+            return true;
+    return false;
+}
+
+bool functionNameOk(const std::vector<std::string>& globs, const PythonFile& f, FunctionId id)
+{
+    const python::FunctionDef* fn = f.index.function(id);
+    if (!fn)
+        return anyGlob(globs, "<module>");
+    return anyGlob(globs, fn->name) || anyGlob(globs, fn->qualifiedName);
+}
+
+// Scope filters shared by the call-based rules.
+bool placeOk(const RuleParams& p, const PythonFile& f, FunctionId id)
+{
+    if (p.has("in-function") && !functionNameOk(p.list("in-function"), f, id))
+        return false;
+    if (p.has("not-in-function") && functionNameOk(p.list("not-in-function"), f, id))
+        return false;
+    if (p.has("in-class") && !anyGlob(p.list("in-class"), className(f, id)))
+        return false;
+    if (p.has("in-class-base") && !classHasBase(f, className(f, id), p.list("in-class-base")))
+        return false;
+    return true;
+}
+
+bool isWrapped(const PythonFile& f, const Call& call, const std::vector<std::string>& wrappers)
+{
+    for (int p = call.parentCall; p >= 0; p = f.index.calls[static_cast<std::size_t>(p)].parentCall)
+        if (calleeOk(wrappers, f.index.calls[static_cast<std::size_t>(p)]))
+            return true;
+    if (call.assignedTo.empty())
+        return false;
+    // model = Net(...); self.model = context.wrap_model(model)
+    for (const auto& c : f.index.calls)
+        if (c.function == call.function && calleeOk(wrappers, c))
+            for (const auto& a : c.arguments)
+                if (a.text == call.assignedTo)
+                    return true;
+    return false;
+}
+
+bool receiverFrom(const PythonFile& f, const Call& call, const std::vector<std::string>& globs)
+{
+    const std::string receiver = receiverOf(call.callee);
+    if (receiver.empty())
+        return false;
+    for (const auto& c : f.index.calls)
+        if (c.assignedTo == receiver && calleeOk(globs, c))
+            return true;
+    return false;
+}
+
+std::set<std::string> hostCallTexts(const ProjectAnalysis& a)
+{
+    std::set<std::string> out;
+    for (const auto& f : a.python)
+        for (const auto& c : f.index.calls)
+            if (const auto* k = c.keyword("host_call"))
+                out.insert(k->text);
+    return out;
+}
+
+// Does a call pass the argument filters of a rule?
+bool argsOk(const RuleParams& p, const Call& c)
+{
+    if (p.has("arg-count") && std::to_string(c.arguments.size()) != p.get("arg-count"))
+        return false;
+    if (p.has("arg0") && (c.arguments.empty() || !anyGlob(p.list("arg0"), c.arguments[0].text)))
+        return false;
+    if (p.has("string-arg")) {
+        if (c.arguments.empty() || !c.arguments[0].isString)
+            return false;
+        const std::string v = c.arguments[0].stringValue;
+        bool hit = false;
+        for (const auto& s : p.list("string-arg"))
+            hit = hit || s == v;
+        if (!hit)
+            return false;
+    }
+    if (p.has("arg-index")) {
+        const std::size_t i = static_cast<std::size_t>(std::stoul(p.get("arg-index")));
+        if (i >= c.arguments.size() || !c.arguments[i].keyword.empty() ||
+            !anyGlob(p.list("arg-value"), c.arguments[i].text))
+            return false;
+    }
+    return true;
+}
+
+template <typename Fn> void forCalls(RuleContext& ctx, Fn&& fn)
+{
+    const RuleParams& p = ctx.check.params;
+    const auto& callees = p.list("callee");
+    const auto& excludes = p.list("exclude");
+    for (const auto& f : ctx.analysis.python) {
+        if (!fileOk(p, f))
+            continue;
+        for (const auto& c : f.index.calls) {
+            if (!calleeOk(callees, c) || (!excludes.empty() && calleeOk(excludes, c)))
+                continue;
+            if (!argsOk(p, c) || !placeOk(p, f, c.function))
+                continue;
+            fn(f, c);
+        }
+    }
+}
+
+void ruleForbiddenCall(RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    const auto hostCalls =
+        p.flag("except-host-call") ? hostCallTexts(ctx.analysis) : std::set<std::string>();
+    forCalls(ctx, [&](const PythonFile& f, const Call& c) {
+        if (p.has("unless-wrapped-by") && isWrapped(f, c, p.list("unless-wrapped-by")))
+            return;
+        if (p.has("receiver-not-from") && receiverFrom(f, c, p.list("receiver-not-from")))
+            return;
+        if (p.flag("except-host-call")) {
+            const python::FunctionDef* fn = f.index.function(c.function);
+            for (const auto& h : hostCalls)
+                if (fn && h.find(fn->name) != std::string::npos)
+                    return;
+        }
+        const std::string detail = c.arguments.empty()       ? std::string()
+                                   : c.arguments[0].isString ? c.arguments[0].stringValue
+                                                             : c.arguments[0].text;
+        ctx.emit(f, c.nameSpan, {{"callee", c.callee}, {"name", c.callee}, {"detail", detail}},
+                 callFix(ctx.check, f, c));
+    });
+}
+
+void ruleRequiredCall(RuleContext& ctx);
+void ruleMissingKeyword(RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    const std::string keyword = p.get("keyword");
+    forCalls(ctx, [&](const PythonFile& f, const Call& c) {
+        const python::Argument* arg = c.keyword(keyword);
+        if (!arg) {
+            ctx.emit(
+                f, c.nameSpan,
+                {{"callee", c.callee}, {"name", c.callee}, {"detail", keyword + " is not set"}},
+                callFix(ctx.check, f, c));
+        } else if (p.has("value") && !anyGlob(p.list("value"), arg->text)) {
+            ctx.emit(
+                f, arg->span,
+                {{"callee", c.callee}, {"name", c.callee}, {"detail", keyword + "=" + arg->text}},
+                callFix(ctx.check, f, c));
+        }
+    });
+}
+
+void ruleKeywordPresent(RuleContext& ctx)
+{
+    const std::string keyword = ctx.check.params.get("keyword");
+    forCalls(ctx, [&](const PythonFile& f, const Call& c) {
+        if (const python::Argument* arg = c.keyword(keyword))
+            ctx.emit(f, arg->span, {{"callee", c.callee}, {"name", keyword}, {"detail", arg->text}},
+                     callFix(ctx.check, f, c));
+    });
+}
+
+void ruleForbiddenImport(RuleContext& ctx)
+{
+    const auto& modules = ctx.check.params.list("module");
+    for (const auto& f : ctx.analysis.python) {
+        if (!fileOk(ctx.check.params, f))
+            continue;
+        for (const auto& imp : f.index.imports)
+            if (anyGlob(modules, imp.target()) ||
+                (imp.name.empty() && anyGlob(modules, imp.module)))
+                ctx.emit(f, imp.span, {{"name", imp.target()}});
+    }
+}
+
+void emitMissing(RuleContext& ctx, const std::string& detail)
+{
+    SourceLocation loc;
+    if (!findAnchor(ctx.analysis, ctx.check.params.list("anchor"), loc)) {
+        if (!ctx.analysis.python.empty())
+            loc = {ctx.analysis.python.front().path, 1, 1};
+        else
+            loc = {".", 0, 0};
+    }
+    ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}});
+}
+
+bool onlyIfOk(RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    if (p.has("only-if-class-base")) {
+        bool any = false;
+        for (const auto& f : ctx.analysis.python)
+            for (const auto& cls : f.index.classes)
+                any = any || classHasBase(f, cls.name, p.list("only-if-class-base"));
+        if (!any)
+            return false;
+    }
+    if (p.has("only-if-function")) {
+        bool any = false;
+        for (const auto& f : ctx.analysis.python)
+            for (std::size_t i = 0; i < f.index.functions.size(); ++i)
+                any = any ||
+                      functionNameOk(p.list("only-if-function"), f, static_cast<FunctionId>(i));
+        if (!any)
+            return false;
+    }
+    if (p.has("only-if-call")) {
+        bool any = false;
+        for (const auto& f : ctx.analysis.python)
+            for (const auto& c : f.index.calls)
+                any = any || calleeOk(p.list("only-if-call"), c);
+        if (!any)
+            return false;
+    }
+    return true;
+}
+
+void ruleRequiredCall(RuleContext& ctx)
+{
+    if (!onlyIfOk(ctx)) {
+        ctx.applicable = false;
+        return;
+    }
+    const auto& keywords = ctx.check.params.list("keywords");
+    const PythonFile* partialFile = nullptr;
+    const Call* partial = nullptr;
+    bool found = false;
+    forCalls(ctx, [&](const PythonFile& f, const Call& c) {
+        bool all = true;
+        for (const auto& k : keywords)
+            all = all && c.keyword(k) != nullptr;
+        if (all)
+            found = true;
+        else if (!partial) {
+            partial = &c;
+            partialFile = &f;
+        }
+    });
+    if (found)
+        return;
+    if (partial) {
+        std::string missing;
+        for (const auto& k : keywords)
+            if (!partial->keyword(k))
+                missing += (missing.empty() ? "" : ", ") + k;
+        ctx.emit(*partialFile, partial->nameSpan,
+                 {{"detail", "missing " + missing}, {"name", partial->callee}});
+        return;
+    }
+    emitMissing(ctx, "no call to " + ctx.check.params.get("callee"));
+}
+
+void ruleRequiredClass(RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    bool found = false;
+    for (const auto& f : ctx.analysis.python) {
+        if (!fileOk(p, f))
+            continue;
+        for (const auto& cls : f.index.classes) {
+            if (!classHasBase(f, cls.name, p.list("base")))
+                continue;
+            found = true;
+            for (const auto& m : p.list("methods"))
+                if (std::find(cls.methods.begin(), cls.methods.end(), m) == cls.methods.end())
+                    ctx.emit(f, cls.nameSpan,
+                             {{"name", cls.name}, {"detail", cls.name + " has no method " + m}});
+            for (const auto& spec : p.list("method-params")) {
+                const std::string method = spec.substr(0, spec.find(':'));
+                const std::string want = spec.substr(spec.find(':') + 1);
+                const python::FunctionDef* fn = f.index.findFunction(cls.name + "." + method);
+                if (!fn)
+                    continue;
+                std::string got;
+                for (const auto& prm : fn->parameters)
+                    got += (got.empty() ? "" : ",") + prm.name;
+                if (got != want)
+                    ctx.emit(f, fn->nameSpan,
+                             {{"name", cls.name},
+                              {"detail",
+                               method + "(" + got + ") should be " + method + "(" + want + ")"}});
+            }
+        }
+    }
+    if (!found)
+        emitMissing(ctx, "no class derived from " + p.get("base"));
+}
+
+void ruleRequiredFunction(RuleContext& ctx)
+{
+    if (!onlyIfOk(ctx)) {
+        ctx.applicable = false;
+        return;
+    }
+    const RuleParams& p = ctx.check.params;
+    bool found = false;
+    for (const auto& f : ctx.analysis.python) {
+        if (!fileOk(p, f))
+            continue;
+        for (std::size_t i = 0; i < f.index.functions.size(); ++i) {
+            if (!functionNameOk(p.list("name"), f, static_cast<FunctionId>(i)))
+                continue;
+            found = true;
+            const auto& fn = f.index.functions[i];
+            if (!p.has("params"))
+                continue;
+            std::vector<std::string> got;
+            for (const auto& prm : fn.parameters)
+                got.push_back(prm.name);
+            if (got != p.list("params")) {
+                std::string want, have;
+                for (const auto& s : p.list("params"))
+                    want += (want.empty() ? "" : ", ") + s;
+                for (const auto& s : got)
+                    have += (have.empty() ? "" : ", ") + s;
+                ctx.emit(f, fn.nameSpan,
+                         {{"name", fn.name},
+                          {"detail",
+                           fn.name + "(" + have + ") should be " + fn.name + "(" + want + ")"}});
+            }
+        }
+    }
+    if (!found)
+        emitMissing(ctx, "no function " + p.get("name"));
+}
+
+void ruleReturnsCall(RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    bool any = false;
+    for (const auto& f : ctx.analysis.python) {
+        if (!fileOk(p, f))
+            continue;
+        for (std::size_t i = 0; i < f.index.functions.size(); ++i) {
+            const FunctionId id = static_cast<FunctionId>(i);
+            if (!functionNameOk(p.list("function"), f, id) || !placeOk(p, f, id))
+                continue;
+            any = true;
+            bool ok = false;
+            for (const auto& r : f.index.returns) {
+                if (r.function != id || r.text.empty())
+                    continue;
+                if (p.has("callee") && !anyGlob(p.list("callee"), r.callee))
+                    continue;
+                bool all = true;
+                for (const auto& k : p.list("keywords"))
+                    all = all &&
+                          std::find(r.keywords.begin(), r.keywords.end(), k) != r.keywords.end();
+                ok = ok || all;
+            }
+            if (!ok)
+                ctx.emit(f, f.index.functions[i].nameSpan,
+                         {{"name", f.index.functions[i].qualifiedName}});
+        }
+    }
+    if (!any)
+        ctx.applicable = false;
+}
+
+void ruleAttributeUse(RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    for (const auto& f : ctx.analysis.python) {
+        if (!fileOk(p, f))
+            continue;
+        for (const auto& u : f.index.attributes) {
+            if (!anyGlob(p.list("base"), u.base) || !placeOk(p, f, u.function))
+                continue;
+            if (p.has("chain") && !anyGlob(p.list("chain"), u.chain))
+                continue;
+            const auto second = u.chain.find('.', u.base.size() + 1);
+            ctx.emit(f, u.span, {{"name", u.chain.substr(0, second)}});
+        }
+    }
+}
+
+void ruleForbiddenAssignment(RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    for (const auto& f : ctx.analysis.python) {
+        if (!fileOk(p, f))
+            continue;
+        for (const auto& as : f.index.assignments) {
+            if (!anyGlob(p.list("target"), as.target) || !placeOk(p, f, as.function))
+                continue;
+            if (p.flag("value-is-call") && as.value.find('(') == std::string::npos)
+                continue;
+            ctx.emit(f, as.span, {{"name", as.target}, {"detail", as.value}});
+        }
+    }
+}
+
+// Module subclasses the project builds outside other modules: the models that are trained.
+std::vector<std::pair<const PythonFile*, const Call*>>
+modelInstantiations(const ProjectAnalysis& a, const std::vector<std::string>& bases)
+{
+    std::set<std::string> models;
+    for (const auto& f : a.python)
+        for (const auto& cls : f.index.classes)
+            if (classHasBase(f, cls.name, bases))
+                models.insert(cls.name);
+    std::vector<std::pair<const PythonFile*, const Call*>> out;
+    for (const auto& f : a.python)
+        for (const auto& c : f.index.calls) {
+            if (!models.count(lastPart(c.callee)))
+                continue;
+            if (classHasBase(f, className(f, c.function), bases))
+                continue; // a layer built inside another module
+            out.emplace_back(&f, &c);
+        }
+    return out;
+}
+
+void ruleForwardComputesLoss(RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    const auto bases = p.has("base") ? p.list("base") : std::vector<std::string>{"*Module"};
+    const auto uses = modelInstantiations(ctx.analysis, bases);
+    std::set<std::string> done;
+    for (const auto& [file, call] : uses) {
+        const std::string cls = lastPart(call->callee);
+        if (!done.insert(cls).second)
+            continue;
+        for (const auto& f : ctx.analysis.python) {
+            const python::ClassDef* c = f.index.findClass(cls);
+            if (!c)
+                continue;
+            const python::FunctionDef* fwd = f.index.findFunction(cls + ".forward");
+            if (!fwd) {
+                ctx.emit(f, c->nameSpan, {{"name", cls}, {"detail", cls + " has no forward"}});
+                break;
+            }
+            const FunctionId id = static_cast<FunctionId>(fwd - f.index.functions.data());
+            bool training = false, loss = false;
+            for (const auto& u : f.index.attributes)
+                training = training || (u.function == id && u.chain == "self.training");
+            for (const auto& call2 : f.index.calls)
+                loss = loss || (call2.function == id && calleeOk(p.list("loss"), call2));
+            if (!training || !loss)
+                ctx.emit(f, fwd->nameSpan,
+                         {{"name", cls},
+                          {"detail", !loss ? "computes no loss" : "does not check self.training"}});
+            break;
+        }
+    }
+    if (uses.empty())
+        ctx.applicable = false;
+}
+
+void ruleModuleMustBeWrapped(RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    const auto bases = p.has("base") ? p.list("base") : std::vector<std::string>{"*Module"};
+    const auto uses = modelInstantiations(ctx.analysis, bases);
+    for (const auto& [file, call] : uses)
+        if (!isWrapped(*file, *call, p.list("wrapper")))
+            ctx.emit(*file, call->nameSpan, {{"name", call->callee}});
+    if (uses.empty())
+        ctx.applicable = false;
+}
+
+const std::map<std::string_view, void (*)(RuleContext&)>& kinds()
+{
+    static const std::map<std::string_view, void (*)(RuleContext&)> k{
+        {"forbidden-call", &ruleForbiddenCall},
+        {"required-call", &ruleRequiredCall},
+        {"missing-keyword", &ruleMissingKeyword},
+        {"keyword-present", &ruleKeywordPresent},
+        {"forbidden-import", &ruleForbiddenImport},
+        {"required-class", &ruleRequiredClass},
+        {"required-function", &ruleRequiredFunction},
+        {"returns-call", &ruleReturnsCall},
+        {"attribute-use", &ruleAttributeUse},
+        {"forbidden-assignment", &ruleForbiddenAssignment},
+        {"forward-computes-loss", &ruleForwardComputesLoss},
+        {"module-must-be-wrapped", &ruleModuleMustBeWrapped},
+        {"config-file", &ruleConfigFile},
+        {"config-sections", &ruleConfigSections},
+        {"config-keys-exist", &ruleConfigKeysExist},
+        {"config-keys-unused", &ruleConfigKeysUnused},
+        {"determined-entrypoint", &ruleDeterminedEntrypoint},
+        {"undefined-name", &ruleUndefinedName},
+    };
+    return k;
+}
+
+} // namespace
+
+bool isKnownRuleKind(std::string_view kind)
+{
+    return kinds().count(kind) > 0;
+}
+
+void RuleContext::emit(const std::string& file, int line, int column,
+                       const std::map<std::string, std::string>& vars, std::optional<Fix> fix)
+{
+    Finding f;
+    f.checkId = check.id;
+    f.stepId = stepId;
+    f.severity = check.severity;
+    std::string msg = check.message;
+    for (const auto& [k, v] : vars) {
+        const std::string token = "{" + k + "}";
+        for (auto pos = msg.find(token); pos != std::string::npos;
+             pos = msg.find(token, pos + v.size()))
+            msg.replace(pos, token.size(), v);
+    }
+    f.message = std::move(msg);
+    f.location = {file, line, column};
+    f.hint = check.hint;
+    f.fix = std::move(fix);
+    out.push_back(std::move(f));
+}
+
+void RuleContext::emit(const PythonFile& f, const python::Span& at,
+                       const std::map<std::string, std::string>& vars, std::optional<Fix> fix)
+{
+    emit(f.path, at.line, at.column, vars, std::move(fix));
+}
+
+void evaluateCheck(RuleContext& ctx)
+{
+    const auto it = kinds().find(ctx.check.kind);
+    if (it == kinds().end()) {
+        ctx.applicable = false;
+        return;
+    }
+    it->second(ctx);
+}
+
+} // namespace portolan::guides

@@ -1,0 +1,283 @@
+// Rule kinds that look across files: configs against the code that reads them, Determined's
+// entrypoint, names used but defined nowhere, and the anchors that place "missing" findings.
+#include "core/analysis/analysis.h"
+#include "core/analysis/config_reads.h"
+#include "core/guides/rules.h"
+
+#include <set>
+
+namespace portolan::guides {
+
+using analysis::ConfigFile;
+using analysis::ConfigRead;
+using analysis::ConfigTarget;
+using analysis::ProjectAnalysis;
+using analysis::PythonFile;
+
+bool findAnchor(const ProjectAnalysis& a, const std::vector<std::string>& anchors,
+                SourceLocation& out)
+{
+    for (const auto& anchor : anchors) {
+        const auto colon = anchor.find(':');
+        if (colon == std::string::npos)
+            continue;
+        const std::string kind = anchor.substr(0, colon);
+        const std::vector<std::string> glob{anchor.substr(colon + 1)};
+        for (const auto& f : a.python) {
+            const auto& idx = f.index;
+            auto at = [&](const python::Span& s) {
+                out = {f.path, s.line, s.column};
+                return true;
+            };
+            if (kind == "call") {
+                for (const auto& c : idx.calls)
+                    if (!c.callee.empty() && (anyGlob(glob, c.callee) || anyGlob(glob, c.resolved)))
+                        return at(c.nameSpan);
+            } else if (kind == "class-base") {
+                for (const auto& cls : idx.classes)
+                    for (const auto& b : cls.bases)
+                        if (anyGlob(glob, b) || anyGlob(glob, idx.resolve(b)))
+                            return at(cls.span);
+            } else if (kind == "function-param") {
+                for (const auto& fn : idx.functions)
+                    for (const auto& p : fn.parameters)
+                        if (anyGlob(glob, p.name))
+                            return at(fn.span);
+            } else if (kind == "function-returns") {
+                for (const auto& r : idx.returns)
+                    if (!r.callee.empty() && anyGlob(glob, r.callee))
+                        if (const auto* fn = idx.function(r.function))
+                            return at(fn->span);
+            } else if (kind == "function") {
+                for (const auto& fn : idx.functions)
+                    if (anyGlob(glob, fn.name))
+                        return at(fn.span);
+            } else if (kind == "function-calls") {
+                for (const auto& c : idx.calls)
+                    if (!c.callee.empty() && anyGlob(glob, c.callee))
+                        if (const auto* fn = idx.function(c.function))
+                            return at(fn->span);
+            } else if (kind == "file") {
+                if (anyGlob(glob, f.path)) {
+                    out = {f.path, 1, 1};
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+namespace {
+
+void emitMissingAt(RuleContext& ctx, const std::string& detail)
+{
+    SourceLocation loc;
+    if (!findAnchor(ctx.analysis, ctx.check.params.list("anchor"), loc))
+        loc = ctx.analysis.python.empty() ? SourceLocation{".", 0, 0}
+                                          : SourceLocation{ctx.analysis.python.front().path, 1, 1};
+    ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}});
+}
+
+ConfigTarget targetOf(const RuleParams& p)
+{
+    const std::string t = p.get("target", "params");
+    if (t == "hparams")
+        return ConfigTarget::DeterminedHparam;
+    if (t == "data")
+        return ConfigTarget::DeterminedData;
+    return ConfigTarget::Params;
+}
+
+std::vector<const ConfigFile*> configsFor(const ProjectAnalysis& a, ConfigTarget t)
+{
+    if (t == ConfigTarget::Params) {
+        const ConfigFile* c = a.paramsConfig();
+        return c ? std::vector<const ConfigFile*>{c} : std::vector<const ConfigFile*>{};
+    }
+    return a.experimentConfigs();
+}
+
+} // namespace
+
+void ruleConfigFile(RuleContext& ctx)
+{
+    const bool determined = ctx.check.params.get("config") == "determined";
+    if (determined ? ctx.analysis.experimentConfigs().empty()
+                   : ctx.analysis.paramsConfig() == nullptr)
+        emitMissingAt(ctx,
+                      determined ? "no Determined experiment config" : "no configs/params.yaml");
+}
+
+void ruleConfigSections(RuleContext& ctx)
+{
+    const auto configs = configsFor(ctx.analysis, targetOf(ctx.check.params));
+    if (configs.empty()) {
+        ctx.applicable = false;
+        return;
+    }
+    for (const ConfigFile* cfg : configs)
+        for (const auto& s : ctx.check.params.list("required"))
+            if (!cfg->hasSection(s))
+                ctx.emit(cfg->path, 1, 1, {{"name", s}, {"key", s}, {"detail", cfg->path}});
+}
+
+void ruleConfigKeysExist(RuleContext& ctx)
+{
+    const ConfigTarget target = targetOf(ctx.check.params);
+    const auto configs = configsFor(ctx.analysis, target);
+    if (configs.empty()) {
+        ctx.applicable = false;
+        return;
+    }
+    const auto reads = analysis::configReads(ctx.analysis);
+    // Keys the code gives a default for (setdefault, .get) may be absent from the file.
+    std::set<std::string> defaulted;
+    for (const auto& r : reads)
+        if (r.isDefault)
+            defaulted.insert(r.path);
+    for (const auto& r : reads) {
+        if (r.target != target || r.isDefault || defaulted.count(r.path))
+            continue;
+        for (const ConfigFile* cfg : configs) {
+            if (cfg->parseError || cfg->find(r.path))
+                continue;
+            std::string shown = r.path;
+            if (target == ConfigTarget::DeterminedHparam)
+                shown = r.path.substr(std::string("hyperparameters.").size());
+            ctx.emit(*r.file, r.span, {{"key", shown}, {"name", shown}, {"detail", cfg->path}});
+        }
+    }
+}
+
+void ruleConfigKeysUnused(RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    const ConfigTarget target = targetOf(p);
+    const auto configs = configsFor(ctx.analysis, target);
+    if (configs.empty()) {
+        ctx.applicable = false;
+        return;
+    }
+    const auto reads = analysis::configReads(ctx.analysis);
+    std::vector<std::string> paths;
+    for (const auto& r : reads)
+        if (r.target == target)
+            paths.push_back(r.path);
+    const std::string section = p.get("section");
+    for (const ConfigFile* cfg : configs) {
+        for (const auto& k : cfg->keys) {
+            const std::string top = k.path.substr(0, k.path.find('.'));
+            if (!section.empty()) {
+                // hyperparameters: every direct child is one name, whatever its (search) shape.
+                if (top != section || k.depth != 2)
+                    continue;
+            } else if (k.isMapping || k.depth < 2) {
+                continue;
+            }
+            if (anyGlob(p.list("ignore-sections"), top) || anyGlob(p.list("ignore-keys"), k.path))
+                continue;
+            bool used = false;
+            for (const auto& r : paths)
+                used = used || r == k.path || k.path.starts_with(r + ".");
+            if (!used)
+                ctx.emit(cfg->path, k.line, k.column,
+                         {{"key", k.path}, {"name", k.path}, {"detail", cfg->path}});
+        }
+    }
+}
+
+void ruleDeterminedEntrypoint(RuleContext& ctx)
+{
+    const auto configs = ctx.analysis.experimentConfigs();
+    if (configs.empty()) {
+        ctx.applicable = false;
+        return;
+    }
+    for (const ConfigFile* cfg : configs) {
+        const analysis::ConfigKey* k = cfg->find("entrypoint");
+        if (!k) {
+            ctx.emit(cfg->path, 1, 1,
+                     {{"name", "(none)"}, {"detail", "the config has no entrypoint"}});
+            continue;
+        }
+        const auto colon = k->value.find(':');
+        if (colon == std::string::npos) {
+            ctx.emit(cfg->path, k->line, k->column,
+                     {{"name", k->value},
+                      {"detail", "'" + k->value + "' is not of the form module:Class"}});
+            continue;
+        }
+        std::string module = k->value.substr(0, colon);
+        const std::string cls = k->value.substr(colon + 1);
+        for (auto& ch : module)
+            if (ch == '.')
+                ch = '/';
+        const auto slash = cfg->path.rfind('/');
+        const std::string dir = slash == std::string::npos ? "" : cfg->path.substr(0, slash + 1);
+        const PythonFile* file = ctx.analysis.findPython(dir + module + ".py");
+        if (!file)
+            file = ctx.analysis.findPython(dir + module + "/__init__.py");
+        if (!file) {
+            ctx.emit(
+                cfg->path, k->line, k->column,
+                {{"name", k->value}, {"detail", "there is no module " + dir + module + ".py"}});
+        } else if (!file->index.findClass(cls)) {
+            ctx.emit(cfg->path, k->line, k->column,
+                     {{"name", k->value}, {"detail", file->path + " defines no class " + cls}});
+        }
+    }
+}
+
+void ruleUndefinedName(RuleContext& ctx)
+{
+    // Where each name is a local, to say "it is a local of main() (train.py:102)".
+    auto localElsewhere = [&](const std::string& name, std::string& where) {
+        for (const auto& f : ctx.analysis.python)
+            for (std::size_t s = 1; s < f.index.scopes.size(); ++s)
+                for (const auto& d : f.index.scopes[s].defined)
+                    if (d.name == name) {
+                        const auto* fn = f.index.function(f.index.scopes[s].function);
+                        where = "; it is a local of " +
+                                (fn ? fn->qualifiedName : std::string("?")) + "() (" + f.path +
+                                ":" + std::to_string(d.span.line) + ")";
+                        return;
+                    }
+    };
+    for (const auto& f : ctx.analysis.python) {
+        const auto& idx = f.index;
+        bool star = false;
+        for (const auto& s : idx.scopes)
+            star = star || s.hasStarImport;
+        if (star || idx.scopes.empty())
+            continue;
+        std::set<std::string> module;
+        for (const auto& d : idx.scopes[0].defined)
+            module.insert(d.name);
+        std::vector<std::set<std::string>> local(idx.functions.size());
+        for (std::size_t s = 1; s < idx.scopes.size(); ++s)
+            for (const auto& d : idx.scopes[s].defined)
+                local[static_cast<std::size_t>(idx.scopes[s].function)].insert(d.name);
+        for (std::size_t s = 1; s < idx.scopes.size(); ++s) {
+            const python::FunctionId id = idx.scopes[s].function;
+            for (const auto& use : idx.scopes[s].used) {
+                if (module.count(use.name) || python::isBuiltinName(use.name))
+                    continue;
+                bool found = false;
+                for (python::FunctionId p = id; p >= 0 && !found;
+                     p = idx.functions[static_cast<std::size_t>(p)].parent)
+                    found = local[static_cast<std::size_t>(p)].count(use.name) > 0;
+                if (found)
+                    continue;
+                std::string where;
+                localElsewhere(use.name, where);
+                ctx.emit(f, use.span,
+                         {{"name", use.name},
+                          {"function", idx.functions[static_cast<std::size_t>(id)].qualifiedName},
+                          {"detail", where}});
+            }
+        }
+    }
+}
+
+} // namespace portolan::guides
