@@ -1,0 +1,501 @@
+#include "core/report/report.h"
+
+#include "core/common/atomic_file.h"
+#include "core/common/json.h"
+#include "core/common/text.h"
+
+namespace portolan::report {
+
+using nlohmann::json;
+using namespace portolan::sim;
+
+namespace {
+
+json shapeJson(const graph::Shape& s)
+{
+    return json(s);
+}
+
+json memoryJson(const MemoryBreakdown& m)
+{
+    return {{"weights", m.weights},
+            {"gradients", m.gradients},
+            {"grad_accumulators", m.gradAccumulators},
+            {"optimizer_state", m.optimizerState},
+            {"master_weights", m.masterWeights},
+            {"stashed_activations", m.stashedActivations},
+            {"temporaries", m.temporaries},
+            {"total", m.total()}};
+}
+
+MemoryBreakdown memoryFrom(const json& j)
+{
+    MemoryBreakdown m;
+    m.weights = j.at("weights");
+    m.gradients = j.at("gradients");
+    m.gradAccumulators = j.at("grad_accumulators");
+    m.optimizerState = j.at("optimizer_state");
+    m.masterWeights = j.at("master_weights");
+    m.stashedActivations = j.at("stashed_activations");
+    m.temporaries = j.at("temporaries");
+    return m;
+}
+
+json optionsJson(const CompileOptions& o)
+{
+    const auto& t = o.training;
+    return {{"target", o.target},
+            {"ipus", o.ipus},
+            {"micro_batch", t.microBatch},
+            {"grad_accum", t.gradAccum},
+            {"replicas", t.replicas},
+            {"precision", precisionName(t.precision)},
+            {"optimizer", optimizerName(t.optimizer)},
+            {"recompute", t.recompute},
+            {"optimizer_off_chip", t.optimizerOffChip},
+            {"schedule", scheduleName(t.schedule)},
+            {"split", o.split},
+            {"cs_mode", o.csMode}};
+}
+
+CompileOptions optionsFrom(const json& j)
+{
+    CompileOptions o;
+    o.target = j.at("target");
+    o.ipus = j.at("ipus");
+    auto& t = o.training;
+    t.microBatch = j.at("micro_batch");
+    t.gradAccum = j.at("grad_accum");
+    t.replicas = j.at("replicas");
+    t.precision = precisionFromName(j.at("precision").get<std::string>()).value_or(Precision::Fp32);
+    t.optimizer = optimizerFromName(j.at("optimizer").get<std::string>()).value_or(Optimizer::Sgd);
+    t.recompute = j.at("recompute");
+    t.optimizerOffChip = j.at("optimizer_off_chip");
+    t.schedule = scheduleFromName(j.at("schedule").get<std::string>()).value_or(Schedule::OneFOneB);
+    o.split = j.at("split").get<std::vector<int>>();
+    o.csMode = j.at("cs_mode");
+    return o;
+}
+
+json graphJson(const graph::OpGraph& g, const std::vector<int>& opStage)
+{
+    json ops = json::array();
+    for (std::size_t i = 0; i < g.ops.size(); ++i) {
+        const auto& op = g.ops[i];
+        json shapes = json::array();
+        for (const auto& s : op.inputShapes)
+            shapes.push_back(shapeJson(s));
+        ops.push_back({{"name", op.name},
+                       {"kind", op.kind},
+                       {"module", op.modulePath},
+                       {"layer", op.layer},
+                       {"stage", i < opStage.size() ? opStage[i] : 0},
+                       {"inputs", op.inputOps},
+                       {"input_shapes", shapes},
+                       {"output_shape", shapeJson(op.outputShape)},
+                       {"dtype", graph::dtypeName(op.dtype)},
+                       {"params", op.paramCount},
+                       {"param_bytes", op.paramBytes},
+                       {"forward_flops", op.forwardFlops},
+                       {"backward_flops", op.backwardFlops},
+                       {"activation_bytes", op.activationBytes},
+                       {"input_bytes", op.inputBytes},
+                       {"extra_saved_bytes", op.extraSavedBytes},
+                       {"saves_inputs", op.savesInputs},
+                       {"saves_output", op.savesOutput},
+                       {"aliases_input", op.aliasesInput},
+                       {"location", toJson(op.location)}});
+    }
+    return {{"name", g.name},
+            {"origin", g.origin},
+            {"input_shape", g.inputShape},
+            {"input_dtype", graph::dtypeName(g.inputDtype)},
+            {"recorded_batch", g.recordedBatch},
+            {"layers", g.layerNames},
+            {"params", g.totalParams()},
+            {"forward_flops_per_sample", g.totalForwardFlops()},
+            {"ops", ops}};
+}
+
+SourceLocation locationFrom(const json& j)
+{
+    SourceLocation l;
+    if (j.is_object()) {
+        l.file = j.value("file", "");
+        l.line = j.value("line", 0);
+        l.column = j.value("column", 0);
+    }
+    return l;
+}
+
+graph::OpGraph graphFrom(const json& j, std::vector<int>& opStage)
+{
+    graph::OpGraph g;
+    g.name = j.at("name");
+    g.origin = j.at("origin");
+    g.inputShape = j.at("input_shape").get<graph::Shape>();
+    g.inputDtype = graph::dtypeFromName(j.at("input_dtype").get<std::string>());
+    g.recordedBatch = j.at("recorded_batch");
+    g.layerNames = j.at("layers").get<std::vector<std::string>>();
+    for (const auto& o : j.at("ops")) {
+        graph::Op op;
+        op.name = o.at("name");
+        op.kind = o.at("kind");
+        op.modulePath = o.at("module");
+        op.layer = o.at("layer");
+        opStage.push_back(o.at("stage"));
+        op.inputOps = o.at("inputs").get<std::vector<int>>();
+        for (const auto& s : o.at("input_shapes"))
+            op.inputShapes.push_back(s.get<graph::Shape>());
+        op.outputShape = o.at("output_shape").get<graph::Shape>();
+        op.dtype = graph::dtypeFromName(o.at("dtype").get<std::string>());
+        op.paramCount = o.at("params");
+        op.paramBytes = o.at("param_bytes");
+        op.forwardFlops = o.at("forward_flops");
+        op.backwardFlops = o.at("backward_flops");
+        op.activationBytes = o.at("activation_bytes");
+        op.inputBytes = o.at("input_bytes");
+        op.extraSavedBytes = o.at("extra_saved_bytes");
+        op.savesInputs = o.at("saves_inputs");
+        op.savesOutput = o.at("saves_output");
+        op.aliasesInput = o.at("aliases_input");
+        op.location = locationFrom(o.at("location"));
+        g.ops.push_back(std::move(op));
+    }
+    return g;
+}
+
+json ipuJson(const IpuProfile& p)
+{
+    json tiles;
+    for (int c = 0; c < kMemoryCategories; ++c)
+        tiles[memoryCategoryName(MemoryCategory(c))] = p.tileBytes[std::size_t(c)];
+    // Variables as parallel arrays ("columns"): a report of 1 M variables stays small and loads
+    // fast, and a view can build per-tile lists from tile ranges without copying.
+    json vars = {{"name", json::array()},
+                 {"kind", json::array()},
+                 {"always_live", json::array()},
+                 {"stage", json::array()},
+                 {"op", json::array()},
+                 {"bytes", json::array()},
+                 {"first_tile", json::array()},
+                 {"tile_count", json::array()},
+                 {"bytes_per_tile", json::array()},
+                 {"live_from", json::array()},
+                 {"live_to", json::array()}};
+    for (const auto& v : p.variables) {
+        vars["name"].push_back(v.name);
+        vars["kind"].push_back(v.kind);
+        vars["always_live"].push_back(v.alwaysLive);
+        vars["stage"].push_back(v.stage);
+        vars["op"].push_back(v.op);
+        vars["bytes"].push_back(v.bytes);
+        vars["first_tile"].push_back(v.firstTile);
+        vars["tile_count"].push_back(v.tileCount);
+        vars["bytes_per_tile"].push_back(v.bytesPerTile);
+        vars["live_from"].push_back(v.liveFrom);
+        vars["live_to"].push_back(v.liveTo);
+    }
+    json steps = json::array();
+    for (const auto& s : p.steps)
+        steps.push_back({{"name", s.name},
+                         {"phase", s.phase},
+                         {"stage", s.stage},
+                         {"op", s.op},
+                         {"always_live", s.alwaysLiveBytes},
+                         {"not_always_live", s.notAlwaysLiveBytes}});
+    json stages = json::array();
+    for (const auto& s : p.stages)
+        stages.push_back({{"index", s.index},
+                          {"ipu", s.ipu},
+                          {"first_op", s.firstOp},
+                          {"end_op", s.endOp},
+                          {"first_layer", s.firstLayer},
+                          {"end_layer", s.endLayer},
+                          {"flops", s.flops},
+                          {"compute_cycles", s.computeCycles},
+                          {"exchange_cycles", s.exchangeCycles},
+                          {"link_cycles", s.linkCycles},
+                          {"forward_seconds", s.forwardSeconds},
+                          {"backward_seconds", s.backwardSeconds},
+                          {"memory", memoryJson(s.memory)},
+                          {"used_bytes", s.usedBytes},
+                          {"max_tile_bytes", s.maxTileBytes},
+                          {"oom_tiles", s.oomTiles}});
+    json schedule = json::array();
+    for (const auto& e : p.schedule)
+        schedule.push_back({e.stage, e.microBatch, e.backward ? 1 : 0, e.start, e.end});
+    return {{"ipus_per_replica", p.ipusPerReplica},
+            {"tiles_per_ipu", p.tilesPerIpu},
+            {"tile_capacity", p.tileCapacity},
+            {"system", p.systemName},
+            {"split_source", p.splitSource},
+            {"bubble", p.bubble},
+            {"step_seconds", p.stepSeconds},
+            {"samples_per_second", p.samplesPerSecond},
+            {"balance", p.balance},
+            {"oom_tiles", p.oomTiles},
+            {"max_tile_bytes", p.maxTileBytes},
+            {"total_bytes", p.totalBytes},
+            {"tile_bytes", tiles},
+            {"variables", vars},
+            {"steps", steps},
+            {"stages", stages},
+            {"schedule", schedule}};
+}
+
+IpuProfile ipuFrom(const json& j)
+{
+    IpuProfile p;
+    p.ipusPerReplica = j.at("ipus_per_replica");
+    p.tilesPerIpu = j.at("tiles_per_ipu");
+    p.tileCapacity = j.at("tile_capacity");
+    p.systemName = j.at("system");
+    p.splitSource = j.at("split_source");
+    p.bubble = j.at("bubble");
+    p.stepSeconds = j.at("step_seconds");
+    p.samplesPerSecond = j.at("samples_per_second");
+    p.balance = j.at("balance");
+    p.oomTiles = j.at("oom_tiles");
+    p.maxTileBytes = j.at("max_tile_bytes");
+    p.totalBytes = j.at("total_bytes");
+    const std::size_t tiles = std::size_t(p.tilesPerIpu) * std::size_t(p.ipusPerReplica);
+    for (int c = 0; c < kMemoryCategories; ++c) {
+        p.tileBytes[std::size_t(c)] = j.at("tile_bytes")
+                                          .at(memoryCategoryName(MemoryCategory(c)))
+                                          .get<std::vector<std::int64_t>>();
+        if (p.tileBytes[std::size_t(c)].size() != tiles)
+            throw std::runtime_error(std::string("tile_bytes.") +
+                                     memoryCategoryName(MemoryCategory(c)) + " has " +
+                                     std::to_string(p.tileBytes[std::size_t(c)].size()) +
+                                     " tiles, expected " + std::to_string(tiles));
+    }
+    const json& v = j.at("variables");
+    const std::size_t n = v.at("name").size();
+    for (const char* col : {"kind", "always_live", "stage", "op", "bytes", "first_tile",
+                            "tile_count", "bytes_per_tile", "live_from", "live_to"})
+        if (v.at(col).size() != n)
+            throw std::runtime_error(std::string("variables.") + col + " has a different length");
+    p.variables.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        auto& x = p.variables[i];
+        x.name = v["name"][i];
+        x.kind = v["kind"][i];
+        x.alwaysLive = v["always_live"][i];
+        x.stage = v["stage"][i];
+        x.op = v["op"][i];
+        x.bytes = v["bytes"][i];
+        x.firstTile = v["first_tile"][i];
+        x.tileCount = v["tile_count"][i];
+        x.bytesPerTile = v["bytes_per_tile"][i];
+        x.liveFrom = v["live_from"][i];
+        x.liveTo = v["live_to"][i];
+    }
+    for (const auto& s : j.at("steps"))
+        p.steps.push_back({s.at("name"), s.at("phase"), s.at("stage"), s.at("op"),
+                           s.at("always_live"), s.at("not_always_live")});
+    for (const auto& s : j.at("stages")) {
+        StageProfile st;
+        st.index = s.at("index");
+        st.ipu = s.at("ipu");
+        st.firstOp = s.at("first_op");
+        st.endOp = s.at("end_op");
+        st.firstLayer = s.at("first_layer");
+        st.endLayer = s.at("end_layer");
+        st.flops = s.at("flops");
+        st.computeCycles = s.at("compute_cycles");
+        st.exchangeCycles = s.at("exchange_cycles");
+        st.linkCycles = s.at("link_cycles");
+        st.forwardSeconds = s.at("forward_seconds");
+        st.backwardSeconds = s.at("backward_seconds");
+        st.memory = memoryFrom(s.at("memory"));
+        st.usedBytes = s.at("used_bytes");
+        st.maxTileBytes = s.at("max_tile_bytes");
+        st.oomTiles = s.at("oom_tiles");
+        p.stages.push_back(std::move(st));
+    }
+    for (const auto& e : j.at("schedule"))
+        p.schedule.push_back({e.at(0), e.at(1), e.at(2).get<int>() != 0, e.at(3), e.at(4)});
+    return p;
+}
+
+json csJson(const CsProfile& p)
+{
+    json kernels = json::array();
+    for (const auto& k : p.kernels)
+        kernels.push_back({{"name", k.name},
+                           {"first_op", k.firstOp},
+                           {"end_op", k.endOp},
+                           {"x", k.x},
+                           {"y", k.y},
+                           {"width", k.width},
+                           {"height", k.height},
+                           {"active_pes", k.activePes},
+                           {"memory_bytes", k.memoryBytes},
+                           {"capacity_bytes", k.capacityBytes},
+                           {"flops_per_sample", k.flopsPerSample},
+                           {"samples_per_second", k.samplesPerSecond},
+                           {"compute_samples_per_second", k.computeSamplesPerSecond},
+                           {"transmission_samples_per_second", k.transmissionSamplesPerSecond},
+                           {"utilisation", k.utilisation},
+                           {"fits", k.fits}});
+    return {{"mode", p.mode},
+            {"mode_reason", p.modeReason},
+            {"grid_width", p.gridWidth},
+            {"grid_height", p.gridHeight},
+            {"samples_per_second", p.samplesPerSecond},
+            {"on_wafer_bytes", p.onWaferBytes},
+            {"sram_bytes", p.sramBytes},
+            {"streamed_bytes", p.streamedBytes},
+            {"bottleneck", p.bottleneck},
+            {"kernels", kernels}};
+}
+
+CsProfile csFrom(const json& j)
+{
+    CsProfile p;
+    p.mode = j.at("mode");
+    p.modeReason = j.at("mode_reason");
+    p.gridWidth = j.at("grid_width");
+    p.gridHeight = j.at("grid_height");
+    p.samplesPerSecond = j.at("samples_per_second");
+    p.onWaferBytes = j.at("on_wafer_bytes");
+    p.sramBytes = j.at("sram_bytes");
+    p.streamedBytes = j.at("streamed_bytes");
+    p.bottleneck = j.at("bottleneck");
+    for (const auto& k : j.at("kernels")) {
+        CsKernel c;
+        c.name = k.at("name");
+        c.firstOp = k.at("first_op");
+        c.endOp = k.at("end_op");
+        c.x = k.at("x");
+        c.y = k.at("y");
+        c.width = k.at("width");
+        c.height = k.at("height");
+        c.activePes = k.at("active_pes");
+        c.memoryBytes = k.at("memory_bytes");
+        c.capacityBytes = k.at("capacity_bytes");
+        c.flopsPerSample = k.at("flops_per_sample");
+        c.samplesPerSecond = k.at("samples_per_second");
+        c.computeSamplesPerSecond = k.at("compute_samples_per_second");
+        c.transmissionSamplesPerSecond = k.at("transmission_samples_per_second");
+        c.utilisation = k.at("utilisation");
+        c.fits = k.at("fits");
+        p.kernels.push_back(std::move(c));
+    }
+    return p;
+}
+
+} // namespace
+
+json toJson(const CompileResult& r)
+{
+    json advice = json::array();
+    for (const auto& a : r.advice)
+        advice.push_back({{"id", a.id},
+                          {"description", a.description},
+                          {"bytes_saved", a.bytesSaved},
+                          {"peak_bytes_after", a.peakBytesAfter},
+                          {"fits_after", a.fitsAfter},
+                          {"samples_per_second_after", a.samplesPerSecondAfter}});
+    json diags = json::array();
+    for (const auto& d : r.diagnostics)
+        diags.push_back(portolan::toJson(d));
+    json j = {
+        {"schema_version", kSchemaVersion},
+        {"generator", "portolan"},
+        {"target", {{"id", r.options.target}, {"name", r.targetName}, {"kind", r.targetKind}}},
+        {"options", optionsJson(r.options)},
+        {"fits", r.fits},
+        {"peak_bytes", r.peakBytes},
+        {"capacity_bytes", r.capacityBytes},
+        {"samples_per_second", r.samplesPerSecond},
+        {"compile_milliseconds", r.compileMilliseconds},
+        {"memory", memoryJson(r.memory)},
+        {"graph", graphJson(r.graph, r.opStage)},
+        {"advice", advice},
+        {"diagnostics", diags},
+        {"ipu", r.ipu ? ipuJson(*r.ipu) : json(nullptr)},
+        {"cs", r.cs ? csJson(*r.cs) : json(nullptr)}};
+    return j;
+}
+
+Result<CompileResult> fromJson(const json& j, const std::string& file)
+{
+    const auto fail = [&](const std::string& msg) {
+        return Result<CompileResult>::fail({Severity::Error, "report.invalid", msg, {file, 0, 0}});
+    };
+    if (!j.is_object() || !j.contains("schema_version"))
+        return fail("not a Portolan compile report (no schema_version)");
+    if (!j["schema_version"].is_number_integer() ||
+        j["schema_version"].get<int>() != kSchemaVersion)
+        return fail("report schema version " + j["schema_version"].dump() +
+                    " is not supported (this Portolan reads version " +
+                    std::to_string(kSchemaVersion) + ")");
+    try {
+        CompileResult r;
+        r.options = optionsFrom(j.at("options"));
+        r.targetName = j.at("target").at("name");
+        r.targetKind = j.at("target").at("kind");
+        r.fits = j.at("fits");
+        r.peakBytes = j.at("peak_bytes");
+        r.capacityBytes = j.at("capacity_bytes");
+        r.samplesPerSecond = j.at("samples_per_second");
+        r.compileMilliseconds = j.at("compile_milliseconds");
+        r.memory = memoryFrom(j.at("memory"));
+        r.graph = graphFrom(j.at("graph"), r.opStage);
+        for (const auto& a : j.at("advice"))
+            r.advice.push_back({a.at("id"), a.at("description"), a.at("bytes_saved"),
+                                a.at("peak_bytes_after"), a.at("fits_after"),
+                                a.at("samples_per_second_after")});
+        for (const auto& d : j.at("diagnostics")) {
+            Diagnostic diag;
+            diag.severity =
+                severityFromName(d.value("severity", "error")).value_or(Severity::Error);
+            diag.code = d.value("code", "");
+            diag.message = d.value("message", "");
+            diag.location = locationFrom(d.value("location", json::object()));
+            r.diagnostics.push_back(std::move(diag));
+        }
+        if (!j.at("ipu").is_null())
+            r.ipu = ipuFrom(j.at("ipu"));
+        if (!j.at("cs").is_null())
+            r.cs = csFrom(j.at("cs"));
+        return Result<CompileResult>::ok(std::move(r));
+    } catch (const std::exception& e) {
+        return fail(std::string("malformed report: ") + e.what());
+    }
+}
+
+std::optional<Diagnostic> saveReport(const std::filesystem::path& file, const CompileResult& r)
+{
+    return writeFileAtomically(file, toJson(r).dump() + "\n");
+}
+
+Result<CompileResult> loadReport(const std::filesystem::path& file)
+{
+    auto text = readFile(file);
+    if (!text)
+        return Result<CompileResult>::fail(text.error);
+    json j;
+    try {
+        j = json::parse(*text.value);
+    } catch (const json::parse_error& e) {
+        const auto pos = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.value->size());
+        const auto lc = lineColumnAt(*text.value, pos);
+        std::string what = e.what();
+        if (auto p = what.find("parse error"); p != std::string::npos)
+            what = what.substr(p);
+        const bool truncated = pos + 1 >= text.value->size();
+        return Result<CompileResult>::fail(
+            {Severity::Error,
+             "report.corrupt",
+             (truncated ? std::string("the report is truncated: ")
+                        : std::string("the report is not valid JSON: ")) +
+                 what,
+             {file.string(), lc.line, lc.column}});
+    }
+    return fromJson(j, file.string());
+}
+
+} // namespace portolan::report
