@@ -53,12 +53,17 @@ std::optional<Fix> setKeyword(const Check& check, const analysis::PythonFile& f,
     std::uint32_t p = close;
     while (p > c.span.startByte && (isSpace(src[p - 1]) || src[p - 1] == '\n'))
         --p;
+    std::string insertion;
     if (p > 0 && src[p - 1] == ',')
-        fix.edits.push_back(edit(f, p, p, " " + keyword + "=" + value + ","));
+        insertion = " " + keyword + "=" + value + ",";
     else if (c.arguments.empty())
-        fix.edits.push_back(edit(f, p, p, keyword + "=" + value));
+        insertion = keyword + "=" + value;
     else
-        fix.edits.push_back(edit(f, p, p, ", " + keyword + "=" + value));
+        insertion = ", " + keyword + "=" + value;
+    // The edit covers the closing parenthesis too, so that a second application (or a file that
+    // changed meanwhile) no longer matches and is refused.
+    const std::string tail = src.substr(p, close + 1 - p);
+    fix.edits.push_back(edit(f, p, close + 1, insertion + tail));
     return fix;
 }
 

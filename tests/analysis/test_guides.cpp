@@ -1,0 +1,376 @@
+// Guides as data: loading, the number and coverage of checks, every check firing on one fixture
+// and silent on another, mechanical fixes (diff, apply, undo), SARIF and the diagrams.
+#include "core/analysis/flow.h"
+#include "core/common/atomic_file.h"
+#include "core/guides/fix.h"
+#include "core/guides/report.h"
+#include "tests/analysis/test_support.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <map>
+#include <yaml-cpp/yaml.h>
+
+using namespace portolan;
+namespace fs = std::filesystem;
+
+namespace {
+
+const analysis::ProjectAnalysis& cached(const std::string& spec)
+{
+    static std::map<std::string, analysis::ProjectAnalysis> cache;
+    auto it = cache.find(spec);
+    if (it == cache.end()) {
+        auto a = testing::analyse(testing::projectPath(spec));
+        if (!a)
+            qFatal("cannot analyse %s", spec.c_str());
+        it = cache.emplace(spec, std::move(*a)).first;
+    }
+    return it->second;
+}
+
+std::vector<guides::Finding> findingsOf(const std::string& checkId, const std::string& spec)
+{
+    const guides::Guide* g = testing::guideOfCheck(checkId);
+    std::vector<guides::Finding> out;
+    if (!g)
+        return out;
+    for (const auto& f : guides::runGuide(*g, cached(spec)).allFindings())
+        if (f.checkId == checkId)
+            out.push_back(f);
+    return out;
+}
+
+YAML::Node cases()
+{
+    return YAML::LoadFile(std::string(PORTOLAN_ANALYSIS_FIXTURES) + "/check_cases.yaml");
+}
+
+void copyTree(const fs::path& from, const fs::path& to)
+{
+    fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+}
+
+} // namespace
+
+class TestGuides : public QObject
+{
+    Q_OBJECT
+private slots:
+    void guidesLoad()
+    {
+        const auto& set = testing::sourceGuides();
+        for (const auto& d : set.diagnostics)
+            qWarning("%s", d.toString().c_str());
+        QVERIFY(set.diagnostics.empty());
+        QCOMPARE(set.guides.size(), std::size_t(5));
+        std::size_t total = 0, fixes = 0;
+        for (const char* id : {"cerebras-pytorch", "cerebras-tensorflow", "cerebras-layers",
+                               "determined-pytorchtrial", "graphcore-poptorch"}) {
+            const guides::Guide* g = set.find(id);
+            QVERIFY2(g, id);
+            QVERIFY2(g->checkCount() >= 8, id);
+            total += g->checkCount();
+            for (const auto& s : g->steps) {
+                QVERIFY(!s.explanation.empty());
+                for (const auto& c : s.checks)
+                    fixes += c.fixKind.empty() ? 0 : 1;
+            }
+        }
+        QVERIFY(total >= 45);
+        QVERIFY(fixes >= 8);
+    }
+
+    void suggestedOrder()
+    {
+        const auto& set = testing::sourceGuides();
+        auto stepIds = [&](const char* id) {
+            QStringList out;
+            for (const auto& s : set.find(id)->steps)
+                out << QString::fromStdString(s.id);
+            return out.join(' ');
+        };
+        QCOMPARE(stepIds("cerebras-pytorch"), QStringLiteral("model data utils params run"));
+        QCOMPARE(stepIds("determined-pytorchtrial"),
+                 QStringLiteral("model optimizer data batches lr-scheduler other"));
+        QCOMPARE(stepIds("graphcore-poptorch"),
+                 QStringLiteral("cpu data training-model inference memory precision-pipelining"));
+    }
+
+    void everyCheckHasCases()
+    {
+        const YAML::Node c = cases();
+        for (const auto& g : testing::sourceGuides().guides)
+            for (const auto& s : g.steps)
+                for (const auto& check : s.checks)
+                    QVERIFY2(c[check.id], ("no fire/silent case for " + check.id).c_str());
+    }
+
+    void fires_data()
+    {
+        QTest::addColumn<QString>("check");
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QString>("at");
+        for (const auto& kv : cases())
+            QTest::addRow("%s", kv.first.Scalar().c_str())
+                << QString::fromStdString(kv.first.Scalar())
+                << QString::fromStdString(kv.second["fire"].Scalar())
+                << QString::fromStdString(kv.second["at"] ? kv.second["at"].Scalar()
+                                                          : std::string());
+    }
+    void fires()
+    {
+        QFETCH(QString, check);
+        QFETCH(QString, project);
+        QFETCH(QString, at);
+        const auto found = findingsOf(check.toStdString(), project.toStdString());
+        QVERIFY2(!found.empty(), "the check did not fire");
+        if (at.isEmpty())
+            return;
+        QStringList where;
+        for (const auto& f : found)
+            where << QString::fromStdString(f.location.file + ":" +
+                                            std::to_string(f.location.line));
+        QVERIFY2(where.contains(at), qPrintable("fired at " + where.join(", ")));
+        for (const auto& f : found) {
+            QVERIFY(!f.message.empty());
+            QVERIFY(f.message.find('{') == std::string::npos); // every placeholder filled in
+            QVERIFY(!f.hint.empty());
+        }
+    }
+
+    void silent_data()
+    {
+        QTest::addColumn<QString>("check");
+        QTest::addColumn<QString>("project");
+        for (const auto& kv : cases())
+            QTest::addRow("%s", kv.first.Scalar().c_str())
+                << QString::fromStdString(kv.first.Scalar())
+                << QString::fromStdString(kv.second["silent"].Scalar());
+    }
+    void silent()
+    {
+        QFETCH(QString, check);
+        QFETCH(QString, project);
+        const auto found = findingsOf(check.toStdString(), project.toStdString());
+        QStringList where;
+        for (const auto& f : found)
+            where << QString::fromStdString(f.toString());
+        QVERIFY2(found.empty(), qPrintable(where.join("\n")));
+    }
+
+    // Every fix offered on the samples and fixtures: shown as a diff, applied atomically, the
+    // finding gone afterwards, and the inverse edit restores the file byte for byte.
+    void fixes_data()
+    {
+        QTest::addColumn<QString>("check");
+        QTest::addColumn<QString>("project");
+        for (const auto& kv : cases()) {
+            const guides::Guide* g = testing::guideOfCheck(kv.first.Scalar());
+            if (g && !g->findCheck(kv.first.Scalar())->fixKind.empty())
+                QTest::addRow("%s", kv.first.Scalar().c_str())
+                    << QString::fromStdString(kv.first.Scalar())
+                    << QString::fromStdString(kv.second["fire"].Scalar());
+        }
+    }
+    void fixes()
+    {
+        QFETCH(QString, check);
+        QFETCH(QString, project);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const fs::path root = fs::path(tmp.path().toStdString()) / "p";
+        copyTree(testing::projectPath(project.toStdString()), root);
+        auto a = testing::analyse(root.string());
+        QVERIFY(a);
+        const guides::Guide* g = testing::guideOfCheck(check.toStdString());
+        std::optional<guides::Finding> withFix;
+        std::size_t before = 0;
+        for (const auto& f : guides::runGuide(*g, *a).allFindings())
+            if (f.checkId == check.toStdString()) {
+                ++before;
+                if (f.fix && !withFix)
+                    withFix = f;
+            }
+        QVERIFY2(withFix, "no finding of this check offers a fix");
+        const std::string file = withFix->fix->edits.front().file;
+        const std::string original = *readFile(root / file).value;
+
+        auto diff = guides::previewFix(root, *withFix->fix);
+        QVERIFY(diff);
+        QVERIFY(diff.value->starts_with("--- a/" + file + "\n+++ b/" + file + "\n@@ -"));
+        QCOMPARE(*readFile(root / file).value, original); // preview writes nothing
+
+        auto inverse = guides::applyFix(root, *withFix->fix);
+        QVERIFY2(inverse, inverse.error.message.c_str());
+        const std::string fixed = *readFile(root / file).value;
+        QVERIFY(fixed != original);
+
+        auto again = testing::analyse(root.string());
+        QVERIFY(again);
+        QVERIFY2(again->diagnostics.size() >= a->diagnostics.size() - 0, "analysis still works");
+        std::size_t after = 0;
+        for (const auto& f : guides::runGuide(*g, *again).allFindings())
+            if (f.checkId == check.toStdString())
+                ++after;
+        QVERIFY2(after < before, "the fix did not remove its finding");
+        for (const auto& d : again->diagnostics)
+            QVERIFY2(d.code != "python.syntax" || d.location.file != file,
+                     "the fix broke the syntax");
+
+        // Applying the same (now stale) fix again is refused and leaves the file alone.
+        QVERIFY(!guides::applyFix(root, *withFix->fix));
+        QCOMPARE(*readFile(root / file).value, fixed);
+
+        QVERIFY(guides::applyFix(root, *inverse.value));
+        QCOMPARE(*readFile(root / file).value, original);
+    }
+
+    void unifiedDiffShape()
+    {
+        const std::string a = "1\n2\n3\n4\n5\n6\n7\n8\n";
+        const std::string b = "1\n2\n3\n4\nfive\n6\n7\n8\n";
+        QCOMPARE(
+            QString::fromStdString(guides::unifiedDiff(a, b, "x.py")),
+            QStringLiteral(
+                "--- a/x.py\n+++ b/x.py\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"));
+        QVERIFY(guides::unifiedDiff(a, a, "x.py").empty());
+    }
+
+    void brokenGuides_data()
+    {
+        QTest::addColumn<QString>("yaml");
+        QTest::addColumn<int>("line");
+        QTest::addRow("not-yaml") << "id: [unclosed\n" << 2;
+        QTest::addRow("no-steps") << "id: x\ntitle: X\n" << 1;
+        QTest::addRow("unknown-kind")
+            << "id: x\ntitle: X\nsteps:\n  - id: a\n    title: A\n    explanation: e\n"
+               "    checks:\n      - id: x.a\n        severity: error\n        title: t\n"
+               "        message: m\n        hint: h\n        rule:\n          kind: nonsense\n"
+            << 14;
+        QTest::addRow("bad-severity")
+            << "id: x\ntitle: X\nsteps:\n  - id: a\n    title: A\n    explanation: e\n"
+               "    checks:\n      - id: x.a\n        severity: fatal\n        title: t\n"
+               "        message: m\n        hint: h\n        rule: {kind: undefined-name}\n"
+            << 9;
+    }
+    void brokenGuides()
+    {
+        QFETCH(QString, yaml);
+        QFETCH(int, line);
+        auto g = guides::parseGuide(yaml.toStdString(), "bad.yaml");
+        QVERIFY(!g);
+        QCOMPARE(g.error.location.file, std::string("bad.yaml"));
+        QCOMPARE(g.error.location.line, line);
+    }
+
+    void guideResultStatuses()
+    {
+        const guides::Guide* g = testing::sourceGuides().find("graphcore-poptorch");
+        const auto r = guides::runGuide(*g, cached("sample:small-cnn-original"));
+        QCOMPARE(r.steps.size(), g->steps.size());
+        QVERIFY(r.errors > 0);
+        QCOMPARE(r.steps[0].status, guides::StepStatus::Findings);
+        // Memory and precision only apply once there is a training model.
+        QCOMPARE(r.steps[4].status, guides::StepStatus::NotApplicable);
+        const auto clean = guides::runGuide(*g, cached("sample:small-cnn-poptorch"));
+        QCOMPARE(clean.errors, 0);
+        QCOMPARE(clean.steps[2].status, guides::StepStatus::Passed);
+        QCOMPARE(clean.stepsPassed(), static_cast<int>(clean.steps.size()));
+        const nlohmann::json j = guides::toJson(*g, r);
+        QCOMPARE(j["steps"].size(), g->steps.size());
+        const std::string dot = guides::guideOrderDot(*g, &r);
+        QVERIFY(dot.find("s0 -> s1") != std::string::npos);
+    }
+
+    void sarifValidates()
+    {
+        const QByteArray corpus = qgetenv("PORTOLAN_CORPUS");
+        if (corpus.isEmpty())
+            QSKIP("PORTOLAN_CORPUS is not set; the SARIF schema lives in the corpus");
+        const QString schema = QString::fromUtf8(corpus) + "/sarif/sarif-schema-2.1.0.json";
+        QProcess cli;
+        cli.start(PORTOLAN_CLI, {"check", QString(PORTOLAN_SAMPLES) + "/image-classifier-original",
+                                 "--target", "determined-pytorchtrial", "--format", "sarif"});
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 1);
+        const QByteArray sarif = cli.readAllStandardOutput();
+        const auto j = nlohmann::json::parse(sarif.toStdString());
+        QCOMPARE(j["version"].get<std::string>(), std::string("2.1.0"));
+        QVERIFY(j["runs"][0]["tool"]["driver"]["rules"].size() >= 8);
+        const auto& first = j["runs"][0]["results"][0];
+        QVERIFY(first["locations"][0]["physicalLocation"]["region"]["startLine"].get<int>() > 0);
+        QCOMPARE(first["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"]
+                     .get<std::string>(),
+                 std::string("%SRCROOT%"));
+        QTemporaryDir tmp;
+        const QString file = tmp.filePath("out.sarif");
+        QVERIFY(!writeFileAtomically(file.toStdString(), sarif.toStdString()));
+        QProcess py;
+        py.start("/usr/bin/python3",
+                 {"-c",
+                  "import json,sys,jsonschema\n"
+                  "s=json.load(open(sys.argv[1])); d=json.load(open(sys.argv[2]))\n"
+                  "errs=list(jsonschema.Draft4Validator(s).iter_errors(d))\n"
+                  "[print(e.message) for e in errs[:5]]\nsys.exit(1 if errs else 0)\n",
+                  schema, file});
+        QVERIFY(py.waitForFinished(60000));
+        QVERIFY2(py.exitCode() == 0,
+                 (py.readAllStandardOutput() + py.readAllStandardError()).constData());
+    }
+
+    void flowGraph_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QString>("entry");
+        QTest::addColumn<QString>("key");
+        QTest::addRow("cerebras") << "sample:mnist-mlp-cerebras-pytorch"
+                                  << "run(...)"
+                                  << "hidden_size";
+        QTest::addRow("determined") << "sample:image-classifier-determined"
+                                    << "class CIFARTrial(PyTorchTrial)"
+                                    << "learning_rate";
+        QTest::addRow("poptorch") << "sample:small-cnn-poptorch"
+                                  << "poptorch.trainingModel(...)"
+                                  << "device_iterations";
+        QTest::addRow("tensorflow") << "sample:mnist-cerebras-tensorflow"
+                                    << "CerebrasEstimator(...)"
+                                    << "max_steps";
+        QTest::addRow("original") << "sample:mnist-mlp-original"
+                                  << ""
+                                  << "--depth";
+    }
+    void flowGraph()
+    {
+        QFETCH(QString, project);
+        QFETCH(QString, entry);
+        QFETCH(QString, key);
+        const auto g = analysis::buildFlowGraph(cached(project.toStdString()));
+        QVERIFY(!g.nodes.empty());
+        bool sawEntry = entry.isEmpty(), sawKey = false, sawModel = entry.isEmpty();
+        for (const auto& n : g.nodes) {
+            QVERIFY2(n.location.line > 0 && !n.location.file.empty(), n.label.c_str());
+            sawEntry = sawEntry || (n.kind == analysis::FlowNodeKind::FrameworkEntry &&
+                                    QString::fromStdString(n.label) == entry);
+            sawKey = sawKey || QString::fromStdString(n.label).startsWith(key);
+            sawModel = sawModel || n.kind == analysis::FlowNodeKind::Model;
+        }
+        QVERIFY(sawEntry);
+        QVERIFY(sawKey);
+        QVERIFY(sawModel);
+        for (const auto& e : g.edges)
+            QVERIFY(g.find(e.from) && g.find(e.to));
+        const std::string dot = analysis::toDot(g, project.toStdString());
+        QVERIFY(dot.starts_with("digraph flow {"));
+        QVERIFY(dot.find("URL=\"") != std::string::npos);
+        auto svg = analysis::renderSvg(dot);
+        QVERIFY2(svg, svg.error.message.c_str());
+        QVERIFY(svg.value->find("<svg") != std::string::npos);
+        QVERIFY(!analysis::renderSvg("digraph { a -> "));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGuides)
+#include "test_guides.moc"
