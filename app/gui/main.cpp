@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QTimer>
 #include <cstdio>
 #include <cstring>
@@ -44,7 +45,7 @@ int main(int argc, char** argv)
         QStringLiteral("screenshot"),
         QStringLiteral("Render the main window offscreen to FILE.png and exit."), QStringLiteral("FILE"));
     const QCommandLineOption view(QStringLiteral("view"),
-                                  QStringLiteral("The view to show first (overview, ...)."),
+                                  QStringLiteral("The view to show first: overview, wizard, flow, code, ..."),
                                   QStringLiteral("NAME"));
     const QCommandLineOption size(QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot, as WIDTHxHEIGHT."),
@@ -77,18 +78,29 @@ int main(int argc, char** argv)
     if (shooting) {
         const QString file = parser.value(screenshot);
         auto shoot = [&window, file](int exitCode) {
-            // Let layouts and pending paints settle before grabbing.
-            QTimer::singleShot(200, &window, [&window, file, exitCode] {
-                const QString error = portolan::app::saveScreenshot(&window, file);
-                if (!error.isEmpty())
-                    std::fprintf(stderr, "portolan: cannot save screenshot: %s\n", qPrintable(error));
-                QApplication::exit(error.isEmpty() ? exitCode : 1);
+            // Wait until analysis and diagrams are done (at most 30 s), then let layouts and
+            // pending paints settle before grabbing.
+            auto* poll = new QTimer(&window);
+            auto* waited = new QElapsedTimer;
+            waited->start();
+            QObject::connect(poll, &QTimer::timeout, &window, [&window, file, exitCode, poll, waited] {
+                if (window.isBusy() && waited->elapsed() < 30000)
+                    return;
+                poll->stop();
+                delete waited;
+                QTimer::singleShot(250, &window, [&window, file, exitCode] {
+                    const QString error = portolan::app::saveScreenshot(&window, file);
+                    if (!error.isEmpty())
+                        std::fprintf(stderr, "portolan: cannot save screenshot: %s\n", qPrintable(error));
+                    QApplication::exit(error.isEmpty() ? exitCode : 1);
+                });
             });
+            poll->start(50);
         };
         if (args.isEmpty()) {
             shoot(0);
         } else {
-            QObject::connect(&window, &portolan::app::MainWindow::projectOpened, &window,
+            QObject::connect(&window, &portolan::app::MainWindow::projectAnalysed, &window,
                              [shoot] { shoot(0); });
             QObject::connect(&window, &portolan::app::MainWindow::projectFailed, &window,
                              [shoot](const QString& folder, const QString& message) {

@@ -2,6 +2,12 @@
 
 #include "app/gui/about_dialog.h"
 #include "app/gui/recent_projects.h"
+#include "core/common/atomic_file.h"
+#include "views/code/code_view.h"
+#include "views/graph/graph_view.h"
+#include "views/porting/analysis_runner.h"
+#include "views/porting/flow_panel.h"
+#include "views/porting/porting_wizard.h"
 #include "views/project/project_files_model.h"
 #include "views/project/project_overview.h"
 #include "views/project/project_tree_view.h"
@@ -44,6 +50,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     setCentralWidget(m_views);
     m_overview = new views::ProjectOverview(this);
     addView(m_overview, QStringLiteral("overview"), tr("Overview"));
+    m_analysis = new views::AnalysisRunner(this);
+    m_wizard = new views::PortingWizard(m_analysis, this);
+    addView(m_wizard, QStringLiteral("wizard"), tr("Porting"));
+    m_flow = new views::FlowPanel(m_analysis, this);
+    addView(m_flow, QStringLiteral("flow"), tr("Flow"));
+    m_code = new views::CodeView(this);
+    addView(m_code, QStringLiteral("code"), tr("Code"));
 
     createMenus();
     statusBar()->showMessage(tr("Ready"));
@@ -55,6 +68,33 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_loader, &views::ProjectLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &views::ProjectLoader::failed, this, &MainWindow::onFailed);
     connect(m_recent, &RecentProjects::changed, this, &MainWindow::rebuildRecentMenu);
+    connect(m_analysis, &views::AnalysisRunner::finished, this, [this](const views::PortingSnapshotPtr& snap) {
+        m_overview->showAnalysis(QString::fromStdString(snap->analysis->flavour.summary()),
+                                 snap->analysis->diagnostics);
+        if (!m_code->fileName().isEmpty())
+            m_code->setMarkers(m_wizard->markersForFile(m_code->fileName()));
+        emit projectAnalysed();
+    });
+    connect(m_analysis, &views::AnalysisRunner::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Analysis failed: %1").arg(message));
+        emit projectAnalysed();
+    });
+    auto showCode = [this](const QString& file, int line, int column) { openCode(file, line, column); };
+    connect(m_wizard, &views::PortingWizard::findingActivated, this, showCode);
+    connect(m_wizard, &views::PortingWizard::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    connect(m_flow, &views::FlowPanel::locationActivated, this, [this](const QString& f, int l, int c) {
+        openCode(f, l, c);
+        selectView(QStringLiteral("code"));
+    });
+    connect(m_flow, &views::FlowPanel::stepActivated, this, [this](int step) {
+        m_wizard->selectStep(step);
+        selectView(QStringLiteral("wizard"));
+    });
+    connect(m_tree, &views::ProjectTreeView::fileActivated, this, [this](const QString& file) {
+        openCode(file);
+        selectView(QStringLiteral("code"));
+    });
 
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
@@ -137,6 +177,7 @@ void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& sc
     m_filesModel->setScan(*scan);
     m_overview->showScan(*scan);
     m_recent->add(folder);
+    m_analysis->analyse(folder);
     setWindowTitle(tr("%1 — Portolan").arg(QFileInfo(folder).fileName()));
     setWindowFilePath(folder);
     statusBar()->showMessage(
@@ -154,6 +195,29 @@ void MainWindow::onFailed(const QString& folder, const QString& message)
          tr("<b>%1</b><br>%2").arg(QDir::toNativeSeparators(folder).toHtmlEscaped(),
                                    message.toHtmlEscaped()));
     emit projectFailed(folder, message);
+}
+
+void MainWindow::openCode(const QString& relativePath, int line, int column)
+{
+    if (m_projectFolder.isEmpty() || relativePath.isEmpty())
+        return;
+    if (m_code->fileName() != relativePath) {
+        auto text = readFile((QDir(m_projectFolder).filePath(relativePath)).toStdString());
+        if (!text) {
+            statusBar()->showMessage(QString::fromStdString(text.error.toString()), 8000);
+            return;
+        }
+        m_code->setSource(relativePath, QString::fromUtf8(text.value->data(), qsizetype(text.value->size())));
+        const int tab = m_views->indexOf(m_code);
+        m_views->setTabText(tab, tr("Code: %1").arg(QFileInfo(relativePath).fileName()));
+    }
+    m_code->setMarkers(m_wizard->markersForFile(relativePath));
+    m_code->goTo(line, column);
+}
+
+bool MainWindow::isBusy() const
+{
+    return m_loader->isLoading() || m_analysis->isRunning() || m_flow->graphView()->isRendering();
 }
 
 void MainWindow::warn(const QString& title, const QString& text)

@@ -9,6 +9,10 @@ class QMenu;
 class QDockWidget;
 
 namespace portolan::views {
+class AnalysisRunner;
+class CodeView;
+class FlowPanel;
+class PortingWizard;
 class ProjectFilesModel;
 class ProjectOverview;
 class ProjectTreeView;
@@ -37,6 +41,15 @@ public:
     QStringList viewIds() const;
 
     views::ProjectFilesModel* filesModel() const { return m_filesModel; }
+    views::AnalysisRunner* analysisRunner() const { return m_analysis; }
+    views::PortingWizard* wizard() const { return m_wizard; }
+    views::CodeView* codeView() const { return m_code; }
+    views::FlowPanel* flowPanel() const { return m_flow; }
+
+    // Shows a project file in the code view at line:column with its findings marked.
+    void openCode(const QString& relativePath, int line = 1, int column = 1);
+    // True while anything the window shows is still being computed (for --screenshot and tests).
+    bool isBusy() const;
     views::ProjectOverview* overview() const { return m_overview; }
 
     // Message boxes are shown non-modally; tests and --screenshot turn them off entirely.
@@ -45,6 +58,8 @@ public:
 signals:
     void projectOpened(const QString& folder);
     void projectFailed(const QString& folder, const QString& message);
+    // The analysis of the opened project is done (or failed); the views show it.
+    void projectAnalysed();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -63,6 +78,10 @@ private:
     views::ProjectFilesModel* m_filesModel = nullptr;
     views::ProjectTreeView* m_tree = nullptr;
     views::ProjectOverview* m_overview = nullptr;
+    views::AnalysisRunner* m_analysis = nullptr;
+    views::PortingWizard* m_wizard = nullptr;
+    views::FlowPanel* m_flow = nullptr;
+    views::CodeView* m_code = nullptr;
     QDockWidget* m_projectDock = nullptr;
     QTabWidget* m_views = nullptr;
     QMenu* m_recentMenu = nullptr;

@@ -8,7 +8,6 @@
 #include <QSvgRenderer>
 #include <QWheelEvent>
 #include <QXmlStreamReader>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace portolan::views {
 
@@ -17,7 +16,8 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent)
     setScene(new QGraphicsScene(this));
     setDragMode(QGraphicsView::ScrollHandDrag);
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
-    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing | QPainter::SmoothPixmapTransform);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing |
+                   QPainter::SmoothPixmapTransform);
     m_renderer = new QSvgRenderer(this);
 }
 
@@ -51,16 +51,20 @@ QHash<QString, QString> svgNodeNames(const QByteArray& svg)
 void GraphView::setDot(const QByteArray& dot)
 {
     const quint64 id = m_ticket.next();
-    QtConcurrent::run([dot] { return renderDotToSvg(dot); }).then(this, [this, id](SvgRender r) {
-        if (!m_ticket.isCurrent(id))
-            return;
-        if (!r.error.isEmpty()) {
-            emit failed(r.error);
-            return;
-        }
-        showSvg(r.svg);
-        emit rendered();
-    });
+    m_rendering = true;
+    runAsync(
+        this, [dot] { return renderDotToSvg(dot); },
+        [this, id](SvgRender r) {
+            if (!m_ticket.isCurrent(id))
+                return;
+            m_rendering = false;
+            if (!r.error.isEmpty()) {
+                emit failed(r.error);
+                return;
+            }
+            showSvg(r.svg);
+            emit rendered();
+        });
 }
 
 void GraphView::showSvg(const QByteArray& svg)
@@ -125,8 +129,8 @@ QString GraphView::nodeAt(const QPoint& viewPos) const
     const QPointF p = m_item->mapFromScene(mapToScene(viewPos));
     for (auto it = m_nodeNames.cbegin(); it != m_nodeNames.cend(); ++it) {
         // boundsOnElement is in the element's own coordinates; map through its transform.
-        const QRectF r =
-            m_renderer->transformForElement(it.key()).mapRect(m_renderer->boundsOnElement(it.key()));
+        const QRectF r = m_renderer->transformForElement(it.key()).mapRect(
+            m_renderer->boundsOnElement(it.key()));
         if (r.contains(p))
             return it.value();
     }

@@ -25,6 +25,7 @@ public:
     void zoomBy(double factor);
     QByteArray svg() const { return m_svg; }
     bool isLaidOut() const { return !m_svg.isEmpty(); }
+    bool isRendering() const { return m_rendering; }
 
 signals:
     void rendered();
@@ -46,6 +47,7 @@ private:
     QSvgRenderer* m_renderer = nullptr;
     QGraphicsSvgItem* m_item = nullptr;
     QPoint m_pressPos;
+    bool m_rendering = false;
 };
 
 } // namespace portolan::views

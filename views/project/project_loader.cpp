@@ -1,7 +1,5 @@
 #include "views/project/project_loader.h"
 
-#include <QtConcurrent/QtConcurrentRun>
-
 namespace portolan::views {
 
 ProjectLoader::ProjectLoader(QObject* parent) : QObject(parent)
@@ -15,8 +13,9 @@ void ProjectLoader::load(const QString& folder)
     m_loading = true;
     emit started(folder);
     const std::string path = folder.toStdString();
-    QtConcurrent::run([path] { return scanProject(path); })
-        .then(this, [this, id, folder](Result<ProjectScan> result) {
+    runAsync(
+        this, [path] { return scanProject(path); },
+        [this, id, folder](Result<ProjectScan> result) {
             if (!m_ticket.isCurrent(id))
                 return;
             m_loading = false;

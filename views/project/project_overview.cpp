@@ -21,6 +21,9 @@ ProjectOverview::ProjectOverview(QWidget* parent) : QWidget(parent)
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    m_flavour = new QLabel(this);
+    m_flavour->setWordWrap(true);
+    m_flavour->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_model = new DiagnosticsModel(this);
     m_table = new QTableView(this);
     m_table->setModel(m_model);
@@ -40,6 +43,7 @@ ProjectOverview::ProjectOverview(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_summary);
+    layout->addWidget(m_flavour);
     layout->addWidget(new QLabel(tr("Diagnostics"), this));
     layout->addWidget(m_table, 1);
     clear();
@@ -50,13 +54,21 @@ void ProjectOverview::clear()
     m_title->setText(tr("No project open"));
     m_summary->setText(tr("Open a project folder with File > Open Project…, drop a folder on this "
                           "window, or pick one from File > Open Recent."));
+    m_flavour->clear();
     m_model->setDiagnostics({});
+}
+
+void ProjectOverview::showAnalysis(const QString& flavour, const std::vector<Diagnostic>& diagnostics)
+{
+    m_flavour->setText(tr("Detected: <b>%1</b>").arg(flavour.toHtmlEscaped()));
+    m_model->setDiagnostics(diagnostics);
 }
 
 void ProjectOverview::showLoading(const QString& folder)
 {
     m_title->setText(folder);
     m_summary->setText(tr("Reading the project…"));
+    m_flavour->clear();
     m_model->setDiagnostics({});
 }
 

@@ -19,6 +19,9 @@ public:
     explicit ProjectOverview(QWidget* parent = nullptr);
 
     void showScan(const ProjectScan& scan);
+    // Replaces the diagnostics with the analysis' (walk, syntax and YAML errors) and names the
+    // detected flavour.
+    void showAnalysis(const QString& flavour, const std::vector<Diagnostic>& diagnostics);
     void showLoading(const QString& folder);
     void clear();
 
@@ -27,6 +30,7 @@ public:
 private:
     QLabel* m_title = nullptr;
     QLabel* m_summary = nullptr;
+    QLabel* m_flavour = nullptr;
     QTableView* m_table = nullptr;
     DiagnosticsModel* m_model = nullptr;
 };

@@ -1,0 +1,212 @@
+// The porting wizard, flow panel and code view wired in the main window, offscreen, on the
+// sample projects: steps and findings appear, a finding opens its code, a fix applies and undoes,
+// and an edit on disk re-runs the checks.
+#include "app/gui/main_window.h"
+#include "views/code/code_view.h"
+#include "views/graph/graph_view.h"
+#include "views/porting/analysis_runner.h"
+#include "views/porting/findings_model.h"
+#include "views/porting/flow_panel.h"
+#include "views/porting/guide_steps_model.h"
+#include "views/porting/porting_wizard.h"
+
+#include <QAbstractItemModelTester>
+#include <QDirIterator>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace portolan;
+using portolan::app::MainWindow;
+
+namespace {
+
+bool copyTree(const QString& from, const QString& to)
+{
+    QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString src = it.next();
+        const QString dst = to + src.mid(from.size());
+        QDir().mkpath(QFileInfo(dst).absolutePath());
+        if (!QFile::copy(src, dst))
+            return false;
+    }
+    return true;
+}
+
+int firstRowWithFix(views::FindingsModel* m)
+{
+    for (int r = 0; r < m->rowCount(); ++r)
+        if (m->index(r, 0).data(views::FindingsModel::HasFixRole).toBool())
+            return r;
+    return -1;
+}
+
+} // namespace
+
+class TestPortingGui : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("PortolanTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_porting_gui"));
+        QSettings().clear();
+    }
+
+    void wizardOnSamples_data()
+    {
+        QTest::addColumn<QString>("sample");
+        QTest::addColumn<bool>("expectErrors");
+        QTest::addRow("mnist original") << "mnist-mlp-original" << true;
+        QTest::addRow("mnist ported") << "mnist-mlp-cerebras-pytorch" << false;
+        QTest::addRow("transformer original") << "alphabet-transformer-original" << true;
+        QTest::addRow("determined ported") << "image-classifier-determined" << false;
+        QTest::addRow("poptorch ported") << "small-cnn-poptorch" << false;
+    }
+    void wizardOnSamples()
+    {
+        QFETCH(QString, sample);
+        QFETCH(bool, expectErrors);
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1200, 800);
+        w.show();
+        QAbstractItemModelTester stepsTester(w.wizard()->stepsModel(),
+                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester findingsTester(w.wizard()->findingsModel(),
+                                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(QStringLiteral(PORTOLAN_SAMPLES "/") + sample);
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1, 20000);
+        const auto snap = w.analysisRunner()->snapshot();
+        QVERIFY(snap);
+        QVERIFY(w.wizard()->stepsModel()->rowCount() >= 4);
+        QCOMPARE(snap->result.errors > 0, expectErrors);
+        if (!expectErrors)
+            QCOMPARE(w.wizard()->stepsModel()->stepsDone(), w.wizard()->stepsModel()->stepCount());
+        // Walk every step; each one lists its own findings.
+        for (int s = 0; s < w.wizard()->stepsModel()->rowCount(); ++s) {
+            w.wizard()->selectStep(s);
+            QCOMPARE(w.wizard()->findingsModel()->rowCount(),
+                     w.wizard()->stepsModel()->index(s).data(views::GuideStepsModel::FindingCountRole).toInt());
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
+    }
+
+    void findingOpensCode()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(QStringLiteral(PORTOLAN_SAMPLES "/alphabet-transformer-original"));
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1, 20000);
+        views::PortingWizard* wiz = w.wizard();
+        int step = -1;
+        for (int s = 0; s < wiz->stepsModel()->rowCount() && step < 0; ++s)
+            if (wiz->stepsModel()->index(s).data(views::GuideStepsModel::FindingCountRole).toInt() > 0)
+                step = s;
+        QVERIFY(step >= 0);
+        wiz->selectStep(step);
+        wiz->selectFinding(0);
+        const QModelIndex f = wiz->findingsModel()->index(0, 0);
+        const QString file = f.data(views::FindingsModel::FileRole).toString();
+        const int line = f.data(views::FindingsModel::LineRole).toInt();
+        QCOMPARE(w.codeView()->fileName(), file);
+        QCOMPARE(w.codeView()->textCursor().blockNumber() + 1, line);
+        bool marked = false;
+        for (const auto& m : w.codeView()->markers())
+            marked = marked || m.line == line;
+        QVERIFY(marked);
+    }
+
+    void applyAndUndoFix()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(copyTree(QStringLiteral(PORTOLAN_SAMPLES "/alphabet-transformer-original"), tmp.path()));
+        MainWindow w;
+        w.setInteractive(false);
+        w.analysisRunner()->setSettleDelay(50);
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(tmp.path());
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1, 20000);
+        views::PortingWizard* wiz = w.wizard();
+        int step = -1, row = -1;
+        for (int s = 0; s < wiz->stepsModel()->rowCount() && row < 0; ++s) {
+            wiz->selectStep(s);
+            row = firstRowWithFix(wiz->findingsModel());
+            step = s;
+        }
+        QVERIFY2(row >= 0, "no finding with a fix in the transformer original");
+        const QString file = tmp.filePath(wiz->findingsModel()->index(row, 0).data(views::FindingsModel::FileRole).toString());
+        QFile in(file);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray before = in.readAll();
+        in.close();
+        const int errorsBefore = w.analysisRunner()->snapshot()->result.errors +
+                                 w.analysisRunner()->snapshot()->result.warnings;
+
+        const int runs = analysed.count();
+        QVERIFY(wiz->applyFixOfFinding(row, false));
+        QFile after(file);
+        QVERIFY(after.open(QIODevice::ReadOnly));
+        QVERIFY(after.readAll() != before);
+        after.close();
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() > runs && !w.analysisRunner()->isRunning(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.analysisRunner()->snapshot()->result.errors +
+                                         w.analysisRunner()->snapshot()->result.warnings <
+                                     errorsBefore,
+                                 20000);
+        QCOMPARE(wiz->undoDepth(), 1);
+        QVERIFY(wiz->undoLastFix());
+        QFile undone(file);
+        QVERIFY(undone.open(QIODevice::ReadOnly));
+        QCOMPARE(undone.readAll(), before);
+        Q_UNUSED(step);
+    }
+
+    void editOnDiskRerunsChecks()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(copyTree(QStringLiteral(PORTOLAN_SAMPLES "/mnist-mlp-cerebras-pytorch"), tmp.path()));
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(tmp.path());
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1, 20000);
+        const int findingsBefore = int(w.analysisRunner()->snapshot()->result.allFindings().size());
+        // An edit made in another editor: a leftover loss.backward() in data.py.
+        QFile data(tmp.filePath(QStringLiteral("run.py")));
+        QVERIFY(data.open(QIODevice::Append));
+        data.write("\n\ndef leftover(loss, args):\n    loss.backward()\n    return args.lr\n");
+        data.close();
+        QElapsedTimer clock;
+        clock.start();
+        QTRY_VERIFY_WITH_TIMEOUT(int(w.analysisRunner()->snapshot()->result.allFindings().size()) > findingsBefore,
+                                 5000);
+        qInfo("re-analysis visible %lld ms after the edit", clock.elapsed());
+    }
+
+    void flowPanelRendersAndLinks()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1200, 800);
+        w.show();
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(QStringLiteral(PORTOLAN_SAMPLES "/mnist-mlp-cerebras-pytorch"));
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.flowPanel()->graphView()->isLaidOut(), 20000);
+        QVERIFY(w.flowPanel()->graphView()->svg().contains("params.yaml"));
+        w.flowPanel()->showDiagram(1);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.flowPanel()->graphView()->isRendering(), 20000);
+        QVERIFY(w.flowPanel()->graphView()->svg().contains("model.py"));
+    }
+};
+
+QTEST_MAIN(TestPortingGui)
+#include "test_porting_gui.moc"

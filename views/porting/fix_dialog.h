@@ -1,0 +1,21 @@
+#pragma once
+
+#include <QDialog>
+
+class QPlainTextEdit;
+
+namespace portolan::views {
+
+// Shows the unified diff of a mechanical fix before it is applied; Apply accepts the dialog.
+class FixDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    FixDialog(const QString& description, const QString& diff, QWidget* parent = nullptr);
+    QString diffText() const;
+
+private:
+    QPlainTextEdit* m_diff = nullptr;
+};
+
+} // namespace portolan::views

@@ -1,0 +1,106 @@
+#include "views/porting/flow_panel.h"
+
+#include "core/common/atomic_file.h"
+#include "core/guides/report.h"
+#include "views/graph/graph_view.h"
+#include "views/porting/analysis_runner.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace portolan::views {
+
+FlowPanel::FlowPanel(AnalysisRunner* runner, QWidget* parent) : QWidget(parent)
+{
+    m_view = new GraphView(this);
+    m_which = new QComboBox(this);
+    m_which->addItems({tr("Information flow"), tr("Suggested order of the guide")});
+    m_status = new QLabel(this);
+    auto tool = [this](const QString& text, const QString& tip) {
+        auto* b = new QToolButton(this);
+        b->setText(text);
+        b->setToolTip(tip);
+        return b;
+    };
+    QToolButton* zoomIn = tool(QStringLiteral("+"), tr("Zoom in"));
+    QToolButton* zoomOut = tool(QStringLiteral("−"), tr("Zoom out"));
+    QToolButton* fit = tool(tr("Fit"), tr("Fit the whole diagram"));
+    QToolButton* save = tool(tr("Export SVG…"), tr("Save the diagram as SVG"));
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_which);
+    bar->addWidget(m_status, 1);
+    for (auto* b : {zoomIn, zoomOut, fit, save})
+        bar->addWidget(b);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+
+    connect(zoomIn, &QToolButton::clicked, this, [this] { m_view->zoomBy(1.25); });
+    connect(zoomOut, &QToolButton::clicked, this, [this] { m_view->zoomBy(0.8); });
+    connect(fit, &QToolButton::clicked, m_view, &GraphView::zoomToFit);
+    connect(save, &QToolButton::clicked, this, &FlowPanel::exportSvg);
+    connect(m_which, &QComboBox::currentIndexChanged, this, &FlowPanel::refresh);
+    connect(runner, &AnalysisRunner::finished, this, [this](const PortingSnapshotPtr& s) {
+        m_snapshot = s;
+        refresh();
+    });
+    connect(m_view, &GraphView::failed, this,
+            [this](const QString& e) { m_status->setText(tr("Graphviz: %1").arg(e)); });
+    connect(m_view, &GraphView::rendered, this, [this] {
+        if (m_which->currentIndex() == 0 && m_snapshot)
+            m_status->setText(tr("%1 nodes, %2 edges · click a node to see its code")
+                                  .arg(m_snapshot->flow.nodes.size())
+                                  .arg(m_snapshot->flow.edges.size()));
+        else
+            m_status->setText(tr("Click a step to open it in the wizard"));
+    });
+    connect(m_view, &GraphView::nodeActivated, this, [this](const QString& name) {
+        if (!m_snapshot)
+            return;
+        if (m_which->currentIndex() == 1) {
+            if (name.startsWith(QLatin1Char('s')))
+                emit stepActivated(name.mid(1).toInt());
+            return;
+        }
+        if (const auto* node = m_snapshot->flow.find(name.toStdString()); node && node->location.line > 0)
+            emit locationActivated(QString::fromStdString(node->location.file), node->location.line,
+                                   node->location.column);
+    });
+}
+
+void FlowPanel::showDiagram(int which)
+{
+    m_which->setCurrentIndex(which);
+}
+
+void FlowPanel::refresh()
+{
+    if (!m_snapshot)
+        return;
+    if (m_which->currentIndex() == 0) {
+        m_view->setDot(QByteArray::fromStdString(m_snapshot->flowDot));
+        return;
+    }
+    if (const guides::Guide* g = m_snapshot->guide())
+        m_view->setDot(QByteArray::fromStdString(guides::guideOrderDot(*g, &m_snapshot->result)));
+}
+
+void FlowPanel::exportSvg()
+{
+    if (!m_view->isLaidOut())
+        return;
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export Diagram"), QStringLiteral("flow.svg"),
+                                                      tr("SVG images (*.svg)"));
+    if (file.isEmpty())
+        return;
+    const QByteArray svg = m_view->svg();
+    if (auto err = writeFileAtomically(file.toStdString(), std::string_view(svg.constData(), std::size_t(svg.size()))))
+        m_status->setText(QString::fromStdString(err->toString()));
+}
+
+} // namespace portolan::views

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "views/porting/porting_snapshot.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+
+namespace portolan::views {
+
+class AnalysisRunner;
+class GraphView;
+
+// The information-flow diagram of the project (config -> keys -> functions -> framework entry ->
+// model, data, optimizer) and each guide's suggested-order diagram, rendered with Graphviz.
+// Clicking a flow node asks to show its code; clicking a step of the order diagram selects it.
+class FlowPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit FlowPanel(AnalysisRunner* runner, QWidget* parent = nullptr);
+
+    GraphView* graphView() const { return m_view; }
+    // 0 = information flow, 1 = suggested order of the current guide.
+    void showDiagram(int which);
+
+signals:
+    void locationActivated(const QString& relativePath, int line, int column);
+    void stepActivated(int stepIndex);
+
+private:
+    void refresh();
+    void exportSvg();
+
+    PortingSnapshotPtr m_snapshot;
+    GraphView* m_view;
+    QComboBox* m_which;
+    QLabel* m_status;
+};
+
+} // namespace portolan::views

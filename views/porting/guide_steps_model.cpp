@@ -1,0 +1,82 @@
+#include "views/porting/guide_steps_model.h"
+
+#include <QApplication>
+#include <QStyle>
+
+namespace portolan::views {
+
+GuideStepsModel::GuideStepsModel(QObject* parent) : QAbstractListModel(parent) {}
+
+void GuideStepsModel::setSnapshot(PortingSnapshotPtr snapshot)
+{
+    beginResetModel();
+    m_snapshot = std::move(snapshot);
+    endResetModel();
+}
+
+int GuideStepsModel::stepsDone() const
+{
+    return m_snapshot && m_snapshot->guide() ? m_snapshot->result.stepsPassed() : 0;
+}
+
+int GuideStepsModel::rowCount(const QModelIndex& parent) const
+{
+    if (parent.isValid() || !m_snapshot)
+        return 0;
+    const guides::Guide* g = m_snapshot->guide();
+    return g ? int(g->steps.size()) : 0;
+}
+
+QVariant GuideStepsModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const guides::Guide* g = m_snapshot->guide();
+    const auto row = std::size_t(index.row());
+    const guides::Step& step = g->steps[row];
+    const guides::StepResult* r = row < m_snapshot->result.steps.size() ? &m_snapshot->result.steps[row] : nullptr;
+    const int findings = r ? int(r->findings.size()) : 0;
+    switch (role) {
+    case Qt::DisplayRole: {
+        QString text = QStringLiteral("%1. %2").arg(index.row() + 1).arg(QString::fromStdString(step.title));
+        if (!r)
+            return text;
+        switch (r->status) {
+        case guides::StepStatus::Passed:
+            return text + tr(" — passed");
+        case guides::StepStatus::NotApplicable:
+            return text + tr(" — not applicable");
+        case guides::StepStatus::Findings:
+            return text + tr(" — %n finding(s)", nullptr, findings);
+        }
+        return text;
+    }
+    case Qt::ToolTipRole:
+        return QString::fromStdString(step.explanation).left(400);
+    case Qt::DecorationRole: {
+        if (!r)
+            return {};
+        QStyle* style = QApplication::style();
+        if (r->status == guides::StepStatus::Passed)
+            return style->standardIcon(QStyle::SP_DialogApplyButton);
+        if (r->status == guides::StepStatus::NotApplicable)
+            return style->standardIcon(QStyle::SP_DialogNoButton);
+        return style->standardIcon(r->errors > 0 ? QStyle::SP_MessageBoxCritical : QStyle::SP_MessageBoxWarning);
+    }
+    case StepIdRole:
+        return QString::fromStdString(step.id);
+    case StatusRole:
+        return r ? int(r->status) : int(guides::StepStatus::Passed);
+    case ErrorsRole:
+        return r ? r->errors : 0;
+    case WarningsRole:
+        return r ? r->warnings : 0;
+    case FindingCountRole:
+        return findings;
+    case ExplanationRole:
+        return QString::fromStdString(step.explanation);
+    }
+    return {};
+}
+
+} // namespace portolan::views

@@ -1,0 +1,299 @@
+#include "views/porting/porting_wizard.h"
+
+#include "core/guides/fix.h"
+#include "views/porting/analysis_runner.h"
+#include "views/porting/findings_model.h"
+#include "views/porting/fix_dialog.h"
+#include "views/porting/guide_steps_model.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListView>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace portolan::views {
+
+PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
+    : QWidget(parent), m_runner(runner), m_steps(new GuideStepsModel(this)),
+      m_findings(new FindingsModel(this))
+{
+    m_guideCombo = new QComboBox(this);
+    m_guideCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_flavour = new QLabel(this);
+    m_flavour->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_progress = new QProgressBar(this);
+    m_progress->setFormat(tr("%v / %m steps done"));
+    m_progress->setMinimumWidth(180);
+    m_progress->setMaximumWidth(260);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Target workflow:"), this));
+    top->addWidget(m_guideCombo);
+    top->addSpacing(12);
+    top->addWidget(m_flavour, 1);
+    top->addWidget(m_progress);
+
+    m_stepList = new QListView(this);
+    m_stepList->setModel(m_steps);
+    m_stepList->setSpacing(2);
+    m_stepList->setWordWrap(true);
+    m_stepList->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_stepList->setMinimumWidth(260);
+
+    m_stepTitle = new QLabel(this);
+    QFont f = m_stepTitle->font();
+    f.setBold(true);
+    f.setPointSizeF(f.pointSizeF() * 1.25);
+    m_stepTitle->setFont(f);
+    m_stepTitle->setWordWrap(true);
+    m_explanation = new QTextBrowser(this);
+    m_explanation->setOpenExternalLinks(true);
+    m_findingTable = new QTableView(this);
+    m_findingTable->setModel(m_findings);
+    m_findingTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_findingTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_findingTable->setAlternatingRowColors(true);
+    m_findingTable->verticalHeader()->hide();
+    m_findingTable->setWordWrap(false);
+    auto* h = m_findingTable->horizontalHeader();
+    h->setSectionResizeMode(FindingsModel::SeverityColumn, QHeaderView::ResizeToContents);
+    h->setSectionResizeMode(FindingsModel::LocationColumn, QHeaderView::ResizeToContents);
+    h->setSectionResizeMode(FindingsModel::MessageColumn, QHeaderView::Stretch);
+    h->setSectionResizeMode(FindingsModel::CheckColumn, QHeaderView::ResizeToContents);
+    m_hint = new QLabel(this);
+    m_hint->setWordWrap(true);
+    m_hint->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_fixButton = new QPushButton(tr("Apply Fix…"), this);
+    m_undoButton = new QPushButton(tr("Undo Fix"), this);
+    m_status = new QLabel(this);
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_status, 1);
+    buttons->addWidget(m_undoButton);
+    buttons->addWidget(m_fixButton);
+
+    auto* detail = new QWidget(this);
+    auto* right = new QVBoxLayout(detail);
+    right->setContentsMargins(0, 0, 0, 0);
+    right->addWidget(m_stepTitle);
+    auto* split = new QSplitter(Qt::Vertical, detail);
+    split->addWidget(m_explanation);
+    split->addWidget(m_findingTable);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    right->addWidget(split, 1);
+    right->addWidget(m_hint);
+    right->addLayout(buttons);
+
+    auto* body = new QSplitter(Qt::Horizontal, this);
+    body->addWidget(m_stepList);
+    body->addWidget(detail);
+    body->setStretchFactor(1, 1);
+    body->setSizes({340, 800});
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(body, 1);
+
+    connect(m_runner, &AnalysisRunner::finished, this, &PortingWizard::showSnapshot);
+    connect(m_runner, &AnalysisRunner::started, this, [this] { m_status->setText(tr("Checking…")); });
+    connect(m_runner, &AnalysisRunner::failed, this,
+            [this](const QString& msg) { m_status->setText(tr("Analysis failed: %1").arg(msg)); });
+    connect(m_guideCombo, &QComboBox::activated, this,
+            [this](int i) { m_runner->setGuide(m_guideCombo->itemData(i).toString()); });
+    connect(m_stepList->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { showStep(current.row()); });
+    connect(m_findingTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { selectFinding(current.row()); });
+    connect(m_findingTable, &QTableView::activated, this,
+            [this](const QModelIndex& index) { selectFinding(index.row()); });
+    connect(m_fixButton, &QPushButton::clicked, this,
+            [this] { applyFixOfFinding(m_findingTable->currentIndex().row()); });
+    connect(m_undoButton, &QPushButton::clicked, this, &PortingWizard::undoLastFix);
+
+    showSnapshot(nullptr);
+}
+
+void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
+{
+    m_snapshot = snapshot;
+    const int keepStep = m_currentStep;
+    m_steps->setSnapshot(snapshot);
+
+    m_guideCombo->clear();
+    if (!snapshot) {
+        m_flavour->setText(tr("Open a project to see its porting checklist."));
+        m_progress->setRange(0, 1);
+        m_progress->setValue(0);
+        showStep(-1);
+        m_status->clear();
+        return;
+    }
+    for (const auto& g : snapshot->guides->guides)
+        m_guideCombo->addItem(QString::fromStdString(g.title), QString::fromStdString(g.id));
+    m_guideCombo->setCurrentIndex(m_guideCombo->findData(QString::fromStdString(snapshot->guideId)));
+
+    const analysis::FlavourReport& fl = snapshot->analysis->flavour;
+    QString flavour = tr("Detected: <b>%1</b>").arg(QString::fromStdString(fl.summary()).toHtmlEscaped());
+    if (!fl.suggestedGuide.empty() && fl.suggestedGuide != snapshot->guideId)
+        flavour += tr(" · suggested workflow: %1").arg(QString::fromStdString(fl.suggestedGuide));
+    m_flavour->setText(flavour);
+    QStringList evidence;
+    for (const auto& e : fl.evidence)
+        evidence << QStringLiteral("%1 — %2").arg(QString::fromStdString(e.location.toString()),
+                                                 QString::fromStdString(e.what));
+    m_flavour->setToolTip(QString::fromStdString(fl.suggestionReason) + QStringLiteral("\n\n") +
+                          evidence.mid(0, 20).join(QLatin1Char('\n')));
+
+    m_progress->setRange(0, std::max(1, m_steps->stepCount()));
+    m_progress->setValue(m_steps->stepsDone());
+    const auto& r = snapshot->result;
+    m_status->setText(tr("%1 error(s), %2 warning(s) · checked in %3 ms")
+                          .arg(r.errors)
+                          .arg(r.warnings)
+                          .arg(snapshot->milliseconds, 0, 'f', 0));
+    selectStep(std::clamp(keepStep, 0, std::max(0, m_steps->stepCount() - 1)));
+}
+
+void PortingWizard::selectStep(int row)
+{
+    if (row < 0 || row >= m_steps->rowCount()) {
+        showStep(-1);
+        return;
+    }
+    m_stepList->setCurrentIndex(m_steps->index(row));
+    showStep(row);
+}
+
+void PortingWizard::showStep(int row)
+{
+    const guides::Guide* g = m_snapshot ? m_snapshot->guide() : nullptr;
+    if (!g || row < 0 || std::size_t(row) >= g->steps.size()) {
+        m_stepTitle->setText(g ? tr("Select a step") : QString());
+        m_explanation->clear();
+        m_findings->setFindings({});
+        updateButtons();
+        return;
+    }
+    m_currentStep = row;
+    const guides::Step& step = g->steps[std::size_t(row)];
+    m_stepTitle->setText(tr("Step %1 of %2: %3")
+                             .arg(row + 1)
+                             .arg(g->steps.size())
+                             .arg(QString::fromStdString(step.title)));
+    QString html = QStringLiteral("<p>%1</p>")
+                       .arg(QString::fromStdString(step.explanation).toHtmlEscaped().replace(
+                           QStringLiteral("\n\n"), QStringLiteral("</p><p>")));
+    if (!step.files.empty()) {
+        QStringList files;
+        for (const auto& file : step.files)
+            files << QStringLiteral("<code>%1</code>").arg(QString::fromStdString(file).toHtmlEscaped());
+        html += tr("<p><i>Files:</i> %1</p>").arg(files.join(QStringLiteral(", ")));
+    }
+    html += tr("<p><i>Checks in this step:</i> %1</p>").arg(step.checks.size());
+    m_explanation->setHtml(html);
+    const auto& results = m_snapshot->result.steps;
+    m_findings->setFindings(std::size_t(row) < results.size() ? results[std::size_t(row)].findings
+                                                               : std::vector<guides::Finding>{});
+    if (m_findings->rowCount() > 0)
+        m_findingTable->selectRow(0);
+    updateButtons();
+}
+
+void PortingWizard::selectFinding(int row)
+{
+    const guides::Finding* f = m_findings->findingAt(row);
+    if (!f) {
+        updateButtons();
+        return;
+    }
+    if (m_findingTable->currentIndex().row() != row)
+        m_findingTable->selectRow(row);
+    m_hint->setText(f->hint.empty() ? QString()
+                                    : tr("<b>How to fix:</b> %1").arg(QString::fromStdString(f->hint).toHtmlEscaped()));
+    updateButtons();
+    emit findingActivated(QString::fromStdString(f->location.file), f->location.line, f->location.column);
+}
+
+void PortingWizard::updateButtons()
+{
+    const guides::Finding* f = m_findings->findingAt(m_findingTable->currentIndex().row());
+    m_fixButton->setEnabled(f && f->fix.has_value());
+    m_fixButton->setToolTip(f && f->fix ? QString::fromStdString(f->fix->description) : QString());
+    m_undoButton->setEnabled(!m_undo.empty());
+    m_undoButton->setToolTip(m_undo.empty() ? QString() : QString::fromStdString(m_undo.back().description));
+    if (!f)
+        m_hint->clear();
+}
+
+bool PortingWizard::applyFixOfFinding(int row, bool confirm)
+{
+    const guides::Finding* f = m_findings->findingAt(row);
+    if (!f || !f->fix || !m_snapshot)
+        return false;
+    const std::filesystem::path root = m_snapshot->analysis->root;
+    const guides::Fix fix = *f->fix;
+    auto diff = guides::previewFix(root, fix);
+    if (!diff) {
+        emit message(tr("Cannot apply the fix: %1").arg(QString::fromStdString(diff.error.message)));
+        return false;
+    }
+    if (confirm) {
+        FixDialog dialog(QString::fromStdString(fix.description), QString::fromStdString(*diff.value), this);
+        if (dialog.exec() != QDialog::Accepted)
+            return false;
+    }
+    auto inverse = guides::applyFix(root, fix);
+    if (!inverse) {
+        emit message(tr("Cannot apply the fix: %1").arg(QString::fromStdString(inverse.error.toString())));
+        return false;
+    }
+    m_undo.push_back({root.string(), *inverse.value, "Undo: " + fix.description});
+    emit message(tr("Applied: %1").arg(QString::fromStdString(fix.description)));
+    updateButtons();
+    m_runner->rerun();
+    return true;
+}
+
+bool PortingWizard::undoLastFix()
+{
+    if (m_undo.empty())
+        return false;
+    const Undo u = m_undo.back();
+    auto redo = guides::applyFix(u.root, u.inverse);
+    if (!redo) {
+        emit message(tr("Cannot undo: %1").arg(QString::fromStdString(redo.error.toString())));
+        return false;
+    }
+    m_undo.pop_back();
+    emit message(QString::fromStdString(u.description));
+    updateButtons();
+    m_runner->rerun();
+    return true;
+}
+
+QVector<CodeMarker> PortingWizard::markersForFile(const QString& relativePath) const
+{
+    QVector<CodeMarker> out;
+    if (!m_snapshot)
+        return out;
+    const std::string path = relativePath.toStdString();
+    for (const auto& f : m_snapshot->result.allFindings())
+        if (f.location.file == path)
+            out.append({f.location.line, f.location.column, f.severity,
+                        QString::fromStdString(f.message + " [" + f.checkId + "]")});
+    for (const auto& d : m_snapshot->analysis->diagnostics)
+        if (d.location.file == path && d.location.line > 0)
+            out.append({d.location.line, d.location.column, d.severity, QString::fromStdString(d.message)});
+    return out;
+}
+
+} // namespace portolan::views

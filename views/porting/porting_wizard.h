@@ -1,0 +1,78 @@
+#pragma once
+
+#include "views/code/code_view.h"
+#include "views/porting/porting_snapshot.h"
+
+#include <QWidget>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QListView;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+class QTextBrowser;
+
+namespace portolan::views {
+
+class AnalysisRunner;
+class FindingsModel;
+class GuideStepsModel;
+
+// The porting wizard: the chosen guide's steps in the suggested order with their status and
+// progress on the left; the selected step's explanation and findings on the right. Selecting a
+// finding asks to show its code; "Apply Fix…" shows the diff first and can be undone.
+class PortingWizard : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit PortingWizard(AnalysisRunner* runner, QWidget* parent = nullptr);
+
+    // Markers for the code view: the findings of the current guide plus diagnostics, in one file.
+    QVector<CodeMarker> markersForFile(const QString& relativePath) const;
+
+    GuideStepsModel* stepsModel() const { return m_steps; }
+    FindingsModel* findingsModel() const { return m_findings; }
+    void selectStep(int row);
+    void selectFinding(int row);
+    // Applies the fix of a finding; `confirm` shows the diff dialog first (tests pass false).
+    bool applyFixOfFinding(int row, bool confirm = true);
+    bool undoLastFix();
+    int undoDepth() const { return int(m_undo.size()); }
+
+signals:
+    void findingActivated(const QString& relativePath, int line, int column);
+    void message(const QString& text);
+
+private:
+    void showSnapshot(const PortingSnapshotPtr& snapshot);
+    void showStep(int row);
+    void updateButtons();
+
+    AnalysisRunner* m_runner;
+    PortingSnapshotPtr m_snapshot;
+    GuideStepsModel* m_steps;
+    FindingsModel* m_findings;
+    QComboBox* m_guideCombo;
+    QLabel* m_flavour;
+    QProgressBar* m_progress;
+    QListView* m_stepList;
+    QLabel* m_stepTitle;
+    QTextBrowser* m_explanation;
+    QTableView* m_findingTable;
+    QLabel* m_hint;
+    QPushButton* m_fixButton;
+    QPushButton* m_undoButton;
+    QLabel* m_status;
+    int m_currentStep = 0;
+    struct Undo
+    {
+        std::string root;
+        guides::Fix inverse;
+        std::string description;
+    };
+    std::vector<Undo> m_undo;
+};
+
+} // namespace portolan::views
