@@ -1,6 +1,7 @@
 #include "core/params/params_document.h"
 
 #include "core/common/atomic_file.h"
+#include "core/params/scalar_text.h"
 
 namespace portolan::params {
 
@@ -102,7 +103,77 @@ void ParamsDocument::applyRaw(const TextEdit& e, bool forward)
     const std::string& out = forward ? e.removed : e.inserted;
     const std::string& in = forward ? e.inserted : e.removed;
     m_text.replace(e.offset, out.size(), in);
-    reparse();
+    if (!patchScalar(e.offset, out, in))
+        reparse();
+}
+
+bool ParamsDocument::patchScalar(std::size_t offset, const std::string& removed,
+                                 const std::string& inserted)
+{
+    // Both texts on one line, so that no line number moves.
+    if (!isParsed() || inserted.empty() || removed.empty() ||
+        inserted.find_first_of("\r\n") != std::string::npos ||
+        removed.find_first_of("\r\n") != std::string::npos)
+        return false;
+    const std::size_t removedSize = removed.size();
+    int target = -1;
+    for (int i = 0; i < int(m_tree.nodes.size()); ++i) {
+        const YamlNode& n = m_tree.at(i);
+        if (n.isScalarLike() && !n.empty && n.valueBegin == offset &&
+            n.end == offset + removedSize) {
+            target = i;
+            break;
+        }
+    }
+    if (target < 0)
+        return false;
+    YamlNode& n = m_tree.nodes[std::size_t(target)];
+    if (n.style == ScalarStyle::Literal || n.style == ScalarStyle::Folded || n.line <= 0)
+        return false;
+    const char first = inserted.front();
+    if (std::string_view("&*!|>[{#%@`").find(first) != std::string_view::npos)
+        return false; // properties, aliases, block scalars, collections: let yaml-cpp read them
+    const ScalarStyle style = first == '"'    ? ScalarStyle::DoubleQuoted
+                              : first == '\'' ? ScalarStyle::SingleQuoted
+                                              : ScalarStyle::Plain;
+    std::string value = style == ScalarStyle::DoubleQuoted   ? decodeDoubleQuoted(inserted)
+                        : style == ScalarStyle::SingleQuoted ? decodeSingleQuoted(inserted)
+                                                             : inserted;
+    if (style == ScalarStyle::Plain && !plainAllowed(inserted, n.flow))
+        return false;
+    const int parentIndent = n.parent >= 0 ? std::max(m_tree.at(n.parent).indent, -1) : -1;
+    const ScalarExtent extent = scanScalar(m_text, offset, n.flow, parentIndent, value);
+    if (!extent.verified || extent.end != offset + inserted.size() || extent.style != style)
+        return false;
+    const std::ptrdiff_t delta = std::ptrdiff_t(inserted.size()) - std::ptrdiff_t(removedSize);
+    const int line = n.line;
+    for (auto& other : m_tree.nodes) {
+        if (&other == &n)
+            continue;
+        const bool after = other.valueBegin > offset;
+        if (other.begin > offset)
+            other.begin = std::size_t(std::ptrdiff_t(other.begin) + delta);
+        if (after) {
+            if (other.line == line)
+                other.column += int(delta);
+            other.valueBegin = std::size_t(std::ptrdiff_t(other.valueBegin) + delta);
+        }
+        if (other.end > offset)
+            other.end = std::size_t(std::ptrdiff_t(other.end) + delta);
+        for (auto& start : other.itemStarts)
+            if (start > offset)
+                start = std::size_t(std::ptrdiff_t(start) + delta);
+    }
+    n.end = extent.end;
+    n.style = style;
+    n.value = std::move(value);
+    n.verified = true;
+    const bool isNull =
+        style == ScalarStyle::Plain && n.tag.empty() &&
+        (n.value == "~" || n.value == "null" || n.value == "Null" || n.value == "NULL");
+    n.kind = isNull ? NodeKind::Null : NodeKind::Scalar;
+    ++m_revision;
+    return true;
 }
 
 EditError ParamsDocument::setScalar(std::string_view path, std::string_view value, ValueHint hint)

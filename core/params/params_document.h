@@ -82,6 +82,9 @@ private:
     EditError apply(Result<TextEdit> planned, std::string description);
     void applyRaw(const TextEdit& e, bool forward);
     void reparse();
+    // An edit that replaces exactly one scalar with another single-line scalar only moves the
+    // bytes after it: patch the tree instead of re-parsing a large file. False: re-parse.
+    bool patchScalar(std::size_t offset, const std::string& removed, const std::string& inserted);
     Diagnostic located(std::string code, std::string message) const;
 
     std::filesystem::path m_path;

@@ -1,8 +1,8 @@
 #include "core/params/scalar_text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
-#include <regex>
 
 namespace portolan::params {
 
@@ -412,15 +412,63 @@ PlainType resolvePlain(std::string_view s)
     for (const char* b : bools)
         if (s == b)
             return PlainType::Bool;
-    static const std::regex intRe(R"([-+]?(0|[1-9][0-9_]*|0[0-7]+|0o[0-7]+|0x[0-9a-fA-F]+))");
-    static const std::regex floatRe(
-        R"([-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))");
-    const std::string str(s);
-    if (std::regex_match(str, intRe))
-        return PlainType::Int;
-    if (std::regex_match(str, floatRe))
+    // Hand-written instead of std::regex: this runs for every value of every file validated.
+    std::size_t i = 0;
+    if (s[i] == '-' || s[i] == '+')
+        ++i;
+    const std::string_view body = s.substr(i);
+    if (body == ".inf" || body == ".Inf" || body == ".INF")
         return PlainType::Float;
-    return PlainType::String;
+    if (i == 0 && (body == ".nan" || body == ".NaN" || body == ".NAN"))
+        return PlainType::Float;
+    auto isDigit = [](char c) {
+        return c >= '0' && c <= '9';
+    };
+    auto allOf = [](std::string_view v, auto pred) {
+        return !v.empty() && std::all_of(v.begin(), v.end(), pred);
+    };
+    if (body.size() > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'o')) {
+        const std::string_view digits = body.substr(2);
+        const bool hex = body[1] == 'x';
+        if (allOf(digits, [hex](char c) {
+                return (c >= '0' && c <= '7') ||
+                       (hex && (std::isxdigit(static_cast<unsigned char>(c)) != 0));
+            }))
+            return PlainType::Int;
+        return PlainType::String;
+    }
+    // [digits][.digits][e[+-]digits], with at least one digit before the exponent
+    std::size_t j = 0;
+    std::size_t intDigits = 0, fracDigits = 0;
+    while (j < body.size() && (isDigit(body[j]) || (body[j] == '_' && j > 0))) {
+        intDigits += body[j] != '_';
+        ++j;
+    }
+    bool dot = false, exponent = false;
+    if (j < body.size() && body[j] == '.') {
+        dot = true;
+        ++j;
+        while (j < body.size() && (isDigit(body[j]) || body[j] == '_')) {
+            fracDigits += body[j] != '_';
+            ++j;
+        }
+    }
+    if (intDigits + fracDigits == 0)
+        return PlainType::String;
+    if (j < body.size() && (body[j] == 'e' || body[j] == 'E')) {
+        exponent = true;
+        ++j;
+        if (j < body.size() && (body[j] == '+' || body[j] == '-'))
+            ++j;
+        if (!allOf(body.substr(j), isDigit))
+            return PlainType::String;
+        j = body.size();
+    }
+    if (j != body.size())
+        return PlainType::String;
+    if (!dot && !exponent)
+        return PlainType::Int;
+    return PlainType::Float;
 }
 
 bool plainAllowed(std::string_view v, bool inFlow)

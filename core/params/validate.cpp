@@ -15,9 +15,19 @@ int ValidationReport::count(Severity s) const
                              [s](const Diagnostic& d) { return d.severity == s; }));
 }
 
-std::size_t editDistance(std::string_view a, std::string_view b)
+namespace {
+std::string lowered(std::string_view s)
 {
-    std::vector<std::size_t> row(b.size() + 1);
+    std::string out(s);
+    for (char& c : out)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// Plain Levenshtein on already lower-cased text; `row` is reused between calls.
+std::size_t distanceLowered(std::string_view a, std::string_view b, std::vector<std::size_t>& row)
+{
+    row.resize(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j)
         row[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
@@ -25,21 +35,33 @@ std::size_t editDistance(std::string_view a, std::string_view b)
         row[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
             const std::size_t up = row[j];
-            const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                              std::tolower(static_cast<unsigned char>(b[j - 1]));
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
             diag = up;
         }
     }
     return row[b.size()];
+}
+} // namespace
+
+std::size_t editDistance(std::string_view a, std::string_view b)
+{
+    std::vector<std::size_t> row;
+    return distanceLowered(lowered(a), lowered(b), row);
 }
 
 std::string closestMatch(std::string_view word, const std::vector<std::string>& candidates)
 {
     std::string best;
     std::size_t bestDistance = std::max<std::size_t>(2, word.size() / 3) + 1;
+    const std::string w = lowered(word);
+    std::vector<std::size_t> row;
     for (const auto& c : candidates) {
-        const std::size_t d = editDistance(word, c);
+        // The length difference alone is a lower bound of the distance.
+        const std::size_t lengthGap =
+            c.size() > w.size() ? c.size() - w.size() : w.size() - c.size();
+        if (lengthGap >= bestDistance)
+            continue;
+        const std::size_t d = distanceLowered(w, lowered(c), row);
         if (d < bestDistance) {
             bestDistance = d;
             best = c;

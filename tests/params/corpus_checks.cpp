@@ -2,6 +2,7 @@
 
 #include "core/params/edit_ops.h"
 #include "core/params/key_path.h"
+#include "core/params/params_document.h"
 #include "core/params/scalar_text.h"
 
 #include <algorithm>
@@ -142,4 +143,35 @@ EditCheckResult checkEveryScalarEdit(const std::string& text, const std::string&
                                  p.value + "'");
     }
     return r;
+}
+
+std::string compareWithFreshParse(const std::string& text, const std::string& name,
+                                  const std::vector<int>& nodesToEdit)
+{
+    ParamsDocument doc = ParamsDocument::fromText(text, name);
+    int i = 0;
+    for (int node : nodesToEdit) {
+        ValueHint hint;
+        const std::string value = newValueFor(doc.tree().at(node), 7 + i++, hint);
+        doc.setScalarAt(node, value, hint);
+    }
+    auto fresh = parseYamlTree(doc.text(), name);
+    if (!fresh)
+        return "edited text does not parse: " + fresh.error.toString();
+    const auto& a = doc.tree().nodes;
+    const auto& b = fresh.value->nodes;
+    if (a.size() != b.size())
+        return "node count differs";
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        const YamlNode& x = a[k];
+        const YamlNode& y = b[k];
+        if (x.kind != y.kind || x.value != y.value || x.begin != y.begin ||
+            x.valueBegin != y.valueBegin || x.end != y.end || x.line != y.line ||
+            x.column != y.column || x.style != y.style || x.itemStarts != y.itemStarts)
+            return name + ": node " + std::to_string(k) + " at " + std::to_string(y.line) + ":" +
+                   std::to_string(y.column) + " differs after patching ('" + x.value + "' vs '" +
+                   y.value + "', end " + std::to_string(x.end) + " vs " + std::to_string(y.end) +
+                   ")";
+    }
+    return {};
 }

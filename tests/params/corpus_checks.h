@@ -16,3 +16,8 @@ struct EditCheckResult
 // (c): every value scalar, edited alone, changes only its own lines; all of them edited
 // together and re-parsed read back as the new values.
 EditCheckResult checkEveryScalarEdit(const std::string& text, const std::string& name);
+
+// The tree a document keeps after edits (patched in place for simple value edits) equals the
+// tree of a fresh parse of the edited text. Empty when they agree, else the first difference.
+std::string compareWithFreshParse(const std::string& text, const std::string& name,
+                                  const std::vector<int>& nodesToEdit);

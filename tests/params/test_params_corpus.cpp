@@ -138,6 +138,15 @@ void TestParamsCorpus::everyFile()
         problems += "\n  " + QString::fromStdString(edits.problems[i]);
     QVERIFY2(edits.problems.empty(), qPrintable(problems));
 
+    // (c') the document's in-place tree patching agrees with a fresh parse
+    std::vector<int> someValues;
+    for (int i = 0; i < int(doc.tree().nodes.size()) && someValues.size() < 25; i += 3)
+        if (doc.tree().at(i).isScalarLike())
+            someValues.push_back(i);
+    const std::string patchProblem =
+        compareWithFreshParse(doc.text(), name.toStdString(), someValues);
+    QVERIFY2(patchProblem.empty(), patchProblem.c_str());
+
     // (d) no validation errors against the detected schema
     QVERIFY(m_schemas.errors.empty());
     const ValidationReport report = validateDetected(doc.tree(), m_schemas, name.toStdString());

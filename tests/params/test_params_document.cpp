@@ -32,6 +32,7 @@ private slots:
     void undoRedo();
     void setTextAndRevert();
     void saveIsAtomicAndDetectsDiskChanges();
+    void patchedTreeMatchesParse();
     void plainResolution_data();
     void plainResolution();
 };
@@ -498,6 +499,36 @@ void TestParamsDocument::saveIsAtomicAndDetectsDiskChanges()
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);
     QVERIFY(!doc.reload());
     QCOMPARE(*doc.get("runconfig.max_steps"), std::string("20"));
+}
+
+void TestParamsDocument::patchedTreeMatchesParse()
+{
+    const std::string yaml = "a: [1, 'two', {x: 3}] # c\nb:\n  - p: 1\n    q: \"s\"\n  - 5\n"
+                             "c: &k v\nd: *k\ne: ~\n";
+    auto doc = ParamsDocument::fromText(yaml);
+    const std::vector<std::pair<std::string, std::string>> edits = {
+        {"a[0]", "12345"}, {"a[1]", "x"}, {"a[2].x", "a,b"}, {"b[0].q", "t"},
+        {"b[1]", "null"},  {"c", "w"},    {"e", "3"},        {"b[0].p", "-7"}};
+    for (const auto& [path, value] : edits) {
+        QVERIFY(!doc.setScalar(path, value));
+        auto fresh = parseYamlTree(doc.text());
+        QVERIFY(fresh);
+        QCOMPARE(doc.tree().nodes.size(), fresh.value->nodes.size());
+        for (std::size_t i = 0; i < fresh.value->nodes.size(); ++i) {
+            const auto& x = doc.tree().nodes[i];
+            const auto& y = fresh.value->nodes[i];
+            QCOMPARE(x.value, y.value);
+            QCOMPARE(int(x.kind), int(y.kind));
+            QCOMPARE(x.valueBegin, y.valueBegin);
+            QCOMPARE(x.end, y.end);
+            QCOMPARE(x.column, y.column);
+            QCOMPARE(x.line, y.line);
+        }
+        QCOMPARE(*doc.get(path), value);
+    }
+    while (doc.undo()) {
+    }
+    QCOMPARE(doc.text(), yaml);
 }
 
 void TestParamsDocument::plainResolution_data()
