@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace portolan::sim {
 
@@ -304,7 +303,6 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         std::array<std::vector<std::int64_t>, kMemoryCategories> diff;
         for (auto& d : diff)
             d.assign(std::size_t(totalTiles) + 1, 0);
-        std::map<bool, std::vector<std::int64_t>> kindTouch; // contraction or not -> tiles
         std::vector<std::int64_t> contractionTouch(static_cast<std::size_t>(totalTiles) + 1, 0);
         std::vector<std::int64_t> otherTouch(static_cast<std::size_t>(totalTiles) + 1, 0);
         for (std::size_t vi = varBase; vi < prof.variables.size(); ++vi) {
@@ -388,7 +386,6 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         prof.maxTileBytes = std::max(prof.maxTileBytes, st.maxTileBytes);
         prof.totalBytes += st.usedBytes;
         prof.stages.push_back(std::move(st));
-        (void)kindTouch;
     }
 
     // 4. Schedule and throughput.

@@ -1,0 +1,49 @@
+#include "core/graph/project_graph.h"
+
+#include "core/graph/recorder.h"
+#include "core/runtime/models.h"
+
+namespace portolan::graph {
+
+namespace fs = std::filesystem;
+
+Result<fs::path> findParamsFile(const fs::path& project)
+{
+    std::error_code ec;
+    if (fs::is_regular_file(project, ec))
+        return Result<fs::path>::ok(project);
+    for (const char* rel : {"configs/params.yaml", "params.yaml", "const.yaml"}) {
+        const fs::path p = project / rel;
+        if (fs::is_regular_file(p, ec))
+            return Result<fs::path>::ok(p);
+    }
+    if (fs::is_directory(project / "configs", ec))
+        for (const auto& e : fs::directory_iterator(project / "configs", ec))
+            if (e.path().extension() == ".yaml")
+                return Result<fs::path>::ok(e.path());
+    return Result<fs::path>::fail(
+        {Severity::Error,
+         "compile.no-params",
+         "no params file (configs/params.yaml, params.yaml or const.yaml) in this project",
+         {project.string()}});
+}
+
+Result<OpGraph> recordProjectModel(const fs::path& projectOrParams, int batch)
+{
+    auto params = findParamsFile(projectOrParams);
+    if (!params)
+        return Result<OpGraph>::fail(params.error);
+    auto built = runtime::buildModelFromParams(*params.value);
+    if (!built)
+        return Result<OpGraph>::fail(built.error);
+    runtime::BuiltModel& m = *built.value;
+    std::vector<std::int64_t> shape{std::max(1, batch)};
+    shape.insert(shape.end(), m.inputShape.begin(), m.inputShape.end());
+    const auto example = torch::zeros(shape, torch::TensorOptions().dtype(m.inputDtype));
+    auto g = recordSequential(m.net, example, m.name);
+    if (g)
+        g.value->origin = "libtorch: " + params.value->string();
+    return g;
+}
+
+} // namespace portolan::graph

@@ -1,0 +1,98 @@
+// portolan-cli compile and compare, run as a user would.
+#include "../cli/cli_runner.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TestSimCli : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString file(const char* name) const { return m_dir.filePath(name); }
+
+private Q_SLOTS:
+    void compileProjectForIpu()
+    {
+        const auto r = runCli({"compile", QString(PORTOLAN_SAMPLES) + "/small-cnn-poptorch",
+                               "--target", "ipu-mk2", "--ipus", "2", "--grad-accum", "8",
+                               "--report", file("a.json"), "--trace", file("a.trace.json")});
+        QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+        QVERIFY(r.out.contains("FITS"));
+        QVERIFY(r.out.contains("bubble"));
+        QFile f(file("a.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto doc = QJsonDocument::fromJson(f.readAll());
+        QCOMPARE(doc.object()["schema_version"].toInt(), 1);
+        QFile t(file("a.trace.json"));
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        QVERIFY(QJsonDocument::fromJson(t.readAll()).object().contains("traceEvents"));
+    }
+
+    void compareReports()
+    {
+        const auto b = runCli({"compile", QString(PORTOLAN_SAMPLES) + "/small-cnn-poptorch",
+                               "--target", "ipu-mk2", "--ipus", "2", "--grad-accum", "8",
+                               "--precision", "fp16", "--report", file("b.json")});
+        QVERIFY2(b.exitCode == 0, (b.out + b.err).constData());
+        const auto c = runCli({"compare", file("a.json"), file("b.json")});
+        QVERIFY2(c.exitCode == 0, (c.out + c.err).constData());
+        QVERIFY(c.out.contains("memory.weights"));
+        QVERIFY(c.out.contains("precision: fp32 -> fp16"));
+        const auto j = runCli({"compare", file("a.json"), file("b.json"), "--format", "json"});
+        QVERIFY(QJsonDocument::fromJson(j.out).object().contains("rows"));
+    }
+
+    void compileForCs()
+    {
+        const auto r = runCli({"compile", QString(PORTOLAN_SAMPLES) + "/mnist-mlp-cerebras-pytorch",
+                               "--target", "cs-2", "--micro-batch", "64"});
+        QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+        QVERIFY(r.out.contains("layer-pipelined"));
+    }
+
+    void doesNotFit()
+    {
+        const auto r = runCli({"compile", "--synthetic", "24x1024", "--synthetic-heads", "16",
+                               "--synthetic-sequence", "64", "--synthetic-vocab", "1000",
+                               "--target", "ipu-mk2", "--optimizer", "adam"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.contains("DOES NOT FIT"));
+        QVERIFY(r.out.contains("Advice"));
+        QVERIFY(r.out.contains("more-stages"));
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("needle");
+        QTest::addRow("unknown target")
+            << QStringList{"compile", QString(PORTOLAN_SAMPLES) + "/small-cnn-poptorch", "--target",
+                           "tpu-v4"}
+            << "unknown target";
+        QTest::addRow("pt without shape")
+            << QStringList{"compile", "model.pt", "--target", "ipu-mk2"} << "--input-shape";
+        QTest::addRow("bad split")
+            << QStringList{"compile",  QString(PORTOLAN_SAMPLES) + "/small-cnn-poptorch",
+                           "--target", "ipu-mk2",
+                           "--split",  "2,x"}
+            << "'x'";
+        QTest::addRow("corrupt report")
+            << QStringList{"compare", QString(PORTOLAN_SOURCE_DIR) + "/README.md",
+                           QString(PORTOLAN_SOURCE_DIR) + "/README.md"}
+            << "not valid JSON";
+    }
+    void badInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, needle);
+        const auto r = runCli(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(needle.toUtf8()), r.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSimCli)
+#include "test_sim_cli.moc"
