@@ -1,5 +1,6 @@
 // portolan-cli info PROJECT: what Portolan sees in a project folder.
 #include "app/cli/cli_common.h"
+#include "core/analysis/analysis.h"
 #include "core/common/atomic_file.h"
 #include "core/common/json.h"
 #include "core/common/text.h"
@@ -50,20 +51,55 @@ int runInfo(const InfoOptions& o)
     }
     ProjectScan& scan = *result.value;
     const auto syntax = pythonSyntax(scan);
+    // The flavour needs the full analysis (index and configs); it reuses the same limits.
+    analysis::AnalysisOptions aopts;
+    aopts.scan = options;
+    const auto analysed = analysis::analyzeProject(o.project, aopts);
+    const analysis::FlavourReport* flavour = analysed ? &analysed.value->flavour : nullptr;
 
     if (o.format == "json") {
         nlohmann::json j = toJson(scan);
         for (const auto& d : syntax)
             j["diagnostics"].push_back(toJson(d));
-        j["flavour"] = nullptr; // filled in once project analysis exists
+        if (flavour) {
+            nlohmann::json evidence = nlohmann::json::array();
+            for (const auto& e : flavour->evidence)
+                evidence.push_back({{"flavour", analysis::flavourId(e.flavour)},
+                                    {"what", e.what},
+                                    {"location", e.location.toString()},
+                                    {"weight", e.weight}});
+            j["flavour"] = {
+                {"id", analysis::flavourId(flavour->flavour)},
+                {"name", analysis::flavourName(flavour->flavour)},
+                {"summary", flavour->summary()},
+                {"confidence", flavour->confidence},
+                {"being_ported", flavour->beingPorted},
+                {"porting_to", flavour->beingPorted
+                                   ? nlohmann::json(analysis::flavourId(flavour->portingTo))
+                                   : nlohmann::json(nullptr)},
+                {"suggested_guide", flavour->suggestedGuide},
+                {"suggestion_reason", flavour->suggestionReason},
+                {"evidence", evidence}};
+        } else {
+            j["flavour"] = nullptr;
+        }
         std::cout << j.dump(2) << "\n";
         return ExitOk;
     }
 
     std::cout << "Project: " << scan.root.string() << "\n";
+    if (flavour) {
+        std::cout << "Flavour: " << flavour->summary() << "\n";
+        if (!flavour->suggestedGuide.empty())
+            std::cout << "Suggested guide: " << flavour->suggestedGuide << " ("
+                      << flavour->suggestionReason << ")\n";
+        for (const auto& e : flavour->evidence)
+            std::cout << "  evidence: " << e.location.toString() << ": " << e.what << "\n";
+    }
     std::cout << "Files: " << scan.files.size();
     const char* sep = " (";
-    for (FileKind k : {FileKind::Python, FileKind::Yaml, FileKind::Json, FileKind::Text, FileKind::Other}) {
+    for (FileKind k :
+         {FileKind::Python, FileKind::Yaml, FileKind::Json, FileKind::Text, FileKind::Other}) {
         if (const auto n = scan.countOf(k)) {
             std::cout << sep << fileKindName(k) << " " << n;
             sep = ", ";
@@ -99,7 +135,9 @@ Subcommand registerInfo(CLI::App& root)
     addFormatOption(*cmd, o->format, {"text", "json"});
     cmd->add_option("--max-file-size", o->maxFileKiB, "Skip files larger than this many KiB")
         ->check(CLI::PositiveNumber);
-    return {cmd, [o] { return runInfo(*o); }};
+    return {cmd, [o] {
+                return runInfo(*o);
+            }};
 }
 const CommandRegistration registration{"info", 10, &registerInfo};
 } // namespace

@@ -285,6 +285,10 @@ private:
             return;
         }
         const std::string_view t = type(n);
+        // Whether this node is the object of an attribute or the value of a subscript: known
+        // from the caller, because ts_node_parent walks down from the root (quadratic).
+        const bool asObject = m_nextIsObject;
+        m_nextIsObject = false;
         if (t == "ERROR") {
             ++m_inError;
             walkChildren(n, depth);
@@ -310,9 +314,9 @@ private:
         if (t == "call")
             return call(n, depth);
         if (t == "attribute")
-            return attribute(n, depth);
+            return attribute(n, depth, asObject);
         if (t == "subscript")
-            return subscript(n, depth);
+            return subscript(n, depth, asObject);
         if (t == "assignment" || t == "augmented_assignment")
             return assignment(n, depth);
         if (t == "for_statement" || t == "for_in_clause") {
@@ -707,12 +711,9 @@ private:
         }
     }
 
-    void attribute(TSNode n, int depth)
+    void attribute(TSNode n, int depth, bool inner)
     {
         // Only the outermost chain of identifiers is recorded: "self.context.backward", once.
-        const TSNode parent = ts_node_parent(n);
-        const bool inner = !ts_node_is_null(parent) && type(parent) == "attribute" &&
-                           ts_node_eq(field(parent, "object"), n);
         if (!inner) {
             const std::string chain = dotted(n);
             if (!chain.empty() && chain.find('(') == std::string::npos && chain[0] != '?') {
@@ -725,15 +726,16 @@ private:
             }
         }
         const TSNode obj = field(n, "object");
-        if (!ts_node_is_null(obj))
+        if (!ts_node_is_null(obj) && type(obj) == "attribute") {
+            m_nextIsObject = true;
+            walk(obj, depth + 1);
+        } else if (!ts_node_is_null(obj)) {
             walk(obj, depth + 1); // the attribute name itself is not a use of a variable
+        }
     }
 
-    void subscript(TSNode n, int depth)
+    void subscript(TSNode n, int depth, bool inner)
     {
-        const TSNode parent = ts_node_parent(n);
-        const bool inner = !ts_node_is_null(parent) && type(parent) == "subscript" &&
-                           ts_node_eq(field(parent, "value"), n);
         if (!inner) {
             std::string base;
             std::vector<std::string> keys;
@@ -762,7 +764,11 @@ private:
                 }
             }
         }
-        walkChildren(n, depth);
+        const TSNode value = field(n, "value");
+        children(n, [&](TSNode c, std::string_view) {
+            m_nextIsObject = type(c) == "subscript" && ts_node_eq(c, value);
+            walk(c, depth + 1);
+        });
     }
 
     void assignment(TSNode n, int depth)
@@ -834,6 +840,7 @@ private:
     std::size_t m_classIndex = 0;
     FunctionId m_classFunction = ModuleLevel;
     int m_inError = 0;
+    bool m_nextIsObject = false;
     std::vector<std::string> m_pendingDecorators;
     std::vector<std::pair<int, std::string>> m_argStack;
     std::map<std::string, std::pair<std::string, std::vector<std::string>>> m_aliases;
