@@ -1,0 +1,271 @@
+#include "views/params/params_form.h"
+
+#include "core/params/params_document.h"
+#include "core/params/validate.h"
+#include "views/params/list_field.h"
+#include "views/params/lr_schedule_editor.h"
+#include "views/params/params_field.h"
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+namespace portolan::views {
+
+using params::NodeKind;
+
+namespace {
+constexpr int kMaxDepth = 12;
+
+QString childPath(const QString& parent, const QString& key)
+{
+    return parent.isEmpty()
+               ? QString::fromStdString(params::escapeKey(key.toStdString()))
+               : parent + "." + QString::fromStdString(params::escapeKey(key.toStdString()));
+}
+
+// A classic Model Zoo schedule list: every item a mapping with a `scheduler` key.
+bool isSchedulerList(const params::YamlTree& tree, int node)
+{
+    const params::YamlNode& n = tree.at(node);
+    if (n.kind != NodeKind::Sequence || n.children.empty())
+        return false;
+    for (int item : n.children) {
+        const int m = tree.deref(item);
+        if (m < 0 || tree.at(m).kind != NodeKind::Mapping || tree.child(m, "scheduler") < 0)
+            return false;
+    }
+    return true;
+}
+
+QString scalarText(const params::YamlTree& tree, int node, const char* key)
+{
+    const int c = tree.child(node, key);
+    return c >= 0 && tree.at(c).isScalarLike() ? QString::fromStdString(tree.at(c).value)
+                                               : QString();
+}
+} // namespace
+
+ParamsForm::ParamsForm(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    layout->addWidget(m_tabs);
+}
+
+QStringList ParamsForm::pageTitles() const
+{
+    QStringList out;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        out << m_tabs->tabText(i);
+    return out;
+}
+
+QWidget* ParamsForm::editorFor(const QString& path) const
+{
+    if (auto* f = field(path))
+        return f->editor();
+    return m_others.value(path, nullptr);
+}
+
+void ParamsForm::rebuild(const params::ParamsDocument& doc, const params::Schema* schema)
+{
+    const QString currentPage =
+        m_tabs->currentIndex() >= 0 ? m_tabs->tabText(m_tabs->currentIndex()) : QString();
+    m_fields.clear();
+    m_others.clear();
+    while (m_tabs->count() > 0) {
+        QWidget* page = m_tabs->widget(0);
+        m_tabs->removeTab(0);
+        page->hide();
+        page->deleteLater(); // a widget of this page may be the sender of the current edit
+    }
+    if (!doc.isParsed()) {
+        auto* label = new QLabel(tr("The YAML does not parse: %1\nFix it in the text view.")
+                                     .arg(QString::fromStdString(doc.syntaxError()->toString())));
+        label->setWordWrap(true);
+        m_tabs->addTab(label, tr("Syntax error"));
+        return;
+    }
+    const params::YamlTree& tree = doc.tree();
+    const int root = tree.deref(tree.root);
+    if (root < 0 || tree.at(root).kind != NodeKind::Mapping) {
+        m_tabs->addTab(new QLabel(tr("The file is not a mapping of sections.")), tr("File"));
+        return;
+    }
+    const params::YamlNode& r = tree.at(root);
+    QFormLayout* general = nullptr;
+    QWidget* generalPage = nullptr;
+    for (std::size_t i = 0; i < r.keys.size() && i < r.children.size(); ++i) {
+        const QString key = QString::fromStdString(tree.at(r.keys[i]).value);
+        const int value = tree.deref(r.children[i]);
+        const QString path = childPath({}, key);
+        if (value >= 0 && tree.at(value).kind == NodeKind::Mapping) {
+            auto* scroll = new QScrollArea;
+            scroll->setWidgetResizable(true);
+            auto* body = new QWidget;
+            auto* form = new QFormLayout(body);
+            const params::YamlNode& section = tree.at(value);
+            for (std::size_t k = 0; k < section.keys.size() && k < section.children.size(); ++k)
+                addEntry(form, doc, schema, section.children[k],
+                         QString::fromStdString(tree.at(section.keys[k]).value),
+                         childPath(path, QString::fromStdString(tree.at(section.keys[k]).value)),
+                         1);
+            scroll->setWidget(body);
+            const int tab = m_tabs->addTab(scroll, key);
+            if (schema)
+                if (const auto* s = params::schemaFor(*schema, tree, value))
+                    m_tabs->setTabToolTip(tab, QString::fromStdString(s->describe()));
+            continue;
+        }
+        if (!general) { // top-level single values and lists share one page
+            generalPage = new QWidget;
+            general = new QFormLayout(generalPage);
+            m_tabs->insertTab(0, generalPage, tr("General"));
+        }
+        addEntry(general, doc, schema, r.children[i], key, path, 1);
+    }
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->tabText(i) == currentPage)
+            m_tabs->setCurrentIndex(i);
+}
+
+void ParamsForm::addEntry(QFormLayout* form, const params::ParamsDocument& doc,
+                          const params::Schema* schema, int node, const QString& key,
+                          const QString& path, int depth)
+{
+    QWidget* w = buildValue(doc, schema, node, path, depth);
+    auto* label = new QLabel(key);
+    const params::SchemaNode* s = schema ? params::schemaFor(*schema, doc.tree(), node) : nullptr;
+    label->setToolTip(s ? QString::fromStdString(s->describe())
+                        : tr("Not described by the schema"));
+    if (!s)
+        label->setStyleSheet(QStringLiteral("font-style: italic;"));
+    form->addRow(label, w);
+}
+
+QWidget* ParamsForm::buildValue(const params::ParamsDocument& doc, const params::Schema* schema,
+                                int node, const QString& path, int depth)
+{
+    const params::YamlTree& tree = doc.tree();
+    const params::YamlNode& raw = tree.at(node);
+    const int target = tree.deref(node);
+    if (raw.kind == NodeKind::Alias || target < 0 || depth > kMaxDepth) {
+        // An alias is edited where its anchor is; show what it refers to.
+        auto* label = new QLabel(tr("*%1 (edit it at line %2)")
+                                     .arg(QString::fromStdString(raw.aliasOf))
+                                     .arg(target >= 0 ? tree.at(target).line : 0));
+        m_others.insert(path, label);
+        return label;
+    }
+    const params::YamlNode& n = tree.at(target);
+    if (n.kind == NodeKind::Mapping)
+        return buildMapping(doc, schema, target, path, depth);
+    if (n.kind == NodeKind::Sequence)
+        return buildList(doc, schema, target, path, depth);
+    FieldSpec spec;
+    spec.path = path;
+    spec.value = QString::fromStdString(n.value);
+    spec.isNull = n.kind == NodeKind::Null;
+    spec.schema = schema ? params::schemaFor(*schema, tree, target) : nullptr;
+    auto* f = new ParamsField(spec);
+    m_fields.insert(path, f);
+    bind(f);
+    return f;
+}
+
+QWidget* ParamsForm::buildMapping(const params::ParamsDocument& doc, const params::Schema* schema,
+                                  int node, const QString& path, int depth)
+{
+    const params::YamlTree& tree = doc.tree();
+    const params::YamlNode& n = tree.at(node);
+    auto* group = new QGroupBox;
+    group->setObjectName(path);
+    auto* form = new QFormLayout(group);
+    for (std::size_t k = 0; k < n.keys.size() && k < n.children.size(); ++k) {
+        const QString key = QString::fromStdString(tree.at(n.keys[k]).value);
+        addEntry(form, doc, schema, n.children[k], key, childPath(path, key), depth + 1);
+    }
+    m_others.insert(path, group);
+    return group;
+}
+
+QWidget* ParamsForm::buildList(const params::ParamsDocument& doc, const params::Schema* schema,
+                               int node, const QString& path, int depth)
+{
+    const params::YamlTree& tree = doc.tree();
+    const params::YamlNode& n = tree.at(node);
+    if (isSchedulerList(tree, node)) {
+        std::vector<LrPhase> phases;
+        for (int item : n.children) {
+            const int m = tree.deref(item);
+            LrPhase p;
+            p.scheduler = scalarText(tree, m, "scheduler");
+            p.rateKey =
+                tree.child(m, "initial_learning_rate") >= 0 || tree.child(m, "learning_rate") < 0
+                    ? QStringLiteral("initial_learning_rate")
+                    : QStringLiteral("learning_rate");
+            p.initial = scalarText(tree, m, p.rateKey.toUtf8().constData());
+            p.end = scalarText(tree, m, "end_learning_rate");
+            p.stepsKey = tree.child(m, "steps") >= 0 && tree.child(m, "total_iters") < 0
+                             ? QStringLiteral("steps")
+                             : QStringLiteral("total_iters");
+            p.steps = scalarText(tree, m, p.stepsKey.toUtf8().constData());
+            phases.push_back(p);
+        }
+        QStringList names;
+        const params::SchemaNode* s =
+            schema ? params::schemaFor(*schema, tree,
+                                       tree.child(tree.deref(n.children[0]), "scheduler"))
+                   : nullptr;
+        if (s)
+            for (const auto& v : s->target().values)
+                names << QString::fromStdString(v);
+        auto* editor = new LrScheduleEditor(path, std::move(phases), names);
+        connect(editor, &LrScheduleEditor::edited, this, &ParamsForm::edited);
+        connect(editor, &LrScheduleEditor::appendRequested, this, &ParamsForm::appendRequested);
+        connect(editor, &LrScheduleEditor::removeRequested, this, &ParamsForm::removeRequested);
+        m_others.insert(path, editor);
+        return editor;
+    }
+    const bool allScalars = std::all_of(n.children.begin(), n.children.end(),
+                                        [&](int c) { return tree.at(c).isScalarLike(); });
+    if (allScalars) {
+        QStringList items;
+        for (int c : n.children)
+            items << QString::fromStdString(tree.at(c).value);
+        auto* list = new ListField(path, items);
+        connect(list, &ListField::edited, this, &ParamsForm::edited);
+        connect(list, &ListField::appendRequested, this, &ParamsForm::appendRequested);
+        connect(list, &ListField::removeRequested, this, &ParamsForm::removeRequested);
+        m_others.insert(path, list);
+        return list;
+    }
+    // A list of mappings or lists: one nested group per item.
+    auto* group = new QGroupBox;
+    group->setObjectName(path);
+    auto* form = new QFormLayout(group);
+    for (std::size_t i = 0; i < n.children.size(); ++i)
+        addEntry(form, doc, schema, n.children[i], QStringLiteral("[%1]").arg(i),
+                 path + QStringLiteral("[%1]").arg(i), depth + 1);
+    m_others.insert(path, group);
+    return group;
+}
+
+void ParamsForm::bind(QWidget* w)
+{
+    if (auto* f = qobject_cast<ParamsField*>(w))
+        connect(f, &ParamsField::edited, this, &ParamsForm::edited);
+}
+
+void ParamsForm::setProblems(const QMap<QString, QString>& problems)
+{
+    for (auto it = m_fields.begin(); it != m_fields.end(); ++it)
+        it.value()->setProblem(problems.value(it.key()));
+}
+
+} // namespace portolan::views
