@@ -12,9 +12,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
-#include <vector>
-
 #include <torch/nn/modules/container/sequential.h>
+#include <vector>
 #include <yaml-cpp/yaml.h>
 
 namespace portolan::runtime {

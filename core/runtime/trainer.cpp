@@ -1,0 +1,400 @@
+#include "core/runtime/trainer.h"
+
+#include "core/runtime/checkpoint.h"
+#include "core/runtime/datasets.h"
+#include "core/runtime/models.h"
+
+#include <chrono>
+#include <dlfcn.h>
+#include <cstdio>
+#include <memory>
+#include <torch/torch.h>
+
+namespace portolan::runtime {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+void setComputeThreads(int threads)
+{
+    if (threads <= 0)
+        return;
+    torch::set_num_threads(threads);
+    using SetThreads = void (*)(int);
+    if (void* symbol = dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))
+        reinterpret_cast<SetThreads>(symbol)(threads);
+}
+
+namespace {
+
+double unixTime()
+{
+    using namespace std::chrono;
+    return double(duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count()) /
+           1000.0;
+}
+
+json event(const char* type)
+{
+    return json{{"event", type}, {"time", unixTime()}};
+}
+
+struct RunFailure
+{
+    Diagnostic d;
+};
+
+template <typename T> T unwrap(Result<T> r)
+{
+    if (!r)
+        throw RunFailure{r.error};
+    return std::move(*r.value);
+}
+
+std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerConfig& o,
+                                                       std::vector<torch::Tensor> params)
+{
+    const double lr = o.schedule.at(0);
+    if (o.type == "adam")
+        return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(lr)
+                                                                .betas({o.beta1, o.beta2})
+                                                                .eps(o.eps)
+                                                                .weight_decay(o.weightDecay));
+    if (o.type == "adamw")
+        return std::make_unique<torch::optim::AdamW>(params, torch::optim::AdamWOptions(lr)
+                                                                 .betas({o.beta1, o.beta2})
+                                                                 .eps(o.eps)
+                                                                 .weight_decay(o.weightDecay));
+    return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(lr)
+                                                           .momentum(o.momentum)
+                                                           .weight_decay(o.weightDecay)
+                                                           .nesterov(o.nesterov));
+}
+
+void setLearningRate(torch::optim::Optimizer& opt, double lr)
+{
+    for (auto& group : opt.param_groups())
+        group.options().set_lr(lr);
+}
+
+// clip_grad_norm_ as PyTorch computes it: total 2-norm over all gradients, scale by
+// max_norm / (norm + 1e-6) when that is below 1.
+void clipGradients(const std::vector<torch::Tensor>& params, double maxNorm)
+{
+    std::vector<torch::Tensor> norms;
+    norms.reserve(params.size());
+    for (const auto& p : params)
+        if (p.grad().defined())
+            norms.push_back(p.grad().norm(2));
+    if (norms.empty())
+        return;
+    auto total = torch::stack(norms).norm(2);
+    auto coef = torch::clamp(maxNorm / (total + 1e-6), c10::nullopt, 1.0);
+    for (const auto& p : params)
+        if (p.grad().defined())
+            p.grad().mul_(coef);
+}
+
+class Run
+{
+public:
+    Run(const RunConfig& c, const TrainOptions& o, const EventSink& sink)
+        : m_config(c), m_options(o), m_sink(sink)
+    {}
+
+    RunOutcome execute();
+
+private:
+    torch::Tensor lossOf(const Batch& b, torch::Tensor* logitsOut = nullptr);
+    EvalResult evaluate();
+    void checkpoint();
+    void emit(json e)
+    {
+        if (m_sink)
+            m_sink(e);
+    }
+    json dataJson(const Dataset& d, const InputConfig& in, int64_t batches) const;
+
+    const RunConfig& m_config;
+    const TrainOptions& m_options;
+    const EventSink& m_sink;
+    BuiltModel m_model;
+    std::vector<torch::Tensor> m_params;
+    std::unique_ptr<torch::optim::Optimizer> m_optimizer;
+    std::unique_ptr<DataLoader> m_train;
+    std::shared_ptr<Dataset> m_evalData;
+    LrSchedule m_schedule;
+    fs::path m_checkpointDir;
+    int64_t m_step = 0;
+    int64_t m_seed = 1;
+    RunOutcome m_outcome;
+};
+
+json Run::dataJson(const Dataset& d, const InputConfig& in, int64_t batches) const
+{
+    return json{{"source", d.source},           {"synthetic", d.synthetic},
+                {"samples", d.size()},          {"batch_size", in.batchSize},
+                {"batches_per_epoch", batches}, {"shuffle", in.shuffle},
+                {"drop_last", in.dropLast}};
+}
+
+torch::Tensor Run::lossOf(const Batch& b, torch::Tensor* logitsOut)
+{
+    auto logits = m_model.net->forward(b.inputs);
+    auto flat = logits.reshape({-1, m_model.numClasses});
+    if (logitsOut)
+        *logitsOut = flat;
+    return torch::nn::functional::cross_entropy(flat, b.labels.reshape({-1}));
+}
+
+EvalResult Run::evaluate()
+{
+    // Inference mode: no autograd bookkeeping, and dropout is off in eval().
+    torch::InferenceMode inference;
+    m_model.net->eval();
+    DataLoader loader(m_evalData, m_config.eval.batchSize, m_config.eval.shuffle,
+                      m_config.eval.dropLast, m_config.eval.seed);
+    int64_t batches = loader.batchesPerEpoch();
+    if (m_config.evalSteps > 0)
+        batches = std::min(batches, m_config.evalSteps);
+    double lossSum = 0;
+    int64_t correct = 0;
+    int64_t counted = 0;
+    int64_t samples = 0;
+    for (int64_t i = 0; i < batches; ++i) {
+        const Batch b = loader.next();
+        torch::Tensor logits;
+        const auto loss = lossOf(b, &logits);
+        const int64_t n = logits.size(0);
+        lossSum += loss.item<double>() * double(n);
+        correct += logits.argmax(1).eq(b.labels.reshape({-1})).sum().item<int64_t>();
+        counted += n;
+        samples += b.inputs.size(0);
+    }
+    m_model.net->train();
+    EvalResult r;
+    r.samples = samples;
+    if (counted > 0) {
+        r.loss = lossSum / double(counted);
+        r.accuracy = double(correct) / double(counted);
+    }
+    json e = event("eval");
+    e["step"] = m_step;
+    e["loss"] = r.loss;
+    e["accuracy"] = r.accuracy;
+    e["samples"] = r.samples;
+    e["batches"] = batches;
+    emit(e);
+    m_outcome.evals.push_back(r);
+    return r;
+}
+
+void Run::checkpoint()
+{
+    char name[64];
+    std::snprintf(name, sizeof name, "step_%010lld.ckpt", static_cast<long long>(m_step));
+    CheckpointState s{m_step, m_train ? m_train->position() : LoaderPosition{}, m_seed,
+                      m_model.name};
+    const fs::path file =
+        unwrap(saveCheckpoint(m_checkpointDir / name, m_model.net, m_optimizer.get(), s));
+    m_outcome.lastCheckpoint = file;
+    json e = event("checkpoint");
+    e["step"] = m_step;
+    e["path"] = file.string();
+    emit(e);
+}
+
+RunOutcome Run::execute()
+{
+    using Clock = std::chrono::steady_clock;
+    const auto started = Clock::now();
+    setComputeThreads(m_options.threads);
+    m_seed = m_options.seed.value_or(m_config.seed);
+    torch::manual_seed(uint64_t(m_seed));
+    m_model = unwrap(buildModel(m_config.modelSection, m_config.paramsFile.string()));
+    m_model.net->train();
+    m_params = m_model.net->parameters();
+    m_checkpointDir = m_options.checkpointDir.empty()
+                          ? m_config.projectDir / ".portolan" / "checkpoints"
+                          : m_options.checkpointDir;
+    const RunMode mode = m_options.mode;
+    const bool training = mode != RunMode::Eval;
+    const bool evaluating = mode != RunMode::Train;
+
+    json started_ = event("started");
+    started_["mode"] = runModeName(mode);
+    started_["model"] = m_model.name;
+    int64_t paramCount = 0;
+    for (const auto& p : m_params)
+        paramCount += p.numel();
+    started_["parameters"] = paramCount;
+    started_["threads"] = torch::get_num_threads();
+    started_["seed"] = m_seed;
+    started_["config"] = toJson(m_config);
+
+    int64_t maxSteps = 0;
+    if (training) {
+        auto data = unwrap(makeDataset(m_config, Split::Train));
+        m_train = std::make_unique<DataLoader>(data, m_config.train.batchSize,
+                                               m_config.train.shuffle, m_config.train.dropLast,
+                                               m_config.train.seed * 7919 + m_seed);
+        const int64_t perEpoch = m_train->batchesPerEpoch();
+        if (perEpoch == 0)
+            throw RunFailure{diagnosticAt(m_config.modelSection, m_config.paramsFile.string(),
+                                          "runtime.data-too-small",
+                                          "the training set has fewer samples than one batch")};
+        started_["data"]["train"] = dataJson(*data, m_config.train, perEpoch);
+        const int64_t accum = std::max<int64_t>(m_config.gradAccumSteps, 1);
+        maxSteps = m_options.steps.value_or(
+            m_config.maxSteps > 0 ? m_config.maxSteps
+                                  : std::max<int64_t>(m_config.numEpochs * perEpoch / accum, 1));
+        m_schedule = m_config.optimizer.schedule;
+        if (m_config.lrStepEpochs > 0) {
+            // Determined's StepLR stepped every epoch (records_per_epoch / global batch).
+            const int64_t stepsPerEpoch = m_config.recordsPerEpoch > 0
+                                              ? m_config.recordsPerEpoch / m_config.train.batchSize
+                                              : perEpoch;
+            m_schedule = LrSchedule::stepDecay(
+                m_schedule.at(0), m_config.lrStepEpochs * stepsPerEpoch, m_config.lrGamma);
+        }
+    }
+    if (evaluating) {
+        m_evalData = unwrap(makeDataset(m_config, Split::Eval));
+        DataLoader probe(m_evalData, m_config.eval.batchSize, false, m_config.eval.dropLast, 0);
+        started_["data"]["eval"] = dataJson(*m_evalData, m_config.eval, probe.batchesPerEpoch());
+    }
+    m_optimizer = makeOptimizer(m_config.optimizer, m_params);
+
+    fs::path resume = m_options.resumeFrom;
+    if (resume.empty() && mode == RunMode::Eval)
+        resume = latestCheckpoint(m_checkpointDir);
+    if (!resume.empty()) {
+        const auto state =
+            unwrap(loadCheckpoint(resume, m_model.net, m_optimizer.get(), m_model.name));
+        m_step = state.step;
+        if (m_train)
+            m_train->seek(state.data);
+        started_["resumed_from"] = {{"path", resume.string()}, {"step", m_step}};
+    }
+    started_["max_steps"] = maxSteps;
+    started_["checkpoint_dir"] = m_checkpointDir.string();
+    emit(started_);
+    for (const char* split : {"train", "eval"})
+        if (started_["data"].contains(split) && started_["data"][split]["synthetic"].get<bool>()) {
+            json w = event("warning");
+            w["message"] = std::string(split) + " data is " +
+                           started_["data"][split]["source"].get<std::string>();
+            emit(w);
+        }
+
+    const int64_t logSteps = std::max<int64_t>(m_options.logSteps.value_or(m_config.logSteps), 1);
+    const int64_t evalEvery = m_options.evalEvery.value_or(m_config.evalEvery);
+    const int64_t checkpointSteps = m_options.checkpointSteps.value_or(m_config.checkpointSteps);
+    const int64_t accum = std::max<int64_t>(m_config.gradAccumSteps, 1);
+    const double maxNorm = m_config.optimizer.maxGradientNorm;
+    bool stopped = false;
+    int64_t lastCheckpointStep = -1;
+    int64_t lastEvalStep = -1;
+    auto intervalStart = Clock::now();
+    int64_t intervalSamples = 0;
+
+    while (training && m_step < maxSteps) {
+        const double lr = m_schedule.at(m_step);
+        setLearningRate(*m_optimizer, lr);
+        m_optimizer->zero_grad();
+        double stepLoss = 0;
+        for (int64_t micro = 0; micro < accum; ++micro) {
+            const Batch b = m_train->next();
+            auto loss = lossOf(b);
+            (accum > 1 ? loss / double(accum) : loss).backward();
+            stepLoss += loss.item<double>() / double(accum);
+            intervalSamples += b.inputs.size(0);
+        }
+        if (maxNorm > 0)
+            clipGradients(m_params, maxNorm);
+        m_optimizer->step();
+        ++m_step;
+        m_outcome.losses.push_back(stepLoss);
+        stopped = m_options.stopRequested && m_options.stopRequested->load();
+        if (m_step % logSteps == 0 || m_step == maxSteps || stopped) {
+            const double seconds =
+                std::chrono::duration<double>(Clock::now() - intervalStart).count();
+            json e = event("step");
+            e["step"] = m_step;
+            e["loss"] = stepLoss;
+            e["lr"] = lr;
+            e["epoch"] = m_train->position().epoch;
+            e["samples_per_sec"] = seconds > 0 ? double(intervalSamples) / seconds : 0.0;
+            e["elapsed_s"] = std::chrono::duration<double>(Clock::now() - started).count();
+            emit(e);
+            intervalStart = Clock::now();
+            intervalSamples = 0;
+        }
+        if (evaluating && evalEvery > 0 && m_step % evalEvery == 0 && !stopped) {
+            evaluate();
+            lastEvalStep = m_step;
+        }
+        if (checkpointSteps > 0 && m_step % checkpointSteps == 0) {
+            checkpoint();
+            lastCheckpointStep = m_step;
+        }
+        if (stopped)
+            break;
+    }
+    if (training && lastCheckpointStep != m_step)
+        checkpoint();
+    if (evaluating && !stopped && lastEvalStep != m_step)
+        evaluate();
+
+    m_outcome.reason = stopped ? "stopped" : "completed";
+    m_outcome.step = m_step;
+    json f = event("finished");
+    f["reason"] = m_outcome.reason;
+    f["step"] = m_step;
+    f["elapsed_s"] = std::chrono::duration<double>(Clock::now() - started).count();
+    if (!m_outcome.losses.empty())
+        f["final_loss"] = m_outcome.losses.back();
+    if (!m_outcome.evals.empty())
+        f["eval_loss"] = m_outcome.evals.back().loss,
+        f["eval_accuracy"] = m_outcome.evals.back().accuracy;
+    if (!m_outcome.lastCheckpoint.empty())
+        f["checkpoint"] = m_outcome.lastCheckpoint.string();
+    emit(f);
+    return m_outcome;
+}
+
+} // namespace
+
+Result<RunOutcome> runTraining(const RunConfig& config, const TrainOptions& options,
+                               const EventSink& sink)
+{
+    Diagnostic d;
+    try {
+        Run run(config, options, sink);
+        return Result<RunOutcome>::ok(run.execute());
+    } catch (const RunFailure& f) {
+        d = f.d;
+    } catch (const c10::Error& e) {
+        d.code = "runtime.torch-error";
+        d.message = e.what_without_backtrace();
+        d.location.file = config.paramsFile.string();
+    } catch (const std::exception& e) {
+        d.code = "runtime.error";
+        d.message = e.what();
+        d.location.file = config.paramsFile.string();
+    }
+    if (sink) {
+        json e = event("failed");
+        e["message"] = d.message;
+        e["code"] = d.code;
+        e["diagnostic"] = d.toString();
+        if (!d.location.file.empty())
+            e["location"] = {{"file", d.location.file},
+                             {"line", d.location.line},
+                             {"column", d.location.column}};
+        sink(e);
+    }
+    return Result<RunOutcome>::fail(d);
+}
+
+} // namespace portolan::runtime
