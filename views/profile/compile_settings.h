@@ -1,0 +1,56 @@
+#pragma once
+
+// The compile panel's settings form: target, IPUs, micro-batch, gradient accumulation, replicas,
+// precision, optimizer, recomputation, split and CS mode. Every edit emits changed(); the panel
+// debounces it and re-simulates.
+
+#include "core/sim/profile.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace portolan::views {
+
+class CompileSettings : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit CompileSettings(QWidget* parent = nullptr);
+
+    // The options, or an error (a malformed split) in `error`.
+    sim::CompileOptions options(QString* error = nullptr) const;
+    void setOptions(const sim::CompileOptions& o); // no changed() signal
+    // Applies a remedy of the advice list (fp16, recompute, more-stages, smaller-micro-batch,
+    // optimizer-off-chip, weight-streaming); false when the id is unknown.
+    bool applyRemedy(const std::string& id);
+    void setSplit(const std::vector<int>& layersPerStage); // emits changed()
+
+signals:
+    void changed();
+
+private:
+    void updateEnabled();
+    void emitChanged();
+
+    QComboBox* m_target = nullptr;
+    QSpinBox* m_ipus = nullptr;
+    QSpinBox* m_microBatch = nullptr;
+    QSpinBox* m_gradAccum = nullptr;
+    QSpinBox* m_replicas = nullptr;
+    QComboBox* m_precision = nullptr;
+    QComboBox* m_optimizer = nullptr;
+    QComboBox* m_schedule = nullptr;
+    QCheckBox* m_recompute = nullptr;
+    QCheckBox* m_offChip = nullptr;
+    QLineEdit* m_split = nullptr;
+    QComboBox* m_csMode = nullptr;
+    QLabel* m_splitError = nullptr;
+    bool m_blocked = false;
+};
+
+} // namespace portolan::views

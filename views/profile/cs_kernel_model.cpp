@@ -1,0 +1,85 @@
+#include "views/profile/cs_kernel_model.h"
+
+namespace portolan::views {
+
+void CsKernelModel::setResult(ResultPtr result)
+{
+    beginResetModel();
+    m_result = std::move(result);
+    endResetModel();
+}
+
+int CsKernelModel::rowCount(const QModelIndex& parent) const
+{
+    if (parent.isValid() || !m_result || !m_result->cs)
+        return 0;
+    return int(m_result->cs->kernels.size());
+}
+
+int CsKernelModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant CsKernelModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const auto& k = m_result->cs->kernels[std::size_t(index.row())];
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == Name || index.column() == Region
+                   ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ForegroundRole && index.column() == Fits && !k.fits)
+        return QColor(200, 20, 20);
+    if (role == Qt::UserRole) {
+        switch (index.column()) {
+        case SamplesPerSecond:
+            return k.samplesPerSecond;
+        case Memory:
+            return qlonglong(k.memoryBytes);
+        case Utilisation:
+            return k.utilisation;
+        default:
+            break;
+        }
+    }
+    if (role != Qt::DisplayRole && role != Qt::UserRole)
+        return {};
+    switch (index.column()) {
+    case Name:
+        return QString::fromStdString(k.name);
+    case Region:
+        return QStringLiteral("%1x%2 at (%3, %4)").arg(k.width).arg(k.height).arg(k.x).arg(k.y);
+    case ActivePes:
+        return qlonglong(k.activePes);
+    case Memory:
+        return bytesText(double(k.memoryBytes));
+    case Capacity:
+        return bytesText(double(k.capacityBytes));
+    case SamplesPerSecond:
+        return QString::number(k.samplesPerSecond, 'g', 5);
+    case ComputeSamples:
+        return QString::number(k.computeSamplesPerSecond, 'g', 5);
+    case TransmissionSamples:
+        return QString::number(k.transmissionSamplesPerSecond, 'g', 5);
+    case Utilisation:
+        return QStringLiteral("%1%").arg(100 * k.utilisation, 0, 'f', 1);
+    case Fits:
+        return k.fits ? tr("yes") : tr("no");
+    }
+    return {};
+}
+
+QVariant CsKernelModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    static const char* names[ColumnCount] = {
+        "Kernel",      "Region",    "Active PEs",        "Memory",
+        "Capacity",    "Samples/s", "Compute samples/s", "Transmission samples/s",
+        "Utilisation", "Fits"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+} // namespace portolan::views

@@ -1,0 +1,66 @@
+#include "views/profile/cs_page.h"
+
+#include "views/profile/chart_export.h"
+#include "views/profile/cs_kernel_model.h"
+#include "views/profile/wafer_map.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace portolan::views {
+
+CsPage::CsPage(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    m_map = new WaferMap(this);
+    m_model = new CsKernelModel(this);
+    m_view = new QTableView(this);
+    m_view->setObjectName(QStringLiteral("csKernels"));
+    m_view->setModel(m_model);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->verticalHeader()->hide();
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_summary, 1);
+    bar->addWidget(makeExportButton(m_map, this));
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_map);
+    split->addWidget(m_view);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+    connect(m_map, &WaferMap::kernelClicked, this, [this](int k) { m_view->selectRow(k); });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { m_map->setSelectedKernel(current.row()); });
+}
+
+void CsPage::setResult(ResultPtr result)
+{
+    m_map->setResult(result);
+    m_model->setResult(result);
+    m_view->resizeColumnsToContents();
+    if (result && result->cs) {
+        const auto& cs = *result->cs;
+        m_summary->setText(
+            tr("%1 (%2). %3 samples/s, bottleneck %4. On wafer %5 of %6 SRAM%7.")
+                .arg(QString::fromStdString(cs.mode), QString::fromStdString(cs.modeReason))
+                .arg(cs.samplesPerSecond, 0, 'g', 5)
+                .arg(QString::fromStdString(cs.bottleneck), bytesText(double(cs.onWaferBytes)),
+                     bytesText(double(cs.sramBytes)),
+                     cs.streamedBytes > 0
+                         ? tr(", %1 streamed per step").arg(bytesText(double(cs.streamedBytes)))
+                         : QString()));
+    } else {
+        m_summary->setText(
+            result ? tr("An IPU report: compile for CS-2 or CS-3 to see the wafer placement.")
+                   : tr("No report yet."));
+    }
+}
+
+} // namespace portolan::views

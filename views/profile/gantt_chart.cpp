@@ -1,0 +1,101 @@
+#include "views/profile/gantt_chart.h"
+
+#include <QPainter>
+#include <algorithm>
+
+namespace portolan::views {
+
+GanttChart::GanttChart(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("ganttChart"));
+    setMinimumHeight(160);
+}
+
+void GanttChart::setResult(ResultPtr result)
+{
+    m_result = std::move(result);
+    m_idle = 0;
+    if (m_result && m_result->ipu && m_result->ipu->stepSeconds > 0) {
+        const auto& ipu = *m_result->ipu;
+        double busy = 0;
+        for (const auto& e : ipu.schedule)
+            busy += e.end - e.start;
+        const double total = ipu.stepSeconds * double(std::max<std::size_t>(1, ipu.stages.size()));
+        m_idle = std::clamp(1 - busy / total, 0.0, 1.0);
+    }
+    update();
+}
+
+void GanttChart::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    const QPalette pal = palette();
+    p.fillRect(rect(), pal.color(QPalette::Base));
+    p.setPen(pal.color(QPalette::WindowText));
+    if (!m_result || !m_result->ipu || m_result->ipu->schedule.empty()) {
+        p.drawText(rect(), Qt::AlignCenter, tr("No pipeline schedule (a CS report or no report)"));
+        return;
+    }
+    const auto& ipu = *m_result->ipu;
+    const int stages = std::max<int>(1, int(ipu.stages.size()));
+    double end = ipu.stepSeconds;
+    int microBatches = 1;
+    for (const auto& e : ipu.schedule) {
+        end = std::max(end, e.end);
+        microBatches = std::max(microBatches, e.microBatch + 1);
+    }
+    const QFontMetrics fm(font());
+    const int left = fm.horizontalAdvance(QStringLiteral("stage 000")) + 8;
+    const int bottom = fm.height() * 2 + 6;
+    const QRect area(left, 4, std::max(10, width() - left - 8),
+                     std::max(10, height() - bottom - 4));
+    const double rowH = double(area.height()) / stages;
+    auto xOf = [&](double t) {
+        return area.left() + area.width() * t / std::max(end, 1e-12);
+    };
+
+    // The bubble: every row starts idle; busy boxes are drawn over it.
+    QColor idle = pal.color(QPalette::WindowText);
+    idle.setAlpha(28);
+    p.fillRect(area, QBrush(idle, Qt::BDiagPattern));
+    QColor grid = pal.color(QPalette::WindowText);
+    grid.setAlpha(60);
+    const bool drawLabels = stages <= 48;
+    for (int s = 0; s < stages; ++s) {
+        const int y = int(area.top() + s * rowH);
+        p.setPen(grid);
+        p.drawLine(area.left(), y, area.right(), y);
+        if (drawLabels &&
+            (rowH >= fm.height() || s % std::max(1, int(fm.height() / std::max(rowH, 1.0))) == 0)) {
+            p.setPen(pal.color(QPalette::WindowText));
+            p.drawText(QRect(0, y, left - 4, int(std::max(rowH, double(fm.height())))),
+                       Qt::AlignRight | Qt::AlignVCenter, tr("stage %1").arg(s));
+        }
+    }
+    p.setPen(Qt::NoPen);
+    for (const auto& e : ipu.schedule) {
+        const QColor c = seriesColor(e.microBatch, microBatches, pal);
+        const QRectF box(xOf(e.start), area.top() + e.stage * rowH + 1,
+                         std::max(1.0, xOf(e.end) - xOf(e.start)), std::max(1.0, rowH - 2));
+        p.fillRect(box, c);
+        if (e.backward)
+            p.fillRect(box, QBrush(c.darker(160), Qt::Dense5Pattern));
+    }
+    // Time axis
+    p.setPen(pal.color(QPalette::WindowText));
+    p.drawLine(area.bottomLeft(), area.bottomRight());
+    for (int k = 0; k <= 5; ++k) {
+        const double t = end * k / 5;
+        const int x = int(xOf(t));
+        p.drawLine(x, area.bottom(), x, area.bottom() + 4);
+        p.drawText(QRect(x - 60, area.bottom() + 4, 120, fm.height()), Qt::AlignHCenter,
+                   QStringLiteral("%1 ms").arg(t * 1e3, 0, 'g', 4));
+    }
+    p.drawText(
+        QRect(area.left(), area.bottom() + 4 + fm.height(), area.width(), fm.height()),
+        Qt::AlignLeft,
+        tr("solid: forward, dotted: backward, colour: micro-batch, hatched: idle (bubble %1%)")
+            .arg(100 * ipu.bubble, 0, 'f', 1));
+}
+
+} // namespace portolan::views

@@ -1,0 +1,148 @@
+#include "views/profile/liveness_page.h"
+
+#include "views/profile/chart_export.h"
+#include "views/profile/tile_stats.h"
+#include "views/profile/variable_table_model.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace portolan::views {
+
+LivenessPage::LivenessPage(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    m_plot = new QCustomPlot(this);
+    m_plot->setObjectName(QStringLiteral("livenessChart"));
+    m_plot->setMinimumHeight(200);
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    m_plot->xAxis->setLabel(tr("Program step"));
+    m_plot->yAxis->setLabel(tr("Live memory (one replica)"));
+    m_plot->legend->setVisible(true);
+    m_summary = new QLabel(tr("Click a step to list what is live."), this);
+    m_summary->setObjectName(QStringLiteral("stepSummary"));
+    m_summary->setWordWrap(true);
+    m_model = new VariableTableModel(this);
+    m_view = new QTableView(this);
+    m_view->setObjectName(QStringLiteral("liveVariables"));
+    m_view->setModel(m_model);
+    m_view->setSortingEnabled(true);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_summary, 1);
+    bar->addWidget(makeExportButton(m_plot, this));
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_plot);
+    auto* lower = new QWidget(this);
+    auto* lowerLayout = new QVBoxLayout(lower);
+    lowerLayout->setContentsMargins(0, 0, 0, 0);
+    lowerLayout->addLayout(bar);
+    lowerLayout->addWidget(m_view, 1);
+    split->addWidget(lower);
+    layout->addWidget(split);
+
+    connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        if (!m_result || !m_result->ipu || !m_plot->axisRect()->rect().contains(e->pos()))
+            return;
+        const int step = int(std::lround(m_plot->xAxis->pixelToCoord(e->pos().x())));
+        if (step >= 0 && step < int(m_result->ipu->steps.size()))
+            showStep(step);
+    });
+    applyPlotTheme(m_plot, palette());
+}
+
+void LivenessPage::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        applyPlotTheme(m_plot, palette());
+        fill();
+    }
+}
+
+void LivenessPage::setResult(ResultPtr result)
+{
+    m_result = std::move(result);
+    m_step = -1;
+    m_model->clear();
+    m_summary->setText(tr("Click a step to list what is live."));
+    fill();
+}
+
+void LivenessPage::fill()
+{
+    m_plot->clearPlottables();
+    if (!m_result || !m_result->ipu) {
+        m_plot->replot();
+        return;
+    }
+    const auto& steps = m_result->ipu->steps;
+    QVector<double> keys, always, notAlways;
+    double top = 1;
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const int every = std::max<int>(1, int(steps.size()) / 24);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        keys.push_back(double(i));
+        always.push_back(double(steps[i].alwaysLiveBytes));
+        notAlways.push_back(double(steps[i].notAlwaysLiveBytes));
+        top = std::max(top, always.back() + notAlways.back());
+        if (int(i) % every == 0)
+            ticker->addTick(double(i), QString::fromStdString(steps[i].name));
+    }
+    auto* a = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    auto* n = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    a->setName(memoryCategoryLabel(0));
+    n->setName(memoryCategoryLabel(1));
+    a->setData(keys, always, true);
+    n->setData(keys, notAlways, true);
+    n->moveAbove(a);
+    for (auto [bars, c] : {std::pair{a, 0}, std::pair{n, 1}}) {
+        bars->setWidth(0.8);
+        bars->setPen(Qt::NoPen);
+        bars->setBrush(memoryCategoryColor(c, palette()));
+    }
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->xAxis->setTickLabelRotation(steps.size() > 8 ? 45 : 0);
+    m_plot->xAxis->setRange(-0.5, double(steps.size()) - 0.5);
+    m_plot->yAxis->setRange(0, top * 1.1);
+    QSharedPointer<QCPAxisTickerText> yTicker(new QCPAxisTickerText);
+    for (int k = 0; k <= 4; ++k)
+        yTicker->addTick(top * 1.1 * k / 4, bytesText(top * 1.1 * k / 4));
+    m_plot->yAxis->setTicker(yTicker);
+    m_plot->replot();
+}
+
+QString LivenessPage::stepSummary() const
+{
+    return m_summary->text();
+}
+
+void LivenessPage::showStep(int step)
+{
+    if (!m_result || !m_result->ipu || step < 0 || step >= int(m_result->ipu->steps.size()))
+        return;
+    m_step = step;
+    const auto& s = m_result->ipu->steps[std::size_t(step)];
+    std::vector<int> live = variablesLiveAt(*m_result->ipu, step);
+    m_summary->setText(
+        tr("Step %1 \"%2\" (%3, stage %4): always live %5, not always live %6; %7 variables live.")
+            .arg(step)
+            .arg(QString::fromStdString(s.name), QString::fromStdString(s.phase))
+            .arg(s.stage)
+            .arg(bytesText(double(s.alwaysLiveBytes)), bytesText(double(s.notAlwaysLiveBytes)))
+            .arg(live.size()));
+    m_model->setVariables(m_result, std::move(live));
+    m_model->sort(VariableTableModel::TotalBytes, Qt::DescendingOrder);
+}
+
+} // namespace portolan::views

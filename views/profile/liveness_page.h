@@ -1,0 +1,45 @@
+#pragma once
+
+// Liveness report: always-live and not-always-live memory per program step as stacked bars;
+// clicking a step lists the variables live during it.
+
+#include "views/profile/plot_theme.h"
+
+#include <QWidget>
+
+class QCPBars;
+class QCustomPlot;
+class QLabel;
+class QTableView;
+
+namespace portolan::views {
+
+class VariableTableModel;
+
+class LivenessPage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit LivenessPage(QWidget* parent = nullptr);
+    void setResult(ResultPtr result);
+    void showStep(int step);
+    int step() const { return m_step; }
+    QCustomPlot* chart() const { return m_plot; }
+    VariableTableModel* model() const { return m_model; }
+    QString stepSummary() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void fill();
+
+    ResultPtr m_result;
+    int m_step = -1;
+    QCustomPlot* m_plot = nullptr;
+    QLabel* m_summary = nullptr;
+    QTableView* m_view = nullptr;
+    VariableTableModel* m_model = nullptr;
+};
+
+} // namespace portolan::views

@@ -1,0 +1,222 @@
+#include "views/profile/memory_chart.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace portolan::views {
+
+MemoryChart::MemoryChart(QWidget* parent) : QCustomPlot(parent)
+{
+    setObjectName(QStringLiteral("memoryChart"));
+    setMinimumHeight(220);
+    setNotAntialiasedElements(QCP::aeAll); // thousands of bars: antialiasing costs frame time
+    setPlottingHint(QCP::phFastPolylines, true);
+    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    axisRect()->setRangeDrag(Qt::Horizontal);
+    axisRect()->setRangeZoom(Qt::Horizontal);
+    xAxis->setLabel(tr("Tile"));
+    yAxis->setLabel(tr("Memory"));
+
+    m_max = addGraph();
+    m_min = addGraph();
+    m_mean = addGraph();
+    m_max->setName(tr("max"));
+    m_min->setName(tr("min"));
+    m_mean->setName(tr("mean"));
+    m_max->setChannelFillGraph(m_min);
+    m_oom = addGraph();
+    m_oom->setName(tr("out of memory"));
+    m_oom->setLineStyle(QCPGraph::lsNone);
+    for (int c = 0; c < sim::kMemoryCategories; ++c) {
+        auto* bars = new QCPBars(xAxis, yAxis);
+        bars->setName(memoryCategoryLabel(c));
+        bars->setWidth(0.9);
+        bars->setStackingGap(0);
+        if (c > 0)
+            bars->moveAbove(m_bars.back());
+        m_bars.push_back(bars);
+    }
+    m_capacity = new QCPItemStraightLine(this);
+    m_capacity->setClipToAxisRect(true);
+    legend->setVisible(true);
+    legend->setFont(font());
+    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            [this](const QCPRange& r) { clampRange(r); });
+    restyle();
+}
+
+void MemoryChart::restyle()
+{
+    const QPalette p = palette();
+    applyPlotTheme(this, p);
+    const QColor c = memoryCategoryColor(0, p);
+    QColor fill = c;
+    fill.setAlpha(90);
+    m_max->setPen(QPen(c));
+    m_max->setBrush(fill);
+    m_min->setPen(QPen(c));
+    m_mean->setPen(QPen(p.color(QPalette::WindowText), 1));
+    m_oom->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssTriangle, alertColor(p), alertColor(p), 7));
+    for (int c2 = 0; c2 < m_bars.size(); ++c2) {
+        const QColor bc = memoryCategoryColor(c2, p);
+        m_bars[c2]->setPen(Qt::NoPen);
+        m_bars[c2]->setBrush(bc);
+    }
+    m_capacity->setPen(QPen(alertColor(p), 1.5, Qt::DashLine));
+}
+
+void MemoryChart::changeEvent(QEvent* event)
+{
+    QCustomPlot::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        restyle();
+        replot();
+    }
+}
+
+void MemoryChart::setResult(ResultPtr result)
+{
+    m_result = std::move(result);
+    m_stats = m_result && m_result->ipu ? TileStats::from(*m_result->ipu) : TileStats{};
+    m_first = 0;
+    m_end = m_stats.tileCount;
+    const double cap = double(m_stats.capacity);
+    m_capacity->point1->setCoords(0, cap);
+    m_capacity->point2->setCoords(1, cap);
+    m_capacity->setVisible(cap > 0);
+    const double top = m_stats.total.empty()
+                           ? 1.0
+                           : double(*std::max_element(m_stats.total.begin(), m_stats.total.end()));
+    yAxis->setRange(0, std::max(top, cap) * 1.08 + 1);
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const double ymax = yAxis->range().upper;
+    for (int k = 0; k <= 5; ++k)
+        ticker->addTick(ymax * k / 5, bytesText(ymax * k / 5));
+    yAxis->setTicker(ticker);
+    showTiles(-0.5, m_end - 0.5);
+}
+
+void MemoryChart::setTileRange(int first, int end)
+{
+    m_first = std::clamp(first, 0, m_stats.tileCount);
+    m_end = end < 0 ? m_stats.tileCount : std::clamp(end, m_first, m_stats.tileCount);
+    showTiles(m_first - 0.5, m_end - 0.5);
+}
+
+void MemoryChart::showTiles(double lo, double hi)
+{
+    xAxis->setRange(lo, hi); // clampRange() rebuilds
+    rebuild();
+    replot();
+}
+
+void MemoryChart::clampRange(const QCPRange& range)
+{
+    if (m_rebuilding)
+        return;
+    const double lo = m_first - 0.5, hi = std::max(m_end - 0.5, lo + 1);
+    QCPRange r = range;
+    if (r.size() < 8)
+        r = QCPRange(r.center() - 4, r.center() + 4);
+    if (r.size() > hi - lo)
+        r = QCPRange(lo, hi);
+    if (r.lower < lo)
+        r = QCPRange(lo, lo + r.size());
+    if (r.upper > hi)
+        r = QCPRange(hi - r.size(), hi);
+    m_rebuilding = true;
+    if (r != range)
+        xAxis->setRange(r);
+    rebuild();
+    m_rebuilding = false;
+}
+
+void MemoryChart::rebuild()
+{
+    const QCPRange r = xAxis->range();
+    const int first = std::max(m_first, int(std::floor(r.lower + 0.5)));
+    const int end = std::min(m_end, int(std::ceil(r.upper + 0.5)));
+    const int columns = std::max(1, axisRect()->width());
+    m_stacked = end - first <= columns / 2;
+    for (auto* g : {m_max, m_min, m_mean})
+        g->data()->clear();
+    for (auto* b : m_bars)
+        b->data()->clear();
+    if (m_stats.tileCount == 0 || end <= first) {
+        m_oom->data()->clear();
+        return;
+    }
+    if (m_stacked) {
+        const auto& tileBytes = m_result->ipu->tileBytes;
+        QVector<double> keys;
+        for (int t = first; t < end; ++t)
+            keys.push_back(t);
+        for (int c = 0; c < sim::kMemoryCategories; ++c) {
+            QVector<double> values;
+            values.reserve(keys.size());
+            for (int t = first; t < end; ++t)
+                values.push_back(t < int(tileBytes[std::size_t(c)].size())
+                                     ? double(tileBytes[std::size_t(c)][std::size_t(t)])
+                                     : 0.0);
+            m_bars[c]->setData(keys, values, true);
+        }
+    } else {
+        const Envelope e = decimate(m_stats, first, end, columns);
+        m_max->setData(e.key, e.max, true);
+        m_min->setData(e.key, e.min, true);
+        m_mean->setData(e.key, e.mean, true);
+    }
+    for (auto* g : {m_max, m_min, m_mean})
+        g->setVisible(!m_stacked);
+    for (auto* b : m_bars)
+        b->setVisible(m_stacked);
+    // Out-of-memory markers: at most one per pixel column, so millions never reach the painter.
+    QVector<double> ok, ov;
+    const auto begin = std::lower_bound(m_stats.oomTiles.begin(), m_stats.oomTiles.end(), first);
+    const double perPixel = double(end - first) / columns;
+    double lastKey = -1e300;
+    for (auto it = begin; it != m_stats.oomTiles.end() && *it < end; ++it) {
+        if (*it - lastKey < perPixel)
+            continue;
+        lastKey = *it;
+        ok.push_back(*it);
+        ov.push_back(double(m_stats.total[std::size_t(*it)]));
+    }
+    m_oom->setData(ok, ov, true);
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
+            item->setVisible(item->plottable()->visible());
+}
+
+int MemoryChart::tileAt(int pixelX) const
+{
+    const int t = int(std::lround(xAxis->pixelToCoord(pixelX)));
+    return t >= m_first && t < m_end ? t : -1;
+}
+
+void MemoryChart::mousePressEvent(QMouseEvent* event)
+{
+    m_pressPos = event->pos();
+    QCustomPlot::mousePressEvent(event);
+}
+
+void MemoryChart::mouseReleaseEvent(QMouseEvent* event)
+{
+    QCustomPlot::mouseReleaseEvent(event);
+    if (event->button() == Qt::LeftButton && (event->pos() - m_pressPos).manhattanLength() < 4 &&
+        axisRect()->rect().contains(event->pos())) {
+        const int t = tileAt(event->pos().x());
+        if (t >= 0)
+            emit tileClicked(t);
+    }
+}
+
+void MemoryChart::resizeEvent(QResizeEvent* event)
+{
+    QCustomPlot::resizeEvent(event);
+    rebuild();
+}
+
+} // namespace portolan::views

@@ -1,0 +1,58 @@
+#pragma once
+
+// The per-tile memory chart. Far out it draws a min/mean/max envelope, one point per pixel column
+// (decimate()), so all 94,208 tiles of 64 IPUs redraw within a frame; zoomed in to fewer tiles
+// than pixels it switches to bars stacked by memory category. The capacity line and the
+// out-of-memory tiles are marked. Wheel zooms and drag pans the tile axis; a click on a tile emits
+// tileClicked.
+
+#include "views/profile/plot_theme.h"
+#include "views/profile/tile_stats.h"
+
+#include <qcustomplot.h>
+
+namespace portolan::views {
+
+class MemoryChart : public QCustomPlot
+{
+    Q_OBJECT
+public:
+    explicit MemoryChart(QWidget* parent = nullptr);
+
+    void setResult(ResultPtr result);
+    // Shows tiles [first, end) only (an IPU or a stage filter); end < 0: all tiles.
+    void setTileRange(int first, int end);
+    void showTiles(double lo, double hi); // zoom the tile axis
+    bool isStacked() const { return m_stacked; }
+    int tileAt(int pixelX) const;
+    const TileStats& stats() const { return m_stats; }
+
+signals:
+    void tileClicked(int tile);
+
+protected:
+    void changeEvent(QEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void rebuild(); // refills the plottables for the visible range
+    void restyle();
+    void clampRange(const QCPRange& range);
+
+    ResultPtr m_result;
+    TileStats m_stats;
+    int m_first = 0, m_end = 0;
+    bool m_stacked = false;
+    bool m_rebuilding = false;
+    QPoint m_pressPos;
+    QCPGraph* m_max = nullptr;
+    QCPGraph* m_min = nullptr;
+    QCPGraph* m_mean = nullptr;
+    QCPGraph* m_oom = nullptr;
+    QVector<QCPBars*> m_bars;
+    QCPItemStraightLine* m_capacity = nullptr;
+};
+
+} // namespace portolan::views

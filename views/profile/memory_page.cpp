@@ -1,0 +1,99 @@
+#include "views/profile/memory_page.h"
+
+#include "views/profile/chart_export.h"
+#include "views/profile/memory_chart.h"
+#include "views/profile/tile_details.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSplitter>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace portolan::views {
+
+MemoryPage::MemoryPage(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    auto* bar = new QHBoxLayout;
+    m_ipu = new QComboBox(this);
+    m_ipu->setObjectName(QStringLiteral("ipuFilter"));
+    m_stage = new QComboBox(this);
+    m_stage->setObjectName(QStringLiteral("stageFilter"));
+    m_chart = new MemoryChart(this);
+    m_details = new TileDetails(this);
+    m_hint = new QLabel(tr("Wheel zooms, drag pans, click a tile for its details."), this);
+    bar->addWidget(new QLabel(tr("IPU"), this));
+    bar->addWidget(m_ipu);
+    bar->addWidget(new QLabel(tr("Stage"), this));
+    bar->addWidget(m_stage);
+    bar->addWidget(m_hint, 1);
+    auto* reset = new QToolButton(this);
+    reset->setText(tr("Show all"));
+    bar->addWidget(reset);
+    bar->addWidget(makeExportButton(m_chart, this));
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_chart);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+
+    connect(m_chart, &MemoryChart::tileClicked, this, &MemoryPage::showTile);
+    connect(m_ipu, &QComboBox::currentIndexChanged, this, [this] { applyFilter(m_ipu); });
+    connect(m_stage, &QComboBox::currentIndexChanged, this, [this] { applyFilter(m_stage); });
+    connect(reset, &QToolButton::clicked, this, [this] {
+        m_ipu->setCurrentIndex(0);
+        m_stage->setCurrentIndex(0);
+        applyFilter(nullptr);
+    });
+}
+
+void MemoryPage::setResult(ResultPtr result)
+{
+    m_result = std::move(result);
+    const QSignalBlocker b1(m_ipu), b2(m_stage);
+    m_ipu->clear();
+    m_stage->clear();
+    m_ipu->addItem(tr("all"), -1);
+    m_stage->addItem(tr("all"), -1);
+    if (m_result && m_result->ipu) {
+        for (int i = 0; i < m_result->ipu->ipusPerReplica; ++i)
+            m_ipu->addItem(QString::number(i), i);
+        for (const auto& s : m_result->ipu->stages)
+            m_stage->addItem(tr("%1 (IPU %2)").arg(s.index).arg(s.ipu), s.ipu);
+    }
+    m_chart->setResult(m_result);
+    m_details->setResult(m_result);
+    setEnabled(m_result && m_result->ipu);
+    m_hint->setText(m_result && m_result->cs
+                        ? tr("A CS report has no tiles: see the CS page.")
+                        : tr("Wheel zooms, drag pans, click a tile for its details."));
+}
+
+void MemoryPage::applyFilter(QComboBox* from)
+{
+    // IPU and stage both select one IPU's tiles; the other box follows.
+    int ipu = from ? from->currentData().toInt() : -1;
+    QComboBox* other = from == m_ipu ? m_stage : m_ipu;
+    if (from) {
+        const QSignalBlocker block(other);
+        const int i = other->findData(ipu);
+        other->setCurrentIndex(i >= 0 ? i : 0);
+    }
+    const int perIpu = std::max(1, m_chart->stats().tilesPerIpu);
+    if (ipu < 0)
+        m_chart->setTileRange(0, -1);
+    else
+        m_chart->setTileRange(ipu * perIpu, (ipu + 1) * perIpu);
+}
+
+void MemoryPage::showTile(int tile)
+{
+    m_details->showTile(tile);
+}
+
+} // namespace portolan::views

@@ -1,0 +1,88 @@
+#include "views/profile/op_graph_page.h"
+
+#include "views/graph/graph_view.h"
+#include "views/profile/chart_export.h"
+#include "views/profile/op_graph_dot.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace portolan::views {
+
+OpGraphPage::OpGraphPage(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    auto* bar = new QHBoxLayout;
+    m_colour = new QComboBox(this);
+    m_colour->addItem(tr("by stage"));
+    m_colour->addItem(tr("by placement (IPU or CS kernel)"));
+    m_depth = new QSpinBox(this);
+    m_depth->setObjectName(QStringLiteral("moduleDepth"));
+    m_depth->setRange(0, 8);
+    m_depth->setSpecialValueText(tr("expanded"));
+    m_depth->setPrefix(tr("collapse modules to depth "));
+    m_status = new QLabel(this);
+    m_view = new GraphView(this);
+    m_view->setObjectName(QStringLiteral("opGraph"));
+    bar->addWidget(new QLabel(tr("Colour"), this));
+    bar->addWidget(m_colour);
+    bar->addWidget(m_depth);
+    bar->addWidget(m_status, 1);
+    bar->addWidget(makeExportButton(m_view, this));
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+    connect(m_colour, &QComboBox::currentIndexChanged, this, [this] {
+        m_dirty = true;
+        refresh();
+    });
+    connect(m_depth, &QSpinBox::valueChanged, this, [this] {
+        m_dirty = true;
+        refresh();
+    });
+    connect(m_view, &GraphView::rendered, m_view, &GraphView::zoomToFit);
+    connect(m_view, &GraphView::failed, this, [this](const QString& m) { m_status->setText(m); });
+}
+
+bool OpGraphPage::isRendering() const
+{
+    return m_view->isRendering();
+}
+
+void OpGraphPage::setResult(ResultPtr result)
+{
+    m_result = std::move(result);
+    m_dirty = true;
+    if (isVisible())
+        refresh();
+}
+
+void OpGraphPage::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    refresh();
+}
+
+void OpGraphPage::refresh()
+{
+    if (!m_dirty || !m_result || !isVisible())
+        return;
+    m_dirty = false;
+    OpGraphDotOptions o;
+    o.moduleDepth = m_depth->value();
+    o.byPlacement = m_colour->currentIndex() == 1;
+    const OpGraphDot dot = opGraphDot(*m_result, o, palette());
+    m_status->setText(
+        tr("%1 ops shown as %2 nodes%3")
+            .arg(m_result->graph.ops.size())
+            .arg(dot.nodes)
+            .arg(dot.depthUsed != o.moduleDepth
+                     ? tr(" (collapsed to depth %1 to stay readable)").arg(dot.depthUsed)
+                     : QString()));
+    m_view->setDot(dot.dot);
+}
+
+} // namespace portolan::views

@@ -1,0 +1,204 @@
+#include "views/profile/pipeline_page.h"
+
+#include "views/profile/chart_export.h"
+#include "views/profile/gantt_chart.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <numeric>
+#include <qcustomplot.h>
+
+namespace portolan::views {
+
+PipelinePage::PipelinePage(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    m_gantt = new GanttChart(this);
+    m_stagePlot = new QCustomPlot(this);
+    m_stagePlot->setObjectName(QStringLiteral("stageChart"));
+    m_stagePlot->setMinimumHeight(160);
+    m_stagePlot->legend->setVisible(true);
+    m_balance = new QLabel(this);
+    m_balance->setObjectName(QStringLiteral("balance"));
+    m_balance->setWordWrap(true);
+    m_splitBox = new QWidget(this);
+    m_splitLayout = new QHBoxLayout(m_splitBox);
+    m_splitLayout->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_splitBox);
+    scroll->setWidgetResizable(true);
+    scroll->setMaximumHeight(70);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_balance, 1);
+    top->addWidget(makeExportButton(m_gantt, this));
+    top->addWidget(makeExportButton(m_stagePlot, this));
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_gantt);
+    split->addWidget(m_stagePlot);
+    layout->addLayout(top);
+    layout->addWidget(new QLabel(tr("Layers per stage (editing one moves its boundary with the "
+                                    "next stage; re-simulates at once):"),
+                                 this));
+    layout->addWidget(scroll);
+    layout->addWidget(split, 1);
+    applyPlotTheme(m_stagePlot, palette());
+}
+
+void PipelinePage::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        applyPlotTheme(m_stagePlot, palette());
+        fillStageChart();
+    }
+}
+
+QString PipelinePage::balanceText() const
+{
+    return m_balance->text();
+}
+
+std::vector<int> PipelinePage::split() const
+{
+    return m_split;
+}
+
+void PipelinePage::setResult(ResultPtr result)
+{
+    m_result = std::move(result);
+    m_gantt->setResult(m_result);
+    m_split.clear();
+    if (m_result && m_result->ipu) {
+        const auto& ipu = *m_result->ipu;
+        for (const auto& s : ipu.stages)
+            m_split.push_back(s.endLayer - s.firstLayer);
+        double slowest = 0;
+        int slow = 0;
+        for (const auto& s : ipu.stages)
+            if (s.forwardSeconds + s.backwardSeconds > slowest) {
+                slowest = s.forwardSeconds + s.backwardSeconds;
+                slow = s.index;
+            }
+        m_balance->setText(tr("%1 stages (%2 split), balance %3 (fastest / slowest stage), slowest "
+                              "stage %4; bubble %5%; step %6 ms, %7 samples/s.")
+                               .arg(ipu.stages.size())
+                               .arg(QString::fromStdString(ipu.splitSource))
+                               .arg(ipu.balance, 0, 'f', 3)
+                               .arg(slow)
+                               .arg(100 * ipu.bubble, 0, 'f', 1)
+                               .arg(ipu.stepSeconds * 1e3, 0, 'g', 4)
+                               .arg(ipu.samplesPerSecond, 0, 'g', 5));
+    } else {
+        m_balance->setText(m_result ? tr("A CS report has no pipeline stages.")
+                                    : tr("No report yet."));
+    }
+    rebuildSplitEditor();
+    fillStageChart();
+}
+
+void PipelinePage::rebuildSplitEditor()
+{
+    m_spins.clear(); // the layout owns them; deleted below
+    while (QLayoutItem* item = m_splitLayout->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    const int layers = std::accumulate(m_split.begin(), m_split.end(), 0);
+    for (std::size_t i = 0; i < m_split.size(); ++i) {
+        auto* spin = new QSpinBox(m_splitBox);
+        spin->setObjectName(QStringLiteral("stage%1").arg(i));
+        spin->setRange(1, std::max(1, layers - int(m_split.size()) + 1));
+        spin->setValue(m_split[i]);
+        spin->setPrefix(QStringLiteral("%1: ").arg(i));
+        spin->setKeyboardTracking(false);
+        connect(spin, &QSpinBox::valueChanged, this, [this, i](int v) { editStage(int(i), v); });
+        m_splitLayout->addWidget(spin);
+        m_spins.push_back(spin);
+    }
+    m_splitLayout->addStretch();
+}
+
+bool PipelinePage::editStage(int stage, int layers)
+{
+    const int n = int(m_split.size());
+    if (stage < 0 || stage >= n || n < 2 || layers < 1)
+        return false;
+    // The boundary moves with the neighbour: the next stage, or the previous for the last one.
+    const int neighbour = stage + 1 < n ? stage + 1 : stage - 1;
+    const int delta = layers - m_split[std::size_t(stage)];
+    if (m_split[std::size_t(neighbour)] - delta < 1) {
+        const QSignalBlocker block(m_spins[std::size_t(stage)]);
+        m_spins[std::size_t(stage)]->setValue(m_split[std::size_t(stage)]);
+        return false;
+    }
+    m_split[std::size_t(stage)] = layers;
+    m_split[std::size_t(neighbour)] -= delta;
+    for (int i : {stage, neighbour}) {
+        const QSignalBlocker block(m_spins[std::size_t(i)]);
+        m_spins[std::size_t(i)]->setValue(m_split[std::size_t(i)]);
+    }
+    emit splitEdited(m_split);
+    return true;
+}
+
+void PipelinePage::fillStageChart()
+{
+    m_stagePlot->clearPlottables();
+    if (!m_result || !m_result->ipu || m_result->ipu->stages.empty()) {
+        m_stagePlot->replot();
+        return;
+    }
+    const auto& stages = m_result->ipu->stages;
+    m_stagePlot->yAxis2->setVisible(true);
+    QVector<double> keysT, keysM, fwd, bwd, mem;
+    double tmax = 1e-12, mmax = 1;
+    for (const auto& s : stages) {
+        keysT.push_back(s.index - 0.2);
+        keysM.push_back(s.index + 0.2);
+        fwd.push_back(s.forwardSeconds * 1e3);
+        bwd.push_back(s.backwardSeconds * 1e3);
+        mem.push_back(double(s.maxTileBytes));
+        tmax = std::max(tmax, (s.forwardSeconds + s.backwardSeconds) * 1e3);
+        mmax = std::max(mmax, double(std::max(s.maxTileBytes, m_result->ipu->tileCapacity)));
+    }
+    auto* f = new QCPBars(m_stagePlot->xAxis, m_stagePlot->yAxis);
+    auto* b = new QCPBars(m_stagePlot->xAxis, m_stagePlot->yAxis);
+    auto* m = new QCPBars(m_stagePlot->xAxis, m_stagePlot->yAxis2);
+    f->setName(tr("forward ms"));
+    b->setName(tr("backward ms"));
+    m->setName(tr("fullest tile"));
+    f->setData(keysT, fwd, true);
+    b->setData(keysT, bwd, true);
+    b->moveAbove(f);
+    m->setData(keysM, mem, true);
+    const QPalette pal = palette();
+    f->setBrush(seriesColor(0, 3, pal));
+    b->setBrush(seriesColor(1, 3, pal));
+    m->setBrush(memoryCategoryColor(0, pal));
+    for (QCPBars* bars : {f, b, m}) {
+        bars->setWidth(0.38);
+        bars->setPen(Qt::NoPen);
+    }
+    m_stagePlot->xAxis->setLabel(tr("Stage"));
+    m_stagePlot->yAxis->setLabel(tr("Time per micro-batch (ms)"));
+    m_stagePlot->yAxis2->setLabel(tr("Fullest tile"));
+    m_stagePlot->xAxis->setRange(-0.7, double(stages.size()) - 0.3);
+    m_stagePlot->yAxis->setRange(0, tmax * 1.15);
+    m_stagePlot->yAxis2->setRange(0, mmax * 1.15);
+    QSharedPointer<QCPAxisTickerText> yTicker(new QCPAxisTickerText);
+    for (int k = 0; k <= 4; ++k)
+        yTicker->addTick(mmax * 1.15 * k / 4, bytesText(mmax * 1.15 * k / 4));
+    m_stagePlot->yAxis2->setTicker(yTicker);
+    m_stagePlot->yAxis2->setTickLabels(true);
+    applyPlotTheme(m_stagePlot, pal);
+    m_stagePlot->replot();
+}
+
+} // namespace portolan::views

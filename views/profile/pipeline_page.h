@@ -1,0 +1,53 @@
+#pragma once
+
+// Pipeline view: the schedule's Gantt chart, per-stage time and memory bars, the balance ratio,
+// and the split as numbers per stage (layers per stage); editing one moves the boundary with the
+// next stage and emits splitEdited at once.
+
+#include "views/profile/plot_theme.h"
+
+#include <QWidget>
+
+class QCustomPlot;
+class QHBoxLayout;
+class QLabel;
+class QSpinBox;
+
+namespace portolan::views {
+
+class GanttChart;
+
+class PipelinePage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit PipelinePage(QWidget* parent = nullptr);
+    void setResult(ResultPtr result);
+    std::vector<int> split() const; // layers per stage as shown
+    // Sets stage `stage` to `layers` layers, taking them from (or giving them to) the next stage.
+    bool editStage(int stage, int layers);
+    GanttChart* gantt() const { return m_gantt; }
+    QCustomPlot* stageChart() const { return m_stagePlot; }
+    QString balanceText() const;
+
+signals:
+    void splitEdited(const std::vector<int>& layersPerStage);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void fillStageChart();
+    void rebuildSplitEditor();
+
+    ResultPtr m_result;
+    GanttChart* m_gantt = nullptr;
+    QCustomPlot* m_stagePlot = nullptr;
+    QLabel* m_balance = nullptr;
+    QWidget* m_splitBox = nullptr;
+    QHBoxLayout* m_splitLayout = nullptr;
+    std::vector<QSpinBox*> m_spins;
+    std::vector<int> m_split;
+};
+
+} // namespace portolan::views

@@ -1,0 +1,71 @@
+#include "views/profile/plot_theme.h"
+
+#include "core/common/text.h"
+
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace portolan::views {
+
+bool isDarkPalette(const QPalette& p)
+{
+    return p.color(QPalette::Base).lightness() < 128;
+}
+
+QColor seriesColor(int index, int count, const QPalette& p)
+{
+    // Golden-angle hues stay apart for any count; adjacent stages never look alike.
+    const int hue = int(std::fmod(index * 137.508, 360.0));
+    Q_UNUSED(count);
+    return QColor::fromHsl(hue, 170, isDarkPalette(p) ? 150 : 110);
+}
+
+QColor memoryCategoryColor(int category, const QPalette& p)
+{
+    static const int hues[sim::kMemoryCategories] = {215, 120, 35, 280, 180, 330, 0};
+    const bool dark = isDarkPalette(p);
+    const int sat = category == int(sim::MemoryCategory::Gaps) ? 0 : 160;
+    return QColor::fromHsl(hues[category % sim::kMemoryCategories], sat, dark ? 155 : 115);
+}
+
+QColor alertColor(const QPalette& p)
+{
+    return isDarkPalette(p) ? QColor(255, 110, 100) : QColor(200, 20, 20);
+}
+
+QString memoryCategoryLabel(int category)
+{
+    static const char* names[sim::kMemoryCategories] = {
+        "Always live",   "Not always live", "Vertex code", "Vertex state",
+        "Exchange code", "Control code",    "Gaps"};
+    return QString::fromLatin1(names[category % sim::kMemoryCategories]);
+}
+
+QString bytesText(double bytes)
+{
+    return QString::fromStdString(humanBytes(bytes));
+}
+
+void applyPlotTheme(QCustomPlot* plot, const QPalette& p)
+{
+    const QColor text = p.color(QPalette::WindowText);
+    QColor grid = text;
+    grid.setAlpha(40);
+    plot->setBackground(p.brush(QPalette::Base));
+    for (QCPAxis* axis : plot->axisRect()->axes()) {
+        axis->setBasePen(QPen(text));
+        axis->setTickPen(QPen(text));
+        axis->setSubTickPen(QPen(text));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
+        axis->grid()->setZeroLinePen(QPen(grid));
+    }
+    if (plot->legend) {
+        plot->legend->setBrush(p.brush(QPalette::Base));
+        plot->legend->setTextColor(text);
+        plot->legend->setBorderPen(QPen(grid));
+    }
+}
+
+} // namespace portolan::views

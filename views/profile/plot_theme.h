@@ -1,0 +1,29 @@
+#pragma once
+
+// Colours and formatting shared by the profile charts. Every colour derives from the widget's
+// QPalette so light and dark themes both stay readable; charts re-apply it on PaletteChange.
+
+#include "core/sim/profile.h"
+
+#include <QColor>
+#include <QPalette>
+#include <QString>
+#include <memory>
+
+class QCustomPlot;
+
+namespace portolan::views {
+
+using ResultPtr = std::shared_ptr<const sim::CompileResult>;
+
+bool isDarkPalette(const QPalette& p);
+// One of n distinguishable hues, lightness adapted to the palette (stages, layers, kernels).
+QColor seriesColor(int index, int count, const QPalette& p);
+QColor memoryCategoryColor(int category, const QPalette& p);
+QColor alertColor(const QPalette& p);      // out of memory, over capacity
+QString memoryCategoryLabel(int category); // "Always live", ...
+QString bytesText(double bytes);
+// Axis, grid, text and background colours of a QCustomPlot from the palette.
+void applyPlotTheme(QCustomPlot* plot, const QPalette& p);
+
+} // namespace portolan::views

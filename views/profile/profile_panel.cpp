@@ -1,0 +1,354 @@
+#include "views/profile/profile_panel.h"
+
+#include "core/report/report.h"
+#include "core/sim/compile.h"
+#include "views/graph/graph_view.h"
+#include "views/profile/compare_page.h"
+#include "views/profile/compile_settings.h"
+#include "views/profile/cs_page.h"
+#include "views/profile/liveness_page.h"
+#include "views/profile/memory_chart.h"
+#include "views/profile/memory_page.h"
+#include "views/profile/op_graph_page.h"
+#include "views/profile/pipeline_page.h"
+#include "views/profile/summary_page.h"
+#include "views/profile/tile_map_page.h"
+
+#if defined(PORTOLAN_HAVE_PROJECT_GRAPH)
+#include "core/graph/project_graph.h"
+#endif
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace portolan::views {
+
+namespace {
+const char* const kPageIds[] = {"summary",  "memory", "tilemap", "liveness",
+                                "pipeline", "cs",     "graph",   "compare"};
+}
+
+ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("profilePanel"));
+    auto* layout = new QHBoxLayout(this);
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    layout->addWidget(splitter);
+
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    m_source = new QLabel(tr("No model: open a project or a report."), left);
+    m_source->setWordWrap(true);
+    auto* box = new QGroupBox(tr("Compile"), left);
+    auto* boxLayout = new QVBoxLayout(box);
+    m_settings = new CompileSettings(box);
+    boxLayout->addWidget(m_settings);
+    m_progress = new QProgressBar(left);
+    m_progress->setObjectName(QStringLiteral("compileProgress"));
+    m_progress->setRange(0, 0); // busy indicator: compileGraph reports no steps
+    m_progress->setTextVisible(false);
+    m_progress->hide();
+    m_status = new QLabel(left);
+    m_status->setObjectName(QStringLiteral("profileStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* open = new QPushButton(tr("Open Report..."), left);
+    auto* save = new QPushButton(tr("Save Report..."), left);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(open);
+    buttons->addWidget(save);
+    leftLayout->addWidget(m_source);
+    leftLayout->addWidget(box);
+    leftLayout->addWidget(m_progress);
+    leftLayout->addWidget(m_status);
+    leftLayout->addLayout(buttons);
+    leftLayout->addStretch();
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(left);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(280);
+    splitter->addWidget(scroll);
+
+    m_tabs = new QTabWidget(this);
+    m_summary = new SummaryPage(m_tabs);
+    m_memory = new MemoryPage(m_tabs);
+    m_tileMap = new TileMapPage(m_tabs);
+    m_liveness = new LivenessPage(m_tabs);
+    m_pipeline = new PipelinePage(m_tabs);
+    m_cs = new CsPage(m_tabs);
+    m_graph = new OpGraphPage(m_tabs);
+    m_compare = new ComparePage(m_tabs);
+    const QList<QPair<QWidget*, QString>> pages = {
+        {m_summary, tr("Summary")},   {m_memory, tr("Memory")},     {m_tileMap, tr("Tile map")},
+        {m_liveness, tr("Liveness")}, {m_pipeline, tr("Pipeline")}, {m_cs, tr("CS placement")},
+        {m_graph, tr("Op graph")},    {m_compare, tr("Compare")}};
+    for (int i = 0; i < pages.size(); ++i) {
+        pages[i].first->setObjectName(QString::fromLatin1(kPageIds[i]));
+        m_tabs->addTab(pages[i].first, pages[i].second);
+    }
+    splitter->addWidget(m_tabs);
+    splitter->setStretchFactor(1, 1);
+
+    m_debounce = new QTimer(this);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(150); // coalesces a spin box held down into one re-simulation
+    connect(m_debounce, &QTimer::timeout, this, &ProfilePanel::recompile);
+    connect(m_settings, &CompileSettings::changed, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_summary, &SummaryPage::remedyActivated, this,
+            [this](const QString& id) { m_settings->applyRemedy(id.toStdString()); });
+    connect(m_summary, &SummaryPage::tileActivated, this, [this](int tile) {
+        showPage(QStringLiteral("memory"));
+        m_memory->chart()->showTiles(tile - 20, tile + 20);
+        m_memory->showTile(tile);
+    });
+    connect(m_pipeline, &PipelinePage::splitEdited, this,
+            [this](const std::vector<int>& split) { m_settings->setSplit(split); });
+    connect(open, &QPushButton::clicked, this, &ProfilePanel::openReportDialog);
+    connect(save, &QPushButton::clicked, this, &ProfilePanel::saveReportAs);
+    setResult(nullptr);
+}
+
+QStringList ProfilePanel::pageIds() const
+{
+    QStringList ids;
+    for (const char* id : kPageIds)
+        ids << QString::fromLatin1(id);
+    return ids;
+}
+
+bool ProfilePanel::showPage(const QString& id)
+{
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->widget(i)->objectName() == id) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
+QString ProfilePanel::currentPage() const
+{
+    return m_tabs->currentWidget()->objectName();
+}
+
+bool ProfilePanel::isBusy() const
+{
+    return m_compiling || m_compilePending || m_loading > 0 || m_recording > 0 ||
+           m_debounce->isActive() || m_graph->isRendering() || m_compare->isLoading();
+}
+
+QString ProfilePanel::statusText() const
+{
+    return m_status->text();
+}
+
+void ProfilePanel::setBusy(const QString& what)
+{
+    m_status->setText(what);
+    m_progress->show();
+}
+
+void ProfilePanel::setIdle(const QString& status)
+{
+    m_status->setText(status);
+    m_progress->setVisible(m_compiling || m_loading > 0 || m_recording > 0);
+}
+
+void ProfilePanel::setResult(std::shared_ptr<const sim::CompileResult> result)
+{
+    m_result = std::move(result);
+    if (m_result) {
+        m_settings->setOptions(m_result->options);
+        if (!m_opGraph)
+            m_opGraph = std::shared_ptr<const graph::OpGraph>(m_result, &m_result->graph);
+    }
+    m_summary->setResult(m_result);
+    m_memory->setResult(m_result);
+    m_tileMap->setResult(m_result);
+    m_liveness->setResult(m_result);
+    m_pipeline->setResult(m_result);
+    m_cs->setResult(m_result);
+    m_graph->setResult(m_result);
+    m_compare->setCurrent(m_result);
+    emit resultChanged();
+}
+
+bool ProfilePanel::openReport(const QString& file, QString* error)
+{
+    const QFileInfo info(file);
+    auto fail = [&](const QString& message) {
+        if (error)
+            *error = message;
+        m_status->setText(message);
+        emit reportFailed(message);
+        return false;
+    };
+    if (!info.exists())
+        return fail(tr("%1: no such file").arg(file));
+    if (!info.isFile() || !info.isReadable())
+        return fail(tr("%1: not a readable file").arg(file));
+    const std::string path = file.toStdString();
+    auto accept = [this, file](Result<sim::CompileResult>& r) {
+        m_opGraph.reset();
+        m_compileTicket.invalidate(); // a compile still running must not overwrite the report
+        m_source->setText(tr("Report %1").arg(QDir::toNativeSeparators(file)));
+        setResult(std::make_shared<const sim::CompileResult>(std::move(*r.value)));
+        setIdle(tr("Opened %1.").arg(QFileInfo(file).fileName()));
+        emit reportLoaded(file);
+    };
+    if (info.size() <= kSyncLoadBytes) {
+        Result<sim::CompileResult> r = report::loadReport(path);
+        if (!r)
+            return fail(QString::fromStdString(r.error.toString()));
+        m_loadTicket.invalidate();
+        accept(r);
+        return true;
+    }
+    const quint64 id = m_loadTicket.next();
+    ++m_loading;
+    setBusy(tr("Loading %1 (%2)...").arg(info.fileName(), bytesText(double(info.size()))));
+    runAsync(
+        this, [path] { return report::loadReport(path); },
+        [this, id, accept](Result<sim::CompileResult> r) mutable {
+            --m_loading;
+            if (!m_loadTicket.isCurrent(id))
+                return;
+            if (!r) {
+                const QString message = QString::fromStdString(r.error.toString());
+                setIdle(message);
+                emit reportFailed(message);
+                return;
+            }
+            accept(r);
+        });
+    return true;
+}
+
+void ProfilePanel::setProject(const QString& folder)
+{
+    m_source->setText(tr("Project %1").arg(QDir::toNativeSeparators(folder)));
+#if defined(PORTOLAN_HAVE_PROJECT_GRAPH)
+    const quint64 id = m_recordTicket.next();
+    ++m_recording;
+    setBusy(tr("Recording the model of %1...").arg(QFileInfo(folder).fileName()));
+    const std::string path = folder.toStdString();
+    runAsync(
+        this, [path] { return graph::recordProjectModel(path); },
+        [this, id](Result<graph::OpGraph> g) {
+            --m_recording;
+            if (!m_recordTicket.isCurrent(id))
+                return;
+            if (!g) {
+                const QString message = QString::fromStdString(g.error.toString());
+                setIdle(message);
+                emit compileFailed(message);
+                return;
+            }
+            m_opGraph = std::make_shared<const graph::OpGraph>(std::move(*g.value));
+            recompile();
+        });
+#else
+    setIdle(tr("This build cannot rebuild project models (no runtime); open a report instead."));
+#endif
+}
+
+void ProfilePanel::recompile()
+{
+    m_debounce->stop();
+    if (!m_opGraph) {
+        setIdle(tr("Nothing to compile yet: open a project or a report."));
+        return;
+    }
+    if (m_compiling) {
+        m_compilePending = true; // one more run with the newest settings when this one ends
+        return;
+    }
+    startCompile();
+}
+
+void ProfilePanel::startCompile()
+{
+    QString error;
+    const sim::CompileOptions options = m_settings->options(&error);
+    if (!error.isEmpty()) {
+        setIdle(error);
+        return;
+    }
+    m_compiling = true;
+    m_compilePending = false;
+    const quint64 id = m_compileTicket.next();
+    setBusy(tr("Simulating %1...").arg(QString::fromStdString(options.target)));
+    std::shared_ptr<const graph::OpGraph> g = m_opGraph;
+    runAsync(
+        this, [g, options] { return sim::compileGraph(*g, options); },
+        [this, id](Result<sim::CompileResult> r) {
+            m_compiling = false;
+            const bool current = m_compileTicket.isCurrent(id);
+            if (m_compilePending) {
+                startCompile();
+                return;
+            }
+            if (!current) {
+                setIdle(m_status->text());
+                return;
+            }
+            if (!r) {
+                const QString message = QString::fromStdString(r.error.toString());
+                setIdle(message);
+                emit compileFailed(message);
+                return;
+            }
+            auto result = std::make_shared<const sim::CompileResult>(std::move(*r.value));
+            const double ms = result->compileMilliseconds;
+            const bool fits = result->fits;
+            setResult(result);
+            setIdle(tr("Simulated in %1 ms: %2.")
+                        .arg(ms, 0, 'f', 1)
+                        .arg(fits ? tr("fits") : tr("does not fit")));
+        });
+}
+
+void ProfilePanel::openReportDialog()
+{
+    const QString file =
+        QFileDialog::getOpenFileName(this, tr("Open report"), {}, tr("Compile reports (*.json)"));
+    if (file.isEmpty())
+        return;
+    QString error;
+    if (!openReport(file, &error))
+        QMessageBox::warning(this, tr("Open report"), error);
+}
+
+void ProfilePanel::saveReportAs()
+{
+    if (!m_result)
+        return;
+    const QString file = QFileDialog::getSaveFileName(
+        this, tr("Save report"), QStringLiteral("report.json"), tr("Compile reports (*.json)"));
+    if (file.isEmpty())
+        return;
+    ResultPtr r = m_result;
+    const std::string path = file.toStdString();
+    ++m_loading;
+    setBusy(tr("Saving %1...").arg(file));
+    runAsync(
+        this, [r, path] { return report::saveReport(path, *r); },
+        [this, file](std::optional<Diagnostic> d) {
+            --m_loading;
+            setIdle(d ? QString::fromStdString(d->toString()) : tr("Saved %1.").arg(file));
+        });
+}
+
+} // namespace portolan::views

@@ -1,0 +1,100 @@
+#pragma once
+
+// The profile views (DESIGN.md section 8, after PopVision Graph Analyser): a compile panel that
+// re-simulates off the GUI thread when a setting changes, and pages for the summary, memory,
+// tile map, liveness, pipeline, CS placement, op graph and comparison of two reports.
+
+#include "views/common/job.h"
+#include "views/profile/plot_theme.h"
+
+#include <QStringList>
+#include <QWidget>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+class QTimer;
+
+namespace portolan::views {
+
+class CompileSettings;
+class ComparePage;
+class CsPage;
+class LivenessPage;
+class MemoryPage;
+class OpGraphPage;
+class PipelinePage;
+class SummaryPage;
+class TileMapPage;
+
+class ProfilePanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ProfilePanel(QWidget* parent = nullptr);
+
+    // Reports up to kSyncLoadBytes load at once and a parse error returns false with the
+    // positioned message in `error`. Bigger ones load off the GUI thread: true means started, and
+    // reportLoaded or reportFailed follows.
+    bool openReport(const QString& file, QString* error);
+    static constexpr qint64 kSyncLoadBytes = 4 * 1024 * 1024;
+    // Records the project's model (off the GUI thread) and compiles it with the current settings.
+    void setProject(const QString& folder);
+    void setResult(std::shared_ptr<const sim::CompileResult> result);
+    ResultPtr result() const { return m_result; }
+
+    QStringList pageIds() const;
+    bool showPage(const QString& id);
+    QString currentPage() const;
+    bool isBusy() const;
+
+    // Re-simulates now with the settings (the debounce timer calls this).
+    void recompile();
+    CompileSettings* settings() const { return m_settings; }
+    SummaryPage* summaryPage() const { return m_summary; }
+    MemoryPage* memoryPage() const { return m_memory; }
+    TileMapPage* tileMapPage() const { return m_tileMap; }
+    LivenessPage* livenessPage() const { return m_liveness; }
+    PipelinePage* pipelinePage() const { return m_pipeline; }
+    CsPage* csPage() const { return m_cs; }
+    OpGraphPage* opGraphPage() const { return m_graph; }
+    ComparePage* comparePage() const { return m_compare; }
+    QString statusText() const;
+
+signals:
+    void resultChanged();
+    void reportLoaded(const QString& file);
+    void reportFailed(const QString& message);
+    void compileFailed(const QString& message);
+
+private:
+    void startCompile();
+    void setBusy(const QString& what);
+    void setIdle(const QString& status);
+    void saveReportAs();
+    void openReportDialog();
+
+    CompileSettings* m_settings = nullptr;
+    QLabel* m_source = nullptr;
+    QLabel* m_status = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QTimer* m_debounce = nullptr;
+    SummaryPage* m_summary = nullptr;
+    MemoryPage* m_memory = nullptr;
+    TileMapPage* m_tileMap = nullptr;
+    LivenessPage* m_liveness = nullptr;
+    PipelinePage* m_pipeline = nullptr;
+    CsPage* m_cs = nullptr;
+    OpGraphPage* m_graph = nullptr;
+    ComparePage* m_compare = nullptr;
+
+    ResultPtr m_result;
+    std::shared_ptr<const graph::OpGraph> m_opGraph; // what re-simulation compiles
+    JobTicket m_compileTicket, m_loadTicket, m_recordTicket;
+    bool m_compiling = false, m_compilePending = false;
+    int m_loading = 0, m_recording = 0;
+};
+
+} // namespace portolan::views

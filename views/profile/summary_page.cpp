@@ -1,0 +1,254 @@
+#include "views/profile/summary_page.h"
+
+#include "views/profile/chart_export.h"
+#include "views/profile/tile_stats.h"
+
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <numeric>
+#include <qcustomplot.h>
+
+namespace portolan::views {
+
+namespace {
+
+QTableWidgetItem* item(const QString& text, bool number = false)
+{
+    auto* i = new QTableWidgetItem(text);
+    i->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    if (number)
+        i->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return i;
+}
+
+QTableWidget* table(const QStringList& headers, QWidget* parent)
+{
+    auto* t = new QTableWidget(0, int(headers.size()), parent);
+    t->setHorizontalHeaderLabels(headers);
+    t->verticalHeader()->hide();
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->horizontalHeader()->setStretchLastSection(true);
+    return t;
+}
+
+} // namespace
+
+SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
+{
+    auto* grid = new QGridLayout(this);
+    m_headline = new QLabel(tr("No report yet: compile a project or open a report."), this);
+    m_headline->setObjectName(QStringLiteral("headline"));
+    QFont big = m_headline->font();
+    big.setPointSizeF(big.pointSizeF() * 1.4);
+    big.setBold(true);
+    m_headline->setFont(big);
+    m_figures = new QLabel(this);
+    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_figures->setWordWrap(true);
+    m_topTiles = table({tr("Tile"), tr("IPU"), tr("Memory"), tr("Of capacity")}, this);
+    m_topTiles->setObjectName(QStringLiteral("topTiles"));
+    m_advice =
+        table({tr("Remedy"), tr("Saves"), tr("Peak after"), tr("Fits"), tr("Samples/s")}, this);
+    m_advice->setObjectName(QStringLiteral("advice"));
+    m_advice->setToolTip(tr("Double-click a remedy to apply it to the settings and re-simulate"));
+    m_histogram = new QCustomPlot(this);
+    m_histogram->setObjectName(QStringLiteral("tileHistogram"));
+    m_histogram->setMinimumHeight(180);
+    m_histogram->xAxis->setLabel(tr("Tile memory"));
+    m_histogram->yAxis->setLabel(tr("Tiles"));
+
+    grid->addWidget(m_headline, 0, 0, 1, 2);
+    grid->addWidget(m_figures, 1, 0, 1, 2);
+    grid->addWidget(new QLabel(tr("Advice (double-click to apply)"), this), 2, 0);
+    grid->addWidget(new QLabel(tr("Fullest tiles"), this), 2, 1);
+    grid->addWidget(m_advice, 3, 0);
+    grid->addWidget(m_topTiles, 3, 1);
+    auto* histHeader = new QHBoxLayout;
+    histHeader->addWidget(new QLabel(tr("Histogram of tile memory"), this));
+    histHeader->addStretch();
+    histHeader->addWidget(makeExportButton(m_histogram, this));
+    grid->addLayout(histHeader, 4, 0, 1, 2);
+    grid->addWidget(m_histogram, 5, 0, 1, 2);
+    grid->setRowStretch(3, 1);
+    grid->setRowStretch(5, 1);
+
+    connect(m_advice, &QTableWidget::cellActivated, this, [this](int row, int) {
+        if (auto* i = m_advice->item(row, 0))
+            emit remedyActivated(i->data(Qt::UserRole).toString());
+    });
+    connect(m_topTiles, &QTableWidget::cellActivated, this, [this](int row, int) {
+        if (auto* i = m_topTiles->item(row, 0))
+            emit tileActivated(i->data(Qt::UserRole).toInt());
+    });
+    applyPlotTheme(m_histogram, palette());
+}
+
+QString SummaryPage::headline() const
+{
+    return m_headline->text();
+}
+
+void SummaryPage::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        applyPlotTheme(m_histogram, palette());
+        fillHistogram();
+    }
+}
+
+void SummaryPage::setResult(ResultPtr result)
+{
+    m_result = std::move(result);
+    m_topTiles->setRowCount(0);
+    m_advice->setRowCount(0);
+    if (!m_result) {
+        m_headline->setText(tr("No report yet: compile a project or open a report."));
+        m_figures->clear();
+        fillHistogram();
+        return;
+    }
+    const auto& r = *m_result;
+    const double used = double(r.peakBytes), cap = double(r.capacityBytes);
+    const QString where = r.ipu ? tr("fullest tile") : tr("wafer");
+    m_headline->setText(r.fits ? tr("Fits on %1: %2 of %3 used on the %4 (%5%)")
+                                     .arg(QString::fromStdString(r.targetName), bytesText(used),
+                                          bytesText(cap), where)
+                                     .arg(cap > 0 ? 100 * used / cap : 0, 0, 'f', 1)
+                               : tr("Does not fit on %1: %2 needed on the %3, %4 available")
+                                     .arg(QString::fromStdString(r.targetName), bytesText(used),
+                                          where, bytesText(cap)));
+    QPalette p = m_headline->palette();
+    p.setColor(QPalette::WindowText,
+               r.fits ? palette().color(QPalette::WindowText) : alertColor(palette()));
+    m_headline->setPalette(p);
+
+    QStringList lines;
+    lines << tr("Model %1: %2 ops, %3 M parameters. Memory of one replica %4 (weights %5, "
+                "gradients %6, optimizer %7, activations %8, temporaries %9).")
+                 .arg(QString::fromStdString(r.graph.name))
+                 .arg(r.graph.ops.size())
+                 .arg(double(r.graph.totalParams()) / 1e6, 0, 'f', 2)
+                 .arg(bytesText(double(r.memory.total())), bytesText(double(r.memory.weights)),
+                      bytesText(double(r.memory.gradients)),
+                      bytesText(double(r.memory.optimizerState + r.memory.masterWeights)),
+                      bytesText(double(r.memory.stashedActivations)),
+                      bytesText(double(r.memory.temporaries)));
+    lines << tr("Throughput %1 samples/s; simulated in %2 ms.")
+                 .arg(r.samplesPerSecond, 0, 'g', 5)
+                 .arg(r.compileMilliseconds, 0, 'f', 1);
+    if (r.ipu) {
+        const auto& ipu = *r.ipu;
+        lines
+            << tr("%1 IPUs x %2 tiles (%3 per tile); %4 tiles out of memory; %5 stages (%6 split), "
+                  "bubble %7%, balance %8.")
+                   .arg(ipu.ipusPerReplica)
+                   .arg(ipu.tilesPerIpu)
+                   .arg(bytesText(double(ipu.tileCapacity)))
+                   .arg(ipu.oomTiles)
+                   .arg(ipu.stages.size())
+                   .arg(QString::fromStdString(ipu.splitSource))
+                   .arg(100 * ipu.bubble, 0, 'f', 1)
+                   .arg(ipu.balance, 0, 'f', 2);
+        const TileStats stats = TileStats::from(ipu);
+        std::vector<int> order(stats.total.size());
+        std::iota(order.begin(), order.end(), 0);
+        const std::size_t top = std::min<std::size_t>(20, order.size());
+        std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(top), order.end(),
+                          [&](int a, int b) {
+                              return stats.total[std::size_t(a)] > stats.total[std::size_t(b)];
+                          });
+        m_topTiles->setRowCount(int(top));
+        for (std::size_t k = 0; k < top; ++k) {
+            const int t = order[k];
+            const double bytes = double(stats.total[std::size_t(t)]);
+            auto* first = item(QString::number(t), true);
+            first->setData(Qt::UserRole, t);
+            m_topTiles->setItem(int(k), 0, first);
+            m_topTiles->setItem(int(k), 1, item(QString::number(t / stats.tilesPerIpu), true));
+            m_topTiles->setItem(int(k), 2, item(bytesText(bytes), true));
+            auto* pct =
+                item(QStringLiteral("%1%").arg(
+                         stats.capacity ? 100 * bytes / double(stats.capacity) : 0, 0, 'f', 1),
+                     true);
+            if (stats.capacity && bytes > double(stats.capacity))
+                pct->setForeground(alertColor(palette()));
+            m_topTiles->setItem(int(k), 3, pct);
+        }
+    } else if (r.cs) {
+        lines << tr("%1 mode (%2); bottleneck %3; %4 kernels on a %5 x %6 core grid.")
+                     .arg(QString::fromStdString(r.cs->mode),
+                          QString::fromStdString(r.cs->modeReason),
+                          QString::fromStdString(r.cs->bottleneck))
+                     .arg(r.cs->kernels.size())
+                     .arg(r.cs->gridWidth)
+                     .arg(r.cs->gridHeight);
+    }
+    for (const auto& d : r.diagnostics)
+        lines << QString::fromStdString(d.message);
+    m_figures->setText(lines.join(QLatin1Char('\n')));
+
+    m_advice->setRowCount(int(r.advice.size()));
+    for (std::size_t k = 0; k < r.advice.size(); ++k) {
+        const auto& a = r.advice[k];
+        auto* first = item(QString::fromStdString(a.description));
+        first->setData(Qt::UserRole, QString::fromStdString(a.id));
+        first->setToolTip(tr("Double-click to apply: %1").arg(QString::fromStdString(a.id)));
+        m_advice->setItem(int(k), 0, first);
+        m_advice->setItem(int(k), 1, item(bytesText(double(a.bytesSaved)), true));
+        m_advice->setItem(int(k), 2, item(bytesText(double(a.peakBytesAfter)), true));
+        m_advice->setItem(int(k), 3, item(a.fitsAfter ? tr("yes") : tr("no")));
+        m_advice->setItem(int(k), 4, item(QString::number(a.samplesPerSecondAfter, 'g', 5), true));
+    }
+    m_advice->resizeColumnsToContents();
+    fillHistogram();
+}
+
+void SummaryPage::fillHistogram()
+{
+    m_histogram->clearPlottables();
+    m_histogram->clearItems();
+    if (!m_result || !m_result->ipu) {
+        m_histogram->replot();
+        return;
+    }
+    const TileStats stats = TileStats::from(*m_result->ipu);
+    const double top = double(std::max<std::int64_t>(
+        stats.capacity,
+        stats.total.empty() ? 1 : *std::max_element(stats.total.begin(), stats.total.end())));
+    const int bins = 64;
+    const double width = top / bins;
+    QVector<double> keys(bins), counts(bins, 0);
+    for (int b = 0; b < bins; ++b)
+        keys[b] = (b + 0.5) * width;
+    for (std::int64_t v : stats.total)
+        counts[std::min(bins - 1, int(double(v) / width))] += 1;
+    auto* bars = new QCPBars(m_histogram->xAxis, m_histogram->yAxis);
+    bars->setData(keys, counts, true);
+    bars->setWidth(width);
+    const QColor c = memoryCategoryColor(0, palette());
+    bars->setPen(QPen(c.darker(120)));
+    bars->setBrush(c);
+    if (stats.capacity > 0) {
+        auto* line = new QCPItemStraightLine(m_histogram);
+        line->point1->setCoords(double(stats.capacity), 0);
+        line->point2->setCoords(double(stats.capacity), 1);
+        line->setPen(QPen(alertColor(palette()), 2, Qt::DashLine));
+    }
+    m_histogram->xAxis->setRange(0, top * 1.05);
+    m_histogram->yAxis->setRange(
+        0, std::max(1.0, *std::max_element(counts.begin(), counts.end()) * 1.1));
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (int k = 0; k <= 4; ++k)
+        ticker->addTick(top * k / 4, bytesText(top * k / 4));
+    m_histogram->xAxis->setTicker(ticker);
+    m_histogram->replot();
+}
+
+} // namespace portolan::views

@@ -1,0 +1,44 @@
+#pragma once
+
+// Summary and insights: fits or not, memory used of capacity, the top tiles (or kernels), a
+// histogram of tile memory and the advice list; activating a remedy emits remedyActivated.
+
+#include "views/profile/plot_theme.h"
+
+#include <QWidget>
+
+class QCustomPlot;
+class QLabel;
+class QTableWidget;
+
+namespace portolan::views {
+
+class SummaryPage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SummaryPage(QWidget* parent = nullptr);
+    void setResult(ResultPtr result);
+    QString headline() const;
+    QCustomPlot* histogram() const { return m_histogram; }
+    QTableWidget* adviceTable() const { return m_advice; }
+
+signals:
+    void remedyActivated(const QString& id);
+    void tileActivated(int tile);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void fillHistogram();
+
+    ResultPtr m_result;
+    QLabel* m_headline = nullptr;
+    QLabel* m_figures = nullptr;
+    QTableWidget* m_topTiles = nullptr;
+    QTableWidget* m_advice = nullptr;
+    QCustomPlot* m_histogram = nullptr;
+};
+
+} // namespace portolan::views

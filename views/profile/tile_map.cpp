@@ -1,0 +1,133 @@
+#include "views/profile/tile_map.h"
+
+#include "views/profile/plot_theme.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <algorithm>
+#include <cmath>
+
+namespace portolan::views {
+
+TileMap::TileMap(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("tileMap"));
+    setMinimumSize(200, 150);
+    setMouseTracking(false);
+}
+
+void TileMap::setStats(const TileStats& stats)
+{
+    m_stats = stats;
+    const int perIpu = std::max(1, m_stats.tilesPerIpu);
+    const int ipus = std::max(1, (m_stats.tileCount + perIpu - 1) / perIpu);
+    m_blockW = int(std::ceil(std::sqrt(double(perIpu) * 1.5)));
+    m_blockH = (perIpu + m_blockW - 1) / m_blockW;
+    m_ipuCols = int(std::ceil(std::sqrt(double(ipus))));
+    m_ipuRows = (ipus + m_ipuCols - 1) / m_ipuCols;
+    rebuildImage();
+}
+
+void TileMap::setScale(double fractionOfCapacity)
+{
+    m_scale = std::max(0.01, fractionOfCapacity);
+    rebuildImage();
+}
+
+QPoint TileMap::cellOf(int tile) const
+{
+    const int perIpu = std::max(1, m_stats.tilesPerIpu);
+    const int ipu = tile / perIpu, local = tile % perIpu;
+    // One pixel gap between IPU blocks keeps the IPUs apart.
+    return {(ipu % m_ipuCols) * (m_blockW + 1) + local % m_blockW,
+            (ipu / m_ipuCols) * (m_blockH + 1) + local / m_blockW};
+}
+
+void TileMap::rebuildImage()
+{
+    if (m_stats.tileCount == 0) {
+        m_image = QImage();
+        update();
+        return;
+    }
+    const QPalette p = palette();
+    m_image = QImage(m_ipuCols * (m_blockW + 1) - 1, m_ipuRows * (m_blockH + 1) - 1,
+                     QImage::Format_RGB32);
+    m_image.fill(p.color(QPalette::Window));
+    const QColor low = p.color(QPalette::Base);
+    const QColor high = memoryCategoryColor(0, p);
+    const QRgb alert = alertColor(p).rgb();
+    const double top = std::max(1.0, double(m_stats.capacity) * m_scale);
+    // A 256-entry ramp avoids a QColor per tile.
+    QRgb ramp[256];
+    for (int i = 0; i < 256; ++i) {
+        const double f = i / 255.0;
+        ramp[i] = qRgb(int(low.red() + f * (high.red() - low.red())),
+                       int(low.green() + f * (high.green() - low.green())),
+                       int(low.blue() + f * (high.blue() - low.blue())));
+    }
+    for (int t = 0; t < m_stats.tileCount; ++t) {
+        const std::int64_t v = m_stats.total[std::size_t(t)];
+        const QPoint c = cellOf(t);
+        QRgb colour;
+        if (m_stats.capacity > 0 && v > m_stats.capacity)
+            colour = alert;
+        else
+            colour = ramp[std::clamp(int(255.0 * double(v) / top), 0, 255)];
+        reinterpret_cast<QRgb*>(m_image.scanLine(c.y()))[c.x()] = colour;
+    }
+    update();
+}
+
+QRect TileMap::imageRect() const
+{
+    if (m_image.isNull())
+        return {};
+    QSize s = m_image.size().scaled(size(), Qt::KeepAspectRatio);
+    return QRect(QPoint((width() - s.width()) / 2, (height() - s.height()) / 2), s);
+}
+
+int TileMap::tileAt(const QPoint& pos) const
+{
+    const QRect r = imageRect();
+    if (!r.contains(pos))
+        return -1;
+    const int x = (pos.x() - r.x()) * m_image.width() / r.width();
+    const int y = (pos.y() - r.y()) * m_image.height() / r.height();
+    const int bx = x / (m_blockW + 1), by = y / (m_blockH + 1);
+    const int lx = x % (m_blockW + 1), ly = y % (m_blockH + 1);
+    if (lx >= m_blockW || ly >= m_blockH)
+        return -1; // the gap between IPUs
+    const int perIpu = std::max(1, m_stats.tilesPerIpu);
+    const int local = ly * m_blockW + lx;
+    const int tile = (by * m_ipuCols + bx) * perIpu + local;
+    return local < perIpu && tile < m_stats.tileCount ? tile : -1;
+}
+
+void TileMap::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().color(QPalette::Window));
+    if (m_image.isNull()) {
+        painter.drawText(rect(), Qt::AlignCenter, tr("No tiles (a CS report or no report)"));
+        return;
+    }
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    painter.drawImage(imageRect(), m_image);
+}
+
+void TileMap::mouseReleaseEvent(QMouseEvent* event)
+{
+    const int t = tileAt(event->pos());
+    if (t >= 0)
+        emit tileClicked(t);
+}
+
+void TileMap::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        rebuildImage();
+}
+
+} // namespace portolan::views

@@ -1,0 +1,47 @@
+#pragma once
+
+// Tile-map heatmap: every tile a cell of a QImage (IPUs as blocks, tiles row-major inside), its
+// colour the tile's memory on a scale from 0 to `scaleMax` of capacity; tiles over capacity in the
+// alert colour. The image is rebuilt only when the data, scale or palette change; painting just
+// scales it.
+
+#include "views/profile/tile_stats.h"
+
+#include <QImage>
+#include <QWidget>
+
+namespace portolan::views {
+
+class TileMap : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TileMap(QWidget* parent = nullptr);
+    void setStats(const TileStats& stats);
+    // Colour scale top as a fraction of the tile capacity (1.0 = capacity).
+    void setScale(double fractionOfCapacity);
+    double scale() const { return m_scale; }
+    int tileAt(const QPoint& pos) const;
+    QPoint cellOf(int tile) const; // image cell of a tile
+    const QImage& image() const { return m_image; }
+    QSize sizeHint() const override { return {600, 400}; }
+
+signals:
+    void tileClicked(int tile);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void rebuildImage();
+    QRect imageRect() const;
+
+    TileStats m_stats;
+    double m_scale = 1.0;
+    int m_blockW = 1, m_blockH = 1, m_ipuCols = 1, m_ipuRows = 1;
+    QImage m_image;
+};
+
+} // namespace portolan::views

@@ -1,0 +1,104 @@
+#include "views/profile/wafer_map.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+
+namespace portolan::views {
+
+WaferMap::WaferMap(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("waferMap"));
+    setMinimumSize(200, 160);
+}
+
+void WaferMap::setResult(ResultPtr result)
+{
+    m_result = std::move(result);
+    m_selected = -1;
+    update();
+}
+
+void WaferMap::setSelectedKernel(int kernel)
+{
+    m_selected = kernel;
+    update();
+}
+
+QRectF WaferMap::gridRect() const
+{
+    if (!m_result || !m_result->cs || m_result->cs->gridWidth <= 0 || m_result->cs->gridHeight <= 0)
+        return {};
+    const auto& cs = *m_result->cs;
+    QSizeF s(cs.gridWidth, cs.gridHeight);
+    s.scale(QSizeF(width() - 8, height() - 8), Qt::KeepAspectRatio);
+    return QRectF(QPointF((width() - s.width()) / 2, (height() - s.height()) / 2), s);
+}
+
+QRectF WaferMap::kernelRect(const sim::CsKernel& k, const QRectF& grid) const
+{
+    const auto& cs = *m_result->cs;
+    const double sx = grid.width() / cs.gridWidth, sy = grid.height() / cs.gridHeight;
+    return QRectF(grid.left() + k.x * sx, grid.top() + k.y * sy, std::max(1.0, k.width * sx),
+                  std::max(1.0, k.height * sy));
+}
+
+int WaferMap::kernelAt(const QPoint& pos) const
+{
+    const QRectF grid = gridRect();
+    if (grid.isEmpty())
+        return -1;
+    const auto& kernels = m_result->cs->kernels;
+    for (std::size_t i = 0; i < kernels.size(); ++i)
+        if (kernelRect(kernels[i], grid).contains(pos))
+            return int(i);
+    return -1;
+}
+
+void WaferMap::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    const QPalette pal = palette();
+    p.fillRect(rect(), pal.color(QPalette::Window));
+    const QRectF grid = gridRect();
+    if (grid.isEmpty()) {
+        p.drawText(rect(), Qt::AlignCenter, tr("No wafer placement (an IPU report or no report)"));
+        return;
+    }
+    const auto& cs = *m_result->cs;
+    p.fillRect(grid, pal.color(QPalette::Base));
+    p.setPen(pal.color(QPalette::Mid));
+    p.drawRect(grid);
+    const int n = int(cs.kernels.size());
+    const QFontMetrics fm(font());
+    for (int i = 0; i < n; ++i) {
+        const auto& k = cs.kernels[std::size_t(i)];
+        const QRectF r = kernelRect(k, grid);
+        p.fillRect(r, seriesColor(i, n, pal));
+        QPen pen(k.fits ? pal.color(QPalette::Base) : alertColor(pal), k.fits ? 1 : 2);
+        if (i == m_selected)
+            pen = QPen(pal.color(QPalette::Highlight), 3);
+        p.setPen(pen);
+        p.drawRect(r);
+        if (r.width() > fm.horizontalAdvance(QString::fromStdString(k.name)) + 4 &&
+            r.height() > fm.height()) {
+            p.setPen(isDarkPalette(pal) ? Qt::black : Qt::white);
+            p.drawText(r, Qt::AlignCenter, QString::fromStdString(k.name));
+        }
+    }
+    if (cs.mode == "weight-streaming") {
+        p.setPen(pal.color(QPalette::WindowText));
+        p.drawText(grid.adjusted(4, 4, -4, -4), Qt::AlignTop | Qt::AlignLeft,
+                   tr("weight streaming: layers run one at a time over the whole wafer"));
+    }
+}
+
+void WaferMap::mouseReleaseEvent(QMouseEvent* event)
+{
+    const int k = kernelAt(event->pos());
+    if (k >= 0) {
+        setSelectedKernel(k);
+        emit kernelClicked(k);
+    }
+}
+
+} // namespace portolan::views
