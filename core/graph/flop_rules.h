@@ -26,6 +26,7 @@ struct OpRule
     bool savesOutput = false;
     bool aliasesInput = false;
     double extraSavedBytesPerOutputElement = 0; // masks, indices
+    bool extraSavedScales = false;              // in the activation type (dropout noise)
     bool known = true;                          // false: no rule, FLOPs estimated
 };
 

@@ -181,6 +181,7 @@ struct Importer
                 op.aliasesInput = true;
                 op.activationBytes = 0;
                 op.extraSavedBytes = 0;
+                op.extraSavedScales = false;
                 op.forwardFlops = op.backwardFlops = 0;
             }
         }

@@ -60,6 +60,9 @@ struct Op
     bool savesOutput = false;
     bool aliasesInput = false;
     std::int64_t extraSavedBytes = 0; // per sample
+    // Dropout keeps its scaled noise in the activation type (LibTorch on CPU: a float tensor
+    // the size of the output), so it follows the precision; indices keep their own type.
+    bool extraSavedScales = false;
     // Producers of this op's tensor inputs (indices into OpGraph::ops, -1 = the graph input).
     // Empty means "the previous op" (a plain chain, as in a Sequential).
     std::vector<int> inputOps;

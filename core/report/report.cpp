@@ -101,6 +101,7 @@ json graphJson(const graph::OpGraph& g, const std::vector<int>& opStage)
                        {"activation_bytes", op.activationBytes},
                        {"input_bytes", op.inputBytes},
                        {"extra_saved_bytes", op.extraSavedBytes},
+                       {"extra_saved_scales", op.extraSavedScales},
                        {"saves_inputs", op.savesInputs},
                        {"saves_output", op.savesOutput},
                        {"aliases_input", op.aliasesInput},
@@ -156,6 +157,7 @@ graph::OpGraph graphFrom(const json& j, std::vector<int>& opStage)
         op.activationBytes = o.at("activation_bytes");
         op.inputBytes = o.at("input_bytes");
         op.extraSavedBytes = o.at("extra_saved_bytes");
+        op.extraSavedScales = o.value("extra_saved_scales", false); // absent in older reports
         op.savesInputs = o.at("saves_inputs");
         op.savesOutput = o.at("saves_output");
         op.aliasesInput = o.at("aliases_input");

@@ -100,7 +100,9 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
         if (op.savesInputs)
             for (int p : producers(g, i))
                 keep(p >= 0 ? storage[std::size_t(p)] : -1, i);
-        m.stash += op.extraSavedBytes; // masks and indices keep their own types
+        // Dropout noise follows the precision; max-pool indices keep their own type.
+        m.stash += op.extraSavedScales ? scaled(op.extraSavedBytes, op.dtype, c.precision)
+                                       : op.extraSavedBytes;
     }
     for (const auto& [s, payer] : keptBy) {
         if (payer < first || payer >= end)
