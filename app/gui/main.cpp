@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QTimer>
 #include <cstdio>
 #include <cstring>
@@ -14,7 +15,8 @@ namespace {
 bool wantsScreenshot(int argc, char** argv)
 {
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0)
+        if (std::strcmp(argv[i], "--screenshot") == 0 ||
+            std::strncmp(argv[i], "--screenshot=", 13) == 0)
             return true;
     return false;
 }
@@ -39,14 +41,20 @@ int main(int argc, char** argv)
         QStringLiteral("Porting assistant and profiler for AI accelerators."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("PROJECT"),
-                                 QStringLiteral("Project folder to open."), QStringLiteral("[PROJECT]"));
+    parser.addPositionalArgument(
+        QStringLiteral("PROJECT"),
+        QStringLiteral("Project folder, or a compile report (.json), to open."),
+        QStringLiteral("[PROJECT|REPORT.json]"));
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
-        QStringLiteral("Render the main window offscreen to FILE.png and exit."), QStringLiteral("FILE"));
-    const QCommandLineOption view(QStringLiteral("view"),
-                                  QStringLiteral("The view to show first: overview, wizard, flow, code, ..."),
-                                  QStringLiteral("NAME"));
+        QStringLiteral("Render the main window offscreen to FILE.png and exit."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption view(
+        QStringLiteral("view"),
+        QStringLiteral("The view to show: overview, wizard, flow, code, params, runs, profile, or "
+                       "profile:PAGE (summary, memory, tilemap, liveness, pipeline, "
+                       "cs, graph, compare)."),
+        QStringLiteral("NAME"));
     const QCommandLineOption size(QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot, as WIDTHxHEIGHT."),
                                   QStringLiteral("WxH"), QStringLiteral("1400x900"));
@@ -69,8 +77,15 @@ int main(int argc, char** argv)
     }
     window.show();
 
-    if (parser.isSet(view) && !window.selectView(parser.value(view))) {
-        std::fprintf(stderr, "portolan: unknown view '%s'; views: %s\n", qPrintable(parser.value(view)),
+    const bool isReport = !args.isEmpty() && QFileInfo(args.first()).isFile() &&
+                          args.first().endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
+    if (isReport && !window.openReport(args.first())) {
+        if (!shooting)
+            std::fprintf(stderr, "portolan: cannot open report %s\n", qPrintable(args.first()));
+    }
+    if (parser.isSet(view) && !window.selectViewPath(parser.value(view))) {
+        std::fprintf(stderr, "portolan: unknown view '%s'; views: %s\n",
+                     qPrintable(parser.value(view)),
                      qPrintable(window.viewIds().join(QStringLiteral(", "))));
         return 2;
     }
@@ -83,21 +98,23 @@ int main(int argc, char** argv)
             auto* poll = new QTimer(&window);
             auto* waited = new QElapsedTimer;
             waited->start();
-            QObject::connect(poll, &QTimer::timeout, &window, [&window, file, exitCode, poll, waited] {
-                if (window.isBusy() && waited->elapsed() < 30000)
-                    return;
-                poll->stop();
-                delete waited;
-                QTimer::singleShot(250, &window, [&window, file, exitCode] {
-                    const QString error = portolan::app::saveScreenshot(&window, file);
-                    if (!error.isEmpty())
-                        std::fprintf(stderr, "portolan: cannot save screenshot: %s\n", qPrintable(error));
-                    QApplication::exit(error.isEmpty() ? exitCode : 1);
+            QObject::connect(
+                poll, &QTimer::timeout, &window, [&window, file, exitCode, poll, waited] {
+                    if (window.isBusy() && waited->elapsed() < 30000)
+                        return;
+                    poll->stop();
+                    delete waited;
+                    QTimer::singleShot(250, &window, [&window, file, exitCode] {
+                        const QString error = portolan::app::saveScreenshot(&window, file);
+                        if (!error.isEmpty())
+                            std::fprintf(stderr, "portolan: cannot save screenshot: %s\n",
+                                         qPrintable(error));
+                        QApplication::exit(error.isEmpty() ? exitCode : 1);
+                    });
                 });
-            });
             poll->start(50);
         };
-        if (args.isEmpty()) {
+        if (args.isEmpty() || isReport) {
             shoot(0);
         } else {
             QObject::connect(&window, &portolan::app::MainWindow::projectAnalysed, &window,
@@ -110,7 +127,7 @@ int main(int argc, char** argv)
                              });
         }
     }
-    if (!args.isEmpty())
+    if (!args.isEmpty() && !isReport)
         window.openProject(args.first());
     return QApplication::exec();
 }

@@ -5,12 +5,15 @@
 #include "core/common/atomic_file.h"
 #include "views/code/code_view.h"
 #include "views/graph/graph_view.h"
+#include "views/params/params_editor.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/flow_panel.h"
 #include "views/porting/porting_wizard.h"
+#include "views/profile/profile_panel.h"
 #include "views/project/project_files_model.h"
 #include "views/project/project_overview.h"
 #include "views/project/project_tree_view.h"
+#include "views/runtime/run_panel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -57,6 +60,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     addView(m_flow, QStringLiteral("flow"), tr("Flow"));
     m_code = new views::CodeView(this);
     addView(m_code, QStringLiteral("code"), tr("Code"));
+    m_params = new views::ParamsEditor(this);
+    addView(m_params, QStringLiteral("params"), tr("Params"));
+    m_runs = new views::RunPanel(this);
+    m_runs->setCliPath(cliPath());
+    addView(m_runs, QStringLiteral("runs"), tr("Runs"));
+    m_profile = new views::ProfilePanel(this);
+    addView(m_profile, QStringLiteral("profile"), tr("Profile"));
 
     createMenus();
     statusBar()->showMessage(tr("Ready"));
@@ -68,32 +78,58 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_loader, &views::ProjectLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &views::ProjectLoader::failed, this, &MainWindow::onFailed);
     connect(m_recent, &RecentProjects::changed, this, &MainWindow::rebuildRecentMenu);
-    connect(m_analysis, &views::AnalysisRunner::finished, this, [this](const views::PortingSnapshotPtr& snap) {
-        m_overview->showAnalysis(QString::fromStdString(snap->analysis->flavour.summary()),
-                                 snap->analysis->diagnostics);
-        if (!m_code->fileName().isEmpty())
-            m_code->setMarkers(m_wizard->markersForFile(m_code->fileName()));
-        emit projectAnalysed();
-    });
+    connect(m_analysis, &views::AnalysisRunner::finished, this,
+            [this](const views::PortingSnapshotPtr& snap) {
+                m_overview->showAnalysis(QString::fromStdString(snap->analysis->flavour.summary()),
+                                         snap->analysis->diagnostics);
+                if (!m_code->fileName().isEmpty())
+                    m_code->setMarkers(m_wizard->markersForFile(m_code->fileName()));
+                // The params editor shows the project's params file (or Determined experiment
+                // config) the first time the project is analysed; later re-runs leave the user's
+                // choice alone.
+                if (m_openParamsAfterAnalysis) {
+                    m_openParamsAfterAnalysis = false;
+                    const analysis::ConfigFile* cfg = snap->analysis->paramsConfig();
+                    if (!cfg && !snap->analysis->experimentConfigs().empty())
+                        cfg = snap->analysis->experimentConfigs().front();
+                    if (cfg)
+                        m_params->openFile(
+                            QDir(m_projectFolder).filePath(QString::fromStdString(cfg->path)));
+                }
+                emit projectAnalysed();
+            });
     connect(m_analysis, &views::AnalysisRunner::failed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("Analysis failed: %1").arg(message));
         emit projectAnalysed();
     });
-    auto showCode = [this](const QString& file, int line, int column) { openCode(file, line, column); };
+    auto showCode = [this](const QString& file, int line, int column) {
+        openCode(file, line, column);
+    };
     connect(m_wizard, &views::PortingWizard::findingActivated, this, showCode);
     connect(m_wizard, &views::PortingWizard::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
-    connect(m_flow, &views::FlowPanel::locationActivated, this, [this](const QString& f, int l, int c) {
-        openCode(f, l, c);
-        selectView(QStringLiteral("code"));
-    });
+    connect(m_flow, &views::FlowPanel::locationActivated, this,
+            [this](const QString& f, int l, int c) {
+                openCode(f, l, c);
+                selectView(QStringLiteral("code"));
+            });
     connect(m_flow, &views::FlowPanel::stepActivated, this, [this](int step) {
         m_wizard->selectStep(step);
         selectView(QStringLiteral("wizard"));
     });
     connect(m_tree, &views::ProjectTreeView::fileActivated, this, [this](const QString& file) {
+        if (file.endsWith(QLatin1String(".yaml")) || file.endsWith(QLatin1String(".yml"))) {
+            if (openParams(QDir(m_projectFolder).filePath(file)))
+                selectView(QStringLiteral("params"));
+            return;
+        }
         openCode(file);
         selectView(QStringLiteral("code"));
+    });
+    connect(m_params, &views::ParamsEditor::dirtyChanged, this, [this](bool dirty) {
+        setWindowModified(dirty);
+        const int tab = m_views->indexOf(m_params);
+        m_views->setTabText(tab, dirty ? tr("Params*") : tr("Params"));
     });
 
     QSettings settings;
@@ -109,6 +145,7 @@ void MainWindow::createMenus()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open Project…"), this, &MainWindow::chooseProject);
     open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open &Report…"), this, &MainWindow::chooseReport);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     file->addSeparator();
@@ -154,8 +191,65 @@ void MainWindow::chooseProject()
     dialog->open();
 }
 
+void MainWindow::chooseReport()
+{
+    auto* dialog = new QFileDialog(this, tr("Open Compile Report"), m_projectFolder,
+                                   tr("Portolan reports (*.json);;All files (*)"));
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openReport);
+    dialog->open();
+}
+
+bool MainWindow::openReport(const QString& file)
+{
+    QString error;
+    if (!m_profile->openReport(file, &error)) {
+        statusBar()->showMessage(tr("Cannot open report %1").arg(file));
+        warn(tr("Cannot open report"),
+             tr("<b>%1</b><br>%2").arg(file.toHtmlEscaped(), error.toHtmlEscaped()));
+        return false;
+    }
+    selectView(QStringLiteral("profile"));
+    statusBar()->showMessage(tr("Opened report %1").arg(file));
+    return true;
+}
+
+bool MainWindow::openParams(const QString& file)
+{
+    if (m_params->filePath() == file)
+        return true;
+    if (!m_params->filePath().isEmpty() && !m_params->maybeClose(this))
+        return false;
+    return m_params->openFile(file);
+}
+
+bool MainWindow::selectViewPath(const QString& path)
+{
+    const QString view = path.section(QLatin1Char(':'), 0, 0);
+    const QString page = path.section(QLatin1Char(':'), 1);
+    if (!selectView(view))
+        return false;
+    if (page.isEmpty())
+        return true;
+    return view == QLatin1String("profile") && m_profile->showPage(page);
+}
+
+QString MainWindow::cliPath() const
+{
+    // Installed side by side in bin/, or in the build tree next to app/gui/.
+    const QDir here(QCoreApplication::applicationDirPath());
+    for (const QString& candidate : {here.filePath(QStringLiteral("portolan-cli")),
+                                     here.filePath(QStringLiteral("../cli/portolan-cli"))})
+        if (QFileInfo(candidate).isExecutable())
+            return QFileInfo(candidate).canonicalFilePath();
+    return QStringLiteral("portolan-cli"); // from PATH
+}
+
 void MainWindow::openProject(const QString& folder)
 {
+    if (!m_params->filePath().isEmpty() && !m_params->maybeClose(this))
+        return;
     const QFileInfo info(folder);
     const QString path = info.absoluteFilePath();
     // The obvious cases are told at once; everything else comes back from the walk.
@@ -177,7 +271,10 @@ void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& sc
     m_filesModel->setScan(*scan);
     m_overview->showScan(*scan);
     m_recent->add(folder);
+    m_openParamsAfterAnalysis = true;
     m_analysis->analyse(folder);
+    m_runs->setProject(folder);
+    m_profile->setProject(folder);
     setWindowTitle(tr("%1 — Portolan").arg(QFileInfo(folder).fileName()));
     setWindowFilePath(folder);
     statusBar()->showMessage(
@@ -192,8 +289,8 @@ void MainWindow::onFailed(const QString& folder, const QString& message)
 {
     statusBar()->showMessage(tr("Cannot open %1").arg(folder));
     warn(tr("Cannot open project"),
-         tr("<b>%1</b><br>%2").arg(QDir::toNativeSeparators(folder).toHtmlEscaped(),
-                                   message.toHtmlEscaped()));
+         tr("<b>%1</b><br>%2")
+             .arg(QDir::toNativeSeparators(folder).toHtmlEscaped(), message.toHtmlEscaped()));
     emit projectFailed(folder, message);
 }
 
@@ -207,7 +304,8 @@ void MainWindow::openCode(const QString& relativePath, int line, int column)
             statusBar()->showMessage(QString::fromStdString(text.error.toString()), 8000);
             return;
         }
-        m_code->setSource(relativePath, QString::fromUtf8(text.value->data(), qsizetype(text.value->size())));
+        m_code->setSource(relativePath,
+                          QString::fromUtf8(text.value->data(), qsizetype(text.value->size())));
         const int tab = m_views->indexOf(m_code);
         m_views->setTabText(tab, tr("Code: %1").arg(QFileInfo(relativePath).fileName()));
     }
@@ -217,7 +315,8 @@ void MainWindow::openCode(const QString& relativePath, int line, int column)
 
 bool MainWindow::isBusy() const
 {
-    return m_loader->isLoading() || m_analysis->isRunning() || m_flow->graphView()->isRendering();
+    return m_loader->isLoading() || m_analysis->isRunning() || m_flow->graphView()->isRendering() ||
+           m_profile->isBusy();
 }
 
 void MainWindow::warn(const QString& title, const QString& text)
@@ -256,6 +355,11 @@ QStringList MainWindow::viewIds() const
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    // Unsaved params edits are never dropped silently.
+    if (m_interactive && !m_params->maybeClose(this)) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("mainWindow/state"), saveState());

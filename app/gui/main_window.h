@@ -12,7 +12,10 @@ namespace portolan::views {
 class AnalysisRunner;
 class CodeView;
 class FlowPanel;
+class ParamsEditor;
 class PortingWizard;
+class ProfilePanel;
+class RunPanel;
 class ProjectFilesModel;
 class ProjectOverview;
 class ProjectTreeView;
@@ -45,6 +48,17 @@ public:
     views::PortingWizard* wizard() const { return m_wizard; }
     views::CodeView* codeView() const { return m_code; }
     views::FlowPanel* flowPanel() const { return m_flow; }
+    views::ParamsEditor* paramsEditor() const { return m_params; }
+    views::RunPanel* runPanel() const { return m_runs; }
+    views::ProfilePanel* profilePanel() const { return m_profile; }
+
+    // Opens a saved compile report in the profile view. Returns false (with a message) on a
+    // corrupt, truncated or unreadable report.
+    bool openReport(const QString& file);
+    // Opens a YAML file of the project in the params editor (after asking about unsaved edits).
+    bool openParams(const QString& file);
+    // "wizard", "profile:memory", ...: a view, and for the profile a page in it.
+    bool selectViewPath(const QString& path);
 
     // Shows a project file in the code view at line:column with its findings marked.
     void openCode(const QString& relativePath, int line = 1, int column = 1);
@@ -70,6 +84,8 @@ private:
     void createMenus();
     void rebuildRecentMenu();
     void chooseProject();
+    void chooseReport();
+    QString cliPath() const;
     void onLoaded(const QString& folder, const views::ProjectScanPtr& scan);
     void onFailed(const QString& folder, const QString& message);
     void warn(const QString& title, const QString& text);
@@ -82,6 +98,9 @@ private:
     views::PortingWizard* m_wizard = nullptr;
     views::FlowPanel* m_flow = nullptr;
     views::CodeView* m_code = nullptr;
+    views::ParamsEditor* m_params = nullptr;
+    views::RunPanel* m_runs = nullptr;
+    views::ProfilePanel* m_profile = nullptr;
     QDockWidget* m_projectDock = nullptr;
     QTabWidget* m_views = nullptr;
     QMenu* m_recentMenu = nullptr;
@@ -89,6 +108,7 @@ private:
     RecentProjects* m_recent = nullptr;
     QString m_projectFolder;
     bool m_interactive = true;
+    bool m_openParamsAfterAnalysis = false;
 };
 
 } // namespace portolan::app

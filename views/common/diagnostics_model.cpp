@@ -1,8 +1,11 @@
 #include "views/common/diagnostics_model.h"
 
 #include <QApplication>
+#include <QDir>
+#include <QHeaderView>
 #include <QIcon>
 #include <QStyle>
+#include <QTableView>
 
 namespace portolan::views {
 
@@ -13,6 +16,26 @@ void DiagnosticsModel::setDiagnostics(std::vector<Diagnostic> diagnostics)
     beginResetModel();
     m_items = std::move(diagnostics);
     endResetModel();
+}
+
+void DiagnosticsModel::setBaseFolder(const QString& folder)
+{
+    beginResetModel();
+    m_base = folder;
+    endResetModel();
+}
+
+void setUpDiagnosticsTable(QTableView* table, DiagnosticsModel* model)
+{
+    table->setModel(model);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setAlternatingRowColors(true);
+    table->setWordWrap(false);
+    table->verticalHeader()->hide();
+    QHeaderView* header = table->horizontalHeader();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(DiagnosticsModel::MessageColumn, QHeaderView::Stretch);
 }
 
 int DiagnosticsModel::rowCount(const QModelIndex& parent) const
@@ -35,8 +58,16 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const
         switch (index.column()) {
         case SeverityColumn:
             return QString::fromUtf8(severityName(d.severity).data());
-        case LocationColumn:
-            return QString::fromStdString(d.location.toString());
+        case LocationColumn: {
+            SourceLocation shown = d.location;
+            const QString file = QString::fromStdString(shown.file);
+            if (!m_base.isEmpty() && QDir::isAbsolutePath(file)) {
+                const QString rel = QDir(m_base).relativeFilePath(file);
+                if (!rel.startsWith(QLatin1String("..")))
+                    shown.file = rel.toStdString();
+            }
+            return QString::fromStdString(shown.toString());
+        }
         case MessageColumn:
             return QString::fromStdString(d.message);
         case CodeColumn:

@@ -3,6 +3,8 @@
 #include "core/common/diagnostic.h"
 
 #include <QAbstractTableModel>
+
+class QTableView;
 #include <vector>
 
 namespace portolan::views {
@@ -12,8 +14,16 @@ class DiagnosticsModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { SeverityColumn, LocationColumn, MessageColumn, CodeColumn, ColumnCount };
-    enum Role {
+    enum Column
+    {
+        SeverityColumn,
+        LocationColumn,
+        MessageColumn,
+        CodeColumn,
+        ColumnCount
+    };
+    enum Role
+    {
         FileRole = Qt::UserRole + 1, // QString
         LineRole,                    // int, 1-based, 0 when unknown
         ColumnRole,                  // int, 1-based, 0 when unknown
@@ -23,6 +33,9 @@ public:
     explicit DiagnosticsModel(QObject* parent = nullptr);
 
     void setDiagnostics(std::vector<Diagnostic> diagnostics);
+    // Locations under this folder are shown relative to it ("configs/params.yaml:5:3"); the
+    // full path stays in the tooltip and FileRole.
+    void setBaseFolder(const QString& folder);
     const Diagnostic& diagnosticAt(int row) const { return m_items.at(std::size_t(row)); }
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -33,6 +46,11 @@ public:
 
 private:
     std::vector<Diagnostic> m_items;
+    QString m_base;
 };
+
+// The one look of a diagnostics table: severity, location and code sized to their contents,
+// the message taking the rest, whole rows selected.
+void setUpDiagnosticsTable(QTableView* table, DiagnosticsModel* model);
 
 } // namespace portolan::views

@@ -66,10 +66,7 @@ ParamsEditor::ParamsEditor(QWidget* parent) : QWidget(parent)
     horizontal->setStretchFactor(1, 2);
     m_diagnosticsModel = new DiagnosticsModel(this);
     m_diagnosticsView = new QTableView(vertical);
-    m_diagnosticsView->setModel(m_diagnosticsModel);
-    m_diagnosticsView->horizontalHeader()->setStretchLastSection(true);
-    m_diagnosticsView->verticalHeader()->setVisible(false);
-    m_diagnosticsView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    setUpDiagnosticsTable(m_diagnosticsView, m_diagnosticsModel);
     connect(m_diagnosticsView, &QTableView::activated, this, [this](const QModelIndex& index) {
         const auto& d = m_diagnosticsModel->diagnosticAt(index.row());
         m_text->goToLine(d.location.line, d.location.column);
@@ -112,6 +109,7 @@ bool ParamsEditor::openFile(const QString& path)
     }
     m_doc = std::move(*opened.value);
     m_lastError.clear();
+    m_diagnosticsModel->setBaseFolder(QFileInfo(path).absolutePath());
     watch();
     afterChange(true, true);
     emit fileChanged(filePath());

@@ -25,6 +25,7 @@ MemoryPage::MemoryPage(QWidget* parent) : QWidget(parent)
     m_chart = new MemoryChart(this);
     m_details = new TileDetails(this);
     m_hint = new QLabel(tr("Wheel zooms, drag pans, click a tile for its details."), this);
+    m_hint->setWordWrap(true);
     bar->addWidget(new QLabel(tr("IPU"), this));
     bar->addWidget(m_ipu);
     bar->addWidget(new QLabel(tr("Stage"), this));

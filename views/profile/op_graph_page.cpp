@@ -19,13 +19,15 @@ OpGraphPage::OpGraphPage(QWidget* parent) : QWidget(parent)
     auto* bar = new QHBoxLayout;
     m_colour = new QComboBox(this);
     m_colour->addItem(tr("by stage"));
-    m_colour->addItem(tr("by placement (IPU or CS kernel)"));
+    m_colour->addItem(tr("by placement"));
+    m_colour->setItemData(1, tr("Colour by IPU, or by CS kernel"), Qt::ToolTipRole);
     m_depth = new QSpinBox(this);
     m_depth->setObjectName(QStringLiteral("moduleDepth"));
     m_depth->setRange(0, 8);
     m_depth->setSpecialValueText(tr("expanded"));
-    m_depth->setPrefix(tr("collapse modules to depth "));
+    m_depth->setPrefix(tr("module depth "));
     m_status = new QLabel(this);
+    m_status->setWordWrap(true);
     m_view = new GraphView(this);
     m_view->setObjectName(QStringLiteral("opGraph"));
     bar->addWidget(new QLabel(tr("Colour"), this));

@@ -43,9 +43,11 @@ PipelinePage::PipelinePage(QWidget* parent) : QWidget(parent)
     split->addWidget(m_gantt);
     split->addWidget(m_stagePlot);
     layout->addLayout(top);
-    layout->addWidget(new QLabel(tr("Layers per stage (editing one moves its boundary with the "
+    auto* splitHint = new QLabel(tr("Layers per stage (editing one moves its boundary with the "
                                     "next stage; re-simulates at once):"),
-                                 this));
+                                 this);
+    splitHint->setWordWrap(true); // so the page fits a narrow window
+    layout->addWidget(splitHint);
     layout->addWidget(scroll);
     layout->addWidget(split, 1);
     applyPlotTheme(m_stagePlot, palette());

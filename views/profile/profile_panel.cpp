@@ -78,7 +78,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(left);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(280);
+    scroll->setMinimumWidth(250);
     splitter->addWidget(scroll);
 
     m_tabs = new QTabWidget(this);

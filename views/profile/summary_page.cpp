@@ -44,6 +44,7 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     auto* grid = new QGridLayout(this);
     m_headline = new QLabel(tr("No report yet: compile a project or open a report."), this);
     m_headline->setObjectName(QStringLiteral("headline"));
+    m_headline->setWordWrap(true);
     QFont big = m_headline->font();
     big.setPointSizeF(big.pointSizeF() * 1.4);
     big.setBold(true);

@@ -26,19 +26,7 @@ ProjectOverview::ProjectOverview(QWidget* parent) : QWidget(parent)
     m_flavour->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_model = new DiagnosticsModel(this);
     m_table = new QTableView(this);
-    m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setAlternatingRowColors(true);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(false);
-    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::SeverityColumn,
-                                                      QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::LocationColumn,
-                                                      QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::MessageColumn,
-                                                      QHeaderView::Stretch);
-    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::CodeColumn,
-                                                      QHeaderView::ResizeToContents);
+    setUpDiagnosticsTable(m_table, m_model);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_title);
@@ -58,7 +46,8 @@ void ProjectOverview::clear()
     m_model->setDiagnostics({});
 }
 
-void ProjectOverview::showAnalysis(const QString& flavour, const std::vector<Diagnostic>& diagnostics)
+void ProjectOverview::showAnalysis(const QString& flavour,
+                                   const std::vector<Diagnostic>& diagnostics)
 {
     m_flavour->setText(tr("Detected: <b>%1</b>").arg(flavour.toHtmlEscaped()));
     m_model->setDiagnostics(diagnostics);
@@ -76,7 +65,8 @@ void ProjectOverview::showScan(const ProjectScan& scan)
 {
     m_title->setText(QString::fromStdString(scan.root.filename().string()));
     QStringList kinds;
-    for (FileKind k : {FileKind::Python, FileKind::Yaml, FileKind::Json, FileKind::Text, FileKind::Other})
+    for (FileKind k :
+         {FileKind::Python, FileKind::Yaml, FileKind::Json, FileKind::Text, FileKind::Other})
         if (const auto n = scan.countOf(k))
             kinds << QStringLiteral("%1 %2").arg(n).arg(QString::fromUtf8(fileKindName(k).data()));
     QString text = tr("<b>%1</b><br>%n file(s) found", nullptr, int(scan.files.size()))
@@ -85,6 +75,7 @@ void ProjectOverview::showScan(const ProjectScan& scan)
         text += QStringLiteral(" (") + kinds.join(QStringLiteral(", ")) + QStringLiteral(")");
     text += tr(", %n skipped", nullptr, int(scan.skipped.size()));
     m_summary->setText(text);
+    m_model->setBaseFolder(QString::fromStdString(scan.root.string()));
     m_model->setDiagnostics(scan.diagnostics);
 }
 

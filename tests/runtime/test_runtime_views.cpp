@@ -1,0 +1,303 @@
+// The GUI side of runs: event parsing, the child-process controller (garbage, crashes, stop,
+// kill), the SQLite run history, the loss chart (scales, smoothing, export, 1 M points) and the
+// run panel driving the real portolan-cli.
+#include "views/runtime/loss_chart.h"
+#include "views/runtime/run_controller.h"
+#include "views/runtime/run_history.h"
+#include "views/runtime/run_panel.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <qcustomplot.h>
+
+using namespace portolan::views;
+
+namespace {
+
+const QString kFakeCli = QStringLiteral(RUNTIME_FIXTURES "/fake_cli.sh");
+
+// A copy of a sample project, so that runs never write into the repository.
+QString copySample(const QTemporaryDir& tmp, const QString& name)
+{
+    const QString src = QStringLiteral(PORTOLAN_SAMPLES "/") + name;
+    const QString dst = tmp.filePath(name);
+    QDir().mkpath(dst + "/configs");
+    for (const QString& f : QDir(src).entryList(QDir::Files))
+        QFile::copy(src + "/" + f, dst + "/" + f);
+    for (const QString& f : QDir(src + "/configs").entryList(QDir::Files))
+        QFile::copy(src + "/configs/" + f, dst + "/configs/" + f);
+    return dst;
+}
+
+} // namespace
+
+class TestRuntimeViews : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void parseEventLine_data();
+    void parseEventLine();
+    void garbageIsHandled();
+    void crashKeepsEarlierEventsInHistory();
+    void exitWithoutFinalEvent();
+    void historyPersistsAndModelIsSane();
+    void lossChart();
+    void lossChartMillionPoints();
+    void panelRunsTheCli();
+    void panelStopAndKill();
+};
+
+void TestRuntimeViews::parseEventLine_data()
+{
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<QString>("type");
+    QTest::addRow("step") << QByteArray(R"({"event":"step","step":3,"loss":1.0})") << "step";
+    QTest::addRow("spaces") << QByteArray("  {\"event\": \"eval\"}  \r") << "eval";
+    QTest::addRow("text") << QByteArray("step 10 loss 0.5") << "";
+    QTest::addRow("truncated") << QByteArray(R"({"event":"step","loss":)") << "";
+    QTest::addRow("array") << QByteArray("[{\"event\":\"step\"}]") << "";
+    QTest::addRow("no event") << QByteArray(R"({"step":1})") << "";
+    QTest::addRow("event not a string") << QByteArray(R"({"event":7})") << "";
+    QTest::addRow("empty event") << QByteArray(R"({"event":""})") << "";
+    QTest::addRow("binary") << QByteArray("\xff\xfe{\x01") << "";
+}
+
+void TestRuntimeViews::parseEventLine()
+{
+    QFETCH(QByteArray, line);
+    QFETCH(QString, type);
+    QCOMPARE(portolan::views::parseEventLine(line).value("event").toString(), type);
+}
+
+void TestRuntimeViews::garbageIsHandled()
+{
+    QTemporaryDir tmp;
+    QDir().mkpath(tmp.filePath("garbage"));
+    RunController c;
+    QSignalSpy events(&c, &RunController::eventReceived);
+    QSignalSpy finished(&c, &RunController::finished);
+    QVERIFY(c.startBuiltin(kFakeCli, tmp.filePath("garbage"), {}));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 20000);
+    // started, two steps and the final event without a trailing newline
+    QCOMPARE(events.size(), 4);
+    QCOMPARE(c.garbageLines(), 5);
+    QCOMPARE(finished.first().at(0).value<RunStatus>(), RunStatus::Completed);
+}
+
+void TestRuntimeViews::crashKeepsEarlierEventsInHistory()
+{
+    QTemporaryDir tmp;
+    const QString project = tmp.filePath("crash");
+    QDir().mkpath(project);
+    RunPanel panel;
+    panel.setCliPath(kFakeCli);
+    panel.setProject(project);
+    QSignalSpy done(&panel, &RunPanel::runFinished);
+    panel.start();
+    QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 20000);
+    QCOMPARE(done.first().at(1).toString(), QStringLiteral("failed"));
+    const qint64 run = panel.currentRun();
+    // A fresh connection, as after a restart of the GUI: everything reported is there.
+    RunHistory reopened;
+    QVERIFY(reopened.open(project));
+    const RunRecord r = reopened.run(run);
+    QCOMPARE(r.status, QStringLiteral("failed"));
+    QVERIFY2(r.reason.contains("crashed"), qPrintable(r.reason));
+    QVERIFY2(r.reason.contains("boom"), qPrintable(r.reason));
+    QCOMPARE(reopened.events(run).size(), 3);
+    QCOMPARE(reopened.lossCurve(run).size(), 2);
+    QCOMPARE(r.model, QStringLiteral("fc_mnist"));
+    QCOMPARE(panel.chart()->pointCount(run), 2);
+}
+
+void TestRuntimeViews::exitWithoutFinalEvent()
+{
+    QTemporaryDir tmp;
+    QDir().mkpath(tmp.filePath("exit3"));
+    RunController c;
+    QSignalSpy finished(&c, &RunController::finished);
+    QVERIFY(c.startBuiltin(kFakeCli, tmp.filePath("exit3"), {}));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 20000);
+    QCOMPARE(finished.first().at(0).value<RunStatus>(), RunStatus::Failed);
+    const QString reason = finished.first().at(1).toString();
+    QVERIFY2(reason.contains("status 3") && reason.contains("something went wrong"),
+             qPrintable(reason));
+
+    RunController missing;
+    QSignalSpy failed(&missing, &RunController::finished);
+    missing.startBuiltin(tmp.filePath("no-such-cli"), tmp.path(), {});
+    QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 20000);
+    QCOMPARE(failed.first().at(0).value<RunStatus>(), RunStatus::Failed);
+}
+
+void TestRuntimeViews::historyPersistsAndModelIsSane()
+{
+    QTemporaryDir tmp;
+    {
+        RunHistory h;
+        QVERIFY(h.open(tmp.path()));
+        QSqlQuery q(QSqlDatabase::database(QSqlDatabase::connectionNames().first()));
+        const qint64 a = h.beginRun("train", QJsonObject{{"arguments", "--steps 3"}});
+        h.appendEvent(a, QJsonObject{{"event", "started"},
+                                     {"model", "small_cnn"},
+                                     {"config", QJsonObject{{"seed", 1}}}});
+        for (int i = 1; i <= 3; ++i)
+            h.appendEvent(a, QJsonObject{{"event", "step"}, {"step", i}, {"loss", 3.0 - i}});
+        h.appendEvent(a, QJsonObject{{"event", "eval"}, {"step", 3}, {"loss", 0.7}});
+        h.finishRun(a, "completed", "completed");
+        const qint64 b = h.beginRun("eval", {});
+        h.finishRun(b, "failed", "no checkpoint");
+    }
+    QVERIFY(QFileInfo::exists(tmp.filePath(".portolan/runs.sqlite")));
+    RunHistory h;
+    QVERIFY(h.open(tmp.path()));
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "wal-check");
+        db.setDatabaseName(h.databasePath());
+        QVERIFY(db.open());
+        QSqlQuery q("PRAGMA journal_mode", db);
+        QVERIFY(q.next());
+        QCOMPARE(q.value(0).toString(), QStringLiteral("wal"));
+    }
+    QSqlDatabase::removeDatabase("wal-check");
+    const auto runs = h.runs();
+    QCOMPARE(runs.size(), 2);
+    QCOMPARE(runs[1].model, QStringLiteral("small_cnn"));
+    QCOMPARE(runs[1].lastStep, qint64(3));
+    QCOMPARE(runs[1].config["resolved"].toObject()["seed"].toInt(), 1);
+    QCOMPARE(runs[0].status, QStringLiteral("failed"));
+    QCOMPARE(h.lossCurve(runs[1].id), (QVector<QPointF>{{1, 2}, {2, 1}, {3, 0}}));
+    QCOMPARE(h.evalPoints(runs[1].id), (QVector<QPointF>{{3, 0.7}}));
+
+    RunHistoryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRuns(runs);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(1, RunHistoryModel::Status).data().toString(),
+             QStringLiteral("completed"));
+    model.setRuns({});
+    QCOMPARE(model.rowCount(), 0);
+
+    QVERIFY(!RunHistory::gitignoreCoversPortolan(tmp.path()));
+    QVERIFY(RunHistory::addPortolanToGitignore(tmp.path()));
+    QVERIFY(RunHistory::gitignoreCoversPortolan(tmp.path()));
+}
+
+void TestRuntimeViews::lossChart()
+{
+    QTemporaryDir tmp;
+    LossChart chart;
+    chart.resize(600, 400);
+    QVector<QPointF> loss;
+    for (int i = 1; i <= 100; ++i)
+        loss << QPointF(i, 2.0 / i + (i % 2 ? 0.1 : -0.1));
+    chart.setRun(1, "run 1", loss, {{50, 0.05}, {100, 0.03}});
+    chart.appendLoss(2, 1, 2.0);
+    chart.appendLoss(2, 2, 1.0);
+    chart.appendEval(2, 2, 0.9);
+    QCOMPARE(chart.runIds().size(), 2);
+    QCOMPARE(chart.pointCount(1), 100);
+    chart.setLogScale(true);
+    QCOMPARE(chart.plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    chart.setSmoothing(0.9);
+    // Smoothed display, raw values kept: the shown last point is between the raw extremes.
+    const double shown = chart.plot()->graph(0)->data()->at(99)->value;
+    QVERIFY(shown > 0.0 && std::abs(shown - loss.last().y()) > 1e-6);
+    for (const char* suffix : {"png", "pdf", "csv"}) {
+        const QString file = tmp.filePath(QStringLiteral("chart.") + suffix);
+        QString error;
+        QVERIFY2(chart.exportTo(file, &error), qPrintable(error));
+        QVERIFY(QFileInfo(file).size() > 0);
+    }
+    QFile csv(tmp.filePath("chart.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.first(), QStringLiteral("run,kind,step,loss"));
+    QCOMPARE(lines.size(), 1 + 100 + 2 + 2 + 1); // raw values, not smoothed
+    QVERIFY(
+        lines.contains(QStringLiteral("\"run 1\",train,100,%1").arg(loss.last().y(), 0, 'g', 10)));
+    QString error;
+    QVERIFY(!chart.exportTo(tmp.filePath("chart.bmp"), &error));
+    QVERIFY(error.contains("unknown export format"));
+    chart.removeRun(1);
+    QCOMPARE(chart.runIds(), QList<qint64>{2});
+}
+
+void TestRuntimeViews::lossChartMillionPoints()
+{
+    // A long run's curve is kept whole (the redraw figure is tests/bench/bench_gui_loss_chart).
+    LossChart chart;
+    chart.resize(1200, 700);
+    QVector<QPointF> loss;
+    loss.reserve(1000000);
+    for (int i = 0; i < 1000000; ++i)
+        loss << QPointF(i, 2.0 * std::exp(-i / 2e5) + 0.01 * std::sin(i));
+    chart.setRun(1, "1 M points", loss, {});
+    chart.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QCOMPARE(chart.pointCount(1), 1000000);
+}
+
+void TestRuntimeViews::panelRunsTheCli()
+{
+    QTemporaryDir tmp;
+    const QString project = copySample(tmp, "mnist-mlp-cerebras-pytorch");
+    RunPanel panel;
+    panel.resize(1200, 800);
+    panel.setCliPath(PORTOLAN_CLI);
+    panel.setProject(project);
+    panel.setSteps(20);
+    panel.setMode("train_and_eval");
+    QSignalSpy done(&panel, &RunPanel::runFinished);
+    panel.start();
+    QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 120000);
+    QCOMPARE(done.first().at(1).toString(), QStringLiteral("completed"));
+    const qint64 run = panel.currentRun();
+    QCOMPARE(panel.history()->lossCurve(run).size(), 20);
+    QCOMPARE(panel.history()->evalPoints(run).size(), 1);
+    QCOMPARE(panel.chart()->pointCount(run), 20);
+    QCOMPARE(panel.historyModel()->rowCount(), 1);
+    QCOMPARE(panel.history()->run(run).status, QStringLiteral("completed"));
+    QVERIFY(panel.history()->run(run).config.contains("resolved"));
+    QVERIFY(QFileInfo::exists(project + "/.portolan/runs.sqlite"));
+    QVERIFY(!QFileInfo::exists(project + "/.gitignore")); // never written without asking
+}
+
+void TestRuntimeViews::panelStopAndKill()
+{
+    QTemporaryDir tmp;
+    const QString project = copySample(tmp, "mnist-mlp-cerebras-pytorch");
+    RunPanel panel;
+    panel.setCliPath(PORTOLAN_CLI);
+    panel.setProject(project);
+    panel.setSteps(10000000);
+    QSignalSpy done(&panel, &RunPanel::runFinished);
+    panel.start();
+    QTRY_VERIFY_WITH_TIMEOUT(panel.chart()->pointCount(panel.currentRun()) >= 3, 60000);
+    panel.stop();
+    QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 60000);
+    QCOMPARE(done.last().at(1).toString(), QStringLiteral("stopped"));
+    const qint64 first = panel.currentRun();
+    bool checkpointed = false;
+    for (const auto& e : panel.history()->events(first))
+        checkpointed = checkpointed || e.value("event").toString() == "checkpoint";
+    QVERIFY(checkpointed);
+
+    panel.start();
+    QTRY_VERIFY_WITH_TIMEOUT(panel.chart()->pointCount(panel.currentRun()) >= 2, 60000);
+    panel.kill();
+    QTRY_COMPARE_WITH_TIMEOUT(done.size(), 2, 60000);
+    QCOMPARE(done.last().at(1).toString(), QStringLiteral("failed"));
+    QVERIFY(panel.history()->run(panel.currentRun()).reason.contains("killed"));
+    QVERIFY(panel.history()->lossCurve(panel.currentRun()).size() >= 2);
+    QCOMPARE(panel.historyModel()->rowCount(), 2);
+}
+
+QTEST_MAIN(TestRuntimeViews)
+#include "test_runtime_views.moc"

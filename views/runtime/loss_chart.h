@@ -1,0 +1,69 @@
+#pragma once
+// Live loss chart (QCustomPlot): one curve per run (the live run and any overlaid history
+// runs), eval points overlaid, linear or log scale, exponential smoothing, zoom and pan with the
+// mouse, export as PNG, PDF or CSV. Colours come from the palette.
+#include <QHash>
+#include <QPointF>
+#include <QVector>
+#include <QWidget>
+
+class QCustomPlot;
+class QCPGraph;
+class QCheckBox;
+class QSlider;
+
+namespace portolan::views {
+
+class LossChart : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit LossChart(QWidget* parent = nullptr);
+
+    void setRun(qint64 id, const QString& label, const QVector<QPointF>& loss,
+                const QVector<QPointF>& eval);
+    void appendLoss(qint64 id, double step, double loss); // live
+    void appendEval(qint64 id, double step, double loss);
+    void removeRun(qint64 id);
+    void clearRuns();
+    QList<qint64> runIds() const { return m_series.keys(); }
+    int pointCount(qint64 id) const;
+
+    void setLogScale(bool on);
+    bool logScale() const { return m_log; }
+    void setSmoothing(double weight); // 0 (raw) .. 0.99
+    double smoothing() const { return m_smoothing; }
+    void rescale();
+
+    bool exportTo(const QString& file, QString* error = nullptr) const; // .png, .pdf or .csv
+    QCustomPlot* plot() const { return m_plot; }
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    struct Series
+    {
+        QString label;
+        QVector<double> steps;
+        QVector<double> raw;
+        QVector<double> evalSteps;
+        QVector<double> evalLoss;
+        QCPGraph* graph = nullptr;
+        QCPGraph* evalGraph = nullptr;
+        double smoothed = 0; // running EMA for live appends
+    };
+    void refreshSeries(Series& s);
+    void recolour();
+    void exportMenu();
+
+    QCustomPlot* m_plot;
+    QCheckBox* m_logBox;
+    QSlider* m_smoothSlider;
+    QHash<qint64, Series> m_series;
+    bool m_log = false;
+    double m_smoothing = 0.0;
+};
+
+} // namespace portolan::views

@@ -1,0 +1,222 @@
+#include "views/runtime/run_controller.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+
+namespace portolan::views {
+
+QString runStatusName(RunStatus s)
+{
+    switch (s) {
+    case RunStatus::Running:
+        return QStringLiteral("running");
+    case RunStatus::Completed:
+        return QStringLiteral("completed");
+    case RunStatus::Stopped:
+        return QStringLiteral("stopped");
+    case RunStatus::Failed:
+        return QStringLiteral("failed");
+    }
+    return {};
+}
+
+QJsonObject parseEventLine(const QByteArray& line)
+{
+    const QByteArray trimmed = line.trimmed();
+    if (!trimmed.startsWith('{'))
+        return {};
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(trimmed, &error);
+    if (error.error != QJsonParseError::NoError || !doc.isObject())
+        return {};
+    const QJsonObject o = doc.object();
+    if (!o.value("event").isString() || o.value("event").toString().isEmpty())
+        return {};
+    return o;
+}
+
+RunController::RunController(QObject* parent) : QObject(parent) {}
+
+RunController::~RunController()
+{
+    if (m_process && m_process->state() != QProcess::NotRunning) {
+        m_process->disconnect(this);
+        m_process->kill();
+        m_process->waitForFinished(2000);
+    }
+}
+
+bool RunController::isRunning() const
+{
+    return m_process && m_process->state() != QProcess::NotRunning;
+}
+
+bool RunController::startBuiltin(const QString& cli, const QString& project,
+                                 const QStringList& extraArgs)
+{
+    if (isRunning())
+        return false;
+    m_scriptMode = false;
+    begin(cli, QStringList{"train", project, "--events", "jsonl"} + extraArgs, project);
+    return true;
+}
+
+bool RunController::startScript(const QString& project, const QString& program,
+                                const QStringList& args, const QString& lossPattern)
+{
+    if (isRunning())
+        return false;
+    m_lossPattern = QRegularExpression(lossPattern);
+    if (!m_lossPattern.isValid())
+        return false;
+    m_scriptMode = true;
+    m_scriptStep = 0;
+    begin(program, args, project);
+    return true;
+}
+
+void RunController::begin(const QString& program, const QStringList& args, const QString& dir)
+{
+    delete m_process;
+    m_process = new QProcess(this);
+    m_process->setWorkingDirectory(dir);
+    m_buffer.clear();
+    m_errorTail.clear();
+    m_garbage = 0;
+    m_stopRequested = m_killRequested = m_ended = false;
+    m_lastTerminal = {};
+    m_program = program;
+    m_arguments = args;
+    connect(m_process, &QProcess::readyReadStandardOutput, this, &RunController::readOutput);
+    connect(m_process, &QProcess::readyReadStandardError, this, &RunController::readErrors);
+    connect(m_process, &QProcess::finished, this, &RunController::onFinished);
+    connect(m_process, &QProcess::errorOccurred, this, &RunController::onError);
+    connect(m_process, &QProcess::started, this, &RunController::started);
+    m_process->start(program, args);
+}
+
+void RunController::stop()
+{
+    if (!isRunning())
+        return;
+    m_stopRequested = true;
+    m_process->terminate();
+}
+
+void RunController::kill()
+{
+    if (!isRunning())
+        return;
+    m_killRequested = true;
+    m_process->kill();
+}
+
+void RunController::readOutput()
+{
+    m_buffer += m_process->readAllStandardOutput();
+    qsizetype newline;
+    while ((newline = m_buffer.indexOf('\n')) >= 0) {
+        const QByteArray line = m_buffer.left(newline);
+        m_buffer.remove(0, newline + 1);
+        handleLine(line);
+    }
+    // A child that never ends its lines must not grow the buffer without bound.
+    if (m_buffer.size() > 4 * 1024 * 1024) {
+        handleLine(m_buffer);
+        m_buffer.clear();
+    }
+}
+
+void RunController::readErrors()
+{
+    const QByteArray chunk = m_process->readAllStandardError();
+    m_errorTail = (m_errorTail + chunk).right(4000);
+    for (const QByteArray& line : chunk.split('\n'))
+        if (!line.trimmed().isEmpty())
+            Q_EMIT logLine(QString::fromUtf8(line), true);
+}
+
+void RunController::handleLine(const QByteArray& line)
+{
+    if (line.trimmed().isEmpty())
+        return;
+    if (m_scriptMode) {
+        const QString text = QString::fromUtf8(line);
+        Q_EMIT logLine(text, false);
+        const auto match = m_lossPattern.match(text);
+        bool ok = false;
+        const double loss = match.hasMatch() ? match.captured("loss").toDouble(&ok) : 0.0;
+        if (ok) {
+            bool stepOk = false;
+            const int step = match.captured("step").toInt(&stepOk);
+            m_scriptStep = stepOk ? step : m_scriptStep + 1;
+            QJsonObject e{{"event", "step"},
+                          {"step", m_scriptStep},
+                          {"loss", loss},
+                          {"time", double(QDateTime::currentMSecsSinceEpoch()) / 1000.0}};
+            Q_EMIT eventReceived(e);
+        }
+        return;
+    }
+    const QJsonObject e = parseEventLine(line);
+    if (e.isEmpty()) {
+        ++m_garbage;
+        Q_EMIT logLine(QStringLiteral("[not an event] ") + QString::fromUtf8(line.left(500)), true);
+        return;
+    }
+    const QString type = e.value("event").toString();
+    if (type == "finished" || type == "failed")
+        m_lastTerminal = e;
+    Q_EMIT eventReceived(e);
+}
+
+void RunController::onFinished(int exitCode, QProcess::ExitStatus status)
+{
+    if (m_ended)
+        return;
+    m_ended = true;
+    readOutput();
+    if (!m_buffer.trimmed().isEmpty())
+        handleLine(m_buffer); // a last line without newline
+    m_buffer.clear();
+    const QString type = m_lastTerminal.value("event").toString();
+    if (type == "finished") {
+        const bool stopped = m_lastTerminal.value("reason").toString() == "stopped";
+        Q_EMIT finished(stopped ? RunStatus::Stopped : RunStatus::Completed,
+                        m_lastTerminal.value("reason").toString());
+        return;
+    }
+    if (type == "failed") {
+        Q_EMIT finished(RunStatus::Failed, m_lastTerminal.value("diagnostic").toString().isEmpty()
+                                               ? m_lastTerminal.value("message").toString()
+                                               : m_lastTerminal.value("diagnostic").toString());
+        return;
+    }
+    QString reason;
+    if (m_killRequested)
+        reason = tr("killed by the user");
+    else if (status == QProcess::CrashExit)
+        reason = tr("the process crashed (%1)").arg(m_process->errorString());
+    else if (m_scriptMode && exitCode == 0)
+        reason.clear();
+    else
+        reason = tr("the process exited with status %1 without a final event").arg(exitCode);
+    const QString tail = QString::fromUtf8(m_errorTail).trimmed();
+    if (!reason.isEmpty() && !tail.isEmpty())
+        reason += QStringLiteral(": ") + tail.section('\n', -1);
+    if (m_scriptMode && status == QProcess::NormalExit && exitCode == 0)
+        Q_EMIT finished(m_stopRequested ? RunStatus::Stopped : RunStatus::Completed, {});
+    else
+        Q_EMIT finished(RunStatus::Failed, reason);
+}
+
+void RunController::onError(QProcess::ProcessError error)
+{
+    if (error == QProcess::FailedToStart && !m_ended) {
+        m_ended = true;
+        Q_EMIT finished(RunStatus::Failed,
+                        tr("cannot start %1: %2").arg(m_program, m_process->errorString()));
+    }
+}
+
+} // namespace portolan::views

@@ -1,0 +1,118 @@
+#pragma once
+// The run panel: choose mode, steps and runtime (built-in LibTorch through portolan-cli, or the
+// project's own Python entry once the project is trusted), Start / Stop / Kill, a progress bar
+// with time remaining, the live loss chart beside a log view, and the project's run history
+// (select several runs to overlay their curves).
+#include "views/runtime/run_controller.h"
+#include "views/runtime/run_history.h"
+
+#include <QAbstractTableModel>
+#include <QElapsedTimer>
+#include <QWidget>
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+class QCheckBox;
+
+namespace portolan::views {
+
+class LossChart;
+
+// The runs of a project for the history list (newest first).
+class RunHistoryModel : public QAbstractTableModel
+{
+    Q_OBJECT
+
+public:
+    enum Column
+    {
+        Id,
+        Started,
+        Mode,
+        Model,
+        Steps,
+        Loss,
+        Status,
+        ColumnCount
+    };
+    explicit RunHistoryModel(QObject* parent = nullptr);
+    void setRuns(const QList<RunRecord>& runs);
+    const RunRecord& runAt(int row) const { return m_runs[row]; }
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+private:
+    QList<RunRecord> m_runs;
+};
+
+class RunPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit RunPanel(QWidget* parent = nullptr);
+    ~RunPanel() override;
+
+    void setProject(const QString& folder);
+    void setCliPath(const QString& path);
+
+    // For tests and the screenshot option.
+    RunController* controller() const { return m_controller; }
+    RunHistory* history() const { return m_history.get(); }
+    LossChart* chart() const { return m_chart; }
+    RunHistoryModel* historyModel() const { return m_historyModel; }
+    qint64 currentRun() const { return m_currentRun; }
+    void setSteps(int steps);
+    void setMode(const QString& mode);
+
+public Q_SLOTS:
+    void start();
+    void stop();
+    void kill();
+
+Q_SIGNALS:
+    void runFinished(qint64 run, const QString& status);
+
+private:
+    void onEvent(const QJsonObject& e);
+    void onFinished(RunStatus status, const QString& reason);
+    void refreshHistory();
+    void overlaySelection();
+    void updateButtons();
+    void appendLog(const QString& line, bool isError);
+
+    QString m_project;
+    QString m_cli;
+    RunController* m_controller;
+    std::unique_ptr<RunHistory> m_history;
+    RunHistoryModel* m_historyModel;
+    LossChart* m_chart;
+    QComboBox* m_mode;
+    QSpinBox* m_steps;
+    QComboBox* m_runtime;
+    QCheckBox* m_trusted;
+    QLineEdit* m_command;
+    QLineEdit* m_lossPattern;
+    QPushButton* m_start;
+    QPushButton* m_stop;
+    QPushButton* m_kill;
+    QProgressBar* m_progress;
+    QLabel* m_remaining;
+    QPlainTextEdit* m_log;
+    QTableView* m_historyView;
+    qint64 m_currentRun = 0;
+    qint64 m_maxSteps = 0;
+    qint64 m_firstStep = -1;
+    QElapsedTimer m_clock;
+};
+
+} // namespace portolan::views
