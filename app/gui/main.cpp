@@ -53,7 +53,7 @@ int main(int argc, char** argv)
         QStringLiteral("view"),
         QStringLiteral("The view to show: overview, wizard, flow, code, params, runs, profile, or "
                        "profile:PAGE (summary, memory, tilemap, liveness, pipeline, "
-                       "cs, graph, compare)."),
+                       "cs, graph, compare); runs:new starts a run and shows it finished."),
         QStringLiteral("NAME"));
     const QCommandLineOption size(QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot, as WIDTHxHEIGHT."),
@@ -100,7 +100,7 @@ int main(int argc, char** argv)
             waited->start();
             QObject::connect(
                 poll, &QTimer::timeout, &window, [&window, file, exitCode, poll, waited] {
-                    if (window.isBusy() && waited->elapsed() < 30000)
+                    if (window.isBusy() && waited->elapsed() < 180000)
                         return;
                     poll->stop();
                     delete waited;

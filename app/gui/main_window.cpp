@@ -232,6 +232,12 @@ bool MainWindow::selectViewPath(const QString& path)
         return false;
     if (page.isEmpty())
         return true;
+    if (view == QLatin1String("runs") && page == QLatin1String("new")) {
+        // A new train-and-eval run as soon as the project is open (the screenshot waits for
+        // it to finish, so the panel shows a finished run).
+        m_startRunWhenLoaded = true;
+        return true;
+    }
     return view == QLatin1String("profile") && m_profile->showPage(page);
 }
 
@@ -274,6 +280,11 @@ void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& sc
     m_openParamsAfterAnalysis = true;
     m_analysis->analyse(folder);
     m_runs->setProject(folder);
+    if (m_startRunWhenLoaded) {
+        m_startRunWhenLoaded = false;
+        m_runs->setMode(QStringLiteral("train_and_eval"));
+        m_runs->start();
+    }
     m_profile->setProject(folder);
     setWindowTitle(tr("%1 — Portolan").arg(QFileInfo(folder).fileName()));
     setWindowFilePath(folder);
@@ -313,10 +324,16 @@ void MainWindow::openCode(const QString& relativePath, int line, int column)
     m_code->goTo(line, column);
 }
 
+void MainWindow::setInteractive(bool interactive)
+{
+    m_interactive = interactive;
+    m_runs->setInteractive(interactive);
+}
+
 bool MainWindow::isBusy() const
 {
     return m_loader->isLoading() || m_analysis->isRunning() || m_flow->graphView()->isRendering() ||
-           m_profile->isBusy();
+           m_profile->isBusy() || m_runs->isRunning();
 }
 
 void MainWindow::warn(const QString& title, const QString& text)

@@ -67,7 +67,7 @@ public:
     views::ProjectOverview* overview() const { return m_overview; }
 
     // Message boxes are shown non-modally; tests and --screenshot turn them off entirely.
-    void setInteractive(bool interactive) { m_interactive = interactive; }
+    void setInteractive(bool interactive);
 
 signals:
     void projectOpened(const QString& folder);
@@ -109,6 +109,7 @@ private:
     QString m_projectFolder;
     bool m_interactive = true;
     bool m_openParamsAfterAnalysis = false;
+    bool m_startRunWhenLoaded = false; // --view runs:new
 };
 
 } // namespace portolan::app

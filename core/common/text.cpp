@@ -1,7 +1,9 @@
 #include "core/common/text.h"
 
 #include <array>
+#include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace portolan {
 
@@ -87,6 +89,20 @@ std::string humanBytes(double bytes)
         std::snprintf(buf, sizeof buf, "%.0f %s", bytes, units[u]);
     else
         std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
+    return buf;
+}
+
+std::string humanSeconds(double seconds)
+{
+    static constexpr std::array<std::pair<double, const char*>, 4> units{
+        {{1.0, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}}};
+    if (seconds == 0.0)
+        return "0 s";
+    std::size_t u = 0;
+    while (std::abs(seconds) < units[u].first && u + 1 < units.size())
+        ++u;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g %s", seconds / units[u].first, units[u].second);
     return buf;
 }
 

@@ -23,5 +23,8 @@ LineColumn lineColumnAt(std::string_view text, std::size_t offset);
 
 // "1.2 KiB", "3.4 MiB": sizes as people read them.
 std::string humanBytes(double bytes);
+// "631 ns", "12.5 us", "4.20 ms", "1.50 s": durations of simulated steps, three significant
+// digits, in the largest unit that keeps the number at least 1.
+std::string humanSeconds(double seconds);
 
 } // namespace portolan

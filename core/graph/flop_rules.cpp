@@ -91,6 +91,8 @@ OpRule moduleRule(std::string_view k, const OpShapes& s)
         r.savesInputs = true;
         return r;
     }
+    if (k == "PositionalEncoding") // x + a fixed table (a buffer, not a parameter)
+        return elementwise(s.output, 1, false, false);
     if (oneOf(k, {"ReLU", "ReLU6", "LeakyReLU", "Hardtanh"}))
         return elementwise(s.output, 1, true, false);
     if (oneOf(k, {"Sigmoid", "Tanh", "ELU", "SELU"}))

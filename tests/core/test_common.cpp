@@ -33,7 +33,8 @@ private slots:
         QFETCH(bool, valid);
         QFETCH(int, badOffset);
         std::size_t bad = 99;
-        QCOMPARE(isValidUtf8(std::string_view(bytes.constData(), std::size_t(bytes.size())), &bad), valid);
+        QCOMPARE(isValidUtf8(std::string_view(bytes.constData(), std::size_t(bytes.size())), &bad),
+                 valid);
         if (!valid)
             QCOMPARE(int(bad), badOffset);
     }
@@ -47,6 +48,32 @@ private slots:
         QCOMPARE(lineColumnAt(text, 7).line, 4);
     }
 
+    void humanUnits_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<bool>("isBytes");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("bytes") << 512.0 << true << "512 B";
+        QTest::newRow("KiB") << 1536.0 << true << "1.5 KiB";
+        QTest::newRow("GiB") << 3.0 * 1024 * 1024 * 1024 << true << "3.0 GiB";
+        QTest::newRow("zero seconds") << 0.0 << false << "0 s";
+        QTest::newRow("ns") << 6.31e-7 << false << "631 ns";
+        QTest::newRow("us") << 1.25e-5 << false << "12.5 us";
+        QTest::newRow("ms") << 0.0042 << false << "4.2 ms";
+        QTest::newRow("s") << 1.5 << false << "1.5 s";
+        QTest::newRow("minutes stay seconds") << 125.0 << false << "125 s";
+        QTest::newRow("below ns") << 2e-12 << false << "0.002 ns";
+    }
+    void humanUnits()
+    {
+        QFETCH(double, value);
+        QFETCH(bool, isBytes);
+        QFETCH(QString, expected);
+        const std::string got =
+            isBytes ? portolan::humanBytes(value) : portolan::humanSeconds(value);
+        QCOMPARE(QString::fromStdString(got), expected);
+    }
+
     void atomicWriteKeepsModeAndReplaces()
     {
         QTemporaryDir tmp;
@@ -55,7 +82,9 @@ private slots:
         ::chmod(p.c_str(), 0600);
         QVERIFY(!writeFileAtomically(p, "a: 2\n"));
         QCOMPARE(*readFile(p).value, std::string("a: 2\n"));
-        struct stat st{};
+        struct stat st
+        {
+        };
         ::stat(p.c_str(), &st);
         QCOMPARE(int(st.st_mode & 0777), 0600);
         // No temporary file is left behind.

@@ -1,5 +1,7 @@
 #include "views/profile/gantt_chart.h"
 
+#include "views/profile/plot_theme.h"
+
 #include <QPainter>
 #include <algorithm>
 
@@ -88,8 +90,10 @@ void GanttChart::paintEvent(QPaintEvent*)
         const double t = end * k / 5;
         const int x = int(xOf(t));
         p.drawLine(x, area.bottom(), x, area.bottom() + 4);
-        p.drawText(QRect(x - 60, area.bottom() + 4, 120, fm.height()), Qt::AlignHCenter,
-                   QStringLiteral("%1 ms").arg(t * 1e3, 0, 'g', 4));
+        // The last label ends at the axis end rather than running past the widget.
+        const QRect box = k == 5 ? QRect(x - 120, area.bottom() + 4, 120, fm.height())
+                                 : QRect(x - 60, area.bottom() + 4, 120, fm.height());
+        p.drawText(box, k == 5 ? Qt::AlignRight : Qt::AlignHCenter, secondsText(t));
     }
     p.drawText(
         QRect(area.left(), area.bottom() + 4 + fm.height(), area.width(), fm.height()),

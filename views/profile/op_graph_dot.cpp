@@ -112,10 +112,19 @@ OpGraphDot opGraphDot(const sim::CompileResult& r, const OpGraphDotOptions& o, c
 {
     int depth = std::max(0, o.moduleDepth);
     OpGraphDot out = build(r, depth, o.byPlacement, p);
-    // Graphviz takes seconds beyond a few hundred nodes: collapse to shallower module prefixes
-    // (fewer, larger groups) until it is readable; a 48-block GPT shows one node per block.
-    while (out.nodes > o.maxNodes && depth != 1) {
-        depth = depth == 0 ? 1 : depth - 1;
+    if (out.nodes <= o.maxNodes)
+        return out;
+    // Too many nodes to read (and Graphviz takes seconds beyond a few hundred): collapse to
+    // shallower module prefixes, keeping the deepest one that fits; a 48-block GPT shows one
+    // node per block.
+    if (depth == 0) {
+        for (const auto& op : r.graph.ops)
+            depth = std::max(depth,
+                             int(std::count(op.modulePath.begin(), op.modulePath.end(), '.')) + 1);
+        ++depth; // the loop below starts at the deepest prefix
+    }
+    while (out.nodes > o.maxNodes && depth > 1) {
+        --depth;
         out = build(r, depth, o.byPlacement, p);
     }
     return out;

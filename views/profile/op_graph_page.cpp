@@ -24,7 +24,9 @@ OpGraphPage::OpGraphPage(QWidget* parent) : QWidget(parent)
     m_depth = new QSpinBox(this);
     m_depth->setObjectName(QStringLiteral("moduleDepth"));
     m_depth->setRange(0, 8);
-    m_depth->setSpecialValueText(tr("expanded"));
+    m_depth->setSpecialValueText(tr("module depth: automatic"));
+    m_depth->setToolTip(tr("Collapse ops into one node per module prefix of this depth; "
+                           "automatic shows every op while the graph stays readable"));
     m_depth->setPrefix(tr("module depth "));
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
@@ -75,6 +77,8 @@ void OpGraphPage::refresh()
     m_dirty = false;
     OpGraphDotOptions o;
     o.moduleDepth = m_depth->value();
+    if (o.moduleDepth == 0)
+        o.maxNodes = 60; // automatic: every op of a small model, modules of a larger one
     o.byPlacement = m_colour->currentIndex() == 1;
     const OpGraphDot dot = opGraphDot(*m_result, o, palette());
     m_status->setText(

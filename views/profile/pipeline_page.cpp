@@ -2,6 +2,7 @@
 
 #include "views/profile/chart_export.h"
 #include "views/profile/gantt_chart.h"
+#include "views/profile/plot_theme.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -37,8 +38,12 @@ PipelinePage::PipelinePage(QWidget* parent) : QWidget(parent)
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_balance, 1);
-    top->addWidget(makeExportButton(m_gantt, this));
-    top->addWidget(makeExportButton(m_stagePlot, this));
+    QToolButton* exportGantt = makeExportButton(m_gantt, this);
+    exportGantt->setText(tr("Export schedule"));
+    QToolButton* exportStages = makeExportButton(m_stagePlot, this);
+    exportStages->setText(tr("Export stages"));
+    top->addWidget(exportGantt);
+    top->addWidget(exportStages);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_gantt);
     split->addWidget(m_stagePlot);
@@ -72,6 +77,24 @@ std::vector<int> PipelinePage::split() const
     return m_split;
 }
 
+std::vector<int> PipelinePage::layersPerStage(const std::vector<sim::StageProfile>& stages,
+                                              int layerCount)
+{
+    // An automatic split cuts between ops, so neighbouring stages can share a layer; a split
+    // the user edits is in whole layers. Each stage starts at the layer of its first op, kept
+    // at least one layer long and leaving one layer for every later stage.
+    const int n = int(stages.size());
+    std::vector<int> split;
+    int start = 0;
+    for (int i = 0; i < n; ++i) {
+        int end = i + 1 < n ? stages[std::size_t(i) + 1].firstLayer : layerCount;
+        end = std::clamp(end, start + 1, std::max(start + 1, layerCount - (n - 1 - i)));
+        split.push_back(end - start);
+        start = end;
+    }
+    return split;
+}
+
 void PipelinePage::setResult(ResultPtr result)
 {
     m_result = std::move(result);
@@ -79,8 +102,8 @@ void PipelinePage::setResult(ResultPtr result)
     m_split.clear();
     if (m_result && m_result->ipu) {
         const auto& ipu = *m_result->ipu;
-        for (const auto& s : ipu.stages)
-            m_split.push_back(s.endLayer - s.firstLayer);
+        m_split = layersPerStage(ipu.stages,
+                                 int(std::max<std::size_t>(1, m_result->graph.layerNames.size())));
         double slowest = 0;
         int slow = 0;
         for (const auto& s : ipu.stages)
@@ -89,13 +112,13 @@ void PipelinePage::setResult(ResultPtr result)
                 slow = s.index;
             }
         m_balance->setText(tr("%1 stages (%2 split), balance %3 (fastest / slowest stage), slowest "
-                              "stage %4; bubble %5%; step %6 ms, %7 samples/s.")
+                              "stage %4; bubble %5%; step %6, %7 samples/s.")
                                .arg(ipu.stages.size())
                                .arg(QString::fromStdString(ipu.splitSource))
                                .arg(ipu.balance, 0, 'f', 3)
                                .arg(slow)
                                .arg(100 * ipu.bubble, 0, 'f', 1)
-                               .arg(ipu.stepSeconds * 1e3, 0, 'g', 4)
+                               .arg(secondsText(ipu.stepSeconds))
                                .arg(ipu.samplesPerSecond, 0, 'g', 5));
     } else {
         m_balance->setText(m_result ? tr("A CS report has no pipeline stages.")
@@ -159,22 +182,34 @@ void PipelinePage::fillStageChart()
     }
     const auto& stages = m_result->ipu->stages;
     m_stagePlot->yAxis2->setVisible(true);
+    // Times in the unit of the slowest stage (ns to s), so the axis reads "4.2", not "0.0000042".
+    double slowest = 1e-12;
+    for (const auto& s : stages)
+        slowest = std::max(slowest, s.forwardSeconds + s.backwardSeconds);
+    const QString unitName = secondsText(slowest).section(QLatin1Char(' '), 1);
+    const double unit = unitName == QLatin1String("s")    ? 1.0
+                        : unitName == QLatin1String("ms") ? 1e-3
+                        : unitName == QLatin1String("ns") ? 1e-9
+                                                          : 1e-6;
     QVector<double> keysT, keysM, fwd, bwd, mem;
     double tmax = 1e-12, mmax = 1;
+    QSharedPointer<QCPAxisTickerText> stageTicker(new QCPAxisTickerText);
     for (const auto& s : stages) {
         keysT.push_back(s.index - 0.2);
         keysM.push_back(s.index + 0.2);
-        fwd.push_back(s.forwardSeconds * 1e3);
-        bwd.push_back(s.backwardSeconds * 1e3);
+        fwd.push_back(s.forwardSeconds / unit);
+        bwd.push_back(s.backwardSeconds / unit);
         mem.push_back(double(s.maxTileBytes));
-        tmax = std::max(tmax, (s.forwardSeconds + s.backwardSeconds) * 1e3);
+        tmax = std::max(tmax, (s.forwardSeconds + s.backwardSeconds) / unit);
         mmax = std::max(mmax, double(std::max(s.maxTileBytes, m_result->ipu->tileCapacity)));
+        stageTicker->addTick(s.index, QString::number(s.index));
     }
+    m_stagePlot->xAxis->setTicker(stageTicker);
     auto* f = new QCPBars(m_stagePlot->xAxis, m_stagePlot->yAxis);
     auto* b = new QCPBars(m_stagePlot->xAxis, m_stagePlot->yAxis);
     auto* m = new QCPBars(m_stagePlot->xAxis, m_stagePlot->yAxis2);
-    f->setName(tr("forward ms"));
-    b->setName(tr("backward ms"));
+    f->setName(tr("forward"));
+    b->setName(tr("backward"));
     m->setName(tr("fullest tile"));
     f->setData(keysT, fwd, true);
     b->setData(keysT, bwd, true);
@@ -189,7 +224,7 @@ void PipelinePage::fillStageChart()
         bars->setPen(Qt::NoPen);
     }
     m_stagePlot->xAxis->setLabel(tr("Stage"));
-    m_stagePlot->yAxis->setLabel(tr("Time per micro-batch (ms)"));
+    m_stagePlot->yAxis->setLabel(tr("Time (%1)").arg(unitName));
     m_stagePlot->yAxis2->setLabel(tr("Fullest tile"));
     m_stagePlot->xAxis->setRange(-0.7, double(stages.size()) - 0.3);
     m_stagePlot->yAxis->setRange(0, tmax * 1.15);

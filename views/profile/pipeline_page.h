@@ -4,6 +4,7 @@
 // and the split as numbers per stage (layers per stage); editing one moves the boundary with the
 // next stage and emits splitEdited at once.
 
+#include "core/sim/profile.h"
 #include "views/profile/plot_theme.h"
 
 #include <QWidget>
@@ -24,6 +25,10 @@ public:
     explicit PipelinePage(QWidget* parent = nullptr);
     void setResult(ResultPtr result);
     std::vector<int> split() const; // layers per stage as shown
+    // Whole layers per stage for a split whose stages may share a layer (an automatic split
+    // cuts between ops); sums to layerCount when there are at least as many layers as stages.
+    static std::vector<int> layersPerStage(const std::vector<sim::StageProfile>& stages,
+                                           int layerCount);
     // Sets stage `stage` to `layers` layers, taking them from (or giving them to) the next stage.
     bool editStage(int stage, int layers);
     GanttChart* gantt() const { return m_gantt; }

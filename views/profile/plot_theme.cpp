@@ -46,6 +46,13 @@ QString bytesText(double bytes)
     return QString::fromStdString(humanBytes(bytes));
 }
 
+QString secondsText(double seconds)
+{
+    QString s = QString::fromStdString(humanSeconds(seconds));
+    s.replace(QLatin1String(" us"), QStringLiteral(" µs"));
+    return s;
+}
+
 void applyPlotTheme(QCustomPlot* plot, const QPalette& p)
 {
     const QColor text = p.color(QPalette::WindowText);

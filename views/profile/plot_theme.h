@@ -23,6 +23,7 @@ QColor memoryCategoryColor(int category, const QPalette& p);
 QColor alertColor(const QPalette& p);      // out of memory, over capacity
 QString memoryCategoryLabel(int category); // "Always live", ...
 QString bytesText(double bytes);
+QString secondsText(double seconds);
 // Axis, grid, text and background colours of a QCustomPlot from the palette.
 void applyPlotTheme(QCustomPlot* plot, const QPalette& p);
 

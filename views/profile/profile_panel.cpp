@@ -244,19 +244,38 @@ void ProfilePanel::setProject(const QString& folder)
     ++m_recording;
     setBusy(tr("Recording the model of %1...").arg(QFileInfo(folder).fileName()));
     const std::string path = folder.toStdString();
+    struct Recorded
+    {
+        Result<graph::OpGraph> graph;
+        Result<graph::ProjectTraining> training;
+    };
     runAsync(
-        this, [path] { return graph::recordProjectModel(path); },
-        [this, id](Result<graph::OpGraph> g) {
+        this,
+        [path] {
+            return Recorded{graph::recordProjectModel(path), graph::projectTraining(path)};
+        },
+        [this, id](Recorded r) {
             --m_recording;
             if (!m_recordTicket.isCurrent(id))
                 return;
-            if (!g) {
-                const QString message = QString::fromStdString(g.error.toString());
+            if (!r.graph) {
+                const QString message = QString::fromStdString(r.graph.error.toString());
                 setIdle(message);
                 emit compileFailed(message);
                 return;
             }
-            m_opGraph = std::make_shared<const graph::OpGraph>(std::move(*g.value));
+            // Start from how the project trains: its optimizer, its batch as the micro-batch.
+            if (r.training) {
+                QString ignored;
+                sim::CompileOptions o = m_settings->options(&ignored);
+                o.split.clear();
+                if (auto opt = sim::optimizerFromName(r.training.value->optimizer))
+                    o.training.optimizer = *opt;
+                o.training.microBatch = r.training.value->batchSize;
+                o.training.gradAccum = r.training.value->gradAccum;
+                m_settings->setOptions(o);
+            }
+            m_opGraph = std::make_shared<const graph::OpGraph>(std::move(*r.graph.value));
             recompile();
         });
 #else

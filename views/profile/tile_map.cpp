@@ -79,12 +79,18 @@ void TileMap::rebuildImage()
     update();
 }
 
+int TileMap::legendHeight() const
+{
+    return fontMetrics().height() + 12;
+}
+
 QRect TileMap::imageRect() const
 {
     if (m_image.isNull())
         return {};
-    QSize s = m_image.size().scaled(size(), Qt::KeepAspectRatio);
-    return QRect(QPoint((width() - s.width()) / 2, (height() - s.height()) / 2), s);
+    const QSize room(width(), std::max(1, height() - legendHeight()));
+    QSize s = m_image.size().scaled(room, Qt::KeepAspectRatio);
+    return QRect(QPoint((width() - s.width()) / 2, (room.height() - s.height()) / 2), s);
 }
 
 int TileMap::tileAt(const QPoint& pos) const
@@ -114,6 +120,35 @@ void TileMap::paintEvent(QPaintEvent*)
     }
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter.drawImage(imageRect(), m_image);
+    paintLegend(painter);
+}
+
+void TileMap::paintLegend(QPainter& painter)
+{
+    // The colour scale under the map: 0 to the scale top, then the out-of-memory colour.
+    const QPalette p = palette();
+    const QFontMetrics fm = fontMetrics();
+    const int h = fm.height();
+    const int y = height() - legendHeight() + 6;
+    const QString zero = bytesText(0);
+    const QString top = bytesText(double(m_stats.capacity) * m_scale);
+    const QString oom = tr("over capacity");
+    int x = 4;
+    painter.setPen(p.color(QPalette::WindowText));
+    painter.drawText(QRect(x, y, fm.horizontalAdvance(zero), h), Qt::AlignVCenter, zero);
+    x += fm.horizontalAdvance(zero) + 6;
+    const int barWidth = std::clamp(width() / 3, 60, 320);
+    QLinearGradient ramp(x, 0, x + barWidth, 0);
+    ramp.setColorAt(0, p.color(QPalette::Base));
+    ramp.setColorAt(1, memoryCategoryColor(0, p));
+    painter.fillRect(QRect(x, y + 2, barWidth, h - 4), ramp);
+    painter.drawRect(QRect(x, y + 2, barWidth, h - 4));
+    x += barWidth + 6;
+    painter.drawText(QRect(x, y, fm.horizontalAdvance(top), h), Qt::AlignVCenter, top);
+    x += fm.horizontalAdvance(top) + 16;
+    painter.fillRect(QRect(x, y + 2, h - 4, h - 4), alertColor(p));
+    x += h;
+    painter.drawText(QRect(x, y, fm.horizontalAdvance(oom), h), Qt::AlignVCenter, oom);
 }
 
 void TileMap::mouseReleaseEvent(QMouseEvent* event)

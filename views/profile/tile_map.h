@@ -10,6 +10,8 @@
 #include <QImage>
 #include <QWidget>
 
+class QPainter;
+
 namespace portolan::views {
 
 class TileMap : public QWidget
@@ -40,6 +42,8 @@ private:
 
     TileStats m_stats;
     double m_scale = 1.0;
+    int legendHeight() const;
+    void paintLegend(QPainter& painter);
     int m_blockW = 1, m_blockH = 1, m_ipuCols = 1, m_ipuRows = 1;
     QImage m_image;
 };

@@ -10,6 +10,8 @@
 #include <QSplitter>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 
 namespace portolan::views {
 
@@ -21,7 +23,7 @@ TileMapPage::TileMapPage(QWidget* parent) : QWidget(parent)
     m_details = new TileDetails(this);
     m_scale = new QSlider(Qt::Horizontal, this);
     m_scale->setObjectName(QStringLiteral("colourScale"));
-    m_scale->setRange(5, 200); // percent of tile capacity at the top of the colour scale
+    m_scale->setRange(1, 200); // percent of tile capacity at the top of the colour scale
     m_scale->setValue(100);
     m_scaleLabel = new QLabel(this);
     bar->addWidget(new QLabel(tr("Colour scale top"), this));
@@ -36,7 +38,7 @@ TileMapPage::TileMapPage(QWidget* parent) : QWidget(parent)
     layout->addLayout(bar);
     layout->addWidget(split, 1);
     auto updateScale = [this](int v) {
-        m_scaleLabel->setText(tr("%1% of capacity").arg(v));
+        m_scaleLabel->setText(tr("%1% of tile capacity").arg(v));
         m_map->setScale(v / 100.0);
     };
     connect(m_scale, &QSlider::valueChanged, this, updateScale);
@@ -46,7 +48,15 @@ TileMapPage::TileMapPage(QWidget* parent) : QWidget(parent)
 
 void TileMapPage::setResult(ResultPtr result)
 {
-    m_map->setStats(result && result->ipu ? TileStats::from(*result->ipu) : TileStats{});
+    TileStats stats = result && result->ipu ? TileStats::from(*result->ipu) : TileStats{};
+    // Start with the fullest tile at the top of the scale (never above capacity), so a model
+    // using 2% of the memory still shows where it sits; the slider goes on from there.
+    if (stats.capacity > 0 && !stats.total.empty()) {
+        const auto fullest = *std::max_element(stats.total.begin(), stats.total.end());
+        const int percent = int(std::ceil(100.0 * double(fullest) / double(stats.capacity)));
+        m_scale->setValue(std::clamp(percent, 1, 100));
+    }
+    m_map->setStats(std::move(stats));
     m_details->setResult(std::move(result));
 }
 

@@ -4,10 +4,12 @@
 
 #include <QCheckBox>
 #include <QEvent>
-#include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
+#include <QSaveFile>
 #include <QSlider>
 #include <QTextStream>
 #include <QToolButton>
@@ -24,7 +26,8 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
     m_smoothSlider->setRange(0, 99);
     m_smoothSlider->setToolTip(tr("Exponential smoothing of the training loss"));
     auto* exportButton = new QToolButton(this);
-    exportButton->setText(tr("Export..."));
+    exportButton->setText(tr("Export…"));
+    exportButton->setToolTip(tr("Save the chart as PNG or PDF, or its values as CSV"));
     auto* fit = new QToolButton(this);
     fit->setText(tr("Fit"));
     auto* bar = new QHBoxLayout;
@@ -44,12 +47,22 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
     m_plot->legend->setVisible(true);
     m_plot->setNoAntialiasingOnDrag(true);
     m_plot->setMinimumSize(200, 150);
+    // Shown while there is nothing to draw, so an empty chart says what fills it.
+    m_placeholder = new QCPItemText(m_plot);
+    m_placeholder->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_placeholder->position->setCoords(0.5, 0.5);
+    m_placeholder->setText(tr("No run shown: press Start, or select runs in the history"));
     applyPlotTheme(m_plot, palette());
+    recolour();
 
     connect(m_logBox, &QCheckBox::toggled, this, &LossChart::setLogScale);
     connect(m_smoothSlider, &QSlider::valueChanged, this,
             [this](int v) { setSmoothing(double(v) / 100.0); });
     connect(fit, &QToolButton::clicked, this, &LossChart::rescale);
+    fit->setToolTip(tr("Fit every curve, and follow a live run again"));
+    // Zooming or panning by hand stops the axes following a live run until Fit.
+    connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_following = false; });
+    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_following = false; });
     connect(exportButton, &QToolButton::clicked, this, &LossChart::exportMenu);
 }
 
@@ -57,14 +70,19 @@ void LossChart::exportMenu()
 {
     const QString file = QFileDialog::getSaveFileName(this, tr("Export loss chart"), QString(),
                                                       tr("PNG (*.png);;PDF (*.pdf);;CSV (*.csv)"));
-    if (!file.isEmpty())
-        exportTo(file);
+    QString error;
+    if (!file.isEmpty() && !exportTo(file, &error))
+        QMessageBox::warning(this, tr("Export loss chart"), error);
 }
 
 void LossChart::setRun(qint64 id, const QString& label, const QVector<QPointF>& loss,
                        const QVector<QPointF>& eval)
 {
     removeRun(id);
+    if (loss.isEmpty() && eval.isEmpty()) {
+        m_liveBounds = Bounds{}; // a live run starts: the axes follow it
+        m_following = true;
+    }
     Series s;
     s.label = label;
     for (const QPointF& p : loss) {
@@ -102,7 +120,7 @@ void LossChart::appendLoss(qint64 id, double step, double loss)
     s.raw << loss;
     s.smoothed = s.raw.size() == 1 ? loss : m_smoothing * s.smoothed + (1 - m_smoothing) * loss;
     s.graph->addData(step, s.smoothed);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    follow(step, s.smoothed);
 }
 
 void LossChart::appendEval(qint64 id, double step, double loss)
@@ -113,7 +131,7 @@ void LossChart::appendEval(qint64 id, double step, double loss)
     s.evalSteps << step;
     s.evalLoss << loss;
     s.evalGraph->addData(step, loss);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    follow(step, loss);
 }
 
 void LossChart::removeRun(qint64 id)
@@ -129,6 +147,7 @@ void LossChart::removeRun(qint64 id)
 
 void LossChart::clearRuns()
 {
+    m_liveBounds = Bounds{};
     for (qint64 id : m_series.keys())
         removeRun(id);
 }
@@ -171,9 +190,44 @@ void LossChart::setSmoothing(double weight)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void LossChart::follow(double step, double loss)
+{
+    // While the user has not zoomed or panned, the axes grow with a live run. The bounds are
+    // kept as points arrive, so a long run costs O(1) per step rather than a rescan.
+    if (!std::isfinite(loss) || (m_log && loss <= 0)) {
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    Bounds& b = m_liveBounds;
+    if (!b.valid)
+        b = Bounds{step, step, loss, loss, true};
+    b.x0 = std::min(b.x0, step);
+    b.x1 = std::max(b.x1, step);
+    b.y0 = std::min(b.y0, loss);
+    b.y1 = std::max(b.y1, loss);
+    if (m_following) {
+        m_plot->xAxis->setRange(b.x0, b.x0 + std::max(1.0, b.x1 - b.x0));
+        const double lo = b.y0, hi = b.y1;
+        if (m_log)
+            m_plot->yAxis->setRange(lo / 1.2, hi * 1.2);
+        else {
+            const double pad = std::max(1e-9, (hi - lo) * 0.05);
+            m_plot->yAxis->setRange(lo - pad, hi + pad);
+        }
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void LossChart::rescale()
 {
+    m_following = true;
     m_plot->rescaleAxes();
+    // A margin, so the first and last points (and eval markers) are not on the frame.
+    m_plot->xAxis->scaleRange(1.04);
+    if (!m_log)
+        m_plot->yAxis->scaleRange(1.08);
+    if (m_log && m_plot->yAxis->range().lower <= 0)
+        m_plot->yAxis->setRangeLower(1e-6);
     m_plot->replot();
 }
 
@@ -187,6 +241,9 @@ void LossChart::recolour()
         s.graph->setPen(QPen(c, 1.5));
         s.evalGraph->setPen(QPen(c.darker(130), 1.5));
     }
+    m_placeholder->setVisible(m_series.isEmpty());
+    m_placeholder->setColor(palette().color(QPalette::PlaceholderText));
+    m_plot->legend->setVisible(!m_series.isEmpty());
 }
 
 void LossChart::changeEvent(QEvent* event)
@@ -208,8 +265,8 @@ bool LossChart::exportTo(const QString& file, QString* error) const
     } else if (suffix == "pdf") {
         ok = m_plot->savePdf(file);
     } else if (suffix == "csv") {
-        QFile f(file);
-        if (f.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
+        QSaveFile f(file); // written to a temporary file, renamed over the target on commit
+        if (f.open(QIODevice::WriteOnly | QIODevice::Text)) {
             QTextStream out(&f);
             out << "run,kind,step,loss\n";
             for (auto it = m_series.cbegin(); it != m_series.cend(); ++it) {
@@ -222,7 +279,8 @@ bool LossChart::exportTo(const QString& file, QString* error) const
                     out << '"' << label << "\",eval," << it->evalSteps[i] << ','
                         << QString::number(it->evalLoss[i], 'g', 10) << '\n';
             }
-            ok = out.status() == QTextStream::Ok;
+            out.flush();
+            ok = out.status() == QTextStream::Ok && f.commit();
         }
     } else if (error) {
         *error = tr("unknown export format '%1' (png, pdf or csv)").arg(suffix);

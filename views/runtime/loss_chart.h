@@ -9,6 +9,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemText;
 class QCheckBox;
 class QSlider;
 
@@ -56,13 +57,22 @@ private:
     };
     void refreshSeries(Series& s);
     void recolour();
+    void follow(double step, double loss);
     void exportMenu();
 
     QCustomPlot* m_plot;
+    QCPItemText* m_placeholder = nullptr;
     QCheckBox* m_logBox;
     QSlider* m_smoothSlider;
     QHash<qint64, Series> m_series;
     bool m_log = false;
+    bool m_following = true; // axes follow a live run until the user zooms or pans
+    struct Bounds
+    {
+        double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+        bool valid = false;
+    };
+    Bounds m_liveBounds; // of the points appended live
     double m_smoothing = 0.0;
 };
 

@@ -4,6 +4,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -57,8 +58,11 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
     switch (index.column()) {
     case Id:
         return r.id;
-    case Started:
-        return r.startedAt;
+    case Started: {
+        const QDateTime t = QDateTime::fromString(r.startedAt, Qt::ISODate);
+        return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm"))
+                           : r.startedAt;
+    }
     case Mode:
         return r.mode;
     case Model:
@@ -108,15 +112,18 @@ RunPanel::RunPanel(QWidget* parent)
     m_remaining = new QLabel(this);
     m_log = new QPlainTextEdit(this);
     m_log->setReadOnly(true);
+    m_log->setPlaceholderText(tr("The run's log appears here."));
     m_log->setMaximumBlockCount(20000);
     m_historyView = new QTableView(this);
     m_historyView->setModel(m_historyModel);
     m_historyView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_historyView->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_historyView->verticalHeader()->hide();
+    m_historyView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_historyView->horizontalHeader()->setStretchLastSection(true);
 
     auto* form = new QFormLayout;
+    m_form = form;
     form->addRow(tr("Mode"), m_mode);
     form->addRow(tr("Steps"), m_steps);
     form->addRow(tr("Runtime"), m_runtime);
@@ -192,16 +199,25 @@ void RunPanel::setProject(const QString& folder)
     if (QFileInfo::exists(QDir(folder).filePath(".portolan/runs.sqlite")))
         m_history->open(folder);
     refreshHistory();
+    // Show the newest run's curve, so an opened project shows where its training stood.
+    if (m_historyModel->rowCount() > 0)
+        m_historyView->selectRow(0);
     updateButtons();
+}
+
+bool RunPanel::isRunning() const
+{
+    return m_controller->isRunning();
 }
 
 void RunPanel::updateButtons()
 {
     const bool running = m_controller->isRunning();
     const bool script = m_runtime->currentIndex() == 1;
-    m_trusted->setVisible(script);
-    m_command->setVisible(script);
-    m_lossPattern->setVisible(script);
+    // The script rows (with their labels) only exist for the project's own script.
+    m_form->setRowVisible(m_trusted, script);
+    m_form->setRowVisible(m_command, script);
+    m_form->setRowVisible(m_lossPattern, script);
     m_start->setEnabled(!running && !m_project.isEmpty() &&
                         (script ? m_trusted->isChecked() : !m_cli.isEmpty()));
     m_stop->setEnabled(running);
@@ -217,7 +233,7 @@ void RunPanel::start()
     if (!m_history->isOpen()) {
         // First run: .portolan/ is created now. In a git checkout, offer (never force) to keep
         // it out of version control.
-        if (QFileInfo::exists(QDir(m_project).filePath(".git")) &&
+        if (m_interactive && QFileInfo::exists(QDir(m_project).filePath(".git")) &&
             !RunHistory::gitignoreCoversPortolan(m_project) &&
             QMessageBox::question(this, tr("Run history"),
                                   tr("Portolan keeps run history and checkpoints in %1. Add "
@@ -331,8 +347,10 @@ void RunPanel::onFinished(RunStatus status, const QString& reason)
     const QString name = runStatusName(status);
     if (m_currentRun)
         m_history->finishRun(m_currentRun, name, reason);
-    appendLog(reason.isEmpty() ? tr("run %1").arg(name) : tr("run %1: %2").arg(name, reason),
+    appendLog(reason.isEmpty() || reason == name ? tr("run %1").arg(name)
+                                                 : tr("run %1: %2").arg(name, reason),
               status == RunStatus::Failed);
+    m_chart->rescale();
     if (status == RunStatus::Completed)
         m_progress->setValue(m_progress->maximum());
     m_remaining->clear();

@@ -20,6 +20,7 @@ class QPushButton;
 class QSpinBox;
 class QTableView;
 class QCheckBox;
+class QFormLayout;
 
 namespace portolan::views {
 
@@ -73,6 +74,9 @@ public:
     qint64 currentRun() const { return m_currentRun; }
     void setSteps(int steps);
     void setMode(const QString& mode);
+    bool isRunning() const;
+    // Without a user (screenshots, tests) nothing is asked: .gitignore is left alone.
+    void setInteractive(bool interactive) { m_interactive = interactive; }
 
 public Q_SLOTS:
     void start();
@@ -96,6 +100,7 @@ private:
     std::unique_ptr<RunHistory> m_history;
     RunHistoryModel* m_historyModel;
     LossChart* m_chart;
+    QFormLayout* m_form = nullptr;
     QComboBox* m_mode;
     QSpinBox* m_steps;
     QComboBox* m_runtime;
@@ -110,6 +115,7 @@ private:
     QPlainTextEdit* m_log;
     QTableView* m_historyView;
     qint64 m_currentRun = 0;
+    bool m_interactive = true;
     qint64 m_maxSteps = 0;
     qint64 m_firstStep = -1;
     QElapsedTimer m_clock;
