@@ -5,6 +5,8 @@ find_package(PkgConfig REQUIRED)
 find_package(Torch REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
+# Large compile reports (1 M variables, ~90 MB) are read with simdjson: DESIGN.md's 1 s target.
+find_package(simdjson 3.0 REQUIRED)
 pkg_check_modules(TreeSitter REQUIRED IMPORTED_TARGET tree-sitter)
 pkg_check_modules(YamlCppPc QUIET yaml-cpp)
 set(PORTOLAN_YAMLCPP_VERSION "${YamlCppPc_VERSION}")

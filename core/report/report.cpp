@@ -3,6 +3,7 @@
 #include "core/common/atomic_file.h"
 #include "core/common/json.h"
 #include "core/common/text.h"
+#include "core/report/fast_parse.h"
 
 namespace portolan::report {
 
@@ -246,7 +247,7 @@ json ipuJson(const IpuProfile& p)
             {"schedule", schedule}};
 }
 
-IpuProfile ipuFrom(const json& j)
+IpuProfile ipuFrom(const json& j, detail::IpuColumns* columns)
 {
     IpuProfile p;
     p.ipusPerReplica = j.at("ipus_per_replica");
@@ -262,36 +263,43 @@ IpuProfile ipuFrom(const json& j)
     p.maxTileBytes = j.at("max_tile_bytes");
     p.totalBytes = j.at("total_bytes");
     const std::size_t tiles = std::size_t(p.tilesPerIpu) * std::size_t(p.ipusPerReplica);
+    const bool parsed = columns && columns->present; // by the fast path, already
     for (int c = 0; c < kMemoryCategories; ++c) {
-        p.tileBytes[std::size_t(c)] = j.at("tile_bytes")
-                                          .at(memoryCategoryName(MemoryCategory(c)))
-                                          .get<std::vector<std::int64_t>>();
+        p.tileBytes[std::size_t(c)] = parsed ? std::move(columns->tileBytes[std::size_t(c)])
+                                             : j.at("tile_bytes")
+                                                   .at(memoryCategoryName(MemoryCategory(c)))
+                                                   .get<std::vector<std::int64_t>>();
         if (p.tileBytes[std::size_t(c)].size() != tiles)
             throw std::runtime_error(std::string("tile_bytes.") +
                                      memoryCategoryName(MemoryCategory(c)) + " has " +
                                      std::to_string(p.tileBytes[std::size_t(c)].size()) +
                                      " tiles, expected " + std::to_string(tiles));
     }
-    const json& v = j.at("variables");
-    const std::size_t n = v.at("name").size();
-    for (const char* col : {"kind", "always_live", "stage", "op", "bytes", "first_tile",
-                            "tile_count", "bytes_per_tile", "live_from", "live_to"})
-        if (v.at(col).size() != n)
-            throw std::runtime_error(std::string("variables.") + col + " has a different length");
-    p.variables.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        auto& x = p.variables[i];
-        x.name = v["name"][i];
-        x.kind = v["kind"][i];
-        x.alwaysLive = v["always_live"][i];
-        x.stage = v["stage"][i];
-        x.op = v["op"][i];
-        x.bytes = v["bytes"][i];
-        x.firstTile = v["first_tile"][i];
-        x.tileCount = v["tile_count"][i];
-        x.bytesPerTile = v["bytes_per_tile"][i];
-        x.liveFrom = v["live_from"][i];
-        x.liveTo = v["live_to"][i];
+    if (parsed) {
+        p.variables = std::move(columns->variables);
+    } else {
+        const json& v = j.at("variables");
+        const std::size_t n = v.at("name").size();
+        for (const char* col : {"kind", "always_live", "stage", "op", "bytes", "first_tile",
+                                "tile_count", "bytes_per_tile", "live_from", "live_to"})
+            if (v.at(col).size() != n)
+                throw std::runtime_error(std::string("variables.") + col +
+                                         " has a different length");
+        p.variables.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            auto& x = p.variables[i];
+            x.name = v["name"][i];
+            x.kind = v["kind"][i];
+            x.alwaysLive = v["always_live"][i];
+            x.stage = v["stage"][i];
+            x.op = v["op"][i];
+            x.bytes = v["bytes"][i];
+            x.firstTile = v["first_tile"][i];
+            x.tileCount = v["tile_count"][i];
+            x.bytesPerTile = v["bytes_per_tile"][i];
+            x.liveFrom = v["live_from"][i];
+            x.liveTo = v["live_to"][i];
+        }
     }
     for (const auto& s : j.at("steps"))
         p.steps.push_back({s.at("name"), s.at("phase"), s.at("stage"), s.at("op"),
@@ -422,7 +430,9 @@ json toJson(const CompileResult& r)
     return j;
 }
 
-Result<CompileResult> fromJson(const json& j, const std::string& file)
+namespace {
+
+Result<CompileResult> fromJson(const json& j, const std::string& file, detail::IpuColumns* columns)
 {
     const auto fail = [&](const std::string& msg) {
         return Result<CompileResult>::fail({Severity::Error, "report.invalid", msg, {file, 0, 0}});
@@ -460,13 +470,20 @@ Result<CompileResult> fromJson(const json& j, const std::string& file)
             r.diagnostics.push_back(std::move(diag));
         }
         if (!j.at("ipu").is_null())
-            r.ipu = ipuFrom(j.at("ipu"));
+            r.ipu = ipuFrom(j.at("ipu"), columns);
         if (!j.at("cs").is_null())
             r.cs = csFrom(j.at("cs"));
         return Result<CompileResult>::ok(std::move(r));
     } catch (const std::exception& e) {
         return fail(std::string("malformed report: ") + e.what());
     }
+}
+
+} // namespace
+
+Result<CompileResult> fromJson(const json& j, const std::string& file)
+{
+    return fromJson(j, file, nullptr);
 }
 
 std::optional<Diagnostic> saveReport(const std::filesystem::path& file, const CompileResult& r)
@@ -479,6 +496,17 @@ Result<CompileResult> loadReport(const std::filesystem::path& file)
     auto text = readFile(file);
     if (!text)
         return Result<CompileResult>::fail(text.error);
+    detail::IpuColumns columns;
+    try {
+        if (auto fast = detail::parseFast(*text.value, columns))
+            return fromJson(*fast, file.string(), &columns);
+    } catch (const std::exception& e) {
+        return Result<CompileResult>::fail({Severity::Error,
+                                            "report.invalid",
+                                            std::string("malformed report: ") + e.what(),
+                                            {file.string(), 0, 0}});
+    }
+    // simdjson rejected the text: nlohmann's parser says where.
     json j;
     try {
         j = json::parse(*text.value);
