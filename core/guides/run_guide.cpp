@@ -3,7 +3,10 @@
 #include "core/guides/rules.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
+#include <iterator>
+#include <thread>
 
 namespace portolan::guides {
 
@@ -13,29 +16,75 @@ std::string Finding::toString() const
            " [" + checkId + "]";
 }
 
+namespace {
+
+struct CheckOutcome
+{
+    std::vector<Finding> findings;
+    bool applicable = false;
+};
+
+CheckOutcome runCheck(const Check& check, const std::string& stepId,
+                      const analysis::ProjectAnalysis& analysis)
+{
+    CheckOutcome out;
+    RuleContext ctx{check, stepId, analysis, out.findings};
+    try {
+        evaluateCheck(ctx);
+    } catch (const std::exception& e) {
+        // A check with bad parameters must not take the others down with it.
+        Finding f;
+        f.checkId = "guide.bad-check";
+        f.stepId = stepId;
+        f.severity = Severity::Error;
+        f.message = "check " + check.id + " could not run: " + e.what();
+        f.location = check.definedAt;
+        out.findings.push_back(std::move(f));
+    }
+    out.applicable = ctx.applicable;
+    return out;
+}
+
+} // namespace
+
 GuideResult runGuide(const Guide& guide, const analysis::ProjectAnalysis& analysis)
 {
+    // Checks only read the analysis, so they run on a few threads; each keeps its own findings,
+    // which are put together in guide order afterwards (the result does not depend on timing).
+    struct Job
+    {
+        const Check* check;
+        const std::string* stepId;
+    };
+    std::vector<Job> jobs;
+    for (const auto& step : guide.steps)
+        for (const auto& check : step.checks)
+            jobs.push_back({&check, &step.id});
+    std::vector<CheckOutcome> outcomes(jobs.size());
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        for (std::size_t i = next++; i < jobs.size(); i = next++)
+            outcomes[i] = runCheck(*jobs[i].check, *jobs[i].stepId, analysis);
+    };
+    const unsigned workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> threads;
+    for (unsigned w = 1; w < workers && jobs.size() > 1; ++w)
+        threads.emplace_back(work);
+    work();
+    for (auto& t : threads)
+        t.join();
+
     GuideResult result;
     result.guideId = guide.id;
+    std::size_t job = 0;
     for (const auto& step : guide.steps) {
         StepResult sr;
         sr.stepId = step.id;
-        bool anyApplicable = step.checks.empty() ? false : false;
-        for (const auto& check : step.checks) {
-            RuleContext ctx{check, step.id, analysis, sr.findings};
-            try {
-                evaluateCheck(ctx);
-            } catch (const std::exception& e) {
-                // A check with bad parameters must not take the others down with it.
-                Finding f;
-                f.checkId = "guide.bad-check";
-                f.stepId = step.id;
-                f.severity = Severity::Error;
-                f.message = "check " + check.id + " could not run: " + e.what();
-                f.location = check.definedAt;
-                sr.findings.push_back(std::move(f));
-            }
-            anyApplicable = anyApplicable || ctx.applicable;
+        bool anyApplicable = false;
+        for (std::size_t c = 0; c < step.checks.size(); ++c, ++job) {
+            CheckOutcome& o = outcomes[job];
+            std::move(o.findings.begin(), o.findings.end(), std::back_inserter(sr.findings));
+            anyApplicable = anyApplicable || o.applicable;
         }
         std::stable_sort(sr.findings.begin(), sr.findings.end(),
                          [](const Finding& a, const Finding& b) {

@@ -46,7 +46,7 @@ def parse_args():
     parser = argparse.ArgumentParser(description="CIFAR-10 small conv net")
     parser.add_argument("--data-dir", default="./cifar-10-batches-bin")
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--learning-rate", type=float, default=0.05)
+    parser.add_argument("--learning-rate", type=float, default=0.03)
     parser.add_argument("--momentum", type=float, default=0.9)
     parser.add_argument("--weight-decay", type=float, default=5e-4)
     parser.add_argument("--lr-step-size", type=int, default=1)

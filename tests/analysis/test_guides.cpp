@@ -4,6 +4,7 @@
 #include "core/common/atomic_file.h"
 #include "core/guides/fix.h"
 #include "core/guides/report.h"
+#include "core/guides/rules.h"
 #include "tests/analysis/test_support.h"
 
 #include <QProcess>
@@ -59,6 +60,42 @@ class TestGuides : public QObject
 {
     Q_OBJECT
 private slots:
+    void glob_data()
+    {
+        QTest::addColumn<QString>("pattern");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("matches");
+        QTest::newRow("exact") << "torch.load"
+                               << "torch.load" << true;
+        QTest::newRow("exact, other") << "torch.load"
+                                      << "torch.loads" << false;
+        QTest::newRow("prefix") << "torch.cuda*"
+                                << "torch.cuda.is_available" << true;
+        QTest::newRow("prefix, shorter text") << "torch.cuda*"
+                                              << "torch" << false;
+        QTest::newRow("suffix") << "*.backward"
+                                << "loss.backward" << true;
+        QTest::newRow("suffix, shorter text") << "*.backward"
+                                              << "backward" << false;
+        QTest::newRow("star alone") << "*"
+                                    << "" << true;
+        QTest::newRow("two stars") << "*.cuda*"
+                                   << "model.cuda()" << true;
+        QTest::newRow("question mark") << "fc?"
+                                       << "fc1" << true;
+        QTest::newRow("middle star") << "torch.*.Adam"
+                                     << "torch.optim.Adam" << true;
+        QTest::newRow("middle star, no") << "torch.*.Adam"
+                                         << "torch.optim.SGD" << false;
+    }
+    void glob()
+    {
+        QFETCH(QString, pattern);
+        QFETCH(QString, text);
+        QFETCH(bool, matches);
+        QCOMPARE(guides::globMatch(pattern.toStdString(), text.toStdString()), matches);
+    }
+
     void guidesLoad()
     {
         const auto& set = testing::sourceGuides();

@@ -15,6 +15,7 @@
 #include "views/profile/memory_page.h"
 #include "views/profile/pipeline_page.h"
 #include "views/profile/profile_panel.h"
+#include "views/profile/split_bar.h"
 #include "views/profile/summary_page.h"
 #include "views/profile/tile_details.h"
 #include "views/profile/tile_map.h"
@@ -243,6 +244,69 @@ private slots:
         auto* splitEdit = panel.settings()->findChild<QLineEdit*>(QStringLiteral("split"));
         splitEdit->setText(QStringLiteral("2,x"));
         QVERIFY(!panel.isBusy());
+    }
+
+    void dragSplitBoundary_data()
+    {
+        QTest::addColumn<int>("layers"); // how far to drag, in layers (sign: direction)
+        QTest::addColumn<bool>("escape");
+        QTest::addRow("one layer") << 1 << false;
+        QTest::addRow("far past the neighbour: clamped") << 100 << false;
+        QTest::addRow("escape puts it back") << 1 << true;
+    }
+    void dragSplitBoundary()
+    {
+        QFETCH(int, layers);
+        QFETCH(bool, escape);
+        ProfilePanel panel;
+        panel.resize(1000, 800);
+        panel.setResult(test::compileSmall("ipu-mk2", 2));
+        panel.show();
+        panel.showPage(QStringLiteral("pipeline"));
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        SplitBar* bar = panel.pipelinePage()->splitBar();
+        const std::vector<int> before = panel.pipelinePage()->split();
+        QCOMPARE(bar->split(), before);
+        QCOMPARE(int(before.size()), 2);
+        const int total = before[0] + before[1];
+        QVERIFY2(total >= 3, "the small graph needs layers to move");
+        // Drag toward the larger stage, so at least one layer can move.
+        const int direction = before[1] > 1 ? 1 : -1;
+        const double layerWidth = double(bar->width() - 8) / total;
+        const int y = bar->height() / 2;
+        const int x0 = bar->boundaryX(0);
+        const int x1 = x0 + int(direction * layers * layerWidth);
+        QSignalSpy edited(panel.pipelinePage(), &PipelinePage::splitEdited);
+        QSignalSpy changed(&panel, &ProfilePanel::resultChanged);
+        QTest::mousePress(bar, Qt::LeftButton, {}, QPoint(x0, y));
+        QVERIFY(bar->dragging());
+        QTest::mouseMove(bar, QPoint((x0 + x1) / 2, y));
+        QTest::mouseMove(bar, QPoint(x1, y));
+        QCOMPARE(edited.count(), 0); // nothing is compiled while the boundary moves
+        if (escape)
+            QTest::keyClick(bar, Qt::Key_Escape);
+        QTest::mouseRelease(bar, Qt::LeftButton, {}, QPoint(x1, y));
+        QVERIFY(!bar->dragging());
+        if (escape) {
+            QCOMPARE(bar->split(), before);
+            QCOMPARE(edited.count(), 0);
+            return;
+        }
+        const int moved = std::min(layers, direction > 0 ? before[1] - 1 : before[0] - 1);
+        const std::vector<int> expected{before[0] + direction * moved,
+                                        before[1] - direction * moved};
+        QCOMPARE(edited.count(), 1);
+        QCOMPARE(edited.at(0).at(0).value<std::vector<int>>(), expected);
+        QCOMPARE(panel.pipelinePage()->split(), expected);
+        // The spin boxes follow the drag, and the compiler gets the split.
+        auto* spin0 = panel.pipelinePage()->findChild<QSpinBox*>(QStringLiteral("stage0"));
+        QVERIFY(spin0);
+        QCOMPARE(spin0->value(), expected[0]);
+        QVERIFY(waitIdle(panel));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(panel.result()->ipu->splitSource, std::string("user"));
+        QCOMPARE(panel.pipelinePage()->split(), expected);
+        QCOMPARE(bar->split(), expected);
     }
 
     void csReport()

@@ -105,11 +105,13 @@ void MemoryChart::setTileRange(int first, int end)
     showTiles(m_first - 0.5, m_end - 0.5);
 }
 
-void MemoryChart::showTiles(double lo, double hi)
+void MemoryChart::showTiles(double lo, double hi, QCustomPlot::RefreshPriority refresh)
 {
-    xAxis->setRange(lo, hi); // clampRange() rebuilds
-    rebuild();
-    replot();
+    const QCPRange before = xAxis->range();
+    xAxis->setRange(lo, hi); // a changed range reaches clampRange(), which rebuilds
+    if (xAxis->range() == before)
+        rebuild(); // same range, no signal: the data may still be new (setResult)
+    replot(refresh);
 }
 
 void MemoryChart::clampRange(const QCPRange& range)

@@ -22,7 +22,9 @@ public:
     void setResult(ResultPtr result);
     // Shows tiles [first, end) only (an IPU or a stage filter); end < 0: all tiles.
     void setTileRange(int first, int end);
-    void showTiles(double lo, double hi); // zoom the tile axis
+    // Zooms the tile axis and replots (rpImmediateRefresh also repaints the widget at once).
+    void showTiles(double lo, double hi,
+                   QCustomPlot::RefreshPriority refresh = QCustomPlot::rpRefreshHint);
     bool isStacked() const { return m_stacked; }
     int tileAt(int pixelX) const;
     const TileStats& stats() const { return m_stats; }

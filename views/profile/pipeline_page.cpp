@@ -3,10 +3,12 @@
 #include "views/profile/chart_export.h"
 #include "views/profile/gantt_chart.h"
 #include "views/profile/plot_theme.h"
+#include "views/profile/split_bar.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
@@ -25,6 +27,9 @@ PipelinePage::PipelinePage(QWidget* parent) : QWidget(parent)
     m_stagePlot->setObjectName(QStringLiteral("stageChart"));
     m_stagePlot->setMinimumHeight(160);
     m_stagePlot->legend->setVisible(true);
+    // One row at the top, above the bars (the y ranges leave room for it).
+    m_stagePlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_stagePlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignHCenter);
     m_balance = new QLabel(this);
     m_balance->setObjectName(QStringLiteral("balance"));
     m_balance->setWordWrap(true);
@@ -34,7 +39,12 @@ PipelinePage::PipelinePage(QWidget* parent) : QWidget(parent)
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(m_splitBox);
     scroll->setWidgetResizable(true);
-    scroll->setMaximumHeight(70);
+    // As tall as a row of spin boxes plus a scroll bar for the many-stage case, no taller.
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    scroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFixedHeight(QSpinBox().sizeHint().height() +
+                           scroll->horizontalScrollBar()->sizeHint().height() + 2);
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_balance, 1);
@@ -48,11 +58,15 @@ PipelinePage::PipelinePage(QWidget* parent) : QWidget(parent)
     split->addWidget(m_gantt);
     split->addWidget(m_stagePlot);
     layout->addLayout(top);
-    auto* splitHint = new QLabel(tr("Layers per stage (editing one moves its boundary with the "
-                                    "next stage; re-simulates at once):"),
+    auto* splitHint = new QLabel(tr("Split: drag a boundary between two stages, or type the layers "
+                                    "per stage (editing one moves its boundary with the next "
+                                    "stage). Either re-simulates at once."),
                                  this);
     splitHint->setWordWrap(true); // so the page fits a narrow window
+    m_splitBar = new SplitBar(this);
+    connect(m_splitBar, &SplitBar::splitDragged, this, &PipelinePage::applySplit);
     layout->addWidget(splitHint);
+    layout->addWidget(m_splitBar);
     layout->addWidget(scroll);
     layout->addWidget(split, 1);
     applyPlotTheme(m_stagePlot, palette());
@@ -124,8 +138,28 @@ void PipelinePage::setResult(ResultPtr result)
         m_balance->setText(m_result ? tr("A CS report has no pipeline stages.")
                                     : tr("No report yet."));
     }
+    QStringList layerNames;
+    if (m_result)
+        for (const auto& name : m_result->graph.layerNames)
+            layerNames.push_back(QString::fromStdString(name));
+    m_splitBar->setLayerNames(layerNames);
+    m_splitBar->setSplit(m_split);
     rebuildSplitEditor();
     fillStageChart();
+}
+
+void PipelinePage::applySplit(const std::vector<int>& layersPerStage)
+{
+    if (layersPerStage.size() != m_split.size() || layersPerStage == m_split)
+        return;
+    m_split = layersPerStage;
+    for (std::size_t i = 0; i < m_spins.size(); ++i) {
+        const QSignalBlocker block(m_spins[i]);
+        m_spins[i]->setValue(m_split[i]);
+    }
+    if (m_splitBar->split() != m_split)
+        m_splitBar->setSplit(m_split);
+    emit splitEdited(m_split);
 }
 
 void PipelinePage::rebuildSplitEditor()
@@ -169,6 +203,7 @@ bool PipelinePage::editStage(int stage, int layers)
         const QSignalBlocker block(m_spins[std::size_t(i)]);
         m_spins[std::size_t(i)]->setValue(m_split[std::size_t(i)]);
     }
+    m_splitBar->setSplit(m_split);
     emit splitEdited(m_split);
     return true;
 }
@@ -227,11 +262,12 @@ void PipelinePage::fillStageChart()
     m_stagePlot->yAxis->setLabel(tr("Time (%1)").arg(unitName));
     m_stagePlot->yAxis2->setLabel(tr("Fullest tile"));
     m_stagePlot->xAxis->setRange(-0.7, double(stages.size()) - 0.3);
-    m_stagePlot->yAxis->setRange(0, tmax * 1.15);
-    m_stagePlot->yAxis2->setRange(0, mmax * 1.15);
+    constexpr double headroom = 1.6; // the legend row sits above the tallest bar
+    m_stagePlot->yAxis->setRange(0, tmax * headroom);
+    m_stagePlot->yAxis2->setRange(0, mmax * headroom);
     QSharedPointer<QCPAxisTickerText> yTicker(new QCPAxisTickerText);
     for (int k = 0; k <= 4; ++k)
-        yTicker->addTick(mmax * 1.15 * k / 4, bytesText(mmax * 1.15 * k / 4));
+        yTicker->addTick(mmax * headroom * k / 4, bytesText(mmax * headroom * k / 4));
     m_stagePlot->yAxis2->setTicker(yTicker);
     m_stagePlot->yAxis2->setTickLabels(true);
     applyPlotTheme(m_stagePlot, pal);

@@ -1,8 +1,8 @@
 #pragma once
 
 // Pipeline view: the schedule's Gantt chart, per-stage time and memory bars, the balance ratio,
-// and the split as numbers per stage (layers per stage); editing one moves the boundary with the
-// next stage and emits splitEdited at once.
+// and the split, both as a bar whose stage boundaries can be dragged and as numbers per stage
+// (layers per stage); either edit emits splitEdited at once.
 
 #include "core/sim/profile.h"
 #include "views/profile/plot_theme.h"
@@ -17,6 +17,7 @@ class QSpinBox;
 namespace portolan::views {
 
 class GanttChart;
+class SplitBar;
 
 class PipelinePage : public QWidget
 {
@@ -31,7 +32,10 @@ public:
                                            int layerCount);
     // Sets stage `stage` to `layers` layers, taking them from (or giving them to) the next stage.
     bool editStage(int stage, int layers);
+    // Replaces the whole split (same number of stages), as a boundary drag does.
+    void applySplit(const std::vector<int>& layersPerStage);
     GanttChart* gantt() const { return m_gantt; }
+    SplitBar* splitBar() const { return m_splitBar; }
     QCustomPlot* stageChart() const { return m_stagePlot; }
     QString balanceText() const;
 
@@ -49,6 +53,7 @@ private:
     GanttChart* m_gantt = nullptr;
     QCustomPlot* m_stagePlot = nullptr;
     QLabel* m_balance = nullptr;
+    SplitBar* m_splitBar = nullptr;
     QWidget* m_splitBox = nullptr;
     QHBoxLayout* m_splitLayout = nullptr;
     std::vector<QSpinBox*> m_spins;
