@@ -70,11 +70,27 @@ std::optional<Diagnostic> writeFileAtomically(const std::filesystem::path& path,
     return std::nullopt;
 }
 
-Result<std::string> readFile(const std::filesystem::path& path)
+Result<std::string> readFile(const std::filesystem::path& path, std::size_t spareCapacity)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return Result<std::string>::fail(ioError(path, "cannot open"));
+    // A regular file is read in one go into a buffer of its size: streaming a 100 MB report
+    // through a growing string stream costs several copies and their page faults.
+    std::error_code ec;
+    const auto size = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec)
+                                                                 : std::uintmax_t(0);
+    if (!ec && size > 0) {
+        std::string text;
+        text.reserve(std::size_t(size) + spareCapacity);
+        text.resize(std::size_t(size));
+        in.read(text.data(), std::streamsize(size));
+        if (in.gcount() == std::streamsize(size) && in.peek() == std::char_traits<char>::eof())
+            return Result<std::string>::ok(std::move(text));
+        // The file changed size while being read: start again the slow, exact way.
+        in.clear();
+        in.seekg(0);
+    }
     std::ostringstream ss;
     ss << in.rdbuf();
     if (in.bad())

@@ -15,7 +15,9 @@ namespace portolan {
 std::optional<Diagnostic> writeFileAtomically(const std::filesystem::path& path,
                                               std::string_view bytes);
 
-// Reads a whole file. Errors carry the path and the reason.
-Result<std::string> readFile(const std::filesystem::path& path);
+// Reads a whole file. Errors carry the path and the reason. `spareCapacity` bytes are reserved
+// past the end, for parsers that read a little beyond the text (simdjson needs 64), so that they
+// need not copy a large file once more.
+Result<std::string> readFile(const std::filesystem::path& path, std::size_t spareCapacity = 0);
 
 } // namespace portolan

@@ -22,6 +22,9 @@ struct IpuColumns
     std::array<std::vector<std::int64_t>, sim::kMemoryCategories> tileBytes;
 };
 
+// Spare capacity past the text that spares simdjson a copy of it (SIMDJSON_PADDING).
+inline constexpr std::size_t kParsePadding = 64;
+
 // The report without ipu.variables and ipu.tile_bytes (those are in `columns`), or nullopt when
 // simdjson rejects the text; the caller then parses it with nlohmann for a positioned error.
 std::optional<nlohmann::json> parseFast(const std::string& text, IpuColumns& columns);

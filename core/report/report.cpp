@@ -493,7 +493,7 @@ std::optional<Diagnostic> saveReport(const std::filesystem::path& file, const Co
 
 Result<CompileResult> loadReport(const std::filesystem::path& file)
 {
-    auto text = readFile(file);
+    auto text = readFile(file, detail::kParsePadding);
     if (!text)
         return Result<CompileResult>::fail(text.error);
     detail::IpuColumns columns;

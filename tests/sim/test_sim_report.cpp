@@ -52,6 +52,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("line");
         QTest::addRow("empty") << QByteArray("") << "truncated" << 1;
         QTest::addRow("garbage") << QByteArray("{\n  \"a\": ]\n}") << "not valid JSON" << 2;
+        QTest::addRow("text after the object")
+            << QByteArray("{\"schema_version\": 1}\n{\"fits\": true}\n") << "not valid JSON" << 2;
         QTest::addRow("no version") << QByteArray("{\"fits\": true}") << "schema_version" << 0;
         QTest::addRow("future version") << QByteArray("{\"schema_version\": 99}") << "99" << 0;
         QTest::addRow("missing fields")
@@ -70,6 +72,55 @@ private Q_SLOTS:
         QVERIFY2(r.error.message.find(needle.toStdString()) != std::string::npos,
                  r.error.message.c_str());
         QCOMPARE(r.error.location.line, line);
+    }
+
+    // The fast reader takes the variables and tile_bytes columns straight from the text; a
+    // broken column is reported, never read past.
+    void brokenColumns_data()
+    {
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("needle");
+        QTest::addRow("string in an integer column") << "/ipu/variables/bytes/0"
+                                                     << "string"
+                                                     << "non-integer";
+        QTest::addRow("fraction in an integer column") << "/ipu/variables/first_tile/0"
+                                                       << "fraction"
+                                                       << "non-integer";
+        QTest::addRow("short column") << "/ipu/variables/stage"
+                                      << "shorten"
+                                      << "different length";
+        QTest::addRow("missing column") << "/ipu/variables/live_to"
+                                        << "remove"
+                                        << "no live_to";
+        QTest::addRow("missing memory category") << "/ipu/tile_bytes/vertex_code"
+                                                 << "remove"
+                                                 << "tile_bytes has no vertex_code";
+    }
+    void brokenColumns()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, change);
+        QFETCH(QString, needle);
+        auto j = report::toJson(compileMlp(Precision::Fp32));
+        const nlohmann::json::json_pointer at(pointer.toStdString());
+        QVERIFY2(j.contains(at), qPrintable(pointer));
+        if (change == QLatin1String("string"))
+            j[at] = "x";
+        else if (change == QLatin1String("fraction"))
+            j[at] = 1.5;
+        else if (change == QLatin1String("shorten"))
+            j[at].erase(j[at].size() - 1);
+        else
+            j[at.parent_pointer()].erase(at.back());
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("broken.json").toStdString();
+        std::ofstream(path, std::ios::binary) << j.dump();
+        auto r = report::loadReport(path);
+        QVERIFY(!r);
+        QVERIFY2(r.error.message.find(needle.toStdString()) != std::string::npos,
+                 r.error.message.c_str());
+        QVERIFY2(r.error.message.find("malformed") != std::string::npos, r.error.message.c_str());
     }
 
     void truncatedReport()

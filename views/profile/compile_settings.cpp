@@ -35,6 +35,8 @@ void selectData(QComboBox* box, const QString& data)
 CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
 {
     auto* form = new QFormLayout(this);
+    // In a narrow panel a label goes above its field rather than pushing the field out of view.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     m_target = new QComboBox(this);
     m_target->setObjectName(QStringLiteral("target"));
     m_target->addItem(tr("IPU Mk2 (GC200)"), QStringLiteral("ipu-mk2"));

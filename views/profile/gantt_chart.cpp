@@ -95,11 +95,15 @@ void GanttChart::paintEvent(QPaintEvent*)
                                  : QRect(x - 60, area.bottom() + 4, 120, fm.height());
         p.drawText(box, k == 5 ? Qt::AlignRight : Qt::AlignHCenter, secondsText(t));
     }
-    p.drawText(
-        QRect(area.left(), area.bottom() + 4 + fm.height(), area.width(), fm.height()),
-        Qt::AlignLeft,
-        tr("solid: forward, dotted: backward, colour: micro-batch, hatched: idle (bubble %1%)")
-            .arg(100 * ipu.bubble, 0, 'f', 1));
+    // The key under the axis; a shorter wording when the chart is narrow, elided if need be.
+    const QString bubble = QString::number(100 * ipu.bubble, 'f', 1);
+    QString key = tr("solid: forward, dotted: backward, colour: micro-batch, hatched: idle "
+                     "(bubble %1%)")
+                      .arg(bubble);
+    if (fm.horizontalAdvance(key) > area.width())
+        key = tr("solid fwd, dotted bwd, hatched idle (bubble %1%)").arg(bubble);
+    p.drawText(QRect(area.left(), area.bottom() + 4 + fm.height(), area.width(), fm.height()),
+               Qt::AlignLeft, fm.elidedText(key, Qt::ElideRight, area.width()));
 }
 
 } // namespace portolan::views
