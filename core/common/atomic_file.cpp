@@ -32,7 +32,9 @@ std::optional<Diagnostic> writeFileAtomically(const std::filesystem::path& path,
     if (fd < 0)
         return ioError(path, "cannot create a temporary file next to it");
 
-    struct stat st{};
+    struct stat st
+    {
+    };
     if (::stat(path.c_str(), &st) == 0)
         ::fchmod(fd, st.st_mode & 07777);
     else
@@ -78,8 +80,9 @@ Result<std::string> readFile(const std::filesystem::path& path, std::size_t spar
     // A regular file is read in one go into a buffer of its size: streaming a 100 MB report
     // through a growing string stream costs several copies and their page faults.
     std::error_code ec;
-    const auto size = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec)
-                                                                 : std::uintmax_t(0);
+    const auto size = std::filesystem::is_regular_file(path, ec)
+                          ? std::filesystem::file_size(path, ec)
+                          : std::uintmax_t(0);
     if (!ec && size > 0) {
         std::string text;
         text.reserve(std::size_t(size) + spareCapacity);

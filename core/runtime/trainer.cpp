@@ -5,8 +5,8 @@
 #include "core/runtime/models.h"
 
 #include <chrono>
-#include <dlfcn.h>
 #include <cstdio>
+#include <dlfcn.h>
 #include <memory>
 #include <torch/torch.h>
 
@@ -77,8 +77,10 @@ void setLearningRate(torch::optim::Optimizer& opt, double lr)
         group.options().set_lr(lr);
 }
 
-// clip_grad_norm_ as PyTorch computes it: total 2-norm over all gradients, scale by
-// max_norm / (norm + 1e-6) when that is below 1.
+// clip_grad_norm_ as PyTorch computes it: total 2-norm over all gradients (in the gradients'
+// type, as PyTorch does), scale by max_norm / (norm + 1e-6) when that is below 1. Gradients are
+// left alone when the factor is 1: multiplying by exactly 1 changes nothing but costs a kernel
+// per parameter every step.
 void clipGradients(const std::vector<torch::Tensor>& params, double maxNorm)
 {
     std::vector<torch::Tensor> norms;
@@ -88,11 +90,23 @@ void clipGradients(const std::vector<torch::Tensor>& params, double maxNorm)
             norms.push_back(p.grad().norm(2));
     if (norms.empty())
         return;
-    auto total = torch::stack(norms).norm(2);
-    auto coef = torch::clamp(maxNorm / (total + 1e-6), c10::nullopt, 1.0);
+    const double total = torch::stack(norms).norm(2).item<double>();
+    const double coef = maxNorm / (total + 1e-6);
+    if (!(coef < 1.0))
+        return;
     for (const auto& p : params)
         if (p.grad().defined())
             p.grad().mul_(coef);
+}
+
+// Drops the gradients instead of zeroing them (PyTorch 2's default, set_to_none): backward then
+// hands each parameter its new gradient as it is, without a zero fill and an add per tensor.
+// The values are the same; an optimizer skips a parameter whose gradient is undefined.
+void clearGradients(const std::vector<torch::Tensor>& params)
+{
+    for (auto p : params)
+        if (p.grad().defined())
+            p.mutable_grad() = torch::Tensor();
 }
 
 class Run
@@ -301,7 +315,7 @@ RunOutcome Run::execute()
     while (training && m_step < maxSteps) {
         const double lr = m_schedule.at(m_step);
         setLearningRate(*m_optimizer, lr);
-        m_optimizer->zero_grad();
+        clearGradients(m_params);
         double stepLoss = 0;
         for (int64_t micro = 0; micro < accum; ++micro) {
             const Batch b = m_train->next();
