@@ -187,9 +187,23 @@ void MemoryChart::rebuild()
         ov.push_back(double(m_stats.total[std::size_t(*it)]));
     }
     m_oom->setData(ok, ov, true);
-    for (int i = 0; i < legend->itemCount(); ++i)
-        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
-            item->setVisible(item->plottable()->visible());
+    // Only what is drawn is in the legend (a hidden legend item would still take its row), and
+    // the out-of-memory marker only when some tile in view is out of memory.
+    m_oom->setVisible(!ok.isEmpty());
+    std::vector<QCPAbstractPlottable*> plottables{m_max, m_min, m_mean};
+    plottables.insert(plottables.end(), m_bars.begin(), m_bars.end());
+    plottables.push_back(m_oom);
+    std::vector<bool> shown;
+    for (QCPAbstractPlottable* p : plottables)
+        shown.push_back(p->visible());
+    if (shown == m_legendShown)
+        return; // panning: same items, no need to rebuild the legend every frame
+    m_legendShown = shown;
+    for (QCPAbstractPlottable* p : plottables) {
+        p->removeFromLegend();
+        if (p->visible())
+            p->addToLegend();
+    }
 }
 
 int MemoryChart::tileAt(int pixelX) const

@@ -10,6 +10,7 @@
 #include "views/profile/tile_stats.h"
 
 #include <qcustomplot.h>
+#include <vector>
 
 namespace portolan::views {
 
@@ -54,6 +55,7 @@ private:
     QCPGraph* m_mean = nullptr;
     QCPGraph* m_oom = nullptr;
     QVector<QCPBars*> m_bars;
+    std::vector<bool> m_legendShown; // which plottables the legend lists now
     QCPItemStraightLine* m_capacity = nullptr;
 };
 

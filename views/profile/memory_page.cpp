@@ -70,9 +70,14 @@ void MemoryPage::setResult(ResultPtr result)
     m_chart->setResult(m_result);
     m_details->setResult(m_result);
     setEnabled(m_result && m_result->ipu);
-    m_hint->setText(m_result && m_result->cs
-                        ? tr("A CS report has no tiles: see the CS page.")
-                        : tr("Wheel zooms, drag pans, click a tile for its details."));
+    if (m_result && m_result->cs)
+        m_hint->setText(tr("A CS report has no tiles: see the CS page."));
+    else if (m_result && m_result->ipu)
+        m_hint->setText(tr("Dashed line: tile capacity (%1). Wheel zooms, drag pans, click a tile "
+                           "for its details.")
+                            .arg(bytesText(double(m_result->ipu->tileCapacity))));
+    else
+        m_hint->setText(tr("Wheel zooms, drag pans, click a tile for its details."));
 }
 
 void MemoryPage::applyFilter(QComboBox* from)
