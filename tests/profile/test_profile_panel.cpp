@@ -25,6 +25,7 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -244,6 +245,40 @@ private slots:
         auto* splitEdit = panel.settings()->findChild<QLineEdit*>(QStringLiteral("split"));
         splitEdit->setText(QStringLiteral("2,x"));
         QVERIFY(!panel.isBusy());
+    }
+
+    void memoryHeight_data()
+    {
+        QTest::addColumn<int>("microBatch");
+        QTest::addColumn<bool>("autoShowsCapacity");
+        QTest::addRow("small model: auto fits the data") << 1 << false;
+        QTest::addRow("out of memory: auto shows the capacity") << 512 << true;
+    }
+    void memoryHeight()
+    {
+        QFETCH(int, microBatch);
+        QFETCH(bool, autoShowsCapacity);
+        MemoryPage page;
+        page.setResult(test::compileSmall("ipu-mk1", 1, microBatch, 1));
+        MemoryChart* chart = page.chart();
+        const double capacity = double(chart->stats().capacity);
+        const double top =
+            double(*std::max_element(chart->stats().total.begin(), chart->stats().total.end()));
+        QVERIFY(capacity > 0);
+        QCOMPARE(top < 0.25 * capacity, !autoShowsCapacity); // the fixture is what the row says
+        auto* height = page.findChild<QComboBox*>(QStringLiteral("heightMode"));
+        auto* hint = page.findChild<QLabel*>(QStringLiteral("memoryHint"));
+        QVERIFY(height && hint);
+        QCOMPARE(chart->heightMode(), MemoryChart::Height::Auto);
+        QCOMPARE(chart->capacityInView(), autoShowsCapacity);
+        QCOMPARE(hint->text().contains(QStringLiteral("Dashed line")), autoShowsCapacity);
+        height->setCurrentIndex(1); // capacity
+        QVERIFY(chart->capacityInView());
+        QVERIFY(hint->text().contains(QStringLiteral("Dashed line")));
+        height->setCurrentIndex(2); // fullest tile
+        QCOMPARE(chart->heightMode(), MemoryChart::Height::Data);
+        QVERIFY(chart->yAxis->range().upper >= top);
+        QVERIFY(chart->yAxis->range().upper < top * 1.1 + 2);
     }
 
     void dragSplitBoundary_data()

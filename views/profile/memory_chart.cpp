@@ -40,7 +40,18 @@ MemoryChart::MemoryChart(QWidget* parent) : QCustomPlot(parent)
     m_capacity->setClipToAxisRect(true);
     legend->setVisible(true);
     legend->setFont(font());
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend gets a column of its own right of the plot, top-aligned, so it never hides a
+    // tile's data and a narrow window only loses plot width.
+    axisRect()->insetLayout()->take(legend);
+    axisRect()->insetLayout()->simplify();
+    auto* side = new QCPLayoutGrid;
+    plotLayout()->addElement(0, 1, side);
+    plotLayout()->setColumnStretchFactor(1, 0.001);
+    side->addElement(0, 0, legend);
+    side->addElement(1, 0, new QCPLayoutElement(this)); // takes the height below the legend
+    side->setRowStretchFactor(0, 0.001);
+    side->setMargins(QMargins(0, 0, 6, 0)); // keeps the legend frame off the widget edge
+    legend->setMargins(QMargins(4, 2, 4, 2));
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             [this](const QCPRange& r) { clampRange(r); });
     restyle();
@@ -86,16 +97,36 @@ void MemoryChart::setResult(ResultPtr result)
     m_capacity->point1->setCoords(0, cap);
     m_capacity->point2->setCoords(1, cap);
     m_capacity->setVisible(cap > 0);
+    applyHeight();
+    showTiles(-0.5, m_end - 0.5);
+}
+
+void MemoryChart::setHeightMode(Height height)
+{
+    m_height = height;
+    applyHeight();
+    replot();
+}
+
+bool MemoryChart::capacityInView() const
+{
+    return m_stats.capacity > 0 && yAxis->range().upper >= double(m_stats.capacity);
+}
+
+void MemoryChart::applyHeight()
+{
+    const double cap = double(m_stats.capacity);
     const double top = m_stats.total.empty()
                            ? 1.0
                            : double(*std::max_element(m_stats.total.begin(), m_stats.total.end()));
-    yAxis->setRange(0, std::max(top, cap) * 1.08 + 1);
+    const bool toData =
+        m_height == Height::Data || (m_height == Height::Auto && cap > 0 && top < 0.25 * cap);
+    const double ymax = (toData ? top : std::max(top, cap)) * 1.08 + 1;
+    yAxis->setRange(0, ymax);
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    const double ymax = yAxis->range().upper;
     for (int k = 0; k <= 5; ++k)
         ticker->addTick(ymax * k / 5, bytesText(ymax * k / 5));
     yAxis->setTicker(ticker);
-    showTiles(-0.5, m_end - 0.5);
 }
 
 void MemoryChart::setTileRange(int first, int end)

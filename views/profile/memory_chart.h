@@ -18,7 +18,20 @@ class MemoryChart : public QCustomPlot
 {
     Q_OBJECT
 public:
+    // How high the memory axis reaches: the capacity (how much room is left), the fullest tile
+    // (the shape of the data), or Auto: the data when it fills under a quarter of a tile, where
+    // a capacity-high axis would draw it as a flat line, else the capacity.
+    enum class Height
+    {
+        Auto,
+        Capacity,
+        Data
+    };
+
     explicit MemoryChart(QWidget* parent = nullptr);
+    void setHeightMode(Height height);
+    Height heightMode() const { return m_height; }
+    bool capacityInView() const; // false when the axis stops below the capacity line
 
     void setResult(ResultPtr result);
     // Shows tiles [first, end) only (an IPU or a stage filter); end < 0: all tiles.
@@ -43,11 +56,13 @@ private:
     void rebuild(); // refills the plottables for the visible range
     void restyle();
     void clampRange(const QCPRange& range);
+    void applyHeight();
 
     ResultPtr m_result;
     TileStats m_stats;
     int m_first = 0, m_end = 0;
     bool m_stacked = false;
+    Height m_height = Height::Auto;
     bool m_rebuilding = false;
     QPoint m_pressPos;
     QCPGraph* m_max = nullptr;

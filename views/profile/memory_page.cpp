@@ -25,12 +25,23 @@ MemoryPage::MemoryPage(QWidget* parent) : QWidget(parent)
     m_chart = new MemoryChart(this);
     m_details = new TileDetails(this);
     m_hint = new QLabel(tr("Wheel zooms, drag pans, click a tile for its details."), this);
+    m_hint->setObjectName(QStringLiteral("memoryHint"));
     m_hint->setWordWrap(true);
     bar->addWidget(new QLabel(tr("IPU"), this));
     bar->addWidget(m_ipu);
     bar->addWidget(new QLabel(tr("Stage"), this));
     bar->addWidget(m_stage);
-    bar->addWidget(m_hint, 1);
+    m_height = new QComboBox(this);
+    m_height->setObjectName(QStringLiteral("heightMode"));
+    m_height->addItem(tr("auto"), int(MemoryChart::Height::Auto));
+    m_height->addItem(tr("capacity"), int(MemoryChart::Height::Capacity));
+    m_height->addItem(tr("fullest tile"), int(MemoryChart::Height::Data));
+    m_height->setToolTip(tr("How high the memory axis reaches: the tile capacity, the fullest "
+                            "tile, or auto (the fullest tile when it fills under a quarter of "
+                            "the capacity)"));
+    bar->addWidget(new QLabel(tr("Height"), this));
+    bar->addWidget(m_height);
+    bar->addStretch(1);
     auto* reset = new QToolButton(this);
     reset->setText(tr("Show all"));
     bar->addWidget(reset);
@@ -41,11 +52,16 @@ MemoryPage::MemoryPage(QWidget* parent) : QWidget(parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     layout->addLayout(bar);
+    layout->addWidget(m_hint); // a line of its own, so the controls above never wrap
     layout->addWidget(split, 1);
 
     connect(m_chart, &MemoryChart::tileClicked, this, &MemoryPage::showTile);
     connect(m_ipu, &QComboBox::currentIndexChanged, this, [this] { applyFilter(m_ipu); });
     connect(m_stage, &QComboBox::currentIndexChanged, this, [this] { applyFilter(m_stage); });
+    connect(m_height, &QComboBox::currentIndexChanged, this, [this] {
+        m_chart->setHeightMode(MemoryChart::Height(m_height->currentData().toInt()));
+        updateHint();
+    });
     connect(reset, &QToolButton::clicked, this, [this] {
         m_ipu->setCurrentIndex(0);
         m_stage->setCurrentIndex(0);
@@ -70,12 +86,20 @@ void MemoryPage::setResult(ResultPtr result)
     m_chart->setResult(m_result);
     m_details->setResult(m_result);
     setEnabled(m_result && m_result->ipu);
+    updateHint();
+}
+
+void MemoryPage::updateHint()
+{
     if (m_result && m_result->cs)
         m_hint->setText(tr("A CS report has no tiles: see the CS page."));
     else if (m_result && m_result->ipu)
-        m_hint->setText(tr("Dashed line: tile capacity (%1). Wheel zooms, drag pans, click a tile "
-                           "for its details.")
-                            .arg(bytesText(double(m_result->ipu->tileCapacity))));
+        m_hint->setText(
+            (m_chart->capacityInView()
+                 ? tr("Dashed line: tile capacity (%1).")
+                 : tr("Tile capacity (%1) is above the axis; Height: capacity shows it."))
+                .arg(bytesText(double(m_result->ipu->tileCapacity))) +
+            QLatin1Char(' ') + tr("Wheel zooms, drag pans, click a tile for its details."));
     else
         m_hint->setText(tr("Wheel zooms, drag pans, click a tile for its details."));
 }

@@ -28,6 +28,7 @@ public:
     QComboBox* stageFilter() const { return m_stage; }
 
 private:
+    void updateHint();
     void applyFilter(QComboBox* from);
 
     ResultPtr m_result;
@@ -36,6 +37,7 @@ private:
     QComboBox* m_ipu = nullptr;
     QComboBox* m_stage = nullptr;
     QLabel* m_hint = nullptr;
+    QComboBox* m_height = nullptr;
 };
 
 } // namespace portolan::views
