@@ -153,13 +153,18 @@ void PipelinePage::applySplit(const std::vector<int>& layersPerStage)
     if (layersPerStage.size() != m_split.size() || layersPerStage == m_split)
         return;
     m_split = layersPerStage;
+    showSplit();
+    emit splitEdited(m_split);
+}
+
+void PipelinePage::showSplit()
+{
     for (std::size_t i = 0; i < m_spins.size(); ++i) {
         const QSignalBlocker block(m_spins[i]);
         m_spins[i]->setValue(m_split[i]);
     }
     if (m_splitBar->split() != m_split)
         m_splitBar->setSplit(m_split);
-    emit splitEdited(m_split);
 }
 
 void PipelinePage::rebuildSplitEditor()
@@ -199,11 +204,7 @@ bool PipelinePage::editStage(int stage, int layers)
     }
     m_split[std::size_t(stage)] = layers;
     m_split[std::size_t(neighbour)] -= delta;
-    for (int i : {stage, neighbour}) {
-        const QSignalBlocker block(m_spins[std::size_t(i)]);
-        m_spins[std::size_t(i)]->setValue(m_split[std::size_t(i)]);
-    }
-    m_splitBar->setSplit(m_split);
+    showSplit();
     emit splitEdited(m_split);
     return true;
 }

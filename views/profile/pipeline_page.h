@@ -48,6 +48,7 @@ protected:
 private:
     void fillStageChart();
     void rebuildSplitEditor();
+    void showSplit(); // puts m_split into the spin boxes and the bar, without signals
 
     ResultPtr m_result;
     GanttChart* m_gantt = nullptr;
