@@ -14,6 +14,20 @@ if(NOT PORTOLAN_YAMLCPP_VERSION)
     set(PORTOLAN_YAMLCPP_VERSION "${yaml-cpp_VERSION}")
 endif()
 
+# LibTorch's version, for --version and Help > About, read here so that core/about does not
+# link LibTorch (only portolan-torch does). Its header is the authority; the package version
+# of TorchConfigVersion.cmake is the fallback.
+set(PORTOLAN_LIBTORCH_VERSION "${Torch_VERSION}")
+foreach(dir IN LISTS TORCH_INCLUDE_DIRS)
+    if(EXISTS "${dir}/torch/version.h")
+        file(STRINGS "${dir}/torch/version.h" torch_version_line REGEX "^[ \t]*\"[0-9.]+")
+        if(torch_version_line MATCHES "\"([0-9.]+)\"")
+            set(PORTOLAN_LIBTORCH_VERSION "${CMAKE_MATCH_1}")
+        endif()
+        break()
+    endif()
+endforeach()
+
 # Torch's imported target carries its own compile flags; wrap it once so that our targets can
 # use its headers as SYSTEM headers (their warnings are not ours).
 if(NOT TARGET portolan_torch)

@@ -12,9 +12,18 @@ namespace portolan::cli {
 
 // Exit codes: 0 success, 1 the answer is "no" (errors found, does not fit), 2 bad usage or input
 // that cannot be read.
-enum ExitCode { ExitOk = 0, ExitFindings = 1, ExitUsage = 2 };
+enum ExitCode
+{
+    ExitOk = 0,
+    ExitFindings = 1,
+    ExitUsage = 2
+};
 
-enum class OutputFormat { Text, Json };
+enum class OutputFormat
+{
+    Text,
+    Json
+};
 
 // Adds the --format option with the given choices to a subcommand.
 void addFormatOption(CLI::App& cmd, std::string& format, const std::vector<std::string>& choices);
@@ -44,5 +53,13 @@ std::vector<RegisteredCommand>& registeredCommands();
 
 // Prints a diagnostic in the compiler style ("file:line:column: error: message [code]").
 void printDiagnostic(std::ostream& out, const Diagnostic& d);
+
+// Adds every registered subcommand to `app`, parses the command line and runs the subcommand
+// given; usage errors are printed as "<program>: ..." with that subcommand's help. Shared by
+// portolan-cli and the Torch child, portolan-torch. Returns the exit code.
+int runSubcommands(CLI::App& app, int argc, char** argv);
+// The arguments after the subcommand's name, as typed: what a subcommand that hands its work to
+// portolan-torch passes on.
+const std::vector<std::string>& subcommandArguments();
 
 } // namespace portolan::cli

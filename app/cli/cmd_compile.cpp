@@ -1,18 +1,16 @@
 // portolan-cli compile (PROJECT | MODEL.pt --input-shape ...) --target ...: simulated compilation
-// for Graphcore IPUs and Cerebras CS systems. Exits 1 when the model does not fit.
+// for Graphcore IPUs and Cerebras CS systems. Exits 1 when the model does not fit. The model's
+// op graph is recorded by portolan-torch (the Torch child); the simulation runs here.
 #include "app/cli/cli_common.h"
 #include "core/common/atomic_file.h"
 #include "core/common/text.h"
-#include "core/graph/synthetic.h"
-#include "core/graph/torchscript.h"
+#include "core/graph/graph_source.h"
+#include "core/graph/torch_child.h"
 #include "core/report/report.h"
 #include "core/report/trace.h"
 #include "core/sim/compile.h"
 #include "core/sim/partition.h"
 #include "core/targets/target.h"
-#if __has_include("core/graph/project_graph.h") && defined(PORTOLAN_HAVE_PROJECT_GRAPH)
-#include "core/graph/project_graph.h"
-#endif
 
 #include <cstdio>
 #include <iostream>
@@ -57,18 +55,10 @@ std::string fmt(const char* f, double v)
 
 Result<graph::OpGraph> loadGraph(const CompileCliOptions& o)
 {
-    if (!o.synthetic.empty()) {
-        graph::SyntheticTransformer s;
-        s.heads = o.syntheticHeads;
-        s.sequence = o.syntheticSequence;
-        s.vocab = o.syntheticVocab;
-        if (std::sscanf(o.synthetic.c_str(), "%dx%d", &s.layers, &s.hidden) != 2)
-            return Result<graph::OpGraph>::fail({Severity::Error,
-                                                 "cli.synthetic",
-                                                 "--synthetic wants LAYERSxHIDDEN, like 48x1600",
-                                                 {}});
-        return graph::recordSyntheticTransformer(s);
-    }
+    if (!o.synthetic.empty())
+        return graph::runTorchChild(
+            {"synthetic", o.synthetic, "--heads", std::to_string(o.syntheticHeads), "--sequence",
+             std::to_string(o.syntheticSequence), "--vocab", std::to_string(o.syntheticVocab)});
     std::filesystem::path in = o.input;
     if (in.extension() == ".pt" || in.extension() == ".pth" || in.extension() == ".ptl") {
         if (o.inputShape.empty())
@@ -77,19 +67,18 @@ Result<graph::OpGraph> loadGraph(const CompileCliOptions& o)
                  "cli.input-shape",
                  "a TorchScript model needs --input-shape, like 1,3,32,32",
                  {o.input}});
-        auto shape = graph::parseShape(o.inputShape);
-        if (!shape)
+        if (auto shape = graph::parseShape(o.inputShape); !shape)
             return Result<graph::OpGraph>::fail(shape.error);
-        return graph::recordTorchScript(in, *shape.value, graph::dtypeFromName(o.inputDtype));
+        return graph::runTorchChild(
+            {"torchscript", o.input, "--input-shape", o.inputShape, "--input-dtype", o.inputDtype});
     }
-#ifdef PORTOLAN_HAVE_PROJECT_GRAPH
-    return graph::recordProjectModel(in, o.recordBatch);
-#else
-    return Result<graph::OpGraph>::fail({Severity::Error,
-                                         "cli.no-runtime",
-                                         "this build cannot rebuild project models (no runtime)",
-                                         {o.input}});
-#endif
+    const graph::GraphSource source = graph::chooseGraphSource(in);
+    const auto args = graph::torchChildArguments(source, o.recordBatch);
+    if (args.empty())
+        return Result<graph::OpGraph>::fail(source.message);
+    if (!source.message.message.empty())
+        std::cerr << "portolan-cli: " << source.message.message << "\n";
+    return graph::runTorchChild(args);
 }
 
 void printSummary(const sim::CompileResult& r)
@@ -133,6 +122,23 @@ void printSummary(const sim::CompileResult& r)
         std::cout << "  bubble " << fmt("%.1f", 100 * p.bubble) << "%, balance "
                   << fmt("%.2f", p.balance) << ", step " << fmt("%.3f", p.stepSeconds * 1e3)
                   << " ms, " << fmt("%.1f", p.samplesPerSecond) << " samples/s\n";
+    }
+    if (const auto& ps = r.projectSplit) {
+        std::string stages, ipus;
+        for (std::size_t i = 0; i < ps->layersPerStage.size(); ++i) {
+            stages += (i ? "," : "") + std::to_string(ps->layersPerStage[i]);
+            ipus += (i ? "," : "") + std::to_string(i < ps->ipus.size() ? ps->ipus[i] : int(i));
+        }
+        std::cout << "The project's split (" << ps->source << "): layers per stage " << stages
+                  << " on IPUs " << ipus << ": ";
+        if (!ps->error.empty())
+            std::cout << "cannot be simulated: " << ps->error << "\n";
+        else
+            std::cout << (ps->fits ? "fits" : "does not fit") << ", fullest tile "
+                      << humanBytes(double(ps->maxTileBytes)) << ", " << ps->oomTiles
+                      << " tile(s) out of memory, balance " << fmt("%.2f", ps->balance) << ", step "
+                      << fmt("%.3f", ps->stepSeconds * 1e3) << " ms, "
+                      << fmt("%.1f", ps->samplesPerSecond) << " samples/s\n";
     }
     if (r.cs) {
         const auto& c = *r.cs;

@@ -1,14 +1,12 @@
-// portolan-cli train PROJECT: trains / evaluates the project's model with the LibTorch runtime.
-// With --events jsonl it writes one JSON event per line on stdout (core/runtime/EVENTS.md); the
-// GUI runs it as a child process and parses that stream.
+// portolan-cli train PROJECT: trains / evaluates the project's model. LibTorch runs in
+// portolan-torch only (DESIGN.md section 12), so once the options parse this process becomes
+// `portolan-torch train` with the same arguments: its JSON events (--events jsonl), its handling
+// of SIGTERM (stop after the step, checkpoint) and its exit code are the run's, unchanged.
 #include "app/cli/cli_common.h"
+#include "app/torch/train_command.h"
 #include "core/common/json.h"
-#include "core/runtime/run_config.h"
-#include "core/runtime/trainer.h"
+#include "core/graph/torch_child.h"
 
-#include <atomic>
-#include <csignal>
-#include <iomanip>
 #include <iostream>
 #include <memory>
 
@@ -16,180 +14,30 @@ namespace portolan::cli {
 
 namespace {
 
-std::atomic<bool> g_stopRequested{false};
-
-extern "C" void onStopSignal(int)
-{
-    // Only an atomic store: the run finishes its step, checkpoints and reports "stopped".
-    g_stopRequested.store(true);
-}
-
-struct TrainCliOptions
-{
-    std::string project;
-    std::string params;
-    std::string mode = "train";
-    std::string events;
-    std::string checkpointDir;
-    std::string resume;
-    int64_t steps = 0;
-    int64_t seed = -1;
-    int64_t evalEvery = -1;
-    int64_t logSteps = 0;
-    int64_t checkpointSteps = -1;
-    int threads = 0;
-};
-
-void printText(const nlohmann::json& e)
-{
-    const std::string type = e.value("event", "");
-    std::ostringstream line;
-    line << std::fixed;
-    if (type == "started") {
-        line << "Training " << e.value("model", "") << " (" << e.value("parameters", 0)
-             << " parameters), mode " << e.value("mode", "") << ", " << e.value("max_steps", 0)
-             << " steps, " << e.value("threads", 0) << " threads, seed " << e.value("seed", 0);
-        if (e.contains("resumed_from"))
-            line << "\nResumed from " << e["resumed_from"].value("path", "") << " (step "
-                 << e["resumed_from"].value("step", 0) << ")";
-        for (const char* split : {"train", "eval"})
-            if (e.contains("data") && e["data"].contains(split))
-                line << "\n  " << split << " data: " << e["data"][split].value("source", "");
-    } else if (type == "step") {
-        line << "step " << std::setw(6) << e.value("step", 0) << "  loss " << std::setprecision(4)
-             << e.value("loss", 0.0) << "  lr " << std::setprecision(6) << e.value("lr", 0.0)
-             << "  " << std::setprecision(0) << e.value("samples_per_sec", 0.0) << " samples/s";
-    } else if (type == "eval") {
-        line << "eval at step " << e.value("step", 0) << ": loss " << std::setprecision(4)
-             << e.value("loss", 0.0) << ", accuracy " << std::setprecision(3)
-             << e.value("accuracy", 0.0) << " (" << e.value("samples", 0) << " samples)";
-    } else if (type == "checkpoint") {
-        line << "checkpoint at step " << e.value("step", 0) << ": " << e.value("path", "");
-    } else if (type == "warning") {
-        line << "warning: " << e.value("message", "");
-    } else if (type == "finished") {
-        line << "finished (" << e.value("reason", "") << ") at step " << e.value("step", 0)
-             << " after " << std::setprecision(1) << e.value("elapsed_s", 0.0) << " s";
-    } else if (type == "failed") {
-        std::cerr << "portolan-cli: " << e.value("diagnostic", e.value("message", "")) << "\n";
-        return;
-    }
-    std::cout << line.str() << std::endl;
-}
-
 int runTrain(const TrainCliOptions& o)
 {
-    namespace fs = std::filesystem;
-    const bool jsonl = o.events == "jsonl";
-    const runtime::EventSink sink = [jsonl](const nlohmann::json& e) {
-        if (jsonl)
-            std::cout << e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                      << std::endl; // flushed per event: the GUI draws live
-        else
-            printText(e);
-    };
-    const auto failEarly = [&](const Diagnostic& d) {
-        if (jsonl)
-            sink(nlohmann::json{{"event", "failed"},
-                                {"message", d.message},
-                                {"code", d.code},
-                                {"diagnostic", d.toString()},
-                                {"location", toJson(d.location)}});
-        else
-            printDiagnostic(std::cerr, d);
-        return ExitUsage;
-    };
-
-    const fs::path project = fs::absolute(o.project).lexically_normal();
-    std::error_code ec;
-    if (!fs::is_directory(project, ec)) {
-        Diagnostic d;
-        d.code = "runtime.no-project";
-        d.message = "not a project folder";
-        d.location.file = project.string();
-        return failEarly(d);
-    }
-    fs::path params;
-    if (!o.params.empty()) {
-        params = fs::path(o.params).is_absolute() ? fs::path(o.params) : project / o.params;
-        if (!fs::exists(params, ec) && fs::exists(fs::absolute(o.params), ec))
-            params = fs::absolute(o.params);
-    } else if (auto found = runtime::findParamsFile(project)) {
-        params = *found;
-    } else {
-        Diagnostic d;
-        d.code = "runtime.no-params";
-        d.message =
-            "no params file (configs/params.yaml, params.yaml or const.yaml); give --params";
-        d.location.file = project.string();
-        return failEarly(d);
-    }
-    auto config = runtime::loadRunConfig(project, params.lexically_normal());
-    if (!config)
-        return failEarly(config.error);
-
-    runtime::TrainOptions options;
-    options.mode = *runtime::runModeFromName(o.mode);
-    if (o.steps > 0)
-        options.steps = o.steps;
-    if (o.seed >= 0)
-        options.seed = o.seed;
-    if (o.evalEvery >= 0)
-        options.evalEvery = o.evalEvery;
-    if (o.logSteps > 0)
-        options.logSteps = o.logSteps;
-    if (o.checkpointSteps >= 0)
-        options.checkpointSteps = o.checkpointSteps;
-    if (!o.checkpointDir.empty())
-        options.checkpointDir = fs::absolute(o.checkpointDir);
-    if (!o.resume.empty())
-        options.resumeFrom = fs::absolute(o.resume);
-    options.threads = o.threads;
-    options.stopRequested = &g_stopRequested;
-
-    std::signal(SIGTERM, onStopSignal);
-    std::signal(SIGINT, onStopSignal);
-    auto outcome = runtime::runTraining(*config.value, options, sink);
-    std::signal(SIGTERM, SIG_DFL);
-    std::signal(SIGINT, SIG_DFL);
-    if (!outcome) {
-        const std::string& code = outcome.error.code;
-        const bool input =
-            code.rfind("runtime.params", 0) == 0 || code.rfind("runtime.data", 0) == 0 ||
-            code.rfind("runtime.checkpoint", 0) == 0 || code == "runtime.unknown-model";
-        return input ? ExitUsage : ExitFindings;
-    }
-    return ExitOk;
+    std::vector<std::string> args{"train"};
+    const auto& typed = subcommandArguments();
+    args.insert(args.end(), typed.begin(), typed.end());
+    std::cout.flush();
+    const Diagnostic d = graph::execTorchChild(args);
+    if (o.events == "jsonl")
+        std::cout << nlohmann::json{{"event", "failed"},
+                                    {"message", d.message},
+                                    {"code", d.code},
+                                    {"diagnostic", d.toString()},
+                                    {"location", toJson(d.location)}}
+                         .dump()
+                  << std::endl;
+    else
+        printDiagnostic(std::cerr, d);
+    return ExitUsage;
 }
 
 Subcommand registerTrain(CLI::App& root)
 {
     auto o = std::make_shared<TrainCliOptions>();
-    CLI::App* cmd = root.add_subcommand(
-        "train", "Train or evaluate the project's model with the LibTorch runtime");
-    cmd->add_option("PROJECT", o->project, "Project folder")->required();
-    cmd->add_option("--params", o->params,
-                    "Params file (default: configs/params.yaml, params.yaml or const.yaml)");
-    cmd->add_option("--mode", o->mode, "train, eval or train_and_eval")
-        ->check(CLI::IsMember({"train", "eval", "train_and_eval"}));
-    cmd->add_option("--steps", o->steps, "Optimizer steps (overrides the params file)")
-        ->check(CLI::PositiveNumber);
-    cmd->add_option("--events", o->events, "Write JSON events, one per line, on stdout")
-        ->check(CLI::IsMember({"jsonl"}));
-    cmd->add_option("--checkpoint-dir", o->checkpointDir,
-                    "Checkpoint folder (default: PROJECT/.portolan/checkpoints)");
-    cmd->add_option("--resume", o->resume, "Resume from this checkpoint file");
-    cmd->add_option("--seed", o->seed, "Seed (overrides runconfig.seed)")
-        ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--threads", o->threads, "LibTorch intra-op threads")
-        ->check(CLI::PositiveNumber);
-    cmd->add_option("--eval-every", o->evalEvery, "train_and_eval: evaluate every N steps")
-        ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--log-steps", o->logSteps, "Report a step event every N steps")
-        ->check(CLI::PositiveNumber);
-    cmd->add_option("--checkpoint-steps", o->checkpointSteps,
-                    "Checkpoint every N steps (0: only at the end)")
-        ->check(CLI::NonNegativeNumber);
+    CLI::App* cmd = addTrainCommand(root, *o);
     return {cmd, [o] {
                 return runTrain(*o);
             }};

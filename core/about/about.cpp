@@ -2,8 +2,6 @@
 
 #include "core/python/syntax.h"
 
-#include <torch/version.h>
-
 namespace portolan {
 
 std::string portolanVersion()
@@ -19,7 +17,7 @@ std::string applicationId()
 std::vector<std::pair<std::string, std::string>> coreLibraryVersions()
 {
     return {
-        {"LibTorch", TORCH_VERSION},
+        {"LibTorch", PORTOLAN_LIBTORCH_VERSION}, // in portolan-torch only
         {"yaml-cpp", PORTOLAN_YAMLCPP_VERSION},
         {"tree-sitter-python", std::string(python::grammarVersion()) + " (language " +
                                    std::to_string(python::grammarLanguageVersion()) + ")"},

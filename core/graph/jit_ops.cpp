@@ -102,13 +102,19 @@ struct Importer
     JitImportContext& ctx;
     OpGraph& out;
     std::unordered_map<const Value*, std::vector<int>> producers;
-    std::set<const Value*> countedParams;
+    std::set<const void*> countedParams; // TensorImpl: a shared parameter counts once
     std::unordered_map<std::string, int> kindCounts;
 
-    // Parameters reaching a node as graph inputs (traced) or frozen constants (scripted).
-    std::optional<at::Tensor> paramOf(const Value* v)
+    // Parameters reaching a node as graph inputs (traced) or attributes of the module (a
+    // TorchScript file); `trained` says whether they count as parameters. Frozen constants of a
+    // scripted module were parameters when frozen; other constants and buffers are not.
+    std::optional<at::Tensor> paramOf(const Value* v, bool& trained)
     {
+        trained = true;
         if (auto it = ctx.paramInputs.find(v); it != ctx.paramInputs.end())
+            return it->second;
+        trained = false;
+        if (auto it = ctx.bufferInputs.find(v); it != ctx.bufferInputs.end())
             return it->second;
         const Node* def = v->node();
         if (def->kind() == c10::prim::Constant && isTensor(v) &&
@@ -138,13 +144,15 @@ struct Importer
         out.diagnostics.push_back(std::move(d));
     }
 
-    int layerFor(const std::vector<std::string>& instances)
+    int layerFor(const std::vector<std::string>& instances, const std::string& modulePath)
     {
         if (!ctx.moduleLayers)
             return ctx.layer;
-        if (instances.empty())
+        const std::string top = ctx.layerUnit       ? ctx.layerUnit(modulePath)
+                                : instances.empty() ? std::string()
+                                                    : instances.front();
+        if (top.empty())
             return out.layerNames.empty() ? 0 : int(out.layerNames.size()) - 1;
-        const auto& top = instances.front();
         if (out.layerNames.empty() || out.layerNames.back() != top)
             out.layerNames.push_back(top);
         return int(out.layerNames.size()) - 1;
@@ -204,9 +212,11 @@ struct Importer
         std::vector<Shape> inputShapes;
         std::int64_t paramCount = 0, paramBytes = 0, inputBytes = 0;
         for (const Value* in : n->inputs()) {
-            if (auto p = paramOf(in)) {
+            bool trained = false;
+            if (auto p = paramOf(in, trained)) {
                 inputShapes.push_back(Shape(p->sizes().begin(), p->sizes().end()));
-                if (countedParams.insert(in).second && p->is_floating_point()) {
+                if (trained && p->is_floating_point() &&
+                    countedParams.insert(p->unsafeGetTensorImpl()).second) {
                     paramCount += p->numel();
                     paramBytes += std::int64_t(p->nbytes());
                 }
@@ -234,8 +244,8 @@ struct Importer
                 producers[o] = inputOps;
             return;
         }
-        if (n->kind() == c10::prim::Constant)
-            return;
+        if (n->kind() == c10::prim::Constant || n->kind() == c10::prim::GetAttr)
+            return; // parameters, buffers and constants: read by the ops that use them
 
         Op op;
         op.kind = n->kind().toQualString();
@@ -244,7 +254,7 @@ struct Importer
             ctx.pathPrefix.empty()
                 ? join(instances)
                 : (instances.empty() ? ctx.pathPrefix : ctx.pathPrefix + "." + join(instances));
-        op.layer = layerFor(instances);
+        op.layer = layerFor(instances, op.modulePath);
         op.name = (op.modulePath.empty() ? std::string() : op.modulePath + "/") + op.kind + "#" +
                   std::to_string(kindCounts[op.kind]++);
         op.location = locationOf(n, ctx.file);

@@ -75,6 +75,41 @@ std::string shapeToString(const Shape& s)
     return out + "]";
 }
 
+Result<Shape> parseShape(const std::string& text)
+{
+    Shape shape;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        auto end = text.find_first_of(",x", pos);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string part = text.substr(pos, end - pos);
+        std::int64_t v = 0;
+        bool ok = !part.empty();
+        for (char c : part)
+            if (c < '0' || c > '9')
+                ok = false;
+        if (ok) {
+            try {
+                v = std::stoll(part);
+            } catch (...) {
+                ok = false;
+            }
+        }
+        if (!ok || v <= 0) {
+            Diagnostic d{Severity::Error,
+                         "compile.bad-shape",
+                         "input shape '" + text + "': element '" + part +
+                             "' is not a positive integer",
+                         {"", 1, int(pos) + 1}};
+            return Result<Shape>::fail(d);
+        }
+        shape.push_back(v);
+        pos = end + 1;
+    }
+    return Result<Shape>::ok(shape);
+}
+
 std::int64_t OpGraph::totalParams() const
 {
     std::int64_t n = 0;

@@ -1,8 +1,10 @@
 #pragma once
 
 // The op graph that simulated compilation works on (DESIGN.md section 7). It is recorded from a
-// real forward pass of a LibTorch model or from a TorchScript file; never typed in by hand. This
-// header is plain C++ (no LibTorch) so that views and the CLI can use it.
+// real forward pass of a LibTorch model, from a TorchScript file or from a project's capture;
+// never typed in by hand. The recorders run in the Torch child (portolan-torch), which hands the
+// graph over as JSON (graph_json.h). This header and its library are plain C++ (no LibTorch) so
+// that the views and the Torch-free CLI can use them.
 
 #include "core/common/diagnostic.h"
 
@@ -34,6 +36,8 @@ int dtypeBytes(DType t);
 
 std::int64_t elementCount(const Shape& s);
 std::string shapeToString(const Shape& s); // "[8, 3, 32, 32]"
+// Parses "1,3,32,32" (also "1x3x32x32"); an error names the bad element.
+Result<Shape> parseShape(const std::string& text);
 
 // One operation of the forward pass. Shapes are as recorded (with the recording batch in the
 // first dimension); the per-sample figures divide by that batch so that the simulators can scale
@@ -69,6 +73,16 @@ struct Op
     SourceLocation location; // TorchScript source position when known
 };
 
+// A pipeline split that the project itself declares (poptorch.BeginBlock and friends), in the
+// graph's layers: stage s runs layers [layerStarts[s], layerStarts[s + 1]) on IPU ipus[s].
+struct DeclaredSplit
+{
+    std::string source; // "poptorch.BeginBlock"
+    std::vector<int> layerStarts;
+    std::vector<int> ipus;
+    bool empty() const { return layerStarts.empty(); }
+};
+
 struct OpGraph
 {
     std::string name;
@@ -79,6 +93,7 @@ struct OpGraph
     std::vector<Op> ops;
     std::vector<std::string> layerNames; // top-level children, in order
     std::vector<Diagnostic> diagnostics; // unsupported constructs, with locations
+    DeclaredSplit declaredSplit;         // empty when the project declares none
 
     std::int64_t totalParams() const;
     std::int64_t totalParamBytes() const;

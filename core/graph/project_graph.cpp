@@ -2,59 +2,12 @@
 
 #include "core/graph/recorder.h"
 #include "core/runtime/models.h"
-#include "core/runtime/run_config.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace portolan::graph {
 
 namespace fs = std::filesystem;
-
-Result<fs::path> findParamsFile(const fs::path& project)
-{
-    std::error_code ec;
-    if (fs::is_regular_file(project, ec))
-        return Result<fs::path>::ok(project);
-    for (const char* rel : {"configs/params.yaml", "params.yaml", "const.yaml"}) {
-        const fs::path p = project / rel;
-        if (fs::is_regular_file(p, ec))
-            return Result<fs::path>::ok(p);
-    }
-    if (fs::is_directory(project / "configs", ec))
-        for (const auto& e : fs::directory_iterator(project / "configs", ec))
-            if (e.path().extension() == ".yaml")
-                return Result<fs::path>::ok(e.path());
-    return Result<fs::path>::fail(
-        {Severity::Error,
-         "compile.no-params",
-         "no params file (configs/params.yaml, params.yaml or const.yaml) in this project",
-         {project.string()}});
-}
-
-Result<ProjectTraining> projectTraining(const fs::path& projectOrParams)
-{
-    auto params = findParamsFile(projectOrParams);
-    if (!params)
-        return Result<ProjectTraining>::fail(params.error);
-    std::error_code ec;
-    const fs::path project = fs::is_directory(projectOrParams, ec) ? projectOrParams
-                             : params.value->parent_path().filename() == "configs"
-                                 ? params.value->parent_path().parent_path()
-                                 : params.value->parent_path();
-    auto config = runtime::loadRunConfig(project, *params.value);
-    if (!config)
-        return Result<ProjectTraining>::fail(config.error);
-    ProjectTraining t;
-    const auto& o = config.value->optimizer;
-    t.optimizer = o.type == "sgd" && o.momentum > 0 ? "sgd-momentum" : o.type;
-    const auto clampInt = [](std::int64_t v) {
-        return int(std::clamp<std::int64_t>(v, 1, std::numeric_limits<int>::max()));
-    };
-    t.batchSize = clampInt(config.value->train.batchSize);
-    t.gradAccum = clampInt(config.value->gradAccumSteps);
-    return Result<ProjectTraining>::ok(t);
-}
 
 Result<OpGraph> recordProjectModel(const fs::path& projectOrParams, int batch)
 {

@@ -3,6 +3,7 @@
 #include "core/common/atomic_file.h"
 #include "core/common/json.h"
 #include "core/common/text.h"
+#include "core/graph/graph_json.h"
 #include "core/report/fast_parse.h"
 
 namespace portolan::report {
@@ -11,11 +12,6 @@ using nlohmann::json;
 using namespace portolan::sim;
 
 namespace {
-
-json shapeJson(const graph::Shape& s)
-{
-    return json(s);
-}
 
 json memoryJson(const MemoryBreakdown& m)
 {
@@ -76,96 +72,6 @@ CompileOptions optionsFrom(const json& j)
     o.split = j.at("split").get<std::vector<int>>();
     o.csMode = j.at("cs_mode");
     return o;
-}
-
-json graphJson(const graph::OpGraph& g, const std::vector<int>& opStage)
-{
-    json ops = json::array();
-    for (std::size_t i = 0; i < g.ops.size(); ++i) {
-        const auto& op = g.ops[i];
-        json shapes = json::array();
-        for (const auto& s : op.inputShapes)
-            shapes.push_back(shapeJson(s));
-        ops.push_back({{"name", op.name},
-                       {"kind", op.kind},
-                       {"module", op.modulePath},
-                       {"layer", op.layer},
-                       {"stage", i < opStage.size() ? opStage[i] : 0},
-                       {"inputs", op.inputOps},
-                       {"input_shapes", shapes},
-                       {"output_shape", shapeJson(op.outputShape)},
-                       {"dtype", graph::dtypeName(op.dtype)},
-                       {"params", op.paramCount},
-                       {"param_bytes", op.paramBytes},
-                       {"forward_flops", op.forwardFlops},
-                       {"backward_flops", op.backwardFlops},
-                       {"activation_bytes", op.activationBytes},
-                       {"input_bytes", op.inputBytes},
-                       {"extra_saved_bytes", op.extraSavedBytes},
-                       {"extra_saved_scales", op.extraSavedScales},
-                       {"saves_inputs", op.savesInputs},
-                       {"saves_output", op.savesOutput},
-                       {"aliases_input", op.aliasesInput},
-                       {"location", toJson(op.location)}});
-    }
-    return {{"name", g.name},
-            {"origin", g.origin},
-            {"input_shape", g.inputShape},
-            {"input_dtype", graph::dtypeName(g.inputDtype)},
-            {"recorded_batch", g.recordedBatch},
-            {"layers", g.layerNames},
-            {"params", g.totalParams()},
-            {"forward_flops_per_sample", g.totalForwardFlops()},
-            {"ops", ops}};
-}
-
-SourceLocation locationFrom(const json& j)
-{
-    SourceLocation l;
-    if (j.is_object()) {
-        l.file = j.value("file", "");
-        l.line = j.value("line", 0);
-        l.column = j.value("column", 0);
-    }
-    return l;
-}
-
-graph::OpGraph graphFrom(const json& j, std::vector<int>& opStage)
-{
-    graph::OpGraph g;
-    g.name = j.at("name");
-    g.origin = j.at("origin");
-    g.inputShape = j.at("input_shape").get<graph::Shape>();
-    g.inputDtype = graph::dtypeFromName(j.at("input_dtype").get<std::string>());
-    g.recordedBatch = j.at("recorded_batch");
-    g.layerNames = j.at("layers").get<std::vector<std::string>>();
-    for (const auto& o : j.at("ops")) {
-        graph::Op op;
-        op.name = o.at("name");
-        op.kind = o.at("kind");
-        op.modulePath = o.at("module");
-        op.layer = o.at("layer");
-        opStage.push_back(o.at("stage"));
-        op.inputOps = o.at("inputs").get<std::vector<int>>();
-        for (const auto& s : o.at("input_shapes"))
-            op.inputShapes.push_back(s.get<graph::Shape>());
-        op.outputShape = o.at("output_shape").get<graph::Shape>();
-        op.dtype = graph::dtypeFromName(o.at("dtype").get<std::string>());
-        op.paramCount = o.at("params");
-        op.paramBytes = o.at("param_bytes");
-        op.forwardFlops = o.at("forward_flops");
-        op.backwardFlops = o.at("backward_flops");
-        op.activationBytes = o.at("activation_bytes");
-        op.inputBytes = o.at("input_bytes");
-        op.extraSavedBytes = o.at("extra_saved_bytes");
-        op.extraSavedScales = o.value("extra_saved_scales", false); // absent in older reports
-        op.savesInputs = o.at("saves_inputs");
-        op.savesOutput = o.at("saves_output");
-        op.aliasesInput = o.at("aliases_input");
-        op.location = locationFrom(o.at("location"));
-        g.ops.push_back(std::move(op));
-    }
-    return g;
 }
 
 json ipuJson(const IpuProfile& p)
@@ -398,6 +304,46 @@ CsProfile csFrom(const json& j)
 
 } // namespace
 
+namespace {
+
+json projectSplitJson(const std::optional<ProjectSplit>& p)
+{
+    if (!p)
+        return nullptr;
+    return {{"source", p->source},
+            {"layers_per_stage", p->layersPerStage},
+            {"ipus", p->ipus},
+            {"error", p->error},
+            {"fits", p->fits},
+            {"max_tile_bytes", p->maxTileBytes},
+            {"oom_tiles", p->oomTiles},
+            {"step_seconds", p->stepSeconds},
+            {"samples_per_second", p->samplesPerSecond},
+            {"balance", p->balance},
+            {"bubble", p->bubble}};
+}
+
+std::optional<ProjectSplit> projectSplitFrom(const json& j)
+{
+    if (!j.is_object())
+        return std::nullopt;
+    ProjectSplit p;
+    p.source = j.value("source", "");
+    p.layersPerStage = j.at("layers_per_stage").get<std::vector<int>>();
+    p.ipus = j.at("ipus").get<std::vector<int>>();
+    p.error = j.value("error", "");
+    p.fits = j.value("fits", false);
+    p.maxTileBytes = j.value("max_tile_bytes", std::int64_t(0));
+    p.oomTiles = j.value("oom_tiles", 0);
+    p.stepSeconds = j.value("step_seconds", 0.0);
+    p.samplesPerSecond = j.value("samples_per_second", 0.0);
+    p.balance = j.value("balance", 1.0);
+    p.bubble = j.value("bubble", 0.0);
+    return p;
+}
+
+} // namespace
+
 json toJson(const CompileResult& r)
 {
     json advice = json::array();
@@ -422,8 +368,11 @@ json toJson(const CompileResult& r)
         {"samples_per_second", r.samplesPerSecond},
         {"compile_milliseconds", r.compileMilliseconds},
         {"memory", memoryJson(r.memory)},
-        {"graph", graphJson(r.graph, r.opStage)},
+        {"graph",
+         graph::graphToJson(r.graph, r.opStage.empty() ? std::vector<int>(r.graph.ops.size(), 0)
+                                                       : r.opStage)},
         {"advice", advice},
+        {"project_split", projectSplitJson(r.projectSplit)},
         {"diagnostics", diags},
         {"ipu", r.ipu ? ipuJson(*r.ipu) : json(nullptr)},
         {"cs", r.cs ? csJson(*r.cs) : json(nullptr)}};
@@ -455,20 +404,15 @@ Result<CompileResult> fromJson(const json& j, const std::string& file, detail::I
         r.samplesPerSecond = j.at("samples_per_second");
         r.compileMilliseconds = j.at("compile_milliseconds");
         r.memory = memoryFrom(j.at("memory"));
-        r.graph = graphFrom(j.at("graph"), r.opStage);
+        r.graph = graph::graphFromJson(j.at("graph"), &r.opStage);
         for (const auto& a : j.at("advice"))
             r.advice.push_back({a.at("id"), a.at("description"), a.at("bytes_saved"),
                                 a.at("peak_bytes_after"), a.at("fits_after"),
                                 a.at("samples_per_second_after")});
-        for (const auto& d : j.at("diagnostics")) {
-            Diagnostic diag;
-            diag.severity =
-                severityFromName(d.value("severity", "error")).value_or(Severity::Error);
-            diag.code = d.value("code", "");
-            diag.message = d.value("message", "");
-            diag.location = locationFrom(d.value("location", json::object()));
-            r.diagnostics.push_back(std::move(diag));
-        }
+        if (const auto it = j.find("project_split"); it != j.end()) // absent in older reports
+            r.projectSplit = projectSplitFrom(*it);
+        for (const auto& d : j.at("diagnostics"))
+            r.diagnostics.push_back(graph::diagnosticFromJson(d));
         if (!j.at("ipu").is_null())
             r.ipu = ipuFrom(j.at("ipu"), columns);
         if (!j.at("cs").is_null())

@@ -147,21 +147,7 @@ BuiltModel buildCifarConvNet(const ParamsSection& m)
     return {net, {3, 32, 32}, torch::kFloat32, kClasses, "cifar_convnet"};
 }
 
-// A Determined `hyperparameters:` section has no model name; the CIFAR trial's keys identify it.
-bool looksLikeDeterminedCifar(const ParamsSection& m)
-{
-    return !m.has("name") && m.has("conv1_channels") && m.has("conv2_channels") &&
-           !m.has("kernel_size");
-}
-
 } // namespace
-
-const std::vector<std::string>& knownModelNames()
-{
-    static const std::vector<std::string> names{"fc_mnist", "alphabet_transformer", "small_cnn",
-                                                "cifar_convnet"};
-    return names;
-}
 
 Result<BuiltModel> buildModel(const YAML::Node& modelSection, const std::string& paramsFile)
 {

@@ -8,6 +8,7 @@
 // the transformer takes Long token ids [batch, seq_len] and builds its causal mask inside its
 // block modules.
 #include "core/common/diagnostic.h"
+#include "core/runtime/model_names.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -34,8 +35,5 @@ Result<BuiltModel> buildModel(const YAML::Node& modelSection, const std::string&
 
 // Loads a params file (configs/params.yaml, or Determined's const.yaml) and builds its model.
 Result<BuiltModel> buildModelFromParams(const std::filesystem::path& paramsYaml);
-
-// The model names buildModel knows, for messages and the GUI.
-const std::vector<std::string>& knownModelNames();
 
 } // namespace portolan::runtime

@@ -90,6 +90,40 @@ std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Targe
     return out;
 }
 
+std::optional<ProjectSplit> simulateProjectSplit(const graph::OpGraph& g, const targets::Target& t,
+                                                 const CompileOptions& base)
+{
+    const auto& d = g.declaredSplit;
+    if (d.empty() || t.kind == targets::TargetKind::Cs)
+        return std::nullopt;
+    ProjectSplit p;
+    p.source = d.source;
+    p.ipus = d.ipus;
+    const int layers = int(std::max<std::size_t>(1, g.layerNames.size()));
+    for (std::size_t s = 0; s < d.layerStarts.size(); ++s) {
+        const int end = s + 1 < d.layerStarts.size() ? d.layerStarts[s + 1] : layers;
+        p.layersPerStage.push_back(end - d.layerStarts[s]);
+    }
+    CompileOptions o = base;
+    o.advice = false;
+    o.split = p.layersPerStage;
+    o.ipus = int(o.split.size());
+    auto r = simulateIpu(g, t, o);
+    if (!r || !r.value->ipu) {
+        p.error = r ? std::string("no IPU profile") : r.error.message;
+        return p;
+    }
+    const IpuProfile& ipu = *r.value->ipu;
+    p.fits = r.value->fits;
+    p.maxTileBytes = ipu.maxTileBytes;
+    p.oomTiles = ipu.oomTiles;
+    p.stepSeconds = ipu.stepSeconds;
+    p.samplesPerSecond = ipu.samplesPerSecond;
+    p.balance = ipu.balance;
+    p.bubble = ipu.bubble;
+    return p;
+}
+
 Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Target& t,
                                    const CompileOptions& o)
 {
@@ -106,6 +140,7 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
         return r;
     if (o.advice && !r.value->fits)
         r.value->advice = adviseRemedies(g, t, *r.value);
+    r.value->projectSplit = simulateProjectSplit(g, t, o);
     r.value->compileMilliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return r;

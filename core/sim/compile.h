@@ -13,6 +13,12 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const CompileOptions
 Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Target& target,
                                    const CompileOptions& options);
 
+// Simulates the split the graph declares (graph::OpGraph::declaredSplit) with `options`' other
+// settings; nullopt for CS targets and graphs that declare none.
+std::optional<ProjectSplit> simulateProjectSplit(const graph::OpGraph& g,
+                                                 const targets::Target& target,
+                                                 const CompileOptions& options);
+
 // Re-simulates with each applicable remedy: fp16, recomputation, more pipeline stages (or weight
 // streaming on CS), a smaller micro-batch, optimizer state off chip.
 std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Target& target,

@@ -143,6 +143,23 @@ struct Remedy
     double samplesPerSecondAfter = 0;
 };
 
+// The pipeline split the project itself declares (graph::DeclaredSplit, from BeginBlock),
+// simulated with the same settings beside the split that was compiled: "the project's split".
+struct ProjectSplit
+{
+    std::string source;              // "poptorch.BeginBlock"
+    std::vector<int> layersPerStage; // as CompileOptions::split
+    std::vector<int> ipus;           // the IPU id the project gives each stage
+    std::string error;               // why it could not be simulated ("" when it was)
+    bool fits = false;
+    std::int64_t maxTileBytes = 0;
+    int oomTiles = 0;
+    double stepSeconds = 0;
+    double samplesPerSecond = 0;
+    double balance = 1;
+    double bubble = 0;
+};
+
 struct CompileOptions
 {
     std::string target = "ipu-mk2";
@@ -168,6 +185,7 @@ struct CompileResult
     std::optional<IpuProfile> ipu;
     std::optional<CsProfile> cs;
     std::vector<Remedy> advice;
+    std::optional<ProjectSplit> projectSplit; // IPU targets, when the graph declares a split
     std::vector<Diagnostic> diagnostics;
     double compileMilliseconds = 0;
 };

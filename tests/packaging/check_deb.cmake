@@ -19,7 +19,8 @@ foreach(lib libqt6widgets6 libtorch libgvc6 libqcustomplot2.1-qt6)
         message(FATAL_ERROR "Depends lacks ${lib} (dpkg-shlibdeps did not run?): ${depends}")
     endif()
 endforeach()
-foreach(path "usr/bin/portolan" "usr/bin/portolan-cli" "usr/share/applications/${APP_ID}.desktop"
+foreach(path "usr/bin/portolan" "usr/bin/portolan-cli" "usr/bin/portolan-torch"
+        "usr/share/applications/${APP_ID}.desktop"
         "usr/share/metainfo/${APP_ID}.metainfo.xml" "usr/share/icons/hicolor/scalable/apps/${APP_ID}.svg")
     if(NOT contents MATCHES "${path}")
         message(FATAL_ERROR "the .deb does not install ${path}")

@@ -1,6 +1,6 @@
 #include "profile_fixture.h"
 
-#include "core/graph/synthetic.h"
+#include "core/graph/torch_child.h"
 #include "core/sim/compile.h"
 
 #include <cstdio>
@@ -10,13 +10,10 @@ namespace portolan::test {
 const graph::OpGraph& smallGraph()
 {
     static const graph::OpGraph g = [] {
-        graph::SyntheticTransformer s;
-        s.layers = 4;
-        s.hidden = 64;
-        s.heads = 4;
-        s.sequence = 32;
-        s.vocab = 200;
-        auto r = graph::recordSyntheticTransformer(s);
+        // Recorded by the Torch child, as the GUI records every model: the views never link
+        // LibTorch.
+        auto r = graph::runTorchChild(
+            {"synthetic", "4x64", "--heads", "4", "--sequence", "32", "--vocab", "200"});
         if (!r)
             std::fprintf(stderr, "recording failed: %s\n", r.error.toString().c_str());
         return r ? *r.value : graph::OpGraph{};
@@ -24,8 +21,8 @@ const graph::OpGraph& smallGraph()
     return g;
 }
 
-std::shared_ptr<sim::CompileResult> compileSmall(const std::string& target, int ipus, int microBatch,
-                                                 int gradAccum)
+std::shared_ptr<sim::CompileResult> compileSmall(const std::string& target, int ipus,
+                                                 int microBatch, int gradAccum)
 {
     sim::CompileOptions o;
     o.target = target;
@@ -42,8 +39,7 @@ std::shared_ptr<sim::CompileResult> compileSmall(const std::string& target, int 
 
 std::shared_ptr<sim::CompileResult> bigResult(int variables)
 {
-    graph::SyntheticTransformer s; // GPT-2 XL shape, 48 blocks
-    auto g = graph::recordSyntheticTransformer(s);
+    auto g = graph::runTorchChild({"synthetic", "48x1600"}); // GPT-2 XL shape, 48 blocks
     if (!g)
         return nullptr;
     sim::CompileOptions o;
@@ -65,7 +61,8 @@ std::shared_ptr<sim::CompileResult> bigResult(int variables)
     std::size_t source = 0;
     const std::size_t n = vars.size();
     for (std::size_t i = 0; i < n && int(pieces.size()) < variables; ++i) {
-        const int wanted = std::max(1, int((variables - int(pieces.size())) / std::max<std::size_t>(1, n - i)));
+        const int wanted =
+            std::max(1, int((variables - int(pieces.size())) / std::max<std::size_t>(1, n - i)));
         const sim::Variable& v = vars[i];
         const int parts = std::max(1, std::min(wanted, v.tileCount));
         int first = v.firstTile;

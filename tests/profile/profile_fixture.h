@@ -10,7 +10,8 @@
 
 namespace portolan::test {
 
-// A small transformer (4 blocks, hidden 64) recorded through LibTorch, once per process.
+// A small transformer (4 blocks, hidden 64) recorded through LibTorch by the Torch child
+// (portolan-torch synthetic), once per process.
 const graph::OpGraph& smallGraph();
 // Compiles smallGraph(); fails the caller's QVERIFY through an empty pointer.
 std::shared_ptr<sim::CompileResult> compileSmall(const std::string& target, int ipus,

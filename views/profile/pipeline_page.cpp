@@ -7,6 +7,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalBlocker>
@@ -18,6 +19,30 @@
 #include <qcustomplot.h>
 
 namespace portolan::views {
+
+QString projectSplitText(const sim::ProjectSplit& p)
+{
+    QStringList stages, ipus;
+    for (std::size_t i = 0; i < p.layersPerStage.size(); ++i) {
+        stages << QString::number(p.layersPerStage[i]);
+        ipus << QString::number(i < p.ipus.size() ? p.ipus[i] : int(i));
+    }
+    const QString head = QObject::tr("The project's split (%1): layers per stage %2 on IPUs %3")
+                             .arg(QString::fromStdString(p.source), stages.join(QLatin1Char(',')),
+                                  ipus.join(QLatin1Char(',')));
+    if (!p.error.empty())
+        return QObject::tr("%1: cannot be simulated: %2")
+            .arg(head, QString::fromStdString(p.error));
+    return QObject::tr("%1: %2, fullest tile %3, %4 tile(s) out of memory, balance %5, bubble "
+                       "%6%, step %7, %8 samples/s.")
+        .arg(head, p.fits ? QObject::tr("fits") : QObject::tr("does not fit"),
+             bytesText(double(p.maxTileBytes)))
+        .arg(p.oomTiles)
+        .arg(p.balance, 0, 'f', 3)
+        .arg(100 * p.bubble, 0, 'f', 1)
+        .arg(secondsText(p.stepSeconds))
+        .arg(p.samplesPerSecond, 0, 'g', 5);
+}
 
 PipelinePage::PipelinePage(QWidget* parent) : QWidget(parent)
 {
@@ -58,6 +83,20 @@ PipelinePage::PipelinePage(QWidget* parent) : QWidget(parent)
     split->addWidget(m_gantt);
     split->addWidget(m_stagePlot);
     layout->addLayout(top);
+    // The split the project declares (BeginBlock), simulated beside the one shown.
+    m_projectSplit = new QLabel(this);
+    m_projectSplit->setObjectName(QStringLiteral("projectSplit"));
+    m_projectSplit->setWordWrap(true);
+    m_useProjectSplit = new QPushButton(tr("Use the project's split"), this);
+    m_useProjectSplit->setObjectName(QStringLiteral("useProjectSplit"));
+    connect(m_useProjectSplit, &QPushButton::clicked, this, [this] {
+        if (m_result && m_result->projectSplit)
+            emit splitEdited(m_result->projectSplit->layersPerStage);
+    });
+    auto* declared = new QHBoxLayout;
+    declared->addWidget(m_projectSplit, 1);
+    declared->addWidget(m_useProjectSplit);
+    layout->addLayout(declared);
     auto* splitHint = new QLabel(tr("Split: drag a boundary between two stages, or type the layers "
                                     "per stage (editing one moves its boundary with the next "
                                     "stage). Either re-simulates at once."),
@@ -84,6 +123,11 @@ void PipelinePage::changeEvent(QEvent* event)
 QString PipelinePage::balanceText() const
 {
     return m_balance->text();
+}
+
+QString PipelinePage::projectSplitText() const
+{
+    return m_projectSplit->text();
 }
 
 std::vector<int> PipelinePage::split() const
@@ -138,6 +182,11 @@ void PipelinePage::setResult(ResultPtr result)
         m_balance->setText(m_result ? tr("A CS report has no pipeline stages.")
                                     : tr("No report yet."));
     }
+    const bool declared = m_result && m_result->projectSplit;
+    m_projectSplit->setText(declared ? views::projectSplitText(*m_result->projectSplit)
+                                     : QString());
+    m_projectSplit->setVisible(declared);
+    m_useProjectSplit->setVisible(declared && m_result->projectSplit->error.empty());
     QStringList layerNames;
     if (m_result)
         for (const auto& name : m_result->graph.layerNames)

@@ -12,12 +12,17 @@
 class QCustomPlot;
 class QHBoxLayout;
 class QLabel;
+class QPushButton;
 class QSpinBox;
 
 namespace portolan::views {
 
 class GanttChart;
 class SplitBar;
+
+// "The project's split (poptorch.BeginBlock): layers per stage 3,4 on IPUs 0,1: fits, ..." for
+// the Pipeline and Summary pages.
+QString projectSplitText(const sim::ProjectSplit& split);
 
 class PipelinePage : public QWidget
 {
@@ -38,6 +43,7 @@ public:
     SplitBar* splitBar() const { return m_splitBar; }
     QCustomPlot* stageChart() const { return m_stagePlot; }
     QString balanceText() const;
+    QString projectSplitText() const; // "" when the project declares no split
 
 signals:
     void splitEdited(const std::vector<int>& layersPerStage);
@@ -54,6 +60,8 @@ private:
     GanttChart* m_gantt = nullptr;
     QCustomPlot* m_stagePlot = nullptr;
     QLabel* m_balance = nullptr;
+    QLabel* m_projectSplit = nullptr;
+    QPushButton* m_useProjectSplit = nullptr;
     SplitBar* m_splitBar = nullptr;
     QWidget* m_splitBox = nullptr;
     QHBoxLayout* m_splitLayout = nullptr;

@@ -1,5 +1,8 @@
 #include "views/profile/profile_panel.h"
 
+#include "core/graph/graph_json.h"
+#include "core/graph/graph_source.h"
+#include "core/graph/torch_child.h"
 #include "core/report/report.h"
 #include "core/sim/compile.h"
 #include "views/graph/graph_view.h"
@@ -14,10 +17,6 @@
 #include "views/profile/summary_page.h"
 #include "views/profile/tile_map_page.h"
 
-#if defined(PORTOLAN_HAVE_PROJECT_GRAPH)
-#include "core/graph/project_graph.h"
-#endif
-
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -25,6 +24,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
@@ -60,6 +60,11 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_progress->setRange(0, 0); // busy indicator: compileGraph reports no steps
     m_progress->setTextVisible(false);
     m_progress->hide();
+    m_cancel = new QPushButton(tr("Cancel"), left);
+    m_cancel->setObjectName(QStringLiteral("cancelRecording"));
+    m_cancel->setToolTip(tr("Stop recording the model"));
+    m_cancel->hide();
+    connect(m_cancel, &QPushButton::clicked, this, &ProfilePanel::cancelRecording);
     m_status = new QLabel(left);
     m_status->setObjectName(QStringLiteral("profileStatus"));
     m_status->setWordWrap(true);
@@ -72,6 +77,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     leftLayout->addWidget(m_source);
     leftLayout->addWidget(box);
     leftLayout->addWidget(m_progress);
+    leftLayout->addWidget(m_cancel);
     leftLayout->addWidget(m_status);
     leftLayout->addLayout(buttons);
     leftLayout->addStretch();
@@ -164,6 +170,7 @@ void ProfilePanel::setIdle(const QString& status)
 {
     m_status->setText(status);
     m_progress->setVisible(m_compiling || m_loading > 0 || m_recording > 0);
+    m_cancel->setVisible(m_recording > 0);
 }
 
 void ProfilePanel::setResult(std::shared_ptr<const sim::CompileResult> result)
@@ -238,49 +245,128 @@ bool ProfilePanel::openReport(const QString& file, QString* error)
 
 void ProfilePanel::setProject(const QString& folder)
 {
+    cancelRecording();
     m_source->setText(tr("Project %1").arg(QDir::toNativeSeparators(folder)));
-#if defined(PORTOLAN_HAVE_PROJECT_GRAPH)
     const quint64 id = m_recordTicket.next();
     ++m_recording;
-    setBusy(tr("Recording the model of %1...").arg(QFileInfo(folder).fileName()));
+    setBusy(tr("Finding the model of %1...").arg(QFileInfo(folder).fileName()));
+    m_cancel->show();
     const std::string path = folder.toStdString();
-    struct Recorded
-    {
-        Result<graph::OpGraph> graph;
-        Result<graph::ProjectTraining> training;
-    };
     runAsync(
-        this,
-        [path] {
-            return Recorded{graph::recordProjectModel(path), graph::projectTraining(path)};
-        },
-        [this, id](Recorded r) {
-            --m_recording;
+        this, [path] { return graph::chooseGraphSource(path); },
+        [this, id, folder](graph::GraphSource source) {
             if (!m_recordTicket.isCurrent(id))
-                return;
-            if (!r.graph) {
-                const QString message = QString::fromStdString(r.graph.error.toString());
-                setIdle(message);
-                emit compileFailed(message);
+                return; // cancelled or replaced; the count was settled there
+            QStringList args;
+            for (const auto& a : graph::torchChildArguments(source))
+                args << QString::fromStdString(a);
+            if (args.isEmpty()) {
+                --m_recording;
+                recordingFailed(QString::fromStdString(source.message.toString()));
                 return;
             }
             // Start from how the project trains: its optimizer, its batch as the micro-batch.
-            if (r.training) {
+            if (source.training) {
                 QString ignored;
                 sim::CompileOptions o = m_settings->options(&ignored);
                 o.split.clear();
-                if (auto opt = sim::optimizerFromName(r.training.value->optimizer))
+                if (auto opt = sim::optimizerFromName(source.training->optimizer))
                     o.training.optimizer = *opt;
-                o.training.microBatch = r.training.value->batchSize;
-                o.training.gradAccum = r.training.value->gradAccum;
+                o.training.microBatch = source.training->batchSize;
+                o.training.gradAccum = source.training->gradAccum;
                 m_settings->setOptions(o);
             }
-            m_opGraph = std::make_shared<const graph::OpGraph>(std::move(*r.graph.value));
-            recompile();
+            setBusy(tr("Recording the model of %1 (%2)...")
+                        .arg(QFileInfo(folder).fileName(),
+                             QString::fromLatin1(graph::graphSourceName(source.kind).data())));
+            startRecording(id, args);
         });
-#else
-    setIdle(tr("This build cannot rebuild project models (no runtime); open a report instead."));
-#endif
+}
+
+void ProfilePanel::startRecording(quint64 id, const QStringList& args)
+{
+    const QString program = QString::fromStdString(graph::torchChildPath().string());
+    if (program.isEmpty()) {
+        --m_recording;
+        recordingFailed(tr("Cannot find %1, the program that runs LibTorch for Portolan; looked "
+                           "in %2.")
+                            .arg(QString::fromLatin1(graph::kTorchChildName),
+                                 QString::fromStdString(graph::torchChildSearchText())));
+        return;
+    }
+    auto* child = new QProcess(this);
+    m_child = child;
+    child->setProgram(program);
+    child->setArguments(args);
+    connect(child, &QProcess::errorOccurred, this, [this, child, id](QProcess::ProcessError e) {
+        if (e != QProcess::FailedToStart || !m_recordTicket.isCurrent(id))
+            return;
+        m_child = nullptr;
+        child->deleteLater();
+        --m_recording;
+        recordingFailed(tr("Cannot start %1: %2").arg(child->program(), child->errorString()));
+    });
+    connect(child, &QProcess::finished, this, [this, child, id](int code, QProcess::ExitStatus st) {
+        child->deleteLater();
+        if (m_child == child)
+            m_child = nullptr;
+        if (!m_recordTicket.isCurrent(id))
+            return; // cancelled: cancelRecording settled the count
+        const std::string out = child->readAllStandardOutput().toStdString();
+        // The last lines of the child's stderr explain a crash that left no document.
+        QString err = QString::fromLocal8Bit(child->readAllStandardError()).trimmed();
+        if (err.size() > 600)
+            err = QStringLiteral("...") + err.right(600);
+        const QString how = st == QProcess::CrashExit
+                                ? tr("%1 crashed").arg(QString::fromLatin1(graph::kTorchChildName))
+                                : tr("%1 ended with exit code %2")
+                                      .arg(QString::fromLatin1(graph::kTorchChildName))
+                                      .arg(code);
+        const std::string source = child->program().toStdString();
+        runAsync(
+            this, [out, source] { return graph::parseGraphDocument(out, source); },
+            [this, id, how, err](Result<graph::OpGraph> g) {
+                if (!m_recordTicket.isCurrent(id))
+                    return; // cancelled or replaced: cancelRecording settled the count
+                --m_recording;
+                if (!g) {
+                    QString message = QString::fromStdString(g.error.toString());
+                    if (g.error.code == "graph.document")
+                        message = how + QStringLiteral(": ") + message +
+                                  (err.isEmpty() ? QString() : QStringLiteral("\n") + err);
+                    recordingFailed(message);
+                    return;
+                }
+                m_source->setText(m_source->text().section(QLatin1Char('\n'), 0, 0) +
+                                  QStringLiteral("\n") +
+                                  tr("Model from %1").arg(QString::fromStdString(g.value->origin)));
+                m_opGraph = std::make_shared<const graph::OpGraph>(std::move(*g.value));
+                recompile();
+            });
+    });
+    child->start();
+}
+
+void ProfilePanel::recordingFailed(const QString& message)
+{
+    setIdle(message);
+    emit compileFailed(message);
+}
+
+void ProfilePanel::cancelRecording()
+{
+    if (m_recording == 0)
+        return;
+    m_recordTicket.invalidate();
+    m_recording = 0;
+    if (m_child) {
+        QProcess* child = m_child;
+        m_child = nullptr;
+        child->disconnect(this);
+        child->kill();
+        connect(child, &QProcess::finished, child, &QObject::deleteLater);
+    }
+    setIdle(tr("Recording cancelled."));
 }
 
 void ProfilePanel::recompile()

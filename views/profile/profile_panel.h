@@ -11,6 +11,7 @@
 #include <QWidget>
 
 class QLabel;
+class QProcess;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
@@ -39,8 +40,12 @@ public:
     // reportLoaded or reportFailed follows.
     bool openReport(const QString& file, QString* error);
     static constexpr qint64 kSyncLoadBytes = 4 * 1024 * 1024;
-    // Records the project's model (off the GUI thread) and compiles it with the current settings.
+    // Records the project's model and compiles it with the current settings. The graph source
+    // is chosen off the GUI thread (core/graph/graph_source.h), and the recording runs in the
+    // Torch child (portolan-torch) as a process of its own, which cancelRecording() ends.
     void setProject(const QString& folder);
+    void cancelRecording();
+    bool isRecording() const { return m_recording > 0; }
     void setResult(std::shared_ptr<const sim::CompileResult> result);
     ResultPtr result() const { return m_result; }
 
@@ -70,6 +75,8 @@ signals:
 
 private:
     void startCompile();
+    void startRecording(quint64 id, const QStringList& args);
+    void recordingFailed(const QString& message);
     void setBusy(const QString& what);
     void setIdle(const QString& status);
     void saveReportAs();
@@ -79,6 +86,8 @@ private:
     QLabel* m_source = nullptr;
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProcess* m_child = nullptr; // the Torch child recording the project's model
     QTabWidget* m_tabs = nullptr;
     QTimer* m_debounce = nullptr;
     SummaryPage* m_summary = nullptr;

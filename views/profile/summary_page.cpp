@@ -1,6 +1,7 @@
 #include "views/profile/summary_page.h"
 
 #include "views/profile/chart_export.h"
+#include "views/profile/pipeline_page.h"
 #include "views/profile/tile_stats.h"
 
 #include <QGridLayout>
@@ -132,7 +133,7 @@ void SummaryPage::setResult(ResultPtr result)
     m_headline->setPalette(p);
 
     QStringList lines;
-    lines << tr("Model %1: %2 ops, %3 M parameters. Memory of one replica %4 (weights %5, "
+    lines << tr("Model %1 (%10): %2 ops, %3 M parameters. Memory of one replica %4 (weights %5, "
                 "gradients %6, optimizer %7, activations %8, temporaries %9).")
                  .arg(QString::fromStdString(r.graph.name))
                  .arg(r.graph.ops.size())
@@ -141,7 +142,8 @@ void SummaryPage::setResult(ResultPtr result)
                       bytesText(double(r.memory.gradients)),
                       bytesText(double(r.memory.optimizerState + r.memory.masterWeights)),
                       bytesText(double(r.memory.stashedActivations)),
-                      bytesText(double(r.memory.temporaries)));
+                      bytesText(double(r.memory.temporaries)),
+                      QString::fromStdString(r.graph.origin));
     lines << tr("Throughput %1 samples/s; simulated in %2 ms.")
                  .arg(r.samplesPerSecond, 0, 'g', 5)
                  .arg(r.compileMilliseconds, 0, 'f', 1);
@@ -158,6 +160,8 @@ void SummaryPage::setResult(ResultPtr result)
                    .arg(QString::fromStdString(ipu.splitSource))
                    .arg(100 * ipu.bubble, 0, 'f', 1)
                    .arg(ipu.balance, 0, 'f', 2);
+        if (r.projectSplit)
+            lines << projectSplitText(*r.projectSplit);
         const TileStats stats = TileStats::from(ipu);
         std::vector<int> order(stats.total.size());
         std::iota(order.begin(), order.end(), 0);

@@ -1,0 +1,117 @@
+#pragma once
+
+// A project's capture (resources/capture/README.md): what a dry run of the project's own code
+// recorded after its first optimizer step, in PROJECT/.portolan/capture/: capture.json (the
+// module tree with sizes and shapes, the inputs, the batch, the declared pipeline split, the
+// options) and model.pt (TorchScript traced on the real batch). This header reads capture.json
+// and works out the layers and the declared split; it needs no LibTorch. Turning model.pt into
+// ops is capture_import.h, in the Torch child.
+
+#include "core/graph/op_graph.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace portolan::graph {
+
+inline constexpr std::string_view kCaptureFormat = "portolan-capture";
+inline constexpr int kCaptureVersion = 1;
+
+struct CaptureTensor
+{
+    std::string name;           // inputs only
+    std::optional<Shape> shape; // null when unknown
+    std::string dtype;          // "float32", "int64", ...; "" when unknown
+};
+
+struct CaptureModule
+{
+    std::string path; // as named_modules(): "" for the root, "encoder.layer.0"
+    std::string type; // "torch.nn.modules.linear.Linear"
+    bool leaf = false;
+    std::int64_t params = 0; // the module's own direct parameters (recurse=False)
+    std::int64_t paramBytes = 0;
+    std::int64_t buffers = 0;
+    std::int64_t bufferBytes = 0;
+    std::int64_t trainableParams = 0;
+    std::optional<int> ipu; // poptorch.BeginBlock / BlockFunction / Block
+    int calls = 0;
+    std::vector<CaptureTensor> inputs;
+    std::vector<CaptureTensor> outputs;
+
+    std::string shortType() const; // "Linear"
+};
+
+struct CaptureStage
+{
+    int ipu = 0;
+    std::vector<std::string> modules;
+};
+
+struct Capture
+{
+    std::filesystem::path dir;  // the capture folder
+    std::filesystem::path file; // its capture.json
+    std::string project, entry, flavour, torchVersion;
+    std::string modelClass;
+    std::optional<std::filesystem::path> trace; // absolute; nullopt when tracing failed
+    std::string traceError;
+    bool training = true;
+    std::vector<CaptureTensor> inputs;
+    std::optional<std::int64_t> dryRunBatch;
+    std::optional<std::int64_t> fullBatch;
+    std::string batchSource;
+    std::vector<CaptureModule> modules; // pre-order
+    std::string pipelineSource;         // "" when the project declares no split
+    std::vector<CaptureStage> stages;
+    std::string optimizerClass; // "torch.optim.AdamW"
+    double optimizerMomentum = 0;
+    int steps = 0;
+
+    std::int64_t totalParams() const; // sum of the modules' own parameters
+    // "capture: run.py, dry-run batch 2": the graph's origin, as the report shows it.
+    std::string origin() const;
+    // The optimizer as sim::optimizerFromName reads it ("adamw", "sgd-momentum"), or "".
+    std::string optimizerName() const;
+};
+
+// PROJECT/.portolan/capture
+std::filesystem::path captureDir(const std::filesystem::path& project);
+// True when `dir` holds a capture.json.
+bool hasCapture(const std::filesystem::path& dir);
+
+// Reads `dirOrFile` (the capture folder or its capture.json). Errors carry file:line:column for
+// malformed JSON and name the member for a wrong shape or a format/version mismatch.
+Result<Capture> loadCapture(const std::filesystem::path& dirOrFile);
+
+// How a captured model is cut into layers, the units the pipeline partition moves between
+// stages. The root's children are layers; a child is opened into its own children when it is a
+// container (Sequential, ModuleList, ModuleDict), has a single child, holds more than a quarter
+// of the parameters, or contains a module the project put on an IPU of its own (so that
+// BeginBlock boundaries are layer boundaries).
+struct CaptureLayering
+{
+    std::vector<std::string> units;      // module paths, pre-order
+    std::vector<std::optional<int>> ipu; // per unit: its own or its nearest ancestor's IPU
+    // The unit holding a module path (longest prefix at a dot boundary), or "" for none.
+    std::string unitOf(const std::string& modulePath) const;
+    std::optional<int> ipuOf(const std::string& unit) const;
+};
+CaptureLayering captureLayering(const std::vector<CaptureModule>& modules);
+
+// The split the project declares, over layers in the order the graph runs them (`layerUnits`,
+// one unit per layer): BeginBlock starts a stage on its IPU, and layers after it stay there
+// until the next annotated one; layers before the first annotation run on IPU 0. Empty when
+// the capture has no pipeline.
+DeclaredSplit declaredSplit(const Capture& c, const CaptureLayering& layering,
+                            const std::vector<std::string>& layerUnits);
+
+// The graph of a capture whose model could not be traced (no model.pt): one op per leaf module,
+// in the order the modules were registered, with the shapes the forward hooks saw and FLOPs by
+// module type (flop_rules.h). A warning says that it is built from the module tree alone.
+Result<OpGraph> graphFromModules(const Capture& c);
+
+} // namespace portolan::graph

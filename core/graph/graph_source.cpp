@@ -1,0 +1,189 @@
+#include "core/graph/graph_source.h"
+
+#include "core/runtime/model_names.h"
+#include "core/runtime/run_config.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace portolan::graph {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> runtimeModelOf(const fs::path& params)
+{
+    try {
+        return runtime::knownModelIn(runtime::loadParamsFile(params.string()));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+fs::path projectOf(const fs::path& projectOrParams, const fs::path& params)
+{
+    std::error_code ec;
+    if (fs::is_directory(projectOrParams, ec))
+        return projectOrParams;
+    return params.parent_path().filename() == "configs" ? params.parent_path().parent_path()
+                                                        : params.parent_path();
+}
+
+} // namespace
+
+Result<fs::path> findParamsFile(const fs::path& project)
+{
+    std::error_code ec;
+    if (fs::is_regular_file(project, ec))
+        return Result<fs::path>::ok(project);
+    if (auto p = runtime::findParamsFile(project))
+        return Result<fs::path>::ok(*p);
+    // Model Zoo ports keep several configs side by side (configs/roberta_base.yaml, ...): only
+    // one whose model the runtime rebuilds is taken, never the first in directory order.
+    std::vector<fs::path> configs;
+    if (fs::is_directory(project / "configs", ec))
+        for (const auto& e : fs::directory_iterator(project / "configs", ec))
+            if (e.path().extension() == ".yaml" || e.path().extension() == ".yml")
+                configs.push_back(e.path());
+    std::sort(configs.begin(), configs.end());
+    for (const auto& c : configs)
+        if (runtimeModelOf(c))
+            return Result<fs::path>::ok(c);
+    return Result<fs::path>::fail(
+        {Severity::Error,
+         "compile.no-params",
+         "no params file (configs/params.yaml, params.yaml or const.yaml) in this project",
+         {project.string()}});
+}
+
+Result<ProjectTraining> projectTraining(const fs::path& projectOrParams)
+{
+    auto params = findParamsFile(projectOrParams);
+    if (!params)
+        return Result<ProjectTraining>::fail(params.error);
+    auto config = runtime::loadRunConfig(projectOf(projectOrParams, *params.value), *params.value);
+    if (!config)
+        return Result<ProjectTraining>::fail(config.error);
+    ProjectTraining t;
+    const auto& o = config.value->optimizer;
+    t.optimizer = o.type == "sgd" && o.momentum > 0 ? "sgd-momentum" : o.type;
+    const auto clampInt = [](std::int64_t v) {
+        return int(std::clamp<std::int64_t>(v, 1, std::numeric_limits<int>::max()));
+    };
+    t.batchSize = clampInt(config.value->train.batchSize);
+    t.gradAccum = clampInt(config.value->gradAccumSteps);
+    return Result<ProjectTraining>::ok(t);
+}
+
+std::string_view graphSourceName(GraphSourceKind k)
+{
+    switch (k) {
+    case GraphSourceKind::RuntimeModel:
+        return "runtime model";
+    case GraphSourceKind::ModelFamily:
+        return "model family";
+    case GraphSourceKind::Capture:
+        return "capture";
+    case GraphSourceKind::None:
+        break;
+    }
+    return "none";
+}
+
+GraphSource chooseGraphSource(const fs::path& input)
+{
+    GraphSource s;
+    std::error_code ec;
+    const auto fromCapture = [&](const fs::path& dir) {
+        s.kind = GraphSourceKind::Capture;
+        s.capture = dir;
+        if (auto c = loadCapture(dir)) {
+            ProjectTraining t;
+            t.optimizer = c.value->optimizerName().empty() ? t.optimizer : c.value->optimizerName();
+            t.batchSize = int(std::clamp<std::int64_t>(
+                c.value->fullBatch.value_or(c.value->dryRunBatch.value_or(1)), 1,
+                std::numeric_limits<int>::max()));
+            s.training = t;
+        }
+        return s;
+    };
+
+    // Named directly: a capture, or a params file (whose errors the runtime then reports).
+    if (input.filename() == "capture.json" && fs::is_regular_file(input, ec))
+        return fromCapture(input.parent_path());
+    if (fs::is_directory(input, ec) && hasCapture(input) && !fs::exists(input / ".portolan", ec))
+        return fromCapture(input);
+    if (fs::is_regular_file(input, ec)) {
+        s.kind = GraphSourceKind::RuntimeModel;
+        s.params = input;
+        if (auto t = projectTraining(input))
+            s.training = *t.value;
+        return s;
+    }
+    if (!fs::is_directory(input, ec)) {
+        s.message = {Severity::Error,
+                     "compile.no-project",
+                     "no such project folder or file",
+                     {input.string()}};
+        return s;
+    }
+
+    // 1. The runtime model.
+    auto params = findParamsFile(input);
+    std::string passedOver;
+    if (params && runtimeModelOf(*params.value)) {
+        s.kind = GraphSourceKind::RuntimeModel;
+        s.params = *params.value;
+        if (auto t = projectTraining(*params.value))
+            s.training = *t.value;
+        return s;
+    }
+    if (params)
+        passedOver = "Portolan's runtime does not rebuild the model of " +
+                     params.value->lexically_relative(input).string();
+    else
+        passedOver = "the project has no params file with a model Portolan's runtime rebuilds";
+
+    // 2. A Model Zoo family from the params file (issue 13). Merge point: when core/families
+    //    lands, ask it here whether it builds the model of a params file of this project (the
+    //    file it picks, not necessarily `params`); if so, return kind ModelFamily with that
+    //    file, and let the callers build the graph in-process (no Torch child is needed).
+
+    // 3. The capture of a dry run.
+    if (hasCapture(captureDir(input))) {
+        fromCapture(captureDir(input));
+        s.message = {Severity::Info,
+                     "compile.from-capture",
+                     passedOver + "; using the capture",
+                     {s.capture.string()}};
+        return s;
+    }
+
+    // 4. Nothing knows the model: say what to do.
+    s.kind = GraphSourceKind::None;
+    s.message = {Severity::Error,
+                 "compile.no-model",
+                 passedOver +
+                     ", and there is no capture of a dry run. Run a dry run first: "
+                     "portolan-cli run " +
+                     input.string() + " --dry-run --trust",
+                 {input.string()}};
+    return s;
+}
+
+std::vector<std::string> torchChildArguments(const GraphSource& source, int recordBatch)
+{
+    switch (source.kind) {
+    case GraphSourceKind::RuntimeModel:
+        return {"record", source.params.string(), "--batch", std::to_string(recordBatch)};
+    case GraphSourceKind::Capture:
+        return {"capture", source.capture.string()};
+    case GraphSourceKind::ModelFamily:
+    case GraphSourceKind::None:
+        break;
+    }
+    return {};
+}
+
+} // namespace portolan::graph

@@ -1,0 +1,64 @@
+#pragma once
+
+// Where the op graph of a project comes from: the one place that decides it, for the CLI's
+// compile and the GUI's Profile tab. In order:
+//   1. the runtime model: a params file whose model Portolan's LibTorch runtime rebuilds
+//      (core/runtime/model_names.h), recorded by a forward pass in the Torch child;
+//   2. a Model Zoo family built from the params file's `model:` keys, without LibTorch
+//      (core/families, issue 13; not wired yet: see chooseGraphSource);
+//   3. the project's capture from a dry run (capture.h), imported in the Torch child;
+//   4. none: a message saying what to do.
+// Torch-free: choosing reads YAML and JSON only; the recording itself runs in portolan-torch
+// (torch_child.h) with the arguments torchChildArguments gives.
+
+#include "core/graph/capture.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace portolan::graph {
+
+// The params file Portolan builds the runtime model from: `project` itself when it is a file,
+// else configs/params.yaml, params.yaml or const.yaml, else the first configs/*.yaml (by name)
+// whose model the runtime knows. An error names where it looked.
+Result<std::filesystem::path> findParamsFile(const std::filesystem::path& project);
+
+// How the project trains, as its params file (or its capture) says; a compile of its model
+// starts from this.
+struct ProjectTraining
+{
+    std::string optimizer = "sgd"; // as sim::optimizerFromName reads it
+    int batchSize = 1;             // train_input batch size (global_batch_size for Determined)
+    int gradAccum = 1;
+};
+Result<ProjectTraining> projectTraining(const std::filesystem::path& projectOrParams);
+
+enum class GraphSourceKind
+{
+    RuntimeModel,
+    ModelFamily,
+    Capture,
+    None
+};
+std::string_view graphSourceName(GraphSourceKind k); // "runtime model", "capture", ...
+
+struct GraphSource
+{
+    GraphSourceKind kind = GraphSourceKind::None;
+    std::filesystem::path params;  // RuntimeModel, ModelFamily
+    std::filesystem::path capture; // Capture: the capture folder
+    std::optional<ProjectTraining> training;
+    // None: what went wrong and what to do. Otherwise, notes on the sources passed over.
+    Diagnostic message;
+};
+
+// `input` is a project folder, a params file, a capture folder or a capture.json.
+GraphSource chooseGraphSource(const std::filesystem::path& input);
+
+// The portolan-torch arguments that record the chosen source (empty for ModelFamily and None,
+// which need no LibTorch). `recordBatch` is the batch of a runtime model's forward pass.
+std::vector<std::string> torchChildArguments(const GraphSource& source, int recordBatch = 2);
+
+} // namespace portolan::graph

@@ -1,0 +1,44 @@
+#include "core/runtime/model_names.h"
+
+#include <algorithm>
+
+namespace portolan::runtime {
+
+const std::vector<std::string>& knownModelNames()
+{
+    static const std::vector<std::string> names{"fc_mnist", "alphabet_transformer", "small_cnn",
+                                                "cifar_convnet"};
+    return names;
+}
+
+bool looksLikeDeterminedCifar(const ParamsSection& m)
+{
+    return !m.has("name") && m.has("conv1_channels") && m.has("conv2_channels") &&
+           !m.has("kernel_size");
+}
+
+std::optional<std::string> knownModelIn(const YAML::Node& root)
+{
+    try {
+        if (!root.IsMap())
+            return std::nullopt;
+        const YAML::Node model =
+            root["model"].IsDefined() ? root["model"] : root["hyperparameters"];
+        if (!model.IsDefined() || !model.IsMap())
+            return std::nullopt;
+        const ParamsSection m(model, {}, "model");
+        if (looksLikeDeterminedCifar(m))
+            return "cifar_convnet";
+        if (!model["name"].IsDefined() || !model["name"].IsScalar())
+            return std::nullopt;
+        const std::string name = model["name"].Scalar();
+        const auto& known = knownModelNames();
+        if (std::find(known.begin(), known.end(), name) == known.end())
+            return std::nullopt;
+        return name;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+} // namespace portolan::runtime
