@@ -27,6 +27,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -431,7 +432,130 @@ private slots:
         shoot(panel, QStringLiteral("dark-"));
     }
 
+    // A project's model is recorded by the Torch child (portolan-torch), off the GUI thread:
+    // the runtime's model of a sample, a dry run's capture (here one without model.pt, whose
+    // graph comes from the module tree, and with a BeginBlock split), or a message saying what
+    // to do when nothing knows the model.
+    void projectRecordedInTheChild_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QString>("origin"); // empty: the recording fails
+        QTest::addColumn<QString>("message");
+        QTest::addRow("runtime model")
+            << QStringLiteral(PORTOLAN_SAMPLES "/small-cnn-poptorch") << "libtorch: "
+            << "";
+        QTest::addRow("capture") << m_dir.filePath(QStringLiteral("captured"))
+                                 << "capture: train.py, dry-run batch 2"
+                                 << "";
+        QTest::addRow("no model") << m_dir.filePath(QStringLiteral("unknown")) << ""
+                                  << "portolan-cli run " +
+                                         m_dir.filePath(QStringLiteral("unknown")) +
+                                         " --dry-run --trust";
+    }
+    void projectRecordedInTheChild()
+    {
+        QFETCH(QString, project);
+        QFETCH(QString, origin);
+        QFETCH(QString, message);
+        writeProjects();
+        ProfilePanel panel;
+        QSignalSpy failed(&panel, &ProfilePanel::compileFailed);
+        panel.setProject(project);
+        QVERIFY(panel.isBusy());
+        QVERIFY(waitIdle(panel, 120000));
+        if (origin.isEmpty()) {
+            QCOMPARE(failed.count(), 1);
+            const QString text = failed.at(0).at(0).toString();
+            QVERIFY2(text.contains(message), qPrintable(text));
+            QVERIFY2(panel.statusText().contains(message), qPrintable(panel.statusText()));
+            QVERIFY(!panel.result());
+            return;
+        }
+        QVERIFY2(failed.isEmpty(),
+                 failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        QVERIFY(panel.result());
+        const auto& r = *panel.result();
+        QVERIFY2(QString::fromStdString(r.graph.origin).startsWith(origin), r.graph.origin.c_str());
+        QVERIFY(r.graph.totalParams() > 0);
+        if (origin.startsWith(QStringLiteral("capture"))) {
+            // The capture's batch and optimizer, and the project's split beside the automatic.
+            QCOMPARE(r.options.training.microBatch, 32);
+            QCOMPARE(r.options.training.optimizer, sim::Optimizer::AdamW);
+            QVERIFY(r.projectSplit);
+            QCOMPARE(r.projectSplit->ipus, (std::vector<int>{0, 1}));
+            QVERIFY2(panel.pipelinePage()->projectSplitText().startsWith(
+                         QStringLiteral("The project's split (poptorch.BeginBlock)")),
+                     qPrintable(panel.pipelinePage()->projectSplitText()));
+            QVERIFY2(panel.summaryPage()->figures().contains(
+                         QStringLiteral("The project's split (poptorch.BeginBlock)")),
+                     qPrintable(panel.summaryPage()->figures()));
+            QVERIFY(panel.summaryPage()->figures().contains(QStringLiteral("(capture: train.py")));
+        } else {
+            QCOMPARE(r.options.training.microBatch, 32); // train_input.batch_size
+            QVERIFY(!r.projectSplit);
+            QVERIFY(panel.pipelinePage()->projectSplitText().isEmpty());
+        }
+    }
+
+    void cancelRecording()
+    {
+        ProfilePanel panel;
+        QSignalSpy failed(&panel, &ProfilePanel::compileFailed);
+        panel.setProject(QStringLiteral(PORTOLAN_SAMPLES "/small-cnn-poptorch"));
+        QVERIFY(panel.isRecording());
+        // Once the child runs (or before: the choice of source is dropped too).
+        QTest::qWait(50);
+        panel.cancelRecording();
+        QVERIFY(!panel.isRecording());
+        QVERIFY(!panel.isBusy());
+        QCOMPARE(panel.statusText(), QStringLiteral("Recording cancelled."));
+        QTest::qWait(1500); // nothing late arrives from the cancelled recording
+        QVERIFY(!panel.result());
+        QVERIFY(failed.isEmpty());
+        QCOMPARE(panel.statusText(), QStringLiteral("Recording cancelled."));
+    }
+
 private:
+    // The projects of projectRecordedInTheChild: one with a capture of a two-layer MLP (module
+    // tree only: its model.pt is absent, as when tracing fails), and one Portolan knows nothing
+    // about.
+    void writeProjects()
+    {
+        QDir(m_dir.path()).mkpath(QStringLiteral("captured/.portolan/capture"));
+        QDir(m_dir.path()).mkpath(QStringLiteral("unknown"));
+        QFile script(m_dir.filePath(QStringLiteral("unknown/train.py")));
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write("import torch\n");
+        QFile f(m_dir.filePath(QStringLiteral("captured/.portolan/capture/capture.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format": "portolan-capture", "version": 1, "entry": "train.py",
+ "flavour": "graphcore-poptorch", "torch_version": "1.13.1",
+ "model": {"class": "model.Net", "trace": null, "trace_error": "tracing failed", "training": true},
+ "inputs": [{"name": "x", "shape": [2, 784], "dtype": "float32"}],
+ "batch": {"dry_run": 2, "full": 32, "source": "train_input.batch_size"},
+ "modules": [
+  {"path": "", "type": "model.Net", "leaf": false, "params": 0, "param_bytes": 0, "ipu": null,
+   "calls": 1, "inputs": [{"shape": [2, 784], "dtype": "float32"}],
+   "outputs": [{"shape": [2, 10], "dtype": "float32"}]},
+  {"path": "fc1", "type": "torch.nn.modules.linear.Linear", "leaf": true, "params": 100480,
+   "param_bytes": 401920, "ipu": null, "calls": 1,
+   "inputs": [{"shape": [2, 784], "dtype": "float32"}],
+   "outputs": [{"shape": [2, 128], "dtype": "float32"}]},
+  {"path": "relu", "type": "torch.nn.modules.activation.ReLU", "leaf": true, "params": 0,
+   "param_bytes": 0, "ipu": null, "calls": 1,
+   "inputs": [{"shape": [2, 128], "dtype": "float32"}],
+   "outputs": [{"shape": [2, 128], "dtype": "float32"}]},
+  {"path": "fc2", "type": "torch.nn.modules.linear.Linear", "leaf": true, "params": 1290,
+   "param_bytes": 5160, "ipu": 1, "calls": 1,
+   "inputs": [{"shape": [2, 128], "dtype": "float32"}],
+   "outputs": [{"shape": [2, 10], "dtype": "float32"}]}],
+ "pipeline": {"source": "poptorch.BeginBlock",
+              "stages": [{"ipu": 0, "modules": ["fc1", "relu"]}, {"ipu": 1, "modules": ["fc2"]}]},
+ "options": {"poptorch": {"device_iterations": 1}, "runconfig": {}},
+ "optimizer": {"class": "torch.optim.AdamW", "param_groups": [{"lr": 0.001, "params": 101770}]},
+ "steps": 3})");
+    }
+
     // Saves a grab of every page when PORTOLAN_PROFILE_SHOTS names a folder.
     void shoot(ProfilePanel& panel, const QString& prefix = {})
     {

@@ -97,6 +97,11 @@ QString SummaryPage::headline() const
     return m_headline->text();
 }
 
+QString SummaryPage::figures() const
+{
+    return m_figures->text();
+}
+
 void SummaryPage::changeEvent(QEvent* event)
 {
     QWidget::changeEvent(event);

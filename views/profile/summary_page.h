@@ -20,6 +20,7 @@ public:
     explicit SummaryPage(QWidget* parent = nullptr);
     void setResult(ResultPtr result);
     QString headline() const;
+    QString figures() const; // the lines under the headline
     QCustomPlot* histogram() const { return m_histogram; }
     QTableWidget* adviceTable() const { return m_advice; }
 
