@@ -58,22 +58,51 @@ void TestRuntimeViews::parseEventLine_data()
 {
     QTest::addColumn<QByteArray>("line");
     QTest::addColumn<QString>("type");
-    QTest::addRow("step") << QByteArray(R"({"event":"step","step":3,"loss":1.0})") << "step";
-    QTest::addRow("spaces") << QByteArray("  {\"event\": \"eval\"}  \r") << "eval";
-    QTest::addRow("text") << QByteArray("step 10 loss 0.5") << "";
-    QTest::addRow("truncated") << QByteArray(R"({"event":"step","loss":)") << "";
-    QTest::addRow("array") << QByteArray("[{\"event\":\"step\"}]") << "";
-    QTest::addRow("no event") << QByteArray(R"({"step":1})") << "";
-    QTest::addRow("event not a string") << QByteArray(R"({"event":7})") << "";
-    QTest::addRow("empty event") << QByteArray(R"({"event":""})") << "";
-    QTest::addRow("binary") << QByteArray("\xff\xfe{\x01") << "";
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<bool>("hasLoss");
+    QTest::addColumn<double>("loss");
+    using K = portolan::views::RunEvent::Kind;
+    QTest::addRow("step") << QByteArray(R"({"event":"step","step":3,"loss":1.0})") << "step"
+                          << int(K::Step) << true << 1.0;
+    QTest::addRow("spaces") << QByteArray("  {\"event\": \"eval\"}  \r") << "eval" << int(K::Eval)
+                            << false << 0.0;
+    // A dry run writes null for a loss that was not a number: no point on the chart.
+    QTest::addRow("null loss") << QByteArray(R"({"event":"step","step":2,"loss":null})") << "step"
+                               << int(K::Step) << false << 0.0;
+    QTest::addRow("finished final loss")
+        << QByteArray(R"({"event":"finished","final_loss":0.25,"reason":"completed"})")
+        << "finished" << int(K::Finished) << true << 0.25;
+    QTest::addRow("capture") << QByteArray(R"({"event":"capture","model":"m.Net"})") << "capture"
+                             << int(K::Capture) << false << 0.0;
+    QTest::addRow("unknown kind") << QByteArray(R"({"event":"later"})") << "later" << int(K::Other)
+                                  << false << 0.0;
+    QTest::addRow("text") << QByteArray("step 10 loss 0.5") << "" << int(K::Other) << false << 0.0;
+    QTest::addRow("truncated") << QByteArray(R"({"event":"step","loss":)") << "" << int(K::Other)
+                               << false << 0.0;
+    QTest::addRow("array") << QByteArray("[{\"event\":\"step\"}]") << "" << int(K::Other) << false
+                           << 0.0;
+    QTest::addRow("no event") << QByteArray(R"({"step":1})") << "" << int(K::Other) << false << 0.0;
+    QTest::addRow("event not a string")
+        << QByteArray(R"({"event":7})") << "" << int(K::Other) << false << 0.0;
+    QTest::addRow("empty event") << QByteArray(R"({"event":""})") << "" << int(K::Other) << false
+                                 << 0.0;
+    QTest::addRow("binary") << QByteArray("\xff\xfe{\x01") << "" << int(K::Other) << false << 0.0;
 }
 
 void TestRuntimeViews::parseEventLine()
 {
     QFETCH(QByteArray, line);
     QFETCH(QString, type);
-    QCOMPARE(portolan::views::parseEventLine(line).value("event").toString(), type);
+    QFETCH(int, kind);
+    QFETCH(bool, hasLoss);
+    QFETCH(double, loss);
+    const auto e = portolan::views::RunEvent::parse(line);
+    QCOMPARE(e.type, type);
+    QCOMPARE(e.isValid(), !type.isEmpty());
+    QCOMPARE(int(e.kind), kind);
+    QCOMPARE(e.loss.has_value(), hasLoss);
+    if (hasLoss)
+        QCOMPARE(*e.loss, loss);
 }
 
 void TestRuntimeViews::garbageIsHandled()
@@ -145,12 +174,18 @@ void TestRuntimeViews::historyPersistsAndModelIsSane()
         QVERIFY(h.open(tmp.path()));
         QSqlQuery q(QSqlDatabase::database(QSqlDatabase::connectionNames().first()));
         const qint64 a = h.beginRun("train", QJsonObject{{"arguments", "--steps 3"}});
-        h.appendEvent(a, QJsonObject{{"event", "started"},
-                                     {"model", "small_cnn"},
-                                     {"config", QJsonObject{{"seed", 1}}}});
+        using portolan::views::RunEvent;
+        h.appendEvent(a, RunEvent::fromJson(QJsonObject{{"event", "started"},
+                                                        {"model", "small_cnn"},
+                                                        {"config", QJsonObject{{"seed", 1}}}}));
         for (int i = 1; i <= 3; ++i)
-            h.appendEvent(a, QJsonObject{{"event", "step"}, {"step", i}, {"loss", 3.0 - i}});
-        h.appendEvent(a, QJsonObject{{"event", "eval"}, {"step", 3}, {"loss", 0.7}});
+            h.appendEvent(a, RunEvent::fromJson(
+                                 QJsonObject{{"event", "step"}, {"step", i}, {"loss", 3.0 - i}}));
+        // A step whose loss was not a number: kept in the events, not on the curve.
+        h.appendEvent(a, RunEvent::fromJson(QJsonObject{
+                             {"event", "step"}, {"step", 4}, {"loss", QJsonValue::Null}}));
+        h.appendEvent(
+            a, RunEvent::fromJson(QJsonObject{{"event", "eval"}, {"step", 3}, {"loss", 0.7}}));
         h.finishRun(a, "completed", "completed");
         const qint64 b = h.beginRun("eval", {});
         h.finishRun(b, "failed", "no checkpoint");
@@ -170,7 +205,7 @@ void TestRuntimeViews::historyPersistsAndModelIsSane()
     const auto runs = h.runs();
     QCOMPARE(runs.size(), 2);
     QCOMPARE(runs[1].model, QStringLiteral("small_cnn"));
-    QCOMPARE(runs[1].lastStep, qint64(3));
+    QCOMPARE(runs[1].lastStep, qint64(4)); // the step without a loss counts as a step
     QCOMPARE(runs[1].config["resolved"].toObject()["seed"].toInt(), 1);
     QCOMPARE(runs[0].status, QStringLiteral("failed"));
     QCOMPARE(h.lossCurve(runs[1].id), (QVector<QPointF>{{1, 2}, {2, 1}, {3, 0}}));

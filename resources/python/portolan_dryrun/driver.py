@@ -4,8 +4,10 @@ Runs in the child process that portolan-cli starts (never in Portolan itself), w
 stand-ins first on sys.path. Every outcome ends with exactly one `finished` or `failed` event.
 """
 import importlib.util
+import inspect
 import json
 import os
+import re
 import runpy
 import sys
 import time
@@ -342,6 +344,13 @@ class DryRun:
         chain = self._chain(e)
         if any(isinstance(x, NeedsModelZoo) for x in chain):
             needs = next(x for x in chain if isinstance(x, NeedsModelZoo))
+            # The import statement names the whole module; the finder saw its first missing
+            # package.
+            frames = [f for f in traceback.extract_tb(e.__traceback__) if self.in_project(f.filename)]
+            statement = frames[-1].line if frames else ""
+            match = re.search(r"(?:from|import)\s+(modelzoo[\w.]*)", statement or "")
+            if match and match.group(1).startswith(needs.module):
+                needs = NeedsModelZoo(match.group(1))
             others = self.missing_modelzoo(exclude=needs.module)
             message = str(needs)
             if others:
@@ -380,11 +389,45 @@ class DryRun:
                            "the project's data in place (a dry run never downloads)",
                            EXIT_FAILED, location)
         code = "dryrun.project-error"
+        message = f"{type(e).__name__}: {first}"
         if frames and os.path.realpath(frames[-1].filename).startswith(STANDINS + os.sep):
             code = "dryrun.sdk-api"
-        return Failure(code, f"{type(e).__name__}: {first}"[:2000], EXIT_FAILED, location,
+        if isinstance(e, TypeError):
+            signature = self.standin_signature(first)
+            if signature:
+                code = "dryrun.sdk-api"
+                message += f" (the SDK's signature: {signature})"
+        return Failure(code, message[:2000], EXIT_FAILED, location,
                        exception=type(e).__name__,
                        traceback=traceback.format_exception(type(e), e, e.__traceback__)[-12:])
+
+    @staticmethod
+    def standin_signature(message):
+        """The signature of the stand-in callable a TypeError names ("trainingModel() takes
+        ..." or "PyTorchTrialContext.get_hparam() got ..."), or None when it names none."""
+        match = re.match(r"([A-Za-z_][\w.]*)\(\)", message)
+        if not match:
+            return None
+        parts = match.group(1).split(".")
+        # Public packages first, so that the name shown is the one projects import.
+        modules = sorted(sys.modules.items(), key=lambda kv: (
+            any(p.startswith("_") for p in kv[0].split(".")), len(kv[0])))
+        for _, module in modules:
+            path = getattr(module, "__file__", None) or ""
+            if not os.path.realpath(path).startswith(STANDINS + os.sep):
+                continue
+            target = module
+            for part in parts:
+                target = getattr(target, part, None)
+                if target is None:
+                    break
+            if callable(target):
+                try:
+                    sig = str(inspect.signature(target))
+                except (TypeError, ValueError):
+                    continue
+                return f"{module.__name__}.{match.group(1)}{sig}"
+        return None
 
     def missing_modelzoo(self, exclude=None):
         if self.finder is None:
