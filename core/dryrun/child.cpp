@@ -173,7 +173,9 @@ ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& l
         termSent = true;
         out.timedOut = out.timedOut || timedOut;
         out.stopped = out.stopped || !timedOut;
-        ::kill(-pid, SIGTERM);
+        // A stop lets the run finish its step and report; a timeout ends it at once (it would
+        // otherwise report "stopped", and a hung child may not answer at all).
+        ::kill(-pid, timedOut ? SIGKILL : SIGTERM);
         killAt = Clock::now() + std::chrono::seconds(5);
     };
 

@@ -95,8 +95,8 @@ struct ChildOutcome
 
 // Runs `argv` in its own process group with the limits, and calls `onLine` for every line of
 // its event pipe (fd 3), stdout and stderr as they arrive (a line longer than 64 KiB is cut).
-// When `stop` becomes true the group gets SIGTERM, then SIGKILL after 5 s; so does it at the
-// timeout. The child's crash ends only the child.
+// When `stop` becomes true the group gets SIGTERM, then SIGKILL after 5 s; at the timeout it gets
+// SIGKILL at once. The child's crash ends only the child.
 ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& limits,
                       const std::function<void(Stream, const std::string&)>& onLine,
                       const std::atomic<bool>* stop = nullptr);
