@@ -25,12 +25,27 @@ constexpr int kEventsFd = 3;
 struct LineBuffer
 {
     std::string pending;
+    int escape = 0; // 1 after ESC, 2 inside "ESC [ ..." until its final byte
 
-    // Splits on '\n' and '\r' (progress bars redraw with '\r'); empty lines are dropped.
+    // Splits on '\n' and '\r' (progress bars redraw with '\r'); empty lines are dropped, and
+    // so are terminal control sequences (cursor moves of progress bars, colours).
     template <typename F> void feed(const char* data, std::size_t n, F&& emit)
     {
         for (std::size_t i = 0; i < n; ++i) {
             const char c = data[i];
+            if (escape == 1) {
+                escape = c == '[' ? 2 : 0;
+                continue;
+            }
+            if (escape == 2) {
+                if (c >= '@' && c <= '~')
+                    escape = 0;
+                continue;
+            }
+            if (c == '\x1b') {
+                escape = 1;
+                continue;
+            }
             if (c == '\n' || c == '\r') {
                 if (!pending.empty())
                     emit(pending);
@@ -159,6 +174,7 @@ ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& l
                               ? start + std::chrono::seconds(limits.timeoutSeconds)
                               : Clock::time_point::max();
     Clock::time_point killAt = Clock::time_point::max();
+    Clock::time_point reapedAt = Clock::time_point::max();
     bool termSent = false;
     std::array<LineBuffer, 3> buffers;
     const std::array<Stream, 3> streams{Stream::Events, Stream::Stdout, Stream::Stderr};
@@ -219,8 +235,22 @@ ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& l
             ::kill(-pid, SIGKILL);
             killAt = Clock::time_point::max();
         }
-        if (reaped && open > 0)
+        if (reaped && open > 0) {
             ::kill(-pid, SIGKILL); // workers the child left holding its pipes open
+            if (reapedAt == Clock::time_point::max())
+                reapedAt = now;
+            // Something outside the group (it left with setsid) still holds a pipe: stop
+            // reading after a grace period rather than wait for it.
+            if (now - reapedAt > std::chrono::seconds(2)) {
+                for (int i = 0; i < 3; ++i)
+                    if (pipes[i][0] >= 0) {
+                        buffers[i].flush(
+                            [&](const std::string& line) { onLine(streams[i], line); });
+                        closeQuietly(pipes[i][0]);
+                    }
+                open = 0;
+            }
+        }
     }
     if (!reaped)
         ::waitpid(pid, &status, 0);

@@ -37,6 +37,7 @@ Figures measure(const Case& c, const fs::path& work)
 {
     const fs::path copy = work / c.name;
     fs::remove_all(copy);
+    fs::create_directories(copy.parent_path());
     fs::copy(c.source, copy, fs::copy_options::recursive);
     if (!c.prepare.empty()) {
         portolan::dryrun::ChildLimits prep;

@@ -14,7 +14,7 @@ import torch
 
 import _portolan_hooks as hooks
 
-from .session import describe
+from .session import describe, tensors
 
 FORMAT = "portolan-capture"
 VERSION = 1
@@ -102,18 +102,6 @@ def _only_tensors(value):
     return False
 
 
-def _tensors(value, out):
-    if isinstance(value, torch.Tensor):
-        out.append(value)
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            _tensors(v, out)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _tensors(v, out)
-    return out
-
-
 def positional(model, args, kwargs):
     """The first call as positional tensors when it can be (keywords that follow the
     signature's order without gaps are moved into place); None otherwise."""
@@ -149,11 +137,11 @@ def input_names(model, args, kwargs):
         params = []
     for i, value in enumerate(args):
         base = params[i] if i < len(params) else f"arg{i}"
-        tensors = _tensors(value, [])
-        names += [base] if len(tensors) == 1 else [f"{base}.{j}" for j in range(len(tensors))]
+        count = len(tensors(value))
+        names += [base] if count == 1 else [f"{base}.{j}" for j in range(count)]
     for key, value in (kwargs or {}).items():
-        tensors = _tensors(value, [])
-        names += [key] if len(tensors) == 1 else [f"{key}.{j}" for j in range(len(tensors))]
+        count = len(tensors(value))
+        names += [key] if count == 1 else [f"{key}.{j}" for j in range(count)]
     return names
 
 
@@ -162,11 +150,11 @@ def trace(session, model, args, kwargs, path):
     example = positional(model, args, kwargs)
     target, root = model, None
     if example is None:
-        tensors = _tensors((args, kwargs), [])
-        if not tensors:
+        found = tensors((args, kwargs))
+        if not found:
             return None, "the model's first call has no tensor arguments to trace with", None
         target, root = _Call(model, args, kwargs), "model"
-        example = tuple(tensors)
+        example = tuple(found)
     rng = torch.get_rng_state()
     buffers = {name: b.detach().clone() for name, b in model.named_buffers()}
     session.tracing += 1

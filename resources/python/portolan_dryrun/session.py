@@ -21,6 +21,7 @@ import socket
 import sys
 import time
 import types
+import warnings
 import weakref
 
 import torch
@@ -45,35 +46,30 @@ class ArgumentsError(BaseException):
         self.message = message
 
 
-def describe(value, out=None):
-    """[{"shape": [...], "dtype": "float32"}] of the tensors in a nested value, in order."""
+def tensors(value, out=None):
+    """The tensors of a nested value (tuples, lists, dicts), in order; non-tensors skipped."""
     if out is None:
         out = []
     if isinstance(value, torch.Tensor):
-        out.append({"shape": list(value.shape), "dtype": str(value.dtype).replace("torch.", "")})
+        out.append(value)
     elif isinstance(value, (list, tuple)):
         for v in value:
-            describe(v, out)
+            tensors(v, out)
     elif isinstance(value, dict):
         for v in value.values():
-            describe(v, out)
+            tensors(v, out)
     return out
 
 
+def describe(value):
+    """[{"shape": [...], "dtype": "float32"}] of the tensors in a nested value, in order."""
+    return [{"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
+            for t in tensors(value)]
+
+
 def first_batch_dim(value):
-    if isinstance(value, torch.Tensor):
-        return value.shape[0] if value.dim() > 0 else None
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            d = first_batch_dim(v)
-            if d is not None:
-                return d
-    if isinstance(value, dict):
-        for v in value.values():
-            d = first_batch_dim(v)
-            if d is not None:
-                return d
-    return None
+    """The first dimension of the first non-scalar tensor in a nested value, or None."""
+    return next((t.shape[0] for t in tensors(value) if t.dim() > 0), None)
 
 
 class ModuleRecord:
@@ -148,7 +144,31 @@ class Session:
         self._patch_module_call()
         self._patch_dataloader()
         self._patch_argparse()
+        self._patch_warnings()
         signal.signal(signal.SIGTERM, self._on_sigterm)
+
+    def _patch_warnings(self):
+        """A warning raised under a module call is attributed (by its stacklevel) to the
+        frame of the call wrapper below; name the project's (or torch's) frame instead."""
+        original = warnings.showwarning
+        here = os.path.dirname(os.path.abspath(__file__))
+
+        def showwarning(message, category, filename, lineno, file=None, line=None):
+            if os.path.abspath(filename).startswith(here + os.sep):
+                def ours(f):
+                    return os.path.abspath(f.f_code.co_filename).startswith(here + os.sep)
+
+                # Up to the call wrapper, then past it: the code that called the module.
+                frame = sys._getframe(1)
+                while frame is not None and not ours(frame):
+                    frame = frame.f_back
+                while frame is not None and ours(frame):
+                    frame = frame.f_back
+                if frame is not None:
+                    filename, lineno, line = frame.f_code.co_filename, frame.f_lineno, None
+            return original(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = showwarning
 
     def _on_sigterm(self, signum, frame):
         raise DryRunStop("stopped")
