@@ -427,9 +427,9 @@ class Session:
             fields["metrics"] = metrics
         if self.steps_done == 1:
             self.first_step_time = now
+        self.events.emit("step", **fields)
         if self.steps_done == 1 and not self.capture_done:
             self.first_step(opt)
-        self.events.emit("step", **fields)
         self.last_step_time = time.time()
         self.step_losses = []
         self.explicit_losses = []
