@@ -238,6 +238,13 @@ bool MainWindow::selectViewPath(const QString& path)
         m_startRunWhenLoaded = true;
         return true;
     }
+    if (view == QLatin1String("runs") && page == QLatin1String("dry")) {
+        // A dry run of the project's own code; only for a project already trusted (nothing
+        // asks in a screenshot).
+        m_startRunWhenLoaded = true;
+        m_runs->setRunKind(views::RunPanel::RunKind::DryRun);
+        return true;
+    }
     return view == QLatin1String("profile") && m_profile->showPage(page);
 }
 
@@ -282,7 +289,8 @@ void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& sc
     m_runs->setProject(folder);
     if (m_startRunWhenLoaded) {
         m_startRunWhenLoaded = false;
-        m_runs->setMode(QStringLiteral("train_and_eval"));
+        if (m_runs->runKind() != views::RunPanel::RunKind::DryRun)
+            m_runs->setMode(QStringLiteral("train_and_eval"));
         m_runs->start();
     }
     m_profile->setProject(folder);

@@ -1,6 +1,9 @@
 // The GUI side of runs: event parsing, the child-process controller (garbage, crashes, stop,
 // kill), the SQLite run history, the loss chart (scales, smoothing, export, 1 M points) and the
 // run panel driving the real portolan-cli.
+#include "core/dryrun/dry_run.h"
+#include "dryrun_support.h"
+#include "views/runtime/argument_dialog.h"
 #include "views/runtime/loss_chart.h"
 #include "views/runtime/run_controller.h"
 #include "views/runtime/run_history.h"
@@ -9,9 +12,12 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <qcustomplot.h>
@@ -51,6 +57,10 @@ private slots:
     void lossChart();
     void lossChartMillionPoints();
     void panelRunsTheCli();
+    void panelDryRun();
+    void panelDryRunAsksForArguments();
+    void argumentDialog_data();
+    void argumentDialog();
     void panelStopAndKill();
 };
 
@@ -58,22 +68,51 @@ void TestRuntimeViews::parseEventLine_data()
 {
     QTest::addColumn<QByteArray>("line");
     QTest::addColumn<QString>("type");
-    QTest::addRow("step") << QByteArray(R"({"event":"step","step":3,"loss":1.0})") << "step";
-    QTest::addRow("spaces") << QByteArray("  {\"event\": \"eval\"}  \r") << "eval";
-    QTest::addRow("text") << QByteArray("step 10 loss 0.5") << "";
-    QTest::addRow("truncated") << QByteArray(R"({"event":"step","loss":)") << "";
-    QTest::addRow("array") << QByteArray("[{\"event\":\"step\"}]") << "";
-    QTest::addRow("no event") << QByteArray(R"({"step":1})") << "";
-    QTest::addRow("event not a string") << QByteArray(R"({"event":7})") << "";
-    QTest::addRow("empty event") << QByteArray(R"({"event":""})") << "";
-    QTest::addRow("binary") << QByteArray("\xff\xfe{\x01") << "";
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<bool>("hasLoss");
+    QTest::addColumn<double>("loss");
+    using K = portolan::views::RunEvent::Kind;
+    QTest::addRow("step") << QByteArray(R"({"event":"step","step":3,"loss":1.0})") << "step"
+                          << int(K::Step) << true << 1.0;
+    QTest::addRow("spaces") << QByteArray("  {\"event\": \"eval\"}  \r") << "eval" << int(K::Eval)
+                            << false << 0.0;
+    // A dry run writes null for a loss that was not a number: no point on the chart.
+    QTest::addRow("null loss") << QByteArray(R"({"event":"step","step":2,"loss":null})") << "step"
+                               << int(K::Step) << false << 0.0;
+    QTest::addRow("finished final loss")
+        << QByteArray(R"({"event":"finished","final_loss":0.25,"reason":"completed"})")
+        << "finished" << int(K::Finished) << true << 0.25;
+    QTest::addRow("capture") << QByteArray(R"({"event":"capture","model":"m.Net"})") << "capture"
+                             << int(K::Capture) << false << 0.0;
+    QTest::addRow("unknown kind") << QByteArray(R"({"event":"later"})") << "later" << int(K::Other)
+                                  << false << 0.0;
+    QTest::addRow("text") << QByteArray("step 10 loss 0.5") << "" << int(K::Other) << false << 0.0;
+    QTest::addRow("truncated") << QByteArray(R"({"event":"step","loss":)") << "" << int(K::Other)
+                               << false << 0.0;
+    QTest::addRow("array") << QByteArray("[{\"event\":\"step\"}]") << "" << int(K::Other) << false
+                           << 0.0;
+    QTest::addRow("no event") << QByteArray(R"({"step":1})") << "" << int(K::Other) << false << 0.0;
+    QTest::addRow("event not a string")
+        << QByteArray(R"({"event":7})") << "" << int(K::Other) << false << 0.0;
+    QTest::addRow("empty event") << QByteArray(R"({"event":""})") << "" << int(K::Other) << false
+                                 << 0.0;
+    QTest::addRow("binary") << QByteArray("\xff\xfe{\x01") << "" << int(K::Other) << false << 0.0;
 }
 
 void TestRuntimeViews::parseEventLine()
 {
     QFETCH(QByteArray, line);
     QFETCH(QString, type);
-    QCOMPARE(portolan::views::parseEventLine(line).value("event").toString(), type);
+    QFETCH(int, kind);
+    QFETCH(bool, hasLoss);
+    QFETCH(double, loss);
+    const auto e = portolan::views::RunEvent::parse(line);
+    QCOMPARE(e.type, type);
+    QCOMPARE(e.isValid(), !type.isEmpty());
+    QCOMPARE(int(e.kind), kind);
+    QCOMPARE(e.loss.has_value(), hasLoss);
+    if (hasLoss)
+        QCOMPARE(*e.loss, loss);
 }
 
 void TestRuntimeViews::garbageIsHandled()
@@ -145,12 +184,18 @@ void TestRuntimeViews::historyPersistsAndModelIsSane()
         QVERIFY(h.open(tmp.path()));
         QSqlQuery q(QSqlDatabase::database(QSqlDatabase::connectionNames().first()));
         const qint64 a = h.beginRun("train", QJsonObject{{"arguments", "--steps 3"}});
-        h.appendEvent(a, QJsonObject{{"event", "started"},
-                                     {"model", "small_cnn"},
-                                     {"config", QJsonObject{{"seed", 1}}}});
+        using portolan::views::RunEvent;
+        h.appendEvent(a, RunEvent::fromJson(QJsonObject{{"event", "started"},
+                                                        {"model", "small_cnn"},
+                                                        {"config", QJsonObject{{"seed", 1}}}}));
         for (int i = 1; i <= 3; ++i)
-            h.appendEvent(a, QJsonObject{{"event", "step"}, {"step", i}, {"loss", 3.0 - i}});
-        h.appendEvent(a, QJsonObject{{"event", "eval"}, {"step", 3}, {"loss", 0.7}});
+            h.appendEvent(a, RunEvent::fromJson(
+                                 QJsonObject{{"event", "step"}, {"step", i}, {"loss", 3.0 - i}}));
+        // A step whose loss was not a number: kept in the events, not on the curve.
+        h.appendEvent(a, RunEvent::fromJson(QJsonObject{
+                             {"event", "step"}, {"step", 4}, {"loss", QJsonValue::Null}}));
+        h.appendEvent(
+            a, RunEvent::fromJson(QJsonObject{{"event", "eval"}, {"step", 3}, {"loss", 0.7}}));
         h.finishRun(a, "completed", "completed");
         const qint64 b = h.beginRun("eval", {});
         h.finishRun(b, "failed", "no checkpoint");
@@ -170,7 +215,7 @@ void TestRuntimeViews::historyPersistsAndModelIsSane()
     const auto runs = h.runs();
     QCOMPARE(runs.size(), 2);
     QCOMPARE(runs[1].model, QStringLiteral("small_cnn"));
-    QCOMPARE(runs[1].lastStep, qint64(3));
+    QCOMPARE(runs[1].lastStep, qint64(4)); // the step without a loss counts as a step
     QCOMPARE(runs[1].config["resolved"].toObject()["seed"].toInt(), 1);
     QCOMPARE(runs[0].status, QStringLiteral("failed"));
     QCOMPARE(h.lossCurve(runs[1].id), (QVector<QPointF>{{1, 2}, {2, 1}, {3, 0}}));
@@ -297,6 +342,118 @@ void TestRuntimeViews::panelStopAndKill()
     QVERIFY(panel.history()->run(panel.currentRun()).reason.contains("killed"));
     QVERIFY(panel.history()->lossCurve(panel.currentRun()).size() >= 2);
     QCOMPARE(panel.historyModel()->rowCount(), 2);
+}
+
+void TestRuntimeViews::panelDryRun()
+{
+    QStandardPaths::setTestModeEnabled(true); // settings go to a test location
+    QTemporaryDir config;
+    QTemporaryDir tmp;
+    qputenv("PORTOLAN_CONFIG_DIR", config.path().toUtf8());
+    const QString project = tmp.filePath("small-cnn-poptorch");
+    QVERIFY(copyProject(PORTOLAN_SAMPLES "/small-cnn-poptorch", project));
+    RunPanel panel;
+    panel.setInteractive(false);
+    panel.setCliPath(PORTOLAN_CLI);
+    panel.setProject(project);
+    panel.setRunKind(RunPanel::RunKind::DryRun);
+    panel.setSteps(3);
+    panel.setBatch(2);
+    QSignalSpy done(&panel, &RunPanel::runFinished);
+    // Not trusted, and nobody to ask: nothing of the project runs.
+    QVERIFY(!panel.isTrusted());
+    panel.start();
+    QVERIFY(!panel.isRunning());
+    QCOMPARE(panel.currentRun(), qint64(0));
+    QVERIFY(!QFileInfo::exists(project + "/.portolan/capture"));
+
+    QVERIFY(!portolan::dryrun::TrustStore().setTrusted(project.toStdString(), true));
+    panel.setProject(project);
+    QVERIFY(panel.isTrusted());
+    panel.start();
+    QVERIFY(panel.isRunning());
+    QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 240000);
+    QCOMPARE(done.first().at(1).toString(), QStringLiteral("completed"));
+    const qint64 run = panel.currentRun();
+    // The live chart got the three steps; the history keeps the run and names the model.
+    QCOMPARE(panel.chart()->pointCount(run), 3);
+    const RunRecord record = panel.history()->run(run);
+    QCOMPARE(record.mode, QStringLiteral("dry_run"));
+    QCOMPARE(record.model, QStringLiteral("model.SmallCNN"));
+    QCOMPARE(record.lastStep, qint64(3));
+    QCOMPARE(panel.history()->lossCurve(run).size(), 3);
+    QCOMPARE(record.config.value("runtime").toString(), QStringLiteral("dry_run"));
+    bool captured = false;
+    for (const QJsonObject& e : panel.history()->events(run))
+        captured = captured || e.value("event").toString() == "capture";
+    QVERIFY(captured);
+    QVERIFY(QFileInfo::exists(project + "/.portolan/capture/capture.json"));
+    QAbstractItemModelTester tester(panel.historyModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(panel.historyModel()->index(0, RunHistoryModel::Mode).data().toString(),
+             QStringLiteral("dry_run"));
+}
+
+void TestRuntimeViews::panelDryRunAsksForArguments()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QTemporaryDir config;
+    QTemporaryDir tmp;
+    qputenv("PORTOLAN_CONFIG_DIR", config.path().toUtf8());
+    const QString project = tmp.filePath("required-args");
+    QVERIFY(copyProject(PORTOLAN_FIXTURES "/projects/required-args-original", project));
+    QVERIFY(!portolan::dryrun::TrustStore().setTrusted(project.toStdString(), true));
+    RunPanel panel;
+    panel.setInteractive(false);
+    panel.setCliPath(PORTOLAN_CLI);
+    panel.setProject(project);
+    panel.setRunKind(RunPanel::RunKind::DryRun);
+    QSignalSpy asked(&panel, &RunPanel::argumentsRequired);
+    QSignalSpy done(&panel, &RunPanel::runFinished);
+    panel.start();
+    QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 240000);
+    QCOMPARE(done.first().at(1).toString(), QStringLiteral("failed"));
+    QCOMPARE(asked.size(), 1);
+    const QJsonArray arguments = asked.first().at(0).toJsonArray();
+    QCOMPARE(arguments.size(), 2);
+    // The answers, as the dialog gives them, make the next run work.
+    ArgumentDialog dialog("train.py", arguments);
+    dialog.setAnswer(0, "8");
+    dialog.setAnswer(1, "tanh");
+    panel.setDryRunArguments(dialog.words().join(' '));
+    panel.start();
+    QTRY_COMPARE_WITH_TIMEOUT(done.size(), 2, 240000);
+    QCOMPARE(done.last().at(1).toString(), QStringLiteral("completed"));
+    // Kept for this project.
+    RunPanel again;
+    again.setProject(project);
+    QCOMPARE(again.dryRunArguments(), QStringLiteral("--width 8 --activation tanh"));
+}
+
+void TestRuntimeViews::argumentDialog_data()
+{
+    QTest::addColumn<QByteArray>("arguments");
+    QTest::addColumn<QStringList>("answers");
+    QTest::addColumn<QStringList>("words");
+    QTest::addRow("options") << QByteArray(R"([{"flag":"--dataset","choices":["fake","mnist"]},
+                                             {"flag":"--dataroot","type":"str"}])")
+                             << QStringList{"fake", "/data"}
+                             << QStringList{"--dataset", "fake", "--dataroot", "/data"};
+    QTest::addRow("positional") << QByteArray(R"([{"flag":"config","positional":true}])")
+                                << QStringList{"a b.yaml"} << QStringList{"a b.yaml"};
+    QTest::addRow("left empty") << QByteArray(R"([{"flag":"--x"},{"flag":"--y"}])")
+                                << QStringList{"", "2"} << QStringList{"--y", "2"};
+}
+
+void TestRuntimeViews::argumentDialog()
+{
+    QFETCH(QByteArray, arguments);
+    QFETCH(QStringList, answers);
+    QFETCH(QStringList, words);
+    ArgumentDialog dialog("main.py", QJsonDocument::fromJson(arguments).array());
+    for (int i = 0; i < answers.size(); ++i)
+        dialog.setAnswer(i, answers[i]);
+    QCOMPARE(dialog.words(), words);
 }
 
 QTEST_MAIN(TestRuntimeViews)

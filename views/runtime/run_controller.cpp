@@ -1,7 +1,6 @@
 #include "views/runtime/run_controller.h"
 
 #include <QDateTime>
-#include <QJsonDocument>
 
 namespace portolan::views {
 
@@ -18,21 +17,6 @@ QString runStatusName(RunStatus s)
         return QStringLiteral("failed");
     }
     return {};
-}
-
-QJsonObject parseEventLine(const QByteArray& line)
-{
-    const QByteArray trimmed = line.trimmed();
-    if (!trimmed.startsWith('{'))
-        return {};
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(trimmed, &error);
-    if (error.error != QJsonParseError::NoError || !doc.isObject())
-        return {};
-    const QJsonObject o = doc.object();
-    if (!o.value("event").isString() || o.value("event").toString().isEmpty())
-        return {};
-    return o;
 }
 
 RunController::RunController(QObject* parent) : QObject(parent) {}
@@ -58,6 +42,17 @@ bool RunController::startBuiltin(const QString& cli, const QString& project,
         return false;
     m_scriptMode = false;
     begin(cli, QStringList{"train", project, "--events", "jsonl"} + extraArgs, project);
+    return true;
+}
+
+bool RunController::startDryRun(const QString& cli, const QString& project,
+                                const QStringList& extraArgs)
+{
+    if (isRunning())
+        return false;
+    m_scriptMode = false;
+    begin(cli, QStringList{"run", project, "--dry-run", "--events", "jsonl", "--trust"} + extraArgs,
+          project);
     return true;
 }
 
@@ -150,22 +145,18 @@ void RunController::handleLine(const QByteArray& line)
             bool stepOk = false;
             const int step = match.captured("step").toInt(&stepOk);
             m_scriptStep = stepOk ? step : m_scriptStep + 1;
-            QJsonObject e{{"event", "step"},
-                          {"step", m_scriptStep},
-                          {"loss", loss},
-                          {"time", double(QDateTime::currentMSecsSinceEpoch()) / 1000.0}};
-            Q_EMIT eventReceived(e);
+            Q_EMIT eventReceived(RunEvent::makeStep(
+                m_scriptStep, loss, double(QDateTime::currentMSecsSinceEpoch()) / 1000.0));
         }
         return;
     }
-    const QJsonObject e = parseEventLine(line);
-    if (e.isEmpty()) {
+    const RunEvent e = RunEvent::parse(line);
+    if (!e.isValid()) {
         ++m_garbage;
         Q_EMIT logLine(QStringLiteral("[not an event] ") + QString::fromUtf8(line.left(500)), true);
         return;
     }
-    const QString type = e.value("event").toString();
-    if (type == "finished" || type == "failed")
+    if (e.isTerminal())
         m_lastTerminal = e;
     Q_EMIT eventReceived(e);
 }
@@ -179,17 +170,15 @@ void RunController::onFinished(int exitCode, QProcess::ExitStatus status)
     if (!m_buffer.trimmed().isEmpty())
         handleLine(m_buffer); // a last line without newline
     m_buffer.clear();
-    const QString type = m_lastTerminal.value("event").toString();
-    if (type == "finished") {
-        const bool stopped = m_lastTerminal.value("reason").toString() == "stopped";
-        Q_EMIT finished(stopped ? RunStatus::Stopped : RunStatus::Completed,
-                        m_lastTerminal.value("reason").toString());
+    if (m_lastTerminal.kind == RunEvent::Kind::Finished) {
+        const bool stopped = m_lastTerminal.reason == "stopped";
+        Q_EMIT finished(stopped ? RunStatus::Stopped : RunStatus::Completed, m_lastTerminal.reason);
         return;
     }
-    if (type == "failed") {
-        Q_EMIT finished(RunStatus::Failed, m_lastTerminal.value("diagnostic").toString().isEmpty()
-                                               ? m_lastTerminal.value("message").toString()
-                                               : m_lastTerminal.value("diagnostic").toString());
+    if (m_lastTerminal.kind == RunEvent::Kind::Failed) {
+        Q_EMIT finished(RunStatus::Failed, m_lastTerminal.diagnostic.isEmpty()
+                                               ? m_lastTerminal.message
+                                               : m_lastTerminal.diagnostic);
         return;
     }
     QString reason;

@@ -1,9 +1,12 @@
 #pragma once
 // Runs one training run as a child process and turns its output into events: either
-// `portolan-cli train ... --events jsonl` (JSON lines, core/runtime/EVENTS.md) or, for a trusted
-// project, the project's own Python entry point, whose loss values are parsed from its output by
-// an editable pattern. The GUI never blocks on the run, and a crashing child only ends the run.
-#include <QJsonObject>
+// `portolan-cli train ... --events jsonl` (JSON lines, core/runtime/EVENTS.md), a dry run of a
+// trusted project's own code (`portolan-cli run ... --dry-run --events jsonl`, same stream) or,
+// for a trusted project, the project's own Python entry point, whose loss values are parsed from
+// its output by an editable pattern. The GUI never blocks on the run, and a crashing child only
+// ends the run.
+#include "views/runtime/run_event.h"
+
 #include <QObject>
 #include <QProcess>
 #include <QRegularExpression>
@@ -20,10 +23,6 @@ enum class RunStatus
 };
 QString runStatusName(RunStatus s); // "running", "completed", "stopped", "failed"
 
-// One event line as the CLI writes it; nullopt-like empty object for anything else (garbage,
-// partial JSON, JSON that is not an object with a string "event").
-QJsonObject parseEventLine(const QByteArray& line);
-
 class RunController : public QObject
 {
     Q_OBJECT
@@ -34,6 +33,9 @@ public:
 
     // The built-in runtime: `cli train PROJECT --events jsonl <extraArgs>`.
     bool startBuiltin(const QString& cli, const QString& project, const QStringList& extraArgs);
+    // A dry run of a trusted project's own code: `cli run PROJECT --dry-run --events jsonl
+    // --trust <extraArgs>` (the panel asks for trust before).
+    bool startDryRun(const QString& cli, const QString& project, const QStringList& extraArgs);
     // A trusted project's own command (program + arguments, run in `project`); each output line
     // matching `lossPattern` (named groups "loss" and optionally "step") becomes a step event.
     bool startScript(const QString& project, const QString& program, const QStringList& args,
@@ -48,7 +50,7 @@ public:
 
 Q_SIGNALS:
     void started();
-    void eventReceived(const QJsonObject& event);
+    void eventReceived(const portolan::views::RunEvent& event);
     void logLine(const QString& line, bool isError);
     void finished(portolan::views::RunStatus status, const QString& reason);
 
@@ -72,7 +74,7 @@ private:
     bool m_stopRequested = false;
     bool m_killRequested = false;
     bool m_ended = false;
-    QJsonObject m_lastTerminal; // the finished or failed event, when one arrived
+    RunEvent m_lastTerminal; // the finished or failed event, when one arrived
 };
 
 } // namespace portolan::views

@@ -94,11 +94,12 @@ qint64 RunHistory::beginRun(const QString& mode, const QJsonObject& config)
     return q.lastInsertId().toLongLong();
 }
 
-void RunHistory::appendEvent(qint64 runId, const QJsonObject& event)
+void RunHistory::appendEvent(qint64 runId, const RunEvent& e)
 {
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     QSqlQuery q(db);
-    const QString type = event.value("event").toString();
+    const QJsonObject& event = e.json;
+    const QString type = e.type;
     if (!m_nextSeq.contains(runId)) {
         QSqlQuery last(db);
         last.prepare(
@@ -111,10 +112,18 @@ void RunHistory::appendEvent(qint64 runId, const QJsonObject& event)
     q.addBindValue(runId);
     q.addBindValue(m_nextSeq[runId]++);
     q.addBindValue(type);
-    q.addBindValue(event.value("step").toInteger());
-    q.addBindValue(event.contains("loss") ? QVariant(event.value("loss").toDouble()) : QVariant());
+    q.addBindValue(e.step);
+    // A loss that was not a number (null in the event: a NaN or an infinity) stays NULL.
+    q.addBindValue(e.kind != RunEvent::Kind::Finished && e.loss ? QVariant(*e.loss) : QVariant());
     q.addBindValue(toText(event));
     q.exec();
+    if (e.kind == RunEvent::Kind::Capture && !e.model.isEmpty()) {
+        QSqlQuery u(db);
+        u.prepare(QStringLiteral("UPDATE runs SET model = ? WHERE id = ?"));
+        u.addBindValue(e.model);
+        u.addBindValue(runId);
+        u.exec();
+    }
     if (type == "started") {
         QJsonObject config = run(runId).config;
         config.insert(QStringLiteral("resolved"), event.value("config"));
@@ -127,8 +136,8 @@ void RunHistory::appendEvent(qint64 runId, const QJsonObject& event)
     } else if (type == "step") {
         QSqlQuery u(db);
         u.prepare(QStringLiteral("UPDATE runs SET last_step = ?, last_loss = ? WHERE id = ?"));
-        u.addBindValue(event.value("step").toInteger());
-        u.addBindValue(event.value("loss").toDouble());
+        u.addBindValue(e.step);
+        u.addBindValue(e.loss ? QVariant(*e.loss) : QVariant());
         u.addBindValue(runId);
         u.exec();
     }

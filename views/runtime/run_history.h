@@ -2,6 +2,8 @@
 // Run history of one project: PROJECT/.portolan/runs.sqlite (QSQLITE, WAL mode). Each run keeps
 // its configuration snapshot, every event as it arrived (written at once, so a crash of the
 // child or of the GUI loses nothing already reported) and its final status.
+#include "views/runtime/run_event.h"
+
 #include <QHash>
 #include <QJsonObject>
 #include <QList>
@@ -38,7 +40,8 @@ public:
     QString databasePath() const { return m_path; }
 
     qint64 beginRun(const QString& mode, const QJsonObject& config);
-    void appendEvent(qint64 run, const QJsonObject& event); // the started event fills model/config
+    // The started event fills model and config; a dry run's capture event names the model.
+    void appendEvent(qint64 run, const RunEvent& event);
     void finishRun(qint64 run, const QString& status, const QString& reason);
 
     QList<RunRecord> runs() const; // newest first

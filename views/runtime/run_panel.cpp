@@ -1,11 +1,14 @@
 #include "views/runtime/run_panel.h"
 
+#include "core/dryrun/dry_run.h"
+#include "views/runtime/argument_dialog.h"
 #include "views/runtime/loss_chart.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -18,9 +21,11 @@
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace portolan::views {
@@ -95,9 +100,32 @@ RunPanel::RunPanel(QWidget* parent)
     m_steps = new QSpinBox(this);
     m_steps->setRange(0, 100000000);
     m_steps->setSpecialValueText(tr("from params"));
+    m_batch = new QSpinBox(this);
+    m_batch->setRange(1, 1 << 20);
+    m_batch->setValue(2);
+    m_batch->setToolTip(tr("Micro-batch of the dry run; the project's own batch size is kept for "
+                           "the capture's figures"));
     m_runtime = new QComboBox(this);
     m_runtime->addItem(tr("Built-in (LibTorch)"));
     m_runtime->addItem(tr("Project's own script"));
+    m_runtime->addItem(tr("Dry run (project code)"));
+    m_runtime->setItemData(2,
+                           tr("Runs the project's own entry point for a few steps on the CPU, with "
+                              "stand-ins for the vendor SDKs, and captures the model"),
+                           Qt::ToolTipRole);
+    m_sdkRow = new QWidget(this);
+    m_sdkPath = new QLineEdit(m_sdkRow);
+    m_sdkPath->setPlaceholderText(tr("a Cerebras Model Zoo checkout (only for ports that need "
+                                     "shared Model Zoo code)"));
+    m_sdkPath->setText(QSettings().value(QStringLiteral("dryrun/sdkPath")).toString());
+    auto* browse = new QPushButton(tr("…"), m_sdkRow);
+    browse->setToolTip(tr("Choose the folder that holds modelzoo/"));
+    auto* sdkLayout = new QHBoxLayout(m_sdkRow);
+    sdkLayout->setContentsMargins(0, 0, 0, 0);
+    sdkLayout->addWidget(m_sdkPath, 1);
+    sdkLayout->addWidget(browse);
+    m_dryArgs = new QLineEdit(this);
+    m_dryArgs->setPlaceholderText(tr("arguments for the entry point (given after --)"));
     m_trusted = new QCheckBox(tr("I trust this project (its code will run)"), this);
     m_command = new QLineEdit(
         QStringLiteral("/usr/bin/python3 run.py CPU --mode train --params configs/params.yaml"),
@@ -124,9 +152,12 @@ RunPanel::RunPanel(QWidget* parent)
 
     auto* form = new QFormLayout;
     m_form = form;
+    form->addRow(tr("Runtime"), m_runtime);
     form->addRow(tr("Mode"), m_mode);
     form->addRow(tr("Steps"), m_steps);
-    form->addRow(tr("Runtime"), m_runtime);
+    form->addRow(tr("Batch"), m_batch);
+    form->addRow(tr("Model Zoo"), m_sdkRow);
+    form->addRow(tr("Arguments"), m_dryArgs);
     form->addRow(QString(), m_trusted);
     form->addRow(tr("Command"), m_command);
     form->addRow(tr("Loss pattern"), m_lossPattern);
@@ -157,8 +188,28 @@ RunPanel::RunPanel(QWidget* parent)
     connect(m_start, &QPushButton::clicked, this, &RunPanel::start);
     connect(m_stop, &QPushButton::clicked, this, &RunPanel::stop);
     connect(m_kill, &QPushButton::clicked, this, &RunPanel::kill);
-    connect(m_runtime, &QComboBox::currentIndexChanged, this, &RunPanel::updateButtons);
-    connect(m_trusted, &QCheckBox::toggled, this, &RunPanel::updateButtons);
+    connect(m_runtime, &QComboBox::currentIndexChanged, this, [this](int index) {
+        // A dry run is a few steps; the built-in runtime's "from params" means its full run.
+        if (index == int(RunKind::DryRun) && m_steps->value() == 0)
+            m_steps->setValue(3);
+        updateButtons();
+    });
+    connect(m_trusted, &QCheckBox::clicked, this, [this](bool checked) {
+        // The checkbox is the trust store's entry for this project, shared with portolan-cli.
+        if (!m_project.isEmpty()) {
+            if (auto error = dryrun::TrustStore().setTrusted(m_project.toStdString(), checked))
+                appendLog(QString::fromStdString(error->toString()), true);
+        }
+        updateButtons();
+    });
+    connect(browse, &QPushButton::clicked, this, &RunPanel::browseSdkPath);
+    connect(m_sdkPath, &QLineEdit::editingFinished, this,
+            [this] { QSettings().setValue(QStringLiteral("dryrun/sdkPath"), m_sdkPath->text()); });
+    connect(m_dryArgs, &QLineEdit::editingFinished, this, [this] {
+        if (!m_project.isEmpty())
+            QSettings().setValue(QStringLiteral("dryrun/arguments/") + m_project,
+                                 m_dryArgs->text());
+    });
     connect(m_controller, &RunController::eventReceived, this, &RunPanel::onEvent);
     connect(m_controller, &RunController::logLine, this, &RunPanel::appendLog);
     connect(m_controller, &RunController::finished, this, &RunPanel::onFinished);
@@ -185,11 +236,65 @@ void RunPanel::setMode(const QString& mode)
     m_mode->setCurrentText(mode);
 }
 
+void RunPanel::setBatch(int batch)
+{
+    m_batch->setValue(batch);
+}
+
+void RunPanel::setRunKind(RunKind kind)
+{
+    m_runtime->setCurrentIndex(int(kind));
+}
+
+RunPanel::RunKind RunPanel::runKind() const
+{
+    return RunKind(m_runtime->currentIndex());
+}
+
+void RunPanel::setSdkPath(const QString& path)
+{
+    m_sdkPath->setText(path);
+    QSettings().setValue(QStringLiteral("dryrun/sdkPath"), path);
+}
+
+QString RunPanel::sdkPath() const
+{
+    return m_sdkPath->text().trimmed();
+}
+
+void RunPanel::setDryRunArguments(const QString& words)
+{
+    m_dryArgs->setText(words);
+    if (!m_project.isEmpty())
+        QSettings().setValue(QStringLiteral("dryrun/arguments/") + m_project, words);
+}
+
+QString RunPanel::dryRunArguments() const
+{
+    return m_dryArgs->text();
+}
+
+bool RunPanel::isTrusted() const
+{
+    return !m_project.isEmpty() && dryrun::TrustStore().isTrusted(m_project.toStdString());
+}
+
+void RunPanel::browseSdkPath()
+{
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Cerebras Model Zoo checkout (the folder that holds modelzoo/)"),
+        m_sdkPath->text());
+    if (!dir.isEmpty())
+        setSdkPath(dir);
+}
+
 void RunPanel::setProject(const QString& folder)
 {
     if (m_controller->isRunning())
         m_controller->stop();
     m_project = folder;
+    m_trusted->setChecked(isTrusted());
+    m_dryArgs->setText(QSettings().value(QStringLiteral("dryrun/arguments/") + folder).toString());
     m_chart->clearRuns();
     m_log->clear();
     m_currentRun = 0;
@@ -213,17 +318,27 @@ bool RunPanel::isRunning() const
 void RunPanel::updateButtons()
 {
     const bool running = m_controller->isRunning();
-    const bool script = m_runtime->currentIndex() == 1;
-    // The script rows (with their labels) only exist for the project's own script.
+    const RunKind kind = runKind();
+    const bool script = kind == RunKind::Script;
+    const bool dry = kind == RunKind::DryRun;
+    // Each kind shows its own rows (with their labels) only.
+    m_form->setRowVisible(m_mode, !dry);
+    m_form->setRowVisible(m_batch, dry);
+    m_form->setRowVisible(m_sdkRow, dry);
+    m_form->setRowVisible(m_dryArgs, dry);
     m_form->setRowVisible(m_trusted, script);
     m_form->setRowVisible(m_command, script);
     m_form->setRowVisible(m_lossPattern, script);
+    m_steps->setSpecialValueText(dry ? QString() : tr("from params"));
+    m_steps->setMinimum(dry ? 1 : 0);
     m_start->setEnabled(!running && !m_project.isEmpty() &&
                         (script ? m_trusted->isChecked() : !m_cli.isEmpty()));
     m_stop->setEnabled(running);
     m_kill->setEnabled(running);
     m_mode->setEnabled(!running);
     m_steps->setEnabled(!running);
+    m_batch->setEnabled(!running);
+    m_runtime->setEnabled(!running);
 }
 
 void RunPanel::start()
@@ -247,25 +362,48 @@ void RunPanel::start()
             return;
         }
     }
-    QStringList args{"--mode", m_mode->currentText(), "--log-steps", "1"};
-    if (m_steps->value() > 0)
-        args << "--steps" << QString::number(m_steps->value());
-    const bool script = m_runtime->currentIndex() == 1;
-    QJsonObject config{{"runtime", script ? "script" : "builtin"}, {"project", m_project}};
-    config.insert("arguments", QJsonArray::fromStringList(
-                                   script ? QProcess::splitCommand(m_command->text()) : args));
-    m_currentRun = m_history->beginRun(m_mode->currentText(), config);
+    const RunKind kind = runKind();
+    if (kind == RunKind::DryRun && !ensureTrusted())
+        return;
+    QStringList args;
+    QString mode = m_mode->currentText();
+    QString runtime = QStringLiteral("builtin");
+    if (kind == RunKind::DryRun) {
+        mode = QStringLiteral("dry_run");
+        runtime = QStringLiteral("dry_run");
+        args << "--steps" << QString::number(std::max(1, m_steps->value())) << "--batch"
+             << QString::number(m_batch->value());
+        if (!sdkPath().isEmpty())
+            args << "--sdk-path" << sdkPath();
+        const QStringList words = QProcess::splitCommand(m_dryArgs->text());
+        if (!words.isEmpty())
+            args << "--" << words;
+    } else if (kind == RunKind::Script) {
+        runtime = QStringLiteral("script");
+        args = QProcess::splitCommand(m_command->text());
+    } else {
+        args << "--mode" << m_mode->currentText() << "--log-steps"
+             << "1";
+        if (m_steps->value() > 0)
+            args << "--steps" << QString::number(m_steps->value());
+    }
+    QJsonObject config{{"runtime", runtime}, {"project", m_project}};
+    config.insert("arguments", QJsonArray::fromStringList(args));
+    m_currentRun = m_history->beginRun(mode, config);
     m_maxSteps = m_steps->value();
     m_firstStep = -1;
+    m_lastFailure = {};
     m_log->clear();
     m_progress->setValue(0);
     m_remaining->clear();
     m_chart->setRun(m_currentRun, tr("run %1").arg(m_currentRun), {}, {});
     bool ok = false;
-    if (script) {
-        QStringList parts = QProcess::splitCommand(m_command->text());
+    if (kind == RunKind::Script) {
+        QStringList parts = args;
         const QString program = parts.isEmpty() ? QString() : parts.takeFirst();
         ok = m_controller->startScript(m_project, program, parts, m_lossPattern->text());
+    } else if (kind == RunKind::DryRun) {
+        ok = m_controller->startDryRun(m_cli, m_project, args);
     } else {
         ok = m_controller->startBuiltin(m_cli, m_project, args);
     }
@@ -274,6 +412,56 @@ void RunPanel::start()
     m_clock.start();
     refreshHistory();
     updateButtons();
+}
+
+bool RunPanel::ensureTrusted()
+{
+    if (isTrusted())
+        return true;
+    if (!m_interactive) {
+        // Nobody to ask (screenshots, tests): project code never runs without trust.
+        appendLog(
+            tr("not started: %1 is not trusted, and a dry run runs its own code").arg(m_project),
+            true);
+        return false;
+    }
+    const auto answer = QMessageBox::question(
+        this, tr("Run this project's code?"),
+        tr("A dry run starts the project's own Python code (its entry point, data loaders and "
+           "model) in a separate process on this computer, with the network off and a time and "
+           "memory limit. Only continue if you trust the code in\n%1\n\nPortolan remembers the "
+           "answer for this project.")
+            .arg(QDir::toNativeSeparators(m_project)),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes)
+        return false;
+    if (auto error = dryrun::TrustStore().setTrusted(m_project.toStdString(), true)) {
+        appendLog(QString::fromStdString(error->toString()), true);
+        return false;
+    }
+    m_trusted->setChecked(true);
+    return true;
+}
+
+void RunPanel::askForArguments(const QJsonObject& failure)
+{
+    const QJsonArray arguments = failure.value("arguments").toArray();
+    Q_EMIT argumentsRequired(arguments);
+    if (!m_interactive || arguments.isEmpty())
+        return;
+    const QString entry = failure.value("location").toObject().value("file").toString();
+    ArgumentDialog dialog(entry.isEmpty() ? tr("the entry point") : entry, arguments, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const QStringList words = dialog.words();
+    if (words.isEmpty())
+        return;
+    QStringList all = QProcess::splitCommand(m_dryArgs->text()) + words;
+    for (QString& w : all)
+        if (w.contains(QLatin1Char(' ')) || w.isEmpty())
+            w = QLatin1Char('"') + w + QLatin1Char('"');
+    setDryRunArguments(all.join(QLatin1Char(' ')));
+    QTimer::singleShot(0, this, &RunPanel::start);
 }
 
 void RunPanel::stop()
@@ -291,22 +479,31 @@ void RunPanel::appendLog(const QString& line, bool isError)
     m_log->appendPlainText(isError ? QStringLiteral("! ") + line : line);
 }
 
-void RunPanel::onEvent(const QJsonObject& e)
+void RunPanel::onEvent(const RunEvent& e)
 {
     if (m_currentRun)
         m_history->appendEvent(m_currentRun, e);
-    const QString type = e.value("event").toString();
-    if (type == "started") {
-        m_maxSteps = e.value("max_steps").toInteger();
+    switch (e.kind) {
+    case RunEvent::Kind::Started:
+        m_maxSteps = e.maxSteps;
         m_progress->setRange(0, int(std::max<qint64>(m_maxSteps, 1)));
-        appendLog(tr("started %1 (%2 parameters), %3 steps")
-                      .arg(e.value("model").toString())
-                      .arg(e.value("parameters").toInteger())
-                      .arg(m_maxSteps),
-                  false);
-    } else if (type == "step") {
-        const qint64 step = e.value("step").toInteger();
-        m_chart->appendLoss(m_currentRun, double(step), e.value("loss").toDouble());
+        if (e.json.value("mode").toString() == QLatin1String("dry_run"))
+            appendLog(tr("dry run of %1 (%2): %3 steps at batch %4")
+                          .arg(e.json.value("entry").toString(), e.json.value("flavour").toString())
+                          .arg(m_maxSteps)
+                          .arg(e.json.value("batch").toInteger()),
+                      false);
+        else
+            appendLog(tr("started %1 (%2 parameters), %3 steps")
+                          .arg(e.model)
+                          .arg(e.parameters)
+                          .arg(m_maxSteps),
+                      false);
+        break;
+    case RunEvent::Kind::Step: {
+        const qint64 step = e.step;
+        if (e.loss)
+            m_chart->appendLoss(m_currentRun, double(step), *e.loss);
         if (m_firstStep < 0) {
             m_firstStep = step;
             m_clock.restart();
@@ -321,24 +518,62 @@ void RunPanel::onEvent(const QJsonObject& e)
                     tr("%1:%2 left").arg(left / 60).arg(left % 60, 2, 10, QLatin1Char('0')));
             }
         }
-        if (step % 50 == 0)
+        // A dry run has a handful of steps: each is worth a line.
+        if (step % 50 == 0 || m_maxSteps <= 20)
             appendLog(tr("step %1  loss %2  %3 samples/s")
                           .arg(step)
-                          .arg(e.value("loss").toDouble(), 0, 'f', 4)
-                          .arg(e.value("samples_per_sec").toDouble(), 0, 'f', 0),
+                          .arg(e.loss ? QString::number(*e.loss, 'f', 4) : tr("n/a"))
+                          .arg(e.samplesPerSec ? *e.samplesPerSec : 0.0, 0, 'f', 0),
                       false);
-    } else if (type == "eval") {
-        m_chart->appendEval(m_currentRun, double(e.value("step").toInteger()),
-                            e.value("loss").toDouble());
+        break;
+    }
+    case RunEvent::Kind::Eval:
+        if (e.loss)
+            m_chart->appendEval(m_currentRun, double(e.step), *e.loss);
         appendLog(tr("eval at step %1: loss %2, accuracy %3")
-                      .arg(e.value("step").toInteger())
-                      .arg(e.value("loss").toDouble(), 0, 'f', 4)
-                      .arg(e.value("accuracy").toDouble(), 0, 'f', 3),
+                      .arg(e.step)
+                      .arg(e.loss ? QString::number(*e.loss, 'f', 4) : tr("n/a"))
+                      .arg(e.accuracy ? QString::number(*e.accuracy, 'f', 3) : tr("n/a")),
                   false);
-    } else if (type == "warning" || type == "checkpoint") {
-        appendLog(type + ": " + e.value(type == "warning" ? "message" : "path").toString(), false);
-    } else if (type == "failed") {
-        appendLog(e.value("diagnostic").toString(), true);
+        break;
+    case RunEvent::Kind::Warning:
+    case RunEvent::Kind::Info:
+        appendLog(e.type + ": " + e.message, false);
+        break;
+    case RunEvent::Kind::Checkpoint:
+        appendLog(e.type + ": " + e.path, false);
+        break;
+    case RunEvent::Kind::Capture:
+        appendLog(tr("capture: %1 (%2, %3 parameters, %4)")
+                      .arg(e.path, e.model)
+                      .arg(e.parameters)
+                      .arg(e.json.value("traced").toBool()
+                               ? tr("traced")
+                               : tr("not traced: %1").arg(e.json.value("trace_error").toString())),
+                  false);
+        break;
+    case RunEvent::Kind::Arguments: {
+        QStringList values;
+        const QJsonObject v = e.json.value("values").toObject();
+        for (auto it = v.begin(); it != v.end(); ++it)
+            values << it.key() + QLatin1Char('=') + it.value().toVariant().toString();
+        appendLog(tr("arguments: %1").arg(values.join(QStringLiteral(", "))), false);
+        break;
+    }
+    case RunEvent::Kind::Output:
+        appendLog(e.text, e.stream == QLatin1String("stderr"));
+        break;
+    case RunEvent::Kind::Failed:
+        m_lastFailure = e.json;
+        appendLog(e.diagnostic.isEmpty() ? e.message : e.diagnostic, true);
+        if (e.code == QLatin1String("dryrun.needs-modelzoo"))
+            appendLog(tr("hint: set the Model Zoo checkout above (the folder that holds "
+                         "modelzoo/) and start again"),
+                      false);
+        break;
+    case RunEvent::Kind::Finished:
+    case RunEvent::Kind::Other:
+        break;
     }
 }
 
@@ -357,6 +592,9 @@ void RunPanel::onFinished(RunStatus status, const QString& reason)
     refreshHistory();
     updateButtons();
     Q_EMIT runFinished(m_currentRun, name);
+    if (status == RunStatus::Failed &&
+        m_lastFailure.value("code").toString() == QLatin1String("dryrun.required-argument"))
+        askForArguments(m_lastFailure);
 }
 
 void RunPanel::refreshHistory()

@@ -1,13 +1,17 @@
 #pragma once
-// The run panel: choose mode, steps and runtime (built-in LibTorch through portolan-cli, or the
-// project's own Python entry once the project is trusted), Start / Stop / Kill, a progress bar
-// with time remaining, the live loss chart beside a log view, and the project's run history
-// (select several runs to overlay their curves).
+// The run panel: choose the kind of run (built-in LibTorch through portolan-cli, a dry run of
+// the project's own code on the CPU, or the project's own Python command) with its mode, steps
+// and batch, Start / Stop / Kill, a progress bar with time remaining, the live loss chart beside
+// a log view, and the project's run history (select several runs to overlay their curves).
+// Project code runs only once the user trusts the project (asked once, remembered per project
+// in the trust store shared with portolan-cli).
 #include "views/runtime/run_controller.h"
 #include "views/runtime/run_history.h"
 
 #include <QAbstractTableModel>
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QWidget>
 #include <memory>
 
@@ -63,8 +67,17 @@ public:
     explicit RunPanel(QWidget* parent = nullptr);
     ~RunPanel() override;
 
+    enum class RunKind
+    {
+        Builtin,
+        Script,
+        DryRun
+    };
+
     void setProject(const QString& folder);
     void setCliPath(const QString& path);
+    void setRunKind(RunKind kind);
+    RunKind runKind() const;
 
     // For tests and the screenshot option.
     RunController* controller() const { return m_controller; }
@@ -73,7 +86,15 @@ public:
     RunHistoryModel* historyModel() const { return m_historyModel; }
     qint64 currentRun() const { return m_currentRun; }
     void setSteps(int steps);
+    void setBatch(int batch);
     void setMode(const QString& mode);
+    // Dry run: a Cerebras Model Zoo checkout (kept in the settings for every project) and the
+    // entry's arguments (kept per project).
+    void setSdkPath(const QString& path);
+    QString sdkPath() const;
+    void setDryRunArguments(const QString& words);
+    QString dryRunArguments() const;
+    bool isTrusted() const;
     bool isRunning() const;
     // Without a user (screenshots, tests) nothing is asked: .gitignore is left alone.
     void setInteractive(bool interactive) { m_interactive = interactive; }
@@ -85,9 +106,15 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void runFinished(qint64 run, const QString& status);
+    // A dry run stopped for arguments the entry requires; the panel asks for them when
+    // interactive (and starts again), else it only reports them.
+    void argumentsRequired(const QJsonArray& arguments);
 
 private:
-    void onEvent(const QJsonObject& e);
+    void onEvent(const RunEvent& e);
+    bool ensureTrusted();
+    void askForArguments(const QJsonObject& failure);
+    void browseSdkPath();
     void onFinished(RunStatus status, const QString& reason);
     void refreshHistory();
     void overlaySelection();
@@ -103,6 +130,10 @@ private:
     QFormLayout* m_form = nullptr;
     QComboBox* m_mode;
     QSpinBox* m_steps;
+    QSpinBox* m_batch;
+    QLineEdit* m_sdkPath;
+    QWidget* m_sdkRow;
+    QLineEdit* m_dryArgs;
     QComboBox* m_runtime;
     QCheckBox* m_trusted;
     QLineEdit* m_command;
@@ -119,6 +150,7 @@ private:
     qint64 m_maxSteps = 0;
     qint64 m_firstStep = -1;
     QElapsedTimer m_clock;
+    QJsonObject m_lastFailure; // the failed event of the current run, if any
 };
 
 } // namespace portolan::views

@@ -1,0 +1,297 @@
+// portolan-cli run PROJECT --dry-run: runs the project's own entry point for a few optimizer
+// steps on the CPU, in a /usr/bin/python3 child with the SDK stand-ins (resources/python), and
+// writes the capture for the simulated compilers. Torch-free: this process only supervises.
+// With --events jsonl it writes the JSON-lines events of core/runtime/EVENTS.md on stdout.
+#include "app/cli/cli_common.h"
+#include "core/common/resources.h"
+#include "core/dryrun/dry_run.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace portolan::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void onRunStop(int)
+{
+    g_stop.store(true);
+}
+
+struct RunCliOptions
+{
+    std::string project;
+    bool dryRun = false;
+    bool trust = false;
+    int steps = 3;
+    int batch = 2;
+    std::string sdkPath;
+    int timeout = 1800;
+    std::int64_t memoryLimit = -1;
+    std::string events;
+    std::string entry;
+    std::string params;
+    std::string flavour;
+    int threads = 0;
+    std::vector<std::string> args;
+};
+
+double now()
+{
+    using namespace std::chrono;
+    return double(duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count()) /
+           1000.0;
+}
+
+std::string fixed(double v, int digits)
+{
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(digits) << v;
+    return s.str();
+}
+
+// Text mode: one readable line per event.
+void printEvent(const nlohmann::json& e)
+{
+    const std::string type = e.value("event", "");
+    auto num = [&](const char* key) {
+        return e.contains(key) && e[key].is_number() ? e[key].get<double>() : 0.0;
+    };
+    if (type == "started") {
+        std::cout << "Dry run of " << e.value("entry", "?") << " (" << e.value("flavour", "?")
+                  << "): " << e.value("max_steps", 0) << " steps at batch " << e.value("batch", 0)
+                  << "\n  entry: " << e.value("entry_reason", "") << "\n";
+        if (e.contains("config") && e["config"].is_string())
+            std::cout << "  config: " << e["config"].get<std::string>() << " ("
+                      << e.value("config_reason", "") << ")\n";
+    } else if (type == "step") {
+        std::cout << "step " << std::setw(4) << e.value("step", 0) << "  loss "
+                  << (e.contains("loss") && e["loss"].is_number() ? fixed(num("loss"), 4)
+                                                                  : std::string("n/a"))
+                  << "  " << fixed(num("samples_per_sec"), 0) << " samples/s\n";
+    } else if (type == "eval") {
+        std::cout << "eval at step " << e.value("step", 0) << ": loss "
+                  << (e.contains("loss") && e["loss"].is_number() ? fixed(num("loss"), 4)
+                                                                  : std::string("n/a"))
+                  << "\n";
+    } else if (type == "capture") {
+        std::cout << "capture: " << e.value("path", "") << " (" << e.value("model", "") << ", "
+                  << e.value("parameters", 0) << " parameters, "
+                  << (e.value("traced", false) ? std::string("traced")
+                                               : "not traced: " + e.value("trace_error", ""))
+                  << ")\n";
+    } else if (type == "arguments") {
+        std::cout << "arguments: " << e["values"].dump() << "\n";
+    } else if (type == "warning" || type == "info") {
+        std::cout << type << ": " << e.value("message", "") << "\n";
+    } else if (type == "finished") {
+        std::cout << "finished (" << e.value("reason", "") << ") after " << e.value("step", 0)
+                  << " steps, " << fixed(num("elapsed_s"), 1) << " s"
+                  << (e.value("captured", false) ? ", captured" : ", no capture") << "\n";
+    } else if (type == "failed") {
+        std::cerr << "portolan-cli: " << e.value("diagnostic", e.value("message", "")) << "\n";
+    }
+    std::cout.flush();
+}
+
+int runDry(const RunCliOptions& o)
+{
+    namespace fs = std::filesystem;
+    const bool jsonl = o.events == "jsonl";
+    bool terminal = false;
+    int terminalExit = ExitOk;
+    std::string stderrTail;
+
+    auto emit = [&](const nlohmann::json& e) {
+        if (jsonl)
+            std::cout << e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                      << std::endl;
+        else
+            printEvent(e);
+    };
+    auto fail = [&](const std::string& code, const std::string& message, int exitCode,
+                    const std::string& file) {
+        Diagnostic d;
+        d.code = code;
+        d.message = message;
+        d.location.file = file;
+        emit(nlohmann::json{{"event", "failed"},
+                            {"time", now()},
+                            {"message", message},
+                            {"code", code},
+                            {"diagnostic", d.toString()}});
+        return exitCode;
+    };
+
+    const fs::path project = fs::absolute(o.project).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_directory(project, ec))
+        return fail("dryrun.no-project", "not a project folder", ExitUsage, project.string());
+    if (!o.dryRun)
+        return fail("run.kind",
+                    "give --dry-run: a CPU dry run of the project's own code is the only kind "
+                    "of run so far (portolan-cli train runs the built-in LibTorch runtime)",
+                    ExitUsage, project.string());
+    dryrun::TrustStore trust;
+    if (!o.trust && !trust.isTrusted(project))
+        return fail("dryrun.untrusted",
+                    "the project is not trusted: a dry run runs its own Python code. Give "
+                    "--trust to run it this time, or trust it in the GUI's Runs tab (kept in " +
+                        trust.file().string() + ")",
+                    ExitUsage, project.string());
+
+    dryrun::DryRunOptions options;
+    options.project = project;
+    options.flavour = o.flavour.empty() ? dryrun::detectFlavour(project) : o.flavour;
+    options.entry = o.entry;
+    options.params = o.params.empty() ? std::string() : fs::absolute(o.params).string();
+    options.steps = o.steps;
+    options.batch = o.batch;
+    options.sdkPath = o.sdkPath.empty() ? fs::path() : fs::absolute(o.sdkPath);
+    options.threads = o.threads;
+    options.memoryLimitMb = o.memoryLimit;
+    options.args = o.args;
+    if (const char* python = std::getenv("PORTOLAN_PYTHON"); python && *python)
+        options.python = python;
+    const fs::path pythonDir = resourcesDir() / "python";
+    if (!fs::is_directory(pythonDir / "portolan_dryrun", ec))
+        return fail("dryrun.no-driver", "the dry-run driver is missing from " + pythonDir.string(),
+                    ExitUsage, pythonDir.string());
+
+    dryrun::ChildLimits limits;
+    limits.timeoutSeconds = o.timeout;
+    limits.memoryLimitMb =
+        o.memoryLimit < 0 ? dryrun::defaultMemoryLimitMb() : std::int64_t(o.memoryLimit);
+    limits.workingDirectory = project;
+    limits.environment = dryrun::childEnvironment(pythonDir);
+
+    std::signal(SIGTERM, onRunStop);
+    std::signal(SIGINT, onRunStop);
+    const auto outcome = dryrun::runChild(
+        dryrun::childCommand(options, pythonDir), limits,
+        [&](dryrun::Stream stream, const std::string& line) {
+            if (stream == dryrun::Stream::Events) {
+                auto e = nlohmann::json::parse(line, nullptr, false);
+                if (!e.is_object() || !e.contains("event")) {
+                    e = nlohmann::json{
+                        {"event", "output"}, {"time", now()}, {"stream", "events"}, {"text", line}};
+                } else if (e["event"] == "finished" || e["event"] == "failed") {
+                    terminal = true;
+                    terminalExit = e["event"] == "finished"
+                                       ? ExitOk
+                                       : (e.value("code", "") == "dryrun.required-argument" ||
+                                                  e.value("code", "") == "dryrun.bad-arguments" ||
+                                                  e.value("code", "") == "dryrun.no-entry" ||
+                                                  e.value("code", "") == "dryrun.no-config" ||
+                                                  e.value("code", "") == "dryrun.tensorflow"
+                                              ? ExitUsage
+                                              : ExitFindings);
+                }
+                emit(e);
+                return;
+            }
+            const bool err = stream == dryrun::Stream::Stderr;
+            if (err) {
+                stderrTail += line + "\n";
+                if (stderrTail.size() > 4000)
+                    stderrTail.erase(0, stderrTail.size() - 4000);
+            }
+            if (jsonl)
+                emit(nlohmann::json{{"event", "output"},
+                                    {"time", now()},
+                                    {"stream", err ? "stderr" : "stdout"},
+                                    {"text", line}});
+            else
+                (err ? std::cerr : std::cout) << line << std::endl;
+        },
+        &g_stop);
+    std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGINT, SIG_DFL);
+
+    if (!outcome.started)
+        return fail("dryrun.no-python",
+                    "cannot start " + options.python.string() + ": " + outcome.startError,
+                    ExitUsage, project.string());
+    if (terminal)
+        return terminalExit;
+    // The child ended without its final event: killed, crashed, or timed out.
+    std::string lastLine;
+    if (!stderrTail.empty()) {
+        auto trimmed = stderrTail.substr(0, stderrTail.find_last_not_of('\n') + 1);
+        lastLine = trimmed.substr(trimmed.find_last_of('\n') + 1);
+    }
+    if (outcome.timedOut)
+        return fail("dryrun.timeout",
+                    "the dry run did not finish within " + std::to_string(o.timeout) +
+                        " s (--timeout); the events received so far are kept",
+                    ExitFindings, project.string());
+    if (outcome.stopped) {
+        emit(nlohmann::json{{"event", "finished"}, {"time", now()}, {"reason", "stopped"}});
+        return ExitOk;
+    }
+    if (outcome.signal != 0) {
+        std::string why = "the project's process was killed by signal " +
+                          std::to_string(outcome.signal) + " (" + strsignal(outcome.signal) + ")";
+        if (outcome.signal == SIGKILL || outcome.signal == SIGSEGV || outcome.signal == SIGABRT)
+            why += "; with a memory limit of " + std::to_string(limits.memoryLimitMb) +
+                   " MB this is often an allocation that failed (--memory-limit, --batch)";
+        return fail("dryrun.crashed", why + (lastLine.empty() ? "" : ": " + lastLine), ExitFindings,
+                    project.string());
+    }
+    return fail("dryrun.crashed",
+                "the dry-run process exited with status " + std::to_string(outcome.exitCode) +
+                    " without a final event" + (lastLine.empty() ? "" : ": " + lastLine),
+                ExitFindings, project.string());
+}
+
+Subcommand registerRun(CLI::App& root)
+{
+    auto o = std::make_shared<RunCliOptions>();
+    CLI::App* cmd = root.add_subcommand(
+        "run", "Run the project's own code: --dry-run trains a few steps on the CPU with the "
+               "vendor SDK stand-ins and captures the model for the compilers");
+    cmd->add_option("PROJECT", o->project, "Project folder")->required();
+    cmd->add_flag("--dry-run", o->dryRun, "A CPU dry run of the project's entry point");
+    cmd->add_flag("--trust", o->trust,
+                  "Run the project's code this time even if it is not marked as trusted");
+    cmd->add_option("--steps", o->steps, "Optimizer steps (default 3)")->check(CLI::PositiveNumber);
+    cmd->add_option("--batch", o->batch, "Micro-batch of the dry run (default 2)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--sdk-path", o->sdkPath,
+                    "A Cerebras Model Zoo checkout, for ports that import shared Model Zoo code")
+        ->check(CLI::ExistingDirectory);
+    cmd->add_option("--timeout", o->timeout, "Wall-clock limit in seconds (default 1800)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--memory-limit", o->memoryLimit,
+                    "Address-space limit of the child in MB (default: 3/4 of the memory; 0: "
+                    "none)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--events", o->events, "Write JSON events, one per line, on stdout")
+        ->check(CLI::IsMember({"jsonl"}));
+    cmd->add_option("--entry", o->entry, "The script to run, relative to the project");
+    cmd->add_option("--params", o->params,
+                    "Model Zoo params file or Determined experiment config to use");
+    cmd->add_option("--flavour", o->flavour,
+                    "Override the detected flavour (cerebras-pytorch, cerebras-layers, "
+                    "determined-pytorchtrial, graphcore-poptorch, plain-pytorch)");
+    cmd->add_option("--threads", o->threads, "Torch threads in the child")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("args", o->args, "Arguments for the project's entry point (after --)");
+    return {cmd, [o] {
+                return runDry(*o);
+            }};
+}
+const CommandRegistration registration{"run", 45, &registerRun};
+
+} // namespace
+
+} // namespace portolan::cli

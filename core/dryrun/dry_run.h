@@ -1,0 +1,104 @@
+#pragma once
+// The CPU dry run of a project's own code (issue 12): which projects the user trusts, the
+// command line of the Python child (resources/python/portolan_dryrun), and running that child
+// with a wall-clock timeout and a memory limit, line by line. Torch-free and Qt-free: the CLI
+// (`portolan-cli run --dry-run`) uses it, and the GUI starts that CLI as a child.
+#include "core/common/diagnostic.h"
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace portolan::dryrun {
+
+// ------------------------------------------------------------------------------ trust
+// Projects whose code the user has agreed to run. Kept outside every project (a project must not
+// be able to trust itself): $PORTOLAN_CONFIG_DIR/trusted-projects.json, else
+// $XDG_CONFIG_HOME/portolan/..., else ~/.config/portolan/....
+class TrustStore
+{
+public:
+    TrustStore();                                    // the user's store
+    explicit TrustStore(std::filesystem::path file); // a given file (tests)
+    static std::filesystem::path defaultFile();
+
+    const std::filesystem::path& file() const { return m_file; }
+    bool isTrusted(const std::filesystem::path& project) const;
+    // Adds or removes a project (by canonical path); the file is written atomically.
+    std::optional<Diagnostic> setTrusted(const std::filesystem::path& project, bool trusted);
+    std::vector<std::string> projects() const;
+
+private:
+    std::filesystem::path m_file;
+};
+
+// ------------------------------------------------------------------------------ command
+struct DryRunOptions
+{
+    std::filesystem::path project;
+    std::string flavour; // empty: detected from the project's code (core/analysis)
+    std::string entry;   // relative to the project; empty: chosen by the driver
+    std::string params;  // Model Zoo params file or Determined experiment config
+    int steps = 3;
+    int batch = 2;
+    std::filesystem::path sdkPath; // a Cerebras Model Zoo checkout
+    int threads = 0;
+    std::int64_t memoryLimitMb = -1; // -1: defaultMemoryLimitMb(); 0: no limit
+    std::vector<std::string> args;   // given to the project's entry (after --)
+    std::filesystem::path python = "/usr/bin/python3";
+};
+
+// Three quarters of the machine's memory, in MiB: enough for a real model at a small batch, and
+// a runaway project fails with a memory message instead of taking the machine down.
+std::int64_t defaultMemoryLimitMb();
+
+// The flavour id (core/analysis flavourId) of a project, from its code; "unknown" when unclear.
+std::string detectFlavour(const std::filesystem::path& project);
+
+// `python3 -m portolan_dryrun ...` for the options, the driver reading events on fd 3.
+std::vector<std::string> childCommand(const DryRunOptions& options,
+                                      const std::filesystem::path& pythonDir);
+
+// The environment additions of the child: the driver's package on PYTHONPATH, no bytecode
+// written into the project, a headless matplotlib.
+std::vector<std::pair<std::string, std::string>>
+childEnvironment(const std::filesystem::path& pythonDir);
+
+// ------------------------------------------------------------------------------ child
+enum class Stream
+{
+    Events,
+    Stdout,
+    Stderr
+};
+
+struct ChildLimits
+{
+    int timeoutSeconds = 0;         // 0: none
+    std::int64_t memoryLimitMb = 0; // RLIMIT_AS; 0: none
+    std::filesystem::path workingDirectory;
+    std::vector<std::pair<std::string, std::string>> environment; // added to the parent's
+};
+
+struct ChildOutcome
+{
+    bool started = false;
+    std::string startError; // why it could not start
+    int exitCode = -1;      // when it exited
+    int signal = 0;         // when a signal ended it
+    bool timedOut = false;
+    bool stopped = false; // ended after a stop request
+};
+
+// Runs `argv` in its own process group with the limits, and calls `onLine` for every line of
+// its event pipe (fd 3), stdout and stderr as they arrive (a line longer than 64 KiB is cut).
+// When `stop` becomes true the group gets SIGTERM, then SIGKILL after 5 s; at the timeout it gets
+// SIGKILL at once. The child's crash ends only the child.
+ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& limits,
+                      const std::function<void(Stream, const std::string&)>& onLine,
+                      const std::atomic<bool>* stop = nullptr);
+
+} // namespace portolan::dryrun

@@ -1,0 +1,373 @@
+"""The capture for the simulated compilers (resources/capture/README.md).
+
+Written after the first optimizer step: PROJECT/.portolan/capture/model.pt (TorchScript of the
+model, traced on the first batch in training mode) and capture.json (module tree, sizes,
+first-call shapes, IPU of each module, the declared pipeline, options, optimizer). Anything not
+known is null, never guessed.
+"""
+import inspect
+import json
+import os
+import sys
+
+import torch
+
+import _portolan_hooks as hooks
+
+from .session import describe, tensors
+
+FORMAT = "portolan-capture"
+VERSION = 1
+
+
+def _type_name(obj):
+    cls = obj if isinstance(obj, type) else type(obj)
+    module = cls.__module__
+    if module.startswith("torch.optim.") and hasattr(torch.optim, cls.__name__):
+        module = "torch.optim"
+    return f"{module}.{cls.__qualname__}"
+
+
+def _wrapped(module):
+    """The module inside DataParallel / DistributedDataParallel."""
+    parallel = (torch.nn.DataParallel, torch.nn.parallel.DistributedDataParallel)
+    while isinstance(module, parallel):
+        module = module.module
+    return module
+
+
+def find_model(session, optimizer):
+    """(model, args, kwargs, reason): the top-level module whose parameters the optimizer owns
+    (or, without an optimizer, that got gradients), with the arguments of its first call."""
+    if optimizer is not None:
+        owned = {id(p) for g in optimizer.param_groups for p in g["params"]}
+    else:
+        owned = None
+    best = None
+    for index, (ref, args, kwargs) in enumerate(session.top_calls):
+        module = ref()
+        if module is None:
+            continue
+        params = list(module.parameters())
+        if owned is None:
+            mine = {id(p) for p in params if p.grad is not None}
+        else:
+            mine = {id(p) for p in params} & owned
+        if not mine:
+            continue
+        key = (len(mine), -(len(params) - len(mine)), -index)
+        if best is None or key > best[0]:
+            best = (key, module, args, kwargs)
+    if best is None:
+        return None, None, None, "no module called by the project has parameters the " \
+            "optimizer trains"
+    _, module, args, kwargs = best
+    reason = "the module whose parameters the optimizer owns" if owned is not None else \
+        "the module whose parameters got gradients (the script has no optimizer)"
+    return _wrapped(module), args, kwargs, reason
+
+
+class _Call(torch.nn.Module):
+    """Calls the model with the keyword and non-tensor arguments of its first call, taking
+    only the tensors as inputs (torch.jit.trace accepts positional tensors only)."""
+
+    def __init__(self, model, args, kwargs):
+        super().__init__()
+        self.model = model
+        self._template = (args, kwargs)
+
+    def forward(self, *tensors):
+        it = iter(tensors)
+
+        def fill(value):
+            if isinstance(value, torch.Tensor):
+                return next(it)
+            if isinstance(value, tuple):
+                return tuple(fill(v) for v in value)
+            if isinstance(value, list):
+                return [fill(v) for v in value]
+            if isinstance(value, dict):
+                return {k: fill(v) for k, v in value.items()}
+            return value
+
+        args, kwargs = fill(self._template)
+        return self.model(*args, **kwargs)
+
+
+def _only_tensors(value):
+    if isinstance(value, torch.Tensor):
+        return True
+    if isinstance(value, (tuple, list)):
+        return len(value) > 0 and all(_only_tensors(v) for v in value)
+    return False
+
+
+def positional(model, args, kwargs):
+    """The first call as positional tensors when it can be (keywords that follow the
+    signature's order without gaps are moved into place); None otherwise."""
+    args = tuple(args)
+    if kwargs:
+        try:
+            signature = inspect.signature(model.forward)
+            bound = signature.bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return None
+        ordered = []
+        given = bound.arguments
+        names = [n for n, p in signature.parameters.items()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        for name in names:
+            if name not in given:
+                break
+            ordered.append(given[name])
+        if len(ordered) != len(given):
+            return None
+        args = tuple(ordered)
+    if not args or not all(_only_tensors(a) for a in args):
+        return None
+    return args
+
+
+def input_names(model, args, kwargs):
+    names = []
+    try:
+        params = [n for n, p in inspect.signature(model.forward).parameters.items()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    for i, value in enumerate(args):
+        base = params[i] if i < len(params) else f"arg{i}"
+        count = len(tensors(value))
+        names += [base] if count == 1 else [f"{base}.{j}" for j in range(count)]
+    for key, value in (kwargs or {}).items():
+        count = len(tensors(value))
+        names += [key] if count == 1 else [f"{key}.{j}" for j in range(count)]
+    return names
+
+
+def trace(session, model, args, kwargs, path):
+    """Writes model.pt; returns (file name or None, error or None, wrapper attribute)."""
+    example = positional(model, args, kwargs)
+    target, root = model, None
+    if example is None:
+        found = tensors((args, kwargs))
+        if not found:
+            return None, "the model's first call has no tensor arguments to trace with", None
+        target, root = _Call(model, args, kwargs), "model"
+        example = tuple(found)
+    rng = torch.get_rng_state()
+    buffers = {name: b.detach().clone() for name, b in model.named_buffers()}
+    session.tracing += 1
+    try:
+        with torch.no_grad():
+            traced = torch.jit.trace(target, example, check_trace=False, strict=False)
+        tmp = path + ".tmp"
+        traced.save(tmp)
+        os.replace(tmp, path)
+        return os.path.basename(path), None, root
+    except Exception as e:  # noqa: BLE001 - any tracing failure is reported, not fatal
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        return None, f"{type(e).__name__}: {first}"[:500], root
+    finally:
+        session.tracing -= 1
+        torch.set_rng_state(rng)
+        with torch.no_grad():
+            for name, b in model.named_buffers():
+                if name in buffers and b.shape == buffers[name].shape:
+                    b.copy_(buffers[name])
+
+
+def module_table(session, model):
+    rows = []
+    seen_params = set()
+    seen_buffers = set()
+    for path, module in model.named_modules():
+        record = session.records.get(module)
+        params = [p for p in module._parameters.values()
+                  if p is not None and id(p) not in seen_params]
+        seen_params.update(id(p) for p in params)
+        buffers = [b for b in module._buffers.values()
+                   if b is not None and id(b) not in seen_buffers]
+        seen_buffers.update(id(b) for b in buffers)
+        rows.append({
+            "path": path,
+            "type": _type_name(module),
+            "leaf": not any(True for _ in module.children()),
+            "params": sum(p.numel() for p in params),
+            "param_bytes": sum(p.numel() * p.element_size() for p in params),
+            "buffers": sum(b.numel() for b in buffers),
+            "buffer_bytes": sum(b.numel() * b.element_size() for b in buffers),
+            "trainable_params": sum(p.numel() for p in params if p.requires_grad),
+            "ipu": record.ipu if record is not None else None,
+            "calls": record.calls if record is not None else 0,
+            "inputs": record.inputs if record is not None else [],
+            "outputs": record.outputs if record is not None else [],
+            "_order": record.order if record is not None else None,
+        })
+    # A container is on one IPU only when everything in it that ran is.
+    by_path = {r["path"]: r for r in rows}
+    for r in sorted(rows, key=lambda r: -(r["path"].count(".") + 1 if r["path"] else 0)):
+        if r["leaf"]:
+            continue
+        prefix = r["path"] + "." if r["path"] else ""
+        ipus = {c["ipu"] for p, c in by_path.items()
+                if p.startswith(prefix) and p != r["path"] and c["calls"]}
+        own = {r["ipu"]} if r["calls"] else set()
+        every = (ipus | own) - {None}
+        r["ipu"] = every.pop() if len(every) == 1 and None not in (ipus | own) else None
+    return rows
+
+
+def pipeline_of(rows):
+    """The declared split: consecutive groups, in call order, of the outermost modules that
+    run on one IPU. None when the project declares no blocks."""
+    blocks = sys.modules.get("poptorch._blocks")
+    if blocks is None or not blocks._portolan_declared():
+        return None
+    by_path = {r["path"]: r for r in rows}
+    outer = []
+    for r in rows:
+        if r["ipu"] is None or r["_order"] is None:
+            continue
+        parent = r["path"].rsplit(".", 1)[0] if "." in r["path"] else ("" if r["path"] else None)
+        if parent is not None and parent in by_path and by_path[parent]["ipu"] is not None:
+            continue
+        outer.append(r)
+    outer.sort(key=lambda r: r["_order"])
+    stages = []
+    for r in outer:
+        if stages and stages[-1]["ipu"] == r["ipu"]:
+            stages[-1]["modules"].append(r["path"])
+        else:
+            stages.append({"ipu": r["ipu"], "modules": [r["path"]]})
+    return {"source": "poptorch.BeginBlock", "stages": stages}
+
+
+def poptorch_options(model):
+    executor = sys.modules.get("poptorch._executor")
+    if executor is None:
+        return None
+    for ex in reversed(executor._executors):
+        if ex._user_model is model or ex._model is model or \
+                any(m is model for m in ex._user_model.modules()):
+            d = ex._options.toDict()
+            dtype = next((p.dtype for p in model.parameters()), torch.float32)
+            return {
+                "device_iterations": d.get("device_iterations"),
+                "replication_factor": d.get("replication_factor"),
+                "gradient_accumulation": d.get("gradient_accumulation"),
+                "precision": str(dtype).replace("torch.", ""),
+                "partials_type": d.get("precision", {}).get("partials_type"),
+                "available_memory_proportion": d.get("available_memory_proportion") or {},
+                "output_mode": d.get("output_mode"),
+                "training": ex._training,
+                "all": d,
+            }
+    return None
+
+
+def optimizer_summary(optimizer):
+    if optimizer is None:
+        return None
+    groups = []
+    for g in optimizer.param_groups:
+        entry = {"lr": g.get("lr"), "params": sum(p.numel() for p in g["params"])}
+        for key in ("weight_decay", "momentum", "betas", "eps", "alpha"):
+            if key in g:
+                entry[key] = list(g[key]) if isinstance(g[key], tuple) else g[key]
+        groups.append(entry)
+    out = {"class": _type_name(optimizer), "param_groups": groups}
+    extra = getattr(optimizer, "poptorch_settings", None)
+    if extra:
+        out["poptorch"] = extra
+    return out
+
+
+def batch_info(session):
+    notes = hooks.requested_batches
+    chosen = next((n for n in notes if n["requested"] > n["used"]), notes[0] if notes else None)
+    return {"dry_run": session.batch,
+            "full": chosen["requested"] if chosen else None,
+            "source": chosen["source"] if chosen else None}
+
+
+def _write_json(path, data):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, ensure_ascii=False, allow_nan=False,
+                  default=lambda o: str(o))
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+class Capture:
+    def __init__(self, folder, context):
+        self.folder = folder
+        self.context = context  # project, entry, flavour, runconfig, extra options
+        self.data = None
+
+    def clear(self):
+        for name in ("capture.json", "model.pt"):
+            try:
+                os.remove(os.path.join(self.folder, name))
+            except FileNotFoundError:
+                pass
+
+    def write(self, session, optimizer):
+        os.makedirs(self.folder, exist_ok=True)
+        model, args, kwargs, reason = find_model(session, optimizer)
+        if model is None:
+            self.data = None
+            session.events.emit("warning", message=f"no capture: {reason}")
+            return None
+        session.model = model
+        trace_file, error, root = trace(session, model, args, kwargs,
+                                        os.path.join(self.folder, "model.pt"))
+        if trace_file is None:
+            try:
+                os.remove(os.path.join(self.folder, "model.pt"))
+            except FileNotFoundError:
+                pass
+        rows = module_table(session, model)
+        names = input_names(model, args, kwargs)
+        inputs = describe((args, kwargs))
+        for i, item in enumerate(inputs):
+            item["name"] = names[i] if i < len(names) else f"input{i}"
+        pipeline = pipeline_of(rows)
+        for r in rows:
+            r.pop("_order", None)
+        options = {"poptorch": poptorch_options(model),
+                   "runconfig": self.context.get("runconfig")}
+        options.update(self.context.get("options", {}))
+        self.data = {
+            "format": FORMAT, "version": VERSION,
+            "project": self.context["project"], "entry": self.context["entry"],
+            "flavour": self.context["flavour"],
+            "torch_version": torch.__version__.split("+")[0],
+            "model": {"class": _type_name(model), "trace": trace_file, "trace_error": error,
+                      "training": model.training, "trace_root": root, "chosen_as": reason},
+            "inputs": [{"name": i["name"], "shape": i["shape"], "dtype": i["dtype"]}
+                       for i in inputs],
+            "batch": batch_info(session),
+            "modules": rows,
+            "pipeline": pipeline,
+            "options": options,
+            "optimizer": optimizer_summary(optimizer),
+            "steps": session.steps_done or 1,
+            "synthetic_data": bool(self.context.get("synthetic")),
+        }
+        _write_json(os.path.join(self.folder, "capture.json"), self.data)
+        total = sum(r["params"] for r in rows)
+        session.events.emit("capture", path=self.folder, model=self.data["model"]["class"],
+                            parameters=total, traced=trace_file is not None, trace_error=error,
+                            modules=len(rows),
+                            pipeline_stages=len(pipeline["stages"]) if pipeline else 0,
+                            batch=self.data["batch"])
+        return self.data
+
+    def finish(self, steps):
+        """Records the steps actually done (the capture was written after the first)."""
+        if self.data is None:
+            return
+        self.data["steps"] = steps
+        _write_json(os.path.join(self.folder, "capture.json"), self.data)

@@ -1,0 +1,490 @@
+"""The dry run: plan, instrument, run the project's entry point, report.
+
+Runs in the child process that portolan-cli starts (never in Portolan itself), with the
+stand-ins first on sys.path. Every outcome ends with exactly one `finished` or `failed` event.
+"""
+import importlib.util
+import inspect
+import json
+import os
+import re
+import runpy
+import sys
+import time
+import traceback
+
+from . import plan
+from .events import Events
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON_DIR = os.path.dirname(HERE)
+STANDINS = os.path.join(PYTHON_DIR, "portolan_standins")
+FALLBACK = os.path.join(STANDINS, "_modelzoo_fallback")
+STANDIN_PACKAGES = {"poptorch", "determined", "modelzoo", "_portolan_hooks", "_portolan_lamb"}
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+MODELZOO_FLAVOURS = ("cerebras-pytorch", "cerebras-layers")
+SCRIPT_FLAVOURS = ("graphcore-poptorch", "plain-pytorch", "unknown")
+
+
+class Failure(Exception):
+    def __init__(self, code, message, exit_code=EXIT_FAILED, location=None, **fields):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.exit_code = exit_code
+        self.location = location
+        self.fields = fields
+
+
+def debian_table():
+    with open(os.path.join(HERE, "debian_packages.json"), "r", encoding="utf-8") as f:
+        table = json.load(f)
+    table.pop("_about", None)
+    return table
+
+
+class DryRun:
+    def __init__(self, options):
+        self.o = options
+        self.root = os.path.realpath(options.project)
+        self.events = Events(options.events_fd)
+        self.session = None
+        self.capture = None
+        self.entry = None
+        self.finder = None
+        self.files = None
+        self.context = {}
+        self.t0 = time.time()
+
+    # ------------------------------------------------------------------- helpers
+    def rel(self, path):
+        try:
+            r = os.path.relpath(os.path.realpath(path), self.root)
+        except ValueError:
+            return path
+        return path if r.startswith("..") else r.replace(os.sep, "/")
+
+    def in_project(self, filename):
+        real = os.path.realpath(filename)
+        return real.startswith(self.root + os.sep) and not real.startswith(PYTHON_DIR + os.sep)
+
+    def project_frame(self, tb):
+        """(file, line, column) of the innermost traceback frame in the project's code."""
+        found = None
+        for frame in traceback.extract_tb(tb):
+            if self.in_project(frame.filename):
+                col = (getattr(frame, "colno", None) or 0) + 1
+                found = (self.rel(frame.filename), frame.lineno, col)
+        return found
+
+    def fail(self, failure):
+        loc = failure.location
+        if loc is None and self.entry:
+            loc = (self.entry, 1, 1)
+        where = f"{loc[0]}:{loc[1]}:{loc[2]}: " if loc else ""
+        fields = dict(failure.fields)
+        if self.session is not None:
+            fields.setdefault("step", self.session.steps_done)
+            fields.setdefault("captured", self.capture is not None and
+                              self.capture.data is not None)
+        self.events.emit("failed", message=failure.message, code=failure.code,
+                         diagnostic=f"{where}error: {failure.message} [{failure.code}]",
+                         location={"file": loc[0], "line": loc[1], "column": loc[2]}
+                         if loc else None, elapsed_s=round(time.time() - self.t0, 3), **fields)
+        return failure.exit_code
+
+    # ------------------------------------------------------------------- plan
+    def make_plan(self):
+        o = self.o
+        if not os.path.isdir(self.root):
+            raise Failure("dryrun.no-project", f"not a project folder: {o.project}", EXIT_USAGE)
+        flavour = o.flavour or "unknown"
+        if flavour in ("cerebras-tensorflow", "plain-tensorflow"):
+            raise Failure("dryrun.tensorflow",
+                          "the dry run runs PyTorch projects; TensorFlow projects are analysed "
+                          "statically only", EXIT_USAGE)
+        self.files = plan.python_files(self.root)
+        ctx = {"flavour": flavour, "extra_args": list(o.args)}
+        if flavour in MODELZOO_FLAVOURS:
+            entry = o.entry or ("run.py" if os.path.isfile(os.path.join(self.root, "run.py"))
+                                else None)
+            if entry is None:
+                runs = sorted((f for f in self.files if os.path.basename(f) == "run.py"),
+                              key=lambda f: (f.count("/"), f))
+                if not runs:
+                    raise Failure("dryrun.no-entry", "no run.py in the project; give --entry",
+                                  EXIT_USAGE)
+                entry = runs[0]
+            entry_dir = os.path.dirname(os.path.join(self.root, entry))
+            if o.params:
+                config, reason = os.path.abspath(o.params), "given with --params"
+            else:
+                config, reason = plan.choose_modelzoo_config(self.root, entry_dir)
+            model_dir = os.path.join(self.root, ".portolan", "dryrun", "model_dir")
+            ctx.update(kind="modelzoo", entry=entry,
+                       entry_reason="given with --entry" if o.entry else "the Model Zoo run.py",
+                       config=self.rel(config), config_reason=reason,
+                       argv=["--mode", "train", "--params", config, "--model_dir", model_dir])
+        elif flavour == "determined-pytorchtrial":
+            if o.params:
+                config_path = os.path.abspath(o.params)
+                config, reason = plan.load_yaml(config_path), "given with --params"
+            else:
+                config_path, config, reason = plan.choose_experiment_config(self.root)
+            if not isinstance(config, dict) or "entrypoint" not in config:
+                raise Failure("dryrun.entrypoint",
+                              f"{self.rel(config_path)} has no entrypoint", EXIT_USAGE)
+            kind, a, b = plan.parse_entrypoint(config["entrypoint"])
+            ctx.update(config=self.rel(config_path), config_reason=reason,
+                       experiment=config)
+            if kind == "trial":
+                ctx.update(kind="trial", module=a, trial_class=b,
+                           entry=a.replace(".", "/") + ".py",
+                           entry_reason=f"entrypoint {a}:{b} of the experiment config")
+            else:
+                ctx.update(kind="script", entry=o.entry or a, argv=list(b),
+                           entry_reason="the script the entrypoint runs")
+        else:
+            if o.entry:
+                entry, reason = o.entry, "given with --entry"
+            else:
+                entry, reason = plan.choose_script(self.root, flavour, self.files)
+            ctx.update(kind="script", entry=entry, entry_reason=reason, argv=[])
+        if not os.path.isfile(os.path.join(self.root, ctx["entry"])):
+            raise Failure("dryrun.no-entry", f"entry point {ctx['entry']} does not exist",
+                          EXIT_USAGE)
+        ctx["argv"] = list(ctx.get("argv", [])) + list(o.args)
+        self.entry = ctx["entry"]
+        self.context = ctx
+        return ctx
+
+    # ------------------------------------------------------------------- install
+    def install(self):
+        from . import capture, session, synthetic
+        from . import modelzoo_finder
+
+        ctx = self.context
+        entry_dir = os.path.dirname(os.path.join(self.root, ctx["entry"]))
+        for folder in (self.root, entry_dir):
+            if folder not in sys.path:
+                sys.path.insert(1, folder)
+        imports = plan.modelzoo_imports(self.root, self.files)
+        if imports or ctx["flavour"] in MODELZOO_FLAVOURS:
+            mount = plan.modelzoo_mount(self.root, imports)
+            sdk = os.path.realpath(self.o.sdk_path) if self.o.sdk_path else None
+            if sdk and not os.path.isdir(os.path.join(sdk, "modelzoo")) and \
+                    os.path.basename(sdk) == "modelzoo":
+                sdk = os.path.dirname(sdk)
+            self.finder = modelzoo_finder.install(sys, self.root, mount, STANDINS, sdk,
+                                                  FALLBACK)
+            ctx["modelzoo_mount"] = mount
+        mode = "driver" if ctx["kind"] == "trial" else "optimizer"
+        self.session = session.Session(self.events, self.o.steps, self.o.batch, mode)
+        self.session.synthetic = False
+        self.session.install()
+        self.third_party = plan.third_party_imports(self.root, self.files)
+        if "torchvision" in self.third_party:
+            synthetic.install_vision_fallbacks(self.session)
+        folder = self.o.capture_dir or os.path.join(self.root, ".portolan", "capture")
+        self.capture = capture.Capture(folder, {
+            "project": self.root, "entry": ctx["entry"], "flavour": ctx["flavour"],
+            "runconfig": None, "options": {}})
+        self.capture.clear()
+
+        def on_first_step(sess, opt):
+            self.capture.context["synthetic"] = sess.synthetic
+            params = getattr(sys.modules.get("_portolan_hooks"), "modelzoo_params", None)
+            if isinstance(params, dict):
+                self.capture.context["runconfig"] = params.get("runconfig")
+            if ctx["kind"] == "trial":
+                self.capture.context["options"] = {"determined": {
+                    "hyperparameters": ctx.get("hparams"),
+                    "entrypoint": ctx["experiment"].get("entrypoint"),
+                    "searcher": ctx["experiment"].get("searcher")}}
+            self.capture.write(sess, opt)
+
+        self.session.on_first_step = on_first_step
+
+    # ------------------------------------------------------------------- run
+    def started(self):
+        import torch
+
+        ctx = self.context
+        self.events.emit(
+            "started", mode="dry_run", model=f"dry run: {ctx['entry']}", parameters=0,
+            max_steps=self.o.steps, threads=torch.get_num_threads(), seed=None,
+            flavour=ctx["flavour"], entry=ctx["entry"], entry_reason=ctx.get("entry_reason"),
+            config=ctx.get("config"), config_reason=ctx.get("config_reason"),
+            arguments=ctx["argv"], batch=self.o.batch, sdk_path=self.o.sdk_path,
+            modelzoo_mount=ctx.get("modelzoo_mount"),
+            python=sys.version.split()[0], torch=torch.__version__,
+            project=self.root)
+        self.events.emit("info", message=f"dry run on the CPU: {self.o.steps} optimizer steps "
+                         f"at batch {self.o.batch} (the config's batch is kept for the "
+                         "capture's figures); --batch and --steps change them")
+
+    def run_script(self):
+        ctx = self.context
+        path = os.path.join(self.root, ctx["entry"])
+        os.chdir(os.path.dirname(path))
+        sys.argv = [path] + ctx["argv"]
+        runpy.run_path(path, run_name="__main__")
+
+    def run_trial(self):
+        from . import trial
+
+        ctx = self.context
+        os.chdir(self.root)
+        sys.argv = [os.path.join(self.root, ctx["entry"])] + ctx["argv"]
+        trial.run(self, ctx)
+
+    def run(self):
+        from . import session as session_module
+
+        try:
+            self.make_plan()
+        except plan.PlanError as e:
+            return self.fail(Failure(e.code, e.message, EXIT_USAGE))
+        except Failure as e:
+            return self.fail(e)
+        if self.o.threads:
+            import torch
+
+            torch.set_num_threads(self.o.threads)
+        self.install()
+        self.started()
+        reason = "completed"
+        try:
+            if self.context["kind"] == "trial":
+                self.run_trial()
+            else:
+                self.run_script()
+            reason = "completed" if self.session.steps_done >= self.o.steps else "ended"
+        except session_module.DryRunStop as stop:
+            reason = stop.reason
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) or e.code is None else 1
+            if code not in (0, None):
+                return self.fail(Failure("dryrun.exit", f"the project exited with status {code}"
+                                         + (f": {e.code}" if not isinstance(e.code, int) and
+                                            e.code is not None else ""),
+                                         location=self.project_frame(e.__traceback__)))
+            reason = "ended"
+        except session_module.ArgumentsError as e:
+            return self.fail(self.arguments_failure(e))
+        except Failure as e:
+            if e.location is None:
+                e.location = self.project_frame(e.__traceback__)
+            return self.fail(e)
+        except BaseException as e:  # noqa: BLE001 - every failure becomes a failed event
+            if isinstance(e, KeyboardInterrupt):
+                reason = "stopped"
+            else:
+                return self.fail(self.classify(e))
+        return self.finish(reason)
+
+    def finish(self, reason):
+        s = self.session
+        if s.steps_done == 0 and reason != "stopped":
+            return self.fail(Failure(
+                "dryrun.no-steps",
+                "the entry point ended before the first training step (no optimizer step and "
+                "no backward pass ran)" + self._no_step_hint()))
+        self.capture.finish(s.steps_done)
+        captured = self.capture.data is not None
+        self.events.emit("finished", reason=reason, step=s.steps_done,
+                         elapsed_s=round(time.time() - self.t0, 3), final_loss=s.last_loss,
+                         captured=captured,
+                         capture=self.capture.folder if captured else None,
+                         traced=bool(captured and self.capture.data["model"]["trace"]),
+                         synthetic_data=bool(s.synthetic),
+                         first_step_s=round(s.first_step_time - self.t0, 3)
+                         if s.first_step_time else None)
+        return EXIT_OK
+
+    def _no_step_hint(self):
+        entry = os.path.basename(self.entry or "")
+        return f"; is {entry} the training script? give --entry to choose another" \
+            if self.context.get("kind") == "script" else ""
+
+    # ------------------------------------------------------------------- failures
+    def arguments_failure(self, e):
+        from .session import required_arguments
+
+        location = self.project_frame(e.__traceback__)
+        if "required" in e.message:
+            missing = required_arguments(e.parser)
+            given = set(sys.argv[1:])
+            missing = [m for m in missing if m["flag"] not in given]
+            names = ", ".join(m["flag"] for m in missing) or e.message
+            return Failure("dryrun.required-argument",
+                           f"{self.entry} needs {names} (a required argument without a "
+                           f"default): give it after -- (portolan-cli run ... -- "
+                           f"{missing[0]['flag'] if missing else '--name'} VALUE)",
+                           EXIT_USAGE, location, arguments=missing, argparse=e.message)
+        return Failure("dryrun.bad-arguments", f"{self.entry}: {e.message}", EXIT_USAGE,
+                       location, argparse=e.message)
+
+    @staticmethod
+    def _chain(e):
+        seen = []
+        while e is not None and e not in seen:
+            seen.append(e)
+            e = e.__cause__ or e.__context__
+        return seen
+
+    def classify(self, e):
+        from .modelzoo_finder import NeedsModelZoo
+
+        location = self.project_frame(e.__traceback__)
+        text = str(e).strip()
+        first = text.splitlines()[0] if text else type(e).__name__
+        chain = self._chain(e)
+        if any(isinstance(x, NeedsModelZoo) for x in chain):
+            needs = next(x for x in chain if isinstance(x, NeedsModelZoo))
+            # The import statement names the whole module; the finder saw its first missing
+            # package.
+            frames = [f for f in traceback.extract_tb(e.__traceback__) if self.in_project(f.filename)]
+            statement = frames[-1].line if frames else ""
+            match = re.search(r"(?:from|import)\s+(modelzoo[\w.]*)", statement or "")
+            if match and match.group(1).startswith(needs.module):
+                needs = NeedsModelZoo(match.group(1))
+            others = self.missing_modelzoo(exclude=needs.module)
+            message = str(needs)
+            if others:
+                message += f" (the project also imports {len(others)} more such module" \
+                    f"{'s' if len(others) > 1 else ''}: {', '.join(others[:6])}" \
+                    f"{', ...' if len(others) > 6 else ''})"
+            return Failure("dryrun.needs-modelzoo", message, EXIT_FAILED, location,
+                           module=needs.module, modules=[needs.module] + others)
+        if isinstance(e, ModuleNotFoundError) and e.name:
+            return self.missing_package(e, location)
+        if isinstance(e, MemoryError) or "can't allocate memory" in text or \
+                "DefaultCPUAllocator" in text or "not enough memory" in text:
+            limit = self.o.memory_limit_mb
+            return Failure("dryrun.out-of-memory",
+                           f"out of memory{f' under the dry run limit of {limit} MB' if limit else ''}"
+                           f": {first}; lower --batch"
+                           f"{' or raise --memory-limit' if limit else ''}",
+                           EXIT_FAILED, location)
+        if any("network access is off in a Portolan dry run" in str(x) for x in chain):
+            hosts = ", ".join(self.session.network_blocked) if self.session else ""
+            return Failure("dryrun.network",
+                           f"the project downloads at start ({hosts or 'network'}) and a dry run "
+                           f"has no network; put its data in place first ({type(e).__name__}: "
+                           f"{first[:200]})", EXIT_FAILED, location, hosts=hosts)
+        if isinstance(e, FileNotFoundError):
+            name = e.filename or first
+            return Failure("dryrun.data-missing",
+                           f"a file the project reads is not there: {name}; put the project's "
+                           "data in place (a dry run never downloads)", EXIT_FAILED, location,
+                           file=str(name))
+        frames = traceback.extract_tb(e.__traceback__)
+        if isinstance(e, AssertionError) and frames and "exists(" in (frames[-1].line or ""):
+            return Failure("dryrun.data-missing",
+                           f"a file or folder the project needs is not there ({frames[-1].line.strip()} "
+                           f"failed at {self.rel(frames[-1].filename)}:{frames[-1].lineno}); put "
+                           "the project's data in place (a dry run never downloads)",
+                           EXIT_FAILED, location)
+        code = "dryrun.project-error"
+        message = f"{type(e).__name__}: {first}"
+        if frames and os.path.realpath(frames[-1].filename).startswith(STANDINS + os.sep):
+            code = "dryrun.sdk-api"
+        if isinstance(e, TypeError):
+            signature = self.standin_signature(first)
+            if signature:
+                code = "dryrun.sdk-api"
+                message += f" (the SDK's signature: {signature})"
+        return Failure(code, message[:2000], EXIT_FAILED, location,
+                       exception=type(e).__name__,
+                       traceback=traceback.format_exception(type(e), e, e.__traceback__)[-12:])
+
+    @staticmethod
+    def standin_signature(message):
+        """The signature of the stand-in callable a TypeError names ("trainingModel() takes
+        ..." or "PyTorchTrialContext.get_hparam() got ..."), or None when it names none."""
+        match = re.match(r"([A-Za-z_][\w.]*)\(\)", message)
+        if not match:
+            return None
+        parts = match.group(1).split(".")
+        # Public packages first, so that the name shown is the one projects import.
+        modules = sorted(sys.modules.items(), key=lambda kv: (
+            any(p.startswith("_") for p in kv[0].split(".")), len(kv[0])))
+        for _, module in modules:
+            path = getattr(module, "__file__", None) or ""
+            if not os.path.realpath(path).startswith(STANDINS + os.sep):
+                continue
+            target = module
+            for part in parts:
+                target = getattr(target, part, None)
+                if target is None:
+                    break
+            if callable(target):
+                try:
+                    sig = str(inspect.signature(target))
+                except (TypeError, ValueError):
+                    continue
+                return f"{module.__name__}.{match.group(1)}{sig}"
+        return None
+
+    def missing_modelzoo(self, exclude=None):
+        if self.finder is None:
+            return []
+        missing = []
+        for name in sorted(plan.modelzoo_imports(self.root, self.files)):
+            if exclude and (name == exclude or name.startswith(exclude + ".")):
+                continue
+            parts = name.split(".")
+            mount = self.finder.mount
+            if mount and (name == mount or name.startswith(mount + ".")):
+                continue
+            if any(self.finder._spec_at(root, parts, name) for root in self.finder.roots):
+                continue
+            parent = ".".join(parts[:-1])
+            # `from modelzoo.x import Name` also lists modelzoo.x.Name: a name, not a module.
+            if parent and any(self.finder._spec_at(root, parent.split("."), parent)
+                              for root in self.finder.roots):
+                continue
+            if parent in missing:
+                continue
+            missing.append(name)
+        return [m for m in missing if not any(m.startswith(p + ".") for p in missing)]
+
+    def missing_package(self, e, location):
+        table = debian_table()
+        top = e.name.split(".")[0]
+        others = []
+        for name, places in sorted(self.third_party.items()):
+            if name == top or name in STANDIN_PACKAGES:
+                continue
+            try:
+                found = importlib.util.find_spec(name) is not None
+            except (ImportError, ValueError):
+                found = False
+            if not found:
+                others.append({"package": name, "debian_package": table.get(name),
+                               "imported_at": f"{places[0][0]}:{places[0][1]}"})
+        deb = table.get(top)
+        if deb:
+            how = f"install the Debian package {deb} (apt install {deb})"
+        elif top in table:
+            how = "Debian 12 does not package it"
+        else:
+            how = "no Debian package is known for it"
+        message = f"cannot run: the project imports {top}, which is not installed; {how}"
+        if others:
+            message += "; also missing: " + ", ".join(
+                o["package"] + (f" ({o['debian_package']})" if o["debian_package"] else
+                                " (not in Debian)") for o in others)
+        return Failure("dryrun.missing-package", message, EXIT_FAILED, location, package=top,
+                       debian_package=deb, also_missing=others)
+
+
+def main(options):
+    # The stand-ins come first, before anything the project could bring along.
+    if STANDINS not in sys.path:
+        sys.path.insert(0, STANDINS)
+    return DryRun(options).run()
+

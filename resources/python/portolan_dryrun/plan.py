@@ -1,0 +1,347 @@
+"""What to run, decided from the project's files without executing any of them.
+
+Python files are parsed with `ast` (never imported); YAML configs are read with yaml.safe_load.
+The decisions (entry point, config, arguments) are reported in the `started` event with the
+reason for each, so that a user can see and override them (--entry, --params, -- args).
+"""
+import ast
+import os
+import re
+
+import yaml
+
+SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".portolan", "venv", ".venv", "env",
+             "node_modules", ".tox", ".mypy_cache", ".pytest_cache"}
+
+# Words in a path that mark code that is not an entry point of training.
+NOT_ENTRY = re.compile(r"(^|/)(tests?|testing|docs?|examples?/notebooks)(/|$)|(^|/)test_[^/]*\.py$"
+                       r"|_test\.py$|(^|/)(setup|conftest|__init__)\.py$")
+
+RUN_COMMAND = re.compile(r"\bpython3?\s+(?:-u\s+)?([\w./-]+\.py)\b")
+
+
+class PlanError(Exception):
+    """The project cannot be run as asked; `code` is a stable identifier."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def python_files(root, limit=5000):
+    """Relative paths of the project's Python files, sorted, without caches and environments."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames
+                             if d not in SKIP_DIRS and not d.startswith(".")
+                             and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg")))
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                found.append(os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep,
+                                                                                        "/"))
+                if len(found) >= limit:
+                    return found
+    return found
+
+
+def parse(root, rel):
+    try:
+        with open(os.path.join(root, rel), "r", encoding="utf-8") as f:
+            return ast.parse(f.read(), filename=rel)
+    except (SyntaxError, UnicodeDecodeError, OSError, ValueError):
+        return None
+
+
+def imported_names(tree):
+    """Every module name a file imports (`import a.b`, `from a.b import c` gives a.b and
+    a.b.c), with the line of the import."""
+    names = []
+    if tree is None:
+        return names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                names.append((alias.name, node.lineno, False))
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.append((node.module, node.lineno, False))
+            for alias in node.names:
+                if alias.name != "*":
+                    names.append((node.module + "." + alias.name, node.lineno, True))
+    return names
+
+
+def _calls(tree):
+    """Attribute and function names called anywhere in a file."""
+    out = set()
+    if tree is None:
+        return out
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Attribute):
+                out.add(f.attr)
+            elif isinstance(f, ast.Name):
+                out.add(f.id)
+    return out
+
+
+def _has_main_guard(tree):
+    if tree is None:
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.If) and "__main__" in ast.dump(node.test):
+            return True
+    return False
+
+
+def _has_top_level_work(tree):
+    """Statements other than definitions, imports, docstrings and constants at module level."""
+    if tree is None:
+        return False
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
+                             ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Constant, ast.Tuple,
+                                                                    ast.List, ast.Dict)):
+            continue
+        return True
+    return False
+
+
+def run_commands(root):
+    """Scripts the project's README files and tests run ("python x.py ..."), counted."""
+    counts = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")]
+        for name in filenames:
+            lower = name.lower()
+            if not (lower.startswith("readme") or (lower.endswith(".py") and "test" in lower)):
+                continue
+            try:
+                with open(os.path.join(dirpath, name), "r", encoding="utf-8") as f:
+                    text = f.read(200_000)
+            except (OSError, UnicodeDecodeError):
+                continue
+            for match in RUN_COMMAND.finditer(text):
+                script = os.path.basename(match.group(1))
+                counts[script] = counts.get(script, 0) + 1
+    return counts
+
+
+def choose_script(root, flavour, files=None):
+    """(entry, reason) for a training script (PopTorch projects and plain PyTorch originals)."""
+    files = files if files is not None else python_files(root)
+    mentioned = run_commands(root)
+    wanted = {"trainingModel"}
+    scored = []
+    for rel in files:
+        if NOT_ENTRY.search(rel):
+            continue
+        tree = parse(root, rel)
+        calls = _calls(tree)
+        trains = bool(wanted & calls) if flavour == "graphcore-poptorch" else \
+            "backward" in calls
+        runs = _has_main_guard(tree) or _has_top_level_work(tree)
+        if not (trains and runs):
+            continue
+        base = os.path.basename(rel)
+        score = 0
+        reasons = []
+        if base in mentioned:
+            score += 10
+            reasons.append("run by the project's README or tests")
+        if _has_main_guard(tree):
+            score += 2
+            reasons.append("has a __main__ block")
+        if base in ("main.py", "train.py", "run.py", "training.py"):
+            score += 2
+        score -= rel.count("/")
+        scored.append((-score, rel, reasons))
+    if not scored and flavour == "graphcore-poptorch":
+        # No trainingModel call (a higher-level trainer, such as optimum-graphcore's): the
+        # script the project's README or tests run is the entry.
+        for rel in files:
+            base = os.path.basename(rel)
+            tree = parse(root, rel)
+            if base in mentioned and not NOT_ENTRY.search(rel) and \
+                    (_has_main_guard(tree) or _has_top_level_work(tree)):
+                scored.append((-mentioned[base] + rel.count("/"), rel,
+                               ["run by the project's README or tests (no trainingModel call)"]))
+    if not scored:
+        # Last resort: a script that runs at module level under a usual entry name.
+        for rel in files:
+            base = os.path.basename(rel)
+            tree = parse(root, rel)
+            if base in ("main.py", "train.py", "run.py", "walkthrough.py", "training.py") and \
+                    not NOT_ENTRY.search(rel) and \
+                    (_has_main_guard(tree) or _has_top_level_work(tree)):
+                scored.append((rel.count("/"), rel,
+                               [f"runs at module level (no {'trainingModel' if flavour == 'graphcore-poptorch' else 'backward'} call found in the project)"]))
+    if not scored:
+        what = "calls poptorch.trainingModel" if flavour == "graphcore-poptorch" else \
+            "calls backward() and runs at module level or under __main__"
+        raise PlanError("dryrun.no-entry",
+                        f"no training script found (a Python file that {what}); give --entry")
+    scored.sort()
+    _, rel, reasons = scored[0]
+    others = [r for _, r, _ in scored[1:4]]
+    reason = "trains" + ("; " + ", ".join(reasons) if reasons else "")
+    if others:
+        reason += "; other candidates: " + ", ".join(others)
+    return rel, reason
+
+
+def _model_size(params):
+    model = params.get("model") if isinstance(params, dict) else None
+    if not isinstance(model, dict):
+        return None
+    width = model.get("hidden_size") or model.get("d_model") or model.get("embedding_size")
+    depth = model.get("num_hidden_layers") or model.get("num_layers") or \
+        model.get("encoder_num_hidden_layers") or 1
+    if isinstance(width, (int, float)) and isinstance(depth, (int, float)):
+        return float(width) * float(width) * float(depth)
+    return None
+
+
+def load_yaml(path):
+    with open(path, "r", encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+def choose_modelzoo_config(root, entry_dir):
+    """(config, reason): configs/params.yaml or params.yaml, else the smallest model among the
+    YAML files under configs/ (a dry run checks the code; the compilers scale it up)."""
+    for rel in ("configs/params.yaml", "params.yaml"):
+        path = os.path.join(entry_dir, rel)
+        if os.path.isfile(path):
+            return path, f"{rel} (the default name)"
+    folder = os.path.join(entry_dir, "configs")
+    candidates = []
+    if os.path.isdir(folder):
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith((".yaml", ".yml")):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                params = load_yaml(path)
+            except (yaml.YAMLError, OSError):
+                continue
+            if isinstance(params, dict) and "model" in params and (
+                    "train_input" in params or "runconfig" in params):
+                candidates.append((_model_size(params), name, path))
+    if not candidates:
+        raise PlanError("dryrun.no-config",
+                        "no Model Zoo params file (configs/params.yaml, params.yaml or "
+                        "configs/*.yaml with train_input/model); give --params")
+    sized = [c for c in candidates if c[0] is not None]
+    if sized:
+        sized.sort()
+        size, name, path = sized[0]
+        return path, (f"configs/{name}: the smallest model of {len(candidates)} configs "
+                      "(hidden size squared x layers); give --params for another")
+    size, name, path = candidates[0]
+    return path, f"configs/{name}: first of {len(candidates)} configs; give --params for another"
+
+
+def choose_experiment_config(root):
+    """(config path, parsed config, reason) of a Determined project."""
+    if os.path.isfile(os.path.join(root, "const.yaml")):
+        path = os.path.join(root, "const.yaml")
+        return path, load_yaml(path), "const.yaml (the single-trial config)"
+    for name in sorted(os.listdir(root)):
+        if name.endswith((".yaml", ".yml")):
+            path = os.path.join(root, name)
+            try:
+                config = load_yaml(path)
+            except (yaml.YAMLError, OSError):
+                continue
+            if isinstance(config, dict) and "entrypoint" in config:
+                return path, config, f"{name}: the first experiment config with an entrypoint"
+    raise PlanError("dryrun.no-config",
+                    "no Determined experiment config (const.yaml or a YAML file with an "
+                    "entrypoint); give --params")
+
+
+def parse_entrypoint(entrypoint):
+    """("trial", module, class) for "model_def:MyTrial", ("script", file, args) for a command
+    such as "python3 -m determined.launch.torch_distributed python3 train.py --x 1"."""
+    if isinstance(entrypoint, list):
+        entrypoint = " ".join(str(e) for e in entrypoint)
+    text = str(entrypoint).strip()
+    match = re.fullmatch(r"([A-Za-z_][\w.]*):([A-Za-z_]\w*)", text)
+    if match:
+        return "trial", match.group(1), match.group(2)
+    tokens = text.split()
+    for i, token in enumerate(tokens):
+        if token.endswith(".py"):
+            return "script", token, tokens[i + 1:]
+    raise PlanError("dryrun.entrypoint",
+                    f"cannot run the entrypoint {text!r}: expected module:Class or a command "
+                    "that runs a .py file")
+
+
+def modelzoo_imports(root, files=None):
+    """{module name: [(file, line)]} of every modelzoo.* module the project imports."""
+    found = {}
+    for rel in files if files is not None else python_files(root):
+        for name, line, maybe_attr in imported_names(parse(root, rel)):
+            if name == "modelzoo" or name.startswith("modelzoo."):
+                found.setdefault(name, []).append((rel, line, maybe_attr))
+    return found
+
+
+def modelzoo_mount(root, imports):
+    """The Model Zoo package path the project lives at (modelzoo.transformers.pytorch.gpt2
+    for a copy of the GPT-2 folder), from its own Model Zoo-style imports; None if it has none.
+
+    A prefix scores one point per imported name whose rest names a file or folder of the
+    project, weighted by how deep that rest goes; modelzoo.common (the SDK) is never a mount.
+    """
+    scores = {}
+    for name in imports:
+        parts = name.split(".")
+        for k in range(1, len(parts)):
+            prefix = ".".join(parts[:k])
+            if prefix == "modelzoo.common" or prefix.startswith("modelzoo.common."):
+                continue
+            rest = parts[k:]
+            path = os.path.join(root, *rest)
+            if os.path.isfile(path + ".py") or os.path.isdir(path):
+                scores[prefix] = scores.get(prefix, 0) + len(rest)
+    if not scores:
+        return None
+    return sorted(scores.items(), key=lambda kv: (-kv[1], len(kv[0])))[0][0]
+
+
+def third_party_imports(root, files=None):
+    """{top-level module: [(file, line)]} of imports that are neither the project's own
+    modules nor the standard library."""
+    import sys
+
+    files = files if files is not None else python_files(root)
+    own = set()
+    for rel in files:
+        parts = rel[:-3].split("/")
+        own.add(parts[0])
+        own.add(parts[-1])
+    for dirpath, dirnames, _ in os.walk(root):
+        for d in dirnames:
+            own.add(d)
+        break
+    stdlib = set(getattr(sys, "stdlib_module_names", ())) | set(sys.builtin_module_names)
+    found = {}
+    for rel in files:
+        if NOT_ENTRY.search(rel) and not rel.endswith("__init__.py"):
+            continue  # tests and setup scripts are not part of a run
+        for name, line, maybe_attr in imported_names(parse(root, rel)):
+            if maybe_attr:
+                continue
+            top = name.split(".")[0]
+            if top in own or top in stdlib or top == "__future__":
+                continue
+            found.setdefault(top, []).append((rel, line))
+    return found

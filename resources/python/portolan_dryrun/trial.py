@@ -1,0 +1,200 @@
+"""A Determined PyTorchTrial, driven like `det experiment create --local --test`: the trial
+is built with a context whose hyperparameters come from the experiment config, then N
+train_batch calls on the training loader and one evaluate_batch on the validation loader.
+
+When the project's loader cannot be built (its data is not present and cannot be downloaded),
+synthetic batches that the model's first layer accepts are used instead, with a warning. A
+synthetic batch that the trial's own code rejects on the first step is undone (weights and
+optimizer state restored) and the next candidate is tried.
+"""
+import copy
+import importlib
+import inspect
+
+import torch
+
+from . import synthetic
+from .driver import Failure
+
+
+def _torch_loader(loader):
+    get = getattr(loader, "get_data_loader", None)
+    return get() if callable(get) else loader
+
+
+def _first_line(e, limit=160):
+    text = str(e).strip()
+    line = text.splitlines()[0] if text else type(e).__name__
+    return line if len(line) <= limit else line[:limit] + "..."
+
+
+def _scalar(value):
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        return float(value.detach())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _batches(loader):
+    while True:
+        produced = False
+        for batch in loader:
+            produced = True
+            yield batch
+        if not produced:
+            raise Failure("dryrun.no-data", "the training data loader produced no batch")
+
+
+def _snapshot(context):
+    return ([copy.deepcopy(m.state_dict()) for m in context.models],
+            [copy.deepcopy(o.state_dict()) for o in context.optimizers])
+
+
+def _restore(context, snapshot):
+    models, optimizers = snapshot
+    for m, state in zip(context.models, models):
+        m.load_state_dict(state)
+    for o, state in zip(context.optimizers, optimizers):
+        o.load_state_dict(state)
+
+
+def run(dry, ctx):
+    from determined.pytorch import LRScheduler, PyTorchTrial, PyTorchTrialContext, \
+        hparams_from_config
+
+    session = dry.session
+    events = dry.events
+    config = ctx["experiment"]
+    try:
+        module = importlib.import_module(ctx["module"])
+    except ModuleNotFoundError as e:
+        if e.name == ctx["module"]:
+            raise Failure("dryrun.entrypoint", f"the entrypoint's module {ctx['module']} is not "
+                          "in the project") from None
+        raise
+    cls = getattr(module, ctx["trial_class"], None)
+    if cls is None:
+        raise Failure("dryrun.entrypoint", f"{ctx['module']} has no class {ctx['trial_class']}")
+    if not (isinstance(cls, type) and issubclass(cls, PyTorchTrial)):
+        raise Failure("dryrun.entrypoint",
+                      f"{ctx['module']}:{ctx['trial_class']} is not a PyTorchTrial subclass")
+    hparams = hparams_from_config(config)
+    ctx["hparams"] = hparams
+    events.emit("info", message="hyperparameters for this test trial: " +
+                ", ".join(f"{k}={v}" for k, v in hparams.items()))
+    context = PyTorchTrialContext(config, hparams)
+    trial = cls(context)
+
+    data_error = None
+    try:
+        loader = _torch_loader(trial.build_training_data_loader())
+    except Exception as e:  # noqa: BLE001 - the data may be absent; see below
+        if not context.models:
+            raise
+        data_error = e
+        loader = None
+
+    attempts = [(None, loader)]
+    if loader is None:
+        found = synthetic.candidates(context.models, dry.o.batch)
+        if not found:
+            raise data_error
+        attempts = [(what, synthetic.SyntheticLoader(example)) for what, example in found]
+
+    steps = dry.o.steps
+    example_batch = None
+    for index, (what, source) in enumerate(attempts):
+        snapshot = _snapshot(context) if what is not None else None
+        if what is not None:
+            session.synthetic = True
+            events.emit("warning", kind="synthetic-data",
+                        message=f"train data is synthetic: build_training_data_loader() failed "
+                        f"({type(data_error).__name__}: {_first_line(data_error)}); using "
+                        f"{what}", candidate=index + 1, candidates=len(attempts))
+        batches = _batches(source)
+        done = 0
+        try:
+            for batch_idx in range(steps):
+                batch = context.to_device(next(batches))
+                if example_batch is None:
+                    example_batch = batch
+                context._current_batch_idx = batch_idx
+                for model in context.models:
+                    model.train()
+                metrics = trial.train_batch(batch, 0, batch_idx)
+                metrics = metrics if isinstance(metrics, dict) else {"loss": metrics}
+                loss = _scalar(metrics.get("loss"))
+                others = {k: _scalar(v) for k, v in metrics.items()
+                          if k != "loss" and _scalar(v) is not None}
+                for scheduler in context.lr_schedulers:
+                    if scheduler._step_mode == LRScheduler.StepMode.STEP_EVERY_BATCH:
+                        scheduler._scheduler.step()
+                opt = context.optimizers[0] if context.optimizers else None
+                session.complete_step(opt, loss=loss, metrics=others)
+                done += 1
+            break
+        except Failure:
+            raise
+        except Exception as e:  # noqa: BLE001
+            if what is None or done > 0 or index == len(attempts) - 1:
+                raise
+            events.emit("warning", kind="synthetic-data",
+                        message=f"the synthetic batch did not fit train_batch ({type(e).__name__}:"
+                        f" {_first_line(e)}); trying the next shape")
+            _restore(context, snapshot)
+            session.reset_for_retry()
+            example_batch = None
+
+    # One validation batch, as the local test mode does.
+    try:
+        val = _torch_loader(trial.build_validation_data_loader())
+        val_batch = next(iter(val))
+    except Exception as e:  # noqa: BLE001
+        if example_batch is None:
+            raise
+        events.emit("warning", kind="synthetic-data",
+                    message=f"eval data is synthetic: build_validation_data_loader() failed "
+                    f"({type(e).__name__}: {_first_line(e)}); using a batch shaped like the "
+                    "training one")
+        val = None
+        val_batch = synthetic.SyntheticLoader(example_batch)._fresh(example_batch)
+    val_batch = context.to_device(val_batch)
+    for model in context.models:
+        model.eval()
+    with torch.no_grad():
+        evaluate = getattr(type(trial), "evaluate_batch", None)
+        if evaluate is not None:
+            if len(inspect.signature(trial.evaluate_batch).parameters) >= 2:
+                metrics = trial.evaluate_batch(val_batch, 0)
+            else:
+                metrics = trial.evaluate_batch(val_batch)
+        elif hasattr(trial, "evaluate_full_dataset"):
+            metrics = trial.evaluate_full_dataset(_OneBatch(val, val_batch))
+        else:
+            raise Failure("dryrun.sdk-api", f"{ctx['trial_class']} defines neither "
+                          "evaluate_batch nor evaluate_full_dataset")
+    for model in context.models:
+        model.train()
+    metrics = metrics if isinstance(metrics, dict) else {}
+    values = {k: _scalar(v) for k, v in metrics.items() if _scalar(v) is not None}
+    loss = next((values[k] for k in ("validation_loss", "val_loss", "loss") if k in values), None)
+    accuracy = next((values[k] for k in ("accuracy", "validation_accuracy", "val_accuracy")
+                     if k in values), None)
+    events.emit("eval", step=session.steps_done, loss=loss, accuracy=accuracy, batches=1,
+                metrics=values)
+
+
+class _OneBatch:
+    """The validation loader, cut to its first batch (for evaluate_full_dataset)."""
+
+    def __init__(self, loader, batch):
+        self._loader = loader
+        self._batch = batch
+        self.dataset = getattr(loader, "dataset", [batch])
+
+    def __iter__(self):
+        yield self._batch
+
+    def __len__(self):
+        return 1

@@ -1,0 +1,1 @@
+from ._impl import AttentionLayer, MultiheadAttention  # noqa: F401

@@ -1,0 +1,1 @@
+from ._impl import EmbeddingLayer  # noqa: F401

@@ -1,0 +1,1 @@
+from ._impl import FeedForwardNetwork  # noqa: F401

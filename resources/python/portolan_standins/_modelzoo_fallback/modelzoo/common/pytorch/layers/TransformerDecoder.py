@@ -1,0 +1,1 @@
+from ._impl import TransformerDecoder  # noqa: F401

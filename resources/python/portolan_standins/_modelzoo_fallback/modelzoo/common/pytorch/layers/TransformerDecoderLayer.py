@@ -1,0 +1,1 @@
+from ._impl import TransformerDecoderLayer  # noqa: F401

@@ -1,0 +1,1 @@
+from ._impl import TransformerEncoder  # noqa: F401

@@ -1,0 +1,1 @@
+from ._impl import TransformerEncoderLayer  # noqa: F401

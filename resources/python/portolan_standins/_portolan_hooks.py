@@ -1,0 +1,72 @@
+"""The seam between Portolan's SDK stand-ins and its dry-run driver.
+
+This module is not part of any vendor SDK. The stand-ins work without the driver (unit tests
+import them directly); when the driver runs, it fills these settings and listens here.
+"""
+
+# The micro-batch the dry run uses instead of the project's (None: keep the project's).
+dry_run_batch = None
+
+# The optimizer steps the dry run makes (None: as many as the project wants).
+dry_run_steps = None
+
+# Set by a stand-in runner that stops after dry_run_steps itself (Model Zoo's run()): the
+# driver then does not interrupt the project at the last step.
+runner_controls_steps = False
+
+# The params of a Model Zoo run, once the stand-in runner has read them (for the capture).
+modelzoo_params = None
+
+# Batch sizes the project asked for, in the order its loaders were built:
+# [{"requested": 64, "used": 2, "source": "poptorch.DataLoader(batch_size=...)"}]
+requested_batches = []
+
+# While > 0, torch DataLoaders built are not clamped again (a stand-in already did it).
+_clamp_suspended = 0
+
+# While > 0, the driver does not record module calls (a stand-in's warm-up, a trace).
+recording_suspended = 0
+
+# Set by the driver: fn(loss tensor) for a stand-in to report the loss of a micro-batch before
+# its own scaling (poptorch's gradient accumulation divides it).
+loss_reporter = None
+
+# Callbacks the driver registers: fn(kind, fields) for "warning" and "info" messages.
+_listeners = []
+
+
+def clamp_batch(requested, source):
+    """The batch size a loader should use in the dry run, and a note of what was asked."""
+    if requested is None or dry_run_batch is None:
+        return requested
+    used = min(int(requested), int(dry_run_batch))
+    requested_batches.append({"requested": int(requested), "used": used, "source": source})
+    return used
+
+
+class suspend_clamp:
+    """Context manager: torch DataLoaders built inside are already clamped by a stand-in."""
+
+    def __enter__(self):
+        global _clamp_suspended
+        _clamp_suspended += 1
+        return self
+
+    def __exit__(self, *exc):
+        global _clamp_suspended
+        _clamp_suspended -= 1
+        return False
+
+
+def clamp_suspended():
+    return _clamp_suspended > 0
+
+
+def notify(kind, message, **fields):
+    """Tells the driver (if any) something the user must see, such as a fake being used."""
+    for listener in list(_listeners):
+        listener(kind, dict(fields, message=message))
+
+
+def add_listener(fn):
+    _listeners.append(fn)

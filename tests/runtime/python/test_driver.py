@@ -1,0 +1,112 @@
+"""The driver's static decisions (entry, config, Model Zoo mount) and the capture's tables."""
+import os
+import tempfile
+import unittest
+
+import torch
+
+from portolan_dryrun import capture, plan
+from portolan_dryrun.session import ModuleRecord
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "projects")
+
+
+def write(root, rel, text):
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+class PlanTest(unittest.TestCase):
+    def test_script_choice(self):
+        with tempfile.TemporaryDirectory() as root:
+            write(root, "model.py", "import torch\nclass M(torch.nn.Module):\n    pass\n")
+            write(root, "infer.py", "import torch\nprint(torch.zeros(1))\n")
+            write(root, "tools/train_big.py",
+                  "import torch\nloss = torch.zeros(1, requires_grad=True).sum()\n"
+                  "loss.backward()\n")
+            write(root, "main.py", "import torch\nif __name__ == '__main__':\n"
+                  "    torch.zeros(1, requires_grad=True).sum().backward()\n")
+            write(root, "tests/test_main.py", "import torch\ntorch.zeros(1).backward()\n")
+            write(root, "README.md", "Run `python tools/train_big.py --epochs 3`.\n")
+            entry, reason = plan.choose_script(root, "plain-pytorch")
+            self.assertEqual(entry, "tools/train_big.py")
+            self.assertIn("README", reason)
+            os.remove(os.path.join(root, "README.md"))
+            self.assertEqual(plan.choose_script(root, "plain-pytorch")[0], "main.py")
+            # No trainingModel anywhere: the usual entry name, saying so.
+            entry, reason = plan.choose_script(root, "graphcore-poptorch")
+            self.assertEqual(entry, "main.py")
+            self.assertIn("no trainingModel call", reason)
+        with tempfile.TemporaryDirectory() as root:
+            write(root, "model.py", "import torch\n")
+            with self.assertRaises(plan.PlanError):
+                plan.choose_script(root, "plain-pytorch")
+
+    def test_entrypoint(self):
+        self.assertEqual(plan.parse_entrypoint("model_def:MNistTrial"),
+                         ("trial", "model_def", "MNistTrial"))
+        self.assertEqual(plan.parse_entrypoint(
+            "python3 -m determined.launch.torch_distributed python3 train.py --x 1"),
+            ("script", "train.py", ["--x", "1"]))
+        with self.assertRaises(plan.PlanError):
+            plan.parse_entrypoint("model_def")
+
+    def test_modelzoo_mount(self):
+        root = os.path.join(FIXTURES, "modelzoo-port-needs-checkout")
+        imports = plan.modelzoo_imports(root)
+        self.assertEqual(plan.modelzoo_mount(root, imports),
+                         "modelzoo.transformers.pytorch.toyport")
+        self.assertIn("modelzoo.transformers.pytorch.toy_common.toy_layers", imports)
+
+    def test_third_party_imports_skip_tests_and_own_modules(self):
+        with tempfile.TemporaryDirectory() as root:
+            write(root, "train.py", "import torch, yaml\nimport helpers\nimport transformers\n")
+            write(root, "helpers.py", "import os\n")
+            write(root, "tests/test_x.py", "import pytest\n")
+            found = plan.third_party_imports(root)
+            self.assertEqual(sorted(found), ["torch", "transformers", "yaml"])
+
+
+class CaptureTablesTest(unittest.TestCase):
+    def test_shared_parameters_count_once(self):
+        class Tied(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = torch.nn.Embedding(10, 4)
+                self.head = torch.nn.Linear(4, 10, bias=False)
+                self.head.weight = self.embed.weight
+                self.norm = torch.nn.BatchNorm1d(4)
+
+        class FakeSession:
+            records = {}
+
+        model = Tied()
+        rows = capture.module_table(FakeSession(), model)
+        self.assertEqual([r["path"] for r in rows], ["", "embed", "head", "norm"])
+        self.assertEqual(sum(r["params"] for r in rows),
+                         sum(p.numel() for p in model.parameters()))
+        self.assertEqual(rows[2]["params"], 0)  # the tied weight counted at the embedding
+        self.assertEqual(rows[3]["buffers"], 4 + 4 + 1)
+        self.assertEqual(rows[3]["buffer_bytes"], 4 * 4 + 4 * 4 + 8)
+
+    def test_container_ipu_is_common_or_null(self):
+        class FakeSession:
+            records = {}
+
+        model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Sequential(
+            torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)))
+        for module, ipu in ((model, 0), (model[0], 0), (model[1], 1), (model[1][0], 1),
+                            (model[1][1], 1)):
+            r = ModuleRecord()
+            r.calls, r.ipu, r.order = 1, ipu, len(FakeSession.records)
+            FakeSession.records[module] = r
+        rows = {r["path"]: r for r in capture.module_table(FakeSession(), model)}
+        self.assertIsNone(rows[""]["ipu"])
+        self.assertEqual(rows["1"]["ipu"], 1)
+        self.assertEqual(rows["0"]["ipu"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,265 @@
+"""The SDK stand-ins are as strict as the real APIs, and do what the dry run relies on.
+
+Run by ctest (test_dryrun_python) with /usr/bin/python3 -m unittest; PYTHONPATH holds
+resources/python and resources/python/portolan_standins.
+"""
+import os
+import sys
+import tempfile
+import unittest
+
+import torch
+
+from portolan_dryrun import driver, modelzoo_finder
+
+# As in a dry run: Model Zoo names resolve through the stand-ins, then their fallbacks.
+modelzoo_finder.install(sys, None, None, driver.STANDINS, None, driver.FALLBACK)
+
+import _portolan_hooks as hooks  # noqa: E402
+import determined.pytorch as det  # noqa: E402
+import poptorch  # noqa: E402
+from modelzoo.common.pytorch.PyTorchBaseModel import PyTorchBaseModel, _schedule_fn  # noqa: E402
+
+
+class WithLoss(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 3)
+        self.loss = torch.nn.CrossEntropyLoss()
+
+    def forward(self, x, labels=None):
+        out = self.fc(x)
+        if self.training:
+            return out, self.loss(out, labels)
+        return out
+
+
+class PopTorchTest(unittest.TestCase):
+    def test_training_model_arity_and_keywords(self):
+        model = WithLoss()
+        opts = poptorch.Options()
+        opt = poptorch.optim.SGD(model.parameters(), lr=0.1)
+        with self.assertRaisesRegex(TypeError, r"takes from 1 to 3 positional arguments"):
+            poptorch.trainingModel(model, opts, opt, True)
+        with self.assertRaisesRegex(TypeError, r"unexpected keyword argument 'optimiser'"):
+            poptorch.trainingModel(model, options=opts, optimiser=opt)
+        with self.assertRaisesRegex(TypeError, r"unexpected keyword argument 'momentun'"):
+            poptorch.optim.SGD(model.parameters(), lr=0.1, momentun=0.9)
+        with self.assertRaises(TypeError):
+            poptorch.inferenceModel(model, opts, opt)
+
+    def test_options_checks(self):
+        opts = poptorch.Options()
+        with self.assertRaisesRegex(AssertionError, "Invalid key: GPU0"):
+            opts.setAvailableMemoryProportion({"GPU0": 0.5})
+        with self.assertRaises(ValueError):
+            opts.Precision.setPartialsType(torch.int32)
+        with self.assertRaises(TypeError):
+            opts.deviceIterations()
+        opts.deviceIterations(4).replicationFactor(2)
+        opts.Training.gradientAccumulation(3)
+        opts.setAvailableMemoryProportion({"IPU0": 0.6})
+        d = opts.toDict()
+        self.assertEqual((d["device_iterations"], d["replication_factor"],
+                          d["gradient_accumulation"]), (4, 2, 3))
+        self.assertEqual(d["available_memory_proportion"], {"IPU0": 0.6})
+
+    def test_combined_batch_and_steps(self):
+        torch.manual_seed(0)
+        model = WithLoss()
+        opts = poptorch.Options().deviceIterations(2)
+        opts.Training.gradientAccumulation(2)
+        data = torch.utils.data.TensorDataset(torch.randn(64, 4), torch.randint(0, 3, (64,)))
+        loader = poptorch.DataLoader(opts, data, batch_size=4)
+        self.assertEqual(loader.combinedBatchSize, 16)
+        x, y = next(iter(loader))
+        self.assertEqual(x.shape[0], 16)
+        steps = []
+        opt = poptorch.optim.SGD(model.parameters(), lr=0.1)
+        original = type(opt).step
+
+        def counting(self_, *a, **k):
+            steps.append(1)
+            return original(self_, *a, **k)
+
+        opt.step = counting.__get__(opt)
+        training = poptorch.trainingModel(model, opts, opt)
+        before = model.fc.weight.detach().clone()
+        out, loss = training(x, y)
+        self.assertEqual(len(steps), 2)  # one optimizer step per device iteration
+        self.assertFalse(torch.equal(before, model.fc.weight))
+        self.assertEqual(out.shape, (8, 3))  # Final: the last iteration's micro-batches
+        with self.assertRaisesRegex(RuntimeError, "must be a multiple"):
+            training(torch.randn(6, 4), torch.randint(0, 3, (6,)))
+
+    def test_model_without_loss_is_rejected(self):
+        model = torch.nn.Linear(4, 3)
+        training = poptorch.trainingModel(model, poptorch.Options(),
+                                          poptorch.optim.SGD(model.parameters(), lr=0.1))
+        with self.assertRaisesRegex(RuntimeError, "loss inside forward"):
+            training(torch.randn(2, 4))
+
+    def test_begin_block_records_ipus(self):
+        from poptorch import _blocks
+
+        a, b = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
+        poptorch.BeginBlock(a, "a", ipu_id=0)
+        poptorch.BeginBlock(b, "b", ipu_id=3)
+        self.assertEqual(_blocks._portolan_ipu_of(b), 3)
+        with self.assertRaises(ValueError):
+            poptorch.BeginBlock(lambda x: x, ipu_id=1)
+        with self.assertRaises(ValueError):
+            poptorch.BeginBlock(torch.nn.Linear(1, 1), ipu_id=-1)
+
+
+class Trial(det.PyTorchTrial):
+    def __init__(self, context):
+        self.context = context
+        self.model = context.wrap_model(torch.nn.Linear(3, 2))
+        self.opt = context.wrap_optimizer(torch.optim.SGD(self.model.parameters(),
+                                                          lr=context.get_hparam("lr")))
+
+
+class DeterminedTest(unittest.TestCase):
+    CONFIG = {"hyperparameters": {"global_batch_size": 16, "lr": {"type": "const", "val": 0.5},
+                                  "width": {"type": "int", "minval": 8, "maxval": 64},
+                                  "act": {"type": "categorical", "vals": ["relu", "gelu"]}},
+              "entrypoint": "model_def:Trial"}
+
+    def test_get_hparam_is_strict(self):
+        context = det.PyTorchTrialContext(self.CONFIG)
+        self.assertEqual(context.get_hparam("lr"), 0.5)
+        self.assertEqual(context.get_hparam("width"), 8)
+        self.assertEqual(context.get_hparam("act"), "relu")
+        with self.assertRaisesRegex(ValueError, "Could not find name 'lrate' in experiment"):
+            context.get_hparam("lrate")
+        with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'default'"):
+            context.get_hparam("lr", default=0.1)
+        with self.assertRaises(TypeError):
+            context.get_hparam()
+
+    def test_wrapping_and_stepping(self):
+        context = det.PyTorchTrialContext(self.CONFIG)
+        trial = Trial(context)
+        loss = trial.model(torch.randn(4, 3)).pow(2).mean()
+        context.backward(loss)
+        context.step_optimizer(trial.opt, clip_grads=lambda p: torch.nn.utils.clip_grad_norm_(p, 1))
+        self.assertTrue(all(p.grad is None or not p.grad.any() for p in trial.model.parameters()))
+        stray = torch.optim.SGD(trial.model.parameters(), lr=0.1)
+        with self.assertRaises(AssertionError):
+            context.step_optimizer(stray)
+        plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(trial.opt)
+        with self.assertRaises(Exception):
+            context.wrap_lr_scheduler(plateau, det.LRScheduler.StepMode.STEP_EVERY_BATCH)
+        context.wrap_lr_scheduler(plateau, det.LRScheduler.StepMode.MANUAL_STEP)
+        with self.assertRaises(TypeError):
+            context.wrap_model(object())
+
+    def test_data_loader_keeps_torch_signature(self):
+        data = torch.utils.data.TensorDataset(torch.randn(10, 3))
+        loader = det.DataLoader(data, batch_size=5)
+        self.assertEqual(len(loader), 2)
+        with self.assertRaises(TypeError):
+            det.DataLoader(data, batchsize=5)
+
+
+class ModelZooTest(unittest.TestCase):
+    PARAMS = {"runconfig": {"mode": "train"}, "model": {},
+              "optimizer": {"optimizer_type": "AdamW", "learning_rate": 0.001,
+                            "weight_decay_rate": 0.01}}
+
+    def test_base_model_needs_params_model_device(self):
+        class Wrapper(PyTorchBaseModel):
+            def __init__(self, params):
+                super().__init__(params=params, model=torch.nn.Linear(2, 2))
+
+        with self.assertRaisesRegex(TypeError, "missing 1 required positional argument: 'device'"):
+            Wrapper(self.PARAMS)
+
+    def test_optimizer_and_schedule(self):
+        class Wrapper(PyTorchBaseModel):
+            def __init__(self, params):
+                super().__init__(params=params, model=torch.nn.Linear(2, 2), device=None)
+
+        w = Wrapper(self.PARAMS)
+        self.assertIsInstance(w.optimizer, torch.optim.AdamW)
+        bad = dict(self.PARAMS, optimizer={"optimizer_type": "Adagrad2", "learning_rate": 0.1})
+        with self.assertRaisesRegex(ValueError, "Unsupported optimizer type Adagrad2"):
+            Wrapper(bad)
+        lr = _schedule_fn([{"scheduler": "Linear", "initial_learning_rate": 0.0,
+                            "end_learning_rate": 1.0, "steps": 10},
+                           {"scheduler": "Constant", "learning_rate": 1.0}])
+        self.assertAlmostEqual(lr(5), 0.5)
+        self.assertAlmostEqual(lr(50), 1.0)
+        with self.assertRaisesRegex(ValueError, "Missing required parameters"):
+            _schedule_fn({"scheduler": "Exponential", "decay_steps": 10})(1)
+
+    def test_layers_api_shapes(self):
+        from modelzoo.common.pytorch.layers import (EmbeddingLayer, TransformerEncoder,
+                                                    TransformerEncoderLayer)
+
+        emb = EmbeddingLayer(vocab_size=50, embedding_size=16, max_position_embeddings=32)
+        ids = torch.randint(0, 50, (2, 10))
+        self.assertEqual(emb(ids).shape, (2, 10, 16))
+        with self.assertRaisesRegex(ValueError, "max_position_embeddings"):
+            EmbeddingLayer(vocab_size=50, embedding_size=16)
+        layer = TransformerEncoderLayer(d_model=16, nhead=4, dim_feedforward=32, dropout=0.0,
+                                        activation="relu")
+        encoder = TransformerEncoder(layer, num_layers=2)
+        mask = torch.triu(torch.ones(10, 10, dtype=torch.float16), 1) * \
+            torch.finfo(torch.float16).min
+        self.assertEqual(encoder(emb(ids), mask=mask).shape, (2, 10, 16))
+
+    def test_runner_command_line(self):
+        from modelzoo.common.pytorch import run_utils
+        from portolan_dryrun.session import ArgumentsError, Session
+
+        class Quiet:
+            def emit(self, *a, **k):
+                pass
+
+        Session(Quiet(), steps=1, batch=2)._patch_argparse()
+        saved = sys.argv
+        try:
+            sys.argv = ["run.py", "CPU", "--mode", "train"]
+            with self.assertRaises(ArgumentsError) as caught:
+                run_utils.get_params_from_args("/tmp")
+            self.assertIn("--params", caught.exception.message)
+            with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+                f.write("runconfig: {max_steps: 5}\nmodel: {}\n")
+            sys.argv = ["run.py", "--mode", "train", "--params", f.name]
+            params = run_utils.get_params_from_args("/tmp")
+            self.assertEqual(params["runconfig"]["mode"], "train")
+            self.assertEqual(params["runconfig"]["max_steps"], 5)
+            self.assertEqual(params["runconfig"]["model_dir"], "/tmp/model_dir")
+            os.unlink(f.name)
+        finally:
+            sys.argv = saved
+
+    def test_shared_model_code_needs_a_checkout(self):
+        with self.assertRaisesRegex(ModuleNotFoundError, "point Portolan at a Model Zoo checkout"):
+            import modelzoo.transformers.pytorch.huggingface_common.modeling_bert  # noqa: F401
+
+    def test_use_cs_is_false(self):
+        from modelzoo.common.pytorch import cb_model
+
+        self.assertFalse(cb_model.use_cs())
+
+
+class HooksTest(unittest.TestCase):
+    def test_clamp_keeps_the_requested_batch(self):
+        saved = hooks.dry_run_batch, list(hooks.requested_batches)
+        try:
+            hooks.dry_run_batch = 2
+            hooks.requested_batches.clear()
+            self.assertEqual(hooks.clamp_batch(64, "x"), 2)
+            self.assertEqual(hooks.clamp_batch(1, "y"), 1)
+            self.assertEqual(hooks.requested_batches[0], {"requested": 64, "used": 2,
+                                                          "source": "x"})
+        finally:
+            hooks.dry_run_batch = saved[0]
+            hooks.requested_batches[:] = saved[1]
+
+
+if __name__ == "__main__":
+    unittest.main()
