@@ -16,12 +16,20 @@ namespace {
 struct CheckOptions
 {
     std::string project;
+    std::string params; // --params: overrides the project's saved or default params file
     std::string target;
     std::string format = "text";
     std::string guidesDir;
     bool showDiffs = false;
     bool listGuides = false;
 };
+
+analysis::AnalysisOptions analysisOptions(const CheckOptions& o)
+{
+    analysis::AnalysisOptions a;
+    a.paramsOverride = o.params;
+    return a;
+}
 
 int runCheck(const CheckOptions& o)
 {
@@ -36,7 +44,7 @@ int runCheck(const CheckOptions& o)
                       << g.checkCount() << " checks)\n";
         return set.guides.empty() ? ExitUsage : ExitOk;
     }
-    auto result = analysis::analyzeProject(o.project);
+    auto result = analysis::analyzeProject(o.project, analysisOptions(o));
     if (!result) {
         std::cerr << "portolan-cli: " << result.error.toString() << "\n";
         return ExitUsage;
@@ -62,6 +70,8 @@ int runCheck(const CheckOptions& o)
         j["project"] = a.root.string();
         j["flavour"] = std::string(analysis::flavourId(a.flavour.flavour));
         j["flavour_summary"] = a.flavour.summary();
+        j["params_file"] =
+            a.paramsFile.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.paramsFile.path);
         nlohmann::json diags = nlohmann::json::array();
         for (const auto& d : a.diagnostics)
             diags.push_back({{"code", d.code},
@@ -73,6 +83,8 @@ int runCheck(const CheckOptions& o)
     } else {
         std::cout << "Project: " << a.root.string() << "\n"
                   << "Detected: " << a.flavour.summary() << "\n"
+                  << "Params file: " << (a.paramsFile.empty() ? "(none)" : a.paramsFile.path)
+                  << " (" << a.paramsFile.reason << ")\n"
                   << "Guide: " << guide->title << " (" << guide->id << ")\n";
         for (const auto& d : a.diagnostics)
             std::cout << "  " << d.toString() << "\n";
@@ -108,6 +120,9 @@ Subcommand registerCheck(CLI::App& root)
         root.add_subcommand("check", "Check a project against a porting guide (exit 1 when "
                                      "there are errors)");
     cmd->add_option("PROJECT", o->project, "Project folder");
+    cmd->add_option("--params", o->params,
+                    "Params file to check against (default: the project's saved choice, else "
+                    "its default; see info --use-params)");
     cmd->add_option("--target", o->target,
                     "Guide id: cerebras-pytorch, cerebras-tensorflow, cerebras-layers, "
                     "determined-pytorchtrial or graphcore-poptorch (default: the suggested one)");

@@ -17,10 +17,18 @@ namespace {
 struct FlowOptions
 {
     std::string project;
+    std::string params; // --params: overrides the project's saved or default params file
     std::string format = "dot";
     std::string output;
     std::string guide; // print this guide's suggested-order diagram instead
 };
+
+analysis::AnalysisOptions analysisOptions(const FlowOptions& o)
+{
+    analysis::AnalysisOptions a;
+    a.paramsOverride = o.params;
+    return a;
+}
 
 int runFlow(const FlowOptions& o)
 {
@@ -34,7 +42,7 @@ int runFlow(const FlowOptions& o)
         }
         std::optional<guides::GuideResult> result;
         if (!o.project.empty()) {
-            auto a = analysis::analyzeProject(o.project);
+            auto a = analysis::analyzeProject(o.project, analysisOptions(o));
             if (!a) {
                 std::cerr << "portolan-cli: " << a.error.toString() << "\n";
                 return ExitUsage;
@@ -43,7 +51,7 @@ int runFlow(const FlowOptions& o)
         }
         dot = guides::guideOrderDot(*g, result ? &*result : nullptr);
     } else {
-        auto a = analysis::analyzeProject(o.project);
+        auto a = analysis::analyzeProject(o.project, analysisOptions(o));
         if (!a) {
             std::cerr << "portolan-cli: " << a.error.toString() << "\n";
             return ExitUsage;
@@ -79,6 +87,9 @@ Subcommand registerFlow(CLI::App& root)
         root.add_subcommand("flow", "Draw how configuration values flow through a project "
                                     "(DOT or SVG)");
     cmd->add_option("PROJECT", o->project, "Project folder");
+    cmd->add_option("--params", o->params,
+                    "Params file to check against (default: the project's saved choice, else "
+                    "its default; see info --use-params)");
     addFormatOption(*cmd, o->format, {"dot", "svg"});
     cmd->add_option("-o,--output", o->output, "Write to this file (atomically) instead of stdout");
     cmd->add_option(

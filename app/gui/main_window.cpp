@@ -89,12 +89,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                 // choice alone.
                 if (m_openParamsAfterAnalysis) {
                     m_openParamsAfterAnalysis = false;
-                    const analysis::ConfigFile* cfg = snap->analysis->paramsConfig();
-                    if (!cfg && !snap->analysis->experimentConfigs().empty())
-                        cfg = snap->analysis->experimentConfigs().front();
-                    if (cfg)
+                    const ParamsFileChoice& choice = snap->analysis->paramsFile;
+                    if (!choice.empty())
                         m_params->openFile(
-                            QDir(m_projectFolder).filePath(QString::fromStdString(cfg->path)));
+                            QString::fromStdString(choice.absolute(snap->analysis->root).string()));
                 }
                 emit projectAnalysed();
             });

@@ -25,12 +25,8 @@ const ConfigFile* ProjectAnalysis::findConfig(std::string_view path) const
 
 const ConfigFile* ProjectAnalysis::paramsConfig() const
 {
-    if (const ConfigFile* c = findConfig("configs/params.yaml"); c && !c->parseError)
-        return c;
-    for (const auto& c : configs)
-        if (c.kind == ConfigKind::ModelZooParams)
-            return &c;
-    return nullptr;
+    const ConfigFile* c = findConfig(paramsFile.path);
+    return c && c->kind != ConfigKind::DeterminedExperiment ? c : nullptr;
 }
 
 std::vector<const ConfigFile*> ProjectAnalysis::experimentConfigs() const
@@ -40,6 +36,15 @@ std::vector<const ConfigFile*> ProjectAnalysis::experimentConfigs() const
         if (c.kind == ConfigKind::DeterminedExperiment)
             out.push_back(&c);
     return out;
+}
+
+const ConfigFile* ProjectAnalysis::mainExperimentConfig() const
+{
+    if (const ConfigFile* c = findConfig(paramsFile.path);
+        c && c->kind == ConfigKind::DeterminedExperiment)
+        return c;
+    const auto all = experimentConfigs();
+    return all.empty() ? nullptr : all.front();
 }
 
 Result<ProjectAnalysis> analyzeProject(const std::filesystem::path& root,
@@ -57,6 +62,7 @@ Result<ProjectAnalysis> analyzeProject(const std::filesystem::path& root,
     a.root = a.scan.root;
     a.cancelled = a.scan.cancelled;
     a.diagnostics = a.scan.diagnostics;
+    a.paramsFile = paramsFileFor(a.root, options.paramsOverride);
 
     std::vector<const ProjectFile*> pyFiles;
     for (const auto& f : a.scan.files) {
@@ -72,6 +78,18 @@ Result<ProjectAnalysis> analyzeProject(const std::filesystem::path& root,
             if (cfg.parseError)
                 a.diagnostics.push_back(*cfg.parseError);
             a.configs.push_back(std::move(cfg));
+        }
+    }
+
+    // A params file given from outside the project is read like the project's own configs.
+    if (!a.paramsFile.empty() && !a.findConfig(a.paramsFile.path)) {
+        if (auto text = readFile(a.paramsFile.absolute(a.root))) {
+            ConfigFile cfg = readConfig(*text.value, a.paramsFile.path);
+            if (cfg.parseError)
+                a.diagnostics.push_back(*cfg.parseError);
+            a.configs.push_back(std::move(cfg));
+        } else {
+            a.diagnostics.push_back(text.error);
         }
     }
 

@@ -92,13 +92,8 @@ private:
     {
         const auto reads = configReads(m_a);
         for (const auto& r : reads) {
-            const ConfigFile* cfg = nullptr;
-            if (r.target == ConfigTarget::Params)
-                cfg = m_a.paramsConfig();
-            else {
-                const auto ex = m_a.experimentConfigs();
-                cfg = ex.empty() ? nullptr : ex.front();
-            }
+            const ConfigFile* cfg =
+                r.target == ConfigTarget::Params ? m_a.paramsConfig() : m_a.mainExperimentConfig();
             const std::string fn = functionNode(*r.file, r.function);
             std::string cfgPath = cfg ? cfg->path : std::string("(no config file)");
             const std::string fileId =

@@ -1,6 +1,7 @@
 #include "core/graph/project_graph.h"
 
 #include "core/graph/recorder.h"
+#include "core/project/params_file.h"
 #include "core/runtime/models.h"
 #include "core/runtime/run_config.h"
 
@@ -16,20 +17,11 @@ Result<fs::path> findParamsFile(const fs::path& project)
     std::error_code ec;
     if (fs::is_regular_file(project, ec))
         return Result<fs::path>::ok(project);
-    for (const char* rel : {"configs/params.yaml", "params.yaml", "const.yaml"}) {
-        const fs::path p = project / rel;
-        if (fs::is_regular_file(p, ec))
-            return Result<fs::path>::ok(p);
-    }
-    if (fs::is_directory(project / "configs", ec))
-        for (const auto& e : fs::directory_iterator(project / "configs", ec))
-            if (e.path().extension() == ".yaml")
-                return Result<fs::path>::ok(e.path());
+    const ParamsFileChoice choice = paramsFileFor(project);
+    if (!choice.empty())
+        return Result<fs::path>::ok(choice.absolute(project));
     return Result<fs::path>::fail(
-        {Severity::Error,
-         "compile.no-params",
-         "no params file (configs/params.yaml, params.yaml or const.yaml) in this project",
-         {project.string()}});
+        {Severity::Error, "compile.no-params", choice.reason, {project.string()}});
 }
 
 Result<ProjectTraining> projectTraining(const fs::path& projectOrParams)

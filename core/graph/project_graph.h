@@ -1,7 +1,7 @@
 #pragma once
 
 // The op graph of a project's own model: the runtime rebuilds it in LibTorch from the project's
-// params file (configs/params.yaml, params.yaml or Determined's const.yaml), and the recorder
+// params file (the one rule of core/project/params_file.h), and the recorder
 // runs a real forward pass on it. Plain header, for the CLI and the views.
 
 #include "core/graph/op_graph.h"
