@@ -1,6 +1,8 @@
 // portolan-cli info PROJECT: what Portolan sees in a project folder.
 #include "app/cli/cli_common.h"
 #include "core/analysis/analysis.h"
+#include "core/analysis/facts.h"
+#include "core/python/resolve.h"
 #include "core/common/atomic_file.h"
 #include "core/common/json.h"
 #include "core/common/text.h"
@@ -123,6 +125,43 @@ int runInfo(const InfoOptions& o)
     if (paramsFile.candidates.size() > 1)
         for (const auto& c : paramsFile.candidates)
             std::cout << "  " << (c == paramsFile.path ? "* " : "  ") << c << "\n";
+    if (analysed) {
+        const analysis::ProjectAnalysis& a = *analysed.value;
+        const analysis::ProjectFacts& facts = a.facts();
+        if (!facts.entries.empty()) {
+            std::cout << "Handed to the vendor:\n";
+            for (const auto& e : facts.entries) {
+                std::string where = "(not resolved)";
+                if (e.definition.isDefinition()) {
+                    const auto& f = a.python[std::size_t(e.definition.file)];
+                    const int line =
+                        e.definition.kind == python::SymbolKind::Class
+                            ? f.index.classes[std::size_t(e.definition.index)].nameSpan.line
+                            : f.index.functions[std::size_t(e.definition.index)].nameSpan.line;
+                    where = f.path + ":" + std::to_string(line);
+                }
+                std::string via = "a subclass of " +
+                                  (e.classContract ? e.classContract->name : std::string("?"));
+                if (e.vendorCall >= 0) {
+                    const auto& vc = facts.vendorCalls[std::size_t(e.vendorCall)];
+                    const auto& cf = a.python[std::size_t(vc.file)];
+                    via = vc.api->name + "(" + e.parameter + "=...) at " + cf.path + ":" +
+                          std::to_string(cf.index.calls[std::size_t(vc.call)].span.line);
+                }
+                std::cout << "  " << std::left << std::setw(11) << e.role << " " << e.text
+                          << " (" << where << "), via " << via << "\n";
+            }
+        }
+        if (!facts.providedPrefixes.empty() || !facts.provided.empty()) {
+            std::cout << "Params keys the code or the runner provides: " << facts.provided.size();
+            std::string sections;
+            for (const auto& p : facts.providedPrefixes)
+                sections += (sections.empty() ? "" : ", ") + (p.empty() ? "(all)" : p);
+            if (!sections.empty())
+                std::cout << "; whole sections: " << sections;
+            std::cout << "\n";
+        }
+    }
     std::cout << "Files: " << scan.files.size();
     const char* sep = " (";
     for (FileKind k :

@@ -1,11 +1,39 @@
 #include "core/analysis/analysis.h"
 
+#include "core/analysis/facts.h"
 #include "core/common/atomic_file.h"
+#include "core/python/resolve.h"
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 namespace portolan::analysis {
+
+struct AnalysisCache
+{
+    std::once_flag once;
+    ProjectFacts facts;
+};
+
+ProjectAnalysis::ProjectAnalysis() : m_cache(std::make_unique<AnalysisCache>()) {}
+ProjectAnalysis::~ProjectAnalysis() = default;
+ProjectAnalysis::ProjectAnalysis(ProjectAnalysis&&) noexcept = default;
+ProjectAnalysis& ProjectAnalysis::operator=(ProjectAnalysis&&) noexcept = default;
+
+const ProjectFacts& ProjectAnalysis::facts() const
+{
+    // Computed by whichever check asks first; the others wait for it.
+    std::call_once(m_cache->once, [this] { m_cache->facts = computeFacts(*this); });
+    return m_cache->facts;
+}
+
+int ProjectAnalysis::indexOf(const PythonFile* file) const
+{
+    if (!file || python.empty() || file < python.data() || file >= python.data() + python.size())
+        return -1;
+    return static_cast<int>(file - python.data());
+}
 
 const PythonFile* ProjectAnalysis::findPython(std::string_view path) const
 {
@@ -145,6 +173,14 @@ Result<ProjectAnalysis> analyzeProject(const std::filesystem::path& root,
         kept.push_back(std::move(a.python[i]));
     }
     a.python = std::move(kept);
+    a.contracts = options.contracts ? options.contracts : defaultContracts();
+    for (const auto& d : a.contracts->diagnostics)
+        a.diagnostics.push_back(d);
+    std::vector<const python::PyIndex*> indexes;
+    indexes.reserve(a.python.size());
+    for (const auto& f : a.python)
+        indexes.push_back(&f.index);
+    a.resolver = std::make_shared<const python::Resolver>(std::move(indexes));
     a.flavour = detectFlavour(a);
     if (progress)
         progress(pyFiles.size(), pyFiles.size());

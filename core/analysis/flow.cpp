@@ -90,8 +90,9 @@ private:
 
     void configNodes()
     {
-        const auto reads = configReads(m_a);
-        for (const auto& r : reads) {
+        for (const auto& r : configReads(m_a)) {
+            if (!r.verified)
+                continue; // not provably the params file: drawing it there would mislead
             const ConfigFile* cfg =
                 r.target == ConfigTarget::Params ? m_a.paramsConfig() : m_a.mainExperimentConfig();
             const std::string fn = functionNode(*r.file, r.function);

@@ -35,6 +35,8 @@ struct Finding
     Severity severity = Severity::Warning;
     std::string message;
     SourceLocation location; // file relative to the project root, 1-based line:column
+    // Further places the same finding is about (every use of one command-line flag), in order.
+    std::vector<SourceLocation> related;
     std::string hint;
     std::optional<Fix> fix;
 

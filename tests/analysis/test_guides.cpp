@@ -167,9 +167,12 @@ private slots:
         if (at.isEmpty())
             return;
         QStringList where;
-        for (const auto& f : found)
+        for (const auto& f : found) {
             where << QString::fromStdString(f.location.file + ":" +
                                             std::to_string(f.location.line));
+            for (const auto& r : f.related) // a grouped finding's other places
+                where << QString::fromStdString(r.file + ":" + std::to_string(r.line));
+        }
         QVERIFY2(where.contains(at), qPrintable("fired at " + where.join(", ")));
         for (const auto& f : found) {
             QVERIFY(!f.message.empty());
