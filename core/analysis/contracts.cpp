@@ -295,8 +295,8 @@ std::vector<SignatureParam> parseSignatureParams(const std::vector<std::string>&
 
 namespace {
 
-std::optional<std::string> mismatch(const Signature& sig, const python::Call& call,
-                                    bool implicitSelf)
+std::optional<SignatureProblem> mismatch(const Signature& sig, const python::Call& call,
+                                         bool implicitSelf)
 {
     std::vector<SignatureParam> params = sig.params;
     if (implicitSelf && !params.empty() && params[0].star == 0)
@@ -314,7 +314,8 @@ std::optional<std::string> mismatch(const Signature& sig, const python::Call& ca
     std::vector<bool> filled(params.size(), false);
     std::size_t nextPositional = 0;
     std::size_t given = 0;
-    for (const auto& arg : call.arguments) {
+    for (std::size_t ai = 0; ai < call.arguments.size(); ++ai) {
+        const auto& arg = call.arguments[ai];
         if (!arg.keyword.empty())
             continue;
         ++given;
@@ -331,41 +332,49 @@ std::optional<std::string> mismatch(const Signature& sig, const python::Call& ca
             }
         }
         ++nextPositional;
-        if (!placed && !varArgs)
-            return "takes at most " + std::to_string(positional) + " positional argument" +
-                   (positional == 1 ? "" : "s") + ", " + std::to_string(given) + " given";
+        if (!placed && !varArgs) {
+            std::size_t total = 0;
+            for (const auto& a : call.arguments)
+                total += a.keyword.empty() ? 1 : 0;
+            return SignatureProblem{"takes at most " + std::to_string(positional) +
+                                        " positional argument" + (positional == 1 ? "" : "s") +
+                                        ", " + std::to_string(total) + " given",
+                                    static_cast<int>(ai)};
+        }
     }
-    for (const auto& arg : call.arguments) {
+    for (std::size_t ai = 0; ai < call.arguments.size(); ++ai) {
+        const auto& arg = call.arguments[ai];
         if (arg.keyword.empty())
             continue;
         bool known = false;
         for (std::size_t i = 0; i < params.size(); ++i)
             if (params[i].star == 0 && params[i].name == arg.keyword) {
                 if (filled[i])
-                    return "'" + arg.keyword + "' is given twice";
+                    return SignatureProblem{"'" + arg.keyword + "' is given twice",
+                                            static_cast<int>(ai)};
                 filled[i] = true;
                 known = true;
             }
         if (!known && !varKw)
-            return "unknown keyword '" + arg.keyword + "'";
+            return SignatureProblem{"unknown keyword '" + arg.keyword + "'", static_cast<int>(ai)};
     }
     for (std::size_t i = 0; i < params.size(); ++i)
         if (params[i].star == 0 && !params[i].optional && !filled[i])
-            return "missing required argument '" + params[i].name + "'";
+            return SignatureProblem{"missing required argument '" + params[i].name + "'", -1};
     return std::nullopt;
 }
 
 } // namespace
 
-std::optional<std::string> signatureMismatch(const std::vector<Signature>& sigs,
-                                             const python::Call& call, bool implicitSelf)
+std::optional<SignatureProblem> signatureMismatch(const std::vector<Signature>& sigs,
+                                                  const python::Call& call, bool implicitSelf)
 {
     if (sigs.empty())
         return std::nullopt;
     for (const auto& arg : call.arguments)
         if (arg.text.starts_with("*"))
             return std::nullopt; // *xs or **kw: the arguments cannot be counted
-    std::optional<std::string> first;
+    std::optional<SignatureProblem> first;
     for (const auto& sig : sigs) {
         auto why = mismatch(sig, call, implicitSelf);
         if (!why)

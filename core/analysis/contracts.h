@@ -110,7 +110,7 @@ struct ContractSet
     std::vector<RunconfigFlags> runconfigFlags;
     std::vector<FillsFromArgs> fillsFromArgs;
     std::vector<std::string> mutatingCalls; // library calls that fill a params dict they get
-    std::vector<Diagnostic> diagnostics; // malformed contract files, at line:column
+    std::vector<Diagnostic> diagnostics;    // malformed contract files, at line:column
 
     // The function or constructor contract a qualified name stands for.
     const ApiContract* findApi(std::string_view qualified) const;
@@ -129,10 +129,19 @@ std::shared_ptr<const ContractSet> defaultContracts();
 // "name", "name=", "*args", "**kwargs", "*" -> parameters.
 std::vector<SignatureParam> parseSignatureParams(const std::vector<std::string>& items);
 
-// Why a call does not fit any of the signatures ("unknown keyword 'lr'", "takes 1 argument, 2
-// given"), or nothing when it fits one, or when the call cannot be judged (it passes *xs or **kw).
-// `implicitSelf`: the first parameter is bound by the call (a method called on an instance).
-std::optional<std::string> signatureMismatch(const std::vector<Signature>& signatures,
-                                             const python::Call& call, bool implicitSelf = false);
+// Why a call does not fit a signature, and the argument at fault (-1: the call as a whole, e.g.
+// a required argument is missing).
+struct SignatureProblem
+{
+    std::string message; // "unknown keyword 'lr'", "takes at most 1 positional argument, 2 given"
+    int argument = -1;
+};
+
+// Why a call fits none of the signatures (the problem with the first one), or nothing when it
+// fits one, or when the call cannot be judged (it passes *xs or **kw). `implicitSelf`: the first
+// parameter is bound by the call (a method called on an instance).
+std::optional<SignatureProblem> signatureMismatch(const std::vector<Signature>& signatures,
+                                                  const python::Call& call,
+                                                  bool implicitSelf = false);
 
 } // namespace portolan::analysis

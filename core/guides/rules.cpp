@@ -375,7 +375,12 @@ void ruleForbiddenCall(RuleContext& ctx)
         const std::string detail = c.arguments.empty()       ? std::string()
                                    : c.arguments[0].isString ? c.arguments[0].stringValue
                                                              : c.arguments[0].text;
-        ctx.emit(f, c.nameSpan, {{"callee", c.callee}, {"name", c.callee}, {"detail", detail}},
+        // data[0].to(...) has no dotted name; show the callee as written.
+        std::string callee = c.callee;
+        if (callee.find('?') != std::string::npos && c.calleeSpan.endByte <= f.text.size())
+            callee = oneLine(std::string_view(f.text).substr(
+                c.calleeSpan.startByte, c.calleeSpan.endByte - c.calleeSpan.startByte));
+        ctx.emit(f, c.nameSpan, {{"callee", callee}, {"name", callee}, {"detail", detail}},
                  callFix(ctx.check, f, c));
     });
 }
@@ -701,9 +706,17 @@ void ruleForbiddenAssignment(RuleContext& ctx)
                 continue;
             // Only a loss function's result is a loss computation; `loss = out.mean().item()`
             // for logging is not.
-            if (p.has("value-callee") &&
-                (as.call < 0 || !calleeMatches(ctx.analysis, f, as.call, p.list("value-callee"))))
-                continue;
+            // Matched on the function's own name (loss.item() is not a loss function) and on
+            // what it resolves to; accumulating (total += ...) is bookkeeping.
+            if (p.has("value-callee")) {
+                if (as.call < 0 || as.augmented)
+                    continue;
+                const std::string& callee =
+                    f.index.calls[static_cast<std::size_t>(as.call)].callee;
+                if (!anyGlob(p.list("value-callee"), lastPart(callee)) &&
+                    !calleeMatches(ctx.analysis, f, as.call, p.list("value-callee"), true))
+                    continue;
+            }
             ctx.emit(f, as.span, {{"name", as.target}, {"detail", as.value}});
         }
     }

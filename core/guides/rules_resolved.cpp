@@ -139,10 +139,14 @@ void ruleVendorSignature(RuleContext& ctx)
         if (!why)
             continue;
         const std::string name = lastPart(vc.qualified);
-        ctx.emit(f, call.nameSpan,
+        // At the argument at fault (the wrong keyword), else at the call.
+        const python::Span at = why->argument >= 0
+                                    ? call.arguments[static_cast<std::size_t>(why->argument)].span
+                                    : call.nameSpan;
+        ctx.emit(f, at,
                  {{"name", call.callee},
                   {"callee", call.callee},
-                  {"detail", *why + "; " + signaturesText(vc, name)}});
+                  {"detail", why->message + "; " + signaturesText(vc, name)}});
     }
     if (!any)
         ctx.applicable = false;
@@ -377,14 +381,15 @@ void judgeReturns(RuleContext& ctx, int file, FunctionId fn, const std::vector<s
         return;
     }
     if (misfit) {
+        // At the value returned (what is wrong), with the function's definition as related.
         const PythonFile& mf = fileAt(ctx.analysis, misfit->file);
-        ctx.emit(f, def.nameSpan,
-                 {{"name", def.qualifiedName},
-                  {"detail", "it returns " + misfitWhat + " (" + mf.path + ":" +
-                                 std::to_string(misfit->span.line) + ")"},
+        const python::Span at = misfit->span.line > 0 ? misfit->span : def.nameSpan;
+        ctx.emit(mf, at,
+                 {{"name", def.qualifiedName + "()"},
+                  {"detail", "it returns " + misfitWhat},
                   {"role", role}});
-        if (Finding* last = ctx.last(); last && misfit->span.line > 0)
-            last->related.push_back({mf.path, misfit->span.line, misfit->span.column});
+        if (Finding* last = ctx.last())
+            last->related.push_back({f.path, def.nameSpan.line, def.nameSpan.column});
     }
 }
 
