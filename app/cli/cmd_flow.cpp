@@ -6,6 +6,7 @@
 #include "core/common/resources.h"
 #include "core/guides/guide.h"
 #include "core/guides/report.h"
+#include "core/guides/session.h"
 
 #include <iostream>
 #include <memory>
@@ -23,42 +24,33 @@ struct FlowOptions
     std::string guide; // print this guide's suggested-order diagram instead
 };
 
-analysis::AnalysisOptions analysisOptions(const FlowOptions& o)
-{
-    analysis::AnalysisOptions a;
-    a.paramsOverride = o.params;
-    return a;
-}
-
 int runFlow(const FlowOptions& o)
 {
     std::string dot;
-    if (!o.guide.empty()) {
+    if (!o.guide.empty() && o.project.empty()) {
         const guides::GuideSet set = guides::loadGuides(resourcesDir() / "guides");
         const guides::Guide* g = set.find(o.guide);
         if (!g) {
             std::cerr << "portolan-cli: no guide '" << o.guide << "'\n";
             return ExitUsage;
         }
-        std::optional<guides::GuideResult> result;
-        if (!o.project.empty()) {
-            auto a = analysis::analyzeProject(o.project, analysisOptions(o));
-            if (!a) {
-                std::cerr << "portolan-cli: " << a.error.toString() << "\n";
-                return ExitUsage;
-            }
-            result = guides::runGuide(*g, *a.value);
-        }
-        dot = guides::guideOrderDot(*g, result ? &*result : nullptr);
+        dot = guides::guideOrderDot(*g, nullptr);
     } else {
-        auto a = analysis::analyzeProject(o.project, analysisOptions(o));
-        if (!a) {
-            std::cerr << "portolan-cli: " << a.error.toString() << "\n";
+        // The same session as check and the GUI: analysis, guide, checks, flow.
+        guides::SessionOptions options;
+        options.guideId = o.guide;
+        options.paramsOverride = o.params;
+        options.withFlow = o.guide.empty();
+        auto started = guides::startPortingSession(o.project, options);
+        if (!started) {
+            std::cerr << "portolan-cli: " << started.error.toString() << "\n";
             return ExitUsage;
         }
-        const analysis::FlowGraph graph = analysis::buildFlowGraph(*a.value);
-        dot = analysis::toDot(graph, a.value->root.filename().string() + ": " +
-                                         a.value->flavour.summary());
+        const guides::PortingSession& session = *started.value;
+        if (!o.guide.empty())
+            dot = guides::guideOrderDot(*session.guide(), &session.result);
+        else
+            dot = session.flowDot;
     }
     std::string out = dot;
     if (o.format == "svg") {
