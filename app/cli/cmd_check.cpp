@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <set>
 
 namespace portolan::cli {
 
@@ -83,6 +84,7 @@ int runCheck(const CheckOptions& o)
                   << ")\n";
         for (const auto& d : a.diagnostics)
             std::cout << "  " << d.toString() << "\n";
+        std::set<std::string> shownDiffs;
         for (std::size_t i = 0; i < guide->steps.size(); ++i) {
             const auto& s = guide->steps[i];
             const auto& sr = r.steps[i];
@@ -102,7 +104,9 @@ int runCheck(const CheckOptions& o)
                 std::cout << "      hint: " << f.hint << "\n";
                 if (f.fix) {
                     std::cout << "      fix: " << f.fix->description << "\n";
-                    if (o.showDiffs)
+                    // One fix offered by several findings (the params file for every flag) is
+                    // shown once.
+                    if (o.showDiffs && shownDiffs.insert(f.fix->description).second)
                         if (auto diff = guides::previewFix(a.root, *f.fix))
                             std::cout << *diff.value;
                 }

@@ -24,12 +24,18 @@ std::string sarifLevel(Severity s)
 nlohmann::json fixJson(const Fix& fix)
 {
     nlohmann::json edits = nlohmann::json::array();
-    for (const auto& e : fix.edits)
-        edits.push_back({{"file", e.file},
-                         {"start", e.start},
-                         {"end", e.end},
-                         {"expected", e.expected},
-                         {"replacement", e.replacement}});
+    for (const auto& e : fix.edits) {
+        nlohmann::json edit = {{"file", e.file},
+                               {"start", e.start},
+                               {"end", e.end},
+                               {"expected", e.expected},
+                               {"replacement", e.replacement}};
+        if (e.createsFile)
+            edit["createsFile"] = true;
+        if (e.removesFile)
+            edit["removesFile"] = true;
+        edits.push_back(std::move(edit));
+    }
     return {{"description", fix.description}, {"edits", edits}};
 }
 

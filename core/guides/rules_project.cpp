@@ -3,6 +3,7 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/config_reads.h"
 #include "core/analysis/facts.h"
+#include "core/guides/params_fix.h"
 #include "core/guides/rules.h"
 
 #include <map>
@@ -72,13 +73,14 @@ bool findAnchor(const ProjectAnalysis& a, const std::vector<std::string>& anchor
 
 namespace {
 
-void emitMissingAt(RuleContext& ctx, const std::string& detail)
+void emitMissingAt(RuleContext& ctx, const std::string& detail, std::optional<Fix> fix = {})
 {
     SourceLocation loc;
     if (!findAnchor(ctx.analysis, ctx.check.params.list("anchor"), loc))
         loc = ctx.analysis.python.empty() ? SourceLocation{".", 0, 0}
                                           : SourceLocation{ctx.analysis.python.front().path, 1, 1};
-    ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}});
+    ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}},
+             std::move(fix));
 }
 
 ConfigTarget targetOf(const RuleParams& p)
@@ -144,7 +146,8 @@ void ruleConfigFile(RuleContext& ctx)
     if (determined ? ctx.analysis.experimentConfigs().empty()
                    : ctx.analysis.paramsConfig() == nullptr)
         emitMissingAt(ctx,
-                      determined ? "no Determined experiment config" : "no configs/params.yaml");
+                      determined ? "no Determined experiment config" : "no configs/params.yaml",
+                      paramsFixOfCheck(ctx.check, ctx.analysis));
 }
 
 void ruleConfigSections(RuleContext& ctx)
@@ -192,8 +195,7 @@ void ruleConfigKeysExist(RuleContext& ctx)
             for (const ConfigFile* cfg : configs)
                 for (const auto& k : cfg->keys)
                     somewhere = somewhere || k.path == r.path || k.path.ends_with("." + r.path);
-            if (!somewhere &&
-                facts.isReachable(ctx.analysis, ctx.fileIndex(*r.file), r.function))
+            if (!somewhere && facts.isReachable(ctx.analysis, ctx.fileIndex(*r.file), r.function))
                 unverified.emplace(std::make_pair(r.file, r.function), &r);
             continue;
         }
@@ -214,8 +216,7 @@ void ruleConfigKeysExist(RuleContext& ctx)
             bool missing = false;
             for (const ConfigFile* cfg : forRead)
                 missing = missing || !cfg->find(r.path);
-            if (missing &&
-                facts.isReachable(ctx.analysis, ctx.fileIndex(*r.file), r.function))
+            if (missing && facts.isReachable(ctx.analysis, ctx.fileIndex(*r.file), r.function))
                 unverified.emplace(std::make_pair(r.file, r.function), &r);
             continue;
         }

@@ -4,6 +4,7 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/facts.h"
 #include "core/common/text.h"
+#include "core/guides/params_fix.h"
 #include "core/guides/rules.h"
 #include "core/python/resolve.h"
 
@@ -527,6 +528,9 @@ void ruleCliFlags(RuleContext& ctx)
             order.push_back(u.dest);
         uses.push_back(&u);
     }
+    // One fix writes the params file for every flag; each flag's finding offers it.
+    const std::optional<Fix> fix =
+        order.empty() ? std::nullopt : paramsFixOfCheck(ctx.check, ctx.analysis);
     for (const auto& dest : order) {
         const auto& uses = byFlag[dest];
         const analysis::CliUse* first = uses.front();
@@ -544,7 +548,8 @@ void ruleCliFlags(RuleContext& ctx)
         ctx.emit(f, first->span,
                  {{"name", first->namespaceName + "." + dest},
                   {"flag", dest},
-                  {"detail", count + defined}});
+                  {"detail", count + defined}},
+                 fix);
         if (Finding* last = ctx.last())
             for (std::size_t i = 1; i < uses.size(); ++i)
                 last->related.push_back({fileAt(ctx.analysis, uses[i]->file).path,
