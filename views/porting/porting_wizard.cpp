@@ -5,6 +5,7 @@
 #include "views/porting/findings_model.h"
 #include "views/porting/fix_dialog.h"
 #include "views/porting/guide_steps_model.h"
+#include "views/porting/params_fix_dialog.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -104,7 +105,8 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     layout->addWidget(body, 1);
 
     connect(m_runner, &AnalysisRunner::finished, this, &PortingWizard::showSnapshot);
-    connect(m_runner, &AnalysisRunner::started, this, [this] { m_status->setText(tr("Checking…")); });
+    connect(m_runner, &AnalysisRunner::started, this,
+            [this] { m_status->setText(tr("Checking…")); });
     connect(m_runner, &AnalysisRunner::failed, this,
             [this](const QString& msg) { m_status->setText(tr("Analysis failed: %1").arg(msg)); });
     connect(m_guideCombo, &QComboBox::activated, this,
@@ -139,17 +141,19 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
     }
     for (const auto& g : snapshot->guides->guides)
         m_guideCombo->addItem(QString::fromStdString(g.title), QString::fromStdString(g.id));
-    m_guideCombo->setCurrentIndex(m_guideCombo->findData(QString::fromStdString(snapshot->guideId)));
+    m_guideCombo->setCurrentIndex(
+        m_guideCombo->findData(QString::fromStdString(snapshot->guideId)));
 
     const analysis::FlavourReport& fl = snapshot->analysis->flavour;
-    QString flavour = tr("Detected: <b>%1</b>").arg(QString::fromStdString(fl.summary()).toHtmlEscaped());
+    QString flavour =
+        tr("Detected: <b>%1</b>").arg(QString::fromStdString(fl.summary()).toHtmlEscaped());
     if (!fl.suggestedGuide.empty() && fl.suggestedGuide != snapshot->guideId)
         flavour += tr(" · suggested workflow: %1").arg(QString::fromStdString(fl.suggestedGuide));
     m_flavour->setText(flavour);
     QStringList evidence;
     for (const auto& e : fl.evidence)
         evidence << QStringLiteral("%1 — %2").arg(QString::fromStdString(e.location.toString()),
-                                                 QString::fromStdString(e.what));
+                                                  QString::fromStdString(e.what));
     m_flavour->setToolTip(QString::fromStdString(fl.suggestionReason) + QStringLiteral("\n\n") +
                           evidence.mid(0, 20).join(QLatin1Char('\n')));
 
@@ -190,19 +194,21 @@ void PortingWizard::showStep(int row)
                              .arg(g->steps.size())
                              .arg(QString::fromStdString(step.title)));
     QString html = QStringLiteral("<p>%1</p>")
-                       .arg(QString::fromStdString(step.explanation).toHtmlEscaped().replace(
-                           QStringLiteral("\n\n"), QStringLiteral("</p><p>")));
+                       .arg(QString::fromStdString(step.explanation)
+                                .toHtmlEscaped()
+                                .replace(QStringLiteral("\n\n"), QStringLiteral("</p><p>")));
     if (!step.files.empty()) {
         QStringList files;
         for (const auto& file : step.files)
-            files << QStringLiteral("<code>%1</code>").arg(QString::fromStdString(file).toHtmlEscaped());
+            files << QStringLiteral("<code>%1</code>")
+                         .arg(QString::fromStdString(file).toHtmlEscaped());
         html += tr("<p><i>Files:</i> %1</p>").arg(files.join(QStringLiteral(", ")));
     }
     html += tr("<p><i>Checks in this step:</i> %1</p>").arg(step.checks.size());
     m_explanation->setHtml(html);
     const auto& results = m_snapshot->result.steps;
     m_findings->setFindings(std::size_t(row) < results.size() ? results[std::size_t(row)].findings
-                                                               : std::vector<guides::Finding>{});
+                                                              : std::vector<guides::Finding>{});
     if (m_findings->rowCount() > 0)
         m_findingTable->selectRow(0);
     updateButtons();
@@ -217,10 +223,13 @@ void PortingWizard::selectFinding(int row)
     }
     if (m_findingTable->currentIndex().row() != row)
         m_findingTable->selectRow(row);
-    m_hint->setText(f->hint.empty() ? QString()
-                                    : tr("<b>How to fix:</b> %1").arg(QString::fromStdString(f->hint).toHtmlEscaped()));
+    m_hint->setText(
+        f->hint.empty()
+            ? QString()
+            : tr("<b>How to fix:</b> %1").arg(QString::fromStdString(f->hint).toHtmlEscaped()));
     updateButtons();
-    emit findingActivated(QString::fromStdString(f->location.file), f->location.line, f->location.column);
+    emit findingActivated(QString::fromStdString(f->location.file), f->location.line,
+                          f->location.column);
 }
 
 void PortingWizard::updateButtons()
@@ -229,7 +238,8 @@ void PortingWizard::updateButtons()
     m_fixButton->setEnabled(f && f->fix.has_value());
     m_fixButton->setToolTip(f && f->fix ? QString::fromStdString(f->fix->description) : QString());
     m_undoButton->setEnabled(!m_undo.empty());
-    m_undoButton->setToolTip(m_undo.empty() ? QString() : QString::fromStdString(m_undo.back().description));
+    m_undoButton->setToolTip(m_undo.empty() ? QString()
+                                            : QString::fromStdString(m_undo.back().description));
     if (!f)
         m_hint->clear();
 }
@@ -240,20 +250,38 @@ bool PortingWizard::applyFixOfFinding(int row, bool confirm)
     if (!f || !f->fix || !m_snapshot)
         return false;
     const std::filesystem::path root = m_snapshot->analysis->root;
-    const guides::Fix fix = *f->fix;
+    guides::Fix fix = *f->fix;
     auto diff = guides::previewFix(root, fix);
     if (!diff) {
-        emit message(tr("Cannot apply the fix: %1").arg(QString::fromStdString(diff.error.message)));
+        emit message(
+            tr("Cannot apply the fix: %1").arg(QString::fromStdString(diff.error.message)));
         return false;
     }
+    // The params file from argparse: the user sees where each flag goes and can move it first.
+    const guides::Guide* guide = m_snapshot->guide();
+    const guides::Check* check = guide ? guide->findCheck(f->checkId) : nullptr;
+    if (confirm && check && check->fixKind == "params-from-argparse") {
+        const auto target = check->fixParams.get("target") == "determined"
+                                ? guides::ParamsTarget::Determined
+                                : guides::ParamsTarget::Cerebras;
+        if (auto plan = guides::planParamsFromArgparse(*m_snapshot->analysis, target)) {
+            ParamsFixDialog dialog(m_snapshot->analysis, std::move(*plan), this);
+            if (dialog.exec() != QDialog::Accepted || !dialog.fix())
+                return false;
+            fix = *dialog.fix();
+            confirm = false;
+        }
+    }
     if (confirm) {
-        FixDialog dialog(QString::fromStdString(fix.description), QString::fromStdString(*diff.value), this);
+        FixDialog dialog(QString::fromStdString(fix.description),
+                         QString::fromStdString(*diff.value), this);
         if (dialog.exec() != QDialog::Accepted)
             return false;
     }
     auto inverse = guides::applyFix(root, fix);
     if (!inverse) {
-        emit message(tr("Cannot apply the fix: %1").arg(QString::fromStdString(inverse.error.toString())));
+        emit message(
+            tr("Cannot apply the fix: %1").arg(QString::fromStdString(inverse.error.toString())));
         return false;
     }
     m_undo.push_back({root.string(), *inverse.value, "Undo: " + fix.description});
@@ -292,7 +320,8 @@ QVector<CodeMarker> PortingWizard::markersForFile(const QString& relativePath) c
                         QString::fromStdString(f.message + " [" + f.checkId + "]")});
     for (const auto& d : m_snapshot->analysis->diagnostics)
         if (d.location.file == path && d.location.line > 0)
-            out.append({d.location.line, d.location.column, d.severity, QString::fromStdString(d.message)});
+            out.append({d.location.line, d.location.column, d.severity,
+                        QString::fromStdString(d.message)});
     return out;
 }
 
