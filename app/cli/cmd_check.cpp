@@ -92,6 +92,8 @@ int runCheck(const CheckOptions& o)
                       << (i + 1) << ". " << s.title << "  [" << guides::stepStatusName(sr.status);
             if (sr.status == guides::StepStatus::Findings)
                 std::cout << ": " << sr.findings.size();
+            else if (!sr.findings.empty())
+                std::cout << "; notes: " << sr.findings.size();
             std::cout << "]\n";
             for (const auto& f : sr.findings) {
                 std::cout << "   " << f.toString() << "\n";

@@ -106,6 +106,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_wizard, &views::PortingWizard::findingActivated, this, showCode);
     connect(m_wizard, &views::PortingWizard::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    connect(m_wizard, &views::PortingWizard::paramsFileChosen, this,
+            [this](const QString& path) { m_params->openFile(path); });
     connect(m_flow, &views::FlowPanel::locationActivated, this,
             [this](const QString& f, int l, int c) {
                 openCode(f, l, c);

@@ -13,6 +13,7 @@
 #include "views/porting/porting_wizard.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QDirIterator>
 #include <QSettings>
 #include <QSignalSpy>
@@ -251,6 +252,43 @@ private slots:
         QVERIFY(!QFile::exists(tmp.filePath(QStringLiteral("configs/params.yaml"))));
         QVERIFY(script.open(QIODevice::ReadOnly));
         QCOMPARE(script.readAll(), before);
+    }
+
+    // The params file picker: another of the project's YAML files, saved with the project,
+    // used by the next analysis; the default rule again when the choice is forgotten.
+    void chooseParamsFile()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(
+            copyTree(QStringLiteral(PORTOLAN_SAMPLES "/mnist-mlp-cerebras-pytorch"), tmp.path()));
+        QVERIFY(QFile::copy(tmp.filePath(QStringLiteral("configs/params.yaml")),
+                            tmp.filePath(QStringLiteral("configs/params_small.yaml"))));
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(tmp.path());
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1 && !w.analysisRunner()->isRunning(), 20000);
+        views::PortingWizard* wiz = w.wizard();
+        QCOMPARE(w.analysisRunner()->snapshot()->analysis->paramsFile.path,
+                 std::string("configs/params.yaml"));
+        QVERIFY(wiz->paramsCombo()->isEnabled());
+        QVERIFY(wiz->paramsCombo()->findData(QStringLiteral("configs/params_small.yaml")) >= 0);
+        QSignalSpy chosen(wiz, &views::PortingWizard::paramsFileChosen);
+        QVERIFY(wiz->chooseParamsFile(QStringLiteral("configs/params_small.yaml")));
+        QCOMPARE(chosen.count(), 1);
+        QVERIFY(chosen.front().front().toString().endsWith(
+            QStringLiteral("configs/params_small.yaml")));
+        QTRY_VERIFY_WITH_TIMEOUT(w.analysisRunner()->snapshot()->analysis->paramsFile.path ==
+                                     "configs/params_small.yaml",
+                                 20000);
+        QCOMPARE(w.analysisRunner()->snapshot()->analysis->paramsFile.source, ParamsSource::Saved);
+        QTRY_COMPARE_WITH_TIMEOUT(wiz->paramsCombo()->currentData().toString(),
+                                  QStringLiteral("configs/params_small.yaml"), 20000);
+        QVERIFY(QFile::exists(tmp.filePath(QStringLiteral(".portolan/params-file"))));
+        QVERIFY(wiz->chooseParamsFile(QString()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.analysisRunner()->snapshot()->analysis->paramsFile.source ==
+                                     ParamsSource::Default,
+                                 20000);
     }
 
     void editOnDiskRerunsChecks()

@@ -1,6 +1,7 @@
 #include "views/porting/porting_wizard.h"
 
 #include "core/guides/fix.h"
+#include "core/project/params_file.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/findings_model.h"
 #include "views/porting/fix_dialog.h"
@@ -28,6 +29,9 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
 {
     m_guideCombo = new QComboBox(this);
     m_guideCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_paramsCombo = new QComboBox(this);
+    m_paramsCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_paramsCombo->setMinimumContentsLength(16);
     m_flavour = new QLabel(this);
     m_flavour->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_progress = new QProgressBar(this);
@@ -38,6 +42,9 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Target workflow:"), this));
     top->addWidget(m_guideCombo);
+    top->addSpacing(12);
+    top->addWidget(new QLabel(tr("Params file:"), this));
+    top->addWidget(m_paramsCombo);
     top->addSpacing(12);
     top->addWidget(m_flavour, 1);
     top->addWidget(m_progress);
@@ -111,6 +118,8 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
             [this](const QString& msg) { m_status->setText(tr("Analysis failed: %1").arg(msg)); });
     connect(m_guideCombo, &QComboBox::activated, this,
             [this](int i) { m_runner->setGuide(m_guideCombo->itemData(i).toString()); });
+    connect(m_paramsCombo, &QComboBox::activated, this,
+            [this](int i) { chooseParamsFile(m_paramsCombo->itemData(i).toString()); });
     connect(m_stepList->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { showStep(current.row()); });
     connect(m_findingTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -131,6 +140,7 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
     m_steps->setSnapshot(snapshot);
 
     m_guideCombo->clear();
+    m_paramsCombo->clear();
     if (!snapshot) {
         m_flavour->setText(tr("Open a project to see its porting checklist."));
         m_progress->setRange(0, 1);
@@ -143,6 +153,29 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
         m_guideCombo->addItem(QString::fromStdString(g.title), QString::fromStdString(g.id));
     m_guideCombo->setCurrentIndex(
         m_guideCombo->findData(QString::fromStdString(snapshot->guideId)));
+
+    // The params file: the project's YAML files, the one in use selected, and the rule's default.
+    const ParamsFileChoice& params = snapshot->analysis->paramsFile;
+    if (params.candidates.empty()) {
+        m_paramsCombo->addItem(tr("(none)"), QString());
+    } else {
+        if (params.source == ParamsSource::Saved)
+            m_paramsCombo->addItem(tr("Default rule"), QString());
+        for (const auto& c : params.candidates)
+            m_paramsCombo->addItem(QString::fromStdString(c), QString::fromStdString(c));
+        if (!params.path.empty() &&
+            m_paramsCombo->findData(QString::fromStdString(params.path)) < 0)
+            m_paramsCombo->addItem(QString::fromStdString(params.path),
+                                   QString::fromStdString(params.path));
+        m_paramsCombo->setCurrentIndex(
+            m_paramsCombo->findData(QString::fromStdString(params.path)));
+    }
+    m_paramsCombo->setEnabled(params.candidates.size() > 1 || params.source == ParamsSource::Saved);
+    m_paramsCombo->setToolTip(
+        tr("%1 (%2). The choice is saved with the project and used by every tab and the CLI.")
+            .arg(QString::fromStdString(params.empty() ? std::string("no params file")
+                                                       : params.path),
+                 QString::fromStdString(params.reason)));
 
     const analysis::FlavourReport& fl = snapshot->analysis->flavour;
     QString flavour =
@@ -160,9 +193,10 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
     m_progress->setRange(0, std::max(1, m_steps->stepCount()));
     m_progress->setValue(m_steps->stepsDone());
     const auto& r = snapshot->result;
-    m_status->setText(tr("%1 error(s), %2 warning(s) · checked in %3 ms")
+    m_status->setText(tr("%1 error(s), %2 warning(s), %3 note(s) · checked in %4 ms")
                           .arg(r.errors)
                           .arg(r.warnings)
+                          .arg(r.infos)
                           .arg(snapshot->milliseconds, 0, 'f', 0));
     selectStep(std::clamp(keepStep, 0, std::max(0, m_steps->stepCount() - 1)));
 }
@@ -287,6 +321,28 @@ bool PortingWizard::applyFixOfFinding(int row, bool confirm)
     m_undo.push_back({root.string(), *inverse.value, "Undo: " + fix.description});
     emit message(tr("Applied: %1").arg(QString::fromStdString(fix.description)));
     updateButtons();
+    m_runner->rerun();
+    return true;
+}
+
+bool PortingWizard::chooseParamsFile(const QString& relativePath)
+{
+    if (!m_snapshot)
+        return false;
+    const std::filesystem::path root = m_snapshot->analysis->root;
+    if (relativePath.toStdString() == m_snapshot->analysis->paramsFile.path &&
+        m_snapshot->analysis->paramsFile.source == ParamsSource::Saved)
+        return true;
+    if (auto err = saveParamsFile(root, relativePath.toStdString())) {
+        emit message(
+            tr("Cannot save the params file choice: %1").arg(QString::fromStdString(err->message)));
+        return false;
+    }
+    const ParamsFileChoice now = paramsFileFor(root);
+    emit message(tr("Params file: %1 (%2)")
+                     .arg(QString::fromStdString(now.path), QString::fromStdString(now.reason)));
+    if (!now.empty())
+        emit paramsFileChosen(QString::fromStdString(now.absolute(root).string()));
     m_runner->rerun();
     return true;
 }
