@@ -5,9 +5,12 @@
 #include "core/guides/fix.h"
 #include "core/guides/guide.h"
 #include "core/guides/report.h"
+#include "core/guides/session.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
+#include <set>
 
 namespace portolan::cli {
 
@@ -16,6 +19,7 @@ namespace {
 struct CheckOptions
 {
     std::string project;
+    std::string params; // --params: overrides the project's saved or default params file
     std::string target;
     std::string format = "text";
     std::string guidesDir;
@@ -27,55 +31,60 @@ int runCheck(const CheckOptions& o)
 {
     const std::filesystem::path dir =
         o.guidesDir.empty() ? resourcesDir() / "guides" : std::filesystem::path(o.guidesDir);
-    const guides::GuideSet set = guides::loadGuides(dir);
-    for (const auto& d : set.diagnostics)
+    auto set = std::make_shared<const guides::GuideSet>(guides::loadGuides(dir));
+    for (const auto& d : set->diagnostics)
         std::cerr << "portolan-cli: " << d.toString() << "\n";
     if (o.listGuides) {
-        for (const auto& g : set.guides)
+        for (const auto& g : set->guides)
             std::cout << g.id << "  " << g.title << " (" << g.steps.size() << " steps, "
                       << g.checkCount() << " checks)\n";
-        return set.guides.empty() ? ExitUsage : ExitOk;
+        return set->guides.empty() ? ExitUsage : ExitOk;
     }
-    auto result = analysis::analyzeProject(o.project);
-    if (!result) {
-        std::cerr << "portolan-cli: " << result.error.toString() << "\n";
+    // The same session as the GUI's porting wizard: one rule for the guide.
+    guides::SessionOptions options;
+    options.guideId = o.target;
+    options.paramsOverride = o.params;
+    options.guides = set;
+    options.withFlow = false;
+    auto started = guides::startPortingSession(o.project, options);
+    if (!started) {
+        std::cerr << "portolan-cli: " << started.error.toString() << "\n";
         return ExitUsage;
     }
-    const analysis::ProjectAnalysis& a = *result.value;
-    std::string target = o.target.empty() ? a.flavour.suggestedGuide : o.target;
-    if (target.empty()) {
-        std::cerr << "portolan-cli: cannot tell which workflow this project is for; pass --target "
-                     "(one of the guides listed by --list-guides)\n";
-        return ExitUsage;
-    }
-    const guides::Guide* guide = set.find(target);
+    const guides::PortingSession& session = *started.value;
+    const analysis::ProjectAnalysis& a = *session.analysis;
+    const guides::Guide* guide = session.guide();
     if (!guide) {
-        std::cerr << "portolan-cli: no guide '" << target << "' in " << dir.string() << "\n";
+        std::cerr << "portolan-cli: " << session.guideReason
+                  << "; pass --target (one of the guides listed by --list-guides)\n";
         return ExitUsage;
     }
-    const guides::GuideResult r = guides::runGuide(*guide, a);
+    const guides::GuideResult& r = session.result;
 
     if (o.format == "sarif") {
         std::cout << guides::toSarif(*guide, r, a.root.string()).dump(2) << "\n";
     } else if (o.format == "json") {
-        nlohmann::json j = guides::toJson(*guide, r);
-        j["project"] = a.root.string();
-        j["flavour"] = std::string(analysis::flavourId(a.flavour.flavour));
-        j["flavour_summary"] = a.flavour.summary();
-        nlohmann::json diags = nlohmann::json::array();
-        for (const auto& d : a.diagnostics)
-            diags.push_back({{"code", d.code},
-                             {"message", d.message},
-                             {"location", d.location.toString()},
-                             {"severity", severityName(d.severity)}});
-        j["diagnostics"] = diags;
-        std::cout << j.dump(2) << "\n";
+        std::cout << guides::toJson(session).dump(2) << "\n";
     } else {
         std::cout << "Project: " << a.root.string() << "\n"
-                  << "Detected: " << a.flavour.summary() << "\n"
-                  << "Guide: " << guide->title << " (" << guide->id << ")\n";
+                  << "Detected: " << a.flavour.summary() << "\n";
+        // The evidence behind the flavour, strongest first (a few lines; info lists it all).
+        std::vector<const analysis::Evidence*> evidence;
+        for (const auto& e : a.flavour.evidence)
+            if (e.flavour == a.flavour.flavour || e.flavour == a.flavour.portingTo)
+                evidence.push_back(&e);
+        std::stable_sort(evidence.begin(), evidence.end(),
+                         [](auto* x, auto* y) { return x->weight > y->weight; });
+        for (std::size_t i = 0; i < evidence.size() && i < 3; ++i)
+            std::cout << "  because: " << evidence[i]->location.toString() << ": "
+                      << evidence[i]->what << "\n";
+        std::cout << "Params file: " << (a.paramsFile.empty() ? "(none)" : a.paramsFile.path)
+                  << " (" << a.paramsFile.reason << ")\n"
+                  << "Guide: " << guide->title << " (" << guide->id << "; " << session.guideReason
+                  << ")\n";
         for (const auto& d : a.diagnostics)
             std::cout << "  " << d.toString() << "\n";
+        std::set<std::string> shownDiffs;
         for (std::size_t i = 0; i < guide->steps.size(); ++i) {
             const auto& s = guide->steps[i];
             const auto& sr = r.steps[i];
@@ -83,12 +92,23 @@ int runCheck(const CheckOptions& o)
                       << (i + 1) << ". " << s.title << "  [" << guides::stepStatusName(sr.status);
             if (sr.status == guides::StepStatus::Findings)
                 std::cout << ": " << sr.findings.size();
+            else if (!sr.findings.empty())
+                std::cout << "; notes: " << sr.findings.size();
             std::cout << "]\n";
             for (const auto& f : sr.findings) {
-                std::cout << "   " << f.toString() << "\n      hint: " << f.hint << "\n";
+                std::cout << "   " << f.toString() << "\n";
+                if (!f.related.empty()) {
+                    std::cout << "      also at:";
+                    for (std::size_t k = 0; k < f.related.size(); ++k)
+                        std::cout << (k ? ", " : " ") << f.related[k].toString();
+                    std::cout << "\n";
+                }
+                std::cout << "      hint: " << f.hint << "\n";
                 if (f.fix) {
                     std::cout << "      fix: " << f.fix->description << "\n";
-                    if (o.showDiffs)
+                    // One fix offered by several findings (the params file for every flag) is
+                    // shown once.
+                    if (o.showDiffs && shownDiffs.insert(f.fix->description).second)
                         if (auto diff = guides::previewFix(a.root, *f.fix))
                             std::cout << *diff.value;
                 }
@@ -108,6 +128,9 @@ Subcommand registerCheck(CLI::App& root)
         root.add_subcommand("check", "Check a project against a porting guide (exit 1 when "
                                      "there are errors)");
     cmd->add_option("PROJECT", o->project, "Project folder");
+    cmd->add_option("--params", o->params,
+                    "Params file to check against (default: the project's saved choice, else "
+                    "its default; see info --use-params)");
     cmd->add_option("--target", o->target,
                     "Guide id: cerebras-pytorch, cerebras-tensorflow, cerebras-layers, "
                     "determined-pytorchtrial or graphcore-poptorch (default: the suggested one)");

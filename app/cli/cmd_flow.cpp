@@ -6,6 +6,7 @@
 #include "core/common/resources.h"
 #include "core/guides/guide.h"
 #include "core/guides/report.h"
+#include "core/guides/session.h"
 
 #include <iostream>
 #include <memory>
@@ -17,6 +18,7 @@ namespace {
 struct FlowOptions
 {
     std::string project;
+    std::string params; // --params: overrides the project's saved or default params file
     std::string format = "dot";
     std::string output;
     std::string guide; // print this guide's suggested-order diagram instead
@@ -25,32 +27,30 @@ struct FlowOptions
 int runFlow(const FlowOptions& o)
 {
     std::string dot;
-    if (!o.guide.empty()) {
+    if (!o.guide.empty() && o.project.empty()) {
         const guides::GuideSet set = guides::loadGuides(resourcesDir() / "guides");
         const guides::Guide* g = set.find(o.guide);
         if (!g) {
             std::cerr << "portolan-cli: no guide '" << o.guide << "'\n";
             return ExitUsage;
         }
-        std::optional<guides::GuideResult> result;
-        if (!o.project.empty()) {
-            auto a = analysis::analyzeProject(o.project);
-            if (!a) {
-                std::cerr << "portolan-cli: " << a.error.toString() << "\n";
-                return ExitUsage;
-            }
-            result = guides::runGuide(*g, *a.value);
-        }
-        dot = guides::guideOrderDot(*g, result ? &*result : nullptr);
+        dot = guides::guideOrderDot(*g, nullptr);
     } else {
-        auto a = analysis::analyzeProject(o.project);
-        if (!a) {
-            std::cerr << "portolan-cli: " << a.error.toString() << "\n";
+        // The same session as check and the GUI: analysis, guide, checks, flow.
+        guides::SessionOptions options;
+        options.guideId = o.guide;
+        options.paramsOverride = o.params;
+        options.withFlow = o.guide.empty();
+        auto started = guides::startPortingSession(o.project, options);
+        if (!started) {
+            std::cerr << "portolan-cli: " << started.error.toString() << "\n";
             return ExitUsage;
         }
-        const analysis::FlowGraph graph = analysis::buildFlowGraph(*a.value);
-        dot = analysis::toDot(graph, a.value->root.filename().string() + ": " +
-                                         a.value->flavour.summary());
+        const guides::PortingSession& session = *started.value;
+        if (!o.guide.empty())
+            dot = guides::guideOrderDot(*session.guide(), &session.result);
+        else
+            dot = session.flowDot;
     }
     std::string out = dot;
     if (o.format == "svg") {
@@ -79,6 +79,9 @@ Subcommand registerFlow(CLI::App& root)
         root.add_subcommand("flow", "Draw how configuration values flow through a project "
                                     "(DOT or SVG)");
     cmd->add_option("PROJECT", o->project, "Project folder");
+    cmd->add_option("--params", o->params,
+                    "Params file to check against (default: the project's saved choice, else "
+                    "its default; see info --use-params)");
     addFormatOption(*cmd, o->format, {"dot", "svg"});
     cmd->add_option("-o,--output", o->output, "Write to this file (atomically) instead of stdout");
     cmd->add_option(

@@ -1,9 +1,12 @@
 // portolan-cli info PROJECT: what Portolan sees in a project folder.
 #include "app/cli/cli_common.h"
 #include "core/analysis/analysis.h"
+#include "core/analysis/facts.h"
+#include "core/python/resolve.h"
 #include "core/common/atomic_file.h"
 #include "core/common/json.h"
 #include "core/common/text.h"
+#include "core/project/params_file.h"
 #include "core/project/project_json.h"
 #include "core/project/project_scan.h"
 #include "core/python/syntax.h"
@@ -21,6 +24,9 @@ struct InfoOptions
     std::string project;
     std::string format = "text";
     std::uint64_t maxFileKiB = 4096;
+    std::string params;    // --params: use this file for this call
+    std::string useParams; // --use-params: save this choice with the project ("" keeps it)
+    bool forgetParams = false;
 };
 
 // Syntax errors of every Python file, so that `info` already says which files will not index
@@ -50,10 +56,23 @@ int runInfo(const InfoOptions& o)
         return ExitUsage;
     }
     ProjectScan& scan = *result.value;
+    if (!o.useParams.empty() || o.forgetParams) {
+        const ParamsFileChoice wanted = paramsFileFor(scan.root, o.useParams);
+        if (!o.forgetParams && !std::filesystem::is_regular_file(wanted.absolute(scan.root))) {
+            std::cerr << "portolan-cli: " << o.useParams << ": no such file\n";
+            return ExitUsage;
+        }
+        if (auto err = saveParamsFile(scan.root, o.forgetParams ? std::string() : wanted.path)) {
+            std::cerr << "portolan-cli: " << err->toString() << "\n";
+            return ExitUsage;
+        }
+    }
+    const ParamsFileChoice paramsFile = paramsFileFor(scan.root, o.params);
     const auto syntax = pythonSyntax(scan);
     // The flavour needs the full analysis (index and configs); it reuses the same limits.
     analysis::AnalysisOptions aopts;
     aopts.scan = options;
+    aopts.paramsOverride = o.params;
     const auto analysed = analysis::analyzeProject(o.project, aopts);
     const analysis::FlavourReport* flavour = analysed ? &analysed.value->flavour : nullptr;
 
@@ -83,6 +102,11 @@ int runInfo(const InfoOptions& o)
         } else {
             j["flavour"] = nullptr;
         }
+        j["params_file"] = {{"path", paramsFile.empty() ? nlohmann::json(nullptr)
+                                                        : nlohmann::json(paramsFile.path)},
+                            {"source", paramsSourceName(paramsFile.source)},
+                            {"reason", paramsFile.reason},
+                            {"candidates", paramsFile.candidates}};
         std::cout << j.dump(2) << "\n";
         return ExitOk;
     }
@@ -95,6 +119,48 @@ int runInfo(const InfoOptions& o)
                       << flavour->suggestionReason << ")\n";
         for (const auto& e : flavour->evidence)
             std::cout << "  evidence: " << e.location.toString() << ": " << e.what << "\n";
+    }
+    std::cout << "Params file: " << (paramsFile.empty() ? "(none)" : paramsFile.path) << " ("
+              << paramsFile.reason << ")\n";
+    if (paramsFile.candidates.size() > 1)
+        for (const auto& c : paramsFile.candidates)
+            std::cout << "  " << (c == paramsFile.path ? "* " : "  ") << c << "\n";
+    if (analysed) {
+        const analysis::ProjectAnalysis& a = *analysed.value;
+        const analysis::ProjectFacts& facts = a.facts();
+        if (!facts.entries.empty()) {
+            std::cout << "Handed to the vendor:\n";
+            for (const auto& e : facts.entries) {
+                std::string where = "(not resolved)";
+                if (e.definition.isDefinition()) {
+                    const auto& f = a.python[std::size_t(e.definition.file)];
+                    const int line =
+                        e.definition.kind == python::SymbolKind::Class
+                            ? f.index.classes[std::size_t(e.definition.index)].nameSpan.line
+                            : f.index.functions[std::size_t(e.definition.index)].nameSpan.line;
+                    where = f.path + ":" + std::to_string(line);
+                }
+                std::string via = "a subclass of " +
+                                  (e.classContract ? e.classContract->name : std::string("?"));
+                if (e.vendorCall >= 0) {
+                    const auto& vc = facts.vendorCalls[std::size_t(e.vendorCall)];
+                    const auto& cf = a.python[std::size_t(vc.file)];
+                    via = vc.api->name + "(" + e.parameter + "=...) at " + cf.path + ":" +
+                          std::to_string(cf.index.calls[std::size_t(vc.call)].span.line);
+                }
+                std::cout << "  " << std::left << std::setw(11) << e.role << " " << e.text
+                          << " (" << where << "), via " << via << "\n";
+            }
+        }
+        if (!facts.providedPrefixes.empty() || !facts.provided.empty()) {
+            std::cout << "Params keys the code or the runner provides: " << facts.provided.size();
+            std::string sections;
+            for (const auto& p : facts.providedPrefixes)
+                sections += (sections.empty() ? "" : ", ") + (p.empty() ? "(all)" : p);
+            if (!sections.empty())
+                std::cout << "; whole sections: " << sections;
+            std::cout << "\n";
+        }
     }
     std::cout << "Files: " << scan.files.size();
     const char* sep = " (";
@@ -135,6 +201,14 @@ Subcommand registerInfo(CLI::App& root)
     addFormatOption(*cmd, o->format, {"text", "json"});
     cmd->add_option("--max-file-size", o->maxFileKiB, "Skip files larger than this many KiB")
         ->check(CLI::PositiveNumber);
+    cmd->add_option("--params", o->params,
+                    "Params file to use for this call (default: the saved choice, else the "
+                    "project's default)");
+    cmd->add_option("--use-params", o->useParams,
+                    "Save this params file as the project's choice (PROJECT/.portolan/"
+                    "params-file); every tab and subcommand then uses it");
+    cmd->add_flag("--forget-params", o->forgetParams,
+                  "Forget the saved params file choice (back to the default)");
     return {cmd, [o] {
                 return runInfo(*o);
             }};

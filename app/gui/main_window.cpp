@@ -89,12 +89,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                 // choice alone.
                 if (m_openParamsAfterAnalysis) {
                     m_openParamsAfterAnalysis = false;
-                    const analysis::ConfigFile* cfg = snap->analysis->paramsConfig();
-                    if (!cfg && !snap->analysis->experimentConfigs().empty())
-                        cfg = snap->analysis->experimentConfigs().front();
-                    if (cfg)
+                    const ParamsFileChoice& choice = snap->analysis->paramsFile;
+                    if (!choice.empty())
                         m_params->openFile(
-                            QDir(m_projectFolder).filePath(QString::fromStdString(cfg->path)));
+                            QString::fromStdString(choice.absolute(snap->analysis->root).string()));
                 }
                 emit projectAnalysed();
             });
@@ -108,6 +106,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_wizard, &views::PortingWizard::findingActivated, this, showCode);
     connect(m_wizard, &views::PortingWizard::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    connect(m_wizard, &views::PortingWizard::paramsFileChosen, this,
+            [this](const QString& path) { m_params->openFile(path); });
     connect(m_flow, &views::FlowPanel::locationActivated, this,
             [this](const QString& f, int l, int c) {
                 openCode(f, l, c);

@@ -1,11 +1,39 @@
 #include "core/analysis/analysis.h"
 
+#include "core/analysis/facts.h"
 #include "core/common/atomic_file.h"
+#include "core/python/resolve.h"
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 namespace portolan::analysis {
+
+struct AnalysisCache
+{
+    std::once_flag once;
+    ProjectFacts facts;
+};
+
+ProjectAnalysis::ProjectAnalysis() : m_cache(std::make_unique<AnalysisCache>()) {}
+ProjectAnalysis::~ProjectAnalysis() = default;
+ProjectAnalysis::ProjectAnalysis(ProjectAnalysis&&) noexcept = default;
+ProjectAnalysis& ProjectAnalysis::operator=(ProjectAnalysis&&) noexcept = default;
+
+const ProjectFacts& ProjectAnalysis::facts() const
+{
+    // Computed by whichever check asks first; the others wait for it.
+    std::call_once(m_cache->once, [this] { m_cache->facts = computeFacts(*this); });
+    return m_cache->facts;
+}
+
+int ProjectAnalysis::indexOf(const PythonFile* file) const
+{
+    if (!file || python.empty() || file < python.data() || file >= python.data() + python.size())
+        return -1;
+    return static_cast<int>(file - python.data());
+}
 
 const PythonFile* ProjectAnalysis::findPython(std::string_view path) const
 {
@@ -25,12 +53,8 @@ const ConfigFile* ProjectAnalysis::findConfig(std::string_view path) const
 
 const ConfigFile* ProjectAnalysis::paramsConfig() const
 {
-    if (const ConfigFile* c = findConfig("configs/params.yaml"); c && !c->parseError)
-        return c;
-    for (const auto& c : configs)
-        if (c.kind == ConfigKind::ModelZooParams)
-            return &c;
-    return nullptr;
+    const ConfigFile* c = findConfig(paramsFile.path);
+    return c && c->kind != ConfigKind::DeterminedExperiment ? c : nullptr;
 }
 
 std::vector<const ConfigFile*> ProjectAnalysis::experimentConfigs() const
@@ -40,6 +64,15 @@ std::vector<const ConfigFile*> ProjectAnalysis::experimentConfigs() const
         if (c.kind == ConfigKind::DeterminedExperiment)
             out.push_back(&c);
     return out;
+}
+
+const ConfigFile* ProjectAnalysis::mainExperimentConfig() const
+{
+    if (const ConfigFile* c = findConfig(paramsFile.path);
+        c && c->kind == ConfigKind::DeterminedExperiment)
+        return c;
+    const auto all = experimentConfigs();
+    return all.empty() ? nullptr : all.front();
 }
 
 Result<ProjectAnalysis> analyzeProject(const std::filesystem::path& root,
@@ -57,6 +90,7 @@ Result<ProjectAnalysis> analyzeProject(const std::filesystem::path& root,
     a.root = a.scan.root;
     a.cancelled = a.scan.cancelled;
     a.diagnostics = a.scan.diagnostics;
+    a.paramsFile = paramsFileFor(a.root, options.paramsOverride);
 
     std::vector<const ProjectFile*> pyFiles;
     for (const auto& f : a.scan.files) {
@@ -72,6 +106,18 @@ Result<ProjectAnalysis> analyzeProject(const std::filesystem::path& root,
             if (cfg.parseError)
                 a.diagnostics.push_back(*cfg.parseError);
             a.configs.push_back(std::move(cfg));
+        }
+    }
+
+    // A params file given from outside the project is read like the project's own configs.
+    if (!a.paramsFile.empty() && !a.findConfig(a.paramsFile.path)) {
+        if (auto text = readFile(a.paramsFile.absolute(a.root))) {
+            ConfigFile cfg = readConfig(*text.value, a.paramsFile.path);
+            if (cfg.parseError)
+                a.diagnostics.push_back(*cfg.parseError);
+            a.configs.push_back(std::move(cfg));
+        } else {
+            a.diagnostics.push_back(text.error);
         }
     }
 
@@ -127,6 +173,14 @@ Result<ProjectAnalysis> analyzeProject(const std::filesystem::path& root,
         kept.push_back(std::move(a.python[i]));
     }
     a.python = std::move(kept);
+    a.contracts = options.contracts ? options.contracts : defaultContracts();
+    for (const auto& d : a.contracts->diagnostics)
+        a.diagnostics.push_back(d);
+    std::vector<const python::PyIndex*> indexes;
+    indexes.reserve(a.python.size());
+    for (const auto& f : a.python)
+        indexes.push_back(&f.index);
+    a.resolver = std::make_shared<const python::Resolver>(std::move(indexes));
     a.flavour = detectFlavour(a);
     if (progress)
         progress(pyFiles.size(), pyFiles.size());

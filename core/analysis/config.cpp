@@ -1,5 +1,6 @@
 #include "core/analysis/config.h"
 
+#include <algorithm>
 #include <yaml-cpp/yaml.h>
 
 namespace portolan::analysis {
@@ -42,28 +43,80 @@ namespace {
 // Deeper documents are not flattened further: configs are a few levels deep, and a hostile file
 // must not exhaust the stack.
 constexpr int MaxDepth = 64;
+// Aliases can expand a small file into a huge tree ("billion laughs"); stop flattening there.
+constexpr std::size_t MaxKeys = 100'000;
+
+void flatten(const YAML::Node& node, const std::string& prefix, int depth,
+             std::vector<ConfigKey>& out);
+
+void addKey(const YAML::Node& key, const YAML::Node& value, const std::string& prefix, int depth,
+            std::vector<ConfigKey>& out)
+{
+    if (out.size() >= MaxKeys)
+        return;
+    ConfigKey k;
+    const std::string name = key.Scalar();
+    k.path = prefix.empty() ? name : prefix + "." + name;
+    k.isMapping = value.IsMap();
+    if (value.IsScalar())
+        k.value = value.Scalar();
+    const YAML::Mark m = key.Mark();
+    k.line = m.line >= 0 ? m.line + 1 : 0;
+    k.column = m.column >= 0 ? m.column + 1 : 0;
+    k.depth = depth;
+    out.push_back(k);
+    flatten(value, k.path, depth + 1, out);
+}
+
+// YAML merge keys (`<<: *train_input`, or a list of anchors): the merged mapping's keys belong to
+// this mapping too, unless the mapping sets them itself. yaml-cpp leaves `<<` as a plain key. The
+// merged keys keep the position where the anchor defines them.
+void flattenMerged(const YAML::Node& node, const std::string& prefix, int depth,
+                   std::vector<ConfigKey>& out)
+{
+    std::vector<YAML::Node> sources;
+    for (auto it = node.begin(); it != node.end(); ++it)
+        if (it->first.IsScalar() && it->first.Scalar() == "<<") {
+            if (it->second.IsMap())
+                sources.push_back(it->second);
+            else if (it->second.IsSequence())
+                for (const auto& s : it->second)
+                    if (s.IsMap())
+                        sources.push_back(s);
+        }
+    std::vector<std::string> present;
+    for (auto it = node.begin(); it != node.end(); ++it)
+        if (it->first.IsScalar())
+            present.push_back(it->first.Scalar());
+    for (const auto& src : sources)
+        for (auto it = src.begin(); it != src.end(); ++it) {
+            if (!it->first.IsScalar() || it->first.Scalar() == "<<")
+                continue;
+            const std::string name = it->first.Scalar();
+            if (std::find(present.begin(), present.end(), name) != present.end())
+                continue; // set here (it overrides the merged value) or by an earlier source
+            present.push_back(name);
+            addKey(it->first, it->second, prefix, depth, out);
+        }
+}
 
 void flatten(const YAML::Node& node, const std::string& prefix, int depth,
              std::vector<ConfigKey>& out)
 {
     if (!node.IsMap() || depth > MaxDepth)
         return;
+    bool merges = false;
     for (auto it = node.begin(); it != node.end(); ++it) {
         if (!it->first.IsScalar())
             continue;
-        ConfigKey k;
-        const std::string name = it->first.Scalar();
-        k.path = prefix.empty() ? name : prefix + "." + name;
-        k.isMapping = it->second.IsMap();
-        if (it->second.IsScalar())
-            k.value = it->second.Scalar();
-        const YAML::Mark m = it->first.Mark();
-        k.line = m.line >= 0 ? m.line + 1 : 0;
-        k.column = m.column >= 0 ? m.column + 1 : 0;
-        k.depth = depth;
-        out.push_back(k);
-        flatten(it->second, k.path, depth + 1, out);
+        if (it->first.Scalar() == "<<") {
+            merges = true;
+            continue;
+        }
+        addKey(it->first, it->second, prefix, depth, out);
     }
+    if (merges)
+        flattenMerged(node, prefix, depth, out);
 }
 
 } // namespace

@@ -26,10 +26,20 @@ struct ConfigRead
     python::Span span;
     python::FunctionId function = python::ModuleLevel;
     bool isDefault = false; // .get("k", default) / .setdefault: absence is handled by the code
+    // The mapping provably is the params dict (or one of its sections): it comes from the vendor
+    // runner, or from loading the project's params file. Unverified reads are of a mapping whose
+    // origin the analysis cannot tell (a dynamic call, a parameter nobody visibly passes); their
+    // path is only the keys written at the read.
+    bool verified = true;
+    std::string origin; // for unverified reads: where the mapping comes from, for a note
+    // Under a condition, loop or try: the read may not happen (the key may be optional).
+    bool conditional = false;
+    // The folder of the run script whose runner hands this params dict over ("" for the
+    // project root); a sub-project with its own configs/ is checked against its own params file.
+    std::string scope;
 };
 
-// Every config read in the project. Bases that count as the params mapping: params, config,
-// cfg, hparams (also as self.X), and local aliases of their sections.
-std::vector<ConfigRead> configReads(const ProjectAnalysis& analysis);
+// Every config read in the project (computed once with the project's facts).
+const std::vector<ConfigRead>& configReads(const ProjectAnalysis& analysis);
 
 } // namespace portolan::analysis

@@ -97,6 +97,31 @@ bool isFramework(Flavour f)
     return !guideIdFor(f).empty();
 }
 
+// The Model Zoo keeps frameworks apart in its package paths: modelzoo.common.tf,
+// modelzoo.transformers.tf.bert, modelzoo.unet.tf, modelzoo.common.pytorch.layers, ...
+Flavour modelZooFlavour(const std::string& module)
+{
+    std::vector<std::string> parts;
+    for (std::size_t start = 0;;) {
+        const auto dot = module.find('.', start);
+        parts.push_back(module.substr(start, dot == std::string::npos ? dot : dot - start));
+        if (dot == std::string::npos)
+            break;
+        start = dot + 1;
+    }
+    bool tf = false, torch = false, layers = false;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        tf = tf || parts[i] == "tf" || parts[i] == "tensorflow";
+        torch = torch || parts[i] == "pytorch";
+        layers = layers || (parts[i] == "layers" && i > 0 && parts[i - 1] == "pytorch");
+    }
+    if (tf && !torch)
+        return Flavour::CerebrasTensorFlow;
+    if (layers)
+        return Flavour::CerebrasLayers;
+    return Flavour::CerebrasPyTorch;
+}
+
 // Unported leftovers: the hand-written loop and device code a framework port removes.
 bool isLeftover(const python::Call& c, std::string& what)
 {
@@ -145,17 +170,20 @@ FlavourReport detectFlavour(const ProjectAnalysis& a)
                 add(Flavour::GraphcorePopTorch, "imports " + full, file.path, line, 3);
             else if (startsWithModule(t, "determined"))
                 add(Flavour::DeterminedPyTorchTrial, "imports " + full, file.path, line, 3);
-            else if (full.find("pytorch.layers") != std::string::npos &&
-                     (startsWithModule(t, "modelzoo") || startsWithModule(t, "cerebras")))
-                add(Flavour::CerebrasLayers, "imports the layers API (" + full + ")", file.path,
-                    line, 4);
-            else if (startsWithModule(t, "modelzoo.common.tf") ||
-                     startsWithModule(t, "cerebras.tf") ||
+            else if (startsWithModule(t, "optimum.graphcore") || startsWithModule(t, "popdist"))
+                // Graphcore's Hugging Face integration and launcher, both built on PopTorch.
+                add(Flavour::GraphcorePopTorch, "imports " + full, file.path, line, 3);
+            else if (startsWithModule(t, "cerebras.tf") ||
                      startsWithModule(t, "cerebras_tensorflow"))
                 add(Flavour::CerebrasTensorFlow, "imports " + full, file.path, line, 3);
-            else if (startsWithModule(t, "modelzoo") || startsWithModule(t, "cerebras_pytorch") ||
-                     startsWithModule(t, "cerebras.pytorch") ||
-                     startsWithModule(t, "cerebras.modelzoo"))
+            else if (startsWithModule(t, "modelzoo") || startsWithModule(t, "cerebras.modelzoo")) {
+                const Flavour f = modelZooFlavour(full);
+                add(f,
+                    f == Flavour::CerebrasLayers ? "imports the layers API (" + full + ")"
+                                                 : "imports " + full,
+                    file.path, line, f == Flavour::CerebrasLayers ? 4 : 3);
+            } else if (startsWithModule(t, "cerebras_pytorch") ||
+                       startsWithModule(t, "cerebras.pytorch"))
                 add(Flavour::CerebrasPyTorch, "imports " + full, file.path, line, 3);
             else if (startsWithModule(t, "torch") && !torchSeen) {
                 torchSeen = true;
@@ -224,7 +252,13 @@ FlavourReport detectFlavour(const ProjectAnalysis& a)
             bestScore = s;
         }
     }
-    const int leftoverScore = static_cast<int>(leftovers.size());
+    // A project is "being ported" when its training loop is still hand-written next to the
+    // framework: backward, optimizer steps, DistributedDataParallel. A stray .cuda() in a
+    // ported trial is a finding of the guide, not a sign that the port has not happened.
+    int leftoverScore = 0;
+    for (const auto& e : leftovers)
+        if (!e.what.ends_with(".cuda()"))
+            ++leftoverScore;
     if (best != Flavour::Unknown) {
         r.confidence =
             std::min(0.99, 0.6 + 0.4 * double(bestScore) / double(total + 1) + 0.02 * bestScore);
@@ -260,7 +294,7 @@ FlavourReport detectFlavour(const ProjectAnalysis& a)
         return r;
     }
     r.flavour = Flavour::PlainPyTorch;
-    r.confidence = std::min(0.95, 0.6 + 0.05 * (torch + leftoverScore));
+    r.confidence = std::min(0.95, 0.6 + 0.05 * (torch + static_cast<int>(leftovers.size())));
     // The suggestion follows what the code already does: transformers map onto the layers API,
     // distributed training and LR schedules onto Determined's trial, conv nets onto IPUs, and the
     // rest onto the Cerebras PyTorch runner. The user can always pick another workflow.

@@ -90,15 +90,11 @@ private:
 
     void configNodes()
     {
-        const auto reads = configReads(m_a);
-        for (const auto& r : reads) {
-            const ConfigFile* cfg = nullptr;
-            if (r.target == ConfigTarget::Params)
-                cfg = m_a.paramsConfig();
-            else {
-                const auto ex = m_a.experimentConfigs();
-                cfg = ex.empty() ? nullptr : ex.front();
-            }
+        for (const auto& r : configReads(m_a)) {
+            if (!r.verified)
+                continue; // not provably the params file: drawing it there would mislead
+            const ConfigFile* cfg =
+                r.target == ConfigTarget::Params ? m_a.paramsConfig() : m_a.mainExperimentConfig();
             const std::string fn = functionNode(*r.file, r.function);
             std::string cfgPath = cfg ? cfg->path : std::string("(no config file)");
             const std::string fileId =

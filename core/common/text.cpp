@@ -106,4 +106,25 @@ std::string humanSeconds(double seconds)
     return buf;
 }
 
+std::string oneLine(std::string_view text, std::size_t max)
+{
+    std::string out;
+    bool space = false;
+    for (char c : text) {
+        if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+            space = !out.empty();
+            continue;
+        }
+        if (space)
+            out += ' ';
+        space = false;
+        out += c;
+    }
+    if (out.size() > max && max > 3) {
+        out.resize(max - 3);
+        out += "...";
+    }
+    return out;
+}
+
 } // namespace portolan

@@ -21,6 +21,10 @@ struct LineColumn
 };
 LineColumn lineColumnAt(std::string_view text, std::size_t offset);
 
+// Source text for a one-line message: runs of white space (newlines included) become one space,
+// and text longer than `max` bytes is cut with "...".
+std::string oneLine(std::string_view text, std::size_t max = 60);
+
 // "1.2 KiB", "3.4 MiB": sizes as people read them.
 std::string humanBytes(double bytes);
 // "631 ns", "12.5 us", "4.20 ms", "1.50 s": durations of simulated steps, three significant

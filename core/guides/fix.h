@@ -16,11 +16,14 @@ Result<std::string> applyEdits(std::string_view text, const Fix& fix);
 // A unified diff (---/+++ headers, @@ hunks, 3 lines of context) between two versions of a file.
 std::string unifiedDiff(std::string_view before, std::string_view after, const std::string& path);
 
-// The diff a fix would make to the file on disk, for showing before applying.
+// The diff a fix would make to the files on disk, for showing before applying: one unified diff
+// per file, in the order of the fix's edits (a created file is `--- /dev/null`).
 Result<std::string> previewFix(const std::filesystem::path& projectRoot, const Fix& fix);
 
-// Applies a fix to the file on disk, atomically (temporary file + rename). Returns the inverse
-// fix, which undoes it when applied in turn. The file is untouched on failure.
+// Applies a fix to the files on disk, each atomically (temporary file + rename); a file the fix
+// creates gets its folders. Returns the inverse fix, which undoes it when applied in turn
+// (removing a created file, and its folders when nothing else is in them). On failure nothing is
+// changed: the files already written are put back.
 Result<Fix> applyFix(const std::filesystem::path& projectRoot, const Fix& fix);
 
 } // namespace portolan::guides

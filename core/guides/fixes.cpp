@@ -8,7 +8,7 @@ namespace portolan::guides {
 bool isKnownFixKind(std::string_view kind)
 {
     return kind == "replace-call" || kind == "replace-callee-prefix" || kind == "set-keyword" ||
-           kind == "swap-args" || kind == "remove-statement";
+           kind == "swap-args" || kind == "remove-statement" || kind == "params-from-argparse";
 }
 
 namespace {

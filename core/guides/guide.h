@@ -79,8 +79,8 @@ Result<Guide> parseGuide(std::string_view yamlText, const std::string& path);
 
 enum class StepStatus : std::uint8_t
 {
-    Passed,
-    Findings,
+    Passed,   // nothing in it provably fails (it may list notes)
+    Findings, // errors or warnings
     NotApplicable
 };
 std::string_view stepStatusName(StepStatus s);

@@ -24,12 +24,18 @@ std::string sarifLevel(Severity s)
 nlohmann::json fixJson(const Fix& fix)
 {
     nlohmann::json edits = nlohmann::json::array();
-    for (const auto& e : fix.edits)
-        edits.push_back({{"file", e.file},
-                         {"start", e.start},
-                         {"end", e.end},
-                         {"expected", e.expected},
-                         {"replacement", e.replacement}});
+    for (const auto& e : fix.edits) {
+        nlohmann::json edit = {{"file", e.file},
+                               {"start", e.start},
+                               {"end", e.end},
+                               {"expected", e.expected},
+                               {"replacement", e.replacement}};
+        if (e.createsFile)
+            edit["createsFile"] = true;
+        if (e.removesFile)
+            edit["removesFile"] = true;
+        edits.push_back(std::move(edit));
+    }
     return {{"description", fix.description}, {"edits", edits}};
 }
 
@@ -54,6 +60,10 @@ nlohmann::json toJson(const Finding& f)
                      {"message", f.message},
                      {"location", portolan::toJson(f.location)},
                      {"hint", f.hint}};
+    nlohmann::json related = nlohmann::json::array();
+    for (const auto& r : f.related)
+        related.push_back(portolan::toJson(r));
+    j["related"] = related;
     j["fix"] = f.fix ? fixJson(*f.fix) : nlohmann::json(nullptr);
     return j;
 }
@@ -101,20 +111,31 @@ nlohmann::json toSarif(const Guide& guide, const GuideResult& result,
                              {"defaultConfiguration", {{"level", sarifLevel(c.severity)}}}});
         }
     nlohmann::json results = nlohmann::json::array();
-    for (const auto& f : result.allFindings()) {
+    auto physicalOf = [](const SourceLocation& l) {
         nlohmann::json region = nlohmann::json::object();
-        if (f.location.line > 0)
-            region["startLine"] = f.location.line;
-        if (f.location.column > 0)
-            region["startColumn"] = f.location.column;
+        if (l.line > 0)
+            region["startLine"] = l.line;
+        if (l.column > 0)
+            region["startColumn"] = l.column;
         nlohmann::json physical{
-            {"artifactLocation", {{"uri", f.location.file}, {"uriBaseId", "%SRCROOT%"}}}};
+            {"artifactLocation", {{"uri", l.file}, {"uriBaseId", "%SRCROOT%"}}}};
         if (!region.empty())
             physical["region"] = region;
-        nlohmann::json r{{"ruleId", f.checkId},
-                         {"level", sarifLevel(f.severity)},
-                         {"message", {{"text", f.message}}},
-                         {"locations", nlohmann::json::array({{{"physicalLocation", physical}}})}};
+        return physical;
+    };
+    for (const auto& f : result.allFindings()) {
+        nlohmann::json r{
+            {"ruleId", f.checkId},
+            {"level", sarifLevel(f.severity)},
+            {"message", {{"text", f.message}}},
+            {"locations", nlohmann::json::array({{{"physicalLocation", physicalOf(f.location)}}})}};
+        if (!f.related.empty()) {
+            // Every other place of a grouped finding (each use of one command-line flag).
+            nlohmann::json related = nlohmann::json::array();
+            for (std::size_t i = 0; i < f.related.size(); ++i)
+                related.push_back({{"id", int(i)}, {"physicalLocation", physicalOf(f.related[i])}});
+            r["relatedLocations"] = related;
+        }
         if (auto it = ruleIndex.find(f.checkId); it != ruleIndex.end())
             r["ruleIndex"] = it->second;
         results.push_back(std::move(r));

@@ -3,6 +3,9 @@
 #include "core/guides/rules.h"
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/facts.h"
+#include "core/common/text.h"
+#include "core/python/resolve.h"
 
 #include <set>
 
@@ -45,12 +48,92 @@ bool globMatch(std::string_view p, std::string_view t)
     return pi == p.size();
 }
 
+GlobSet::GlobSet(const std::vector<std::string>& patterns)
+{
+    for (const auto& p : patterns) {
+        const std::size_t wild = p.find_first_of("*?");
+        if (wild == std::string::npos)
+            m_exact.push_back(p);
+        else if (wild + 1 == p.size() && p[wild] == '*')
+            m_prefix.push_back(p.substr(0, wild));
+        else if (wild == 0 && p[0] == '*' && p.find_first_of("*?", 1) == std::string::npos)
+            m_suffix.push_back(p.substr(1));
+        else
+            m_general.push_back(p);
+    }
+}
+
+bool GlobSet::matches(std::string_view t) const
+{
+    for (const auto& e : m_exact)
+        if (t == e)
+            return true;
+    for (const auto& pre : m_prefix)
+        if (t.starts_with(pre))
+            return true;
+    for (const auto& suf : m_suffix)
+        if (t.ends_with(suf))
+            return true;
+    for (const auto& g : m_general)
+        if (globMatch(g, t))
+            return true;
+    return false;
+}
+
 bool anyGlob(const std::vector<std::string>& patterns, std::string_view text)
 {
     for (const auto& p : patterns)
         if (globMatch(p, text))
             return true;
     return false;
+}
+
+bool calleeMatches(const ProjectAnalysis& a, const PythonFile& f, int call,
+                   const std::vector<std::string>& globs, bool resolvedOnly)
+{
+    return calleeMatches(a, f, call, GlobSet(globs), resolvedOnly);
+}
+
+bool calleeMatches(const ProjectAnalysis& a, const PythonFile& f, int call, const GlobSet& globs,
+                   bool resolvedOnly)
+{
+    const Call& c = f.index.calls[static_cast<std::size_t>(call)];
+    if (c.callee.empty() || globs.empty())
+        return false;
+    if (!resolvedOnly && (globs.matches(c.callee) || globs.matches(c.resolved)))
+        return true;
+    const int file = a.indexOf(&f);
+    if (file < 0 || !a.resolver)
+        return resolvedOnly ? globs.matches(c.resolved) : false;
+    const std::string& q =
+        a.facts().calleeQualified[static_cast<std::size_t>(file)][static_cast<std::size_t>(call)];
+    return !q.empty() && globs.matches(q);
+}
+
+std::vector<std::string> classAncestry(const ProjectAnalysis& a, const PythonFile& f, int cls)
+{
+    std::vector<std::string> out;
+    const int file = a.indexOf(&f);
+    if (file >= 0 && a.resolver)
+        out = a.resolver->ancestors(file, cls);
+    for (const auto& b : f.index.classes[static_cast<std::size_t>(cls)].bases)
+        out.push_back(b);
+    return out;
+}
+
+bool RuleContext::inScope(const PythonFile& f, FunctionId fn) const
+{
+    if (!check.params.flag("in-reachable"))
+        return true;
+    const auto& facts = analysis.facts();
+    if (!facts.hasEntries())
+        return true;
+    return facts.isReachable(analysis, analysis.indexOf(&f), fn);
+}
+
+int RuleContext::fileIndex(const PythonFile& f) const
+{
+    return analysis.indexOf(&f);
 }
 
 namespace {
@@ -92,17 +175,25 @@ const std::string& className(const PythonFile& f, FunctionId id)
     return none;
 }
 
-bool classHasBase(const PythonFile& f, const std::string& cls,
+// Whether a class derives (directly, or through project classes) from one of the globs, matched
+// against resolved qualified names, the bases as written and their last parts.
+bool classIndexHasBase(const ProjectAnalysis& a, const PythonFile& f, int cls,
+                       const std::vector<std::string>& globs)
+{
+    for (const auto& b : classAncestry(a, f, cls))
+        if (anyGlob(globs, b) || anyGlob(globs, lastPart(b)) || anyGlob(globs, f.index.resolve(b)))
+            return true;
+    return false;
+}
+
+bool classHasBase(const ProjectAnalysis& a, const PythonFile& f, const std::string& cls,
                   const std::vector<std::string>& globs)
 {
     if (cls.empty())
         return false;
-    const python::ClassDef* c = f.index.findClass(cls);
-    if (!c)
-        return false;
-    for (const auto& b : c->bases)
-        if (anyGlob(globs, b) || anyGlob(globs, lastPart(b)) || anyGlob(globs, f.index.resolve(b)))
-            return true;
+    for (std::size_t c = 0; c < f.index.classes.size(); ++c)
+        if (f.index.classes[c].name == cls)
+            return classIndexHasBase(a, f, static_cast<int>(c), globs);
     return false;
 }
 
@@ -115,31 +206,55 @@ bool functionNameOk(const std::vector<std::string>& globs, const PythonFile& f, 
 }
 
 // Scope filters shared by the call-based rules.
-bool placeOk(const RuleParams& p, const PythonFile& f, FunctionId id)
+bool placeOk(const RuleContext& ctx, const PythonFile& f, FunctionId id)
 {
+    const RuleParams& p = ctx.check.params;
     if (p.has("in-function") && !functionNameOk(p.list("in-function"), f, id))
         return false;
     if (p.has("not-in-function") && functionNameOk(p.list("not-in-function"), f, id))
         return false;
     if (p.has("in-class") && !anyGlob(p.list("in-class"), className(f, id)))
         return false;
-    if (p.has("in-class-base") && !classHasBase(f, className(f, id), p.list("in-class-base")))
+    if (p.has("in-class-base") &&
+        !classHasBase(ctx.analysis, f, className(f, id), p.list("in-class-base")))
         return false;
-    return true;
+    return ctx.inScope(f, id);
 }
 
-bool isWrapped(const PythonFile& f, const Call& call, const std::vector<std::string>& wrappers)
+bool isWrapped(const ProjectAnalysis& a, const PythonFile& f, const Call& call,
+               const std::vector<std::string>& wrappers, int depth = 0)
 {
     for (int p = call.parentCall; p >= 0; p = f.index.calls[static_cast<std::size_t>(p)].parentCall)
         if (calleeOk(wrappers, f.index.calls[static_cast<std::size_t>(p)]))
             return true;
+    // return SGD(...) in a helper whose every caller wraps what it returns.
+    const int file = a.indexOf(&f);
+    const int index = static_cast<int>(&call - f.index.calls.data());
+    if (depth < 4 && file >= 0 && a.resolver && call.function >= 0)
+        for (const auto& r : f.index.returns)
+            if (r.call == index) {
+                python::Symbol fn;
+                fn.kind = python::SymbolKind::Function;
+                fn.file = file;
+                fn.index = call.function;
+                const auto& sites = a.resolver->callSites(fn);
+                bool all = !sites.empty();
+                for (const auto& site : sites) {
+                    const PythonFile& sf = a.python[static_cast<std::size_t>(site.file)];
+                    all =
+                        all && isWrapped(a, sf, sf.index.calls[static_cast<std::size_t>(site.call)],
+                                         wrappers, depth + 1);
+                }
+                if (all)
+                    return true;
+            }
     if (call.assignedTo.empty())
         return false;
     // model = Net(...); self.model = context.wrap_model(model)
     for (const auto& c : f.index.calls)
         if (c.function == call.function && calleeOk(wrappers, c))
-            for (const auto& a : c.arguments)
-                if (a.text == call.assignedTo)
+            for (const auto& arg : c.arguments)
+                if (arg.text == call.assignedTo)
                     return true;
     return false;
 }
@@ -182,6 +297,9 @@ bool argsOk(const RuleParams& p, const Call& c)
         if (!hit)
             return false;
     }
+    for (const auto& k : p.list("unless-keyword"))
+        if (c.keyword(k))
+            return false;
     if (p.has("arg-index")) {
         const std::size_t i = static_cast<std::size_t>(std::stoul(p.get("arg-index")));
         if (i >= c.arguments.size() || !c.arguments[i].keyword.empty() ||
@@ -194,28 +312,57 @@ bool argsOk(const RuleParams& p, const Call& c)
 template <typename Fn> void forCalls(RuleContext& ctx, Fn&& fn)
 {
     const RuleParams& p = ctx.check.params;
-    const auto& callees = p.list("callee");
-    const auto& excludes = p.list("exclude");
+    const GlobSet callees(p.list("callee"));
+    const GlobSet excludes(p.list("exclude"));
+    const bool resolvedOnly = p.flag("resolved-only");
     for (const auto& f : ctx.analysis.python) {
         if (!fileOk(p, f))
             continue;
-        for (const auto& c : f.index.calls) {
-            if (!calleeOk(callees, c) || (!excludes.empty() && calleeOk(excludes, c)))
+        for (std::size_t i = 0; i < f.index.calls.size(); ++i) {
+            const Call& c = f.index.calls[i];
+            if (c.callee.empty())
                 continue;
-            if (!argsOk(p, c) || !placeOk(p, f, c.function))
+            if (!calleeMatches(ctx.analysis, f, static_cast<int>(i), callees, resolvedOnly) ||
+                (!excludes.empty() &&
+                 calleeMatches(ctx.analysis, f, static_cast<int>(i), excludes, resolvedOnly)))
+                continue;
+            if (!argsOk(p, c) || !placeOk(ctx, f, c.function))
                 continue;
             fn(f, c);
         }
     }
 }
 
+// unless-project-calls + unless-argument: the rule does not apply when the project makes such a
+// call (wrap_lr_scheduler(..., step_mode=MANUAL_STEP) makes stepping by hand the right thing).
+bool exemptedByProjectCall(const RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    if (!p.has("unless-project-calls"))
+        return false;
+    for (const auto& f : ctx.analysis.python)
+        for (const auto& c : f.index.calls) {
+            if (!calleeOk(p.list("unless-project-calls"), c))
+                continue;
+            if (!p.has("unless-argument"))
+                return true;
+            for (const auto& a : c.arguments)
+                if (anyGlob(p.list("unless-argument"), a.text))
+                    return true;
+        }
+    return false;
+}
+
 void ruleForbiddenCall(RuleContext& ctx)
 {
     const RuleParams& p = ctx.check.params;
+    if (exemptedByProjectCall(ctx))
+        return;
     const auto hostCalls =
         p.flag("except-host-call") ? hostCallTexts(ctx.analysis) : std::set<std::string>();
     forCalls(ctx, [&](const PythonFile& f, const Call& c) {
-        if (p.has("unless-wrapped-by") && isWrapped(f, c, p.list("unless-wrapped-by")))
+        if (p.has("unless-wrapped-by") &&
+            isWrapped(ctx.analysis, f, c, p.list("unless-wrapped-by")))
             return;
         if (p.has("receiver-not-from") && receiverFrom(f, c, p.list("receiver-not-from")))
             return;
@@ -228,12 +375,36 @@ void ruleForbiddenCall(RuleContext& ctx)
         const std::string detail = c.arguments.empty()       ? std::string()
                                    : c.arguments[0].isString ? c.arguments[0].stringValue
                                                              : c.arguments[0].text;
-        ctx.emit(f, c.nameSpan, {{"callee", c.callee}, {"name", c.callee}, {"detail", detail}},
+        // data[0].to(...) has no dotted name; show the callee as written.
+        std::string callee = c.callee;
+        if (callee.find('?') != std::string::npos && c.calleeSpan.endByte <= f.text.size())
+            callee = oneLine(std::string_view(f.text).substr(
+                c.calleeSpan.startByte, c.calleeSpan.endByte - c.calleeSpan.startByte));
+        ctx.emit(f, c.nameSpan, {{"callee", callee}, {"name", callee}, {"detail", detail}},
                  callFix(ctx.check, f, c));
     });
 }
 
 void ruleRequiredCall(RuleContext& ctx);
+// bs = self.context.get_per_slot_batch_size(); DataLoader(..., batch_size=bs): the argument's
+// assignments are looked at too.
+bool valueResolvesTo(const RuleContext& ctx, const PythonFile& f, const Call& c,
+                     const python::Argument& arg, const std::vector<std::string>& globs)
+{
+    if (!ctx.analysis.resolver || arg.text.find_first_of("()[] ") != std::string::npos)
+        return false;
+    const int file = ctx.fileIndex(f);
+    for (const auto& v : ctx.analysis.resolver->nameValues(file, c.function, arg.text))
+        if (anyGlob(globs, v.text) ||
+            (v.kind == python::ValueKind::Call && v.call >= 0 &&
+             anyGlob(
+                 globs,
+                 ctx.analysis.python[std::size_t(v.file)].index.calls[std::size_t(v.call)].callee +
+                     "()")))
+            return true;
+    return false;
+}
+
 void ruleMissingKeyword(RuleContext& ctx)
 {
     const RuleParams& p = ctx.check.params;
@@ -245,7 +416,9 @@ void ruleMissingKeyword(RuleContext& ctx)
                 f, c.nameSpan,
                 {{"callee", c.callee}, {"name", c.callee}, {"detail", keyword + " is not set"}},
                 callFix(ctx.check, f, c));
-        } else if (p.has("value") && !anyGlob(p.list("value"), arg->text)) {
+        } else if (p.has("value") && !anyGlob(p.list("value"), arg->text) &&
+                   !(p.flag("value-resolves") &&
+                     valueResolvesTo(ctx, f, c, *arg, p.list("value")))) {
             ctx.emit(
                 f, arg->span,
                 {{"callee", c.callee}, {"name", c.callee}, {"detail", keyword + "=" + arg->text}},
@@ -292,11 +465,16 @@ void emitMissing(RuleContext& ctx, const std::string& detail)
 bool onlyIfOk(RuleContext& ctx)
 {
     const RuleParams& p = ctx.check.params;
+    // Porting advice for code that does not hand over to a vendor yet; a port's runner takes
+    // this over.
+    if (p.flag("only-without-entries") && ctx.analysis.facts().hasEntries())
+        return false;
     if (p.has("only-if-class-base")) {
         bool any = false;
         for (const auto& f : ctx.analysis.python)
-            for (const auto& cls : f.index.classes)
-                any = any || classHasBase(f, cls.name, p.list("only-if-class-base"));
+            for (std::size_t c = 0; c < f.index.classes.size(); ++c)
+                any = any || classIndexHasBase(ctx.analysis, f, static_cast<int>(c),
+                                               p.list("only-if-class-base"));
         if (!any)
             return false;
     }
@@ -312,8 +490,9 @@ bool onlyIfOk(RuleContext& ctx)
     if (p.has("only-if-call")) {
         bool any = false;
         for (const auto& f : ctx.analysis.python)
-            for (const auto& c : f.index.calls)
-                any = any || calleeOk(p.list("only-if-call"), c);
+            for (std::size_t c = 0; c < f.index.calls.size(); ++c)
+                any = any || calleeMatches(ctx.analysis, f, static_cast<int>(c),
+                                           p.list("only-if-call"), p.flag("resolved-only"));
         if (!any)
             return false;
     }
@@ -357,13 +536,18 @@ void ruleRequiredCall(RuleContext& ctx)
 
 void ruleRequiredClass(RuleContext& ctx)
 {
+    if (!onlyIfOk(ctx)) {
+        ctx.applicable = false;
+        return;
+    }
     const RuleParams& p = ctx.check.params;
     bool found = false;
     for (const auto& f : ctx.analysis.python) {
         if (!fileOk(p, f))
             continue;
-        for (const auto& cls : f.index.classes) {
-            if (!classHasBase(f, cls.name, p.list("base")))
+        for (std::size_t ci = 0; ci < f.index.classes.size(); ++ci) {
+            const auto& cls = f.index.classes[ci];
+            if (!classIndexHasBase(ctx.analysis, f, static_cast<int>(ci), p.list("base")))
                 continue;
             found = true;
             for (const auto& m : p.list("methods"))
@@ -429,6 +613,9 @@ void ruleRequiredFunction(RuleContext& ctx)
         emitMissing(ctx, "no function " + p.get("name"));
 }
 
+// What a function returns, over every return path (locals followed to their assignments, project
+// calls to what they return): an error only when every value is known and none fits; a note when
+// some value cannot be told.
 void ruleReturnsCall(RuleContext& ctx)
 {
     const RuleParams& p = ctx.check.params;
@@ -436,26 +623,49 @@ void ruleReturnsCall(RuleContext& ctx)
     for (const auto& f : ctx.analysis.python) {
         if (!fileOk(p, f))
             continue;
+        const int file = ctx.fileIndex(f);
         for (std::size_t i = 0; i < f.index.functions.size(); ++i) {
             const FunctionId id = static_cast<FunctionId>(i);
-            if (!functionNameOk(p.list("function"), f, id) || !placeOk(p, f, id))
+            if (!functionNameOk(p.list("function"), f, id) || !placeOk(ctx, f, id))
                 continue;
             any = true;
-            bool ok = false;
-            for (const auto& r : f.index.returns) {
-                if (r.function != id || r.text.empty())
+            bool ok = false, unknown = false;
+            std::string unknownText;
+            const auto values = ctx.analysis.resolver->returnValues(file, id);
+            for (const auto& v : values) {
+                if (!p.has("callee")) {
+                    // Anything but None is a value returned.
+                    ok = ok || v.kind != python::ValueKind::None;
                     continue;
-                if (p.has("callee") && !anyGlob(p.list("callee"), r.callee))
-                    continue;
-                bool all = true;
-                for (const auto& k : p.list("keywords"))
-                    all = all &&
-                          std::find(r.keywords.begin(), r.keywords.end(), k) != r.keywords.end();
-                ok = ok || all;
+                }
+                if (v.kind == python::ValueKind::Call && v.call >= 0) {
+                    const PythonFile& vf = ctx.analysis.python[static_cast<std::size_t>(v.file)];
+                    const Call& c = vf.index.calls[static_cast<std::size_t>(v.call)];
+                    const bool match = anyGlob(p.list("callee"), c.callee) ||
+                                       anyGlob(p.list("callee"), v.symbol.qualified);
+                    if (match) {
+                        bool all = true;
+                        for (const auto& k : p.list("keywords"))
+                            all = all && c.keyword(k) != nullptr;
+                        ok = ok || all;
+                        continue;
+                    }
+                }
+                if (!v.known() && !unknown) {
+                    unknown = true;
+                    unknownText = v.text;
+                }
             }
-            if (!ok)
-                ctx.emit(f, f.index.functions[i].nameSpan,
-                         {{"name", f.index.functions[i].qualifiedName}});
+            const auto& fn = f.index.functions[i];
+            if (ok)
+                continue;
+            if (unknown)
+                ctx.note(f, fn.nameSpan,
+                         "could not verify what " + fn.qualifiedName + "() returns: the value " +
+                             (unknownText.empty() ? std::string("is not known")
+                                                  : "comes from " + oneLine(unknownText)));
+            else
+                ctx.emit(f, fn.nameSpan, {{"name", fn.qualifiedName}});
         }
     }
     if (!any)
@@ -469,7 +679,7 @@ void ruleAttributeUse(RuleContext& ctx)
         if (!fileOk(p, f))
             continue;
         for (const auto& u : f.index.attributes) {
-            if (!anyGlob(p.list("base"), u.base) || !placeOk(p, f, u.function))
+            if (!anyGlob(p.list("base"), u.base) || !placeOk(ctx, f, u.function))
                 continue;
             if (p.has("chain") && !anyGlob(p.list("chain"), u.chain))
                 continue;
@@ -481,38 +691,63 @@ void ruleAttributeUse(RuleContext& ctx)
 
 void ruleForbiddenAssignment(RuleContext& ctx)
 {
+    if (!onlyIfOk(ctx)) {
+        ctx.applicable = false;
+        return;
+    }
     const RuleParams& p = ctx.check.params;
     for (const auto& f : ctx.analysis.python) {
         if (!fileOk(p, f))
             continue;
         for (const auto& as : f.index.assignments) {
-            if (!anyGlob(p.list("target"), as.target) || !placeOk(p, f, as.function))
+            if (!anyGlob(p.list("target"), as.target) || !placeOk(ctx, f, as.function))
                 continue;
             if (p.flag("value-is-call") && as.value.find('(') == std::string::npos)
                 continue;
+            // Only a loss function's result is a loss computation; `loss = out.mean().item()`
+            // for logging is not.
+            // Matched on the function's own name (loss.item() is not a loss function) and on
+            // what it resolves to; accumulating (total += ...) is bookkeeping.
+            if (p.has("value-callee")) {
+                if (as.call < 0 || as.augmented)
+                    continue;
+                const std::string& callee =
+                    f.index.calls[static_cast<std::size_t>(as.call)].callee;
+                if (!anyGlob(p.list("value-callee"), lastPart(callee)) &&
+                    !calleeMatches(ctx.analysis, f, as.call, p.list("value-callee"), true))
+                    continue;
+            }
             ctx.emit(f, as.span, {{"name", as.target}, {"detail", as.value}});
         }
     }
 }
 
-// Module subclasses the project builds outside other modules: the models that are trained.
+// Module subclasses the project builds outside other modules: the models that are trained. A
+// class call is resolved to the project class it builds; one assigned to an attribute of an
+// attribute (self.model.head = Head()) is a submodule of a model, not a model.
 std::vector<std::pair<const PythonFile*, const Call*>>
 modelInstantiations(const ProjectAnalysis& a, const std::vector<std::string>& bases)
 {
-    std::set<std::string> models;
-    for (const auto& f : a.python)
-        for (const auto& cls : f.index.classes)
-            if (classHasBase(f, cls.name, bases))
-                models.insert(cls.name);
     std::vector<std::pair<const PythonFile*, const Call*>> out;
-    for (const auto& f : a.python)
-        for (const auto& c : f.index.calls) {
-            if (!models.count(lastPart(c.callee)))
+    for (const auto& f : a.python) {
+        const int file = a.indexOf(&f);
+        for (std::size_t i = 0; i < f.index.calls.size(); ++i) {
+            const Call& c = f.index.calls[i];
+            if (c.callee.empty())
                 continue;
-            if (classHasBase(f, className(f, c.function), bases))
+            const python::Symbol s = a.resolver->callee(file, static_cast<int>(i));
+            if (s.kind != python::SymbolKind::Class || !s.rest.empty())
+                continue;
+            const PythonFile& df = a.python[static_cast<std::size_t>(s.file)];
+            if (!classIndexHasBase(a, df, s.index, bases))
+                continue;
+            if (classHasBase(a, f, className(f, c.function), bases))
                 continue; // a layer built inside another module
+            if (std::count(c.assignedTo.begin(), c.assignedTo.end(), '.') >= 2)
+                continue;
             out.emplace_back(&f, &c);
         }
+    }
     return out;
 }
 
@@ -558,7 +793,8 @@ void ruleModuleMustBeWrapped(RuleContext& ctx)
     const auto bases = p.has("base") ? p.list("base") : std::vector<std::string>{"*Module"};
     const auto uses = modelInstantiations(ctx.analysis, bases);
     for (const auto& [file, call] : uses)
-        if (!isWrapped(*file, *call, p.list("wrapper")))
+        if (ctx.inScope(*file, call->function) &&
+            !isWrapped(ctx.analysis, *file, *call, p.list("wrapper")))
             ctx.emit(*file, call->nameSpan, {{"name", call->callee}});
     if (uses.empty())
         ctx.applicable = false;
@@ -585,6 +821,12 @@ const std::map<std::string_view, void (*)(RuleContext&)>& kinds()
         {"config-keys-unused", &ruleConfigKeysUnused},
         {"determined-entrypoint", &ruleDeterminedEntrypoint},
         {"undefined-name", &ruleUndefinedName},
+        {"vendor-signature", &ruleVendorSignature},
+        {"entry-role", &ruleEntryRole},
+        {"entry-returns", &ruleEntryReturns},
+        {"class-contract", &ruleClassContract},
+        {"cli-flags", &ruleCliFlags},
+        {"host-side-metrics", &ruleHostSideMetrics},
     };
     return k;
 }
@@ -621,6 +863,18 @@ void RuleContext::emit(const PythonFile& f, const python::Span& at,
                        const std::map<std::string, std::string>& vars, std::optional<Fix> fix)
 {
     emit(f.path, at.line, at.column, vars, std::move(fix));
+}
+
+void RuleContext::note(const PythonFile& f, const python::Span& at, const std::string& message)
+{
+    Finding n;
+    n.checkId = check.id;
+    n.stepId = stepId;
+    n.severity = Severity::Info;
+    n.message = message;
+    n.location = {f.path, at.line, at.column};
+    n.hint = check.hint;
+    out.push_back(std::move(n));
 }
 
 void evaluateCheck(RuleContext& ctx)

@@ -19,7 +19,8 @@ namespace portolan::guides {
 //   forbidden-call, required-call, missing-keyword, keyword-present, forbidden-import,
 //   required-class, required-function, returns-call, attribute-use, forbidden-assignment,
 //   forward-computes-loss, module-must-be-wrapped, config-file, config-sections,
-//   config-keys-exist, config-keys-unused, determined-entrypoint, undefined-name
+//   config-keys-exist, config-keys-unused, determined-entrypoint, undefined-name,
+//   vendor-signature, entry-role, entry-returns, class-contract, cli-flags, host-side-metrics
 bool isKnownRuleKind(std::string_view kind);
 // Fix kinds: replace-call, replace-callee-prefix, set-keyword, swap-args, remove-statement.
 bool isKnownFixKind(std::string_view kind);
@@ -39,6 +40,16 @@ struct RuleContext
     void emit(const analysis::PythonFile& f, const python::Span& at,
               const std::map<std::string, std::string>& vars,
               std::optional<Fix> fix = std::nullopt);
+    // "Could not verify": a note (Severity::Info) with its own message, whatever the check's
+    // severity, for when the analysis cannot tell whether the contract holds.
+    void note(const analysis::PythonFile& f, const python::Span& at, const std::string& message);
+    // The last finding emitted, to add related locations to it.
+    Finding* last() { return out.empty() ? nullptr : &out.back(); }
+
+    // Where a rule looks: with `in-reachable: true`, only code the vendor runs when the project
+    // hands anything to a vendor, else the whole project (an unported original).
+    bool inScope(const analysis::PythonFile& f, python::FunctionId fn) const;
+    int fileIndex(const analysis::PythonFile& f) const;
 };
 
 void evaluateCheck(RuleContext& ctx);
@@ -47,9 +58,38 @@ void evaluateCheck(RuleContext& ctx);
 bool globMatch(std::string_view pattern, std::string_view text);
 bool anyGlob(const std::vector<std::string>& patterns, std::string_view text);
 
+// Patterns sorted once into plain names, "prefix*", "*suffix" and the rest, for the rules that
+// try every call of a project against them.
+class GlobSet
+{
+public:
+    explicit GlobSet(const std::vector<std::string>& patterns);
+    bool matches(std::string_view text) const;
+    bool empty() const
+    {
+        return m_exact.empty() && m_prefix.empty() && m_suffix.empty() && m_general.empty();
+    }
+
+private:
+    std::vector<std::string> m_exact, m_prefix, m_suffix, m_general;
+};
+
 // The mechanical fix of a check for one call, or nothing when the call's shape does not allow it.
 std::optional<Fix> callFix(const Check& check, const analysis::PythonFile& file,
                            const python::Call& call);
+
+// Does a call's callee match one of the globs? The callee as written ("self.model.cuda"), and
+// what it resolves to through imports ("torch.utils.data.DataLoader") are both tried; with
+// resolvedOnly, only the resolved name (so that a project's or vendor's own class of the same
+// name never matches a torch.nn pattern).
+bool calleeMatches(const analysis::ProjectAnalysis& a, const analysis::PythonFile& f, int call,
+                   const std::vector<std::string>& globs, bool resolvedOnly = false);
+bool calleeMatches(const analysis::ProjectAnalysis& a, const analysis::PythonFile& f, int call,
+                   const GlobSet& globs, bool resolvedOnly = false);
+// The qualified names a project class derives from (resolved through imports and project
+// classes), plus the bases as written.
+std::vector<std::string> classAncestry(const analysis::ProjectAnalysis& a,
+                                       const analysis::PythonFile& f, int cls);
 
 // Rules that live in their own files.
 void ruleConfigFile(RuleContext& ctx);
@@ -58,6 +98,13 @@ void ruleConfigKeysExist(RuleContext& ctx);
 void ruleConfigKeysUnused(RuleContext& ctx);
 void ruleDeterminedEntrypoint(RuleContext& ctx);
 void ruleUndefinedName(RuleContext& ctx);
+// rules_resolved.cpp: rules over resolved facts (entries, vendor contracts, flags).
+void ruleVendorSignature(RuleContext& ctx);
+void ruleEntryRole(RuleContext& ctx);
+void ruleEntryReturns(RuleContext& ctx);
+void ruleClassContract(RuleContext& ctx);
+void ruleCliFlags(RuleContext& ctx);
+void ruleHostSideMetrics(RuleContext& ctx);
 // The location an anchor list points at ("call:argparse.ArgumentParser", "class-base:*Module",
 // "function-param:args", "function-returns:*DataLoader", "function:main",
 // "function-calls:*.backward", "file:run.py"), used when a check reports something missing.

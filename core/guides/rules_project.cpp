@@ -2,8 +2,11 @@
 // entrypoint, names used but defined nowhere, and the anchors that place "missing" findings.
 #include "core/analysis/analysis.h"
 #include "core/analysis/config_reads.h"
+#include "core/analysis/facts.h"
+#include "core/guides/params_fix.h"
 #include "core/guides/rules.h"
 
+#include <map>
 #include <set>
 
 namespace portolan::guides {
@@ -70,13 +73,14 @@ bool findAnchor(const ProjectAnalysis& a, const std::vector<std::string>& anchor
 
 namespace {
 
-void emitMissingAt(RuleContext& ctx, const std::string& detail)
+void emitMissingAt(RuleContext& ctx, const std::string& detail, std::optional<Fix> fix = {})
 {
     SourceLocation loc;
     if (!findAnchor(ctx.analysis, ctx.check.params.list("anchor"), loc))
         loc = ctx.analysis.python.empty() ? SourceLocation{".", 0, 0}
                                           : SourceLocation{ctx.analysis.python.front().path, 1, 1};
-    ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}});
+    ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}},
+             std::move(fix));
 }
 
 ConfigTarget targetOf(const RuleParams& p)
@@ -89,13 +93,49 @@ ConfigTarget targetOf(const RuleParams& p)
     return ConfigTarget::Params;
 }
 
+// An entrypoint of the form module:Class (a trial); others are commands (Core API launchers).
+bool isTrialEntrypoint(const std::string& value)
+{
+    return value.find(':') != std::string::npos && value.find(' ') == std::string::npos;
+}
+
 std::vector<const ConfigFile*> configsFor(const ProjectAnalysis& a, ConfigTarget t)
 {
     if (t == ConfigTarget::Params) {
         const ConfigFile* c = a.paramsConfig();
-        return c ? std::vector<const ConfigFile*>{c} : std::vector<const ConfigFile*>{};
+        return c && !c->parseError ? std::vector<const ConfigFile*>{c}
+                                   : std::vector<const ConfigFile*>{};
     }
-    return a.experimentConfigs();
+    // Hyperparameters and data settings belong to the configs that launch a trial; a config
+    // whose entrypoint is a command runs other code.
+    std::vector<const ConfigFile*> out;
+    for (const ConfigFile* c : a.experimentConfigs()) {
+        const analysis::ConfigKey* k = c->find("entrypoint");
+        if (!k || isTrialEntrypoint(k->value))
+            out.push_back(c);
+    }
+    return out;
+}
+
+// The params file of a sub-project (a folder with its own run script and configs/), by the same
+// rule as the project's.
+const ConfigFile* scopeConfig(const ProjectAnalysis& a, const std::string& scope)
+{
+    const ParamsFileChoice choice = paramsFileFor(a.root / scope);
+    if (choice.empty() || std::filesystem::path(choice.path).is_absolute())
+        return nullptr;
+    const ConfigFile* c = a.findConfig(scope + "/" + choice.path);
+    return c && !c->parseError ? c : nullptr;
+}
+
+bool usesAllHparams(const ProjectAnalysis& a)
+{
+    // context.get_hparams() hands over the whole dict; what is read from it is not tracked.
+    for (const auto& f : a.python)
+        for (const auto& c : f.index.calls)
+            if (c.callee.ends_with("get_hparams"))
+                return true;
+    return false;
 }
 
 } // namespace
@@ -106,7 +146,8 @@ void ruleConfigFile(RuleContext& ctx)
     if (determined ? ctx.analysis.experimentConfigs().empty()
                    : ctx.analysis.paramsConfig() == nullptr)
         emitMissingAt(ctx,
-                      determined ? "no Determined experiment config" : "no configs/params.yaml");
+                      determined ? "no Determined experiment config" : "no configs/params.yaml",
+                      paramsFixOfCheck(ctx.check, ctx.analysis));
 }
 
 void ruleConfigSections(RuleContext& ctx)
@@ -116,9 +157,14 @@ void ruleConfigSections(RuleContext& ctx)
         ctx.applicable = false;
         return;
     }
+    const auto& facts = ctx.analysis.facts();
+    const RuleParams& p = ctx.check.params;
+    const auto& required = facts.hasEntries() && p.has("with-entries-required")
+                               ? p.list("with-entries-required")
+                               : p.list("required");
     for (const ConfigFile* cfg : configs)
-        for (const auto& s : ctx.check.params.list("required"))
-            if (!cfg->hasSection(s))
+        for (const auto& s : required)
+            if (!cfg->hasSection(s) && !facts.isProvided(s))
                 ctx.emit(cfg->path, 1, 1, {{"name", s}, {"key", s}, {"detail", cfg->path}});
 }
 
@@ -130,17 +176,52 @@ void ruleConfigKeysExist(RuleContext& ctx)
         ctx.applicable = false;
         return;
     }
-    const auto reads = analysis::configReads(ctx.analysis);
+    const auto& facts = ctx.analysis.facts();
+    const auto& reads = analysis::configReads(ctx.analysis);
     // Keys the code gives a default for (setdefault, .get) may be absent from the file.
     std::set<std::string> defaulted;
     for (const auto& r : reads)
-        if (r.isDefault)
+        if (r.isDefault && r.verified)
             defaulted.insert(r.path);
+    // Reads of a mapping the analysis cannot tie to the params file: one note per function.
+    std::map<std::pair<const PythonFile*, python::FunctionId>, const ConfigRead*> unverified;
     for (const auto& r : reads) {
         if (r.target != target || r.isDefault || defaulted.count(r.path))
             continue;
-        for (const ConfigFile* cfg : configs) {
-            if (cfg->parseError || cfg->find(r.path))
+        if (!r.verified) {
+            // Its path is only the keys written at the read; when some key of the file ends
+            // that way, it is most likely that one.
+            bool somewhere = false;
+            for (const ConfigFile* cfg : configs)
+                for (const auto& k : cfg->keys)
+                    somewhere = somewhere || k.path == r.path || k.path.ends_with("." + r.path);
+            if (!somewhere && facts.isReachable(ctx.analysis, ctx.fileIndex(*r.file), r.function))
+                unverified.emplace(std::make_pair(r.file, r.function), &r);
+            continue;
+        }
+        if (target == ConfigTarget::Params && facts.isProvided(r.path))
+            continue;
+        // Code outside the program (a data-preparation script given its own --params) reads
+        // whatever file it is given; only the program reads the project's params file.
+        if (target == ConfigTarget::Params && facts.hasEntries() &&
+            !facts.isInProgram(ctx.analysis, ctx.fileIndex(*r.file), r.function))
+            continue;
+        std::vector<const ConfigFile*> forRead = configs;
+        if (target == ConfigTarget::Params && !r.scope.empty())
+            if (const ConfigFile* own = scopeConfig(ctx.analysis, r.scope))
+                forRead = {own};
+        // A read that may not happen every time (under a condition, in a loop or a try) of a
+        // key the file lacks: say so, do not claim.
+        if (r.conditional && target == ConfigTarget::Params) {
+            bool missing = false;
+            for (const ConfigFile* cfg : forRead)
+                missing = missing || !cfg->find(r.path);
+            if (missing && facts.isReachable(ctx.analysis, ctx.fileIndex(*r.file), r.function))
+                unverified.emplace(std::make_pair(r.file, r.function), &r);
+            continue;
+        }
+        for (const ConfigFile* cfg : forRead) {
+            if (cfg->find(r.path))
                 continue;
             std::string shown = r.path;
             if (target == ConfigTarget::DeterminedHparam)
@@ -148,6 +229,19 @@ void ruleConfigKeysExist(RuleContext& ctx)
             ctx.emit(*r.file, r.span, {{"key", shown}, {"name", shown}, {"detail", cfg->path}});
         }
     }
+    // Only where the vendor runs the code: elsewhere (scripts, tools) reads of other mappings are
+    // none of the params file's business.
+    if (target == ConfigTarget::Params && facts.hasEntries())
+        for (const auto& [where, r] : unverified) {
+            const auto* fn = r->file->index.function(r->function);
+            const std::string why =
+                r->verified ? "the read is conditional (it may guard against a missing key)"
+                            : r->origin;
+            ctx.note(*r->file, r->span,
+                     "could not verify that '" + r->path + "' is in " + configs.front()->path +
+                         ": in " + (fn ? fn->qualifiedName + "()" : std::string("this module")) +
+                         ", " + why);
+        }
 }
 
 void ruleConfigKeysUnused(RuleContext& ctx)
@@ -155,15 +249,16 @@ void ruleConfigKeysUnused(RuleContext& ctx)
     const RuleParams& p = ctx.check.params;
     const ConfigTarget target = targetOf(p);
     const auto configs = configsFor(ctx.analysis, target);
-    if (configs.empty()) {
+    if (configs.empty() ||
+        (target == ConfigTarget::DeterminedHparam && usesAllHparams(ctx.analysis))) {
         ctx.applicable = false;
         return;
     }
-    const auto reads = analysis::configReads(ctx.analysis);
-    std::vector<std::string> paths;
+    const auto& reads = analysis::configReads(ctx.analysis);
+    std::vector<std::string> paths, suffixes;
     for (const auto& r : reads)
         if (r.target == target)
-            paths.push_back(r.path);
+            (r.verified ? paths : suffixes).push_back(r.path);
     const std::string section = p.get("section");
     for (const ConfigFile* cfg : configs) {
         for (const auto& k : cfg->keys) {
@@ -180,6 +275,10 @@ void ruleConfigKeysUnused(RuleContext& ctx)
             bool used = false;
             for (const auto& r : paths)
                 used = used || r == k.path || k.path.starts_with(r + ".");
+            // A read whose mapping is not known may still be this key (a section handed over).
+            for (const auto& s : suffixes)
+                used = used || k.path == s || k.path.ends_with("." + s) ||
+                       k.path.find("." + s + ".") != std::string::npos;
             if (!used)
                 ctx.emit(cfg->path, k.line, k.column,
                          {{"key", k.path}, {"name", k.path}, {"detail", cfg->path}});
@@ -202,6 +301,10 @@ void ruleDeterminedEntrypoint(RuleContext& ctx)
             continue;
         }
         const auto colon = k->value.find(':');
+        // `python3 -m determined.launch.torch_distributed python3 train.py`: a command that runs
+        // a script (Core API), not a trial class.
+        if (k->value.find(' ') != std::string::npos)
+            continue;
         if (colon == std::string::npos) {
             ctx.emit(cfg->path, k->line, k->column,
                      {{"name", k->value},

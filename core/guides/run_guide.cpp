@@ -99,10 +99,13 @@ GuideResult runGuide(const Guide& guide, const analysis::ProjectAnalysis& analys
             else
                 ++sr.infos;
         }
-        if (!sr.findings.empty())
+        // A step passes when nothing in it provably fails: notes ("could not verify") are listed
+        // but do not hold the step back.
+        if (sr.errors + sr.warnings > 0)
             sr.status = StepStatus::Findings;
         else
-            sr.status = anyApplicable ? StepStatus::Passed : StepStatus::NotApplicable;
+            sr.status = anyApplicable || !sr.findings.empty() ? StepStatus::Passed
+                                                              : StepStatus::NotApplicable;
         result.errors += sr.errors;
         result.warnings += sr.warnings;
         result.infos += sr.infos;

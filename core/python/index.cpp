@@ -83,6 +83,41 @@ std::string PyIndex::resolve(std::string_view dotted) const
     return std::string(dotted);
 }
 
+std::string_view valueKindName(ValueKind k)
+{
+    switch (k) {
+    case ValueKind::Other:
+        return "expression";
+    case ValueKind::Call:
+        return "call";
+    case ValueKind::Name:
+        return "name";
+    case ValueKind::Attribute:
+        return "attribute";
+    case ValueKind::Subscript:
+        return "subscript";
+    case ValueKind::List:
+        return "list";
+    case ValueKind::Tuple:
+        return "tuple";
+    case ValueKind::Dict:
+        return "dict";
+    case ValueKind::Set:
+        return "set";
+    case ValueKind::Comprehension:
+        return "comprehension";
+    case ValueKind::String:
+        return "string";
+    case ValueKind::Number:
+        return "number";
+    case ValueKind::Bool:
+        return "bool";
+    case ValueKind::None:
+        return "None";
+    }
+    return "expression";
+}
+
 bool isBuiltinName(std::string_view name)
 {
     static const std::unordered_set<std::string_view> builtins{
@@ -161,6 +196,41 @@ private:
             t += "...";
         }
         return t;
+    }
+    // Parentheses do not change a value: (x) is x.
+    TSNode unwrap(TSNode n) const
+    {
+        while (!ts_node_is_null(n) && type(n) == "parenthesized_expression" &&
+               ts_node_named_child_count(n) == 1)
+            n = ts_node_named_child(n, 0);
+        return n;
+    }
+    ValueKind valueKind(TSNode n) const
+    {
+        static const std::map<std::string_view, ValueKind> kinds{
+            {"call", ValueKind::Call},
+            {"identifier", ValueKind::Name},
+            {"attribute", ValueKind::Attribute},
+            {"subscript", ValueKind::Subscript},
+            {"list", ValueKind::List},
+            {"tuple", ValueKind::Tuple},
+            {"expression_list", ValueKind::Tuple},
+            {"dictionary", ValueKind::Dict},
+            {"set", ValueKind::Set},
+            {"list_comprehension", ValueKind::Comprehension},
+            {"dictionary_comprehension", ValueKind::Comprehension},
+            {"set_comprehension", ValueKind::Comprehension},
+            {"generator_expression", ValueKind::Comprehension},
+            {"string", ValueKind::String},
+            {"concatenated_string", ValueKind::String},
+            {"integer", ValueKind::Number},
+            {"float", ValueKind::Number},
+            {"true", ValueKind::Bool},
+            {"false", ValueKind::Bool},
+            {"none", ValueKind::None},
+        };
+        const auto it = kinds.find(type(unwrap(n)));
+        return it == kinds.end() ? ValueKind::Other : it->second;
     }
     Span span(TSNode n) const
     {
@@ -320,15 +390,53 @@ private:
         if (t == "assignment" || t == "augmented_assignment")
             return assignment(n, depth);
         if (t == "for_statement" || t == "for_in_clause") {
+            // The iterable is evaluated once; the body may run no time at all.
             const TSNode left = field(n, "left");
             children(n, [&](TSNode c, std::string_view f) {
                 if (f == "left")
                     target(c, depth + 1);
-                else if (!ts_node_eq(c, left))
+                else if (f == "right" || ts_node_eq(c, left))
                     walk(c, depth + 1);
+                else {
+                    ++m_conditional;
+                    walk(c, depth + 1);
+                    --m_conditional;
+                }
             });
             return;
         }
+        // Everything but the first condition of these runs only sometimes.
+        if (t == "if_statement" || t == "while_statement" || t == "conditional_expression" ||
+            t == "boolean_operator") {
+            int named = 0;
+            children(n, [&](TSNode c, std::string_view f) {
+                bool always = false;
+                if (t == "boolean_operator")
+                    always = f == "left";
+                else if (t == "conditional_expression")
+                    always = ts_node_is_named(c) && named == 1; // a if COND else b
+                else
+                    always = f == "condition";
+                if (ts_node_is_named(c))
+                    ++named;
+                if (!always)
+                    ++m_conditional;
+                walk(c, depth + 1);
+                if (!always)
+                    --m_conditional;
+            });
+            return;
+        }
+        if (t == "try_statement" || t == "match_statement" || t == "list_comprehension" ||
+            t == "dictionary_comprehension" || t == "set_comprehension" ||
+            t == "generator_expression") {
+            ++m_conditional;
+            walkChildren(n, depth);
+            --m_conditional;
+            return;
+        }
+        if (t == "with_item")
+            return withItem(n, depth);
         if (t == "as_pattern") {
             children(n, [&](TSNode c, std::string_view f) {
                 if (f == "alias")
@@ -365,8 +473,11 @@ private:
             if (!ts_node_is_null(params))
                 parameters(params, nullptr, depth + 1);
             const TSNode body = field(n, "body");
-            if (!ts_node_is_null(body))
+            if (!ts_node_is_null(body)) {
+                ++m_conditional; // runs when (and if) it is called
                 walk(body, depth + 1);
+                --m_conditional;
+            }
             return;
         }
         if (t == "return_statement")
@@ -404,6 +515,33 @@ private:
             walk(n, depth + 1);
     }
 
+    // `with open(path) as f:` binds f to (what the context manager gives for) the call; it is
+    // recorded as an assignment so that values can be followed through it.
+    void withItem(TSNode n, int depth)
+    {
+        const TSNode value = field(n, "value");
+        if (ts_node_is_null(value))
+            return walkChildren(n, depth);
+        if (type(value) == "as_pattern" && ts_node_named_child_count(value) >= 1) {
+            const TSNode expr = ts_node_named_child(value, 0);
+            const TSNode alias = field(value, "alias");
+            if (!ts_node_is_null(alias) && ts_node_named_child_count(alias) == 1 &&
+                type(ts_node_named_child(alias, 0)) == "identifier") {
+                Assignment a{text(ts_node_named_child(alias, 0)), shortText(expr), span(n),
+                             m_function};
+                a.kind = valueKind(expr);
+                const std::size_t index = m_out.assignments.size();
+                m_out.assignments.push_back(std::move(a));
+                const std::size_t before = m_out.calls.size();
+                walk(value, depth + 1);
+                if (type(unwrap(expr)) == "call" && before < m_out.calls.size())
+                    m_out.assignments[index].call = static_cast<int>(before);
+                return;
+            }
+        }
+        walk(value, depth + 1);
+    }
+
     void decorated(TSNode n, int depth)
     {
         std::vector<std::string> decorators;
@@ -434,6 +572,8 @@ private:
             define(name);
         }
         cls.span = span(n);
+        cls.function = m_function;
+        cls.nested = !m_class.empty() && m_classFunction == m_function;
         m_pendingDecorators.clear();
         const TSNode supers = field(n, "superclasses");
         if (!ts_node_is_null(supers)) {
@@ -503,9 +643,12 @@ private:
         m_out.functions[static_cast<std::size_t>(id)].parameters = std::move(parsed);
         m_function = id;
         m_class.clear(); // a class defined inside a function starts its own context
+        const int savedConditional = m_conditional;
+        m_conditional = 0; // a body runs in full as far as its own reads are concerned
         const TSNode body = field(n, "body");
         if (!ts_node_is_null(body))
             walk(body, depth + 1);
+        m_conditional = savedConditional;
         m_function = savedFunction;
         m_class = savedClass;
         m_classFunction = savedClassFunction;
@@ -514,10 +657,30 @@ private:
     // Parameters: names go to the new function's scope, defaults and annotations to the current.
     void parameters(TSNode n, std::vector<Parameter>* out, int depth, FunctionId into = -2)
     {
+        bool keywordOnly = false;
         children(n, [&](TSNode c, std::string_view) {
             const std::string_view t = type(c);
             Parameter p;
             p.span = span(c);
+            p.keywordOnly = keywordOnly;
+            if (t == "keyword_separator") {
+                keywordOnly = true;
+                return;
+            }
+            if (t == "list_splat_pattern") {
+                p.star = 1;
+                keywordOnly = true;
+            } else if (t == "dictionary_splat_pattern") {
+                p.star = 2;
+            } else if (t == "typed_parameter") {
+                children(c, [&](TSNode g, std::string_view) {
+                    if (type(g) == "list_splat_pattern") {
+                        p.star = 1;
+                        keywordOnly = true;
+                    } else if (type(g) == "dictionary_splat_pattern")
+                        p.star = 2;
+                });
+            }
             TSNode nameNode{};
             bool haveName = false;
             if (t == "identifier") {
@@ -585,6 +748,7 @@ private:
             const std::string_view ct = type(c);
             Import imp;
             imp.span = span(c);
+            imp.function = m_function;
             if (ct == "wildcard_import") {
                 imp.module = module;
                 imp.name = "*";
@@ -673,7 +837,8 @@ private:
             if (callee == "get_hparam" || callee.ends_with(".get_hparam")) {
                 m_out.hparams.push_back(
                     {c.arguments[0].stringValue, c.arguments[0].valueSpan, m_function});
-            } else if ((callee.ends_with(".get") || callee.ends_with(".setdefault")) &&
+            } else if ((callee.ends_with(".get") || callee.ends_with(".setdefault") ||
+                        callee.ends_with(".pop")) &&
                        type(fn) == "attribute") {
                 std::string base;
                 std::vector<std::string> keys;
@@ -681,7 +846,10 @@ private:
                 const TSNode obj = field(fn, "object");
                 if (!ts_node_is_null(obj) && keyChain(obj, base, keys, viaAlias)) {
                     keys.push_back(c.arguments[0].stringValue);
-                    KeyRead k{base, std::move(keys), c.span, m_function, viaAlias, true};
+                    // pop("k") without a default fails on a missing key, like ["k"].
+                    const bool optional = !callee.ends_with(".pop") || c.arguments.size() > 1;
+                    KeyRead k{base, std::move(keys), c.span, m_function, viaAlias, optional};
+                    k.conditional = m_conditional > 0;
                     m_out.keyReads.push_back(std::move(k));
                 }
             }
@@ -743,6 +911,7 @@ private:
             if (keyChain(n, base, keys, viaAlias) && !keys.empty()) {
                 m_out.keyReads.push_back(
                     {base, std::move(keys), span(n), m_function, viaAlias, false});
+                m_out.keyReads.back().conditional = m_conditional > 0;
             } else {
                 // params["model"][i]: keep the string prefix.
                 TSNode cur = n;
@@ -758,6 +927,7 @@ private:
                         if (keyChain(cur, base, keys, viaAlias) && !keys.empty()) {
                             m_out.keyReads.push_back(
                                 {base, std::move(keys), span(cur), m_function, viaAlias, false});
+                            m_out.keyReads.back().conditional = m_conditional > 0;
                             break;
                         }
                     }
@@ -771,36 +941,83 @@ private:
         });
     }
 
+    // The mapping a value is a view or a copy of: params["model"], params["model"].copy(),
+    // copy.deepcopy(params), dict(params["model"]).
+    bool aliasSource(TSNode v, std::string& base, std::vector<std::string>& keys) const
+    {
+        v = unwrap(v);
+        bool viaAlias = false;
+        if (type(v) == "subscript")
+            return keyChain(v, base, keys, viaAlias) && !keys.empty();
+        if (type(v) != "call")
+            return false;
+        const TSNode fn = field(v, "function");
+        const TSNode args = field(v, "arguments");
+        if (ts_node_is_null(fn) || ts_node_is_null(args))
+            return false;
+        if (type(fn) == "attribute" && text(field(fn, "attribute")) == "copy" &&
+            ts_node_named_child_count(args) == 0) {
+            const TSNode obj = unwrap(field(fn, "object"));
+            return (type(obj) == "subscript" || type(obj) == "identifier" ||
+                    type(obj) == "attribute") &&
+                   keyChain(obj, base, keys, viaAlias);
+        }
+        const std::string f = dotted(fn);
+        if ((f == "dict" || f == "deepcopy" || f == "copy.deepcopy" || f == "copy.copy") &&
+            ts_node_named_child_count(args) == 1) {
+            const TSNode a = unwrap(ts_node_named_child(args, 0));
+            return (type(a) == "subscript" || type(a) == "identifier" || type(a) == "attribute") &&
+                   keyChain(a, base, keys, viaAlias);
+        }
+        return false;
+    }
+
     void assignment(TSNode n, int depth)
     {
         const TSNode left = field(n, "left");
         const TSNode right = field(n, "right");
+        std::size_t assignmentIndex = m_out.assignments.size();
         if (!ts_node_is_null(left) && !ts_node_is_null(right)) {
             Assignment a{shortText(left), shortText(right), span(n), m_function};
+            a.kind = valueKind(right);
+            a.augmented = type(n) == "augmented_assignment";
             m_out.assignments.push_back(std::move(a));
+        } else {
+            assignmentIndex = std::size_t(-1);
         }
         // The value first: `x = x + 1` uses x before it binds it.
         if (!ts_node_is_null(right)) {
             const std::size_t before = m_out.calls.size();
             walk(right, depth + 1);
-            if (type(right) == "call" && before < m_out.calls.size() && !ts_node_is_null(left))
-                m_out.calls[before].assignedTo = text(left);
+            if (type(unwrap(right)) == "call" && before < m_out.calls.size()) {
+                if (!ts_node_is_null(left))
+                    m_out.calls[before].assignedTo = text(left);
+                if (assignmentIndex != std::size_t(-1))
+                    m_out.assignments[assignmentIndex].call = static_cast<int>(before);
+            }
         }
         if (!ts_node_is_null(left)) {
             if (type(n) == "augmented_assignment")
                 walk(left, depth + 1);
+            const std::size_t readsBefore = m_out.keyReads.size();
             target(left, depth + 1);
+            // params["model"]["x"] = v provides the key rather than reading it.
+            if (type(n) == "assignment")
+                for (std::size_t i = readsBefore; i < m_out.keyReads.size(); ++i)
+                    if (m_out.keyReads[i].span.startByte == ts_node_start_byte(left) &&
+                        m_out.keyReads[i].span.endByte == ts_node_end_byte(left))
+                        m_out.keyReads[i].isWrite = true;
             // mp = params["model"]: later mp["depth"] reads model.depth.
             if (type(n) == "assignment" && !ts_node_is_null(right) &&
                 (type(left) == "identifier" || type(left) == "attribute")) {
                 std::string base;
                 std::vector<std::string> keys;
-                bool viaAlias = false;
-                if (type(right) == "subscript" && keyChain(right, base, keys, viaAlias) &&
-                    !keys.empty())
-                    m_aliases[aliasKey(dotted(left))] = {base, keys};
-                else
-                    m_aliases.erase(aliasKey(dotted(left)));
+                const std::string name = dotted(left);
+                if (aliasSource(right, base, keys) && base != name) {
+                    m_aliases[aliasKey(name)] = {base, keys};
+                    m_out.aliases.push_back({name, base, keys, span(n), m_function});
+                } else
+                    m_aliases.erase(aliasKey(name));
             }
         }
         const TSNode ty = field(n, "type");
@@ -813,9 +1030,12 @@ private:
         Return r;
         r.span = span(n);
         r.function = m_function;
+        const std::size_t callsBefore = m_out.calls.size();
         if (ts_node_named_child_count(n) > 0) {
-            const TSNode v = ts_node_named_child(n, 0);
+            const TSNode v = unwrap(ts_node_named_child(n, 0));
             r.text = shortText(v);
+            r.kind = valueKind(v);
+            r.valueSpan = span(v);
             if (type(v) == "call") {
                 r.callee = dotted(field(v, "function"));
                 const TSNode args = field(v, "arguments");
@@ -829,8 +1049,12 @@ private:
                     });
             }
         }
+        const std::size_t index = m_out.returns.size();
+        const bool isCall = r.kind == ValueKind::Call;
         m_out.returns.push_back(std::move(r));
         walkChildren(n, depth);
+        if (isCall && callsBefore < m_out.calls.size())
+            m_out.returns[index].call = static_cast<int>(callsBefore);
     }
 
     std::string_view m_src;
@@ -840,6 +1064,7 @@ private:
     std::size_t m_classIndex = 0;
     FunctionId m_classFunction = ModuleLevel;
     int m_inError = 0;
+    int m_conditional = 0; // depth of conditions, loops and handlers around the current node
     bool m_nextIsObject = false;
     std::vector<std::string> m_pendingDecorators;
     std::vector<std::pair<int, std::string>> m_argStack;

@@ -31,6 +31,9 @@ struct Parameter
     std::string annotation;  // source text, empty when none
     std::string defaultText; // source text, empty when none
     Span span;
+    int star = 0;             // 1 for *args, 2 for **kwargs
+    bool keywordOnly = false; // after * or *args
+    bool hasDefault() const { return !defaultText.empty(); }
 };
 
 struct FunctionDef
@@ -48,7 +51,9 @@ struct FunctionDef
 struct ClassDef
 {
     std::string name;
-    std::vector<std::string> bases; // source text, e.g. "nn.Module", "PyTorchBaseModel"
+    FunctionId function = ModuleLevel; // the function it is defined in
+    bool nested = false;               // defined inside another class's body
+    std::vector<std::string> bases;    // source text, e.g. "nn.Module", "PyTorchBaseModel"
     std::vector<std::string> methods;
     Span span;
     Span nameSpan;
@@ -58,10 +63,11 @@ struct ClassDef
 // alias "c"; `from a import *` -> name "*".
 struct Import
 {
-    std::string module;
+    std::string module; // as written, with the leading dots of a relative import (".data")
     std::string name;
     std::string alias;
     Span span;
+    FunctionId function = ModuleLevel; // an import inside a function binds a local
     // The name this import binds in the module: alias, else name, else the first part of module.
     std::string boundName() const;
     // The dotted name the bound name stands for ("torch.nn" for `import torch.nn as nn`).
@@ -95,6 +101,26 @@ struct Call
     const Argument* keyword(std::string_view name) const;
 };
 
+// What kind of expression a value is, as far as the syntax tells.
+enum class ValueKind : std::uint8_t
+{
+    Other, // anything else: operators, conditionals, lambdas, ...
+    Call,
+    Name,
+    Attribute,
+    Subscript,
+    List,
+    Tuple,
+    Dict,
+    Set,
+    Comprehension, // list/dict/set comprehensions and generator expressions
+    String,
+    Number,
+    Bool,
+    None,
+};
+std::string_view valueKindName(ValueKind k);
+
 // A dotted attribute chain used as a value: "args.batch_size", "self.training".
 struct AttributeUse
 {
@@ -113,9 +139,24 @@ struct KeyRead
     Span span;                     // the whole subscript chain
     FunctionId function = ModuleLevel;
     bool viaAlias = false;
-    bool isDefault = false; // written by X.setdefault("key", ...): the key may be absent
+    bool isDefault = false; // .get("key"), .setdefault("key", v), .pop("key", v): may be absent
+    bool isWrite = false;   // params["model"]["x"] = v: the code itself provides the key
+    // Under a condition, a loop, a try, a conditional expression or the right of and/or: the
+    // read may not happen every time the function runs.
+    bool conditional = false;
 
     std::string path() const; // "model.hidden_size"
+};
+
+// A local name for a part of a mapping: `mp = params["model"]` or `mp = params["model"].copy()`
+// (base "params", keys {"model"}), valid in its function from its position on.
+struct Alias
+{
+    std::string name;
+    std::string base;
+    std::vector<std::string> keys;
+    Span span;
+    FunctionId function = ModuleLevel;
 };
 
 // `context.get_hparam("lr")` / `self.context.get_hparam("lr")`.
@@ -133,6 +174,9 @@ struct Return
     std::vector<std::string> keywords; // the keywords of that call
     Span span;
     FunctionId function = ModuleLevel;
+    ValueKind kind = ValueKind::None; // None also for a bare return
+    int call = -1;                    // index in PyIndex::calls when the value is a call
+    Span valueSpan;
 };
 
 struct Assignment
@@ -141,6 +185,9 @@ struct Assignment
     std::string value;  // source text of the value
     Span span;
     FunctionId function = ModuleLevel;
+    ValueKind kind = ValueKind::Other;
+    int call = -1;          // index in PyIndex::calls when the value is a call
+    bool augmented = false; // x += ...
 };
 
 struct NameUse
@@ -169,6 +216,7 @@ struct PyIndex
     std::vector<Call> calls;
     std::vector<AttributeUse> attributes;
     std::vector<KeyRead> keyReads;
+    std::vector<Alias> aliases;
     std::vector<HparamRead> hparams;
     std::vector<Return> returns;
     std::vector<Assignment> assignments;

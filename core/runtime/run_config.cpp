@@ -1,5 +1,6 @@
 #include "core/runtime/run_config.h"
 
+#include "core/project/params_file.h"
 #include "core/runtime/params_access.h"
 
 #include <nlohmann/json.hpp>
@@ -34,12 +35,10 @@ std::optional<RunMode> runModeFromName(const std::string& name)
 
 std::optional<fs::path> findParamsFile(const fs::path& projectDir)
 {
-    for (const char* candidate : {"configs/params.yaml", "params.yaml", "const.yaml"}) {
-        std::error_code ec;
-        if (fs::is_regular_file(projectDir / candidate, ec))
-            return projectDir / candidate;
-    }
-    return std::nullopt;
+    const ParamsFileChoice choice = paramsFileFor(projectDir);
+    if (choice.empty())
+        return std::nullopt;
+    return choice.absolute(projectDir);
 }
 
 namespace {

@@ -71,7 +71,8 @@ struct RunConfig
     int64_t recordsPerEpoch = 0;
 };
 
-// Finds the params file of a project: configs/params.yaml, params.yaml, then const.yaml.
+// The params file of a project, by the one rule of core/project/params_file.h (saved choice,
+// then configs/params.yaml, params.yaml, const.yaml, then the first YAML in configs/ by name).
 std::optional<std::filesystem::path> findParamsFile(const std::filesystem::path& projectDir);
 
 // Reads and checks the run configuration (not the model section, which buildModel checks).

@@ -54,6 +54,15 @@ void copyTree(const fs::path& from, const fs::path& to)
     fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
 }
 
+std::map<std::string, std::string> snapshot(const fs::path& root)
+{
+    std::map<std::string, std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(root))
+        if (e.is_regular_file())
+            files[fs::relative(e.path(), root).generic_string()] = *readFile(e.path()).value;
+    return files;
+}
+
 } // namespace
 
 class TestGuides : public QObject
@@ -167,9 +176,12 @@ private slots:
         if (at.isEmpty())
             return;
         QStringList where;
-        for (const auto& f : found)
+        for (const auto& f : found) {
             where << QString::fromStdString(f.location.file + ":" +
                                             std::to_string(f.location.line));
+            for (const auto& r : f.related) // a grouped finding's other places
+                where << QString::fromStdString(r.file + ":" + std::to_string(r.line));
+        }
         QVERIFY2(where.contains(at), qPrintable("fired at " + where.join(", ")));
         for (const auto& f : found) {
             QVERIFY(!f.message.empty());
@@ -232,17 +244,18 @@ private slots:
                     withFix = f;
             }
         QVERIFY2(withFix, "no finding of this check offers a fix");
+        // A fix may edit several files and create one (the params file from argparse).
         const std::string file = withFix->fix->edits.front().file;
-        const std::string original = *readFile(root / file).value;
+        const auto original = snapshot(root);
 
         auto diff = guides::previewFix(root, *withFix->fix);
         QVERIFY(diff);
         QVERIFY(diff.value->starts_with("--- a/" + file + "\n+++ b/" + file + "\n@@ -"));
-        QCOMPARE(*readFile(root / file).value, original); // preview writes nothing
+        QVERIFY(snapshot(root) == original); // preview writes nothing
 
         auto inverse = guides::applyFix(root, *withFix->fix);
         QVERIFY2(inverse, inverse.error.message.c_str());
-        const std::string fixed = *readFile(root / file).value;
+        const auto fixed = snapshot(root);
         QVERIFY(fixed != original);
 
         auto again = testing::analyse(root.string());
@@ -254,15 +267,16 @@ private slots:
                 ++after;
         QVERIFY2(after < before, "the fix did not remove its finding");
         for (const auto& d : again->diagnostics)
-            QVERIFY2(d.code != "python.syntax" || d.location.file != file,
-                     "the fix broke the syntax");
+            for (const auto& e : withFix->fix->edits)
+                QVERIFY2(d.code != "python.syntax" || d.location.file != e.file,
+                         "the fix broke the syntax");
 
-        // Applying the same (now stale) fix again is refused and leaves the file alone.
+        // Applying the same (now stale) fix again is refused and leaves the files alone.
         QVERIFY(!guides::applyFix(root, *withFix->fix));
-        QCOMPARE(*readFile(root / file).value, fixed);
+        QVERIFY(snapshot(root) == fixed);
 
         QVERIFY(guides::applyFix(root, *inverse.value));
-        QCOMPARE(*readFile(root / file).value, original);
+        QVERIFY(snapshot(root) == original);
     }
 
     void unifiedDiffShape()
@@ -274,6 +288,17 @@ private slots:
             QStringLiteral(
                 "--- a/x.py\n+++ b/x.py\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"));
         QVERIFY(guides::unifiedDiff(a, a, "x.py").empty());
+
+        // Changes far apart are separate hunks; an inserted line shifts the later numbers.
+        std::string many, changed;
+        for (int i = 1; i <= 30; ++i) {
+            many += std::to_string(i) + "\n";
+            changed += (i == 2 ? "two\n" : i == 20 ? "20\nnew\n" : std::to_string(i) + "\n");
+        }
+        QCOMPARE(
+            QString::fromStdString(guides::unifiedDiff(many, changed, "y.py")),
+            QStringLiteral("--- a/y.py\n+++ b/y.py\n@@ -1,5 +1,5 @@\n 1\n-2\n+two\n 3\n 4\n 5\n"
+                           "@@ -18,6 +18,7 @@\n 18\n 19\n 20\n+new\n 21\n 22\n 23\n"));
     }
 
     void brokenGuides_data()

@@ -1,6 +1,8 @@
 // portolan-cli as a script would use it: exit codes, --help, --version, info in text and JSON.
 #include "cli_runner.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -83,6 +85,83 @@ private slots:
         const QJsonArray skipped = o.value("skipped").toArray();
         QCOMPARE(skipped.size(), 1);
         QCOMPARE(skipped[0].toObject().value("reason").toString(), QStringLiteral("binary"));
+    }
+
+    // check --format json uses the same location shape as info: {file, line, column}.
+    void checkJsonShape()
+    {
+        const CliRun r =
+            runCli({"check", PORTOLAN_FIXTURES "/projects/tiny", "--target", "cerebras-pytorch",
+                    "--format", "json"});
+        QVERIFY2(r.exitCode == 0 || r.exitCode == 1, r.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o.value("guide").toString(), QStringLiteral("cerebras-pytorch"));
+        QCOMPARE(o.value("guide_reason").toString(), QStringLiteral("asked for"));
+        QVERIFY(o.value("params_file").isObject());
+        QCOMPARE(o.value("params_file").toObject().value("path").toString(),
+                 QStringLiteral("configs/params.yaml"));
+        QVERIFY(o.value("flavour_evidence").isArray());
+        bool syntax = false;
+        for (const auto& d : o.value("diagnostics").toArray()) {
+            const QJsonObject loc = d.toObject().value("location").toObject();
+            QVERIFY(loc.contains("file"));
+            syntax = syntax || (d.toObject().value("code").toString() == "python.syntax" &&
+                                loc.value("line").toInt() == 1);
+        }
+        QVERIFY(syntax);
+        int findings = 0;
+        for (const auto& s : o.value("steps").toArray())
+            for (const auto& f : s.toObject().value("findings").toArray()) {
+                const QJsonObject loc = f.toObject().value("location").toObject();
+                QVERIFY(loc.contains("file"));
+                QVERIFY(f.toObject().value("related").isArray());
+                ++findings;
+            }
+        QVERIFY(findings > 0);
+    }
+
+    // The params file a project uses: the default, a saved choice, --params over both.
+    void paramsChoice()
+    {
+        QTemporaryDir tmp;
+        QDir().mkpath(tmp.filePath("configs"));
+        for (const char* name : {"configs/small.yaml", "configs/large.yaml"}) {
+            QFile f(tmp.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("model:\n  hidden_size: 4\n");
+        }
+        CliRun r = runCli({"info", tmp.path()});
+        QVERIFY2(r.out.contains("Params file: configs/large.yaml (the first by name of 2"),
+                 r.out.constData());
+        r = runCli({"info", tmp.path(), "--use-params", "configs/small.yaml"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(QFileInfo::exists(tmp.filePath(".portolan/params-file")));
+        r = runCli({"check", tmp.path(), "--target", "cerebras-pytorch"});
+        QVERIFY2(r.out.contains("Params file: configs/small.yaml (chosen by the user"),
+                 r.out.constData());
+        r = runCli({"check", tmp.path(), "--target", "cerebras-pytorch", "--params",
+                    "configs/large.yaml"});
+        QVERIFY2(r.out.contains("Params file: configs/large.yaml (given with --params)"),
+                 r.out.constData());
+        r = runCli({"info", tmp.path(), "--use-params", "configs/missing.yaml"});
+        QCOMPARE(r.exitCode, 2);
+        r = runCli({"info", tmp.path(), "--forget-params"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(!QFileInfo::exists(tmp.filePath(".portolan/params-file")));
+    }
+
+    // One finding per command-line flag, with every other place it is used.
+    void checkGroupsFlags()
+    {
+        const CliRun r = runCli({"check", PORTOLAN_SAMPLES "/mnist-mlp-original", "--target",
+                                 "cerebras-pytorch"});
+        QCOMPARE(r.exitCode, 1);
+        int flags = 0;
+        for (const QByteArray& line : r.out.split('\n'))
+            flags += line.contains("[cerebras-pytorch.no-args]") ? 1 : 0;
+        QVERIFY(flags > 0);
+        QVERIFY2(r.out.contains("also at: train.py:"), r.out.constData());
+        QVERIFY(r.out.contains("because: "));
     }
 
     void infoText()

@@ -3,7 +3,6 @@
 #include "core/common/resources.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFileSystemWatcher>
 
 namespace portolan::views {
@@ -18,25 +17,14 @@ struct Outcome
 
 Outcome build(const std::string& folder, const std::string& wantedGuide)
 {
-    QElapsedTimer clock;
-    clock.start();
-    auto analysed = analysis::analyzeProject(folder);
-    if (!analysed)
-        return {nullptr, QString::fromStdString(analysed.error.message)};
+    // The CLI's session too: one rule for the guide, the same findings.
+    guides::SessionOptions options;
+    options.guideId = wantedGuide;
+    auto started = guides::startPortingSession(folder, options);
+    if (!started)
+        return {nullptr, QString::fromStdString(started.error.message)};
     auto snap = std::make_shared<PortingSnapshot>();
-    snap->analysis = std::make_shared<const analysis::ProjectAnalysis>(std::move(*analysed.value));
-    snap->guides =
-        std::make_shared<const guides::GuideSet>(guides::loadGuides(resourcesDir() / "guides"));
-    std::string guideId =
-        wantedGuide.empty() ? snap->analysis->flavour.suggestedGuide : wantedGuide;
-    if (guideId.empty() && !snap->guides->guides.empty())
-        guideId = snap->guides->guides.front().id;
-    snap->guideId = guideId;
-    if (const guides::Guide* g = snap->guides->find(guideId))
-        snap->result = guides::runGuide(*g, *snap->analysis);
-    snap->flow = analysis::buildFlowGraph(*snap->analysis);
-    snap->flowDot = analysis::toDot(snap->flow, snap->analysis->root.filename().string());
-    snap->milliseconds = double(clock.nsecsElapsed()) / 1e6;
+    static_cast<guides::PortingSession&>(*snap) = std::move(*started.value);
     return {snap, {}};
 }
 

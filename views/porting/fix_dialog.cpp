@@ -44,12 +44,19 @@ private:
 
 } // namespace
 
-FixDialog::FixDialog(const QString& description, const QString& diff, QWidget* parent) : QDialog(parent)
+void highlightDiff(QTextDocument* document, const QPalette& palette)
+{
+    new DiffHighlighter(document, palette);
+}
+
+FixDialog::FixDialog(const QString& description, const QString& diff, QWidget* parent)
+    : QDialog(parent)
 {
     setWindowTitle(tr("Apply Fix"));
-    auto* label = new QLabel(tr("<b>%1</b><br>Review the change; it is saved atomically and can be undone.")
-                                 .arg(description.toHtmlEscaped()),
-                             this);
+    auto* label =
+        new QLabel(tr("<b>%1</b><br>Review the change; it is saved atomically and can be undone.")
+                       .arg(description.toHtmlEscaped()),
+                   this);
     label->setWordWrap(true);
     m_diff = new QPlainTextEdit(this);
     m_diff->setReadOnly(true);
@@ -58,7 +65,8 @@ FixDialog::FixDialog(const QString& description, const QString& diff, QWidget* p
     m_diff->setPlainText(diff);
     new DiffHighlighter(m_diff->document(), palette());
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Apply | QDialogButtonBox::Cancel, this);
-    connect(buttons->button(QDialogButtonBox::Apply), &QPushButton::clicked, this, &QDialog::accept);
+    connect(buttons->button(QDialogButtonBox::Apply), &QPushButton::clicked, this,
+            &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(label);

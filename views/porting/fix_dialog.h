@@ -3,8 +3,12 @@
 #include <QDialog>
 
 class QPlainTextEdit;
+class QTextDocument;
 
 namespace portolan::views {
+
+// Colours a unified diff shown in `document` (additions, removals, hunk and file headers).
+void highlightDiff(QTextDocument* document, const QPalette& palette);
 
 // Shows the unified diff of a mechanical fix before it is applied; Apply accepts the dialog.
 class FixDialog : public QDialog

@@ -34,16 +34,19 @@ QVariant GuideStepsModel::data(const QModelIndex& index, int role) const
     const guides::Guide* g = m_snapshot->guide();
     const auto row = std::size_t(index.row());
     const guides::Step& step = g->steps[row];
-    const guides::StepResult* r = row < m_snapshot->result.steps.size() ? &m_snapshot->result.steps[row] : nullptr;
+    const guides::StepResult* r =
+        row < m_snapshot->result.steps.size() ? &m_snapshot->result.steps[row] : nullptr;
     const int findings = r ? int(r->findings.size()) : 0;
     switch (role) {
     case Qt::DisplayRole: {
-        QString text = QStringLiteral("%1. %2").arg(index.row() + 1).arg(QString::fromStdString(step.title));
+        QString text =
+            QStringLiteral("%1. %2").arg(index.row() + 1).arg(QString::fromStdString(step.title));
         if (!r)
             return text;
         switch (r->status) {
         case guides::StepStatus::Passed:
-            return text + tr(" — passed");
+            return findings ? text + tr(" — passed, %n note(s)", nullptr, findings)
+                            : text + tr(" — passed");
         case guides::StepStatus::NotApplicable:
             return text + tr(" — not applicable");
         case guides::StepStatus::Findings:
@@ -61,7 +64,8 @@ QVariant GuideStepsModel::data(const QModelIndex& index, int role) const
             return style->standardIcon(QStyle::SP_DialogApplyButton);
         if (r->status == guides::StepStatus::NotApplicable)
             return style->standardIcon(QStyle::SP_DialogNoButton);
-        return style->standardIcon(r->errors > 0 ? QStyle::SP_MessageBoxCritical : QStyle::SP_MessageBoxWarning);
+        return style->standardIcon(r->errors > 0 ? QStyle::SP_MessageBoxCritical
+                                                 : QStyle::SP_MessageBoxWarning);
     }
     case StepIdRole:
         return QString::fromStdString(step.id);

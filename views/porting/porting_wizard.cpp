@@ -1,10 +1,12 @@
 #include "views/porting/porting_wizard.h"
 
 #include "core/guides/fix.h"
+#include "core/project/params_file.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/findings_model.h"
 #include "views/porting/fix_dialog.h"
 #include "views/porting/guide_steps_model.h"
+#include "views/porting/params_fix_dialog.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -27,6 +29,9 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
 {
     m_guideCombo = new QComboBox(this);
     m_guideCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_paramsCombo = new QComboBox(this);
+    m_paramsCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_paramsCombo->setMinimumContentsLength(16);
     m_flavour = new QLabel(this);
     m_flavour->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_progress = new QProgressBar(this);
@@ -37,6 +42,9 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Target workflow:"), this));
     top->addWidget(m_guideCombo);
+    top->addSpacing(12);
+    top->addWidget(new QLabel(tr("Params file:"), this));
+    top->addWidget(m_paramsCombo);
     top->addSpacing(12);
     top->addWidget(m_flavour, 1);
     top->addWidget(m_progress);
@@ -104,11 +112,14 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     layout->addWidget(body, 1);
 
     connect(m_runner, &AnalysisRunner::finished, this, &PortingWizard::showSnapshot);
-    connect(m_runner, &AnalysisRunner::started, this, [this] { m_status->setText(tr("Checking…")); });
+    connect(m_runner, &AnalysisRunner::started, this,
+            [this] { m_status->setText(tr("Checking…")); });
     connect(m_runner, &AnalysisRunner::failed, this,
             [this](const QString& msg) { m_status->setText(tr("Analysis failed: %1").arg(msg)); });
     connect(m_guideCombo, &QComboBox::activated, this,
             [this](int i) { m_runner->setGuide(m_guideCombo->itemData(i).toString()); });
+    connect(m_paramsCombo, &QComboBox::activated, this,
+            [this](int i) { chooseParamsFile(m_paramsCombo->itemData(i).toString()); });
     connect(m_stepList->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { showStep(current.row()); });
     connect(m_findingTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -129,6 +140,7 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
     m_steps->setSnapshot(snapshot);
 
     m_guideCombo->clear();
+    m_paramsCombo->clear();
     if (!snapshot) {
         m_flavour->setText(tr("Open a project to see its porting checklist."));
         m_progress->setRange(0, 1);
@@ -139,26 +151,52 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
     }
     for (const auto& g : snapshot->guides->guides)
         m_guideCombo->addItem(QString::fromStdString(g.title), QString::fromStdString(g.id));
-    m_guideCombo->setCurrentIndex(m_guideCombo->findData(QString::fromStdString(snapshot->guideId)));
+    m_guideCombo->setCurrentIndex(
+        m_guideCombo->findData(QString::fromStdString(snapshot->guideId)));
+
+    // The params file: the project's YAML files, the one in use selected, and the rule's default.
+    const ParamsFileChoice& params = snapshot->analysis->paramsFile;
+    if (params.candidates.empty()) {
+        m_paramsCombo->addItem(tr("(none)"), QString());
+    } else {
+        if (params.source == ParamsSource::Saved)
+            m_paramsCombo->addItem(tr("Default rule"), QString());
+        for (const auto& c : params.candidates)
+            m_paramsCombo->addItem(QString::fromStdString(c), QString::fromStdString(c));
+        if (!params.path.empty() &&
+            m_paramsCombo->findData(QString::fromStdString(params.path)) < 0)
+            m_paramsCombo->addItem(QString::fromStdString(params.path),
+                                   QString::fromStdString(params.path));
+        m_paramsCombo->setCurrentIndex(
+            m_paramsCombo->findData(QString::fromStdString(params.path)));
+    }
+    m_paramsCombo->setEnabled(params.candidates.size() > 1 || params.source == ParamsSource::Saved);
+    m_paramsCombo->setToolTip(
+        tr("%1 (%2). The choice is saved with the project and used by every tab and the CLI.")
+            .arg(QString::fromStdString(params.empty() ? std::string("no params file")
+                                                       : params.path),
+                 QString::fromStdString(params.reason)));
 
     const analysis::FlavourReport& fl = snapshot->analysis->flavour;
-    QString flavour = tr("Detected: <b>%1</b>").arg(QString::fromStdString(fl.summary()).toHtmlEscaped());
+    QString flavour =
+        tr("Detected: <b>%1</b>").arg(QString::fromStdString(fl.summary()).toHtmlEscaped());
     if (!fl.suggestedGuide.empty() && fl.suggestedGuide != snapshot->guideId)
         flavour += tr(" · suggested workflow: %1").arg(QString::fromStdString(fl.suggestedGuide));
     m_flavour->setText(flavour);
     QStringList evidence;
     for (const auto& e : fl.evidence)
         evidence << QStringLiteral("%1 — %2").arg(QString::fromStdString(e.location.toString()),
-                                                 QString::fromStdString(e.what));
+                                                  QString::fromStdString(e.what));
     m_flavour->setToolTip(QString::fromStdString(fl.suggestionReason) + QStringLiteral("\n\n") +
                           evidence.mid(0, 20).join(QLatin1Char('\n')));
 
     m_progress->setRange(0, std::max(1, m_steps->stepCount()));
     m_progress->setValue(m_steps->stepsDone());
     const auto& r = snapshot->result;
-    m_status->setText(tr("%1 error(s), %2 warning(s) · checked in %3 ms")
+    m_status->setText(tr("%1 error(s), %2 warning(s), %3 note(s) · checked in %4 ms")
                           .arg(r.errors)
                           .arg(r.warnings)
+                          .arg(r.infos)
                           .arg(snapshot->milliseconds, 0, 'f', 0));
     selectStep(std::clamp(keepStep, 0, std::max(0, m_steps->stepCount() - 1)));
 }
@@ -190,19 +228,21 @@ void PortingWizard::showStep(int row)
                              .arg(g->steps.size())
                              .arg(QString::fromStdString(step.title)));
     QString html = QStringLiteral("<p>%1</p>")
-                       .arg(QString::fromStdString(step.explanation).toHtmlEscaped().replace(
-                           QStringLiteral("\n\n"), QStringLiteral("</p><p>")));
+                       .arg(QString::fromStdString(step.explanation)
+                                .toHtmlEscaped()
+                                .replace(QStringLiteral("\n\n"), QStringLiteral("</p><p>")));
     if (!step.files.empty()) {
         QStringList files;
         for (const auto& file : step.files)
-            files << QStringLiteral("<code>%1</code>").arg(QString::fromStdString(file).toHtmlEscaped());
+            files << QStringLiteral("<code>%1</code>")
+                         .arg(QString::fromStdString(file).toHtmlEscaped());
         html += tr("<p><i>Files:</i> %1</p>").arg(files.join(QStringLiteral(", ")));
     }
     html += tr("<p><i>Checks in this step:</i> %1</p>").arg(step.checks.size());
     m_explanation->setHtml(html);
     const auto& results = m_snapshot->result.steps;
     m_findings->setFindings(std::size_t(row) < results.size() ? results[std::size_t(row)].findings
-                                                               : std::vector<guides::Finding>{});
+                                                              : std::vector<guides::Finding>{});
     if (m_findings->rowCount() > 0)
         m_findingTable->selectRow(0);
     updateButtons();
@@ -217,10 +257,13 @@ void PortingWizard::selectFinding(int row)
     }
     if (m_findingTable->currentIndex().row() != row)
         m_findingTable->selectRow(row);
-    m_hint->setText(f->hint.empty() ? QString()
-                                    : tr("<b>How to fix:</b> %1").arg(QString::fromStdString(f->hint).toHtmlEscaped()));
+    m_hint->setText(
+        f->hint.empty()
+            ? QString()
+            : tr("<b>How to fix:</b> %1").arg(QString::fromStdString(f->hint).toHtmlEscaped()));
     updateButtons();
-    emit findingActivated(QString::fromStdString(f->location.file), f->location.line, f->location.column);
+    emit findingActivated(QString::fromStdString(f->location.file), f->location.line,
+                          f->location.column);
 }
 
 void PortingWizard::updateButtons()
@@ -229,7 +272,8 @@ void PortingWizard::updateButtons()
     m_fixButton->setEnabled(f && f->fix.has_value());
     m_fixButton->setToolTip(f && f->fix ? QString::fromStdString(f->fix->description) : QString());
     m_undoButton->setEnabled(!m_undo.empty());
-    m_undoButton->setToolTip(m_undo.empty() ? QString() : QString::fromStdString(m_undo.back().description));
+    m_undoButton->setToolTip(m_undo.empty() ? QString()
+                                            : QString::fromStdString(m_undo.back().description));
     if (!f)
         m_hint->clear();
 }
@@ -240,25 +284,65 @@ bool PortingWizard::applyFixOfFinding(int row, bool confirm)
     if (!f || !f->fix || !m_snapshot)
         return false;
     const std::filesystem::path root = m_snapshot->analysis->root;
-    const guides::Fix fix = *f->fix;
+    guides::Fix fix = *f->fix;
     auto diff = guides::previewFix(root, fix);
     if (!diff) {
-        emit message(tr("Cannot apply the fix: %1").arg(QString::fromStdString(diff.error.message)));
+        emit message(
+            tr("Cannot apply the fix: %1").arg(QString::fromStdString(diff.error.message)));
         return false;
     }
+    // The params file from argparse: the user sees where each flag goes and can move it first.
+    const guides::Guide* guide = m_snapshot->guide();
+    const guides::Check* check = guide ? guide->findCheck(f->checkId) : nullptr;
+    if (confirm && check && check->fixKind == "params-from-argparse") {
+        const auto target = check->fixParams.get("target") == "determined"
+                                ? guides::ParamsTarget::Determined
+                                : guides::ParamsTarget::Cerebras;
+        if (auto plan = guides::planParamsFromArgparse(*m_snapshot->analysis, target)) {
+            ParamsFixDialog dialog(m_snapshot->analysis, std::move(*plan), this);
+            if (dialog.exec() != QDialog::Accepted || !dialog.fix())
+                return false;
+            fix = *dialog.fix();
+            confirm = false;
+        }
+    }
     if (confirm) {
-        FixDialog dialog(QString::fromStdString(fix.description), QString::fromStdString(*diff.value), this);
+        FixDialog dialog(QString::fromStdString(fix.description),
+                         QString::fromStdString(*diff.value), this);
         if (dialog.exec() != QDialog::Accepted)
             return false;
     }
     auto inverse = guides::applyFix(root, fix);
     if (!inverse) {
-        emit message(tr("Cannot apply the fix: %1").arg(QString::fromStdString(inverse.error.toString())));
+        emit message(
+            tr("Cannot apply the fix: %1").arg(QString::fromStdString(inverse.error.toString())));
         return false;
     }
     m_undo.push_back({root.string(), *inverse.value, "Undo: " + fix.description});
     emit message(tr("Applied: %1").arg(QString::fromStdString(fix.description)));
     updateButtons();
+    m_runner->rerun();
+    return true;
+}
+
+bool PortingWizard::chooseParamsFile(const QString& relativePath)
+{
+    if (!m_snapshot)
+        return false;
+    const std::filesystem::path root = m_snapshot->analysis->root;
+    if (relativePath.toStdString() == m_snapshot->analysis->paramsFile.path &&
+        m_snapshot->analysis->paramsFile.source == ParamsSource::Saved)
+        return true;
+    if (auto err = saveParamsFile(root, relativePath.toStdString())) {
+        emit message(
+            tr("Cannot save the params file choice: %1").arg(QString::fromStdString(err->message)));
+        return false;
+    }
+    const ParamsFileChoice now = paramsFileFor(root);
+    emit message(tr("Params file: %1 (%2)")
+                     .arg(QString::fromStdString(now.path), QString::fromStdString(now.reason)));
+    if (!now.empty())
+        emit paramsFileChosen(QString::fromStdString(now.absolute(root).string()));
     m_runner->rerun();
     return true;
 }
@@ -292,7 +376,8 @@ QVector<CodeMarker> PortingWizard::markersForFile(const QString& relativePath) c
                         QString::fromStdString(f.message + " [" + f.checkId + "]")});
     for (const auto& d : m_snapshot->analysis->diagnostics)
         if (d.location.file == path && d.location.line > 0)
-            out.append({d.location.line, d.location.column, d.severity, QString::fromStdString(d.message)});
+            out.append({d.location.line, d.location.column, d.severity,
+                        QString::fromStdString(d.message)});
     return out;
 }
 

@@ -40,10 +40,17 @@ public:
     bool applyFixOfFinding(int row, bool confirm = true);
     bool undoLastFix();
     int undoDepth() const { return int(m_undo.size()); }
+    // Uses another of the project's YAML files as its params file: the choice is saved with the
+    // project (PROJECT/.portolan/params-file), so every tab and the CLI use it, and the checks
+    // run again. An empty path goes back to the default rule.
+    bool chooseParamsFile(const QString& relativePath);
+    QComboBox* paramsCombo() const { return m_paramsCombo; }
 
 signals:
     void findingActivated(const QString& relativePath, int line, int column);
     void message(const QString& text);
+    // The user chose another params file (absolute path).
+    void paramsFileChosen(const QString& path);
 
 private:
     void showSnapshot(const PortingSnapshotPtr& snapshot);
@@ -55,6 +62,7 @@ private:
     GuideStepsModel* m_steps;
     FindingsModel* m_findings;
     QComboBox* m_guideCombo;
+    QComboBox* m_paramsCombo;
     QLabel* m_flavour;
     QProgressBar* m_progress;
     QListView* m_stepList;

@@ -2,6 +2,7 @@
 
 #include "core/dryrun/dry_run.h"
 #include "views/runtime/argument_dialog.h"
+#include "core/project/params_file.h"
 #include "views/runtime/loss_chart.h"
 
 #include <QCheckBox>
@@ -90,6 +91,24 @@ QVariant RunHistoryModel::headerData(int section, Qt::Orientation o, int role) c
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
+namespace {
+
+// The project's own entry point with the params file every tab uses (core/project's rule).
+QString scriptCommand(const QString& folder)
+{
+    QString params = QStringLiteral("configs/params.yaml");
+    if (!folder.isEmpty()) {
+        const ParamsFileChoice choice = paramsFileFor(folder.toStdString());
+        if (!choice.empty())
+            params = QString::fromStdString(choice.path);
+    }
+    return QStringLiteral("/usr/bin/python3 run.py CPU --mode train --params ") +
+           (params.contains(QLatin1Char(' ')) ? QLatin1Char('"') + params + QLatin1Char('"')
+                                              : params);
+}
+
+} // namespace
+
 RunPanel::RunPanel(QWidget* parent)
     : QWidget(parent), m_controller(new RunController(this)),
       m_history(std::make_unique<RunHistory>()), m_historyModel(new RunHistoryModel(this)),
@@ -127,9 +146,7 @@ RunPanel::RunPanel(QWidget* parent)
     m_dryArgs = new QLineEdit(this);
     m_dryArgs->setPlaceholderText(tr("arguments for the entry point (given after --)"));
     m_trusted = new QCheckBox(tr("I trust this project (its code will run)"), this);
-    m_command = new QLineEdit(
-        QStringLiteral("/usr/bin/python3 run.py CPU --mode train --params configs/params.yaml"),
-        this);
+    m_command = new QLineEdit(scriptCommand(QString()), this);
     m_lossPattern =
         new QLineEdit(QStringLiteral("step\\s+(?<step>\\d+).*?loss\\s+(?<loss>[-+0-9.eE]+)"), this);
     m_start = new QPushButton(tr("Start"), this);
@@ -298,6 +315,7 @@ void RunPanel::setProject(const QString& folder)
     m_chart->clearRuns();
     m_log->clear();
     m_currentRun = 0;
+    m_command->setText(scriptCommand(folder));
     m_history = std::make_unique<RunHistory>();
     // The database is created on the first run only (nothing is written to a project that
     // was just opened); an existing history is shown at once.

@@ -1,0 +1,95 @@
+#include "core/guides/session.h"
+
+#include "core/common/json.h"
+#include "core/common/resources.h"
+#include "core/guides/report.h"
+
+#include <chrono>
+
+namespace portolan::guides {
+
+void chooseGuide(PortingSession& s, const std::string& asked)
+{
+    if (!asked.empty()) {
+        s.guideId = asked;
+        s.guideReason = "asked for";
+        return;
+    }
+    const analysis::FlavourReport& fl = s.analysis->flavour;
+    if (!fl.suggestedGuide.empty() && s.guides->find(fl.suggestedGuide)) {
+        s.guideId = fl.suggestedGuide;
+        s.guideReason = "suggested: " + fl.suggestionReason;
+        return;
+    }
+    s.guideId.clear();
+    s.guideReason = "the project does not say which workflow it is for; choose a guide";
+}
+
+Result<PortingSession> startPortingSession(const std::filesystem::path& project,
+                                           const SessionOptions& options)
+{
+    using R = Result<PortingSession>;
+    const auto start = std::chrono::steady_clock::now();
+    PortingSession s;
+    s.guides = options.guides
+                   ? options.guides
+                   : std::make_shared<const GuideSet>(loadGuides(resourcesDir() / "guides"));
+    if (!options.guideId.empty() && !s.guides->find(options.guideId)) {
+        std::string known;
+        for (const auto& g : s.guides->guides)
+            known += (known.empty() ? "" : ", ") + g.id;
+        Diagnostic d;
+        d.code = "guide.unknown";
+        d.message = "no guide '" + options.guideId + "' (there are: " + known + ")";
+        d.location.file = project.string();
+        return R::fail(std::move(d));
+    }
+    analysis::AnalysisOptions aopts;
+    aopts.paramsOverride = options.paramsOverride;
+    auto analysed = analysis::analyzeProject(project, aopts, options.progress);
+    if (!analysed)
+        return R::fail(analysed.error);
+    s.analysis = std::make_shared<const analysis::ProjectAnalysis>(std::move(*analysed.value));
+    chooseGuide(s, options.guideId);
+    if (const Guide* g = s.guide())
+        s.result = runGuide(*g, *s.analysis);
+    if (options.withFlow) {
+        s.flow = analysis::buildFlowGraph(*s.analysis);
+        s.flowDot = analysis::toDot(s.flow, s.analysis->root.filename().string() + ": " +
+                                                s.analysis->flavour.summary());
+    }
+    s.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return R::ok(std::move(s));
+}
+
+nlohmann::json toJson(const PortingSession& s)
+{
+    const analysis::ProjectAnalysis& a = *s.analysis;
+    nlohmann::json j;
+    if (const Guide* g = s.guide())
+        j = toJson(*g, s.result);
+    else
+        j = {{"guide", nullptr}, {"errors", 0}, {"warnings", 0}, {"infos", 0}, {"steps", nullptr}};
+    j["guide_reason"] = s.guideReason;
+    j["project"] = a.root.string();
+    j["flavour"] = std::string(analysis::flavourId(a.flavour.flavour));
+    j["flavour_summary"] = a.flavour.summary();
+    nlohmann::json evidence = nlohmann::json::array();
+    for (const auto& e : a.flavour.evidence)
+        evidence.push_back({{"flavour", analysis::flavourId(e.flavour)},
+                            {"what", e.what},
+                            {"location", portolan::toJson(e.location)}});
+    j["flavour_evidence"] = evidence;
+    j["params_file"] = {{"path", a.paramsFile.empty() ? nlohmann::json(nullptr)
+                                                      : nlohmann::json(a.paramsFile.path)},
+                        {"source", paramsSourceName(a.paramsFile.source)},
+                        {"reason", a.paramsFile.reason}};
+    nlohmann::json diags = nlohmann::json::array();
+    for (const auto& d : a.diagnostics)
+        diags.push_back(portolan::toJson(d));
+    j["diagnostics"] = diags;
+    return j;
+}
+
+} // namespace portolan::guides

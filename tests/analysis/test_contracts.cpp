@@ -1,0 +1,253 @@
+// Vendor contracts (resources/contracts): they load, their signatures judge calls right (fire on a
+// wrong arity or an unknown keyword, silent on every correct form, positional or keyword, for each
+// release), a broken contract file is a positioned message, and the vendor-signature check fires
+// and stays silent on small projects.
+#include "core/analysis/contracts.h"
+#include "core/analysis/facts.h"
+#include "core/common/atomic_file.h"
+#include "tests/analysis/test_support.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+
+using namespace portolan;
+namespace fs = std::filesystem;
+
+namespace {
+
+const analysis::ContractSet& contracts()
+{
+    static const analysis::ContractSet set =
+        analysis::loadContracts(std::string(PORTOLAN_SOURCE_DIR) + "/resources/contracts");
+    return set;
+}
+
+python::Call callOf(const std::string& source)
+{
+    const python::PyIndex idx = python::indexSource(source + "\n", "x.py");
+    if (idx.calls.empty())
+        qFatal("no call in %s", source.c_str());
+    return idx.calls.front();
+}
+
+} // namespace
+
+class TestContracts : public QObject
+{
+    Q_OBJECT
+private slots:
+    void contractsLoad()
+    {
+        for (const auto& d : contracts().diagnostics)
+            qWarning("%s", d.toString().c_str());
+        QVERIFY(contracts().diagnostics.empty());
+        QVERIFY(contracts().findApi("modelzoo.common.pytorch.run_utils.run"));
+        QVERIFY(contracts().findApi("poptorch.trainingModel"));
+        QVERIFY(contracts().findApi("modelzoo.common.tf.estimator.cs_estimator.CerebrasEstimator"));
+        QVERIFY(!contracts().findApi("torch.utils.data.DataLoader"));
+        const auto* ctx = contracts().findType("determined.pytorch.PyTorchTrialContext");
+        QVERIFY(ctx && ctx->method("get_hparam") && ctx->method("wrap_optimizer"));
+        QVERIFY(!contracts().runconfigFlags.empty());
+        QCOMPARE(contracts().classes.size(), std::size_t(1));
+        // Every API names where its facts come from.
+        for (const auto& api : contracts().apis)
+            QVERIFY2(!api.source.empty(), api.name.c_str());
+    }
+
+    // Each row: the API, a call, and what is wrong with it ("" = fits).
+    void signatures_data()
+    {
+        QTest::addColumn<QString>("api");
+        QTest::addColumn<QString>("call");
+        QTest::addColumn<QString>("problem");
+        const char* run = "modelzoo.common.pytorch.run_utils.run";
+        QTest::addRow("run, positional (1.x)") << run << "run(M, train, evaluate)"
+                                               << "";
+        QTest::addRow("run, keywords") << run
+                                       << "run(model_fn=M, train_data_fn=t, eval_data_fn=e, "
+                                          "default_params_fn=d)"
+                                       << "";
+        QTest::addRow("run, 2.x extra parser") << run << "run(M, t, e, d, extra_args_parser_fn=x)"
+                                               << "";
+        QTest::addRow("run, too many") << run << "run(M, t, e, d, x, y)"
+                                       << "positional";
+        QTest::addRow("run, unknown keyword") << run << "run(M, train_fn=t)"
+                                              << "unknown keyword 'train_fn'";
+        QTest::addRow("run, no model") << run << "run(train_data_fn=t)"
+                                       << "missing required argument 'model_fn'";
+        QTest::addRow("run, given twice") << run << "run(M, model_fn=M)"
+                                          << "given twice";
+        const char* training = "poptorch.trainingModel";
+        QTest::addRow("trainingModel") << training << "trainingModel(m, opts, opt)"
+                                       << "";
+        QTest::addRow("trainingModel, keywords")
+            << training << "trainingModel(m, options=opts, optimizer=opt)"
+            << "";
+        QTest::addRow("trainingModel, misspelt") << training << "trainingModel(m, optimiser=opt)"
+                                                 << "unknown keyword 'optimiser'";
+        const char* loader = "poptorch.DataLoader";
+        QTest::addRow("DataLoader, torch keywords pass through")
+            << loader << "DataLoader(opts, ds, batch_size=4, pin_memory=True)"
+            << "";
+        QTest::addRow("DataLoader, no options") << loader << "DataLoader()"
+                                                << "missing required argument 'options'";
+        QTest::addRow("BeginBlock") << "poptorch.BeginBlock"
+                                    << "BeginBlock(layer, ipu_id=1)"
+                                    << "";
+        QTest::addRow("BeginBlock, old order") << "poptorch.BeginBlock"
+                                               << "BeginBlock(1, layer, 2, 3)"
+                                               << "positional";
+        QTest::addRow("splat: cannot tell") << run << "run(*args, **kwargs)"
+                                            << "";
+    }
+    void signatures()
+    {
+        QFETCH(QString, api);
+        QFETCH(QString, call);
+        QFETCH(QString, problem);
+        const analysis::ApiContract* c = contracts().findApi(api.toStdString());
+        QVERIFY(c);
+        const auto why = analysis::signatureMismatch(c->signatures, callOf(call.toStdString()));
+        if (problem.isEmpty()) {
+            QVERIFY2(!why, why ? why->message.c_str() : "");
+        } else {
+            QVERIFY(why);
+            QVERIFY2(why->message.find(problem.toStdString()) != std::string::npos,
+                     why->message.c_str());
+        }
+    }
+
+    void methodSignatures_data()
+    {
+        QTest::addColumn<QString>("method");
+        QTest::addColumn<QString>("call");
+        QTest::addColumn<bool>("fits");
+        QTest::addRow("get_hparam(name)") << "get_hparam"
+                                          << "ctx.get_hparam('lr')" << true;
+        QTest::addRow("get_hparam with a default") << "get_hparam"
+                                                   << "ctx.get_hparam('lr', 0.1)" << false;
+        QTest::addRow("get_hparam(name=)") << "get_hparam"
+                                           << "ctx.get_hparam(name='lr')" << true;
+        QTest::addRow("wrap_optimizer, old") << "wrap_optimizer"
+                                             << "ctx.wrap_optimizer(o, 2)" << true;
+        QTest::addRow("wrap_optimizer, newer keyword")
+            << "wrap_optimizer"
+            << "ctx.wrap_optimizer(o, fp16_compression=True)" << true;
+        QTest::addRow("wrap_lr_scheduler needs step_mode") << "wrap_lr_scheduler"
+                                                           << "ctx.wrap_lr_scheduler(s)" << false;
+        QTest::addRow("step_optimizer, clip_grads")
+            << "step_optimizer"
+            << "ctx.step_optimizer(o, clip_grads=f)" << true;
+        QTest::addRow("backward, unknown keyword") << "backward"
+                                                   << "ctx.backward(l, retain=True)" << false;
+    }
+    void methodSignatures()
+    {
+        QFETCH(QString, method);
+        QFETCH(QString, call);
+        QFETCH(bool, fits);
+        const auto* t = contracts().findType("determined.pytorch.PyTorchTrialContext");
+        const auto* m = t->method(method.toStdString());
+        QVERIFY(m);
+        const auto why = analysis::signatureMismatch(m->signatures, callOf(call.toStdString()));
+        QCOMPARE(!why, fits);
+    }
+
+    void brokenContracts_data()
+    {
+        QTest::addColumn<QString>("yaml");
+        QTest::addColumn<int>("line");
+        QTest::addRow("not yaml") << "apis: [unclosed\n" << 2;
+        QTest::addRow("no id") << "apis: []\n" << 1;
+        QTest::addRow("api without match") << "id: x\napis:\n  - name: f\n" << 3;
+        QTest::addRow("role is not a mapping")
+            << "id: x\napis:\n  - name: f\n    match: [a.f]\n    roles:\n      p: model\n"
+            << 6;
+    }
+    void brokenContracts()
+    {
+        QFETCH(QString, yaml);
+        QFETCH(int, line);
+        const auto set = analysis::parseContracts(yaml.toStdString(), "bad.yaml");
+        QCOMPARE(set.diagnostics.size(), std::size_t(1));
+        QCOMPARE(set.diagnostics[0].location.file, std::string("bad.yaml"));
+        QCOMPARE(set.diagnostics[0].location.line, line);
+        QVERIFY(set.apis.empty());
+    }
+
+    // The vendor-signature check on small projects: fires on the wrong form, at the argument at
+    // fault, and stays silent on the right ones.
+    void vendorSignatureCheck_data()
+    {
+        QTest::addColumn<QString>("check");
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("at"); // "" = silent
+        const char* det = "determined-pytorchtrial.vendor-signature";
+        const char* trial = "from determined.pytorch import PyTorchTrial\n"
+                            "class T(PyTorchTrial):\n"
+                            "    def __init__(self, context):\n"
+                            "        self.context = context\n"
+                            "    def lr(self):\n";
+        QTest::addRow("get_hparam with a default")
+            << det << QString(trial) + "        return self.context.get_hparam('lr', 0.1)\n"
+            << "model_def.py:6";
+        QTest::addRow("get_hparam")
+            << det << QString(trial) + "        return self.context.get_hparam('lr')\n"
+            << "";
+        QTest::addRow("context passed on as a local")
+            << det
+            << QString(trial) + "        c = self.context\n        return c.get_hparam('lr', 1)\n"
+            << "model_def.py:7";
+        const char* pop = "graphcore-poptorch.vendor-signature";
+        QTest::addRow("trainingModel, misspelt keyword")
+            << pop << "import poptorch\nm = poptorch.trainingModel(net, optimiser=opt)\n"
+            << "model_def.py:2";
+        QTest::addRow("trainingModel") << pop
+                                       << "import poptorch\nm = poptorch.trainingModel(net, "
+                                          "options=poptorch.Options(), optimizer=opt)\n"
+                                       << "";
+        QTest::addRow("Options method, wrong arity")
+            << pop << "import poptorch\nopts = poptorch.Options()\nopts.deviceIterations(4, 2)\n"
+            << "model_def.py:3";
+        QTest::addRow("Options method") << pop
+                                        << "import poptorch\nopts = poptorch.Options()\n"
+                                           "opts.deviceIterations(4)\n"
+                                        << "";
+        const char* zoo = "cerebras-pytorch.vendor-signature";
+        QTest::addRow("run, unknown keyword")
+            << zoo << "from modelzoo.common.pytorch.run_utils import run\nrun(M, train_fn=t)\n"
+            << "model_def.py:2";
+        QTest::addRow("run") << zoo
+                             << "from modelzoo.common.pytorch.run_utils import run\nrun(M, t, e)\n"
+                             << "";
+        QTest::addRow("a project function of the same name")
+            << zoo << "def run(a, b):\n    pass\nrun(1, 2, 3, x=4)\n"
+            << "";
+    }
+    void vendorSignatureCheck()
+    {
+        QFETCH(QString, check);
+        QFETCH(QString, source);
+        QFETCH(QString, at);
+        QTemporaryDir tmp;
+        QVERIFY(!writeFileAtomically(fs::path(tmp.path().toStdString()) / "model_def.py",
+                                     source.toStdString()));
+        auto a = testing::analyse(tmp.path().toStdString());
+        QVERIFY(a);
+        const guides::Guide* g = testing::guideOfCheck(check.toStdString());
+        QVERIFY(g);
+        QStringList where;
+        for (const auto& f : guides::runGuide(*g, *a).allFindings())
+            if (f.checkId == check.toStdString())
+                where << QString::fromStdString(f.location.file + ":" +
+                                                std::to_string(f.location.line));
+        if (at.isEmpty())
+            QVERIFY2(where.isEmpty(), qPrintable(where.join(", ")));
+        else
+            QCOMPARE(where, QStringList{at});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestContracts)
+#include "test_contracts.moc"

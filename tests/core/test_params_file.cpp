@@ -1,0 +1,166 @@
+// The one rule for a project's params file: conventional names first, then the first YAML file of
+// configs/ by name (never the file system's order), the user's saved choice over the default, and
+// an explicit --params over both. Checked on temporary projects and on real corpus layouts.
+#include "core/project/params_file.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using namespace portolan;
+
+namespace {
+
+void touch(const fs::path& p)
+{
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << "a: 1\n";
+}
+
+} // namespace
+
+class TestParamsFile : public QObject
+{
+    Q_OBJECT
+private slots:
+    void defaultRule_data()
+    {
+        QTest::addColumn<QStringList>("files");
+        QTest::addColumn<QString>("expected");
+        QTest::addColumn<QString>("source");
+        QTest::addRow("model zoo params.yaml")
+            << QStringList{"configs/params.yaml", "configs/a.yaml", "const.yaml"}
+            << "configs/params.yaml"
+            << "default";
+        QTest::addRow("top-level params.yaml")
+            << QStringList{"params.yaml", "configs/a.yaml"} << "params.yaml"
+            << "default";
+        QTest::addRow("determined const.yaml")
+            << QStringList{"const.yaml", "adaptive.yaml", "distributed.yaml"} << "const.yaml"
+            << "default";
+        // Model Zoo BERT: many configs and no params.yaml; the first by name, whatever the
+        // order the files were created in.
+        QTest::addRow("several configs, by name")
+            << QStringList{"configs/roberta_large.yaml", "configs/bert_large_msl128.yaml",
+                           "configs/bert_base_msl128.yaml", "configs/bert_base_msl512.yaml"}
+            << "configs/bert_base_msl128.yaml"
+            << "default";
+        QTest::addRow("configs before the top level")
+            << QStringList{"zeta.yaml", "configs/params_gpt2_small.yml"}
+            << "configs/params_gpt2_small.yml"
+            << "default";
+        QTest::addRow("top-level experiment configs")
+            << QStringList{"distributed-stl10.yaml", "const-cifar10.yaml"} << "const-cifar10.yaml"
+            << "default";
+        QTest::addRow("hidden files are not configs")
+            << QStringList{".pre-commit-config.yaml", "b.yaml"} << "b.yaml"
+            << "default";
+        QTest::addRow("no YAML at all") << QStringList{"README.md"} << ""
+                                        << "none";
+    }
+    void defaultRule()
+    {
+        QFETCH(QStringList, files);
+        QFETCH(QString, expected);
+        QFETCH(QString, source);
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        for (const auto& f : files)
+            touch(root / f.toStdString());
+        const ParamsFileChoice c = paramsFileFor(root);
+        QCOMPARE(QString::fromStdString(c.path), expected);
+        QCOMPARE(QString::fromStdString(std::string(paramsSourceName(c.source))), source);
+        QVERIFY(!c.reason.empty());
+        if (!expected.isEmpty())
+            QVERIFY(fs::is_regular_file(c.absolute(root)));
+    }
+
+    void savedChoiceWinsOverDefault()
+    {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        touch(root / "configs/params.yaml");
+        touch(root / "configs/large.yaml");
+        QCOMPARE(paramsFileFor(root).path, std::string("configs/params.yaml"));
+        QVERIFY(!saveParamsFile(root, "configs/large.yaml"));
+        QCOMPARE(savedParamsFile(root).value_or(""), std::string("configs/large.yaml"));
+        const ParamsFileChoice c = paramsFileFor(root);
+        QCOMPARE(c.path, std::string("configs/large.yaml"));
+        QCOMPARE(c.source, ParamsSource::Saved);
+        // --params overrides the saved choice, relative to the project or absolute.
+        const ParamsFileChoice o = paramsFileFor(root, "configs/params.yaml");
+        QCOMPARE(o.path, std::string("configs/params.yaml"));
+        QCOMPARE(o.source, ParamsSource::Override);
+        const ParamsFileChoice abs = paramsFileFor(root, (root / "configs/params.yaml").string());
+        QCOMPARE(abs.path, std::string("configs/params.yaml"));
+        // Forgetting the choice brings the default back.
+        QVERIFY(!saveParamsFile(root, ""));
+        QCOMPARE(paramsFileFor(root).source, ParamsSource::Default);
+    }
+
+    void staleSavedChoiceFallsBack()
+    {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        touch(root / "configs/a.yaml");
+        QVERIFY(!saveParamsFile(root, "configs/gone.yaml"));
+        const ParamsFileChoice c = paramsFileFor(root);
+        QCOMPARE(c.path, std::string("configs/a.yaml"));
+        QCOMPARE(c.source, ParamsSource::Default);
+        QVERIFY(c.reason.find("gone.yaml") != std::string::npos);
+    }
+
+    void overrideOutsideTheProject()
+    {
+        QTemporaryDir dir, other;
+        const fs::path root = dir.path().toStdString();
+        touch(root / "configs/params.yaml");
+        const fs::path outside = fs::path(other.path().toStdString()) / "mine.yaml";
+        touch(outside);
+        const ParamsFileChoice c = paramsFileFor(root, outside.string());
+        QVERIFY(fs::path(c.path).is_absolute());
+        QVERIFY(fs::equivalent(c.absolute(root), outside));
+    }
+
+    void candidatesListEveryConfig()
+    {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        for (const char* f : {"configs/b.yaml", "configs/a.yml", "z.yaml", "configs/notes.txt"})
+            touch(root / f);
+        const auto c = paramsFileCandidates(root);
+        QCOMPARE(c, (std::vector<std::string>{"configs/a.yml", "configs/b.yaml", "z.yaml"}));
+    }
+
+    // The corpus's real layouts, when the corpus is there.
+    void corpusProjects_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("Model Zoo BERT") << "cerebras-pt-bert"
+                                        << "configs/bert_base_msl128.yaml";
+        QTest::addRow("Model Zoo GPT-2") << "cerebras-pt-gpt2"
+                                         << "configs/params_gpt2_large.yaml";
+        QTest::addRow("Determined MNIST") << "determined-mnist"
+                                          << "const.yaml";
+        QTest::addRow("Determined BYOL") << "determined-byol"
+                                         << "const-cifar10.yaml";
+        QTest::addRow("PopTorch tutorial") << "graphcore-mixed-precision"
+                                           << "";
+    }
+    void corpusProjects()
+    {
+        QFETCH(QString, project);
+        QFETCH(QString, expected);
+        const QByteArray corpus = qgetenv("PORTOLAN_CORPUS");
+        if (corpus.isEmpty())
+            QSKIP("PORTOLAN_CORPUS is not set (the corpus of real projects is not here)");
+        const fs::path root = fs::path(corpus.toStdString()) / "projects" / project.toStdString();
+        QCOMPARE(QString::fromStdString(paramsFileFor(root).path), expected);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestParamsFile)
+#include "test_params_file.moc"
