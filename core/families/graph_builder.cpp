@@ -205,24 +205,16 @@ Tensor GraphBuilder::convTranspose2d(const Tensor& x, std::int64_t outChannels, 
     const Shape& s = x.shape;
     Shape out{s[0], outChannels};
     Shape weight{s[1], outChannels};
-    std::int64_t taps = 1;
     for (std::size_t d = 2; d < s.size(); ++d) {
         out.push_back((s[d] - 1) * stride + kernel);
         weight.push_back(kernel);
-        taps *= kernel;
     }
     std::vector<Shape> params{weight};
     if (bias)
         params.push_back({outChannels});
-    Tensor t =
-        op(s.size() == 5 ? "aten::conv_transpose3d" : "aten::conv_transpose2d", {x}, out, params);
-    // Each input element scatters into outChannels x kernel taps: 2 x that many FLOPs, as the
-    // ConvTranspose module rule counts it.
-    graph::Op& o = m_g.ops.back();
-    o.forwardFlops = 2.0 * double(graph::elementCount(s)) * double(outChannels * taps);
-    o.backwardFlops = 2.0 * o.forwardFlops;
-    o.savesInputs = true;
-    return t;
+    // The rule counts each input element scattered into outChannels x kernel taps.
+    return op(s.size() == 5 ? "aten::conv_transpose3d" : "aten::conv_transpose2d", {x}, out,
+              params);
 }
 
 Tensor GraphBuilder::maxPool2d(const Tensor& x, std::int64_t kernel)

@@ -134,9 +134,10 @@ std::string buildSeq2Seq(BuildContext& ctx)
         ds.attention.ownsRelativeTable = l == 0;
         dec = block(b, ds, dec, &enc);
     }
-    b.beginLayer("final_norm");
-    if (preNorm)
+    if (preNorm) {
+        b.beginLayer("final_norm");
         dec = norm(b, normKind, dec);
+    }
     b.beginLayer("lm_head");
     if (t5 && tiedHead)
         dec = b.scale(dec); // T5 rescales by d_model^-0.5 before the tied head

@@ -87,7 +87,6 @@ std::string buildUnet(BuildContext& ctx)
     const bool strided = m.text("downscale_method", std::string("max_pool")) == "strided_conv";
     const bool skip = m.boolean("skip_connect", true);
 
-    b.beginLayer("input");
     Shape in{channels};
     in.insert(in.end(), spatial.begin(), spatial.end());
     Tensor x = b.input(in, DType::Float32);
