@@ -56,7 +56,13 @@ json optionsJson(const CompileOptions& o)
             {"optimizer_off_chip", t.optimizerOffChip},
             {"schedule", scheduleName(t.schedule)},
             {"split", o.split},
-            {"cs_mode", o.csMode}};
+            {"cs_mode", o.csMode},
+            {"inference", t.inference},
+            {"available_memory_proportion", t.availableMemoryProportion},
+            {"half_partials", t.halfPartials},
+            {"replicated_tensor_sharding", t.replicatedTensorSharding},
+            {"serialization_factor", t.serializationFactor},
+            {"io_tiles", t.ioTiles}};
 }
 
 CompileOptions optionsFrom(const json& j)
@@ -75,6 +81,13 @@ CompileOptions optionsFrom(const json& j)
     t.schedule = scheduleFromName(j.at("schedule").get<std::string>()).value_or(Schedule::OneFOneB);
     o.split = j.at("split").get<std::vector<int>>();
     o.csMode = j.at("cs_mode");
+    // Poplar options and inference (absent in older reports: the defaults).
+    t.inference = j.value("inference", false);
+    t.availableMemoryProportion = j.value("available_memory_proportion", 0.6);
+    t.halfPartials = j.value("half_partials", false);
+    t.replicatedTensorSharding = j.value("replicated_tensor_sharding", false);
+    t.serializationFactor = j.value("serialization_factor", 1);
+    t.ioTiles = j.value("io_tiles", 0);
     return o;
 }
 
@@ -97,6 +110,7 @@ json graphJson(const graph::OpGraph& g, const std::vector<int>& opStage)
                        {"dtype", graph::dtypeName(op.dtype)},
                        {"params", op.paramCount},
                        {"param_bytes", op.paramBytes},
+                       {"tied_to", op.tiedTo},
                        {"forward_flops", op.forwardFlops},
                        {"backward_flops", op.backwardFlops},
                        {"activation_bytes", op.activationBytes},
@@ -114,6 +128,8 @@ json graphJson(const graph::OpGraph& g, const std::vector<int>& opStage)
             {"input_dtype", graph::dtypeName(g.inputDtype)},
             {"recorded_batch", g.recordedBatch},
             {"layers", g.layerNames},
+            {"first_block", g.firstBlock},
+            {"block_count", g.blockCount},
             {"params", g.totalParams()},
             {"forward_flops_per_sample", g.totalForwardFlops()},
             {"ops", ops}};
@@ -139,6 +155,8 @@ graph::OpGraph graphFrom(const json& j, std::vector<int>& opStage)
     g.inputDtype = graph::dtypeFromName(j.at("input_dtype").get<std::string>());
     g.recordedBatch = j.at("recorded_batch");
     g.layerNames = j.at("layers").get<std::vector<std::string>>();
+    g.firstBlock = j.value("first_block", 0);
+    g.blockCount = j.value("block_count", 0);
     for (const auto& o : j.at("ops")) {
         graph::Op op;
         op.name = o.at("name");
@@ -153,6 +171,7 @@ graph::OpGraph graphFrom(const json& j, std::vector<int>& opStage)
         op.dtype = graph::dtypeFromName(o.at("dtype").get<std::string>());
         op.paramCount = o.at("params");
         op.paramBytes = o.at("param_bytes");
+        op.tiedTo = o.value("tied_to", -1);
         op.forwardFlops = o.at("forward_flops");
         op.backwardFlops = o.at("backward_flops");
         op.activationBytes = o.at("activation_bytes");
@@ -233,6 +252,8 @@ json ipuJson(const IpuProfile& p)
             {"tile_capacity", p.tileCapacity},
             {"system", p.systemName},
             {"split_source", p.splitSource},
+            {"split_unit", p.splitUnit},
+            {"io_tiles_per_ipu", p.ioTilesPerIpu},
             {"bubble", p.bubble},
             {"step_seconds", p.stepSeconds},
             {"samples_per_second", p.samplesPerSecond},
@@ -255,6 +276,8 @@ IpuProfile ipuFrom(const json& j, detail::IpuColumns* columns)
     p.tileCapacity = j.at("tile_capacity");
     p.systemName = j.at("system");
     p.splitSource = j.at("split_source");
+    p.splitUnit = j.value("split_unit", "");
+    p.ioTilesPerIpu = j.value("io_tiles_per_ipu", 0);
     p.bubble = j.at("bubble");
     p.stepSeconds = j.at("step_seconds");
     p.samplesPerSecond = j.at("samples_per_second");
@@ -357,6 +380,7 @@ json csJson(const CsProfile& p)
             {"on_wafer_bytes", p.onWaferBytes},
             {"sram_bytes", p.sramBytes},
             {"streamed_bytes", p.streamedBytes},
+            {"micro_batch", p.microBatch},
             {"bottleneck", p.bottleneck},
             {"kernels", kernels}};
 }
@@ -372,6 +396,7 @@ CsProfile csFrom(const json& j)
     p.onWaferBytes = j.at("on_wafer_bytes");
     p.sramBytes = j.at("sram_bytes");
     p.streamedBytes = j.at("streamed_bytes");
+    p.microBatch = j.value("micro_batch", std::int64_t(0));
     p.bottleneck = j.at("bottleneck");
     for (const auto& k : j.at("kernels")) {
         CsKernel c;

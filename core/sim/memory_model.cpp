@@ -80,6 +80,15 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
         const std::int64_t params = op.paramCount;
         maxParam = std::max(maxParam, params);
         m.weights = params * cb;
+        if (c.inference) {
+            // Forward only: the output and what it reads, nothing kept for a backward.
+            m.activation = scaled(op.activationBytes, op.dtype, c.precision);
+            std::int64_t in = 0;
+            for (int p : producers(g, i))
+                in += storageBytes(p >= 0 ? storage[std::size_t(p)] : -1);
+            m.temporary = m.activation + in;
+            continue;
+        }
         m.gradients = params * cb;
         if (c.gradAccum > 1)
             m.gradAccumulators = params * stateBytes(c.precision);
@@ -110,10 +119,10 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
         out[std::size_t(payer - first)].stash += storageBytes(s);
     }
     // The loss keeps one logits-sized tensor (log-softmax output) for its backward.
-    if (end == n)
+    if (end == n && !c.inference)
         out.back().stash += out.back().activation;
 
-    if (c.recompute) {
+    if (c.recompute && !c.inference) {
         // Keep each layer's output; a layer's own stash is rebuilt during its backward, so one
         // layer's worth (the largest) is live on top.
         std::int64_t layerStash = 0, maxLayerStash = 0;

@@ -24,8 +24,8 @@ const graph::OpGraph& smallGraph()
     return g;
 }
 
-std::shared_ptr<sim::CompileResult> compileSmall(const std::string& target, int ipus, int microBatch,
-                                                 int gradAccum)
+std::shared_ptr<sim::CompileResult> compileSmall(const std::string& target, int ipus,
+                                                 int microBatch, int gradAccum)
 {
     sim::CompileOptions o;
     o.target = target;
@@ -65,7 +65,8 @@ std::shared_ptr<sim::CompileResult> bigResult(int variables)
     std::size_t source = 0;
     const std::size_t n = vars.size();
     for (std::size_t i = 0; i < n && int(pieces.size()) < variables; ++i) {
-        const int wanted = std::max(1, int((variables - int(pieces.size())) / std::max<std::size_t>(1, n - i)));
+        const int wanted =
+            std::max(1, int((variables - int(pieces.size())) / std::max<std::size_t>(1, n - i)));
         const sim::Variable& v = vars[i];
         const int parts = std::max(1, std::min(wanted, v.tileCount));
         int first = v.firstTile;

@@ -99,7 +99,7 @@ private slots:
         QCOMPARE(details->tile(), 10);
         QVERIFY2(details->summary().startsWith(QStringLiteral("Tile 10 (IPU 0")),
                  qPrintable(details->summary()));
-        const std::vector<int> expected = variablesOnTile(ipu, 10);
+        const std::vector<int> expected = sim::variablesOnTile(ipu, 10);
         QCOMPARE(details->model()->rowCount(), int(expected.size()));
         QVERIFY(details->model()->rowCount() > 0);
         QVERIFY(details->model()->bytesHere() >= ipu.tileBytes[0][10]);
@@ -211,11 +211,11 @@ private slots:
         stages[0].firstLayer = 0, stages[0].endLayer = 3;
         stages[1].firstLayer = 2, stages[1].endLayer = 5;
         stages[2].firstLayer = 4, stages[2].endLayer = 8;
-        QCOMPARE(PipelinePage::layersPerStage(stages, 8), (std::vector<int>{2, 2, 4}));
+        QCOMPARE(sim::LayerSplit::fromStages(stages, 8).perStage(), (std::vector<int>{2, 2, 4}));
         // Every stage inside one layer still gets a layer of its own.
         for (auto& s : stages)
             s.firstLayer = 1, s.endLayer = 2;
-        QCOMPARE(PipelinePage::layersPerStage(stages, 4), (std::vector<int>{1, 1, 2}));
+        QCOMPARE(sim::LayerSplit::fromStages(stages, 4).perStage(), (std::vector<int>{1, 1, 2}));
     }
 
     void settingsDebounceAndSplit()
