@@ -118,12 +118,6 @@ Result<graph::OpGraph> loadGraph(const CompileCliOptions& o)
         return graph::recordSyntheticTransformer(s);
     }
     std::filesystem::path in = o.input;
-    if (isParamsFile(in)) {
-        auto m = families::buildFromParamsFile(in);
-        if (!m)
-            return Result<graph::OpGraph>::fail(m.error);
-        return Result<graph::OpGraph>::ok(std::move(m.value->graph));
-    }
     if (in.extension() == ".pt" || in.extension() == ".pth" || in.extension() == ".ptl") {
         if (o.inputShape.empty())
             return Result<graph::OpGraph>::fail(
@@ -232,12 +226,19 @@ int runCompile(const CompileCliOptions& o)
     Result<graph::OpGraph> graph = Result<graph::OpGraph>::fail({});
     if (!o.input.empty() && isParamsFile(o.input) && o.synthetic.empty()) {
         auto m = families::buildFromParamsFile(o.input);
-        if (!m) {
+        if (m) {
+            applyParamsDefaults(*m.value, o, *target.value, c);
+            graph = Result<graph::OpGraph>::ok(std::move(m.value->graph));
+        } else if (m.error.code == "families.unknown" || m.error.code == "families.no-model") {
+            graph = loadGraph(o); // a project's own params file: its model through the runtime
+            if (!graph) {
+                printDiagnostic(std::cerr, m.error);
+                return ExitUsage;
+            }
+        } else {
             printDiagnostic(std::cerr, m.error);
             return ExitUsage;
         }
-        applyParamsDefaults(*m.value, o, *target.value, c);
-        graph = Result<graph::OpGraph>::ok(std::move(m.value->graph));
     } else {
         graph = loadGraph(o);
     }

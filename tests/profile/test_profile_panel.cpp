@@ -23,10 +23,12 @@
 #include "views/profile/variable_table_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -216,6 +218,35 @@ private slots:
         for (auto& s : stages)
             s.firstLayer = 1, s.endLayer = 2;
         QCOMPARE(sim::LayerSplit::fromStages(stages, 4).perStage(), (std::vector<int>{1, 1, 2}));
+    }
+
+    void findConfigurationAndRemedies()
+    {
+        ProfilePanel panel;
+        panel.setResult(test::compileSmall("ipu-mk2", 2));
+        auto* ipus = panel.settings()->findChild<QSpinBox*>(QStringLiteral("ipus"));
+        ipus->setValue(4); // more IPUs than the small model needs
+        QVERIFY(waitIdle(panel));
+        QCOMPARE(panel.result()->options.ipus, 4);
+        // A result compiled in the GUI names its system, as the CLI's reports do.
+        QCOMPARE(panel.result()->ipu->systemName.rfind("IPU-M2000", 0), std::size_t(0));
+        auto* find = panel.settings()->findChild<QPushButton*>(QStringLiteral("findConfiguration"));
+        QVERIFY(find);
+        find->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy() && panel.result()->options.ipus == 1, 60000);
+        QVERIFY(panel.result()->fits);
+        QCOMPARE(ipus->value(), 1);
+        QVERIFY(panel.findChild<QLabel*>(QStringLiteral("profileStatus")));
+        // Remedies come from core: recompute turns the box on and re-simulates.
+        auto* recompute = panel.settings()->findChild<QCheckBox*>(QStringLiteral("recompute"));
+        const bool was = recompute->isChecked();
+        if (!was) {
+            QVERIFY(panel.settings()->applyRemedy("recompute"));
+            QVERIFY(recompute->isChecked());
+            QVERIFY(waitIdle(panel));
+            QVERIFY(panel.result()->options.training.recompute);
+        }
+        QVERIFY(!panel.settings()->applyRemedy("no-such-remedy"));
     }
 
     void settingsDebounceAndSplit()

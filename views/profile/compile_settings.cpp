@@ -10,6 +10,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 
@@ -118,6 +119,13 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Split"), m_split);
     form->addRow(QString(), m_splitError);
     form->addRow(tr("CS mode"), m_csMode);
+    m_find = new QPushButton(tr("Find a configuration that fits"), this);
+    m_find->setObjectName(QStringLiteral("findConfiguration"));
+    m_find->setToolTip(tr("Search IPU count, split, micro-batch, recomputation, optimizer "
+                          "placement and precision for the fewest IPUs that fit (keeps the "
+                          "batch)"));
+    form->addRow(m_find);
+    connect(m_find, &QPushButton::clicked, this, &CompileSettings::findConfigurationRequested);
 
     for (QComboBox* box : {m_target, m_precision, m_optimizer, m_schedule, m_csMode})
         connect(box, &QComboBox::currentIndexChanged, this, &CompileSettings::emitChanged);

@@ -14,6 +14,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSpinBox;
 
 namespace portolan::views {
@@ -34,6 +35,9 @@ public:
 
 signals:
     void changed();
+    // "Find a configuration that fits": the panel searches (sim::findFittingConfiguration) and
+    // puts the result back with setOptions.
+    void findConfigurationRequested();
 
 private:
     void updateEnabled();
@@ -57,6 +61,7 @@ private:
     QLineEdit* m_split = nullptr;
     QComboBox* m_csMode = nullptr;
     QLabel* m_splitError = nullptr;
+    QPushButton* m_find = nullptr;
     bool m_blocked = false;
 };
 

@@ -1,6 +1,7 @@
 #include "views/profile/profile_panel.h"
 
 #include "core/report/report.h"
+#include "core/sim/auto_config.h"
 #include "core/sim/compile.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/compare_page.h"
@@ -106,6 +107,8 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_debounce->setInterval(150); // coalesces a spin box held down into one re-simulation
     connect(m_debounce, &QTimer::timeout, this, &ProfilePanel::recompile);
     connect(m_settings, &CompileSettings::changed, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_settings, &CompileSettings::findConfigurationRequested, this,
+            &ProfilePanel::findConfiguration);
     connect(m_summary, &SummaryPage::remedyActivated, this,
             [this](const QString& id) { m_settings->applyRemedy(id.toStdString()); });
     connect(m_summary, &SummaryPage::tileActivated, this, [this](int tile) {
@@ -336,6 +339,51 @@ void ProfilePanel::startCompile()
             setIdle(tr("Simulated in %1 ms: %2.")
                         .arg(ms, 0, 'f', 1)
                         .arg(fits ? tr("fits") : tr("does not fit")));
+        });
+}
+
+void ProfilePanel::findConfiguration()
+{
+    QString error;
+    const sim::CompileOptions base = m_settings->options(&error);
+    if (!m_opGraph || !error.isEmpty()) {
+        setIdle(m_opGraph ? error : tr("Nothing to search yet: open a project first."));
+        return;
+    }
+    const quint64 id = m_searchTicket.next();
+    ++m_loading;
+    setBusy(tr("Searching for a configuration that fits..."));
+    std::shared_ptr<const graph::OpGraph> g = m_opGraph;
+    runAsync(
+        this,
+        [g, base] {
+            auto target = targets::loadTarget(base.target);
+            if (!target)
+                return Result<sim::AutoResult>::fail(target.error);
+            sim::AutoRequest req;
+            req.base = base;
+            return sim::findFittingConfiguration(*g, *target.value, req);
+        },
+        [this, id](Result<sim::AutoResult> r) {
+            --m_loading;
+            if (!m_searchTicket.isCurrent(id))
+                return;
+            if (!r) {
+                setIdle(QString::fromStdString(r.error.toString()));
+                return;
+            }
+            if (!r.value->found) {
+                setIdle(tr("No configuration fits (%1 simulated).").arg(r.value->simulated));
+                return;
+            }
+            sim::CompileOptions best = r.value->best.options;
+            best.advice = true;
+            m_settings->setOptions(best);
+            recompile();
+            setIdle(tr("Found in %1 ms (%2 configurations simulated): %3.")
+                        .arg(r.value->milliseconds, 0, 'f', 0)
+                        .arg(r.value->simulated)
+                        .arg(QString::fromStdString(sim::describeOptions(best))));
         });
 }
 

@@ -51,6 +51,9 @@ public:
 
     // Re-simulates now with the settings (the debounce timer calls this).
     void recompile();
+    // Searches for the fewest IPUs (or a CS configuration) that fit, off the GUI thread, and
+    // puts the result into the settings.
+    void findConfiguration();
     CompileSettings* settings() const { return m_settings; }
     SummaryPage* summaryPage() const { return m_summary; }
     MemoryPage* memoryPage() const { return m_memory; }
@@ -92,7 +95,7 @@ private:
 
     ResultPtr m_result;
     std::shared_ptr<const graph::OpGraph> m_opGraph; // what re-simulation compiles
-    JobTicket m_compileTicket, m_loadTicket, m_recordTicket;
+    JobTicket m_compileTicket, m_loadTicket, m_recordTicket, m_searchTicket;
     bool m_compiling = false, m_compilePending = false;
     int m_loading = 0, m_recording = 0;
 };
