@@ -35,6 +35,18 @@ Positions positionsFrom(const ParamsSection& m, std::string* table)
 
 } // namespace
 
+std::int64_t vocabularySize(const ParamsSection& m, BuildContext& ctx, std::int64_t fallback,
+                            const char* whose)
+{
+    if (m.has("vocab_size"))
+        return m.integer("vocab_size", {}, 1);
+    if (ctx.trainData.has("vocab_size"))
+        return ctx.trainData.integer("vocab_size", {}, 1);
+    ctx.note(std::string("no vocab_size in the model or data section: ") + whose + " " +
+             std::to_string(fallback) + " assumed");
+    return fallback;
+}
+
 Activation activationFrom(const ParamsSection& m, const std::string& key,
                           const std::string& fallback)
 {
@@ -81,15 +93,7 @@ Tensor decoderEmbeddings(GraphBuilder& b, const ParamsSection& m, const std::str
                          const std::string& prefix)
 {
     const std::int64_t hidden = m.integer("hidden_size", {}, 1);
-    std::int64_t vocab = 0;
-    if (m.has("vocab_size"))
-        vocab = m.integer("vocab_size", {}, 1);
-    else if (ctx.trainData.has("vocab_size"))
-        vocab = ctx.trainData.integer("vocab_size", {}, 1);
-    else {
-        vocab = 50257;
-        ctx.note("no vocab_size in the model or data section: GPT-2's 50,257 assumed");
-    }
+    const std::int64_t vocab = vocabularySize(m, ctx, 50257, "GPT-2's");
     b.beginLayer(prefix + "embeddings");
     const Tensor ids = b.entry({sequence}, DType::Int64);
     b.scope(prefix + "embeddings.wte");

@@ -45,13 +45,7 @@ Tensor bertEmbeddings(GraphBuilder& b, const ParamsSection& m, const std::string
                       int* wordOp)
 {
     const std::int64_t hidden = m.integer("hidden_size", {}, 1);
-    std::int64_t vocab = 30522;
-    if (m.has("vocab_size"))
-        vocab = m.integer("vocab_size", {}, 1);
-    else if (ctx.trainData.has("vocab_size"))
-        vocab = ctx.trainData.integer("vocab_size", {}, 1);
-    else
-        ctx.note("no vocab_size: BERT's 30,522 assumed");
+    const std::int64_t vocab = vocabularySize(m, ctx, 30522, "BERT's");
     b.beginLayer(prefix + "embeddings");
     const Tensor ids = b.entry({sequence}, DType::Int64);
     b.scope(prefix + "embeddings.word");

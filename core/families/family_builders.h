@@ -22,6 +22,10 @@ struct BuildContext
     void note(const std::string& text) const { notes->push_back(text); }
 };
 
+// vocab_size from the model section, else the data section, else `fallback` (with a note).
+std::int64_t vocabularySize(const params::ParamsSection& m, BuildContext& ctx,
+                            std::int64_t fallback, const char* whose);
+
 // Reads "gelu", "swiglu", "ReLU", ... (case-insensitive); unknown names fail at the key.
 Activation activationFrom(const params::ParamsSection& m, const std::string& key,
                           const std::string& fallback);

@@ -7,8 +7,6 @@
 
 namespace portolan::sim {
 
-namespace {
-
 bool isContraction(const std::string& kind)
 {
     for (const char* k : {"Linear", "Conv", "matmul", "linear", "conv", "mm", "bmm", "addmm",
@@ -17,19 +15,6 @@ bool isContraction(const std::string& kind)
             return true;
     return false;
 }
-
-bool isFloat(graph::DType t)
-{
-    return t == graph::DType::Float32 || t == graph::DType::Float16 ||
-           t == graph::DType::BFloat16 || t == graph::DType::Float64;
-}
-
-std::int64_t atPrecision(std::int64_t bytes, graph::DType t, Precision p)
-{
-    return isFloat(t) ? bytes * computeBytes(p) / graph::dtypeBytes(t) : bytes;
-}
-
-} // namespace
 
 std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
 {
@@ -110,12 +95,12 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
         o.weights = params * cb;
         if (c.inference) {
             // Forward only: the output, its inputs and the plan's temporaries.
-            const std::int64_t act = atPrecision(op.activationBytes, op.dtype, c.precision) * mb;
+            const std::int64_t act = atComputePrecision(op.activationBytes, op.dtype, c.precision) * mb;
             std::int64_t temp = act;
             if (isContraction(op.kind)) {
                 const std::int64_t elems =
                     op.activationBytes / std::max(1, graph::dtypeBytes(op.dtype));
-                temp += std::min(matmulCap, (atPrecision(op.inputBytes, op.dtype, c.precision) +
+                temp += std::min(matmulCap, (atComputePrecision(op.inputBytes, op.dtype, c.precision) +
                                              elems * partials) *
                                                 mb / div);
             }
@@ -142,7 +127,7 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
             const std::int64_t elems =
                 op.activationBytes / std::max(1, graph::dtypeBytes(op.dtype));
             const std::int64_t natural =
-                (atPrecision(op.inputBytes, op.dtype, c.precision) + elems * partials) * mb / div;
+                (atComputePrecision(op.inputBytes, op.dtype, c.precision) + elems * partials) * mb / div;
             fwd += std::min(matmulCap, natural);
             bwd += std::min(matmulCap, natural); // each backward matmul plans the same way
         }

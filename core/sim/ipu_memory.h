@@ -48,6 +48,9 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
                                      const IpuModelConstants& k, std::int64_t ipuBytes, int first,
                                      int end, const std::vector<bool>* vocabulary = nullptr);
 
+// Matmuls, linear layers and convolutions: the ops the AMP units run, with plan temporaries.
+bool isContraction(const std::string& kind);
+
 // The ops whose weight spans a vocabulary: embedding tables with at least `minRows` rows and
 // the linear layers producing that many outputs or tied to such a table.
 std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows);

@@ -15,15 +15,6 @@ namespace portolan::sim {
 
 namespace {
 
-bool isContraction(const std::string& kind)
-{
-    for (const char* k : {"Linear", "Conv", "matmul", "linear", "conv", "mm", "bmm", "addmm",
-                          "Bilinear", "convolution", "baddbmm"})
-        if (kind.find(k) != std::string::npos)
-            return true;
-    return false;
-}
-
 double peakFlops(const targets::Target& t, Precision p)
 {
     return p == Precision::Fp32 ? t.ipu.fp32Flops : t.ipu.fp16Flops;

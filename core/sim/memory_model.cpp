@@ -16,12 +16,9 @@ bool isFloat(graph::DType t)
            t == graph::DType::BFloat16 || t == graph::DType::Float64;
 }
 
-// Activation bytes at the compute precision (integer tensors, token ids, keep their size).
 std::int64_t scaled(std::int64_t bytes, graph::DType t, Precision p)
 {
-    if (!isFloat(t))
-        return bytes;
-    return bytes * computeBytes(p) / graph::dtypeBytes(t);
+    return atComputePrecision(bytes, t, p);
 }
 
 std::vector<int> producers(const OpGraph& g, int i)
@@ -33,6 +30,11 @@ std::vector<int> producers(const OpGraph& g, int i)
 }
 
 } // namespace
+
+std::int64_t atComputePrecision(std::int64_t bytes, graph::DType t, Precision p)
+{
+    return isFloat(t) ? bytes * computeBytes(p) / graph::dtypeBytes(t) : bytes;
+}
 
 std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int first, int end)
 {
