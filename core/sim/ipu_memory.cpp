@@ -95,14 +95,16 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
         o.weights = params * cb;
         if (c.inference) {
             // Forward only: the output, its inputs and the plan's temporaries.
-            const std::int64_t act = atComputePrecision(op.activationBytes, op.dtype, c.precision) * mb;
+            const std::int64_t act =
+                atComputePrecision(op.activationBytes, op.dtype, c.precision) * mb;
             std::int64_t temp = act;
             if (isContraction(op.kind)) {
                 const std::int64_t elems =
                     op.activationBytes / std::max(1, graph::dtypeBytes(op.dtype));
-                temp += std::min(matmulCap, (atComputePrecision(op.inputBytes, op.dtype, c.precision) +
-                                             elems * partials) *
-                                                mb / div);
+                temp +=
+                    std::min(matmulCap, (atComputePrecision(op.inputBytes, op.dtype, c.precision) +
+                                         elems * partials) *
+                                            mb / div);
             }
             o.forwardTemp = temp;
             continue;
@@ -127,7 +129,8 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
             const std::int64_t elems =
                 op.activationBytes / std::max(1, graph::dtypeBytes(op.dtype));
             const std::int64_t natural =
-                (atComputePrecision(op.inputBytes, op.dtype, c.precision) + elems * partials) * mb / div;
+                (atComputePrecision(op.inputBytes, op.dtype, c.precision) + elems * partials) * mb /
+                div;
             fwd += std::min(matmulCap, natural);
             bwd += std::min(matmulCap, natural); // each backward matmul plans the same way
         }
