@@ -231,7 +231,8 @@ std::string buildDpr(BuildContext& ctx)
     (void)blocks;
     b.beginLayer("similarity");
     b.scope("similarity");
-    b.matmul(outs[0], b.view(outs[1], {1, outs[1].last(), 2}), {1, 1, 2});
+    // The question's vector against its context's: one dot product per pair.
+    b.matmul(outs[0], b.view(outs[1], {1, outs[1].last(), 1}), {1, 1, 1});
     return "encoder";
 }
 

@@ -409,6 +409,73 @@ train_input:
   batch_size: 2
 )";
 
+// LLaVA: the ViT's patch tokens (class token dropped) through a two-layer projector, ahead of the
+// text tokens' embeddings, then a LLaMA decoder.
+struct LlavaJoinImpl : torch::nn::Module
+{
+    LlavaJoinImpl(int64_t image, int64_t text, int64_t vocab, int64_t words) : words(words)
+    {
+        fc0 = register_module("fc0", torch::nn::Linear(image, text));
+        fc1 = register_module("fc1", torch::nn::Linear(text, text));
+        wte = register_module("wte", torch::nn::Embedding(vocab, text));
+    }
+    torch::Tensor forward(torch::Tensor x)
+    {
+        auto patches = x.narrow(1, 1, x.size(1) - 1);
+        auto projected = fc1(torch::gelu(fc0(patches)));
+        auto ids = torch::zeros({x.size(0), words}, torch::kLong);
+        return torch::cat({projected, wte(ids)}, 1);
+    }
+    int64_t words;
+    torch::nn::Linear fc0{nullptr}, fc1{nullptr};
+    torch::nn::Embedding wte{nullptr};
+};
+TORCH_MODULE(LlavaJoin);
+
+const char* kLlavaYaml = R"(model:
+  name: llava
+  image_feature_select_mode: patch
+  image_model:
+    name: ViTModel
+    hidden_size: 64
+    num_hidden_layers: 3
+    num_heads: 4
+    filter_size: 128
+    nonlinearity: quick_gelu
+    norm_first: true
+    image_size: [32, 32]
+    num_channels: 3
+    patch_size: [8, 8]
+    prepend_cls_token: true
+    image_layer_idx: -2
+  projector:
+    image_model:
+      name: FeedForwardNetwork
+      input_unit: 64
+      layers_units: [96, 96]
+      layers_activation: [gelu, null]
+      use_bias: true
+  text_model:
+    name: LlamaModel
+    vocab_size: 97
+    hidden_size: 96
+    num_hidden_layers: 2
+    num_heads: 4
+    filter_size: 128
+    position_embedding_type: rotary
+    rotary_dim: 24
+    share_embedding_weights: false
+    norm_type: rmsnorm
+    nonlinearity: swiglu
+    use_projection_bias_in_attention: false
+    use_ffn_bias_in_attention: false
+    use_ffn_bias: false
+    max_position_embeddings: 64
+train_input:
+  batch_size: 2
+  max_sequence_length: 32
+)";
+
 } // namespace
 
 class TestFamiliesTwins : public QObject
@@ -710,6 +777,38 @@ private:
                                       net->push_back("encoder" + std::to_string(l),
                                                      twins::Block(s));
                                   net->push_back("head", VitHead(64));
+                                  return net;
+                              },
+                              [] {
+                                  return torch::randn({2, 3, 32, 32});
+                              }}});
+            }
+            {
+                Spec image; // CLIP-style ViT: quick GELU, two of its three layers used
+                image.causal = false;
+                image.activation = "quick_gelu";
+                Spec text; // LLaMA: rotary, RMS norm, SwiGLU, untied, no biases
+                text.hidden = 96;
+                text.headDim = 24;
+                text.rotaryDim = 24;
+                text.positions = "rotary";
+                text.norm = "rmsnorm";
+                text.activation = "swiglu";
+                text.qkvBias = text.outBias = text.ffnBias = false;
+                text.tied = false;
+                v.push_back({"llava",
+                             {kLlavaYaml,
+                              [image, text] {
+                                  torch::nn::Sequential net;
+                                  net->push_back("image_embeddings", VitEmbed(64, 17));
+                                  for (int l = 0; l < 2; ++l)
+                                      net->push_back("image_encoder" + std::to_string(l),
+                                                     twins::Block(image));
+                                  net->push_back("join", LlavaJoin(64, 96, 97, 32 - 16));
+                                  for (int l = 0; l < 2; ++l)
+                                      net->push_back("h" + std::to_string(l), twins::Block(text));
+                                  net->push_back("ln_f", twins::FinalNorm(text.norm, 96));
+                                  net->push_back("lm_head", twins::Head(text, torch::Tensor()));
                                   return net;
                               },
                               [] {
