@@ -162,7 +162,9 @@ void ipuOpCosts(const graph::OpGraph& g, const targets::Target& t, const Compile
     const auto ops = ipuOpMemory(g, c, k, ipuBytes, 0, int(g.ops.size()));
     const double peak = peakFlops(t, c.precision);
     const double mb = std::max(1, c.microBatch);
-    const int depth = std::max(1, stashDepth(c, 0, std::max(1, o.ipus)));
+    // The stash depth falls from 2p-1 micro-batches on the first stage to 1 on the last; the
+    // partitioner, which does not know where an op will land, takes the middle stage's.
+    const int depth = std::max(1, stashDepth(c, std::max(1, o.ipus) / 2, std::max(1, o.ipus)));
     const double passes = c.inference ? 1.0 : 3.0;
     cost.resize(g.ops.size());
     memory.resize(g.ops.size());
@@ -212,20 +214,44 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         std::vector<double> cost;
         std::vector<std::int64_t> memory;
         ipuOpCosts(g, t, o, k, cost, memory);
+        // Cut between layers when there are enough of them, as PopTorch's BeginBlock does: a
+        // cut inside a layer would stash a mid-layer tensor (attention scores) per micro-batch.
+        std::vector<int> itemStart{0}; // first op of each item
+        for (int i = 1; i < n; ++i)
+            if (g.ops[std::size_t(i)].layer != g.ops[std::size_t(i - 1)].layer)
+                itemStart.push_back(i);
+        const bool byLayer = int(itemStart.size()) >= p;
+        if (byLayer) {
+            itemStart.push_back(n);
+            std::vector<double> layerCost(itemStart.size() - 1, 0);
+            std::vector<std::int64_t> layerMemory(itemStart.size() - 1, 0);
+            for (std::size_t l = 0; l + 1 < itemStart.size(); ++l)
+                for (int i = itemStart[l]; i < itemStart[l + 1]; ++i) {
+                    layerCost[l] += cost[std::size_t(i)];
+                    layerMemory[l] += memory[std::size_t(i)];
+                }
+            cost = std::move(layerCost);
+            memory = std::move(layerMemory);
+        }
         auto part =
             partitionMinMax(cost, memory, p, std::int64_t(double(ipuBytes) * k.usableFraction));
         if (!part.feasible) {
-            // It does not fit anyway: balance compute alone and let the tiles show the overflow.
-            part = partitionMinMax(cost, memory, p, 0);
-            r.diagnostics.push_back({Severity::Warning,
-                                     "compile.no-memory-split",
-                                     "no split keeps every stage under " +
-                                         std::to_string(int(k.usableFraction * 100)) +
-                                         "% of IPU memory; the split balances compute only",
-                                     {}});
+            // It does not fit anyway: balance memory, the best chance there is, and let the
+            // tiles show the overflow.
+            std::vector<double> bytes(memory.begin(), memory.end());
+            part = partitionMinMax(bytes, memory, p, 0);
+            r.diagnostics.push_back(
+                {Severity::Warning,
+                 "compile.no-memory-split",
+                 "no split keeps every stage under " + std::to_string(int(k.usableFraction * 100)) +
+                     "% of IPU memory; the split balances memory instead of time",
+                 {}});
         }
         if (!part.feasible)
             return Result<CompileResult>::fail({Severity::Error, "compile.split", part.reason, {}});
+        if (byLayer)
+            for (int& start : part.starts)
+                start = itemStart[std::size_t(start)];
         placement = placementFromStarts(part.starts);
         prof.splitSource = "automatic";
     }
