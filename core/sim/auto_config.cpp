@@ -132,7 +132,14 @@ Result<AutoResult> findFittingConfiguration(const graph::OpGraph& g, const targe
                     auto r = run(o);
                     if (!r || !r->fits)
                         continue;
-                    if (!best || r->samplesPerSecond > best->samplesPerSecond)
+                    // The time model has no per-micro-batch overhead, so near-equal
+                    // throughputs go to the larger micro-batch, as real runs favour.
+                    const double bestRate = best ? best->samplesPerSecond : 0;
+                    const bool better =
+                        !best || r->samplesPerSecond > bestRate * 1.001 ||
+                        (r->samplesPerSecond >= bestRate * 0.999 &&
+                         r->options.training.microBatch > best->options.training.microBatch);
+                    if (better)
                         best = std::move(*r);
                 }
         if (best && req.goal == AutoRequest::Goal::FewestIpus) {
@@ -148,7 +155,8 @@ Result<AutoResult> findFittingConfiguration(const graph::OpGraph& g, const targe
         const auto tryWithout = [&](auto&& change) {
             CompileOptions x = o;
             change(x);
-            if (auto r = run(x); r && r->fits && r->samplesPerSecond >= best->samplesPerSecond) {
+            if (auto r = run(x);
+                r && r->fits && r->samplesPerSecond >= best->samplesPerSecond * 0.999) {
                 o = x;
                 best = std::move(*r);
             }
