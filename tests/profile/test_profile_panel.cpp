@@ -272,8 +272,14 @@ private slots:
         QVERIFY(waitIdle(panel));
         QCOMPARE(panel.result()->ipu->splitSource, std::string("user"));
         QVERIFY(panel.pipelinePage()->balanceText().contains(QStringLiteral("balance")));
-        // A malformed split is shown and not compiled.
+        // A 0 is accepted (an IPU with the embeddings only, in Graphcore's block counts).
         auto* splitEdit = panel.settings()->findChild<QLineEdit*>(QStringLiteral("split"));
+        splitEdit->setText(QStringLiteral("0,2,2"));
+        QString splitError;
+        panel.settings()->options(&splitError);
+        QVERIFY2(!splitError.contains(QStringLiteral("not a number")), qPrintable(splitError));
+        QVERIFY(waitIdle(panel));
+        // A malformed split is shown and not compiled.
         splitEdit->setText(QStringLiteral("2,x"));
         QVERIFY(!panel.isBusy());
     }
