@@ -1,15 +1,19 @@
-// portolan-cli compile (PROJECT | MODEL.pt --input-shape ...) --target ...: simulated compilation
-// for Graphcore IPUs and Cerebras CS systems. Exits 1 when the model does not fit. The model's
-// op graph is recorded by portolan-torch (the Torch child); the simulation runs here.
+// portolan-cli compile (PROJECT | PARAMS.yaml | MODEL.pt --input-shape ...) --target ...:
+// simulated compilation for Graphcore IPUs and Cerebras CS systems; --auto searches for a
+// configuration that fits. Exits 1 when the model does not fit. A Model Zoo model is built from
+// its params here; other models are recorded by portolan-torch (the Torch child).
 #include "app/cli/cli_common.h"
 #include "core/common/atomic_file.h"
 #include "core/common/text.h"
+#include "core/families/families.h"
 #include "core/graph/graph_source.h"
 #include "core/graph/torch_child.h"
 #include "core/report/report.h"
 #include "core/report/trace.h"
+#include "core/sim/auto_config.h"
 #include "core/sim/compile.h"
-#include "core/sim/partition.h"
+#include "core/sim/layer_split.h"
+#include "core/sim/summary.h"
 #include "core/targets/target.h"
 
 #include <cstdio>
@@ -44,13 +48,57 @@ struct CompileCliOptions
     int syntheticSequence = 1024;
     int syntheticVocab = 50257;
     int recordBatch = 2;
+    // Poplar options, inference, and the configuration search.
+    bool inference = false;
+    double amp = 0.6;
+    int serialization = 1;
+    bool sharded = false;
+    bool halfPartials = false;
+    int ioTiles = 0;
+    std::string autoGoal; // "", fewest-ipus, throughput
+    int maxIpus = 0;
+    // Set options the params file must not override (CLI11 counts them after parsing).
+    CLI::Option* microBatchOption = nullptr;
+    CLI::Option* gradAccumOption = nullptr;
+    CLI::Option* optimizerOption = nullptr;
+    CLI::Option* precisionOption = nullptr;
 };
 
-std::string fmt(const char* f, double v)
+bool isParamsFile(const std::filesystem::path& p)
 {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
+    return p.extension() == ".yaml" || p.extension() == ".yml";
+}
+
+// A Model Zoo params file: the model built from its keys, and the training it asks for where
+// the command line says nothing (the batch from its data section, its optimizer, mixed
+// precision). Notes say what the builder inferred or simplified.
+void applyParamsDefaults(const families::ModelFromParams& m, const CompileCliOptions& o,
+                         const targets::Target& target, sim::CompileOptions& c)
+{
+    auto& t = c.training;
+    const bool cs = target.kind == targets::TargetKind::Cs;
+    const int batch = int(std::clamp<std::int64_t>(m.data.batchSize, 1, 1 << 24));
+    if (!o.microBatchOption->count()) {
+        // CS runs the whole batch; an IPU pipeline runs micro-batches of one and accumulates.
+        t.microBatch = cs ? batch : 1;
+        if (!o.gradAccumOption->count())
+            t.gradAccum = cs ? 1 : batch;
+    }
+    if (!o.optimizerOption->count() && !m.optimizer.empty()) {
+        const std::string name = m.optimizer == "adafactor" ? "adam" : m.optimizer;
+        if (auto opt = sim::optimizerFromName(name))
+            t.optimizer = *opt;
+    }
+    if (!o.precisionOption->count() && m.mixedPrecision)
+        t.precision = sim::Precision::Mixed;
+    std::cout << "Params: " << m.family << " (" << m.architecture << ", "
+              << (m.inferred ? "family inferred" : "model.name") << "), " << m.layout
+              << " layout, batch " << m.data.batchSize;
+    if (m.data.sequence > 0)
+        std::cout << ", sequence " << m.data.sequence << " (" << m.data.sequenceFrom << ")";
+    std::cout << "\n";
+    for (const auto& n : m.notes)
+        std::cout << "  note: " << n << "\n";
 }
 
 Result<graph::OpGraph> loadGraph(const CompileCliOptions& o)
@@ -83,103 +131,51 @@ Result<graph::OpGraph> loadGraph(const CompileCliOptions& o)
 
 void printSummary(const sim::CompileResult& r)
 {
-    const auto& g = r.graph;
-    const auto& t = r.options.training;
-    std::cout << "Model: " << g.name << " (" << g.origin << ")\n";
-    std::cout << "  " << g.ops.size() << " ops in " << g.layerNames.size() << " layers, "
-              << fmt("%.4g", double(g.totalParams()) / 1e6) << " M parameters, "
-              << fmt("%.4g", g.totalForwardFlops() / 1e9) << " GFLOP forward per sample\n";
-    std::cout << "Target: " << r.targetName;
-    if (r.ipu)
-        std::cout << ", " << r.ipu->systemName << " per replica x " << t.replicas << " replica(s)";
-    std::cout << "\n  precision " << sim::precisionName(t.precision) << ", optimizer "
-              << sim::optimizerName(t.optimizer) << ", micro-batch " << t.microBatch
-              << ", gradient accumulation " << t.gradAccum << (t.recompute ? ", recomputation" : "")
-              << (t.optimizerOffChip ? ", optimizer state off chip" : "") << "\n";
-    std::cout << "Memory (model, one replica): " << humanBytes(double(r.memory.total()))
-              << " = weights " << humanBytes(double(r.memory.weights)) << " + gradients "
-              << humanBytes(double(r.memory.gradients)) << " + optimizer "
-              << humanBytes(double(r.memory.optimizerState + r.memory.masterWeights))
-              << " + activations " << humanBytes(double(r.memory.stashedActivations))
-              << " + temporaries " << humanBytes(double(r.memory.temporaries)) << "\n";
-    if (r.ipu) {
-        const auto& p = *r.ipu;
-        std::cout << "Pipeline (" << p.splitSource << " split, " << sim::scheduleName(t.schedule)
-                  << "):\n";
-        std::printf("  %-5s %-9s %-11s %12s %12s %8s %10s\n", "stage", "ops", "layers", "max tile",
-                    "IPU used", "OOM", "time ms");
-        for (const auto& s : p.stages)
-            std::printf(
-                "  %-5d %-9s %-11s %12s %12s %8d %10.3f\n", s.index,
-                (std::to_string(s.firstOp) + "-" + std::to_string(s.endOp - 1)).c_str(),
-                (std::to_string(s.firstLayer) + "-" + std::to_string(s.endLayer - 1)).c_str(),
-                humanBytes(double(s.maxTileBytes)).c_str(), humanBytes(double(s.usedBytes)).c_str(),
-                s.oomTiles, (s.forwardSeconds + s.backwardSeconds) * 1e3);
-        std::cout.flush();
-        std::cout << "  tile memory: fullest " << humanBytes(double(p.maxTileBytes)) << " of "
-                  << humanBytes(double(p.tileCapacity)) << ", " << p.oomTiles
-                  << " tile(s) out of memory\n";
-        std::cout << "  bubble " << fmt("%.1f", 100 * p.bubble) << "%, balance "
-                  << fmt("%.2f", p.balance) << ", step " << fmt("%.3f", p.stepSeconds * 1e3)
-                  << " ms, " << fmt("%.1f", p.samplesPerSecond) << " samples/s\n";
-    }
-    if (const auto& ps = r.projectSplit) {
-        std::string stages, ipus;
-        for (std::size_t i = 0; i < ps->layersPerStage.size(); ++i) {
-            stages += (i ? "," : "") + std::to_string(ps->layersPerStage[i]);
-            ipus += (i ? "," : "") + std::to_string(i < ps->ipus.size() ? ps->ipus[i] : int(i));
+    const sim::CompileSummary s = sim::summarize(r);
+    for (const auto& line : s.lines)
+        std::cout << line << "\n";
+    if (!s.table.empty()) {
+        std::string header = " ";
+        for (const auto& h : s.tableHeader)
+            header += " " + h;
+        // Columns as wide as their widest cell.
+        std::vector<std::size_t> width(s.tableHeader.size(), 0);
+        for (std::size_t c = 0; c < width.size(); ++c) {
+            width[c] = s.tableHeader[c].size();
+            for (const auto& row : s.table)
+                width[c] = std::max(width[c], c < row.size() ? row[c].size() : 0);
         }
-        std::cout << "The project's split (" << ps->source << "): layers per stage " << stages
-                  << " on IPUs " << ipus << ": ";
-        if (!ps->error.empty())
-            std::cout << "cannot be simulated: " << ps->error << "\n";
-        else
-            std::cout << (ps->fits ? "fits" : "does not fit") << ", fullest tile "
-                      << humanBytes(double(ps->maxTileBytes)) << ", " << ps->oomTiles
-                      << " tile(s) out of memory, balance " << fmt("%.2f", ps->balance) << ", step "
-                      << fmt("%.3f", ps->stepSeconds * 1e3) << " ms, "
-                      << fmt("%.1f", ps->samplesPerSecond) << " samples/s\n";
-    }
-    if (r.cs) {
-        const auto& c = *r.cs;
-        std::cout << "Mode: " << c.mode << " (" << c.modeReason << ")\n";
-        std::printf("  %-24s %9s %10s %12s %12s %12s %6s\n", "kernel", "PEs", "memory", "samples/s",
-                    "compute", "transmit", "util");
-        std::size_t shown = 0;
-        for (const auto& k : c.kernels) {
-            if (++shown > 40) {
-                std::printf("  ... %zu more kernels in the report\n", c.kernels.size() - 40);
-                break;
+        const auto print = [&](const std::vector<std::string>& row) {
+            std::cout << " ";
+            for (std::size_t c = 0; c < width.size(); ++c) {
+                const std::string cell = c < row.size() ? row[c] : std::string();
+                std::cout << " "
+                          << (c == 0 ? cell + std::string(width[c] - cell.size(), ' ')
+                                     : std::string(width[c] - cell.size(), ' ') + cell);
             }
-            std::printf("  %-24.24s %9lld %10s %12.4g %12.4g %12.4g %5.1f%%\n", k.name.c_str(),
-                        (long long)k.activePes, humanBytes(double(k.memoryBytes)).c_str(),
-                        k.samplesPerSecond, k.computeSamplesPerSecond,
-                        k.transmissionSamplesPerSecond, 100 * k.utilisation);
-        }
-        std::cout.flush();
-        std::cout << "  on wafer " << humanBytes(double(c.onWaferBytes)) << " of "
-                  << humanBytes(double(c.sramBytes)) << ", " << fmt("%.1f", r.samplesPerSecond)
-                  << " samples/s (bottleneck: " << c.bottleneck << ")\n";
+            std::cout << "\n";
+        };
+        print(s.tableHeader);
+        for (const auto& row : s.table)
+            print(row);
+        if (s.tableRowsOmitted)
+            std::cout << "  ... " << s.tableRowsOmitted << " more in the report\n";
     }
-    std::cout << (r.fits ? "FITS" : "DOES NOT FIT") << ": peak " << humanBytes(double(r.peakBytes))
-              << " of " << humanBytes(double(r.capacityBytes))
-              << (r.ipu ? " per tile" : " of wafer SRAM") << "\n";
-    if (!r.advice.empty()) {
+    std::cout << s.headline << "\n";
+    if (!s.advice.empty()) {
         std::cout << "Advice (each remedy re-simulated):\n";
-        for (const auto& a : r.advice)
-            std::cout << "  " << (a.fitsAfter ? "fits   " : "no     ") << a.id << ": "
-                      << a.description << "; saves " << humanBytes(double(a.bytesSaved))
-                      << " on the fullest " << (r.ipu ? "tile" : "wafer") << "\n";
+        for (const auto& a : s.advice)
+            std::cout << "  " << a << "\n";
     }
-    for (const auto& d : r.diagnostics)
-        std::cout << d.toString() << "\n";
-    std::cout << "Compiled in " << fmt("%.1f", r.compileMilliseconds) << " ms\n";
+    for (const auto& d : s.diagnostics)
+        std::cout << d << "\n";
+    std::cout << s.timing << "\n";
 }
 
 int runCompile(const CompileCliOptions& o)
 {
     if (o.input.empty() && o.synthetic.empty()) {
-        std::cerr << "portolan-cli compile: give a PROJECT or a MODEL.pt\n";
+        std::cerr << "portolan-cli compile: give a PROJECT, a PARAMS.yaml or a MODEL.pt\n";
         return ExitUsage;
     }
     sim::CompileOptions c;
@@ -195,34 +191,95 @@ int runCompile(const CompileCliOptions& o)
     t.schedule = *sim::scheduleFromName(o.schedule);
     t.recompute = o.recompute;
     t.optimizerOffChip = o.offChip;
+    t.inference = o.inference;
+    t.availableMemoryProportion = o.amp;
+    t.serializationFactor = o.serialization;
+    t.replicatedTensorSharding = o.sharded;
+    t.halfPartials = o.halfPartials;
+    t.ioTiles = o.ioTiles;
     if (!o.split.empty()) {
-        auto s = sim::parseSplit(o.split);
-        if (!s.error.empty()) {
-            std::cerr << "portolan-cli: " << s.error << "\n";
+        auto s = sim::LayerSplit::parse(o.split);
+        if (!s) {
+            std::cerr << "portolan-cli: " << s.error.message << "\n";
             return ExitUsage;
         }
-        c.split = s.starts;
+        c.split = s.value->perStage();
         if (o.ipus == 1)
-            c.ipus = int(c.split.size());
+            c.ipus = s.value->stages();
     }
     auto target = targets::loadTarget(o.target);
     if (!target) {
         printDiagnostic(std::cerr, target.error);
         return ExitUsage;
     }
-    auto graph = loadGraph(o);
+    Result<graph::OpGraph> graph = Result<graph::OpGraph>::fail({});
+    std::filesystem::path familyParams;
+    if (!o.input.empty() && o.synthetic.empty()) {
+        if (isParamsFile(o.input)) {
+            familyParams = o.input;
+        } else if (std::filesystem::is_directory(o.input)) {
+            const graph::GraphSource source = graph::chooseGraphSource(o.input);
+            if (source.kind == graph::GraphSourceKind::ModelFamily) {
+                familyParams = source.params;
+                std::cerr << "portolan-cli: " << source.message.message << "\n";
+            }
+        }
+    }
+    if (!familyParams.empty()) {
+        auto m = families::buildFromParamsFile(familyParams);
+        if (m) {
+            applyParamsDefaults(*m.value, o, *target.value, c);
+            graph = Result<graph::OpGraph>::ok(std::move(m.value->graph));
+        } else if (m.error.code == "families.unknown" || m.error.code == "families.no-model") {
+            graph = loadGraph(o); // a project's own params file: its model through the runtime
+            if (!graph) {
+                printDiagnostic(std::cerr, m.error);
+                return ExitUsage;
+            }
+        } else {
+            printDiagnostic(std::cerr, m.error);
+            return ExitUsage;
+        }
+    } else {
+        graph = loadGraph(o);
+    }
     if (!graph) {
         printDiagnostic(std::cerr, graph.error);
         return ExitUsage;
     }
-    auto result = sim::compileGraph(*graph.value, *target.value, c);
+    Result<sim::CompileResult> result = Result<sim::CompileResult>::fail({});
+    if (!o.autoGoal.empty()) {
+        sim::AutoRequest req;
+        req.base = c;
+        req.goal = o.autoGoal == "throughput" ? sim::AutoRequest::Goal::HighestThroughput
+                                              : sim::AutoRequest::Goal::FewestIpus;
+        req.ipus = c.ipus;
+        req.maxIpus = o.maxIpus;
+        auto found = sim::findFittingConfiguration(*graph.value, *target.value, req);
+        if (!found) {
+            printDiagnostic(std::cerr, found.error);
+            return ExitUsage;
+        }
+        const auto& a = *found.value;
+        std::cout << "Search (" << o.autoGoal << "): " << a.simulated
+                  << " configurations simulated in " << humanSeconds(a.milliseconds / 1e3) << "\n";
+        for (const auto& p : a.pruned)
+            std::cout << "  pruned: " << p << "\n";
+        if (!a.found) {
+            std::cout << "No configuration fits.\n";
+            return ExitFindings;
+        }
+        std::cout << "Best: " << sim::describeOptions(a.best.options) << "\n";
+        sim::CompileOptions best = a.best.options;
+        best.advice = false;
+        result = sim::compileGraph(*graph.value, *target.value, best);
+    } else {
+        result = sim::compileGraph(*graph.value, *target.value, c);
+    }
     if (!result) {
         printDiagnostic(std::cerr, result.error);
         return ExitUsage;
     }
-    if (result.value->ipu)
-        if (auto systems = targets::loadIpuSystems())
-            result.value->ipu->systemName = targets::ipuSystemName(*systems.value, c.ipus);
     printSummary(*result.value);
     if (!o.reportPath.empty()) {
         if (auto err = report::saveReport(o.reportPath, *result.value)) {
@@ -247,7 +304,9 @@ Subcommand registerCompile(CLI::App& root)
     CLI::App* cmd = root.add_subcommand(
         "compile", "Simulate compiling a model for Graphcore IPUs or a Cerebras CS system: does "
                    "it fit, how does it split, how fast");
-    cmd->add_option("INPUT", o->input, "Project folder, params file, or TorchScript MODEL.pt");
+    cmd->add_option("INPUT", o->input,
+                    "Project folder, Model Zoo params file (.yaml: the model is built from its "
+                    "model: keys), or TorchScript MODEL.pt");
     cmd->add_option("--input-shape", o->inputShape,
                     "Input shape with batch for a .pt, e.g. 1,3,32,32");
     cmd->add_option("--input-dtype", o->inputDtype, "Input dtype for a .pt")
@@ -255,19 +314,42 @@ Subcommand registerCompile(CLI::App& root)
     cmd->add_option("--target", o->target, "ipu-mk1, ipu-mk2, ipu-bow, cs-2 or cs-3")->required();
     cmd->add_option("--ipus", o->ipus, "IPUs per replica (pipeline stages)")
         ->check(CLI::Range(1, 1024));
-    cmd->add_option("--micro-batch", o->microBatch, "Samples per micro-batch")
-        ->check(CLI::PositiveNumber);
-    cmd->add_option("--grad-accum", o->gradAccum, "Micro-batches per weight update")
-        ->check(CLI::PositiveNumber);
+    o->microBatchOption = cmd->add_option("--micro-batch", o->microBatch, "Samples per micro-batch")
+                              ->check(CLI::PositiveNumber);
+    o->gradAccumOption =
+        cmd->add_option("--grad-accum", o->gradAccum, "Micro-batches per weight update")
+            ->check(CLI::PositiveNumber);
     cmd->add_option("--replicas", o->replicas, "Data-parallel replicas")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--precision", o->precision, "fp32, fp16 or mixed")
-        ->check(CLI::IsMember({"fp32", "fp16", "mixed"}));
+    o->precisionOption = cmd->add_option("--precision", o->precision, "fp32, fp16 or mixed")
+                             ->check(CLI::IsMember({"fp32", "fp16", "mixed"}));
     cmd->add_flag("--recompute", o->recompute, "Recompute activations from layer checkpoints");
     cmd->add_flag("--optimizer-off-chip", o->offChip, "Keep optimizer state in streaming memory");
-    cmd->add_option("--split", o->split, "Layers per stage, e.g. 3,7,7,7 (default: automatic)");
-    cmd->add_option("--optimizer", o->optimizer, "sgd, sgd-momentum, adam or adamw")
-        ->check(CLI::IsMember({"sgd", "sgd-momentum", "adam", "adamw"}));
+    cmd->add_option("--split", o->split,
+                    "Layers per IPU, e.g. 3,7,7,7 (default: automatic); counted in blocks as "
+                    "Graphcore's layers_per_ipu when they add up to the model's blocks, where 0 "
+                    "is an IPU with the embeddings or head only");
+    o->optimizerOption =
+        cmd->add_option("--optimizer", o->optimizer, "sgd, sgd-momentum, adam, adamw or lamb")
+            ->check(CLI::IsMember({"sgd", "sgd-momentum", "adam", "adamw", "lamb"}));
+    cmd->add_flag("--inference", o->inference, "Forward only: no gradients or optimizer state");
+    cmd->add_option("--available-memory-proportion", o->amp,
+                    "Share of tile memory matmul plans may use for temporaries (Poplar: 0.6)")
+        ->check(CLI::Range(0.01, 1.0));
+    cmd->add_option("--serialization-factor", o->serialization,
+                    "Serialize the vocabulary embedding and tied head into N chunks")
+        ->check(CLI::Range(1, 64));
+    cmd->add_flag("--replicated-tensor-sharding", o->sharded,
+                  "Shard the optimizer state across the replicas");
+    cmd->add_flag("--half-partials", o->halfPartials, "Matmul partials in fp16");
+    cmd->add_option("--io-tiles", o->ioTiles, "Tiles per IPU kept for host I/O")
+        ->check(CLI::Range(0, 1024));
+    cmd->add_option("--auto", o->autoGoal,
+                    "Search for a configuration that fits: fewest-ipus, or throughput on the "
+                    "given --ipus")
+        ->check(CLI::IsMember({"fewest-ipus", "throughput"}));
+    cmd->add_option("--max-ipus", o->maxIpus, "Largest IPU count --auto tries")
+        ->check(CLI::Range(1, 1024));
     cmd->add_option("--schedule", o->schedule, "Pipeline schedule: 1f1b or gpipe")
         ->check(CLI::IsMember({"1f1b", "gpipe"}));
     cmd->add_option("--mode", o->mode, "CS mode (default: chosen by model size)")

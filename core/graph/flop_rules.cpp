@@ -142,9 +142,21 @@ OpRule atenRule(std::string_view k, const OpShapes& s)
         return contraction(s.output, lastDim(input(0)));
     if (oneOf(k, {"aten::addmm", "aten::baddbmm", "aten::addbmm"}))
         return contraction(s.output, lastDim(input(1)));
+    // Transposed convolutions scatter each input element into out/groups x kernel outputs (the
+    // weight is [in, out/groups, kernel...]), as the ConvTranspose module rule counts them.
+    if (oneOf(k, {"aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"}))
+        return contraction(input(0), input(1).size() >= 2 ? productFrom(input(1), 1) : 0);
     if (oneOf(k, {"aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::_convolution",
-                  "aten::convolution"}))
+                  "aten::convolution"})) {
+        // A traced ConvTranspose is an aten::_convolution too; it is the one whose output is
+        // spatially larger than its input.
+        const Shape in = input(0);
+        const bool transposed = in.size() == s.output.size() && in.size() > 2 &&
+                                productFrom(s.output, 2) > productFrom(in, 2);
+        if (transposed)
+            return contraction(in, input(1).size() >= 2 ? productFrom(input(1), 1) : 0);
         return contraction(s.output, input(1).size() >= 2 ? productFrom(input(1), 1) : 0);
+    }
     if (oneOf(k, {"aten::embedding"})) {
         OpRule r;
         r.savesInputs = true;

@@ -25,6 +25,7 @@ json graphToJson(const OpGraph& g, const std::vector<int>& opStage)
                   {"dtype", dtypeName(op.dtype)},
                   {"params", op.paramCount},
                   {"param_bytes", op.paramBytes},
+                  {"tied_to", op.tiedTo},
                   {"forward_flops", op.forwardFlops},
                   {"backward_flops", op.backwardFlops},
                   {"activation_bytes", op.activationBytes},
@@ -45,6 +46,8 @@ json graphToJson(const OpGraph& g, const std::vector<int>& opStage)
               {"input_dtype", dtypeName(g.inputDtype)},
               {"recorded_batch", g.recordedBatch},
               {"layers", g.layerNames},
+              {"first_block", g.firstBlock},
+              {"block_count", g.blockCount},
               {"params", g.totalParams()},
               {"forward_flops_per_sample", g.totalForwardFlops()},
               {"ops", ops}};
@@ -87,6 +90,8 @@ OpGraph graphFromJson(const json& j, std::vector<int>* opStage)
     g.inputDtype = dtypeFromName(j.at("input_dtype").get<std::string>());
     g.recordedBatch = j.at("recorded_batch");
     g.layerNames = j.at("layers").get<std::vector<std::string>>();
+    g.firstBlock = j.value("first_block", 0); // absent before model families
+    g.blockCount = j.value("block_count", 0);
     for (const auto& o : j.at("ops")) {
         Op op;
         op.name = o.at("name");
@@ -102,6 +107,7 @@ OpGraph graphFromJson(const json& j, std::vector<int>* opStage)
         op.dtype = dtypeFromName(o.at("dtype").get<std::string>());
         op.paramCount = o.at("params");
         op.paramBytes = o.at("param_bytes");
+        op.tiedTo = o.value("tied_to", -1);
         op.forwardFlops = o.at("forward_flops");
         op.backwardFlops = o.at("backward_flops");
         op.activationBytes = o.at("activation_bytes");

@@ -1,5 +1,6 @@
 #include "core/graph/graph_source.h"
 
+#include "core/families/families.h"
 #include "core/runtime/model_names.h"
 #include "core/runtime/run_config.h"
 
@@ -19,6 +20,22 @@ std::optional<std::string> runtimeModelOf(const fs::path& params)
     } catch (const std::exception&) {
         return std::nullopt;
     }
+}
+
+// A Model Zoo model the family builders know, with the training its params file asks for.
+std::optional<ProjectTraining> familyTraining(const fs::path& params)
+{
+    auto m = families::buildFromParamsFile(params);
+    if (!m)
+        return std::nullopt;
+    ProjectTraining t;
+    // Adafactor keeps factored second moments: Adam's two slots bound it from above.
+    t.optimizer = m.value->optimizer.empty()          ? t.optimizer
+                  : m.value->optimizer == "adafactor" ? "adam"
+                                                      : m.value->optimizer;
+    t.batchSize = int(std::clamp<std::int64_t>(m.value->data.batchSize, 1,
+                                               std::numeric_limits<int>::max()));
+    return t;
 }
 
 fs::path projectOf(const fs::path& projectOrParams, const fs::path& params)
@@ -115,8 +132,15 @@ GraphSource chooseGraphSource(const fs::path& input)
     if (fs::is_directory(input, ec) && hasCapture(input) && !fs::exists(input / ".portolan", ec))
         return fromCapture(input);
     if (fs::is_regular_file(input, ec)) {
-        s.kind = GraphSourceKind::RuntimeModel;
         s.params = input;
+        if (!runtimeModelOf(input)) {
+            if (auto t = familyTraining(input)) {
+                s.kind = GraphSourceKind::ModelFamily;
+                s.training = *t;
+                return s;
+            }
+        }
+        s.kind = GraphSourceKind::RuntimeModel; // the runtime reports what it cannot build
         if (auto t = projectTraining(input))
             s.training = *t.value;
         return s;
@@ -145,10 +169,20 @@ GraphSource chooseGraphSource(const fs::path& input)
     else
         passedOver = "the project has no params file with a model Portolan's runtime rebuilds";
 
-    // 2. A Model Zoo family from the params file (issue 13). Merge point: when core/families
-    //    lands, ask it here whether it builds the model of a params file of this project (the
-    //    file it picks, not necessarily `params`); if so, return kind ModelFamily with that
-    //    file, and let the callers build the graph in-process (no Torch child is needed).
+    // 2. A Model Zoo family built from the same params file (the project's chosen one).
+    if (params) {
+        if (auto t = familyTraining(*params.value)) {
+            s.kind = GraphSourceKind::ModelFamily;
+            s.params = *params.value;
+            s.training = *t;
+            s.message = {Severity::Info,
+                         "compile.from-family",
+                         passedOver + "; building it from the model: keys instead",
+                         {s.params.string()}};
+            return s;
+        }
+        passedOver += ", and no Model Zoo model family describes it";
+    }
 
     // 3. The capture of a dry run.
     if (hasCapture(captureDir(input))) {
@@ -184,6 +218,14 @@ std::vector<std::string> torchChildArguments(const GraphSource& source, int reco
         break;
     }
     return {};
+}
+
+Result<OpGraph> buildModelFamily(const GraphSource& source)
+{
+    auto m = families::buildFromParamsFile(source.params);
+    if (!m)
+        return Result<OpGraph>::fail(m.error);
+    return Result<OpGraph>::ok(std::move(m.value->graph));
 }
 
 } // namespace portolan::graph

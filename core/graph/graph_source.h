@@ -5,7 +5,7 @@
 //   1. the runtime model: a params file whose model Portolan's LibTorch runtime rebuilds
 //      (core/runtime/model_names.h), recorded by a forward pass in the Torch child;
 //   2. a Model Zoo family built from the params file's `model:` keys, without LibTorch
-//      (core/families, issue 13; not wired yet: see chooseGraphSource);
+//      (core/families), in the calling process;
 //   3. the project's capture from a dry run (capture.h), imported in the Torch child;
 //   4. none: a message saying what to do.
 // Torch-free: choosing reads YAML and JSON only; the recording itself runs in portolan-torch
@@ -60,5 +60,8 @@ GraphSource chooseGraphSource(const std::filesystem::path& input);
 // The portolan-torch arguments that record the chosen source (empty for ModelFamily and None,
 // which need no LibTorch). `recordBatch` is the batch of a runtime model's forward pass.
 std::vector<std::string> torchChildArguments(const GraphSource& source, int recordBatch = 2);
+
+// The op graph of a ModelFamily source, built here (no Torch child).
+Result<OpGraph> buildModelFamily(const GraphSource& source);
 
 } // namespace portolan::graph

@@ -70,6 +70,9 @@ struct Op
     // Producers of this op's tensor inputs (indices into OpGraph::ops, -1 = the graph input).
     // Empty means "the previous op" (a plain chain, as in a Sequential).
     std::vector<int> inputOps;
+    // The op whose parameters this one uses (a head tied to the embedding): they are stored and
+    // counted once, there; this op still makes a gradient for them. -1: its own parameters.
+    int tiedTo = -1;
     SourceLocation location; // TorchScript source position when known
 };
 
@@ -92,6 +95,10 @@ struct OpGraph
     std::int64_t recordedBatch = 1;
     std::vector<Op> ops;
     std::vector<std::string> layerNames; // top-level children, in order
+    // The repeated layers (transformer blocks) are [firstBlock, firstBlock + blockCount). A split
+    // given per block, as Graphcore's layers_per_ipu is, counts only these. 0: not known.
+    int firstBlock = 0;
+    int blockCount = 0;
     std::vector<Diagnostic> diagnostics; // unsupported constructs, with locations
     DeclaredSplit declaredSplit;         // empty when the project declares none
 

@@ -52,7 +52,13 @@ json optionsJson(const CompileOptions& o)
             {"optimizer_off_chip", t.optimizerOffChip},
             {"schedule", scheduleName(t.schedule)},
             {"split", o.split},
-            {"cs_mode", o.csMode}};
+            {"cs_mode", o.csMode},
+            {"inference", t.inference},
+            {"available_memory_proportion", t.availableMemoryProportion},
+            {"half_partials", t.halfPartials},
+            {"replicated_tensor_sharding", t.replicatedTensorSharding},
+            {"serialization_factor", t.serializationFactor},
+            {"io_tiles", t.ioTiles}};
 }
 
 CompileOptions optionsFrom(const json& j)
@@ -71,6 +77,13 @@ CompileOptions optionsFrom(const json& j)
     t.schedule = scheduleFromName(j.at("schedule").get<std::string>()).value_or(Schedule::OneFOneB);
     o.split = j.at("split").get<std::vector<int>>();
     o.csMode = j.at("cs_mode");
+    // Poplar options and inference (absent in older reports: the defaults).
+    t.inference = j.value("inference", false);
+    t.availableMemoryProportion = j.value("available_memory_proportion", 0.6);
+    t.halfPartials = j.value("half_partials", false);
+    t.replicatedTensorSharding = j.value("replicated_tensor_sharding", false);
+    t.serializationFactor = j.value("serialization_factor", 1);
+    t.ioTiles = j.value("io_tiles", 0);
     return o;
 }
 
@@ -139,6 +152,8 @@ json ipuJson(const IpuProfile& p)
             {"tile_capacity", p.tileCapacity},
             {"system", p.systemName},
             {"split_source", p.splitSource},
+            {"split_unit", p.splitUnit},
+            {"io_tiles_per_ipu", p.ioTilesPerIpu},
             {"bubble", p.bubble},
             {"step_seconds", p.stepSeconds},
             {"samples_per_second", p.samplesPerSecond},
@@ -161,6 +176,8 @@ IpuProfile ipuFrom(const json& j, detail::IpuColumns* columns)
     p.tileCapacity = j.at("tile_capacity");
     p.systemName = j.at("system");
     p.splitSource = j.at("split_source");
+    p.splitUnit = j.value("split_unit", "");
+    p.ioTilesPerIpu = j.value("io_tiles_per_ipu", 0);
     p.bubble = j.at("bubble");
     p.stepSeconds = j.at("step_seconds");
     p.samplesPerSecond = j.at("samples_per_second");
@@ -263,6 +280,7 @@ json csJson(const CsProfile& p)
             {"on_wafer_bytes", p.onWaferBytes},
             {"sram_bytes", p.sramBytes},
             {"streamed_bytes", p.streamedBytes},
+            {"micro_batch", p.microBatch},
             {"bottleneck", p.bottleneck},
             {"kernels", kernels}};
 }
@@ -278,6 +296,7 @@ CsProfile csFrom(const json& j)
     p.onWaferBytes = j.at("on_wafer_bytes");
     p.sramBytes = j.at("sram_bytes");
     p.streamedBytes = j.at("streamed_bytes");
+    p.microBatch = j.value("micro_batch", std::int64_t(0));
     p.bottleneck = j.at("bottleneck");
     for (const auto& k : j.at("kernels")) {
         CsKernel c;

@@ -159,6 +159,7 @@ Result<MeasuredStep> measureTrainingStep(const std::function<torch::nn::Sequenti
                                                        torch::optim::AdamOptions(1e-3));
             break;
         case Optimizer::AdamW:
+        case Optimizer::Lamb: // no LAMB in LibTorch; its state is Adam's
             opt = std::make_unique<torch::optim::AdamW>(net->parameters(),
                                                         torch::optim::AdamWOptions(1e-3));
             break;

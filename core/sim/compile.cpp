@@ -1,8 +1,11 @@
 #include "core/sim/compile.h"
 
 #include "core/sim/cs_sim.h"
+#include "core/sim/ipu_memory.h"
 #include "core/sim/ipu_sim.h"
+#include "core/sim/remedies.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace portolan::sim {
@@ -22,65 +25,20 @@ Result<CompileResult> simulate(const graph::OpGraph& g, const targets::Target& t
 std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Target& t,
                                    const CompileResult& base)
 {
-    struct Candidate
-    {
-        std::string id;
-        std::string description;
-        CompileOptions options;
-    };
-    std::vector<Candidate> candidates;
-    const CompileOptions& o = base.options;
-    const bool cs = t.kind == targets::TargetKind::Cs;
-    if (o.training.precision != Precision::Fp16) {
-        Candidate c{"fp16", "train in fp16 (weights, gradients, activations and state)", o};
-        c.options.training.precision = Precision::Fp16;
-        candidates.push_back(c);
-    }
-    if (!o.training.recompute) {
-        Candidate c{"recompute", "recompute activations in backward from layer checkpoints", o};
-        c.options.training.recompute = true;
-        candidates.push_back(c);
-    }
-    if (!cs && o.ipus < 64) {
-        Candidate c{"more-stages",
-                    "split over " + std::to_string(o.ipus * 2) + " IPUs (automatic split)", o};
-        c.options.ipus = o.ipus * 2;
-        c.options.split.clear();
-        candidates.push_back(c);
-    }
-    if (cs && base.cs && base.cs->mode == "layer-pipelined") {
-        Candidate c{"weight-streaming", "stream weights from off-wafer memory", o};
-        c.options.csMode = "weight-streaming";
-        candidates.push_back(c);
-    }
-    if (o.training.microBatch > 1) {
-        Candidate c{"smaller-micro-batch",
-                    "micro-batch " + std::to_string(o.training.microBatch / 2) +
-                        " (gradient accumulation " + std::to_string(o.training.gradAccum * 2) +
-                        " keeps the batch)",
-                    o};
-        c.options.training.microBatch = o.training.microBatch / 2;
-        c.options.training.gradAccum = o.training.gradAccum * 2;
-        candidates.push_back(c);
-    }
-    if (!o.training.optimizerOffChip &&
-        (optimizerSlots(o.training.optimizer) > 0 || o.training.precision == Precision::Mixed)) {
-        Candidate c{"optimizer-off-chip",
-                    cs ? "keep optimizer state off the wafer"
-                       : "keep optimizer state in streaming memory",
-                    o};
-        c.options.training.optimizerOffChip = true;
-        candidates.push_back(c);
-    }
+    const auto vocab = vocabularyOps(g, ipuModelConstants().vocabularyMinRows);
+    const bool hasVocabulary = std::find(vocab.begin(), vocab.end(), true) != vocab.end();
     std::vector<Remedy> out;
-    for (auto& c : candidates) {
-        c.options.advice = false;
+    for (auto& c : remedyOptions(base.options, t)) {
+        if (c.id == "serialize-embedding" && !hasVocabulary)
+            continue;
         auto r = simulate(g, t, c.options);
         if (!r)
             continue;
         Remedy rem;
         rem.id = c.id;
         rem.description = c.description;
+        if (r.value->cs)
+            rem.description += " [" + r.value->cs->mode + "]";
         rem.peakBytesAfter = r.value->peakBytes;
         rem.bytesSaved = base.peakBytes - r.value->peakBytes;
         rem.fitsAfter = r.value->fits;
@@ -138,6 +96,17 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
     auto r = simulate(g, t, o);
     if (!r)
         return r;
+    if (r.value->ipu) {
+        // Reports name their system, whichever front end saved them.
+        const int ipus = o.ipus * std::max(1, o.training.replicas);
+        if (auto systems = targets::loadIpuSystems())
+            r.value->ipu->systemName =
+                targets::ipuSystemName(*systems.value, o.ipus) +
+                (o.training.replicas > 1
+                     ? " x " + std::to_string(o.training.replicas) + " replicas (" +
+                           targets::ipuSystemName(*systems.value, ipus) + ")"
+                     : std::string());
+    }
     if (o.advice && !r.value->fits)
         r.value->advice = adviseRemedies(g, t, *r.value);
     r.value->projectSplit = simulateProjectSplit(g, t, o);

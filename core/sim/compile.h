@@ -8,7 +8,8 @@
 namespace portolan::sim {
 
 // Loads the target, simulates it (IPU or CS), and when the model does not fit re-simulates with
-// each remedy (advice.h). compileMilliseconds covers all of it.
+// each remedy (remedies.h). IPU results name their system (ipu-systems.yaml).
+// compileMilliseconds covers all of it.
 Result<CompileResult> compileGraph(const graph::OpGraph& g, const CompileOptions& options);
 Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Target& target,
                                    const CompileOptions& options);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace portolan::sim {
@@ -17,6 +18,7 @@ struct Group
     std::int64_t weights = 0;       // bytes streamed in weight-streaming mode
     std::int64_t stash = 0;         // activation bytes per micro-batch
     std::int64_t boundaryBytes = 0; // activation in + out per sample
+    std::int64_t maxTemporary = 0;  // the largest op's gradient buffers
 };
 
 // Largest-remainder rounding of `shares` (summing to ~1) into integers summing to `total`,
@@ -64,8 +66,15 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
     r.memory = estimateTrainingMemory(g, c);
     r.opStage.assign(std::size_t(n), 0);
 
-    // One kernel per layer (top-level child).
+    // One kernel per layer (top-level child). Pipelined kernels hold a few samples' activations
+    // as samples stream through; weight streaming keeps each layer's output for the micro-batch
+    // (and rebuilds a layer's inner activations for its backward).
+    const double inFlight = std::max(1, k.pipelinedSamplesInFlight);
+    TrainingConfig checkpointed = c;
+    checkpointed.recompute = true;
+    const auto layerOutputs = perOpMemory(g, checkpointed);
     std::vector<Group> groups;
+    std::vector<std::int64_t> groupFull, groupCheckpoint; // per sample
     for (int i = 0; i < n; ++i) {
         const auto& op = g.ops[std::size_t(i)];
         if (groups.empty() || g.ops[std::size_t(groups.back().first)].layer != op.layer) {
@@ -76,15 +85,26 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
                           : op.name;
             gr.boundaryBytes = op.inputBytes;
             groups.push_back(gr);
+            groupFull.push_back(0);
+            groupCheckpoint.push_back(0);
         }
         Group& gr = groups.back();
         gr.end = i + 1;
         gr.flops += op.forwardFlops + op.backwardFlops;
         const auto& m = ops[std::size_t(i)];
         gr.weights += m.weights;
-        gr.stash += std::int64_t(double(m.stash) * mb);
+        gr.stash += std::int64_t(double(m.stash) * inFlight);
+        // A kernel runs its layer's ops one after another, so its gradient buffers are the
+        // largest of them, not their sum.
         gr.memory += m.weights + m.gradients + m.gradAccumulators + m.optimizerState +
-                     m.masterWeights + std::int64_t(double(m.stash + m.temporary) * mb);
+                     m.masterWeights + std::int64_t(double(m.stash) * inFlight);
+        const std::int64_t temp = std::int64_t(double(m.temporary) * inFlight);
+        if (temp > gr.maxTemporary) {
+            gr.memory += temp - gr.maxTemporary;
+            gr.maxTemporary = temp;
+        }
+        groupFull.back() += m.stash + m.temporary;
+        groupCheckpoint.back() += layerOutputs[std::size_t(i)].stash;
         r.opStage[std::size_t(i)] = int(groups.size()) - 1;
     }
     for (auto& gr : groups)
@@ -101,13 +121,23 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
     std::int64_t need = 0;
     for (const auto& gr : groups)
         need += gr.memory;
+    const double params = double(g.totalParams());
     std::string mode = o.csMode;
     if (mode.empty()) {
-        const bool small = double(need) < k.layerPipelinedFill * t.cs.sramBytes;
-        mode = small ? "layer-pipelined" : "weight-streaming";
-        prof.modeReason = std::string("the model needs ") + std::to_string(need) +
-                          " bytes on the wafer, " + (small ? "under " : "over ") +
-                          std::to_string(int(k.layerPipelinedFill * 100)) + "% of its SRAM";
+        const bool small = params < k.layerPipelinedMaxParams;
+        const bool holds = double(need) < t.cs.sramBytes;
+        mode = small && holds ? "layer-pipelined" : "weight-streaming";
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.3g", params / 1e9);
+        prof.modeReason =
+            small ? (holds ? std::string("under 1 B parameters (") + buf +
+                                 " B) and the layers fit the wafer: layer-pipelined"
+                           : std::string("under 1 B parameters (") + buf +
+                                 " B) but the layers need more than the wafer's SRAM: weight "
+                                 "streaming")
+                  : std::string(buf) +
+                        " B parameters: over the ~1 B that layer-pipelined execution holds "
+                        "(Model Zoo README, R_1.6.0): weight streaming";
     } else {
         prof.modeReason = "chosen by the user";
     }
@@ -160,7 +190,27 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
             std::vector<double> shares;
             for (std::size_t i = a; i < b; ++i)
                 shares.push_back(wantPes[i] / sum);
-            const auto widths = apportion(shares, w);
+            auto widths = apportion(shares, w);
+            // Rounding must not leave a kernel fewer columns than its memory needs: take them
+            // from the widest kernels (which have room above their own minimum).
+            const int shelfHeight = std::max(1, heights[std::size_t(s)]);
+            for (std::size_t i = a; i < b; ++i) {
+                const int need = int((minPes[i] + shelfHeight - 1) / shelfHeight);
+                while (widths[i - a] < need) {
+                    std::size_t donor = i - a;
+                    for (std::size_t j = 0; j < widths.size(); ++j) {
+                        const int jNeed = int((minPes[a + j] + shelfHeight - 1) / shelfHeight);
+                        if (widths[j] - jNeed >
+                            widths[donor] -
+                                int((minPes[a + donor] + shelfHeight - 1) / shelfHeight))
+                            donor = j;
+                    }
+                    if (donor == i - a)
+                        break; // no kernel can spare a column: the wafer is full
+                    --widths[donor];
+                    ++widths[i - a];
+                }
+            }
             int x = 0;
             for (std::size_t i = a; i < b; ++i) {
                 const auto& gr = groups[i];
@@ -206,14 +256,32 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
         r.peakBytes = need;
     } else {
         // Weight streaming: each layer's weights come in for forward and again for backward,
-        // its gradients go out; compute uses the whole wafer.
+        // its gradients go out; compute uses the whole wafer. The batch runs in micro-batches:
+        // the largest that keeps every layer's output, one layer's rebuilt activations and one
+        // layer's weights and gradients on the wafer.
+        const std::int64_t batch = std::int64_t(mb) * std::max(1, c.gradAccum);
+        std::int64_t checkpointTotal = 0, fullMax = 0, weightMax = 0;
+        for (std::size_t i = 0; i < groups.size(); ++i) {
+            checkpointTotal += groupCheckpoint[i];
+            fullMax = std::max(fullMax, groupFull[i]);
+            weightMax = std::max(weightMax, groups[i].weights);
+        }
+        const std::int64_t perSample = std::max<std::int64_t>(1, checkpointTotal + fullMax);
+        const double room = t.cs.sramBytes - 2.0 * double(weightMax);
+        std::int64_t micro = room > 0 ? std::int64_t(room / double(perSample)) : 0;
+        micro = std::min(micro, batch);
+        const std::int64_t run = std::max<std::int64_t>(1, micro);
+        const std::int64_t steps = (batch + run - 1) / run;
         double seconds = 0, streamSec = 0;
-        std::int64_t maxStash = 0, stashTotal = 0, streamed = 0;
+        std::int64_t streamed = 0;
         const double wafer = t.cs.fp16Flops * k.computeEfficiency;
-        for (const auto& gr : groups) {
-            const double bytes = 3.0 * double(gr.weights);
+        for (std::size_t i = 0; i < groups.size(); ++i) {
+            const auto& gr = groups[i];
+            // Weights stream in once per micro-batch for forward and once for backward,
+            // gradients out once per micro-batch.
+            const double bytes = 3.0 * double(gr.weights) * double(steps);
             const double ts = bytes / (t.cs.externalBytesPerSec * k.streamingEfficiency);
-            const double tc = gr.flops * mb / wafer;
+            const double tc = gr.flops * double(batch) / wafer;
             CsKernel kn;
             kn.name = gr.name;
             kn.firstOp = gr.first;
@@ -221,29 +289,29 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
             kn.width = t.cs.gridWidth;
             kn.height = t.cs.gridHeight;
             kn.activePes = pes;
-            kn.memoryBytes = gr.stash + gr.weights;
+            kn.memoryBytes = groupCheckpoint[i] * run + gr.weights;
             kn.capacityBytes = prof.sramBytes;
             kn.flopsPerSample = gr.flops;
-            kn.computeSamplesPerSecond = tc > 0 ? mb / tc : 1e300;
-            kn.transmissionSamplesPerSecond = ts > 0 ? mb / ts : 1e300;
-            kn.samplesPerSecond = mb / std::max(tc, ts);
+            kn.computeSamplesPerSecond = tc > 0 ? double(batch) / tc : 1e300;
+            kn.transmissionSamplesPerSecond = ts > 0 ? double(batch) / ts : 1e300;
+            kn.samplesPerSecond = double(batch) / std::max(tc, ts);
             kn.utilisation = std::max(tc, ts) > 0 ? tc / std::max(tc, ts) * k.computeEfficiency : 0;
+            kn.fits = micro >= 1;
             seconds += std::max(tc, ts);
             streamSec += ts;
             streamed += std::int64_t(bytes);
-            stashTotal += gr.stash;
-            maxStash = std::max(maxStash, gr.weights);
             prof.kernels.push_back(std::move(kn));
         }
-        prof.samplesPerSecond = seconds > 0 ? mb / seconds : 0;
+        prof.samplesPerSecond = seconds > 0 ? double(batch) / seconds : 0;
         prof.streamedBytes = streamed;
+        prof.microBatch = micro;
         prof.bottleneck = streamSec > seconds / 2 ? "weight streaming bandwidth" : "wafer compute";
-        // On the wafer: every activation of the batch, one layer's weights and its gradients.
-        prof.onWaferBytes = stashTotal + 2 * maxStash;
+        prof.onWaferBytes = perSample * run + 2 * weightMax;
+        prof.modeReason += "; micro-batch " + std::to_string(std::max<std::int64_t>(micro, 0)) +
+                           " of " + std::to_string(batch) + " (the largest the wafer holds)";
         const std::int64_t offWafer = r.memory.weights + r.memory.optimizerState +
                                       r.memory.masterWeights + r.memory.gradients;
-        r.fits = double(prof.onWaferBytes) <= t.cs.sramBytes &&
-                 double(offWafer) <= t.cs.externalMemoryBytes;
+        r.fits = micro >= 1 && double(offWafer) <= t.cs.externalMemoryBytes;
         r.peakBytes = prof.onWaferBytes;
     }
     r.capacityBytes = prof.sramBytes;

@@ -1,60 +1,30 @@
 #include "core/sim/ipu_sim.h"
 
+#include "core/common/resources.h"
+#include "core/sim/ipu_memory.h"
+#include "core/sim/layer_split.h"
 #include "core/sim/partition.h"
 #include "core/sim/schedule.h"
+#include "core/sim/tiles.h"
 
 #include <algorithm>
 #include <cmath>
+#include <yaml-cpp/yaml.h>
 
 namespace portolan::sim {
 
 namespace {
-
-bool isContraction(const std::string& kind)
-{
-    for (const char* k : {"Linear", "Conv", "matmul", "linear", "conv", "mm", "bmm", "addmm",
-                          "Bilinear", "convolution", "baddbmm"})
-        if (kind.find(k) != std::string::npos)
-            return true;
-    return false;
-}
 
 double peakFlops(const targets::Target& t, Precision p)
 {
     return p == Precision::Fp32 ? t.ipu.fp32Flops : t.ipu.fp16Flops;
 }
 
-// Micro-batches whose activations a stage holds at once: GPipe keeps every micro-batch of the
-// step; 1F1B keeps at most the number of stages from this one to the last.
-int inFlight(const TrainingConfig& c, int stage, int stages)
-{
-    const int m = std::max(1, c.gradAccum);
-    if (stages <= 1)
-        return 1;
-    return c.schedule == Schedule::GPipe ? m : std::min(m, stages - stage);
-}
-
-// Adds `bytes` to tiles [first, first+count) of one IPU (wrapping) in a difference array.
-void addRange(std::vector<std::int64_t>& diff, int ipuBase, int tiles, int first, int count,
-              std::int64_t bytes)
-{
-    const int local = first - ipuBase;
-    const int endLocal = local + count;
-    if (endLocal <= tiles) {
-        diff[std::size_t(ipuBase + local)] += bytes;
-        diff[std::size_t(ipuBase + endLocal)] -= bytes;
-    } else {
-        diff[std::size_t(ipuBase + local)] += bytes;
-        diff[std::size_t(ipuBase + tiles)] -= bytes;
-        diff[std::size_t(ipuBase)] += bytes;
-        diff[std::size_t(ipuBase + endLocal - tiles)] -= bytes;
-    }
-}
-
 struct Mapper
 {
     const IpuModelConstants& k;
-    int tiles;
+    int tiles; // compute tiles of the IPU (I/O tiles excluded)
+    int tilesPerIpu;
     int cursor = 0; // rotating start, so small tensors do not all land on tile 0
 
     void map(Variable& v, int ipu)
@@ -64,12 +34,95 @@ struct Mapper
         v.tileCount = int(std::min<std::int64_t>(tiles, wanted));
         const std::int64_t share = (bytes + v.tileCount - 1) / v.tileCount;
         v.bytesPerTile = (share + k.grainBytes - 1) / k.grainBytes * k.grainBytes;
-        v.firstTile = ipu * tiles + cursor;
+        v.firstTile = ipu * tilesPerIpu + cursor;
         cursor = (cursor + v.tileCount) % tiles;
     }
 };
 
+// One stage's variables, steps and peak, before they go onto tiles.
+struct StageWork
+{
+    StagePlacement place;
+    std::size_t varBegin = 0, varEnd = 0;
+    int stepBegin = 0, stepCount = 0;
+    int peakStep = 0;
+    std::int64_t peakLive = 0;   // not-always-live bytes at the peak step
+    std::int64_t stashBytes = 0; // the stage's stash (live while other stages on its IPU run)
+};
+
+std::int64_t getInt(const YAML::Node& n, const char* key, std::int64_t d)
+{
+    return n[key] ? n[key].as<std::int64_t>() : d;
+}
+double getDouble(const YAML::Node& n, const char* key, double d)
+{
+    return n[key] ? n[key].as<double>() : d;
+}
+
 } // namespace
+
+int stashDepth(const TrainingConfig& c, int stage, int stages)
+{
+    if (c.inference)
+        return 0;
+    const int m = std::max(1, c.gradAccum);
+    if (stages <= 1)
+        return 1;
+    if (c.schedule == Schedule::GPipe)
+        return m;
+    return std::min(m, 2 * (stages - 1 - stage) + 1);
+}
+
+Result<IpuModelConstants> loadIpuModelConstants(const std::filesystem::path& file)
+{
+    try {
+        const YAML::Node root = YAML::LoadFile(file.string());
+        const YAML::Node m = root["constants"];
+        if (!m.IsMap())
+            return Result<IpuModelConstants>::fail(
+                {Severity::Error, "targets.poplar", "no constants: mapping", {file.string()}});
+        IpuModelConstants k;
+        k.grainBytes = getInt(m, "grain_bytes", k.grainBytes);
+        k.minBytesPerTile = getInt(m, "min_bytes_per_tile", k.minBytesPerTile);
+        k.gapBytesPerPiece = getInt(m, "gap_bytes_per_piece", k.gapBytesPerPiece);
+        k.codeMatmulBytes = getInt(m, "code_matmul_bytes", k.codeMatmulBytes);
+        k.codeOtherBytes = getInt(m, "code_other_bytes", k.codeOtherBytes);
+        k.vertexStateBytes = getInt(m, "vertex_state_bytes", k.vertexStateBytes);
+        k.computeSetsPerOp = int(getInt(m, "compute_sets_per_op", k.computeSetsPerOp));
+        k.exchangeCodePerByte = getDouble(m, "exchange_code_per_byte", k.exchangeCodePerByte);
+        k.exchangeCodePerOp = getInt(m, "exchange_code_per_op", k.exchangeCodePerOp);
+        k.controlBytesBase = getInt(m, "control_bytes_base", k.controlBytesBase);
+        k.controlBytesPerStep = getInt(m, "control_bytes_per_step", k.controlBytesPerStep);
+        k.matmulEfficiency = getDouble(m, "matmul_efficiency", k.matmulEfficiency);
+        k.elementwiseEfficiency = getDouble(m, "elementwise_efficiency", k.elementwiseEfficiency);
+        k.usableFraction = getDouble(m, "usable_fraction", k.usableFraction);
+        k.optimizerStateBytes = getInt(m, "optimizer_state_bytes", k.optimizerStateBytes);
+        k.partialsBytes = getInt(m, "partials_bytes", k.partialsBytes);
+        k.vocabularyMinRows = getInt(m, "vocabulary_min_rows", k.vocabularyMinRows);
+        k.source = file.string();
+        return Result<IpuModelConstants>::ok(k);
+    } catch (const YAML::Exception& e) {
+        Diagnostic d{Severity::Error, "targets.poplar", e.msg, {file.string(), 0, 0}};
+        if (e.mark.line >= 0) {
+            d.location.line = e.mark.line + 1;
+            d.location.column = e.mark.column + 1;
+        }
+        return Result<IpuModelConstants>::fail(d);
+    }
+}
+
+const IpuModelConstants& ipuModelConstants()
+{
+    static const IpuModelConstants k = [] {
+        const auto file = resourcesDir() / "targets" / "poplar.yaml";
+        if (auto r = loadIpuModelConstants(file))
+            return *r.value;
+        IpuModelConstants d;
+        d.source = "built-in";
+        return d;
+    }();
+    return k;
+}
 
 const char* memoryCategoryName(MemoryCategory c)
 {
@@ -105,20 +158,25 @@ void ipuOpCosts(const graph::OpGraph& g, const targets::Target& t, const Compile
                 std::vector<std::int64_t>& memory)
 {
     const auto& c = o.training;
-    const auto ops = perOpMemory(g, c);
+    const std::int64_t ipuBytes = std::int64_t(t.ipu.tiles) * t.ipu.tileMemoryBytes;
+    const auto ops = ipuOpMemory(g, c, k, ipuBytes, 0, int(g.ops.size()));
     const double peak = peakFlops(t, c.precision);
     const double mb = std::max(1, c.microBatch);
-    const int flight = inFlight(c, 0, o.ipus);
+    // The stash depth falls from 2p-1 micro-batches on the first stage to 1 on the last; the
+    // partitioner, which does not know where an op will land, takes the middle stage's.
+    const int depth = std::max(1, stashDepth(c, std::max(1, o.ipus) / 2, std::max(1, o.ipus)));
+    const double passes = c.inference ? 1.0 : 3.0;
     cost.resize(g.ops.size());
     memory.resize(g.ops.size());
     for (std::size_t i = 0; i < g.ops.size(); ++i) {
         const auto& op = g.ops[i];
         const double eff = isContraction(op.kind) ? k.matmulEfficiency : k.elementwiseEfficiency;
-        cost[i] = (op.forwardFlops + op.backwardFlops) * mb / (peak * eff) +
-                  3.0 * double(op.inputBytes) * mb / t.ipu.exchangeBytesPerSec;
+        const double flops = c.inference ? op.forwardFlops : op.forwardFlops + op.backwardFlops;
+        cost[i] = flops * mb / (peak * eff) +
+                  passes * double(op.inputBytes) * mb / t.ipu.exchangeBytesPerSec;
         const auto& m = ops[i];
-        memory[i] = m.weights + m.gradients + m.gradAccumulators + m.optimizerState +
-                    m.masterWeights + std::int64_t(m.stash * mb * flight);
+        memory[i] = m.weights + m.accumulators + m.optimizerState + m.masterWeights +
+                    std::int64_t(double(m.stash) * mb * depth);
     }
 }
 
@@ -137,97 +195,122 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
     if (n == 0)
         return Result<CompileResult>::fail(
             {Severity::Error, "compile.empty", "the model has no ops to compile", {}});
+    const int tiles = t.ipu.tiles;
+    const int ioTiles = std::clamp(c.ioTiles, 0, tiles - 1);
+    const int computeTiles = tiles - ioTiles;
+    const std::int64_t ipuBytes = std::int64_t(computeTiles) * t.ipu.tileMemoryBytes;
 
-    // 1. The split.
-    std::vector<double> cost;
-    std::vector<std::int64_t> memory;
-    ipuOpCosts(g, t, o, k, cost, memory);
-    const std::int64_t ipuBytes = std::int64_t(t.ipu.tiles) * t.ipu.tileMemoryBytes;
+    // 1. Placement: the user's split, or the exact min-max partition under the memory cap.
     IpuProfile prof;
-    std::vector<int> starts;
+    Placement placement;
     if (!o.split.empty()) {
-        if (int(o.split.size()) != p)
-            return Result<CompileResult>::fail({Severity::Error,
-                                                "compile.split",
-                                                "the split has " + std::to_string(o.split.size()) +
-                                                    " stages but " + std::to_string(p) +
-                                                    " IPUs were asked for",
-                                                {}});
-        std::vector<int> opLayer(static_cast<std::size_t>(n));
-        for (int i = 0; i < n; ++i)
-            opLayer[std::size_t(i)] = g.ops[std::size_t(i)].layer;
-        auto s =
-            splitFromLayers(opLayer, int(std::max<std::size_t>(1, g.layerNames.size())), o.split);
-        if (!s.error.empty())
-            return Result<CompileResult>::fail(
-                Diagnostic{Severity::Error, "compile.split", s.error, {}});
-        starts = s.starts;
+        auto placed = placeSplit(g, LayerSplit(o.split), p);
+        if (!placed)
+            return Result<CompileResult>::fail(placed.error);
+        placement = std::move(*placed.value);
         prof.splitSource = "user";
+        prof.splitUnit = placement.unit;
     } else {
+        std::vector<double> cost;
+        std::vector<std::int64_t> memory;
+        ipuOpCosts(g, t, o, k, cost, memory);
+        // Cut between layers when there are enough of them, as PopTorch's BeginBlock does: a
+        // cut inside a layer would stash a mid-layer tensor (attention scores) per micro-batch.
+        std::vector<int> itemStart{0}; // first op of each item
+        for (int i = 1; i < n; ++i)
+            if (g.ops[std::size_t(i)].layer != g.ops[std::size_t(i - 1)].layer)
+                itemStart.push_back(i);
+        const bool byLayer = int(itemStart.size()) >= p;
+        if (byLayer) {
+            itemStart.push_back(n);
+            std::vector<double> layerCost(itemStart.size() - 1, 0);
+            std::vector<std::int64_t> layerMemory(itemStart.size() - 1, 0);
+            for (std::size_t l = 0; l + 1 < itemStart.size(); ++l)
+                for (int i = itemStart[l]; i < itemStart[l + 1]; ++i) {
+                    layerCost[l] += cost[std::size_t(i)];
+                    layerMemory[l] += memory[std::size_t(i)];
+                }
+            cost = std::move(layerCost);
+            memory = std::move(layerMemory);
+        }
         auto part =
             partitionMinMax(cost, memory, p, std::int64_t(double(ipuBytes) * k.usableFraction));
         if (!part.feasible) {
-            // It does not fit anyway: balance compute alone and let the tiles show the overflow.
-            part = partitionMinMax(cost, memory, p, 0);
-            Diagnostic d{Severity::Warning,
-                         "compile.no-memory-split",
-                         "no split keeps every stage under " +
-                             std::to_string(int(k.usableFraction * 100)) +
-                             "% of IPU memory; the split balances compute only",
-                         {}};
-            r.diagnostics.push_back(d);
+            // It does not fit anyway: balance memory, the best chance there is, and let the
+            // tiles show the overflow.
+            std::vector<double> bytes(memory.begin(), memory.end());
+            part = partitionMinMax(bytes, memory, p, 0);
+            r.diagnostics.push_back(
+                {Severity::Warning,
+                 "compile.no-memory-split",
+                 "no split keeps every stage under " + std::to_string(int(k.usableFraction * 100)) +
+                     "% of IPU memory; the split balances memory instead of time",
+                 {}});
         }
         if (!part.feasible)
             return Result<CompileResult>::fail({Severity::Error, "compile.split", part.reason, {}});
-        starts = part.starts;
+        if (byLayer)
+            for (int& start : part.starts)
+                start = itemStart[std::size_t(start)];
+        placement = placementFromStarts(part.starts);
         prof.splitSource = "automatic";
     }
+    const int stageCount = int(placement.stages.size());
+    const std::vector<bool> vocabulary = vocabularyOps(g, k.vocabularyMinRows);
 
-    // 2. Stages, variables, tile mapping, program steps.
-    const int tiles = t.ipu.tiles;
+    // 2. Stages: variables, program steps and liveness.
     prof.ipusPerReplica = p;
     prof.tilesPerIpu = tiles;
+    prof.ioTilesPerIpu = ioTiles;
     prof.tileCapacity = t.ipu.tileMemoryBytes;
-    const int totalTiles = tiles * p;
     for (auto& cat : prof.tileBytes)
-        cat.assign(std::size_t(totalTiles), 0);
+        cat.assign(std::size_t(tiles) * std::size_t(p), 0);
     r.opStage.assign(std::size_t(n), 0);
     const double mb = std::max(1, c.microBatch);
     const double peak = peakFlops(t, c.precision);
     const double clock = t.ipu.clockHz;
-    const auto stagesCount = static_cast<std::size_t>(p);
-    std::vector<double> fwd(stagesCount), bwd(stagesCount), link(stagesCount, 0);
+    std::vector<double> fwd(static_cast<std::size_t>(stageCount)),
+        bwd(static_cast<std::size_t>(stageCount)), link(static_cast<std::size_t>(stageCount), 0);
+    std::vector<StageWork> work(static_cast<std::size_t>(stageCount));
+    std::vector<Mapper> mappers(static_cast<std::size_t>(p), Mapper{k, computeTiles, tiles});
+    const double passes = c.inference ? 1.0 : 3.0;
 
-    for (int s = 0; s < p; ++s) {
-        const int first = starts[std::size_t(s)], end = starts[std::size_t(s) + 1];
-        const int flight = inFlight(c, s, p);
+    for (int s = 0; s < stageCount; ++s) {
+        const StagePlacement& place = placement.stages[std::size_t(s)];
+        const int first = place.firstOp, end = place.endOp;
+        const int depth = stashDepth(c, s, stageCount);
+        StageWork& w = work[std::size_t(s)];
+        w.place = place;
         StageProfile st;
         st.index = s;
-        st.ipu = s;
+        st.ipu = place.ipu;
         st.firstOp = first;
         st.endOp = end;
         st.firstLayer = g.ops[std::size_t(first)].layer;
         st.endLayer = g.ops[std::size_t(end - 1)].layer + 1;
-        st.memory = estimateTrainingMemory(g, c, first, end, flight);
-        const auto ops = perOpMemory(g, c, first, end);
-        Mapper mapper{k, tiles};
-        const int base = s * tiles;
+        st.memory = estimateTrainingMemory(g, c, first, end, std::max(1, depth));
+        const auto ops = ipuOpMemory(g, c, k, ipuBytes, first, end, &vocabulary);
+        Mapper& mapper = mappers[std::size_t(place.ipu)];
         const int stepBase = int(prof.steps.size());
         const int count = end - first;
-        // Steps: forward of each op, backward in reverse, then the weight update.
         for (int i = first; i < end; ++i)
             prof.steps.push_back({"fwd " + g.ops[std::size_t(i)].name, "forward", s, i, 0, 0});
-        for (int i = end - 1; i >= first; --i)
-            prof.steps.push_back({"bwd " + g.ops[std::size_t(i)].name, "backward", s, i, 0, 0});
-        prof.steps.push_back({"update stage " + std::to_string(s), "update", s, -1, 0, 0});
-        const int updateStep = stepBase + 2 * count;
+        if (!c.inference) {
+            for (int i = end - 1; i >= first; --i)
+                prof.steps.push_back({"bwd " + g.ops[std::size_t(i)].name, "backward", s, i, 0, 0});
+            prof.steps.push_back({"update stage " + std::to_string(s), "update", s, -1, 0, 0});
+        }
+        const int stepCount = c.inference ? count : 2 * count + 1;
+        const int updateStep = stepBase + stepCount - 1;
         const auto fwdStep = [&](int i) {
             return stepBase + (i - first);
         };
         const auto bwdStep = [&](int i) {
-            return stepBase + count + (end - 1 - i);
+            return c.inference ? fwdStep(i) : stepBase + count + (end - 1 - i);
         };
-        const std::size_t varBase = prof.variables.size();
+        w.stepBegin = stepBase;
+        w.stepCount = stepCount;
+        w.varBegin = prof.variables.size();
         const auto addVar = [&](const std::string& name, const char* kind, bool always, int op,
                                 std::int64_t bytes, int from, int to) {
             if (bytes <= 0)
@@ -241,7 +324,7 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
             v.bytes = bytes;
             v.liveFrom = always ? stepBase : from;
             v.liveTo = always ? updateStep : to;
-            mapper.map(v, s);
+            mapper.map(v, place.ipu);
             prof.variables.push_back(std::move(v));
         };
         double flops = 0, contractionFlops = 0, exchangeBytes = 0;
@@ -251,31 +334,41 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
             r.opStage[std::size_t(i)] = s;
             const std::string& nm = op.name;
             addVar(nm + "/weight", "weight", true, i, m.weights, 0, 0);
-            addVar(nm + "/gradient", "gradient", true, i, m.gradients, 0, 0);
-            addVar(nm + "/accumulator", "accumulator", true, i, m.gradAccumulators, 0, 0);
+            addVar(nm + "/accumulator", "accumulator", true, i, m.accumulators, 0, 0);
             addVar(nm + "/optimizer", "optimizer", true, i, m.optimizerState, 0, 0);
             addVar(nm + "/master", "master", true, i, m.masterWeights, 0, 0);
-            addVar(nm + "/stash", "stash", false, i, std::int64_t(double(m.stash) * mb * flight),
-                   fwdStep(i), bwdStep(i));
-            // Gradient buffers of the op's backward, plus the new weight gradient.
-            addVar(nm + "/grad-buffers", "temporary", false, i,
-                   std::int64_t(double(m.temporary) * mb) + m.gradients, bwdStep(i), bwdStep(i));
-            const double f = (op.forwardFlops + op.backwardFlops) * mb;
+            const std::int64_t stash = std::int64_t(double(m.stash) * mb * depth);
+            w.stashBytes += stash;
+            addVar(nm + "/stash", "stash", false, i, stash, fwdStep(i), bwdStep(i));
+            addVar(nm + "/forward", "temporary", false, i, m.forwardTemp, fwdStep(i), fwdStep(i));
+            if (!c.inference) {
+                // Gradient buffers, the weight gradient and the plan's temporaries; with
+                // recomputation, the layer's rebuilt activations.
+                addVar(nm + "/backward", "temporary", false, i, m.backwardTemp + m.recomputeStash,
+                       bwdStep(i), bwdStep(i));
+                addVar(nm + "/update", "temporary", false, i, m.updateTemp, updateStep, updateStep);
+            }
+            const double f =
+                (c.inference ? op.forwardFlops : op.forwardFlops + op.backwardFlops) * mb;
             flops += f;
             if (isContraction(op.kind))
                 contractionFlops += f;
-            exchangeBytes += 3.0 * double(op.inputBytes) * mb;
+            exchangeBytes += passes * double(op.inputBytes) * mb;
         }
-        if (end == n) // the loss gradient enters backward on the last stage
+        if (end == n && !c.inference) {
+            // The loss gradient enters backward on the stage that ends the model.
+            const auto& last = g.ops[std::size_t(end - 1)];
             addVar("loss/gradient", "temporary", false, end - 1,
-                   std::int64_t(double(ops.back().activation) * mb), bwdStep(end - 1),
-                   bwdStep(end - 1));
+                   std::int64_t(double(last.activationBytes) * computeBytes(c.precision) /
+                                std::max(1, graph::dtypeBytes(last.dtype)) * mb),
+                   bwdStep(end - 1), bwdStep(end - 1));
+        }
+        w.varEnd = prof.variables.size();
 
         // Liveness per step (difference arrays over this stage's steps).
-        const int stepCount = 2 * count + 1;
         std::vector<std::int64_t> alive(static_cast<std::size_t>(stepCount) + 1, 0);
         std::int64_t always = 0;
-        for (std::size_t vi = varBase; vi < prof.variables.size(); ++vi) {
+        for (std::size_t vi = w.varBegin; vi < w.varEnd; ++vi) {
             const auto& v = prof.variables[vi];
             const std::int64_t mapped = v.bytesPerTile * v.tileCount;
             if (v.alwaysLive) {
@@ -285,23 +378,69 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
             alive[std::size_t(v.liveFrom - stepBase)] += mapped;
             alive[std::size_t(v.liveTo - stepBase) + 1] -= mapped;
         }
-        std::int64_t run = 0, peakLive = -1;
-        int peakStep = stepBase;
+        std::int64_t run = 0;
+        w.peakLive = -1;
+        w.peakStep = stepBase;
         for (int j = 0; j < stepCount; ++j) {
             run += alive[std::size_t(j)];
             auto& step = prof.steps[std::size_t(stepBase + j)];
             step.alwaysLiveBytes = always;
             step.notAlwaysLiveBytes = run;
-            if (run > peakLive) {
-                peakLive = run;
-                peakStep = stepBase + j;
+            if (run > w.peakLive) {
+                w.peakLive = run;
+                w.peakStep = stepBase + j;
             }
         }
 
-        // Per-tile memory by category: variables (not-always-live at the peak step), code,
-        // vertex state, exchange code, control code and gaps.
-        // Difference arrays over this stage's own tiles only: sized for all 94,208 tiles of 64
-        // IPUs they cost more to clear, stage after stage, than the whole simulation.
+        // 3. Cycles: compute at the efficiency of each op family, exchange inside the IPU, and
+        // the IPU-Link transfer of the boundary activation (and its gradient back).
+        const double otherFlops = flops - contractionFlops;
+        const double computeSec = contractionFlops / (peak * k.matmulEfficiency) +
+                                  otherFlops / (peak * k.elementwiseEfficiency);
+        const double exchangeSec = exchangeBytes / t.ipu.exchangeBytesPerSec;
+        double linkSec = 0;
+        if (s + 1 < stageCount) {
+            const auto& last = g.ops[std::size_t(end - 1)];
+            const double bytes = double(last.activationBytes) * computeBytes(c.precision) /
+                                 std::max(1, graph::dtypeBytes(last.dtype)) * mb;
+            linkSec = bytes / t.ipu.interIpuBytesPerSec;
+            link[std::size_t(s)] = linkSec;
+        }
+        st.flops = flops;
+        st.computeCycles = computeSec * clock;
+        st.exchangeCycles = exchangeSec * clock;
+        st.linkCycles = (c.inference ? 1 : 2) * linkSec * clock;
+        const double total = computeSec + exchangeSec;
+        st.forwardSeconds = c.inference ? total : total / 3.0;
+        st.backwardSeconds = c.inference ? 0 : total * 2.0 / 3.0;
+        fwd[std::size_t(s)] = st.forwardSeconds;
+        bwd[std::size_t(s)] = st.backwardSeconds;
+        prof.stages.push_back(std::move(st));
+    }
+
+    // 4. Tiles, IPU by IPU: every variable of the IPU's stages that is live at the IPU's peak
+    // (the stage whose own peak plus the other stages' stashes is largest), code and gaps.
+    for (int ipu = 0; ipu < p; ++ipu) {
+        std::vector<int> mine;
+        for (int s = 0; s < stageCount; ++s)
+            if (work[std::size_t(s)].place.ipu == ipu)
+                mine.push_back(s);
+        if (mine.empty())
+            continue;
+        std::int64_t stashAll = 0;
+        for (int s : mine)
+            stashAll += work[std::size_t(s)].stashBytes;
+        int peakStage = mine.front();
+        std::int64_t best = -1;
+        for (int s : mine) {
+            const auto& w = work[std::size_t(s)];
+            const std::int64_t v = w.peakLive + stashAll - w.stashBytes;
+            if (v > best) {
+                best = v;
+                peakStage = s;
+            }
+        }
+        const int base = ipu * tiles;
         std::array<std::vector<std::int64_t>, kMemoryCategories> diff;
         for (auto& d : diff)
             d.assign(std::size_t(tiles) + 1, 0);
@@ -309,38 +448,63 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         std::vector<std::int64_t> otherTouch(static_cast<std::size_t>(tiles) + 1, 0);
         const auto add = [&](std::vector<std::int64_t>& d, int firstTile, int tileCount,
                              std::int64_t bytes) {
-            addRange(d, 0, tiles, firstTile - base, tileCount, bytes);
+            addTileRange(d, computeTiles, firstTile - base, tileCount, bytes);
         };
-        for (std::size_t vi = varBase; vi < prof.variables.size(); ++vi) {
-            const auto& v = prof.variables[vi];
-            const bool liveAtPeak =
-                v.alwaysLive || (v.liveFrom <= peakStep && peakStep <= v.liveTo);
-            if (liveAtPeak) {
-                const auto cat =
-                    v.alwaysLive ? MemoryCategory::AlwaysLive : MemoryCategory::NotAlwaysLive;
-                add(diff[int(cat)], v.firstTile, v.tileCount, v.bytesPerTile);
-                add(diff[int(MemoryCategory::Gaps)], v.firstTile, v.tileCount, k.gapBytesPerPiece);
+        int steps = 0;
+        for (int s : mine) {
+            const auto& w = work[std::size_t(s)];
+            steps += w.stepCount;
+            const int peakStep = work[std::size_t(peakStage)].peakStep;
+            for (std::size_t vi = w.varBegin; vi < w.varEnd; ++vi) {
+                const auto& v = prof.variables[vi];
+                const bool live =
+                    v.alwaysLive || (s == peakStage ? v.liveFrom <= peakStep && peakStep <= v.liveTo
+                                                    : v.kind == std::string("stash"));
+                if (live) {
+                    const auto cat =
+                        v.alwaysLive ? MemoryCategory::AlwaysLive : MemoryCategory::NotAlwaysLive;
+                    add(diff[int(cat)], v.firstTile, v.tileCount, v.bytesPerTile);
+                    add(diff[int(MemoryCategory::Gaps)], v.firstTile, v.tileCount,
+                        k.gapBytesPerPiece);
+                }
             }
-            if (v.kind == std::string("stash") || v.kind == std::string("weight")) {
-                // The op's compute runs where its tensors live: vertices, their state and
-                // the exchange that brings its inputs there.
+            // The op's compute runs where its tensors live: vertices, their state and the
+            // exchange that brings its inputs there, once per op, on the tiles of its widest
+            // tensor.
+            std::vector<int> widest(std::size_t(w.place.endOp - w.place.firstOp), -1);
+            for (std::size_t vi = w.varBegin; vi < w.varEnd; ++vi) {
+                const auto& v = prof.variables[vi];
+                if (v.op < w.place.firstOp || v.op >= w.place.endOp || v.kind == "optimizer" ||
+                    v.kind == "accumulator" || v.kind == "master")
+                    continue;
+                int& best = widest[std::size_t(v.op - w.place.firstOp)];
+                if (best < 0 || v.tileCount > prof.variables[std::size_t(best)].tileCount)
+                    best = int(vi);
+            }
+            for (int vi : widest) {
+                if (vi < 0)
+                    continue;
+                const auto& v = prof.variables[std::size_t(vi)];
                 const auto& op = g.ops[std::size_t(v.op)];
                 const bool mm = isContraction(op.kind);
                 add(mm ? contractionTouch : otherTouch, v.firstTile, v.tileCount, 1);
                 const std::int64_t vertices =
-                    std::int64_t(k.computeSetsPerOp) * t.ipu.threadsPerTile;
+                    std::int64_t(c.inference ? 1 : k.computeSetsPerOp) * t.ipu.threadsPerTile;
                 add(diff[int(MemoryCategory::VertexState)], v.firstTile, v.tileCount,
                     vertices * k.vertexStateBytes);
-                const double received = 3.0 * double(op.inputBytes) * mb / v.tileCount;
+                const double received = passes * double(op.inputBytes) * mb / v.tileCount;
                 add(diff[int(MemoryCategory::ExchangeCode)], v.firstTile, v.tileCount,
                     k.exchangeCodePerOp + std::int64_t(received * k.exchangeCodePerByte));
             }
         }
-        // Control code: every tile runs the whole program of its stage.
-        add(diff[int(MemoryCategory::ControlCode)], base, tiles,
-            k.controlBytesBase + k.controlBytesPerStep * stepCount);
+        // Control code: every compute tile runs the whole program of its IPU's stages.
+        add(diff[int(MemoryCategory::ControlCode)], base, computeTiles,
+            k.controlBytesBase + k.controlBytesPerStep * steps);
         std::int64_t runMM = 0, runOther = 0;
         std::array<std::int64_t, kMemoryCategories> runs{};
+        std::vector<std::int64_t> stageUsed(static_cast<std::size_t>(stageCount), 0);
+        std::int64_t ipuUsed = 0, ipuMax = 0;
+        int ipuOom = 0;
         for (int local = 0; local < tiles; ++local) {
             const int tIdx = base + local;
             runMM += contractionTouch[std::size_t(local)];
@@ -357,73 +521,58 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
                 prof.tileBytes[std::size_t(cat)][std::size_t(tIdx)] = runs[std::size_t(cat)];
                 total += runs[std::size_t(cat)];
             }
-            st.usedBytes += total;
-            st.maxTileBytes = std::max(st.maxTileBytes, total);
+            ipuUsed += total;
+            ipuMax = std::max(ipuMax, total);
             if (total > t.ipu.tileMemoryBytes)
-                ++st.oomTiles;
+                ++ipuOom;
         }
-
-        // 3. Cycles: compute at the efficiency of each op family, exchange inside the IPU, and
-        // the IPU-Link transfer of the boundary activation (and its gradient back).
-        const double otherFlops = flops - contractionFlops;
-        const double computeSec = contractionFlops / (peak * k.matmulEfficiency) +
-                                  otherFlops / (peak * k.elementwiseEfficiency);
-        const double exchangeSec = exchangeBytes / t.ipu.exchangeBytesPerSec;
-        double linkSec = 0;
-        if (s + 1 < p) {
-            const auto& last = g.ops[std::size_t(end - 1)];
-            const double bytes = double(last.activationBytes) * computeBytes(c.precision) /
-                                 std::max(1, graph::dtypeBytes(last.dtype)) * mb;
-            linkSec = bytes / t.ipu.interIpuBytesPerSec;
-            link[std::size_t(s)] = linkSec;
-        }
-        st.flops = flops;
-        st.computeCycles = computeSec * clock;
-        st.exchangeCycles = exchangeSec * clock;
-        st.linkCycles = 2 * linkSec * clock;
-        // Backward is 2x forward in FLOPs, so a third of the stage time is forward.
-        st.forwardSeconds = (computeSec + exchangeSec) / 3.0;
-        st.backwardSeconds = (computeSec + exchangeSec) * 2.0 / 3.0;
-        fwd[std::size_t(s)] = st.forwardSeconds;
-        bwd[std::size_t(s)] = st.backwardSeconds;
-        prof.oomTiles += st.oomTiles;
-        prof.maxTileBytes = std::max(prof.maxTileBytes, st.maxTileBytes);
-        prof.totalBytes += st.usedBytes;
-        prof.stages.push_back(std::move(st));
+        // The IPU's figures go to its stages (the first one carries them when several share).
+        StageProfile& head = prof.stages[std::size_t(mine.front())];
+        head.usedBytes = ipuUsed;
+        head.oomTiles = ipuOom;
+        for (int s : mine)
+            prof.stages[std::size_t(s)].maxTileBytes = ipuMax;
+        prof.oomTiles += ipuOom;
+        prof.maxTileBytes = std::max(prof.maxTileBytes, ipuMax);
+        prof.totalBytes += ipuUsed;
     }
 
-    // 4. Schedule and throughput.
-    const int m = std::max(1, c.gradAccum);
+    // 5. Schedule and throughput.
+    const int m = c.inference ? 1 : std::max(1, c.gradAccum);
     prof.schedule = simulateSchedule(c.schedule, fwd, bwd, link, m);
     double makespan = 0;
     for (const auto& e : prof.schedule)
         makespan = std::max(makespan, e.end);
-    // Weight update: a few FLOPs per parameter, bound by memory like elementwise work.
     double maxUpdate = 0;
-    for (const auto& st : prof.stages) {
-        std::int64_t params = 0;
-        for (int i = st.firstOp; i < st.endOp; ++i)
-            params += g.ops[std::size_t(i)].paramCount;
-        maxUpdate = std::max(maxUpdate, 10.0 * double(params) / (peak * k.elementwiseEfficiency));
-    }
+    if (!c.inference)
+        for (const auto& st : prof.stages) {
+            std::int64_t params = 0;
+            for (int i = st.firstOp; i < st.endOp; ++i)
+                params += g.ops[std::size_t(i)].paramCount;
+            // Weight update: a few FLOPs per parameter, bound by memory like elementwise work.
+            maxUpdate =
+                std::max(maxUpdate, 10.0 * double(params) / (peak * k.elementwiseEfficiency));
+        }
     prof.stepSeconds = makespan + maxUpdate;
-    prof.bubble = bubbleFraction(p, m);
+    prof.bubble = bubbleFraction(stageCount, m);
     const double samples = mb * m * std::max(1, c.replicas);
     prof.samplesPerSecond = prof.stepSeconds > 0 ? samples / prof.stepSeconds : 0;
     double slow = 0, fast = 1e300;
-    for (int s = 0; s < p; ++s) {
+    for (int s = 0; s < stageCount; ++s) {
         const double tt = fwd[std::size_t(s)] + bwd[std::size_t(s)];
         slow = std::max(slow, tt);
         fast = std::min(fast, tt);
     }
     prof.balance = slow > 0 ? fast / slow : 1;
 
-    if (c.optimizerOffChip) {
+    if (c.optimizerOffChip && !c.inference) {
         std::int64_t offChip = 0;
         for (int i = 0; i < n; ++i)
             offChip += g.ops[std::size_t(i)].paramCount *
-                       (optimizerSlots(c.optimizer) + (c.precision == Precision::Mixed ? 1 : 0)) *
-                       stateBytes(c.precision);
+                       (optimizerSlots(c.optimizer) * k.optimizerStateBytes +
+                        (c.precision == Precision::Mixed ? 4 : 0));
+        if (c.replicatedTensorSharding)
+            offChip /= std::max(1, c.replicas);
         if (double(offChip) > t.ipu.streamingMemoryBytes * p)
             r.diagnostics.push_back({Severity::Error,
                                      "compile.streaming-memory",

@@ -1,15 +1,16 @@
 #pragma once
 
-// Simulated Poplar compilation for Graphcore IPUs (DESIGN.md section 7): pipeline split, tile
-// mapping of every tensor, per-tile memory by category, liveness per program step, out-of-memory
-// tiles, cycle estimates per stage and the pipeline schedule.
+// Simulated Poplar compilation for Graphcore IPUs (DESIGN.md section 7): pipeline placement,
+// tile mapping of every tensor, per-tile memory by category, liveness per program step,
+// out-of-memory tiles, cycle estimates per stage and the pipeline schedule. What each op keeps
+// in memory is ipu_memory.h; the constants below are data (resources/targets/poplar.yaml, where
+// each names its source) with these defaults when the file is absent.
 
 #include "core/sim/profile.h"
 #include "core/targets/target.h"
 
 namespace portolan::sim {
 
-// Constants of the model, documented so the numbers can be checked by hand (tests do).
 struct IpuModelConstants
 {
     std::int64_t grainBytes = 16;        // mapping granule: Poplar maps whole grains per tile
@@ -26,15 +27,30 @@ struct IpuModelConstants
     double matmulEfficiency = 0.6;      // fraction of peak FLOPs reached by matmuls and convs
     double elementwiseEfficiency = 0.1; // elementwise ops are bound by tile memory
     double usableFraction = 0.9;        // automatic split caps a stage at this share of IPU memory
+    std::int64_t optimizerStateBytes = 4;  // PopTorch optimizers keep their state in fp32
+    std::int64_t partialsBytes = 4;        // matmul partials are fp32 unless half partials
+    std::int64_t vocabularyMinRows = 4096; // an embedding this long is a vocabulary (serialized)
+    std::string source;                    // the file the constants came from, or "built-in"
 };
 
+// resources/targets/poplar.yaml, read once; the built-in defaults when it cannot be read.
+const IpuModelConstants& ipuModelConstants();
+Result<IpuModelConstants> loadIpuModelConstants(const std::filesystem::path& file);
+
 Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target& target,
-                                  const CompileOptions& options, const IpuModelConstants& k = {});
+                                  const CompileOptions& options,
+                                  const IpuModelConstants& k = ipuModelConstants());
 
 // The stage costs (seconds per micro-batch) and memory (bytes) of each op, as the partitioner
 // sees them.
 void ipuOpCosts(const graph::OpGraph& g, const targets::Target& target, const CompileOptions& o,
                 const IpuModelConstants& k, std::vector<double>& cost,
                 std::vector<std::int64_t>& memory);
+
+// Micro-batches whose stash a pipeline stage holds at once. PopART's pipeline runs a stage's
+// forward and its backward as separate pipeline steps, so stage s of p waits 2(p-1-s) steps
+// for its gradient: it keeps 2(p-1-s)+1 micro-batches (capped by the accumulation count).
+// GPipe keeps every micro-batch of the step. Inference keeps none.
+int stashDepth(const TrainingConfig& c, int stage, int stages);
 
 } // namespace portolan::sim

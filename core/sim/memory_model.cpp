@@ -16,12 +16,9 @@ bool isFloat(graph::DType t)
            t == graph::DType::BFloat16 || t == graph::DType::Float64;
 }
 
-// Activation bytes at the compute precision (integer tensors, token ids, keep their size).
 std::int64_t scaled(std::int64_t bytes, graph::DType t, Precision p)
 {
-    if (!isFloat(t))
-        return bytes;
-    return bytes * computeBytes(p) / graph::dtypeBytes(t);
+    return atComputePrecision(bytes, t, p);
 }
 
 std::vector<int> producers(const OpGraph& g, int i)
@@ -33,6 +30,11 @@ std::vector<int> producers(const OpGraph& g, int i)
 }
 
 } // namespace
+
+std::int64_t atComputePrecision(std::int64_t bytes, graph::DType t, Precision p)
+{
+    return isFloat(t) ? bytes * computeBytes(p) / graph::dtypeBytes(t) : bytes;
+}
 
 std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int first, int end)
 {
@@ -80,6 +82,15 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
         const std::int64_t params = op.paramCount;
         maxParam = std::max(maxParam, params);
         m.weights = params * cb;
+        if (c.inference) {
+            // Forward only: the output and what it reads, nothing kept for a backward.
+            m.activation = scaled(op.activationBytes, op.dtype, c.precision);
+            std::int64_t in = 0;
+            for (int p : producers(g, i))
+                in += storageBytes(p >= 0 ? storage[std::size_t(p)] : -1);
+            m.temporary = m.activation + in;
+            continue;
+        }
         m.gradients = params * cb;
         if (c.gradAccum > 1)
             m.gradAccumulators = params * stateBytes(c.precision);
@@ -110,10 +121,10 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
         out[std::size_t(payer - first)].stash += storageBytes(s);
     }
     // The loss keeps one logits-sized tensor (log-softmax output) for its backward.
-    if (end == n)
+    if (end == n && !c.inference)
         out.back().stash += out.back().activation;
 
-    if (c.recompute) {
+    if (c.recompute && !c.inference) {
         // Keep each layer's output; a layer's own stash is rebuilt during its backward, so one
         // layer's worth (the largest) is live on top.
         std::int64_t layerStash = 0, maxLayerStash = 0;

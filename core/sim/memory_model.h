@@ -42,6 +42,10 @@ struct MemoryBreakdown
     }
 };
 
+// Bytes of a tensor recorded as `t` when held at the compute precision (integer tensors, token
+// ids, keep their size).
+std::int64_t atComputePrecision(std::int64_t bytes, graph::DType t, Precision p);
+
 // Per-op figures for ops [first, end) (end < 0: to the last op). With recomputation, only the
 // output of each layer's last op is stashed; the rest of a layer is recomputed in backward.
 std::vector<OpMemory> perOpMemory(const graph::OpGraph& g, const TrainingConfig& c, int first = 0,

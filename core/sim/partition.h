@@ -29,16 +29,4 @@ std::vector<double> stageCosts(const std::vector<double>& cost, const std::vecto
 std::vector<std::int64_t> stageMemory(const std::vector<std::int64_t>& memory,
                                       const std::vector<int>& starts);
 
-// A user split given as layers per stage ("3,7,7,7"): `opLayer[i]` is the layer of op i
-// (non-decreasing). Returns the op starts, or an error message.
-struct SplitResult
-{
-    std::vector<int> starts;
-    std::string error;
-};
-SplitResult splitFromLayers(const std::vector<int>& opLayer, int layerCount,
-                            const std::vector<int>& layersPerStage);
-// Parses "3,7,7,7"; error text names the bad element.
-SplitResult parseSplit(const std::string& text);
-
 } // namespace portolan::sim

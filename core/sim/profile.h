@@ -31,7 +31,8 @@ constexpr int kMemoryCategories = 7;
 const char* memoryCategoryName(MemoryCategory c); // "always_live", ...
 
 // A tensor mapped onto tiles: `tileCount` consecutive tiles of one IPU from `firstTile` (a
-// global tile index; the range wraps within the IPU), `bytesPerTile` on each.
+// global tile index; the range wraps within the IPU's compute tiles, see tiles.h),
+// `bytesPerTile` on each.
 struct Variable
 {
     std::string name;
@@ -84,6 +85,7 @@ struct IpuProfile
 {
     int ipusPerReplica = 1;
     int tilesPerIpu = 0;
+    int ioTilesPerIpu = 0; // the last tiles of each IPU, kept for host I/O (no variables)
     std::int64_t tileCapacity = 0;
     std::string systemName;
     // tileBytes[c][t]: bytes of category c on global tile t.
@@ -93,6 +95,7 @@ struct IpuProfile
     std::vector<StageProfile> stages;
     std::vector<ScheduleEvent> schedule;
     std::string splitSource; // "automatic" or "user"
+    std::string splitUnit;   // a user split counts "layers" or "blocks"
     double bubble = 0;       // (p-1)/(m+p-1)
     double stepSeconds = 0;  // one weight update, from the simulated schedule
     double samplesPerSecond = 0;
@@ -130,6 +133,7 @@ struct CsProfile
     std::int64_t onWaferBytes = 0;
     std::int64_t sramBytes = 0;
     std::int64_t streamedBytes = 0; // weight-streaming: per step, off wafer
+    std::int64_t microBatch = 0;    // weight-streaming: samples the wafer holds at once
     std::string bottleneck;         // the slowest kernel or "weight streaming bandwidth"
 };
 

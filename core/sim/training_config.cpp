@@ -34,13 +34,16 @@ std::string_view optimizerName(Optimizer o)
         return "adam";
     case Optimizer::AdamW:
         return "adamw";
+    case Optimizer::Lamb:
+        return "lamb";
     }
     return "sgd";
 }
 
 std::optional<Optimizer> optimizerFromName(std::string_view s)
 {
-    for (auto o : {Optimizer::Sgd, Optimizer::SgdMomentum, Optimizer::Adam, Optimizer::AdamW})
+    for (auto o : {Optimizer::Sgd, Optimizer::SgdMomentum, Optimizer::Adam, Optimizer::AdamW,
+                   Optimizer::Lamb})
         if (optimizerName(o) == s)
             return o;
     return std::nullopt;
@@ -69,6 +72,7 @@ int optimizerSlots(Optimizer o)
         return 1;
     case Optimizer::Adam:
     case Optimizer::AdamW:
+    case Optimizer::Lamb:
         return 2;
     }
     return 0;

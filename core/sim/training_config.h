@@ -19,7 +19,8 @@ enum class Optimizer
     Sgd,
     SgdMomentum,
     Adam,
-    AdamW
+    AdamW,
+    Lamb // two state slots, like Adam (Graphcore's BERT pretraining uses it)
 };
 enum class Schedule
 {
@@ -31,11 +32,11 @@ std::string_view precisionName(Precision p);
 std::optional<Precision> precisionFromName(std::string_view s);
 std::string_view optimizerName(Optimizer o);
 std::optional<Optimizer>
-optimizerFromName(std::string_view s); // "sgd", "sgd-momentum", "adam", "adamw"
+optimizerFromName(std::string_view s); // "sgd", "sgd-momentum", "adam", "adamw", "lamb"
 std::string_view scheduleName(Schedule s);
 std::optional<Schedule> scheduleFromName(std::string_view s);
 
-// Optimizer state slots per parameter: SGD 0, SGD with momentum 1, Adam/AdamW 2.
+// Optimizer state slots per parameter: SGD 0, SGD with momentum 1, Adam/AdamW/LAMB 2.
 int optimizerSlots(Optimizer o);
 
 struct TrainingConfig
@@ -48,6 +49,17 @@ struct TrainingConfig
     bool recompute = false;        // keep only layer-boundary activations, recompute the rest
     bool optimizerOffChip = false; // optimizer state (and fp32 masters) in streaming memory
     Schedule schedule = Schedule::OneFOneB;
+    // Forward only (inference): no gradients, optimizer state or stashed activations.
+    bool inference = false;
+    // Poplar options (IPU): the share of tile memory a matmul or convolution plan may use for
+    // temporaries (availableMemoryProportion, Poplar's default 0.6), matmul partials in fp16,
+    // the optimizer state sharded across replicas (replicated tensor sharding), the vocabulary
+    // embedding and tied head serialized into this many chunks, and tiles kept for host I/O.
+    double availableMemoryProportion = 0.6;
+    bool halfPartials = false;
+    bool replicatedTensorSharding = false;
+    int serializationFactor = 1;
+    int ioTiles = 0;
 };
 
 // Bytes of a weight, activation, gradient element under a precision (masters and optimizer

@@ -42,20 +42,24 @@ private slots:
         const auto& ipu = *m_ipu->ipu;
         const TileStats stats = TileStats::from(ipu);
         if (tile == -2)
-            tile = int(std::max_element(stats.total.begin(), stats.total.end()) - stats.total.begin());
+            tile =
+                int(std::max_element(stats.total.begin(), stats.total.end()) - stats.total.begin());
         if (tile == -3)
             tile = ipu.tilesPerIpu + 5;
         VariableTableModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        std::vector<int> indices = tile >= 0 ? variablesOnTile(ipu, tile) : variablesLiveAt(ipu, 0);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        std::vector<int> indices =
+            tile >= 0 ? sim::variablesOnTile(ipu, tile) : sim::variablesLiveAt(ipu, 0);
         const std::size_t count = indices.size();
         model.setVariables(m_ipu, indices, tile);
         QCOMPARE(model.rowCount(), int(count));
         QVERIFY2(count > 0, "every probed tile and step holds variables");
         model.sort(VariableTableModel::BytesHere, Qt::DescendingOrder);
         for (int r = 1; r < model.rowCount(); ++r)
-            QVERIFY(model.index(r - 1, VariableTableModel::BytesHere).data(Qt::UserRole).toLongLong() >=
-                    model.index(r, VariableTableModel::BytesHere).data(Qt::UserRole).toLongLong());
+            QVERIFY(
+                model.index(r - 1, VariableTableModel::BytesHere).data(Qt::UserRole).toLongLong() >=
+                model.index(r, VariableTableModel::BytesHere).data(Qt::UserRole).toLongLong());
         model.sort(VariableTableModel::Name, Qt::AscendingOrder);
         if (tile >= 0) {
             // Not every variable is live at once, so the category bytes are a peak, not a sum.
@@ -70,12 +74,12 @@ private slots:
         sim::Variable v;
         v.firstTile = 1470; // IPU 1 of 1472-tile IPUs starts at 1472: this is IPU 0's end
         v.tileCount = 4;
-        QVERIFY(variableCoversTile(v, 1470, 1472));
-        QVERIFY(variableCoversTile(v, 1471, 1472));
-        QVERIFY(variableCoversTile(v, 0, 1472)); // wraps within IPU 0
-        QVERIFY(variableCoversTile(v, 1, 1472));
-        QVERIFY(!variableCoversTile(v, 2, 1472));
-        QVERIFY(!variableCoversTile(v, 1472, 1472)); // never spills into the next IPU
+        QVERIFY(sim::variableCoversTile(v, 1470, 1472));
+        QVERIFY(sim::variableCoversTile(v, 1471, 1472));
+        QVERIFY(sim::variableCoversTile(v, 0, 1472)); // wraps within IPU 0
+        QVERIFY(sim::variableCoversTile(v, 1, 1472));
+        QVERIFY(!sim::variableCoversTile(v, 2, 1472));
+        QVERIFY(!sim::variableCoversTile(v, 1472, 1472)); // never spills into the next IPU
     }
 
     void decimation_data()
@@ -103,7 +107,8 @@ private slots:
     void csKernels()
     {
         CsKernelModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setResult(m_cs);
         QCOMPARE(model.rowCount(), int(m_cs->cs->kernels.size()));
         QVERIFY(model.rowCount() > 0);
@@ -116,7 +121,8 @@ private slots:
     void comparison()
     {
         ComparisonModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         auto four = test::compileSmall("ipu-mk2", 4);
         model.setComparison(report::compareReports(*m_ipu, *four));
         QVERIFY(model.rowCount() > 3);

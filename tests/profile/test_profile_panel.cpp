@@ -23,10 +23,12 @@
 #include "views/profile/variable_table_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -100,7 +102,7 @@ private slots:
         QCOMPARE(details->tile(), 10);
         QVERIFY2(details->summary().startsWith(QStringLiteral("Tile 10 (IPU 0")),
                  qPrintable(details->summary()));
-        const std::vector<int> expected = variablesOnTile(ipu, 10);
+        const std::vector<int> expected = sim::variablesOnTile(ipu, 10);
         QCOMPARE(details->model()->rowCount(), int(expected.size()));
         QVERIFY(details->model()->rowCount() > 0);
         QVERIFY(details->model()->bytesHere() >= ipu.tileBytes[0][10]);
@@ -212,11 +214,40 @@ private slots:
         stages[0].firstLayer = 0, stages[0].endLayer = 3;
         stages[1].firstLayer = 2, stages[1].endLayer = 5;
         stages[2].firstLayer = 4, stages[2].endLayer = 8;
-        QCOMPARE(PipelinePage::layersPerStage(stages, 8), (std::vector<int>{2, 2, 4}));
+        QCOMPARE(sim::LayerSplit::fromStages(stages, 8).perStage(), (std::vector<int>{2, 2, 4}));
         // Every stage inside one layer still gets a layer of its own.
         for (auto& s : stages)
             s.firstLayer = 1, s.endLayer = 2;
-        QCOMPARE(PipelinePage::layersPerStage(stages, 4), (std::vector<int>{1, 1, 2}));
+        QCOMPARE(sim::LayerSplit::fromStages(stages, 4).perStage(), (std::vector<int>{1, 1, 2}));
+    }
+
+    void findConfigurationAndRemedies()
+    {
+        ProfilePanel panel;
+        panel.setResult(test::compileSmall("ipu-mk2", 2));
+        auto* ipus = panel.settings()->findChild<QSpinBox*>(QStringLiteral("ipus"));
+        ipus->setValue(4); // more IPUs than the small model needs
+        QVERIFY(waitIdle(panel));
+        QCOMPARE(panel.result()->options.ipus, 4);
+        // A result compiled in the GUI names its system, as the CLI's reports do.
+        QCOMPARE(panel.result()->ipu->systemName.rfind("IPU-M2000", 0), std::size_t(0));
+        auto* find = panel.settings()->findChild<QPushButton*>(QStringLiteral("findConfiguration"));
+        QVERIFY(find);
+        find->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy() && panel.result()->options.ipus == 1, 60000);
+        QVERIFY(panel.result()->fits);
+        QCOMPARE(ipus->value(), 1);
+        QVERIFY(panel.findChild<QLabel*>(QStringLiteral("profileStatus")));
+        // Remedies come from core: recompute turns the box on and re-simulates.
+        auto* recompute = panel.settings()->findChild<QCheckBox*>(QStringLiteral("recompute"));
+        const bool was = recompute->isChecked();
+        if (!was) {
+            QVERIFY(panel.settings()->applyRemedy("recompute"));
+            QVERIFY(recompute->isChecked());
+            QVERIFY(waitIdle(panel));
+            QVERIFY(panel.result()->options.training.recompute);
+        }
+        QVERIFY(!panel.settings()->applyRemedy("no-such-remedy"));
     }
 
     void settingsDebounceAndSplit()
@@ -242,8 +273,14 @@ private slots:
         QVERIFY(waitIdle(panel));
         QCOMPARE(panel.result()->ipu->splitSource, std::string("user"));
         QVERIFY(panel.pipelinePage()->balanceText().contains(QStringLiteral("balance")));
-        // A malformed split is shown and not compiled.
+        // A 0 is accepted (an IPU with the embeddings only, in Graphcore's block counts).
         auto* splitEdit = panel.settings()->findChild<QLineEdit*>(QStringLiteral("split"));
+        splitEdit->setText(QStringLiteral("0,2,2"));
+        QString splitError;
+        panel.settings()->options(&splitError);
+        QVERIFY2(!splitError.contains(QStringLiteral("not a number")), qPrintable(splitError));
+        QVERIFY(waitIdle(panel));
+        // A malformed split is shown and not compiled.
         splitEdit->setText(QStringLiteral("2,x"));
         QVERIFY(!panel.isBusy());
     }

@@ -64,6 +64,60 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("more-stages"));
     }
 
+    void compileParamsFile()
+    {
+        // A Model Zoo params file compiles directly; Graphcore's BERT-Base split counts blocks,
+        // its 0 an IPU with the embeddings and the tied head.
+        const QString fixtures = QString(PORTOLAN_SOURCE_DIR) + "/tests/sim/fixtures/fidelity/";
+        const auto r = runCli({"compile",
+                               fixtures + "bert_base_pretraining.yaml",
+                               "--target",
+                               "ipu-mk2",
+                               "--ipus",
+                               "4",
+                               "--split",
+                               "0,4,4,4",
+                               "--replicas",
+                               "4",
+                               "--micro-batch",
+                               "32",
+                               "--grad-accum",
+                               "512",
+                               "--precision",
+                               "fp16",
+                               "--recompute",
+                               "--optimizer",
+                               "lamb",
+                               "--optimizer-off-chip",
+                               "--replicated-tensor-sharding",
+                               "--half-partials",
+                               "--available-memory-proportion",
+                               "0.25"});
+        QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+        QVERIFY(r.out.contains("Params: bert (encoder, model.name)"));
+        QVERIFY(r.out.contains("user split in blocks"));
+        QVERIFY(r.out.contains("5 stages on 4 IPUs"));
+        QVERIFY(r.out.contains("IPU-M2000 (4 IPUs) x 4 replicas (IPU-POD16)"));
+        QVERIFY(r.out.contains("FITS"));
+        // On a CS-2 the batch comes from the params file; the mode is named.
+        const auto cs = runCli({"compile", fixtures + "gpt2_small.yaml", "--target", "cs-2"});
+        QVERIFY2(cs.exitCode == 0, (cs.out + cs.err).constData());
+        QVERIFY(cs.out.contains("in layer-pipelined mode"));
+    }
+
+    void autoSearch()
+    {
+        const QString fixtures = QString(PORTOLAN_SOURCE_DIR) + "/tests/sim/fixtures/fidelity/";
+        const auto r = runCli({"compile", fixtures + "gpt2_medium.yaml", "--target", "ipu-mk2",
+                               "--auto", "fewest-ipus", "--optimizer", "adamw", "--micro-batch",
+                               "1", "--grad-accum", "64", "--precision", "fp16"});
+        QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+        QVERIFY(r.out.contains("Search (fewest-ipus)"));
+        QVERIFY(r.out.contains("pruned: 1 IPUs"));
+        QVERIFY(r.out.contains("Best: "));
+        QVERIFY(r.out.contains("FITS"));
+    }
+
     void badInput_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -79,6 +133,12 @@ private Q_SLOTS:
                            "--target", "ipu-mk2",
                            "--split",  "2,x"}
             << "'x'";
+        QTest::addRow("broken params")
+            << QStringList{"compile",
+                           QString(PORTOLAN_FIXTURES) + "/../sim/fixtures/fidelity/"
+                                                        "../broken_params.yaml",
+                           "--target", "ipu-mk2"}
+            << "broken_params.yaml:5:";
         QTest::addRow("corrupt report")
             << QStringList{"compare", QString(PORTOLAN_SOURCE_DIR) + "/README.md",
                            QString(PORTOLAN_SOURCE_DIR) + "/README.md"}

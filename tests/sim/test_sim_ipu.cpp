@@ -2,6 +2,8 @@
 #include "core/graph/recorder.h"
 #include "core/graph/synthetic.h"
 #include "core/sim/compile.h"
+#include "core/sim/ipu_memory.h"
+#include "core/sim/ipu_sim.h"
 #include "core/sim/schedule.h"
 #include "test_models.h"
 
@@ -73,8 +75,10 @@ private Q_SLOTS:
                 if (step.stage == st.index)
                     stagePeak = std::max(stagePeak, step.notAlwaysLiveBytes);
             peakNal += stagePeak;
-            modelStatic += st.memory.weights + st.memory.gradients + st.memory.gradAccumulators +
-                           st.memory.optimizerState + st.memory.masterWeights;
+            const std::int64_t ipuBytes = std::int64_t(p.tilesPerIpu) * p.tileCapacity;
+            for (const auto& m : ipuOpMemory(r.value->graph, o.training, ipuModelConstants(),
+                                             ipuBytes, st.firstOp, st.endOp))
+                modelStatic += m.weights + m.accumulators + m.optimizerState + m.masterWeights;
         }
         QCOMPARE(tileNal, peakNal);
         // The variables are the memory model's figures, rounded up to whole grains per tile.
@@ -151,6 +155,7 @@ private Q_SLOTS:
         auto r = compileGraph(mlpGraph(), o);
         QVERIFY2(r, r.error.toString().c_str());
         QCOMPARE(r.value->ipu->splitSource, std::string("user"));
+        QCOMPARE(r.value->ipu->splitUnit, std::string("layers"));
         QCOMPARE(r.value->ipu->stages[1].firstOp, 3);
         o.split = {3, 2};
         r = compileGraph(mlpGraph(), o);
@@ -220,26 +225,35 @@ private Q_SLOTS:
 
     void csWeightStreamingForBigModels()
     {
+        // Over a billion parameters: weight streaming (Model Zoo README, R_1.6.0); the same
+        // blocks at a fifth of the depth are layer-pipelined.
         graph::SyntheticTransformer spec;
-        spec.layers = 200;
-        spec.hidden = 256;
-        spec.heads = 4;
-        spec.sequence = 64;
+        spec.layers = 30;
+        spec.hidden = 2048;
+        spec.heads = 16;
+        spec.sequence = 32;
         spec.vocab = 1000;
         auto g = graph::recordSyntheticTransformer(spec);
         QVERIFY2(g, g.error.toString().c_str());
-        QCOMPARE(int(g.value->layerNames.size()), 203);
+        QVERIFY(g.value->totalParams() > 1000000000);
         CompileOptions o;
         o.target = "cs-2";
-        o.training.microBatch = 4096; // activations beyond the wafer: weight streaming
+        o.training.microBatch = 64;
         auto r = compileGraph(*g.value, o);
         QVERIFY(r);
         QCOMPARE(r.value->cs->mode, std::string("weight-streaming"));
-        o.csMode = "layer-pipelined";
-        o.training.microBatch = 1;
+        QVERIFY(r.value->cs->modeReason.find("1 B") != std::string::npos);
+        QVERIFY(r.value->cs->microBatch >= 1);
+        spec.layers = 6;
+        g = graph::recordSyntheticTransformer(spec);
+        QVERIFY(g);
         r = compileGraph(*g.value, o);
         QVERIFY(r);
         QCOMPARE(r.value->cs->mode, std::string("layer-pipelined"));
+        o.csMode = "weight-streaming"; // the user's choice wins
+        r = compileGraph(*g.value, o);
+        QVERIFY(r);
+        QCOMPARE(r.value->cs->mode, std::string("weight-streaming"));
     }
 
     void syntheticReplicationKeepsTheChain()

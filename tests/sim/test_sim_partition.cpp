@@ -111,40 +111,6 @@ private Q_SLOTS:
         r = partitionMinMax({1, 2}, {1, 1}, 3, 0);
         QVERIFY(!r.feasible);
     }
-
-    void userSplit_data()
-    {
-        QTest::addColumn<QString>("text");
-        QTest::addColumn<QString>("error");
-        QTest::addRow("ok") << "1,2,1"
-                            << "";
-        QTest::addRow("too few") << "1,2"
-                                 << "covers 3 layers but the model has 4";
-        QTest::addRow("zero") << "2,0,2"
-                              << "'0' at column 3";
-        QTest::addRow("junk") << "2,x"
-                              << "'x' at column 3";
-    }
-    void userSplit()
-    {
-        QFETCH(QString, text);
-        QFETCH(QString, error);
-        // 8 ops in 4 layers: 0 0 | 1 1 1 | 2 | 3 3 (layer of each op)
-        const std::vector<int> opLayer{0, 0, 1, 1, 1, 2, 3, 3};
-        auto parsed = parseSplit(text.toStdString());
-        if (!parsed.error.empty()) {
-            QVERIFY2(parsed.error.find(error.toStdString()) != std::string::npos,
-                     parsed.error.c_str());
-            return;
-        }
-        auto split = splitFromLayers(opLayer, 4, parsed.starts);
-        if (!error.isEmpty()) {
-            QVERIFY2(split.error.find(error.toStdString()) != std::string::npos,
-                     split.error.c_str());
-            return;
-        }
-        QCOMPARE(split.starts, (std::vector<int>{0, 2, 6, 8}));
-    }
 };
 
 QTEST_GUILESS_MAIN(TestSimPartition)

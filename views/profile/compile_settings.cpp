@@ -1,12 +1,16 @@
 #include "views/profile/compile_settings.h"
 
-#include "core/sim/partition.h"
+#include "core/sim/layer_split.h"
+#include "core/sim/remedies.h"
+#include "core/targets/target.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 
@@ -58,7 +62,7 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     m_precision->addItem(QStringLiteral("fp16"), QStringLiteral("fp16"));
     m_precision->addItem(tr("mixed"), QStringLiteral("mixed"));
     m_optimizer = new QComboBox(this);
-    for (const char* o : {"sgd", "sgd-momentum", "adam", "adamw"})
+    for (const char* o : {"sgd", "sgd-momentum", "adam", "adamw", "lamb"})
         m_optimizer->addItem(QString::fromLatin1(o), QString::fromLatin1(o));
     m_schedule = new QComboBox(this);
     m_schedule->addItem(QStringLiteral("1F1B"), QStringLiteral("1f1b"));
@@ -66,9 +70,28 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     m_recompute = new QCheckBox(tr("Recompute activations"), this);
     m_recompute->setObjectName(QStringLiteral("recompute"));
     m_offChip = new QCheckBox(tr("Optimizer state off chip"), this);
+    m_offChip->setObjectName(QStringLiteral("offChip"));
+    m_sharded = new QCheckBox(tr("Shard optimizer state across replicas"), this);
+    m_sharded->setObjectName(QStringLiteral("sharded"));
+    m_halfPartials = new QCheckBox(tr("Half partials"), this);
+    m_halfPartials->setObjectName(QStringLiteral("halfPartials"));
+    m_inference = new QCheckBox(tr("Inference (forward only)"), this);
+    m_inference->setObjectName(QStringLiteral("inference"));
+    m_serialization = spin(1, 64, 1, this);
+    m_serialization->setObjectName(QStringLiteral("serialization"));
+    m_serialization->setToolTip(
+        tr("Serialize the vocabulary embedding and its tied head into this many chunks"));
+    m_amp = new QDoubleSpinBox(this);
+    m_amp->setObjectName(QStringLiteral("availableMemoryProportion"));
+    m_amp->setRange(0.01, 1.0);
+    m_amp->setSingleStep(0.05);
+    m_amp->setValue(0.6);
+    m_amp->setKeyboardTracking(false);
+    m_amp->setToolTip(tr("Share of tile memory matmul plans may use for temporaries "
+                         "(availableMemoryProportion; Poplar's default is 0.6)"));
     m_split = new QLineEdit(this);
     m_split->setObjectName(QStringLiteral("split"));
-    m_split->setPlaceholderText(tr("automatic (or layers per stage: 3,7,7,7)"));
+    m_split->setPlaceholderText(tr("automatic (or layers per IPU: 3,7,7,7; 0 = embeddings only)"));
     m_splitError = new QLabel(this);
     m_splitError->setWordWrap(true);
     m_splitError->hide();
@@ -88,16 +111,29 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Schedule"), m_schedule);
     form->addRow(QString(), m_recompute);
     form->addRow(QString(), m_offChip);
+    form->addRow(QString(), m_sharded);
+    form->addRow(QString(), m_halfPartials);
+    form->addRow(QString(), m_inference);
+    form->addRow(tr("Embedding serialization"), m_serialization);
+    form->addRow(tr("Available memory proportion"), m_amp);
     form->addRow(tr("Split"), m_split);
     form->addRow(QString(), m_splitError);
     form->addRow(tr("CS mode"), m_csMode);
+    m_find = new QPushButton(tr("Find a configuration that fits"), this);
+    m_find->setObjectName(QStringLiteral("findConfiguration"));
+    m_find->setToolTip(tr("Search IPU count, split, micro-batch, recomputation, optimizer "
+                          "placement and precision for the fewest IPUs that fit (keeps the "
+                          "batch)"));
+    form->addRow(m_find);
+    connect(m_find, &QPushButton::clicked, this, &CompileSettings::findConfigurationRequested);
 
     for (QComboBox* box : {m_target, m_precision, m_optimizer, m_schedule, m_csMode})
         connect(box, &QComboBox::currentIndexChanged, this, &CompileSettings::emitChanged);
-    for (QSpinBox* s : {m_ipus, m_microBatch, m_gradAccum, m_replicas})
+    for (QSpinBox* s : {m_ipus, m_microBatch, m_gradAccum, m_replicas, m_serialization})
         connect(s, &QSpinBox::valueChanged, this, &CompileSettings::emitChanged);
-    for (QCheckBox* c : {m_recompute, m_offChip})
+    for (QCheckBox* c : {m_recompute, m_offChip, m_sharded, m_halfPartials, m_inference})
         connect(c, &QCheckBox::toggled, this, &CompileSettings::emitChanged);
+    connect(m_amp, &QDoubleSpinBox::valueChanged, this, &CompileSettings::emitChanged);
     connect(m_split, &QLineEdit::textChanged, this, &CompileSettings::emitChanged);
     updateEnabled();
 }
@@ -117,7 +153,9 @@ void CompileSettings::updateEnabled()
 {
     const bool cs = m_target->currentData().toString().startsWith(QLatin1String("cs"));
     for (QWidget* w : {static_cast<QWidget*>(m_ipus), static_cast<QWidget*>(m_split),
-                       static_cast<QWidget*>(m_schedule)})
+                       static_cast<QWidget*>(m_schedule), static_cast<QWidget*>(m_sharded),
+                       static_cast<QWidget*>(m_halfPartials),
+                       static_cast<QWidget*>(m_serialization), static_cast<QWidget*>(m_amp)})
         w->setEnabled(!cs);
     m_csMode->setEnabled(cs);
 }
@@ -140,15 +178,20 @@ sim::CompileOptions CompileSettings::options(QString* error) const
                               .value_or(sim::Schedule::OneFOneB);
     o.training.recompute = m_recompute->isChecked();
     o.training.optimizerOffChip = m_offChip->isChecked();
+    o.training.replicatedTensorSharding = m_sharded->isChecked();
+    o.training.halfPartials = m_halfPartials->isChecked();
+    o.training.inference = m_inference->isChecked();
+    o.training.serializationFactor = m_serialization->value();
+    o.training.availableMemoryProportion = m_amp->value();
     o.csMode = m_csMode->currentData().toString().toStdString();
     const QString split = m_split->text().trimmed();
     if (!split.isEmpty()) {
-        const sim::SplitResult parsed = sim::parseSplit(split.toStdString());
-        if (!parsed.error.empty()) {
+        const auto parsed = sim::LayerSplit::parse(split.toStdString());
+        if (!parsed) {
             if (error)
-                *error = QString::fromStdString(parsed.error);
+                *error = QString::fromStdString(parsed.error.message);
         } else {
-            o.split = parsed.starts;
+            o.split = parsed.value->perStage();
             if (error && int(o.split.size()) != o.ipus)
                 *error = tr("the split has %1 stages but there are %2 IPUs")
                              .arg(o.split.size())
@@ -163,7 +206,8 @@ void CompileSettings::setOptions(const sim::CompileOptions& o)
     m_blocked = true;
     const QSignalBlocker b1(m_target), b2(m_precision), b3(m_optimizer), b4(m_schedule),
         b5(m_csMode), b6(m_ipus), b7(m_microBatch), b8(m_gradAccum), b9(m_replicas),
-        b10(m_recompute), b11(m_offChip), b12(m_split);
+        b10(m_recompute), b11(m_offChip), b12(m_split), b13(m_sharded), b14(m_halfPartials),
+        b15(m_inference), b16(m_serialization), b17(m_amp);
     selectData(m_target, QString::fromStdString(o.target));
     m_ipus->setValue(o.ipus);
     m_microBatch->setValue(o.training.microBatch);
@@ -174,6 +218,11 @@ void CompileSettings::setOptions(const sim::CompileOptions& o)
     selectData(m_schedule, QString::fromUtf8(sim::scheduleName(o.training.schedule).data()));
     m_recompute->setChecked(o.training.recompute);
     m_offChip->setChecked(o.training.optimizerOffChip);
+    m_sharded->setChecked(o.training.replicatedTensorSharding);
+    m_halfPartials->setChecked(o.training.halfPartials);
+    m_inference->setChecked(o.training.inference);
+    m_serialization->setValue(o.training.serializationFactor);
+    m_amp->setValue(o.training.availableMemoryProportion);
     QStringList split;
     for (int n : o.split)
         split << QString::number(n);
@@ -197,28 +246,17 @@ void CompileSettings::setSplit(const std::vector<int>& layersPerStage)
 
 bool CompileSettings::applyRemedy(const std::string& id)
 {
-    m_blocked = true;
-    bool known = true;
-    if (id == "fp16")
-        selectData(m_precision, QStringLiteral("fp16"));
-    else if (id == "recompute")
-        m_recompute->setChecked(true);
-    else if (id == "more-stages") {
-        m_ipus->setValue(std::min(1024, m_ipus->value() * 2));
-        m_split->clear();
-    } else if (id == "smaller-micro-batch") {
-        m_microBatch->setValue(std::max(1, m_microBatch->value() / 2));
-        m_gradAccum->setValue(m_gradAccum->value() * 2);
-    } else if (id == "optimizer-off-chip")
-        m_offChip->setChecked(true);
-    else if (id == "weight-streaming")
-        selectData(m_csMode, QStringLiteral("weight-streaming"));
-    else
-        known = false;
-    m_blocked = false;
-    if (known)
-        emitChanged();
-    return known;
+    QString error;
+    const sim::CompileOptions current = options(&error);
+    auto target = targets::loadTarget(current.target);
+    if (!target)
+        return false;
+    const auto changed = sim::applyRemedy(current, id, *target.value);
+    if (!changed)
+        return false;
+    setOptions(*changed);
+    emitChanged();
+    return true;
 }
 
 } // namespace portolan::views

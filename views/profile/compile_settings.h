@@ -1,8 +1,9 @@
 #pragma once
 
 // The compile panel's settings form: target, IPUs, micro-batch, gradient accumulation, replicas,
-// precision, optimizer, recomputation, split and CS mode. Every edit emits changed(); the panel
-// debounces it and re-simulates.
+// precision, optimizer, recomputation, off-chip and sharded state, serialization, half partials,
+// available memory proportion, inference, split and CS mode. Every edit emits changed(); the
+// panel debounces it and re-simulates.
 
 #include "core/sim/profile.h"
 
@@ -10,8 +11,10 @@
 
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSpinBox;
 
 namespace portolan::views {
@@ -25,13 +28,16 @@ public:
     // The options, or an error (a malformed split) in `error`.
     sim::CompileOptions options(QString* error = nullptr) const;
     void setOptions(const sim::CompileOptions& o); // no changed() signal
-    // Applies a remedy of the advice list (fp16, recompute, more-stages, smaller-micro-batch,
-    // optimizer-off-chip, weight-streaming); false when the id is unknown.
+    // Applies a remedy of the advice list as core defines it (sim::applyRemedy); false when it
+    // does not apply to the current settings.
     bool applyRemedy(const std::string& id);
     void setSplit(const std::vector<int>& layersPerStage); // emits changed()
 
 signals:
     void changed();
+    // "Find a configuration that fits": the panel searches (sim::findFittingConfiguration) and
+    // puts the result back with setOptions.
+    void findConfigurationRequested();
 
 private:
     void updateEnabled();
@@ -47,9 +53,15 @@ private:
     QComboBox* m_schedule = nullptr;
     QCheckBox* m_recompute = nullptr;
     QCheckBox* m_offChip = nullptr;
+    QCheckBox* m_sharded = nullptr;
+    QCheckBox* m_halfPartials = nullptr;
+    QCheckBox* m_inference = nullptr;
+    QSpinBox* m_serialization = nullptr;
+    QDoubleSpinBox* m_amp = nullptr;
     QLineEdit* m_split = nullptr;
     QComboBox* m_csMode = nullptr;
     QLabel* m_splitError = nullptr;
+    QPushButton* m_find = nullptr;
     bool m_blocked = false;
 };
 

@@ -133,7 +133,7 @@ void LivenessPage::showStep(int step)
         return;
     m_step = step;
     const auto& s = m_result->ipu->steps[std::size_t(step)];
-    std::vector<int> live = variablesLiveAt(*m_result->ipu, step);
+    std::vector<int> live = sim::variablesLiveAt(*m_result->ipu, step);
     m_summary->setText(
         tr("Step %1 \"%2\" (%3, stage %4): always live %5, not always live %6; %7 variables live.")
             .arg(step)

@@ -1,5 +1,7 @@
 #include "views/profile/pipeline_page.h"
 
+#include "core/sim/summary.h"
+
 #include "views/profile/chart_export.h"
 #include "views/profile/gantt_chart.h"
 #include "views/profile/plot_theme.h"
@@ -22,26 +24,7 @@ namespace portolan::views {
 
 QString projectSplitText(const sim::ProjectSplit& p)
 {
-    QStringList stages, ipus;
-    for (std::size_t i = 0; i < p.layersPerStage.size(); ++i) {
-        stages << QString::number(p.layersPerStage[i]);
-        ipus << QString::number(i < p.ipus.size() ? p.ipus[i] : int(i));
-    }
-    const QString head = QObject::tr("The project's split (%1): layers per stage %2 on IPUs %3")
-                             .arg(QString::fromStdString(p.source), stages.join(QLatin1Char(',')),
-                                  ipus.join(QLatin1Char(',')));
-    if (!p.error.empty())
-        return QObject::tr("%1: cannot be simulated: %2")
-            .arg(head, QString::fromStdString(p.error));
-    return QObject::tr("%1: %2, fullest tile %3, %4 tile(s) out of memory, balance %5, bubble "
-                       "%6%, step %7, %8 samples/s.")
-        .arg(head, p.fits ? QObject::tr("fits") : QObject::tr("does not fit"),
-             bytesText(double(p.maxTileBytes)))
-        .arg(p.oomTiles)
-        .arg(p.balance, 0, 'f', 3)
-        .arg(100 * p.bubble, 0, 'f', 1)
-        .arg(secondsText(p.stepSeconds))
-        .arg(p.samplesPerSecond, 0, 'g', 5);
+    return QString::fromStdString(sim::projectSplitLine(p)) + QLatin1Char('.');
 }
 
 PipelinePage::PipelinePage(QWidget* parent) : QWidget(parent)
@@ -130,38 +113,15 @@ QString PipelinePage::projectSplitText() const
     return m_projectSplit->text();
 }
 
-std::vector<int> PipelinePage::split() const
-{
-    return m_split;
-}
-
-std::vector<int> PipelinePage::layersPerStage(const std::vector<sim::StageProfile>& stages,
-                                              int layerCount)
-{
-    // An automatic split cuts between ops, so neighbouring stages can share a layer; a split
-    // the user edits is in whole layers. Each stage starts at the layer of its first op, kept
-    // at least one layer long and leaving one layer for every later stage.
-    const int n = int(stages.size());
-    std::vector<int> split;
-    int start = 0;
-    for (int i = 0; i < n; ++i) {
-        int end = i + 1 < n ? stages[std::size_t(i) + 1].firstLayer : layerCount;
-        end = std::clamp(end, start + 1, std::max(start + 1, layerCount - (n - 1 - i)));
-        split.push_back(end - start);
-        start = end;
-    }
-    return split;
-}
-
 void PipelinePage::setResult(ResultPtr result)
 {
     m_result = std::move(result);
     m_gantt->setResult(m_result);
-    m_split.clear();
+    m_split = {};
     if (m_result && m_result->ipu) {
         const auto& ipu = *m_result->ipu;
-        m_split = layersPerStage(ipu.stages,
-                                 int(std::max<std::size_t>(1, m_result->graph.layerNames.size())));
+        m_split = sim::LayerSplit::fromStages(
+            ipu.stages, int(std::max<std::size_t>(1, m_result->graph.layerNames.size())));
         double slowest = 0;
         int slow = 0;
         for (const auto& s : ipu.stages)
@@ -192,28 +152,28 @@ void PipelinePage::setResult(ResultPtr result)
         for (const auto& name : m_result->graph.layerNames)
             layerNames.push_back(QString::fromStdString(name));
     m_splitBar->setLayerNames(layerNames);
-    m_splitBar->setSplit(m_split);
+    m_splitBar->setSplit(m_split.perStage());
     rebuildSplitEditor();
     fillStageChart();
 }
 
 void PipelinePage::applySplit(const std::vector<int>& layersPerStage)
 {
-    if (layersPerStage.size() != m_split.size() || layersPerStage == m_split)
+    if (int(layersPerStage.size()) != m_split.stages() || layersPerStage == m_split.perStage())
         return;
-    m_split = layersPerStage;
+    m_split = sim::LayerSplit(layersPerStage);
     showSplit();
-    emit splitEdited(m_split);
+    emit splitEdited(m_split.perStage());
 }
 
 void PipelinePage::showSplit()
 {
     for (std::size_t i = 0; i < m_spins.size(); ++i) {
         const QSignalBlocker block(m_spins[i]);
-        m_spins[i]->setValue(m_split[i]);
+        m_spins[i]->setValue(m_split.perStage()[i]);
     }
-    if (m_splitBar->split() != m_split)
-        m_splitBar->setSplit(m_split);
+    if (m_splitBar->split() != m_split.perStage())
+        m_splitBar->setSplit(m_split.perStage());
 }
 
 void PipelinePage::rebuildSplitEditor()
@@ -223,12 +183,12 @@ void PipelinePage::rebuildSplitEditor()
         delete item->widget();
         delete item;
     }
-    const int layers = std::accumulate(m_split.begin(), m_split.end(), 0);
-    for (std::size_t i = 0; i < m_split.size(); ++i) {
+    const int layers = m_split.total();
+    for (std::size_t i = 0; i < std::size_t(m_split.stages()); ++i) {
         auto* spin = new QSpinBox(m_splitBox);
         spin->setObjectName(QStringLiteral("stage%1").arg(i));
-        spin->setRange(1, std::max(1, layers - int(m_split.size()) + 1));
-        spin->setValue(m_split[i]);
+        spin->setRange(1, std::max(1, layers - m_split.stages() + 1));
+        spin->setValue(m_split.perStage()[i]);
         spin->setPrefix(QStringLiteral("%1: ").arg(i));
         spin->setKeyboardTracking(false);
         connect(spin, &QSpinBox::valueChanged, this, [this, i](int v) { editStage(int(i), v); });
@@ -240,21 +200,16 @@ void PipelinePage::rebuildSplitEditor()
 
 bool PipelinePage::editStage(int stage, int layers)
 {
-    const int n = int(m_split.size());
-    if (stage < 0 || stage >= n || n < 2 || layers < 1)
-        return false;
     // The boundary moves with the neighbour: the next stage, or the previous for the last one.
-    const int neighbour = stage + 1 < n ? stage + 1 : stage - 1;
-    const int delta = layers - m_split[std::size_t(stage)];
-    if (m_split[std::size_t(neighbour)] - delta < 1) {
-        const QSignalBlocker block(m_spins[std::size_t(stage)]);
-        m_spins[std::size_t(stage)]->setValue(m_split[std::size_t(stage)]);
+    if (!m_split.setStage(stage, layers)) {
+        if (stage >= 0 && std::size_t(stage) < m_spins.size()) {
+            const QSignalBlocker block(m_spins[std::size_t(stage)]);
+            m_spins[std::size_t(stage)]->setValue(m_split.perStage()[std::size_t(stage)]);
+        }
         return false;
     }
-    m_split[std::size_t(stage)] = layers;
-    m_split[std::size_t(neighbour)] -= delta;
     showSplit();
-    emit splitEdited(m_split);
+    emit splitEdited(m_split.perStage());
     return true;
 }
 

@@ -4,6 +4,7 @@
 // and the split, both as a bar whose stage boundaries can be dragged and as numbers per stage
 // (layers per stage); either edit emits splitEdited at once.
 
+#include "core/sim/layer_split.h"
 #include "core/sim/profile.h"
 #include "views/profile/plot_theme.h"
 
@@ -30,12 +31,9 @@ class PipelinePage : public QWidget
 public:
     explicit PipelinePage(QWidget* parent = nullptr);
     void setResult(ResultPtr result);
-    std::vector<int> split() const; // layers per stage as shown
-    // Whole layers per stage for a split whose stages may share a layer (an automatic split
-    // cuts between ops); sums to layerCount when there are at least as many layers as stages.
-    static std::vector<int> layersPerStage(const std::vector<sim::StageProfile>& stages,
-                                           int layerCount);
-    // Sets stage `stage` to `layers` layers, taking them from (or giving them to) the next stage.
+    std::vector<int> split() const { return m_split.perStage(); } // layers per stage as shown
+    // Sets stage `stage` to `layers` layers, taking them from (or giving them to) the next stage
+    // (the split arithmetic is sim::LayerSplit's).
     bool editStage(int stage, int layers);
     // Replaces the whole split (same number of stages), as a boundary drag does.
     void applySplit(const std::vector<int>& layersPerStage);
@@ -66,7 +64,7 @@ private:
     QWidget* m_splitBox = nullptr;
     QHBoxLayout* m_splitLayout = nullptr;
     std::vector<QSpinBox*> m_spins;
-    std::vector<int> m_split;
+    sim::LayerSplit m_split;
 };
 
 } // namespace portolan::views

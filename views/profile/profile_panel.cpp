@@ -4,6 +4,7 @@
 #include "core/graph/graph_source.h"
 #include "core/graph/torch_child.h"
 #include "core/report/report.h"
+#include "core/sim/auto_config.h"
 #include "core/sim/compile.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/compare_page.h"
@@ -112,6 +113,8 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_debounce->setInterval(150); // coalesces a spin box held down into one re-simulation
     connect(m_debounce, &QTimer::timeout, this, &ProfilePanel::recompile);
     connect(m_settings, &CompileSettings::changed, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_settings, &CompileSettings::findConfigurationRequested, this,
+            &ProfilePanel::findConfiguration);
     connect(m_summary, &SummaryPage::remedyActivated, this,
             [this](const QString& id) { m_settings->applyRemedy(id.toStdString()); });
     connect(m_summary, &SummaryPage::tileActivated, this, [this](int tile) {
@@ -252,15 +255,29 @@ void ProfilePanel::setProject(const QString& folder)
     setBusy(tr("Finding the model of %1...").arg(QFileInfo(folder).fileName()));
     m_cancel->show();
     const std::string path = folder.toStdString();
+    // A Model Zoo family is built right here, off the GUI thread; the others are recorded by
+    // the Torch child.
+    struct Found
+    {
+        graph::GraphSource source;
+        std::optional<Result<graph::OpGraph>> built;
+    };
     runAsync(
-        this, [path] { return graph::chooseGraphSource(path); },
-        [this, id, folder](graph::GraphSource source) {
+        this,
+        [path] {
+            Found f{graph::chooseGraphSource(path), std::nullopt};
+            if (f.source.kind == graph::GraphSourceKind::ModelFamily)
+                f.built = graph::buildModelFamily(f.source);
+            return f;
+        },
+        [this, id, folder](Found found) {
             if (!m_recordTicket.isCurrent(id))
                 return; // cancelled or replaced; the count was settled there
+            const graph::GraphSource& source = found.source;
             QStringList args;
             for (const auto& a : graph::torchChildArguments(source))
                 args << QString::fromStdString(a);
-            if (args.isEmpty()) {
+            if (args.isEmpty() && !found.built) {
                 --m_recording;
                 recordingFailed(QString::fromStdString(source.message.toString()));
                 return;
@@ -275,6 +292,15 @@ void ProfilePanel::setProject(const QString& folder)
                 o.training.microBatch = source.training->batchSize;
                 o.training.gradAccum = source.training->gradAccum;
                 m_settings->setOptions(o);
+            }
+            if (found.built) {
+                --m_recording;
+                if (!*found.built) {
+                    recordingFailed(QString::fromStdString(found.built->error.toString()));
+                    return;
+                }
+                acceptGraph(std::move(*found.built->value));
+                return;
             }
             setBusy(tr("Recording the model of %1 (%2)...")
                         .arg(QFileInfo(folder).fileName(),
@@ -337,14 +363,18 @@ void ProfilePanel::startRecording(quint64 id, const QStringList& args)
                     recordingFailed(message);
                     return;
                 }
-                m_source->setText(m_source->text().section(QLatin1Char('\n'), 0, 0) +
-                                  QStringLiteral("\n") +
-                                  tr("Model from %1").arg(QString::fromStdString(g.value->origin)));
-                m_opGraph = std::make_shared<const graph::OpGraph>(std::move(*g.value));
-                recompile();
+                acceptGraph(std::move(*g.value));
             });
     });
     child->start();
+}
+
+void ProfilePanel::acceptGraph(graph::OpGraph g)
+{
+    m_source->setText(m_source->text().section(QLatin1Char('\n'), 0, 0) + QStringLiteral("\n") +
+                      tr("Model from %1").arg(QString::fromStdString(g.origin)));
+    m_opGraph = std::make_shared<const graph::OpGraph>(std::move(g));
+    recompile();
 }
 
 void ProfilePanel::recordingFailed(const QString& message)
@@ -422,6 +452,51 @@ void ProfilePanel::startCompile()
             setIdle(tr("Simulated in %1 ms: %2.")
                         .arg(ms, 0, 'f', 1)
                         .arg(fits ? tr("fits") : tr("does not fit")));
+        });
+}
+
+void ProfilePanel::findConfiguration()
+{
+    QString error;
+    const sim::CompileOptions base = m_settings->options(&error);
+    if (!m_opGraph || !error.isEmpty()) {
+        setIdle(m_opGraph ? error : tr("Nothing to search yet: open a project first."));
+        return;
+    }
+    const quint64 id = m_searchTicket.next();
+    ++m_loading;
+    setBusy(tr("Searching for a configuration that fits..."));
+    std::shared_ptr<const graph::OpGraph> g = m_opGraph;
+    runAsync(
+        this,
+        [g, base] {
+            auto target = targets::loadTarget(base.target);
+            if (!target)
+                return Result<sim::AutoResult>::fail(target.error);
+            sim::AutoRequest req;
+            req.base = base;
+            return sim::findFittingConfiguration(*g, *target.value, req);
+        },
+        [this, id](Result<sim::AutoResult> r) {
+            --m_loading;
+            if (!m_searchTicket.isCurrent(id))
+                return;
+            if (!r) {
+                setIdle(QString::fromStdString(r.error.toString()));
+                return;
+            }
+            if (!r.value->found) {
+                setIdle(tr("No configuration fits (%1 simulated).").arg(r.value->simulated));
+                return;
+            }
+            sim::CompileOptions best = r.value->best.options;
+            best.advice = true;
+            m_settings->setOptions(best);
+            recompile();
+            setIdle(tr("Found in %1 ms (%2 configurations simulated): %3.")
+                        .arg(r.value->milliseconds, 0, 'f', 0)
+                        .arg(r.value->simulated)
+                        .arg(QString::fromStdString(sim::describeOptions(best))));
         });
 }
 

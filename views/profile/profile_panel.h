@@ -4,6 +4,7 @@
 // re-simulates off the GUI thread when a setting changes, and pages for the summary, memory,
 // tile map, liveness, pipeline, CS placement, op graph and comparison of two reports.
 
+#include "core/graph/op_graph.h"
 #include "views/common/job.h"
 #include "views/profile/plot_theme.h"
 
@@ -56,6 +57,9 @@ public:
 
     // Re-simulates now with the settings (the debounce timer calls this).
     void recompile();
+    // Searches for the fewest IPUs (or a CS configuration) that fit, off the GUI thread, and
+    // puts the result into the settings.
+    void findConfiguration();
     CompileSettings* settings() const { return m_settings; }
     SummaryPage* summaryPage() const { return m_summary; }
     MemoryPage* memoryPage() const { return m_memory; }
@@ -77,6 +81,7 @@ private:
     void startCompile();
     void startRecording(quint64 id, const QStringList& args);
     void recordingFailed(const QString& message);
+    void acceptGraph(graph::OpGraph g); // a recorded or built graph becomes the one compiled
     void setBusy(const QString& what);
     void setIdle(const QString& status);
     void saveReportAs();
@@ -101,7 +106,7 @@ private:
 
     ResultPtr m_result;
     std::shared_ptr<const graph::OpGraph> m_opGraph; // what re-simulation compiles
-    JobTicket m_compileTicket, m_loadTicket, m_recordTicket;
+    JobTicket m_compileTicket, m_loadTicket, m_recordTicket, m_searchTicket;
     bool m_compiling = false, m_compilePending = false;
     int m_loading = 0, m_recording = 0;
 };

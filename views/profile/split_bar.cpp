@@ -1,5 +1,6 @@
 #include "views/profile/split_bar.h"
 
+#include "core/sim/layer_split.h"
 #include "views/profile/plot_theme.h"
 
 #include <QHelpEvent>
@@ -197,17 +198,13 @@ void SplitBar::mouseMoveEvent(QMouseEvent* event)
             unsetCursor();
         return;
     }
-    // Snap to the nearest whole layer, keeping at least one layer on each side.
-    const std::size_t b = std::size_t(m_drag);
-    const int before = std::accumulate(m_split.begin(), m_split.begin() + m_drag, 0);
-    const int after = before + m_split[b] + m_split[b + 1];
+    // Snap to the nearest whole layer; the split keeps at least one layer on each side.
     const QRectF bar = barRect();
     const int layer =
         int(std::lround((x - bar.left()) / std::max(1.0, bar.width()) * layerCount()));
-    const int boundary = std::clamp(layer, before + 1, after - 1);
-    if (boundary != before + m_split[b]) {
-        m_split[b] = boundary - before;
-        m_split[b + 1] = after - boundary;
+    sim::LayerSplit split(m_split);
+    if (split.moveBoundary(m_drag, layer)) {
+        m_split = split.perStage();
         update();
     }
 }

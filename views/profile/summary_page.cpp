@@ -1,5 +1,6 @@
 #include "views/profile/summary_page.h"
 
+#include "core/sim/summary.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/pipeline_page.h"
 #include "views/profile/tile_stats.h"
@@ -123,50 +124,30 @@ void SummaryPage::setResult(ResultPtr result)
         return;
     }
     const auto& r = *m_result;
+    // The same summary the CLI prints (core/sim/summary.h), in the page's words for the headline.
+    const sim::CompileSummary summary = sim::summarize(r);
     const double used = double(r.peakBytes), cap = double(r.capacityBytes);
     const QString where = r.ipu ? tr("fullest tile") : tr("wafer");
-    m_headline->setText(r.fits ? tr("Fits on %1: %2 of %3 used on the %4 (%5%)")
-                                     .arg(QString::fromStdString(r.targetName), bytesText(used),
-                                          bytesText(cap), where)
-                                     .arg(cap > 0 ? 100 * used / cap : 0, 0, 'f', 1)
-                               : tr("Does not fit on %1: %2 needed on the %3, %4 available")
-                                     .arg(QString::fromStdString(r.targetName), bytesText(used),
-                                          where, bytesText(cap)));
+    const QString mode = r.cs ? tr(" (%1)").arg(QString::fromStdString(r.cs->mode)) : QString();
+    m_headline->setText(
+        r.fits
+            ? tr("Fits on %1%6: %2 of %3 used on the %4 (%5% margin)")
+                  .arg(QString::fromStdString(r.targetName), bytesText(used), bytesText(cap), where)
+                  .arg(100 * summary.margin, 0, 'f', 1)
+                  .arg(mode)
+            : tr("Does not fit on %1%5: %2 needed on the %3, %4 available")
+                  .arg(QString::fromStdString(r.targetName), bytesText(used), where, bytesText(cap))
+                  .arg(mode));
     QPalette p = m_headline->palette();
     p.setColor(QPalette::WindowText,
                r.fits ? palette().color(QPalette::WindowText) : alertColor(palette()));
     m_headline->setPalette(p);
 
     QStringList lines;
-    lines << tr("Model %1 (%10): %2 ops, %3 M parameters. Memory of one replica %4 (weights %5, "
-                "gradients %6, optimizer %7, activations %8, temporaries %9).")
-                 .arg(QString::fromStdString(r.graph.name))
-                 .arg(r.graph.ops.size())
-                 .arg(double(r.graph.totalParams()) / 1e6, 0, 'f', 2)
-                 .arg(bytesText(double(r.memory.total())), bytesText(double(r.memory.weights)),
-                      bytesText(double(r.memory.gradients)),
-                      bytesText(double(r.memory.optimizerState + r.memory.masterWeights)),
-                      bytesText(double(r.memory.stashedActivations)),
-                      bytesText(double(r.memory.temporaries)),
-                      QString::fromStdString(r.graph.origin));
-    lines << tr("Throughput %1 samples/s; simulated in %2 ms.")
-                 .arg(r.samplesPerSecond, 0, 'g', 5)
-                 .arg(r.compileMilliseconds, 0, 'f', 1);
+    for (const auto& line : summary.lines)
+        lines << QString::fromStdString(line).trimmed();
     if (r.ipu) {
         const auto& ipu = *r.ipu;
-        lines
-            << tr("%1 IPUs x %2 tiles (%3 per tile); %4 tiles out of memory; %5 stages (%6 split), "
-                  "bubble %7%, balance %8.")
-                   .arg(ipu.ipusPerReplica)
-                   .arg(ipu.tilesPerIpu)
-                   .arg(bytesText(double(ipu.tileCapacity)))
-                   .arg(ipu.oomTiles)
-                   .arg(ipu.stages.size())
-                   .arg(QString::fromStdString(ipu.splitSource))
-                   .arg(100 * ipu.bubble, 0, 'f', 1)
-                   .arg(ipu.balance, 0, 'f', 2);
-        if (r.projectSplit)
-            lines << projectSplitText(*r.projectSplit);
         const TileStats stats = TileStats::from(ipu);
         std::vector<int> order(stats.total.size());
         std::iota(order.begin(), order.end(), 0);
@@ -192,14 +173,6 @@ void SummaryPage::setResult(ResultPtr result)
                 pct->setForeground(alertColor(palette()));
             m_topTiles->setItem(int(k), 3, pct);
         }
-    } else if (r.cs) {
-        lines << tr("%1 mode (%2); bottleneck %3; %4 kernels on a %5 x %6 core grid.")
-                     .arg(QString::fromStdString(r.cs->mode),
-                          QString::fromStdString(r.cs->modeReason),
-                          QString::fromStdString(r.cs->bottleneck))
-                     .arg(r.cs->kernels.size())
-                     .arg(r.cs->gridWidth)
-                     .arg(r.cs->gridHeight);
     }
     for (const auto& d : r.diagnostics)
         lines << QString::fromStdString(d.message);

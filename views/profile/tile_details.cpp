@@ -63,7 +63,7 @@ void TileDetails::showTile(int tile)
         if (s.ipu == tile / perIpu)
             stage = s.index;
     const bool oom = ipu.tileCapacity > 0 && total > ipu.tileCapacity;
-    std::vector<int> vars = variablesOnTile(ipu, tile);
+    std::vector<int> vars = sim::variablesOnTile(ipu, tile);
     m_summary->setText(tr("Tile %1 (IPU %2, tile %3 of it%4): %5 of %6%7. %8 variables. %9")
                            .arg(tile)
                            .arg(tile / perIpu)

@@ -52,35 +52,4 @@ Envelope decimate(const TileStats& s, int first, int end, int columns)
     return e;
 }
 
-bool variableCoversTile(const sim::Variable& v, int tile, int tilesPerIpu)
-{
-    if (v.tileCount <= 0 || tilesPerIpu <= 0)
-        return false;
-    const int ipu = v.firstTile / tilesPerIpu;
-    if (tile / tilesPerIpu != ipu)
-        return false;
-    const int offset = (tile - v.firstTile + tilesPerIpu) % tilesPerIpu;
-    return offset < std::min(v.tileCount, tilesPerIpu);
-}
-
-std::vector<int> variablesOnTile(const sim::IpuProfile& ipu, int tile)
-{
-    std::vector<int> out;
-    for (std::size_t i = 0; i < ipu.variables.size(); ++i)
-        if (variableCoversTile(ipu.variables[i], tile, ipu.tilesPerIpu))
-            out.push_back(int(i));
-    return out;
-}
-
-std::vector<int> variablesLiveAt(const sim::IpuProfile& ipu, int step)
-{
-    std::vector<int> out;
-    for (std::size_t i = 0; i < ipu.variables.size(); ++i) {
-        const auto& v = ipu.variables[i];
-        if (v.alwaysLive || (v.liveFrom <= step && step <= v.liveTo))
-            out.push_back(int(i));
-    }
-    return out;
-}
-
 } // namespace portolan::views

@@ -4,6 +4,7 @@
 // memory chart draw 94,208 tiles as a min/mean/max envelope in well under a frame.
 
 #include "core/sim/profile.h"
+#include "core/sim/tiles.h" // which variables are on a tile or live at a step
 
 #include <QVector>
 #include <cstdint>
@@ -28,11 +29,5 @@ struct Envelope
     QVector<double> key, min, mean, max;
 };
 Envelope decimate(const TileStats& s, int first, int end, int columns);
-
-// Indices of the variables that hold bytes on `tile` (a tensor's range wraps within its IPU).
-bool variableCoversTile(const sim::Variable& v, int tile, int tilesPerIpu);
-std::vector<int> variablesOnTile(const sim::IpuProfile& ipu, int tile);
-// Indices of the variables live during program step `step`.
-std::vector<int> variablesLiveAt(const sim::IpuProfile& ipu, int step);
 
 } // namespace portolan::views

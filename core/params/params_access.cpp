@@ -1,9 +1,9 @@
-#include "core/runtime/params_access.h"
+#include "core/params/params_access.h"
 
 #include <cmath>
 #include <sstream>
 
-namespace portolan::runtime {
+namespace portolan::params {
 
 Diagnostic diagnosticAt(const YAML::Node& node, const std::string& file, const std::string& code,
                         const std::string& message)
@@ -230,4 +230,4 @@ std::vector<int64_t> ParamsSection::integers(const std::string& key) const
     return out;
 }
 
-} // namespace portolan::runtime
+} // namespace portolan::params

@@ -1,0 +1,243 @@
+#include "core/families/graph_builder.h"
+
+#include "core/graph/flop_rules.h"
+
+#include <algorithm>
+
+namespace portolan::families {
+
+Shape Tensor::withLast(std::int64_t n) const
+{
+    Shape s = shape;
+    if (s.empty())
+        s.push_back(n);
+    else
+        s.back() = n;
+    return s;
+}
+
+void GraphBuilder::beginLayer(const std::string& name)
+{
+    m_g.layerNames.push_back(name);
+    m_layer = int(m_g.layerNames.size()) - 1;
+    m_scope = name;
+}
+
+Tensor GraphBuilder::input(const Shape& shapeWithoutBatch, DType dtype)
+{
+    m_g.inputShape = shapeWithoutBatch;
+    m_g.inputDtype = dtype;
+    m_g.recordedBatch = 1;
+    Shape s{1};
+    s.insert(s.end(), shapeWithoutBatch.begin(), shapeWithoutBatch.end());
+    return {-1, s, dtype};
+}
+
+Tensor GraphBuilder::entry(const Shape& shapeWithoutBatch, DType dtype)
+{
+    if (m_g.ops.empty())
+        return input(shapeWithoutBatch, dtype);
+    Shape s{1};
+    s.insert(s.end(), shapeWithoutBatch.begin(), shapeWithoutBatch.end());
+    return constant(s, dtype);
+}
+
+Tensor GraphBuilder::op(std::string_view kind, const std::vector<Tensor>& inputs, const Shape& out,
+                        const std::vector<Shape>& params, DType dtype)
+{
+    graph::Op o;
+    o.kind = std::string(kind);
+    o.modulePath = m_scope;
+    o.layer = std::max(0, m_layer);
+    o.name = (m_scope.empty() ? std::string() : m_scope + "/") + o.kind + "#" +
+             std::to_string(m_counter++);
+    for (const Tensor& t : inputs) {
+        o.inputShapes.push_back(t.shape);
+        o.inputBytes += graph::elementCount(t.shape) * graph::dtypeBytes(t.dtype);
+        if (std::find(o.inputOps.begin(), o.inputOps.end(), t.op) == o.inputOps.end())
+            o.inputOps.push_back(t.op);
+    }
+    if (o.inputOps.empty())
+        o.inputOps.push_back(-1);
+    for (const Shape& p : params) {
+        o.inputShapes.push_back(p);
+        o.paramCount += graph::elementCount(p);
+    }
+    o.paramBytes = o.paramCount * 4; // parameters are created in fp32, as LibTorch records them
+    if (dtype == DType::Other)
+        dtype = inputs.empty() ? DType::Float32 : inputs.front().dtype;
+    o.dtype = dtype;
+    o.outputShape = out;
+    o.activationBytes = graph::elementCount(out) * graph::dtypeBytes(dtype);
+    const graph::OpRule rule = graph::atenRule(o.kind, {o.inputShapes, o.outputShape, {}});
+    graph::applyRule(o, rule, 1);
+    // As the TorchScript importer refines it: a tensor times a scalar keeps nothing.
+    if ((o.kind == "aten::mul" || o.kind == "aten::div") && o.inputShapes.size() < 2)
+        o.savesInputs = false;
+    m_g.ops.push_back(std::move(o));
+    return {int(m_g.ops.size()) - 1, out, dtype};
+}
+
+Tensor GraphBuilder::linear(const Tensor& x, std::int64_t outFeatures, bool bias)
+{
+    std::vector<Shape> params{{outFeatures, x.last()}};
+    if (bias)
+        params.push_back({outFeatures});
+    return op("aten::linear", {x}, x.withLast(outFeatures), params);
+}
+
+Tensor GraphBuilder::embedding(const Tensor& ids, std::int64_t rows, std::int64_t dim)
+{
+    Shape out = ids.shape;
+    out.push_back(dim);
+    return op("aten::embedding", {ids}, out, {{rows, dim}}, DType::Float32);
+}
+
+Tensor GraphBuilder::layerNorm(const Tensor& x, bool bias)
+{
+    std::vector<Shape> params{{x.last()}};
+    if (bias)
+        params.push_back({x.last()});
+    return op("aten::layer_norm", {x}, x.shape, params);
+}
+
+Tensor GraphBuilder::rmsNorm(const Tensor& x)
+{
+    // x * rsqrt(mean(x^2) + eps) * weight, op by op as LibTorch runs it.
+    const Tensor sq = op("aten::pow", {x}, x.shape);
+    const Tensor mean = op("aten::mean", {sq}, x.withLast(1));
+    const Tensor eps = op("aten::add", {mean}, mean.shape);
+    const Tensor inv = op("aten::rsqrt", {eps}, mean.shape);
+    const Tensor normed = op("aten::mul", {x, inv}, x.shape);
+    return op("aten::mul", {normed}, x.shape, {{x.last()}});
+}
+
+Tensor GraphBuilder::groupNorm(const Tensor& x, bool affine)
+{
+    const std::int64_t c = x.shape.size() > 1 ? x.shape[1] : 1;
+    std::vector<Shape> params;
+    if (affine)
+        params = {{c}, {c}};
+    return op("aten::group_norm", {x}, x.shape, params);
+}
+
+Tensor GraphBuilder::unary(std::string_view kind, const Tensor& x)
+{
+    return op(kind, {x}, x.shape);
+}
+
+Tensor GraphBuilder::add(const Tensor& a, const Tensor& b)
+{
+    return op("aten::add", {a, b},
+              graph::elementCount(a.shape) >= graph::elementCount(b.shape) ? a.shape : b.shape);
+}
+
+Tensor GraphBuilder::mul(const Tensor& a, const Tensor& b)
+{
+    return op("aten::mul", {a, b},
+              graph::elementCount(a.shape) >= graph::elementCount(b.shape) ? a.shape : b.shape);
+}
+
+Tensor GraphBuilder::scale(const Tensor& x)
+{
+    return op("aten::mul", {x}, x.shape);
+}
+
+Tensor GraphBuilder::view(const Tensor& x, const Shape& shape)
+{
+    return op("aten::view", {x}, shape);
+}
+
+Tensor GraphBuilder::copy(const Tensor& x, const Shape& shape)
+{
+    // A contiguous() after a transpose: a real copy, no arithmetic.
+    Tensor t = op("aten::contiguous", {x}, shape);
+    graph::Op& o = m_g.ops.back();
+    o.aliasesInput = false;
+    o.activationBytes = o.inputBytes;
+    return t;
+}
+
+Tensor GraphBuilder::matmul(const Tensor& a, const Tensor& b, const Shape& out)
+{
+    return op("aten::matmul", {a, b}, out);
+}
+
+Tensor GraphBuilder::softmax(const Tensor& x)
+{
+    return op("aten::softmax", {x}, x.shape);
+}
+
+Tensor GraphBuilder::dropout(const Tensor& x, double p)
+{
+    if (p <= 0)
+        return x; // LibTorch returns the input itself: nothing to count
+    return op("aten::dropout", {x}, x.shape);
+}
+
+namespace {
+std::int64_t convOut(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t p)
+{
+    return (in + 2 * p - k) / s + 1;
+}
+} // namespace
+
+Tensor GraphBuilder::conv2d(const Tensor& x, std::int64_t outChannels, std::int64_t kernel,
+                            std::int64_t stride, std::int64_t padding, bool bias)
+{
+    // [1, C, spatial...]: 2-D or 3-D by the rank of the input.
+    const Shape& s = x.shape;
+    Shape out{s[0], outChannels};
+    Shape weight{outChannels, s[1]};
+    for (std::size_t d = 2; d < s.size(); ++d) {
+        out.push_back(convOut(s[d], kernel, stride, padding));
+        weight.push_back(kernel);
+    }
+    std::vector<Shape> params{weight};
+    if (bias)
+        params.push_back({outChannels});
+    return op(s.size() == 5 ? "aten::conv3d" : "aten::conv2d", {x}, out, params);
+}
+
+Tensor GraphBuilder::convTranspose2d(const Tensor& x, std::int64_t outChannels, std::int64_t kernel,
+                                     std::int64_t stride, bool bias)
+{
+    const Shape& s = x.shape;
+    Shape out{s[0], outChannels};
+    Shape weight{s[1], outChannels};
+    for (std::size_t d = 2; d < s.size(); ++d) {
+        out.push_back((s[d] - 1) * stride + kernel);
+        weight.push_back(kernel);
+    }
+    std::vector<Shape> params{weight};
+    if (bias)
+        params.push_back({outChannels});
+    // The rule counts each input element scattered into outChannels x kernel taps.
+    return op(s.size() == 5 ? "aten::conv_transpose3d" : "aten::conv_transpose2d", {x}, out,
+              params);
+}
+
+Tensor GraphBuilder::maxPool2d(const Tensor& x, std::int64_t kernel)
+{
+    Shape out = x.shape;
+    for (std::size_t d = 2; d < out.size(); ++d)
+        out[d] /= kernel;
+    return op(out.size() == 5 ? "aten::max_pool3d" : "aten::max_pool2d", {x}, out);
+}
+
+Tensor GraphBuilder::concat(const std::vector<Tensor>& parts, int dim)
+{
+    Shape out = parts.front().shape;
+    const auto d = std::size_t(dim < 0 ? int(out.size()) + dim : dim);
+    out[d] = 0;
+    for (const Tensor& p : parts)
+        out[d] += p.shape[d];
+    return op("aten::cat", parts, out);
+}
+
+Tensor GraphBuilder::constant(const Shape& shape, DType dtype)
+{
+    return op("aten::arange", {}, shape, {}, dtype);
+}
+
+} // namespace portolan::families

@@ -1,0 +1,178 @@
+#include "core/sim/auto_config.h"
+
+#include "core/sim/compile.h"
+#include "core/sim/ipu_memory.h"
+#include "core/sim/ipu_sim.h"
+#include "core/sim/remedies.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace portolan::sim {
+
+std::string describeOptions(const CompileOptions& o)
+{
+    const auto& t = o.training;
+    std::string s;
+    if (o.target.rfind("ipu", 0) == 0)
+        s += std::to_string(o.ipus) + " IPU" + (o.ipus == 1 ? "" : "s") + ", ";
+    s += std::string(precisionName(t.precision)) + ", micro-batch " + std::to_string(t.microBatch) +
+         " x " + std::to_string(t.gradAccum);
+    if (t.recompute)
+        s += ", recompute";
+    if (t.optimizerOffChip)
+        s += ", optimizer state off chip";
+    if (t.replicatedTensorSharding)
+        s += ", sharded state";
+    if (t.serializationFactor > 1)
+        s += ", embedding serialized x" + std::to_string(t.serializationFactor);
+    if (t.halfPartials)
+        s += ", half partials";
+    if (!o.split.empty()) {
+        s += ", split ";
+        for (std::size_t i = 0; i < o.split.size(); ++i)
+            s += (i ? "," : "") + std::to_string(o.split[i]);
+    }
+    return s;
+}
+
+Result<AutoResult> findFittingConfiguration(const graph::OpGraph& g, const targets::Target& t,
+                                            const AutoRequest& req,
+                                            const ProgressCallback& progress)
+{
+    const auto start = std::chrono::steady_clock::now();
+    AutoResult out;
+    CompileOptions base = req.base;
+    base.advice = false;
+    base.split.clear();
+    auto& bt = base.training;
+    if (bt.microBatch < 1 || bt.gradAccum < 1)
+        return Result<AutoResult>::fail({Severity::Error,
+                                         "compile.options",
+                                         "micro-batch and accumulation must be at least 1",
+                                         {}});
+    const std::int64_t batch = std::int64_t(bt.microBatch) * bt.gradAccum;
+    const bool cs = t.kind == targets::TargetKind::Cs;
+    const bool hasState = optimizerSlots(bt.optimizer) > 0 || bt.precision == Precision::Mixed;
+    const auto vocab = vocabularyOps(g, ipuModelConstants().vocabularyMinRows);
+    const bool hasVocabulary = std::find(vocab.begin(), vocab.end(), true) != vocab.end();
+
+    std::vector<int> micro; // the micro-batches that divide the batch, largest first
+    for (int m = bt.microBatch; m >= 1; m /= 2)
+        if (batch % m == 0)
+            micro.push_back(m);
+    std::vector<Precision> precisions{bt.precision};
+    if (req.allowFp16 && bt.precision != Precision::Fp16)
+        precisions.push_back(Precision::Fp16);
+    std::vector<bool> recomputes{false};
+    if (!bt.inference)
+        recomputes.push_back(true);
+
+    int total = 0, done = 0;
+    std::vector<int> counts;
+    if (cs) {
+        counts = {1};
+    } else if (req.goal == AutoRequest::Goal::HighestThroughput) {
+        counts = {req.ipus > 0 ? req.ipus : std::max(1, base.ipus)};
+    } else {
+        const int cap = req.maxIpus > 0 ? req.maxIpus : maxIpus();
+        for (int p = 1; p <= cap; p *= 2)
+            counts.push_back(p);
+    }
+    total = int(counts.size()) * (1 + int(micro.size() * precisions.size() * recomputes.size()));
+
+    const auto run = [&](const CompileOptions& o) -> std::optional<CompileResult> {
+        auto r = compileGraph(g, t, o);
+        ++out.simulated;
+        if (progress && !progress(std::uint64_t(++done), std::uint64_t(std::max(done, total))))
+            return std::nullopt;
+        if (!r)
+            return std::nullopt;
+        out.trials.push_back({o, r.value->fits, r.value->peakBytes, r.value->samplesPerSecond});
+        return std::move(*r.value);
+    };
+    // The savers with no simulated time cost, at their frugal value.
+    const auto frugalSavers = [&](CompileOptions& o) {
+        if (cs || o.training.inference)
+            return;
+        o.training.optimizerOffChip = hasState;
+        o.training.replicatedTensorSharding = hasState && o.training.replicas > 1;
+        o.training.serializationFactor = hasVocabulary ? 8 : 1;
+        o.training.halfPartials = o.training.precision != Precision::Fp32;
+    };
+
+    std::optional<CompileResult> best;
+    for (int p : counts) {
+        CompileOptions frugal = base;
+        frugal.ipus = p;
+        frugal.training.recompute = !bt.inference;
+        frugal.training.microBatch = micro.back();
+        frugal.training.gradAccum = int(batch / micro.back());
+        frugal.training.precision = precisions.back();
+        frugalSavers(frugal);
+        auto f = run(frugal);
+        if (!f)
+            continue;
+        if (!f->fits) {
+            out.pruned.push_back(std::to_string(p) + (cs ? " system" : " IPUs") +
+                                 ": the most frugal setting (" + describeOptions(frugal) +
+                                 ") does not fit, so no other setting does");
+            continue;
+        }
+        for (Precision prec : precisions)
+            for (bool rc : recomputes)
+                for (int m : micro) {
+                    CompileOptions o = base;
+                    o.ipus = p;
+                    o.training.precision = prec;
+                    o.training.recompute = rc;
+                    o.training.microBatch = m;
+                    o.training.gradAccum = int(batch / m);
+                    frugalSavers(o);
+                    auto r = run(o);
+                    if (!r || !r->fits)
+                        continue;
+                    // The time model has no per-micro-batch overhead, so near-equal
+                    // throughputs go to the larger micro-batch, as real runs favour.
+                    const double bestRate = best ? best->samplesPerSecond : 0;
+                    const bool better =
+                        !best || r->samplesPerSecond > bestRate * 1.001 ||
+                        (r->samplesPerSecond >= bestRate * 0.999 &&
+                         r->options.training.microBatch > best->options.training.microBatch);
+                    if (better)
+                        best = std::move(*r);
+                }
+        if (best && req.goal == AutoRequest::Goal::FewestIpus) {
+            if (p != counts.back())
+                out.pruned.push_back("more than " + std::to_string(p) +
+                                     " IPUs: not tried, fewer IPUs already fit");
+            break;
+        }
+    }
+    if (best) {
+        // Turn off the savers the chosen configuration does not need.
+        CompileOptions o = best->options;
+        const auto tryWithout = [&](auto&& change) {
+            CompileOptions x = o;
+            change(x);
+            if (auto r = run(x);
+                r && r->fits && r->samplesPerSecond >= best->samplesPerSecond * 0.999) {
+                o = x;
+                best = std::move(*r);
+            }
+        };
+        tryWithout([](CompileOptions& x) { x.training.halfPartials = false; });
+        for (int f : {1, 2, 4})
+            if (f < o.training.serializationFactor)
+                tryWithout([f](CompileOptions& x) { x.training.serializationFactor = f; });
+        tryWithout([](CompileOptions& x) { x.training.replicatedTensorSharding = false; });
+        tryWithout([](CompileOptions& x) { x.training.optimizerOffChip = false; });
+        out.found = true;
+        out.best = std::move(*best);
+    }
+    out.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return Result<AutoResult>::ok(std::move(out));
+}
+
+} // namespace portolan::sim

@@ -1,0 +1,168 @@
+#include "core/sim/ipu_memory.h"
+
+#include "core/sim/ipu_sim.h"
+#include "core/sim/memory_model.h"
+
+#include <algorithm>
+
+namespace portolan::sim {
+
+bool isContraction(const std::string& kind)
+{
+    for (const char* k : {"Linear", "Conv", "matmul", "linear", "conv", "mm", "bmm", "addmm",
+                          "Bilinear", "convolution", "baddbmm"})
+        if (kind.find(k) != std::string::npos)
+            return true;
+    return false;
+}
+
+std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
+{
+    std::vector<bool> out(g.ops.size(), false);
+    std::vector<std::int64_t> vocabRows;
+    for (std::size_t i = 0; i < g.ops.size(); ++i) {
+        const auto& op = g.ops[i];
+        const bool embedding = op.kind == "aten::embedding" || op.kind == "Embedding";
+        if (!embedding || op.paramCount <= 0 || op.outputShape.empty() ||
+            op.outputShape.back() <= 0)
+            continue;
+        const std::int64_t rows = op.paramCount / op.outputShape.back(); // the table's rows
+        if (rows >= minRows) {
+            out[i] = true;
+            vocabRows.push_back(rows);
+        }
+    }
+    for (std::size_t i = 0; i < g.ops.size(); ++i) {
+        const auto& op = g.ops[i];
+        if (op.tiedTo >= 0 && std::size_t(op.tiedTo) < out.size() && out[std::size_t(op.tiedTo)])
+            out[i] = true;
+        if (isContraction(op.kind) && !op.outputShape.empty())
+            for (std::int64_t rows : vocabRows)
+                if (op.outputShape.back() == rows)
+                    out[i] = true;
+    }
+    return out;
+}
+
+std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConfig& c,
+                                     const IpuModelConstants& k, std::int64_t ipuBytes, int first,
+                                     int end, const std::vector<bool>* vocabulary)
+{
+    const int n = int(g.ops.size());
+    if (end < 0 || end > n)
+        end = n;
+    first = std::clamp(first, 0, end);
+    std::vector<IpuOpMemory> out(std::size_t(end - first));
+    if (out.empty())
+        return out;
+    const auto base = perOpMemory(g, c, first, end);
+    // With recomputation the stash holds layer outputs only; a layer's full stash is rebuilt
+    // for its backward. The full one comes from the same model without recomputation.
+    std::vector<OpMemory> full;
+    if (c.recompute && !c.inference) {
+        TrainingConfig noRecompute = c;
+        noRecompute.recompute = false;
+        full = perOpMemory(g, noRecompute, first, end);
+    }
+    std::vector<bool> own;
+    if (!vocabulary) {
+        own = vocabularyOps(g, k.vocabularyMinRows);
+        vocabulary = &own;
+    }
+    const std::vector<bool>& vocab = *vocabulary;
+    const std::int64_t cb = computeBytes(c.precision);
+    const std::int64_t mb = std::max(1, c.microBatch);
+    const int slots = optimizerSlots(c.optimizer);
+    const std::int64_t shards =
+        c.replicatedTensorSharding ? std::max(1, c.replicas) : 1; // RTS splits the state
+    const std::int64_t partials = c.halfPartials ? 2 : k.partialsBytes;
+    const std::int64_t matmulCap =
+        std::int64_t(c.availableMemoryProportion * double(std::max<std::int64_t>(ipuBytes, 1)));
+    const std::int64_t serial = std::max(1, c.serializationFactor);
+
+    // Parameters each op updates: its own, or for a tied op none (the owner updates them), and
+    // the gradient it produces: its own or the tied weight's.
+    for (int i = first; i < end; ++i) {
+        const auto& op = g.ops[std::size_t(i)];
+        const auto& m = base[std::size_t(i - first)];
+        IpuOpMemory& o = out[std::size_t(i - first)];
+        const bool v = vocab[std::size_t(i)];
+        o.vocabulary = v;
+        const std::int64_t div = v ? serial : 1;
+        const std::int64_t params = op.paramCount;
+        const std::int64_t gradParams =
+            op.tiedTo >= 0 ? g.ops[std::size_t(op.tiedTo)].paramCount : params;
+        o.weights = params * cb;
+        if (c.inference) {
+            // Forward only: the output, its inputs and the plan's temporaries.
+            const std::int64_t act =
+                atComputePrecision(op.activationBytes, op.dtype, c.precision) * mb;
+            std::int64_t temp = act;
+            if (isContraction(op.kind)) {
+                const std::int64_t elems =
+                    op.activationBytes / std::max(1, graph::dtypeBytes(op.dtype));
+                temp +=
+                    std::min(matmulCap, (atComputePrecision(op.inputBytes, op.dtype, c.precision) +
+                                         elems * partials) *
+                                            mb / div);
+            }
+            o.forwardTemp = temp;
+            continue;
+        }
+        if (c.gradAccum > 1)
+            o.accumulators = params * cb;
+        const std::int64_t state = params * slots * k.optimizerStateBytes / shards;
+        const std::int64_t masters = c.precision == Precision::Mixed ? params * 4 / shards : 0;
+        if (!c.optimizerOffChip) {
+            o.optimizerState = state;
+            o.masterWeights = masters;
+        } else {
+            // Streamed in for the update, one (serialized) weight at a time.
+            o.updateTemp = (state + masters) / div;
+        }
+        o.stash = m.stash;
+        const std::int64_t act = m.activation * mb;
+        std::int64_t fwd = act, bwd = m.temporary * mb;
+        // The weight gradient before it is accumulated (or applied).
+        bwd += gradParams * cb / div;
+        if (isContraction(op.kind)) {
+            const std::int64_t elems =
+                op.activationBytes / std::max(1, graph::dtypeBytes(op.dtype));
+            const std::int64_t natural =
+                (atComputePrecision(op.inputBytes, op.dtype, c.precision) + elems * partials) * mb /
+                div;
+            fwd += std::min(matmulCap, natural);
+            bwd += std::min(matmulCap, natural); // each backward matmul plans the same way
+        }
+        if (v && serial > 1) {
+            // A serialized vocabulary op keeps one chunk of its output and gradients at a time.
+            fwd = fwd - act + act / serial;
+            bwd = bwd - m.temporary * mb + m.temporary * mb / serial;
+        }
+        o.forwardTemp = fwd;
+        o.backwardTemp = bwd;
+        if (!full.empty())
+            o.recomputeStash = full[std::size_t(i - first)].stash * mb;
+    }
+    // Recomputation rebuilds a whole layer before its backward: the layer's full stash is live
+    // during the backward of each of its ops.
+    if (!full.empty()) {
+        int start = 0;
+        for (int j = 0; j <= int(out.size()); ++j) {
+            const bool boundary =
+                j == int(out.size()) || (j > 0 && g.ops[std::size_t(first + j)].layer !=
+                                                      g.ops[std::size_t(first + j - 1)].layer);
+            if (!boundary)
+                continue;
+            std::int64_t sum = 0;
+            for (int q = start; q < j; ++q)
+                sum += out[std::size_t(q)].recomputeStash;
+            for (int q = start; q < j; ++q)
+                out[std::size_t(q)].recomputeStash = sum;
+            start = j;
+        }
+    }
+    return out;
+}
+
+} // namespace portolan::sim

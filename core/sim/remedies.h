@@ -1,0 +1,34 @@
+#pragma once
+
+// The remedies offered when a model does not fit, as options changes (DESIGN.md section 7,
+// "Advice"). Defined once: the advice list re-simulates each, and the GUI's advice table
+// applies one to its settings through the same function.
+
+#include "core/sim/profile.h"
+#include "core/targets/target.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace portolan::sim {
+
+struct RemedyOption
+{
+    std::string id; // fp16, recompute, more-stages, weight-streaming, smaller-micro-batch,
+                    // optimizer-off-chip, sharded-state, serialize-embedding, half-partials
+    std::string description;
+    CompileOptions options; // the options with the remedy applied
+};
+
+// The largest IPU count a remedy asks for: the largest IPU system in ipu-systems.yaml.
+int maxIpus();
+
+// Every remedy that applies to `o` on target `t` (CS or IPU), in the order they are offered.
+std::vector<RemedyOption> remedyOptions(const CompileOptions& o, const targets::Target& t);
+
+// `o` with remedy `id` applied; nullopt when it does not apply.
+std::optional<CompileOptions> applyRemedy(const CompileOptions& o, const std::string& id,
+                                          const targets::Target& t);
+
+} // namespace portolan::sim

@@ -1,0 +1,157 @@
+#include "core/sim/summary.h"
+
+#include "core/common/text.h"
+
+#include <cstdio>
+
+namespace portolan::sim {
+
+namespace {
+
+std::string fmt(const char* f, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+std::string bytes(std::int64_t b)
+{
+    return humanBytes(double(b));
+}
+
+std::string trainingLine(const CompileOptions& o, bool ipu)
+{
+    const auto& t = o.training;
+    std::string s = "  precision " + std::string(precisionName(t.precision));
+    if (t.inference)
+        return s + ", inference (forward only), micro-batch " + std::to_string(t.microBatch);
+    s += ", optimizer " + std::string(optimizerName(t.optimizer)) + ", micro-batch " +
+         std::to_string(t.microBatch) + ", gradient accumulation " + std::to_string(t.gradAccum);
+    if (t.recompute)
+        s += ", recomputation";
+    if (t.optimizerOffChip)
+        s += ", optimizer state off chip";
+    if (ipu) {
+        if (t.replicatedTensorSharding)
+            s += ", state sharded over " + std::to_string(t.replicas) + " replicas";
+        if (t.serializationFactor > 1)
+            s += ", embedding serialized x" + std::to_string(t.serializationFactor);
+        if (t.halfPartials)
+            s += ", half partials";
+        s += ", available memory proportion " + fmt("%.2g", t.availableMemoryProportion);
+        if (t.ioTiles > 0)
+            s += ", " + std::to_string(t.ioTiles) + " I/O tiles";
+    }
+    return s;
+}
+
+} // namespace
+
+std::string projectSplitLine(const ProjectSplit& p)
+{
+    std::string stages, ipus;
+    for (std::size_t i = 0; i < p.layersPerStage.size(); ++i) {
+        stages += (i ? "," : "") + std::to_string(p.layersPerStage[i]);
+        ipus += (i ? "," : "") + std::to_string(i < p.ipus.size() ? p.ipus[i] : int(i));
+    }
+    const std::string head = "The project's split (" + p.source + "): layers per stage " +
+                             stages + " on IPUs " + ipus;
+    if (!p.error.empty())
+        return head + ": cannot be simulated: " + p.error;
+    return head + ": " + (p.fits ? "fits" : "does not fit") + ", fullest tile " +
+           bytes(p.maxTileBytes) + ", " + std::to_string(p.oomTiles) +
+           " tile(s) out of memory, balance " + fmt("%.3f", p.balance) + ", bubble " +
+           fmt("%.1f", 100 * p.bubble) + "%, step " + humanSeconds(p.stepSeconds) + ", " +
+           fmt("%.5g", p.samplesPerSecond) + " samples/s";
+}
+
+CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
+{
+    CompileSummary s;
+    const auto& g = r.graph;
+    const auto& t = r.options.training;
+    s.fits = r.fits;
+    s.margin =
+        r.capacityBytes > 0 ? double(r.capacityBytes - r.peakBytes) / double(r.capacityBytes) : 0;
+    s.lines.push_back("Model: " + g.name + " (" + g.origin + ")");
+    s.lines.push_back("  " + std::to_string(g.ops.size()) + " ops in " +
+                      std::to_string(g.layerNames.size()) + " layers, " +
+                      fmt("%.4g", double(g.totalParams()) / 1e6) + " M parameters, " +
+                      fmt("%.4g", g.totalForwardFlops() / 1e9) + " GFLOP forward per sample");
+    std::string target = "Target: " + r.targetName;
+    if (r.ipu && !r.ipu->systemName.empty())
+        target += ", " + r.ipu->systemName;
+    s.lines.push_back(target);
+    s.lines.push_back(trainingLine(r.options, bool(r.ipu)));
+    s.lines.push_back("Memory (model, one replica): " + bytes(r.memory.total()) + " = weights " +
+                      bytes(r.memory.weights) + " + gradients " + bytes(r.memory.gradients) +
+                      " + optimizer " + bytes(r.memory.optimizerState + r.memory.masterWeights) +
+                      " + activations " + bytes(r.memory.stashedActivations) + " + temporaries " +
+                      bytes(r.memory.temporaries));
+    if (r.ipu) {
+        const auto& p = *r.ipu;
+        s.lines.push_back("Pipeline (" + p.splitSource +
+                          (p.splitUnit.empty() ? "" : " split in " + p.splitUnit + ", ") +
+                          (p.splitUnit.empty() ? " split, " : "") +
+                          std::string(scheduleName(t.schedule)) +
+                          "): " + std::to_string(p.stages.size()) + " stages on " +
+                          std::to_string(p.ipusPerReplica) + " IPUs");
+        s.lines.push_back("  tile memory: fullest " + bytes(p.maxTileBytes) + " of " +
+                          bytes(p.tileCapacity) + ", " + std::to_string(p.oomTiles) +
+                          " tile(s) out of memory");
+        s.lines.push_back("  bubble " + fmt("%.1f", 100 * p.bubble) + "%, balance " +
+                          fmt("%.2f", p.balance) + ", step " + fmt("%.3f", p.stepSeconds * 1e3) +
+                          " ms, " + fmt("%.1f", p.samplesPerSecond) + " samples/s");
+        s.tableHeader = {"stage", "IPU", "ops", "layers", "max tile", "IPU used", "OOM", "time ms"};
+        for (const auto& st : p.stages) {
+            if (s.table.size() >= maxRows) {
+                ++s.tableRowsOmitted;
+                continue;
+            }
+            s.table.push_back(
+                {std::to_string(st.index), std::to_string(st.ipu),
+                 std::to_string(st.firstOp) + "-" + std::to_string(st.endOp - 1),
+                 std::to_string(st.firstLayer) + "-" + std::to_string(st.endLayer - 1),
+                 bytes(st.maxTileBytes), st.usedBytes ? bytes(st.usedBytes) : "(shared)",
+                 std::to_string(st.oomTiles),
+                 fmt("%.3f", (st.forwardSeconds + st.backwardSeconds) * 1e3)});
+        }
+    }
+    if (r.projectSplit)
+        s.lines.push_back(projectSplitLine(*r.projectSplit));
+    if (r.cs) {
+        const auto& c = *r.cs;
+        s.lines.push_back("Mode: " + c.mode + " (" + c.modeReason + ")");
+        s.lines.push_back("  on wafer " + bytes(c.onWaferBytes) + " of " + bytes(c.sramBytes) +
+                          ", " + fmt("%.1f", r.samplesPerSecond) +
+                          " samples/s (bottleneck: " + c.bottleneck + ")");
+        s.tableHeader = {"kernel", "PEs", "memory", "samples/s", "compute", "transmit", "util"};
+        for (const auto& k : c.kernels) {
+            if (s.table.size() >= maxRows) {
+                ++s.tableRowsOmitted;
+                continue;
+            }
+            s.table.push_back(
+                {k.name, std::to_string(k.activePes), bytes(k.memoryBytes),
+                 fmt("%.4g", k.samplesPerSecond), fmt("%.4g", k.computeSamplesPerSecond),
+                 fmt("%.4g", k.transmissionSamplesPerSecond), fmt("%.1f%%", 100 * k.utilisation)});
+        }
+    }
+    const std::string where = r.ipu ? " per tile" : " of wafer SRAM";
+    s.headline = std::string(r.fits ? "FITS" : "DOES NOT FIT") + ": peak " + bytes(r.peakBytes) +
+                 " of " + bytes(r.capacityBytes) + where + " (" + fmt("%+.1f", 100 * s.margin) +
+                 "% margin)";
+    if (r.cs)
+        s.headline += " in " + r.cs->mode + " mode";
+    for (const auto& a : r.advice)
+        s.advice.push_back(std::string(a.fitsAfter ? "fits   " : "no     ") + a.id + ": " +
+                           a.description + "; saves " + bytes(a.bytesSaved) + " on the fullest " +
+                           (r.ipu ? "tile" : "wafer"));
+    for (const auto& d : r.diagnostics)
+        s.diagnostics.push_back(d.toString());
+    s.timing = "Compiled in " + fmt("%.1f", r.compileMilliseconds) + " ms";
+    return s;
+}
+
+} // namespace portolan::sim

@@ -1,0 +1,159 @@
+// Model families at full size (issue 13): the time to build the op graph from params and to
+// compile it on 256 IPU Mk2 with an automatic split, for the largest Model Zoo configs (LLaMA-2
+// 70B, Falcon-180B) and GPT-3 175B as the GPT-3 paper's table gives it (96 layers, hidden 12288,
+// 96 heads, sequence 2048); target under 100 ms each. Then `--auto` (fewest IPUs) on BERT-Large
+// at Graphcore's pretraining batch, target under 1 s. Prints figures; never fails.
+// Usage: bench_families [corpus folder]   (default: $PORTOLAN_CORPUS)
+#include "core/families/families.h"
+#include "core/sim/auto_config.h"
+#include "core/sim/compile.h"
+#include "core/targets/target.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace portolan;
+
+namespace {
+
+double ms(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+const char* kGpt3 =
+    R"(# GPT-3 175B, Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads,
+# d_head 128, context 2048; GPT-2's vocabulary, learned positions, tied embeddings.
+model:
+  name: gpt3
+  vocab_size: 50257
+  hidden_size: 12288
+  num_hidden_layers: 96
+  num_heads: 96
+  filter_size: 49152
+  max_position_embeddings: 2048
+  share_embedding_weights: true
+  nonlinearity: gelu
+train_input:
+  batch_size: 1536
+  max_sequence_length: 2048
+)";
+
+const char* kBertLarge = R"(model:
+  name: bert
+  vocab_size: 30522
+  hidden_size: 1024
+  num_hidden_layers: 24
+  num_heads: 16
+  filter_size: 4096
+  max_position_embeddings: 512
+train_input:
+  batch_size: 8
+  max_sequence_length: 128
+  max_predictions_per_seq: 20
+)";
+
+struct Timing
+{
+    double build = 0, compile = 0;
+};
+
+void run(const std::string& name, const Result<families::ModelFromParams>& built, double buildMs,
+         const targets::Target& mk2)
+{
+    if (!built) {
+        std::printf("%-16s %s\n", name.c_str(), built.error.toString().c_str());
+        return;
+    }
+    const auto& g = built.value->graph;
+    sim::CompileOptions o;
+    o.target = "ipu-mk2";
+    o.ipus = 256;
+    o.advice = false;
+    o.training.precision = sim::Precision::Fp16;
+    o.training.optimizer = sim::Optimizer::AdamW;
+    o.training.optimizerOffChip = true;
+    o.training.recompute = true;
+    o.training.microBatch = 1;
+    o.training.gradAccum = 16;
+    std::vector<double> times;
+    sim::CompileResult last;
+    for (int i = 0; i < 5; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto r = sim::compileGraph(g, mk2, o);
+        times.push_back(ms(t0));
+        if (r)
+            last = std::move(*r.value);
+    }
+    std::sort(times.begin(), times.end());
+    std::printf("%-16s %6zu ops %8.1f B params  build %7.1f ms  compile on 256 IPUs %7.1f ms "
+                "(median of 5; target < 100 ms)  %s, fullest tile %.0f KiB\n",
+                name.c_str(), g.ops.size(), double(g.totalParams()) / 1e9, buildMs, times[2],
+                last.fits ? "fits" : "does not fit", double(last.peakBytes) / 1024);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::string corpus = argc > 1 ? argv[1] : "";
+    if (corpus.empty())
+        if (const char* env = std::getenv("PORTOLAN_CORPUS"))
+            corpus = env;
+    auto mk2 = targets::loadTarget("ipu-mk2");
+    if (!mk2) {
+        std::printf("%s\n", mk2.error.toString().c_str());
+        return 1;
+    }
+    const std::string zoo = corpus + "/cerebras-modelzoo-configs/";
+    for (const auto& [name, file] : std::vector<std::pair<std::string, std::string>>{
+             {"LLaMA-2 70B", "Release_2.5.0__models__nlp__llama__configs__params_llama2_70b.yaml"},
+             {"Falcon-180B",
+              "RELEASE_2.4.0__models__nlp__falcon__configs__params_falcon_180b.yaml"}}) {
+        if (corpus.empty()) {
+            std::printf("%-16s skipped: give the corpus folder or set PORTOLAN_CORPUS\n",
+                        name.c_str());
+            continue;
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        auto built = families::buildFromParamsFile(zoo + file);
+        run(name, built, ms(t0), *mk2.value);
+    }
+    {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto built = families::buildFromParamsText(kGpt3, "gpt3-175b.yaml");
+        run("GPT-3 175B", built, ms(t0), *mk2.value);
+    }
+    // --auto: fewest IPUs for BERT-Large at micro-batch 8 x 2048, 4 replicas, fp16, LAMB.
+    auto bert = families::buildFromParamsText(kBertLarge, "bert-large.yaml");
+    if (!bert) {
+        std::printf("%s\n", bert.error.toString().c_str());
+        return 1;
+    }
+    sim::AutoRequest req;
+    req.base.target = "ipu-mk2";
+    req.base.training.precision = sim::Precision::Fp16;
+    req.base.training.optimizer = sim::Optimizer::Lamb;
+    req.base.training.microBatch = 8;
+    req.base.training.gradAccum = 2048;
+    req.base.training.replicas = 4;
+    std::vector<double> times;
+    sim::AutoResult last;
+    for (int i = 0; i < 3; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto r = sim::findFittingConfiguration(bert.value->graph, *mk2.value, req);
+        times.push_back(ms(t0));
+        if (r)
+            last = std::move(*r.value);
+    }
+    std::sort(times.begin(), times.end());
+    std::printf("--auto BERT-Large (fewest IPUs): %.0f ms (median of 3; target < 1 s), %d "
+                "configurations simulated; best: %s\n",
+                times[1], last.simulated,
+                last.found ? sim::describeOptions(last.best.options).c_str() : "none");
+    return 0;
+}
