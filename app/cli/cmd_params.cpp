@@ -2,6 +2,7 @@
 // Determined experiment configs from scripts and CI.
 #include "app/cli/cli_common.h"
 #include "core/common/json.h"
+#include "core/params/block_scalar.h"
 #include "core/params/params_document.h"
 #include "core/params/validate.h"
 
@@ -23,6 +24,7 @@ struct ParamsOptions
     bool raw = false;
     bool create = false;
     bool force = false;
+    bool atAnchor = false;
     bool showInfo = false;
 };
 
@@ -79,16 +81,32 @@ int runSet(const ParamsOptions& o)
                                    : o.asString ? params::ValueHint::String
                                                 : params::ValueHint::Auto;
     const auto before = doc->get(o.key);
-    auto err =
-        o.create ? doc->setOrAdd(o.key, o.value, hint) : doc->setScalar(o.key, o.value, hint);
+    // `"$(portolan-cli params get ...)"` loses a block scalar's final line breaks; putting back
+    // what `get` printed must not change the file.
+    std::string value = o.value;
+    if (const int node = doc->find(o.key); node >= 0 && !o.raw)
+        value = params::restoreFinalBreaks(doc->tree().at(node), value);
+    const auto anchor = o.atAnchor ? doc->anchorOf(o.key) : std::nullopt;
+    auto err = o.create     ? doc->setOrAdd(o.key, value, hint)
+               : o.atAnchor ? doc->setScalarAtAnchor(o.key, value, hint)
+                            : doc->setScalar(o.key, value, hint);
     if (err) {
         if (err->location.file.empty())
             err->location.file = o.file;
+        if (err->code == "params.through-alias")
+            err->message += "; --at-anchor edits it there";
         printDiagnostic(std::cerr, *err);
         return ExitUsage;
     }
+    if (anchor && doc->isModified()) {
+        std::cerr << o.key << " is written at " << anchor->path << " (line " << anchor->line
+                  << ", anchor &" << anchor->anchor << "); the change also applies to:";
+        for (const auto& p : anchor->usedBy)
+            std::cerr << " " << p;
+        std::cerr << "\n";
+    }
     if (!doc->isModified()) {
-        std::cerr << o.key << " is already " << o.value << "; file unchanged\n";
+        std::cerr << o.key << " is already that value; file unchanged\n";
         return ExitOk;
     }
     if (auto saveErr = doc->save(o.force)) {
@@ -183,6 +201,9 @@ Subcommand registerParams(CLI::App& root)
     set->add_flag("--raw", o->raw, "VALUE is YAML text, such as [1, 2] or {a: 1}");
     set->add_flag("--create", o->create, "Add the key (and missing parents) if it is absent");
     set->add_flag("--force", o->force, "Overwrite even if the file changed on disk meanwhile");
+    set->add_flag("--at-anchor", o->atAnchor,
+                  "KEY is read through an alias: edit the value where its anchor defines it "
+                  "(every alias of that anchor changes too)");
     set->callback([mode] { *mode = "set"; });
 
     CLI::App* validate =

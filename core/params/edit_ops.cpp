@@ -1,5 +1,6 @@
 #include "core/params/edit_ops.h"
 
+#include "core/params/block_scalar.h"
 #include "core/params/scalar_text.h"
 
 #include <algorithm>
@@ -96,45 +97,19 @@ int childIndent(const YamlTree& tree, int node)
     return std::max(tree.at(parent).indent, 0) + 2;
 }
 
-// A block scalar (`|`, `>`) gets new content lines under its header, keeping the header's comment.
-std::optional<std::string> renderBlock(std::string_view text, const YamlNode& n,
-                                       std::string_view value, const std::string& br, int indent)
+// Setting a value to what it already is changes no byte: the file keeps its spelling (`1.0`,
+// `>-` folding, quotes) rather than being rewritten in Portolan's.
+bool isSameValue(const YamlNode& n, std::string_view value, ValueHint hint)
 {
-    std::string body(value);
-    std::string chomp = "-";
-    if (!body.empty() && body.back() == '\n') {
-        body.pop_back();
-        chomp = body.empty() || body.back() != '\n' ? "" : "+";
-    }
-    if (body.empty() || isBlank(body.front()) || body.front() == '\n')
-        return std::nullopt; // would need an indentation indicator; use quotes instead
-    for (const unsigned char c : body)
-        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F)
-            return std::nullopt;
-    const bool multiLine = body.find('\n') != std::string::npos;
-    const char style = n.style == ScalarStyle::Folded && !multiLine ? '>' : '|';
-    // Keep what followed the indicators on the header line (a comment).
-    std::size_t headerEnd = n.valueBegin + 1;
-    while (headerEnd < text.size() && (text[headerEnd] == '+' || text[headerEnd] == '-' ||
-                                       (text[headerEnd] >= '1' && text[headerEnd] <= '9')))
-        ++headerEnd;
-    std::string out(1, style);
-    out += chomp;
-    out += text.substr(headerEnd, lineEnd(text, headerEnd) - headerEnd);
-    const std::string pad(std::size_t(indent), ' ');
-    std::size_t start = 0;
-    while (start <= body.size()) {
-        std::size_t nl = body.find('\n', start);
-        if (nl == std::string::npos)
-            nl = body.size();
-        const std::string_view line(body.data() + start, nl - start);
-        out += br;
-        if (!line.empty())
-            out += pad;
-        out += line;
-        start = nl + 1;
-    }
-    return out;
+    if (hint == ValueHint::Raw || n.value != value)
+        return false;
+    if (n.empty) // `key:` is null; an empty string would need quotes
+        return hint == ValueHint::Auto;
+    if (hint == ValueHint::Auto)
+        return true;
+    // As a string: only when the text already reads as one.
+    return n.style != ScalarStyle::Plain || n.tag == "tag:yaml.org,2002:str" ||
+           (n.kind == NodeKind::Scalar && resolvePlain(n.value) == PlainType::String);
 }
 
 } // namespace
@@ -175,6 +150,8 @@ Result<TextEdit> planSetScalar(std::string_view text, const YamlTree& tree, int 
             editError(tree, node, "params.unlocated",
                       "the text of this value could not be located exactly, so it is not edited"));
     const std::string br = tree.crlf ? "\r\n" : "\n";
+    if (isSameValue(n, value, hint))
+        return Result<TextEdit>::ok(TextEdit{n.valueBegin, {}, {}, {}});
     if (hint == ValueHint::Raw)
         return Result<TextEdit>::ok(
             replace(text, n.valueBegin, n.end, (n.empty ? " " : "") + std::string(value)));
@@ -182,9 +159,12 @@ Result<TextEdit> planSetScalar(std::string_view text, const YamlTree& tree, int 
         return Result<TextEdit>::ok(
             replace(text, n.valueBegin, n.end, " " + renderNew(value, n.flow, hint)));
     if (n.style == ScalarStyle::Literal || n.style == ScalarStyle::Folded) {
-        const int indent = n.indent > 0 ? n.indent : childIndent(tree, node);
-        if (auto block = renderBlock(text, n, value, br, indent))
-            return Result<TextEdit>::ok(replace(text, n.valueBegin, n.end, *block));
+        // Keep the block's own style; a folded block that cannot hold the value (lines that
+        // start with blanks) becomes literal, and only what no block can hold is quoted.
+        const int parentIndent = n.parent >= 0 ? tree.at(n.parent).indent : -1;
+        for (const char style : {'\0', '|'})
+            if (auto block = renderBlockEdit(text, n, value, parentIndent, br, style))
+                return Result<TextEdit>::ok(replace(text, n.valueBegin, n.end, *block));
         return Result<TextEdit>::ok(
             replace(text, n.valueBegin, n.end, quoteScalar(value, ScalarStyle::DoubleQuoted)));
     }

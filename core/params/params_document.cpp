@@ -188,13 +188,13 @@ EditError ParamsDocument::setScalar(std::string_view path, std::string_view valu
         return located("params.no-key",
                        "no key '" + r.missing + "' in path '" + std::string(path) + "'");
     if (r.viaAlias) {
-        const YamlNode& target = m_tree.at(r.node);
-        Diagnostic d = located("params.through-alias",
-                               "'" + std::string(path) +
-                                   "' comes from an anchor defined elsewhere; edit it where it is "
-                                   "defined (line " +
-                                   std::to_string(target.line) + ")");
-        return d;
+        const auto use = anchorOf(path);
+        std::string message = "'" + std::string(path) + "' is read through an alias";
+        if (use)
+            message += " of &" + use->anchor + "; it is written at " + use->path + " (line " +
+                       std::to_string(use->line) + "), and editing it there changes it for " +
+                       std::to_string(use->usedBy.size()) + " alias(es)";
+        return located("params.through-alias", message);
     }
     return apply(planSetScalar(m_text, m_tree, r.node, value, hint), "Set " + std::string(path));
 }
@@ -205,6 +205,44 @@ EditError ParamsDocument::setScalarAt(int node, std::string_view value, ValueHin
         return *m_syntaxError;
     return apply(planSetScalar(m_text, m_tree, node, value, hint),
                  "Set " + formatKeyPath(pathOf(m_tree, node)));
+}
+
+EditError ParamsDocument::setScalarAtAnchor(std::string_view path, std::string_view value,
+                                            ValueHint hint)
+{
+    if (!isParsed())
+        return *m_syntaxError;
+    const Resolved r = resolve(path);
+    if (r.node < 0)
+        return located("params.no-key",
+                       "no key '" + r.missing + "' in path '" + std::string(path) + "'");
+    if (!r.viaAlias)
+        return setScalar(path, value, hint);
+    return setScalarAt(r.node, value, hint);
+}
+
+std::optional<AnchorUse> ParamsDocument::anchorOf(std::string_view path) const
+{
+    const Resolved r = resolve(path);
+    if (r.node < 0 || !r.viaAlias)
+        return std::nullopt;
+    AnchorUse use;
+    use.node = r.node;
+    use.path = formatKeyPath(pathOf(m_tree, r.node));
+    use.line = m_tree.at(r.node).line;
+    // The anchor is on the value or on the collection an alias names that holds it.
+    int anchored = r.node;
+    while (anchored >= 0 && m_tree.at(anchored).anchor.empty())
+        anchored = m_tree.at(anchored).parent;
+    if (anchored < 0)
+        return use;
+    use.anchor = m_tree.at(anchored).anchor;
+    for (std::size_t i = 0; i < m_tree.nodes.size(); ++i) {
+        const YamlNode& n = m_tree.nodes[i];
+        if (n.kind == NodeKind::Alias && n.aliasTarget == anchored)
+            use.usedBy.push_back(formatKeyPath(pathOf(m_tree, int(i))));
+    }
+    return use;
 }
 
 EditError ParamsDocument::addKey(std::string_view mapPath, std::string_view key,

@@ -20,6 +20,16 @@ namespace portolan::params {
 // nullopt on success, otherwise why the edit was refused (the text is then unchanged).
 using EditError = std::optional<Diagnostic>;
 
+// Where a value reached through an alias is written, and who else reads it.
+struct AnchorUse
+{
+    int node = -1;                   // the value itself, at its anchor
+    std::string path;                // its own key path
+    std::string anchor;              // the anchor's name (on the value or an enclosing node)
+    int line = 0;                    // where the value is written
+    std::vector<std::string> usedBy; // key paths of the aliases of that anchor
+};
+
 class ParamsDocument
 {
 public:
@@ -47,6 +57,12 @@ public:
     EditError setScalar(std::string_view path, std::string_view value,
                         ValueHint hint = ValueHint::Auto);
     EditError setScalarAt(int node, std::string_view value, ValueHint hint = ValueHint::Auto);
+    // A value read through an alias (`*base`, or a `<<` merge) belongs to its anchor: setScalar
+    // refuses it and says so. This edits it at the anchor, which changes it for every alias of
+    // that anchor (anchorOf lists them, for the user to confirm).
+    EditError setScalarAtAnchor(std::string_view path, std::string_view value,
+                                ValueHint hint = ValueHint::Auto);
+    std::optional<AnchorUse> anchorOf(std::string_view path) const;
     // Sets the value at `path`, adding the last key (and missing parent mappings) if needed.
     EditError setOrAdd(std::string_view path, std::string_view value,
                        ValueHint hint = ValueHint::Auto);

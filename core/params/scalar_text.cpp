@@ -109,8 +109,10 @@ void trimTrailingBlanks(std::string& s)
         s.pop_back();
 }
 
+} // namespace
+
 std::string decodeBlock(std::string_view t, std::size_t contentBegin, std::size_t end, int indent,
-                        bool folded)
+                        bool folded, std::vector<std::size_t>* folds)
 {
     std::string out;
     bool first = true;
@@ -129,9 +131,11 @@ std::string decodeBlock(std::string_view t, std::size_t contentBegin, std::size_
                                            : std::string_view{};
             const bool moreIndented = !content.empty() && isBlank(content.front());
             if (!first) {
-                if (folded && !moreIndented && !prevMoreIndented)
+                if (folded && !moreIndented && !prevMoreIndented) {
+                    if (pendingBlank == 0 && folds)
+                        folds->push_back(out.size());
                     out += pendingBlank == 0 ? std::string(" ") : std::string(pendingBlank, '\n');
-                else
+                } else
                     out.append(std::size_t(pendingBlank + 1), '\n');
             } else {
                 out.append(std::size_t(pendingBlank), '\n');
@@ -145,6 +149,8 @@ std::string decodeBlock(std::string_view t, std::size_t contentBegin, std::size_
     }
     return out;
 }
+
+namespace {
 
 ScalarExtent scanBlock(std::string_view t, std::size_t p, int parentIndent,
                        std::string_view expected)

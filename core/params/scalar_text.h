@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace portolan::params {
 
@@ -29,6 +30,12 @@ struct ScalarExtent
 // the block collection holding it (-1 at top level); `expected` is the value yaml-cpp parsed.
 ScalarExtent scanScalar(std::string_view text, std::size_t pos, bool inFlow, int parentIndent,
                         std::string_view expected);
+
+// The value of a block scalar's content lines [contentBegin, end) with content indentation
+// `indent`, before chomping (no final line break); `folded` for `>`. `folds`, when given, receives
+// the offset in the value of each space that a folded line break became.
+std::string decodeBlock(std::string_view text, std::size_t contentBegin, std::size_t end,
+                        int indent, bool folded, std::vector<std::size_t>* folds = nullptr);
 
 // Decoders for the quoted styles (the text includes the quotes).
 std::string decodeDoubleQuoted(std::string_view quoted);

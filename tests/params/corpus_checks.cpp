@@ -57,6 +57,41 @@ std::string newValueFor(const YamlNode& n, int i, ValueHint& hint)
     return "edit #" + std::to_string(i) + (n.style == ScalarStyle::Literal ? "\nline 2\n" : "");
 }
 
+// One character of the block's last word changed: the header line stays byte for byte, the
+// style reads back the same, and exactly one line changes.
+void checkBlockStyleKept(const std::string& text, const YamlTree& tree, int node,
+                         const std::string& where, EditCheckResult& r)
+{
+    const YamlNode& n = tree.at(node);
+    std::string value = n.value;
+    std::size_t last = value.find_last_not_of('\n');
+    if (last == std::string::npos || value[last] == ' ')
+        return;
+    value[last] = value[last] == 'Z' ? 'Y' : 'Z';
+    auto edit = planSetScalar(text, tree, node, value, ValueHint::String);
+    if (!edit) {
+        r.problems.push_back(where + ": block edit refused: " + edit.error.message);
+        return;
+    }
+    std::string after = text;
+    after.replace(edit.value->offset, edit.value->removed.size(), edit.value->inserted);
+    const auto before = splitLines(text);
+    const auto now = splitLines(after);
+    int changed = 0;
+    for (std::size_t k = 0; k < before.size() && k < now.size(); ++k)
+        changed += before[k] != now[k];
+    auto reparsed = parseYamlTree(after, "");
+    const Resolved got = reparsed ? resolvePath(*reparsed.value, pathOf(tree, node)) : Resolved{};
+    if (before.size() != now.size() || changed != 1 || got.node < 0 ||
+        reparsed.value->at(got.node).style != n.style ||
+        reparsed.value->at(got.node).value != value ||
+        before[std::size_t(n.line - 1)] != now[std::size_t(n.line - 1)])
+        r.problems.push_back(where + ": a one-character edit of a block scalar changed " +
+                             std::to_string(changed) + " line(s), the header or its style");
+    else
+        ++r.blocks;
+}
+
 } // namespace
 
 EditCheckResult checkEveryScalarEdit(const std::string& text, const std::string& name)
@@ -87,6 +122,20 @@ EditCheckResult checkEveryScalarEdit(const std::string& text, const std::string&
         ++r.scalars;
         const std::string where = name + ":" + std::to_string(n.line) + ":" +
                                   std::to_string(n.column) + " " + formatKeyPath(path);
+        for (const ValueHint same : {ValueHint::Auto, ValueHint::String}) {
+            const bool asString =
+                n.style != ScalarStyle::Plain ||
+                (n.kind == NodeKind::Scalar && resolvePlain(n.value) == PlainType::String);
+            if (same == ValueHint::String && !asString)
+                continue;
+            auto noOp = planSetScalar(text, tree, i, n.value, same);
+            if (!noOp || !noOp.value->removed.empty() || !noOp.value->inserted.empty())
+                r.problems.push_back(where + ": setting it to its own value changes the text");
+            else
+                ++r.noOps;
+        }
+        if (n.style == ScalarStyle::Literal || n.style == ScalarStyle::Folded)
+            checkBlockStyleKept(text, tree, i, where, r);
         ValueHint hint;
         const std::string value = newValueFor(n, i, hint);
         auto edit = planSetScalar(text, tree, i, value, hint);

@@ -83,6 +83,8 @@ private:
     int m_loaded = 0;
     int m_scalars = 0;
     int m_skipped = 0;
+    int m_noOps = 0;
+    int m_blocks = 0;
 };
 
 void TestParamsCorpus::everyFile_data()
@@ -133,6 +135,8 @@ void TestParamsCorpus::everyFile()
     const EditCheckResult edits = checkEveryScalarEdit(doc.text(), name.toStdString());
     m_scalars += edits.scalars;
     m_skipped += edits.skipped;
+    m_noOps += edits.noOps;
+    m_blocks += edits.blocks;
     QString problems;
     for (std::size_t i = 0; i < edits.problems.size() && i < 10; ++i)
         problems += "\n  " + QString::fromStdString(edits.problems[i]);
@@ -172,6 +176,10 @@ void TestParamsCorpus::cleanupTestCase()
         qInfo("corpus: %d files, %d loaded, %d values edited, %d reached only through aliases "
               "or shadowed by duplicate keys",
               m_files, m_loaded, m_scalars, m_skipped);
+    if (m_files > 0)
+        qInfo("corpus: %d no-op sets left every byte alone; %d block scalars edited in their own "
+              "style",
+              m_noOps, m_blocks);
     for (const auto& [layout, n] : m_layouts)
         qInfo("layout %s: %d files", layout.c_str(), n);
     for (const auto& [finding, n] : m_findings)

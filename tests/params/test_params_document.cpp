@@ -35,6 +35,10 @@ private slots:
     void patchedTreeMatchesParse();
     void plainResolution_data();
     void plainResolution();
+    void noOpSetChangesNothing_data();
+    void noOpSetChangesNothing();
+    void editAtAnchor_data();
+    void editAtAnchor();
 };
 
 void TestParamsDocument::readValues_data()
@@ -256,6 +260,49 @@ void TestParamsDocument::edits_data()
                                         << "d"
                                         << "new text\n"
                                         << "" << QByteArray("d: >\n  new text\n");
+    QTest::addRow("folded keeps its line breaks")
+        << QByteArray("cmd: >-\n  python3 -m x --\n  python3 train.py\nnext: 1\n") << "set"
+        << "cmd"
+        << "python3 -m x -- python3 eval.py"
+        << "" << QByteArray("cmd: >-\n  python3 -m x --\n  python3 eval.py\nnext: 1\n");
+    QTest::addRow("folded keeps breaks after trailing blanks")
+        << QByteArray("cmd: >-\n  run a.py \n  --x 1\n  --y 2\n") << "set"
+        << "cmd"
+        << "run a.py  --x 1 --y 3"
+        << "" << QByteArray("cmd: >-\n  run a.py \n  --x 1\n  --y 3\n");
+    QTest::addRow("folded paragraphs are blank lines")
+        << QByteArray("d: >\n  one\n  two\n") << "set"
+        << "d"
+        << "one two\nthree\n"
+        << "" << QByteArray("d: >\n  one\n  two\n\n  three\n");
+    QTest::addRow("folded wraps a long new line at the old width")
+        << QByteArray("d: >-\n  aaa bbb\n  ccc\n") << "set"
+        << "d"
+        << "xxx yyy zzz www"
+        << "" << QByteArray("d: >-\n  xxx yyy\n  zzz www\n");
+    QTest::addRow("folded header comment kept") << QByteArray("d: >- # c\n  a b\n") << "set"
+                                                << "d"
+                                                << "a c"
+                                                << "" << QByteArray("d: >- # c\n  a c\n");
+    QTest::addRow("clip becomes strip without a final newline")
+        << QByteArray("d: |\n  a\n") << "set"
+        << "d"
+        << "b"
+        << "" << QByteArray("d: |-\n  b\n");
+    QTest::addRow("keep chomping kept") << QByteArray("d: |+\n  a\n\nx: 1\n") << "set"
+                                        << "d"
+                                        << "b\n\n"
+                                        << "" << QByteArray("d: |+\n  b\n\nx: 1\n");
+    QTest::addRow("indentation indicator added for a leading blank")
+        << QByteArray("d: |\n  a\n") << "set"
+        << "d"
+        << "  x\ny\n"
+        << "" << QByteArray("d: |2\n    x\n  y\n");
+    QTest::addRow("indentation indicator kept")
+        << QByteArray("a:\n  d: |4\n        x\n      y\n") << "set"
+        << "a.d"
+        << "  z\n"
+        << "" << QByteArray("a:\n  d: |4\n        z\n");
     // empty values, nulls, tags, anchors
     QTest::addRow("set empty value") << QByteArray("a:\nb: 1\n") << "set"
                                      << "a"
@@ -552,6 +599,88 @@ void TestParamsDocument::plainResolution()
     QFETCH(QString, plain);
     QFETCH(int, type);
     QCOMPARE(int(resolvePlain(plain.toStdString())), type);
+}
+
+void TestParamsDocument::noOpSetChangesNothing_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<bool>("asString");
+    QTest::addRow("float spelled 1.0") << QByteArray("a: 1.0 # one\n") << "a" << false;
+    QTest::addRow("exponent") << QByteArray("lr: 3.0e-4\n") << "lr" << false;
+    QTest::addRow("capital bool") << QByteArray("a: True\n") << "a" << false;
+    QTest::addRow("empty null") << QByteArray("a:\nb: 1\n") << "a" << false;
+    QTest::addRow("folded over lines")
+        << QByteArray("e: >-\n  python3 -m x --\n  python3 train.py\n") << "e" << false;
+    QTest::addRow("folded as string")
+        << QByteArray("e: >-\n  python3 -m x --\n  python3 train.py\n") << "e" << true;
+    QTest::addRow("literal") << QByteArray("e: |\n  a\n  b\n") << "e" << true;
+    QTest::addRow("single quoted") << QByteArray("a: 'x'\n") << "a" << true;
+    QTest::addRow("multi-line plain") << QByteArray("a: one\n  two\n") << "a" << true;
+}
+
+// Setting a value to what it is keeps the file's own spelling: no edit, no undo step.
+void TestParamsDocument::noOpSetChangesNothing()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QString, path);
+    QFETCH(bool, asString);
+    auto doc = ParamsDocument::fromText(yaml.toStdString(), "t.yaml");
+    const std::string value = *doc.get(path.toStdString());
+    QVERIFY(!doc.setScalar(path.toStdString(), value,
+                           asString ? ValueHint::String : ValueHint::Auto));
+    QCOMPARE(q(doc.text()), yaml);
+    QVERIFY(!doc.isModified());
+    QVERIFY(!doc.canUndo());
+}
+
+void TestParamsDocument::editAtAnchor_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("anchorPath");
+    QTest::addColumn<QStringList>("usedBy");
+    QTest::addColumn<QByteArray>("expected");
+    QTest::addRow("alias of a mapping")
+        << QByteArray("base: &b {lr: 1}\nx: *b\ny: *b\n") << "x.lr"
+        << "base.lr" << QStringList{"x", "y"}
+        << QByteArray("base: &b {lr: 2}\nx: *b\ny: *b\n");
+    QTest::addRow("merge key") << QByteArray("base: &b\n  lr: 1 # c\nx:\n  <<: *b\n  m: 0\n")
+                               << "x.lr"
+                               << "base.lr" << QStringList{"x.<<"}
+                               << QByteArray("base: &b\n  lr: 2 # c\nx:\n  <<: *b\n  m: 0\n");
+    QTest::addRow("alias of a scalar") << QByteArray("a: &v 1\nb: *v\n") << "b"
+                                       << "a" << QStringList{"b"}
+                                       << QByteArray("a: &v 2\nb: *v\n");
+}
+
+void TestParamsDocument::editAtAnchor()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QString, path);
+    QFETCH(QString, anchorPath);
+    QFETCH(QStringList, usedBy);
+    QFETCH(QByteArray, expected);
+    auto doc = ParamsDocument::fromText(yaml.toStdString(), "t.yaml");
+    const std::string p = path.toStdString();
+    // Refused as a plain set, with the way to do it in the message.
+    const auto refused = doc.setScalar(p, "2");
+    QVERIFY(refused);
+    QCOMPARE(QString::fromStdString(refused->code), QStringLiteral("params.through-alias"));
+    QVERIFY2(refused->message.find(anchorPath.toStdString()) != std::string::npos,
+             refused->message.c_str());
+    const auto use = doc.anchorOf(p);
+    QVERIFY(use);
+    QCOMPARE(QString::fromStdString(use->path), anchorPath);
+    QStringList got;
+    for (const auto& u : use->usedBy)
+        got << QString::fromStdString(u);
+    QCOMPARE(got, usedBy);
+    QVERIFY(!doc.setScalarAtAnchor(p, "2"));
+    QCOMPARE(q(doc.text()), expected);
+    QCOMPARE(q(*doc.get(p)), QByteArray("2"));
+    QVERIFY(doc.undo());
+    QCOMPARE(q(doc.text()), yaml);
 }
 
 QTEST_GUILESS_MAIN(TestParamsDocument)

@@ -9,10 +9,12 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSpinBox>
 #include <QToolButton>
 #include <climits>
 #include <cmath>
+#include <functional>
 
 namespace portolan::views {
 
@@ -43,6 +45,32 @@ QString tooltipFor(const FieldSpec& spec)
                                                           : spec.schema->deprecated));
     return tip;
 }
+constexpr int kFloatDecimals = 6;
+
+// A spin box shows kFloatDecimals decimals: 1e-7 would read as 0 and be written back as 0.
+bool fitsSpinBox(double v)
+{
+    if (!std::isfinite(v) || std::abs(v) >= 1e12)
+        return false;
+    const double scale = std::pow(10.0, kFloatDecimals);
+    return std::abs(std::round(v * scale) / scale - v) <= std::abs(v) * 1e-12;
+}
+
+// A multi-line value (a literal block, a folded command) cannot be shown in one line.
+class TextField : public QPlainTextEdit
+{
+public:
+    using QPlainTextEdit::QPlainTextEdit;
+    std::function<void()> onLeave;
+
+protected:
+    void focusOutEvent(QFocusEvent* e) override
+    {
+        QPlainTextEdit::focusOutEvent(e);
+        if (onLeave)
+            onLeave();
+    }
+};
 } // namespace
 
 ParamsField::ParamsField(const FieldSpec& spec, QWidget* parent)
@@ -54,20 +82,24 @@ ParamsField::ParamsField(const FieldSpec& spec, QWidget* parent)
     const SchemaType type = spec.schema ? spec.schema->target().type : SchemaType::Any;
     bool ok = true;
     switch (type) {
-    case SchemaType::Int:
-        spec.value.toLongLong(&ok);
-        if (ok || spec.isNull)
+    case SchemaType::Int: {
+        const long long v = spec.value.toLongLong(&ok);
+        // A spin box holds an int; a larger count (steps, tokens) is typed as text.
+        if ((ok && v >= INT_MIN && v <= INT_MAX) || spec.isNull)
             buildInt(spec);
         else
-            buildLine(spec, FieldHint::Raw, false);
+            buildLine(spec, ok ? FieldHint::Auto : FieldHint::Raw, false);
         break;
-    case SchemaType::Float:
-        spec.value.toDouble(&ok);
+    }
+    case SchemaType::Float: {
+        const double v = spec.value.toDouble(&ok);
+        const bool scientific = spec.schema->target().scientific || spec.schema->scientific;
         if (ok || spec.isNull)
-            buildFloat(spec, spec.schema->target().scientific || spec.schema->scientific);
+            buildFloat(spec, scientific || !fitsSpinBox(v));
         else
             buildLine(spec, FieldHint::Raw, false);
         break;
+    }
     case SchemaType::Bool:
         buildBool(spec);
         break;
@@ -100,8 +132,13 @@ void ParamsField::buildInt(const FieldSpec& spec)
     box->setRange(int(std::max(lo, double(INT_MIN))), int(std::min(hi, double(INT_MAX))));
     box->setValue(int(v));
     box->setSpecialValueText(spec.isNull ? QStringLiteral("(default)") : QString());
-    connect(box, &QSpinBox::editingFinished, this,
-            [this, box] { emitEdited(QString::number(box->value()), FieldHint::Auto); });
+    // Leaving the box without changing the number keeps the file's spelling (`+5`, `0x10`).
+    connect(box, &QSpinBox::editingFinished, this, [this, box, shown = box->value()]() mutable {
+        if (box->value() == shown)
+            return;
+        shown = box->value();
+        emitEdited(QString::number(box->value()), FieldHint::Auto);
+    });
     layout()->addWidget(box);
     m_editor = box;
 }
@@ -128,12 +165,19 @@ void ParamsField::buildFloat(const FieldSpec& spec, bool scientific)
     }
     m_kind = "float";
     auto* box = new QDoubleSpinBox(this);
-    box->setDecimals(6);
+    box->setDecimals(kFloatDecimals);
     box->setRange(std::min(t.min ? *t.min : -1e12, v), std::max(t.max ? *t.max : 1e12, v));
     box->setSingleStep(t.max && t.min && *t.max - *t.min <= 1 ? 0.01 : 1.0);
     box->setValue(v);
+    // The text `1.0` and the number 1 are the same value: only a changed number is written,
+    // so leaving the box does not turn `1.0` into `1`.
     connect(box, &QDoubleSpinBox::editingFinished, this,
-            [this, box] { emitEdited(QString::number(box->value(), 'g', 12), FieldHint::Auto); });
+            [this, box, shown = box->value()]() mutable {
+                if (box->value() == shown)
+                    return;
+                shown = box->value();
+                emitEdited(QString::number(box->value(), 'g', 12), FieldHint::Auto);
+            });
     layout()->addWidget(box);
     m_editor = box;
 }
@@ -182,9 +226,31 @@ void ParamsField::buildEnum(const FieldSpec& spec)
     m_editor = combo;
 }
 
+void ParamsField::buildText(const FieldSpec& spec, FieldHint hint)
+{
+    m_kind = "text";
+    auto* edit = new TextField(spec.value, this);
+    const int lines = std::min(int(spec.value.count('\n')) + 1, 8);
+    edit->setFixedHeight(edit->fontMetrics().lineSpacing() * lines +
+                         2 * int(edit->document()->documentMargin()) + 6);
+    edit->setLineWrapMode(QPlainTextEdit::NoWrap);
+    edit->onLeave = [this, edit, hint] {
+        emitEdited(edit->toPlainText(), hint);
+    };
+    layout()->addWidget(edit);
+    m_editor = edit;
+}
+
 void ParamsField::buildLine(const FieldSpec& spec, FieldHint hint, bool browse)
 {
-    m_kind = browse ? "path" : hint == FieldHint::Raw ? "raw" : "string";
+    if (!browse && spec.value.contains('\n')) {
+        buildText(spec, hint);
+        return;
+    }
+    m_kind = browse                    ? "path"
+             : hint == FieldHint::Raw  ? "raw"
+             : hint == FieldHint::Auto ? "number"
+                                       : "string";
     auto* edit = new QLineEdit(spec.isNull ? QString() : spec.value, this);
     if (spec.isNull)
         edit->setPlaceholderText(QStringLiteral("null"));

@@ -40,7 +40,8 @@ public:
 
     QString path() const { return m_path; }
     QWidget* editor() const { return m_editor; }
-    QString kind() const { return m_kind; } // "int", "float", "scientific", "bool", "enum", ...
+    // "int", "float", "scientific", "bool", "enum", "path", "string", "raw", "text" (multi-line)
+    QString kind() const { return m_kind; }
     // Shows why the current value is invalid (empty clears it).
     void setProblem(const QString& reason);
     QString problem() const { return m_problem; }
@@ -54,6 +55,7 @@ private:
     void buildBool(const FieldSpec& spec);
     void buildEnum(const FieldSpec& spec);
     void buildLine(const FieldSpec& spec, FieldHint hint, bool browse);
+    void buildText(const FieldSpec& spec, FieldHint hint);
     void emitEdited(const QString& value, FieldHint hint);
 
     QString m_path;

@@ -138,7 +138,23 @@ void ParamsForm::addEntry(QFormLayout* form, const params::ParamsDocument& doc,
                           const params::Schema* schema, int node, const QString& key,
                           const QString& path, int depth)
 {
-    QWidget* w = buildValue(doc, schema, node, path, depth);
+    const params::YamlTree& tree = doc.tree();
+    const int parent = tree.at(node).parent;
+    QWidget* w = nullptr;
+    if (parent >= 0 && tree.at(parent).kind == NodeKind::Mapping &&
+        tree.child(parent, key.toStdString()) != node) {
+        // A duplicate key: YAML readers take the last one, so this entry is not the value the
+        // path names; editing it through the path would change the other one.
+        const int winner = tree.child(parent, key.toStdString());
+        auto* note = new QLabel(tr("Ignored: the same key again at line %1 replaces it "
+                                   "(edit this one in the text view)")
+                                    .arg(winner >= 0 ? tree.at(winner).line : 0));
+        note->setWordWrap(true);
+        note->setStyleSheet(QStringLiteral("font-style: italic;"));
+        w = note;
+    } else {
+        w = buildValue(doc, schema, node, path, depth);
+    }
     auto* label = new QLabel(key);
     const params::SchemaNode* s = schema ? params::schemaFor(*schema, doc.tree(), node) : nullptr;
     label->setToolTip(s ? QString::fromStdString(s->describe())
@@ -155,10 +171,24 @@ QWidget* ParamsForm::buildValue(const params::ParamsDocument& doc, const params:
     const params::YamlNode& raw = tree.at(node);
     const int target = tree.deref(node);
     if (raw.kind == NodeKind::Alias || target < 0 || depth > kMaxDepth) {
-        // An alias is edited where its anchor is; show what it refers to.
-        auto* label = new QLabel(tr("*%1 (edit it at line %2)")
-                                     .arg(QString::fromStdString(raw.aliasOf))
-                                     .arg(target >= 0 ? tree.at(target).line : 0));
+        // An alias is edited where its anchor is (every alias of it changes with it): the link
+        // goes there.
+        QString anchorPath;
+        if (target >= 0)
+            anchorPath =
+                QString::fromStdString(params::formatKeyPath(params::pathOf(tree, target)));
+        auto* label =
+            new QLabel(anchorPath.isEmpty()
+                           ? tr("*%1").arg(QString::fromStdString(raw.aliasOf))
+                           : tr("*%1, the same as <a href=\"%2\">%3</a> (line %4): edit it there")
+                                 .arg(QString::fromStdString(raw.aliasOf),
+                                      anchorPath.toHtmlEscaped(), anchorPath.toHtmlEscaped())
+                                 .arg(tree.at(target).line));
+        label->setTextFormat(Qt::RichText);
+        label->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+        label->setToolTip(tr("An alias: its value is written at its anchor, and editing it "
+                             "there changes every alias of that anchor"));
+        connect(label, &QLabel::linkActivated, this, &ParamsForm::reveal);
         m_others.insert(path, label);
         return label;
     }
@@ -254,6 +284,30 @@ QWidget* ParamsForm::buildList(const params::ParamsDocument& doc, const params::
                  path + QStringLiteral("[%1]").arg(i), depth + 1);
     m_others.insert(path, group);
     return group;
+}
+
+bool ParamsForm::reveal(const QString& path)
+{
+    // The value itself, or the nearest enclosing group that has a widget.
+    QString p = path;
+    QWidget* w = editorFor(p);
+    while (!w && p.contains('.')) {
+        p.truncate(p.lastIndexOf('.'));
+        w = editorFor(p);
+    }
+    if (!w)
+        return false;
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        if (m_tabs->widget(i)->isAncestorOf(w)) {
+            m_tabs->setCurrentIndex(i);
+            if (auto* scroll = qobject_cast<QScrollArea*>(m_tabs->widget(i)))
+                scroll->ensureWidgetVisible(w);
+            break;
+        }
+    }
+    w->setFocus(Qt::OtherFocusReason);
+    emit revealed(p);
+    return true;
 }
 
 void ParamsForm::bind(QWidget* w)

@@ -37,11 +37,14 @@ public:
     ParamsField* field(const QString& path) const { return m_fields.value(path, nullptr); }
     QWidget* editorFor(const QString& path) const; // any widget bound to a path
     int fieldCount() const { return int(m_fields.size()); }
+    // Shows the page holding `path` and focuses its widget (an alias's link goes to its anchor).
+    bool reveal(const QString& path);
 
 signals:
     void edited(const QString& path, const QString& value, int hint);
     void appendRequested(const QString& listPath, const QString& value, int hint);
     void removeRequested(const QString& path);
+    void revealed(const QString& path);
 
 private:
     void addEntry(QFormLayout* form, const params::ParamsDocument& doc,
