@@ -283,12 +283,49 @@ def optimizer_summary(optimizer):
     return out
 
 
-def batch_info(session):
+BATCH_ARGUMENTS = ("batch_size", "batchsize", "train_batch_size", "per_device_train_batch_size",
+                   "micro_batch_size", "global_batch_size")
+
+
+def _batch_candidates(session):
+    """[(size, source)] for the micro-batch the dry run really used, most reliable first: the
+    loaders the driver clamped (what they used), then the project's own batch-size arguments
+    (argparse), then --batch."""
+    out = []
+    for note in hooks.requested_batches:
+        out.append((note["used"], note["source"], note["requested"]))
+    arguments = vars(session.parsed_arguments) if session.parsed_arguments is not None else {}
+    for key, value in arguments.items():
+        if key.lower() in BATCH_ARGUMENTS and isinstance(value, int) and \
+                not isinstance(value, bool) and value > 0:
+            out.append((value, f"argparse --{key}", value))
+    out.append((session.batch, "--batch", None))
+    return out
+
+
+def batch_info(session, inputs):
+    """The batch of the capture: `dry_run` is the micro-batch the model really received and
+    `dim` the dimension of the first input that carries it (1 for a sequence-first model);
+    both come from a loader or argument whose size is one of the first input's dimensions,
+    never from the input's first dimension alone. Unknown stays null."""
     notes = hooks.requested_batches
     chosen = next((n for n in notes if n["requested"] > n["used"]), notes[0] if notes else None)
-    return {"dry_run": session.batch,
-            "full": chosen["requested"] if chosen else None,
-            "source": chosen["source"] if chosen else None}
+    shape = next((t.shape for t in tensors(inputs) if t.dim() > 0), None)
+    dry_run, dim, used_source, full_from = None, None, None, None
+    if shape is not None:
+        for size, source, requested in _batch_candidates(session):
+            for d in range(min(2, len(shape))):
+                if shape[d] == size:
+                    dry_run, dim, used_source, full_from = size, d, source, requested
+                    break
+            if dry_run is not None:
+                break
+    full = chosen["requested"] if chosen else None
+    full_source = chosen["source"] if chosen else None
+    if full is None and full_from is not None and used_source.startswith("argparse"):
+        full, full_source = full_from, used_source
+    return {"dry_run": dry_run, "full": full, "source": full_source, "dim": dim,
+            "dry_run_source": used_source}
 
 
 def _write_json(path, data):
@@ -348,7 +385,7 @@ class Capture:
                       "training": model.training, "trace_root": root, "chosen_as": reason},
             "inputs": [{"name": i["name"], "shape": i["shape"], "dtype": i["dtype"]}
                        for i in inputs],
-            "batch": batch_info(session),
+            "batch": batch_info(session, (args, kwargs)),
             "modules": rows,
             "pipeline": pipeline,
             "options": options,
@@ -357,6 +394,7 @@ class Capture:
             "synthetic_data": bool(self.context.get("synthetic")),
         }
         _write_json(os.path.join(self.folder, "capture.json"), self.data)
+        session.batch_dim = self.data["batch"]["dim"]
         total = sum(r["params"] for r in rows)
         session.events.emit("capture", path=self.folder, model=self.data["model"]["class"],
                             parameters=total, traced=trace_file is not None, trace_error=error,

@@ -67,9 +67,9 @@ def describe(value):
             for t in tensors(value)]
 
 
-def first_batch_dim(value):
-    """The first dimension of the first non-scalar tensor in a nested value, or None."""
-    return next((t.shape[0] for t in tensors(value) if t.dim() > 0), None)
+def first_batch_dim(value, dim=0):
+    """Dimension `dim` (the batch's) of the first tensor in a nested value that has it."""
+    return next((t.shape[dim] for t in tensors(value) if t.dim() > dim), None)
 
 
 class ModuleRecord:
@@ -130,6 +130,7 @@ class Session:
         self.warned = set()
         self.network_blocked = []
         self.parsed_arguments = None
+        self.batch_dim = None  # the input dimension of the batch, once the capture knows it
 
     # ----------------------------------------------------------------------- install
     def install(self):
@@ -482,7 +483,7 @@ class Session:
         return blocks._portolan_ipu_of(module)
 
     def note_top_call(self, module, args, kwargs):
-        n = first_batch_dim((args, kwargs))
+        n = first_batch_dim((args, kwargs), self.batch_dim or 0)
         if n is not None:
             self.samples[module] = self.samples.get(module, 0) + n
         if self.window_open and module not in self.top_seen:
