@@ -31,6 +31,7 @@ private:
     QTemporaryDir m_config;
     QTemporaryDir m_work;
     QStringList m_table;
+    QStringList m_compiled; // dry run -> capture -> compile, one row per captured project
     int m_reached = 0;
     int m_needsModelZoo = 0;
     int m_rows = 0;
@@ -40,7 +41,76 @@ private slots:
     void project_data();
     void project();
     void cleanupTestCase();
+
+private:
+    void compileFromCapture(const QString& name, const QString& project,
+                            const QJsonObject& capture);
 };
+
+namespace {
+
+// `portolan-cli compile PROJECT --target T [extra]`; the report it wrote, or an empty object.
+QJsonObject compileReport(const QString& project, const QString& target, const QString& file,
+                          const QStringList& extra, QString* output)
+{
+    QProcess p;
+    p.start(PORTOLAN_CLI,
+            QStringList{"compile", project, "--target", target, "--report", file} + extra);
+    if (!p.waitForFinished(600000))
+        return {};
+    *output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+} // namespace
+
+// The whole path on a real project: its capture compiled for an IPU Mk2 and a CS-2 is the
+// capture's model (origin, the module tree's parameter total) with a forward pass that counts.
+void TestDryRunCorpus::compileFromCapture(const QString& name, const QString& project,
+                                          const QJsonObject& capture)
+{
+    qint64 moduleTotal = 0;
+    for (const auto& m : capture.value("modules").toArray())
+        moduleTotal += m.toObject().value("params").toInteger();
+    QString fitsOn, params, gflop;
+    for (const QString target : {"ipu-mk2", "cs-2"}) {
+        QString output;
+        const QString file = m_work.filePath(name + "-" + target + ".json");
+        const QJsonObject report = compileReport(project, target, file, {}, &output);
+        QVERIFY2(!report.isEmpty(), qPrintable(name + " " + target + ": " + output));
+        const QJsonObject graph = report.value("graph").toObject();
+        QVERIFY2(graph.value("origin").toString().startsWith("capture: "),
+                 qPrintable(graph.value("origin").toString()));
+        QCOMPARE(graph.value("params").toInteger(), moduleTotal);
+        QVERIFY2(graph.value("forward_flops_per_sample").toDouble() > 0, qPrintable(output));
+        params = QString::number(graph.value("params").toInteger());
+        gflop = QString::number(graph.value("forward_flops_per_sample").toDouble() / 1e9, 'g', 4);
+        if (target == "ipu-mk2") {
+            if (report.value("fits").toBool()) {
+                fitsOn = "fits 1 Mk2";
+            } else {
+                const QJsonObject more = compileReport(project, target, file + ".auto.json",
+                                                       {"--auto", "fewest-ipus"}, &output);
+                fitsOn =
+                    more.value("fits").toBool()
+                        ? QStringLiteral("--auto: %1 IPUs")
+                              .arg(more.value("ipu").toObject().value("ipus_per_replica").toInt())
+                        : QStringLiteral("does not fit (--auto)");
+            }
+        } else {
+            fitsOn += report.value("fits").toBool() ? "; fits CS-2" : "; CS-2: does not fit";
+        }
+    }
+    m_compiled << QStringLiteral("%1 | %2 | %3 | %4 | %5")
+                      .arg(name, -34)
+                      .arg(capture.value("model").toObject().value("class").toString(), -34)
+                      .arg(params, 10)
+                      .arg(gflop, 10)
+                      .arg(fitsOn);
+}
 
 void TestDryRunCorpus::initTestCase()
 {
@@ -148,6 +218,7 @@ void TestDryRunCorpus::project()
         QVERIFY(captured);
         QVERIFY2(QFileInfo::exists(project + "/.portolan/capture/capture.json"), "sidecar");
         QVERIFY2(end.value("traced").toBool(), "model.pt");
+        QCOMPARE(r.all("capture").size(), 1); // one capture event, even after a retried batch
         if (!mentions.isEmpty()) {
             QStringList faked;
             for (const QJsonObject& w : r.all("warning"))
@@ -161,6 +232,12 @@ void TestDryRunCorpus::project()
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonObject c = QJsonDocument::fromJson(f.readAll()).object();
         const QJsonObject batch = c.value("batch").toObject();
+        const QJsonArray models = c.value("models").toArray();
+        QVERIFY(!models.isEmpty());
+        QCOMPARE(models.first().toObject().value("class"),
+                 c.value("model").toObject().value("class"));
+        if (name == "determined-gan-mnist") // the generator and the discriminator
+            QCOMPARE(models.size(), 2);
         const QJsonArray shape =
             c.value("inputs").toArray().first().toObject().value("shape").toArray();
         if (!batch.value("dry_run").isNull()) {
@@ -168,6 +245,7 @@ void TestDryRunCorpus::project()
             QVERIFY2(dim < shape.size() && shape.at(dim).toInt() == batch.value("dry_run").toInt(),
                      qPrintable(QJsonDocument(c.value("batch").toObject()).toJson()));
         }
+        compileFromCapture(name, project, c);
     } else {
         QVERIFY2(end.value("message").toString().contains(mentions),
                  qPrintable(end.value("message").toString()));
@@ -191,6 +269,11 @@ void TestDryRunCorpus::cleanupTestCase()
                              .arg(m_reached)
                              .arg(m_rows)
                              .arg(m_needsModelZoo);
+    qInfo().noquote()
+        << "\ndry run -> capture -> compile (ipu-mk2, cs-2)\nproject                    "
+           "        | model                              |     params | GFLOP/smpl | fits";
+    for (const QString& row : m_compiled)
+        qInfo().noquote() << row;
 }
 
 QTEST_GUILESS_MAIN(TestDryRunCorpus)

@@ -67,6 +67,38 @@ def find_model(session, optimizer):
     return _wrapped(module), args, kwargs, reason
 
 
+def all_models(session, chosen, chosen_optimizer):
+    """Every model the project's optimizers own (a GAN's generator and discriminator), the chosen
+    one first: [{class, parameters, optimizer, traced, chosen_as}]. A model is the top-level
+    module owning most of an optimizer's parameters."""
+    out = [chosen]
+    seen = {id(chosen)}
+    optimizers = [chosen_optimizer] + [r() for r in session.optimizers]
+    for opt in optimizers:
+        if opt is None:
+            continue
+        model = find_model(session, opt)[0]
+        if model is None or id(model) in seen:
+            continue
+        seen.add(id(model))
+        out.append((model, opt))
+    rows = []
+    for i, item in enumerate(out):
+        model, opt = (item, chosen_optimizer) if i == 0 else item
+        seen_params = set()
+        total = 0
+        for p in model.parameters():
+            if id(p) not in seen_params:
+                seen_params.add(id(p))
+                total += p.numel()
+        rows.append({"class": _type_name(model), "parameters": total,
+                     "optimizer": _type_name(opt) if opt is not None else None,
+                     "traced": i == 0,
+                     "chosen_as": "the module whose parameters the optimizer that stepped "
+                     "first owns" if i == 0 else "owns the parameters of another optimizer"})
+    return rows
+
+
 class _Call(torch.nn.Module):
     """Calls the model with the keyword and non-tensor arguments of its first call, taking
     only the tensors as inputs (torch.jit.trace accepts positional tensors only)."""
@@ -143,6 +175,25 @@ def input_names(model, args, kwargs):
         count = len(tensors(value))
         names += [key] if count == 1 else [f"{key}.{j}" for j in range(count)]
     return names
+
+
+def input_structure(model, args, kwargs, root):
+    """The traced forward's arguments as nested lists of indices into `inputs`, when some
+    argument is a tuple or list of tensors (an LSTM's (h, c)); None when each input is one
+    argument (then the field is left out, as in captures written before it existed)."""
+    if root is not None:
+        return None  # the wrapper takes the tensors flat
+    example = positional(model, args, kwargs)
+    if example is None or all(isinstance(a, torch.Tensor) for a in example):
+        return None
+    counter = iter(range(1 << 30))
+
+    def walk(value):
+        if isinstance(value, torch.Tensor):
+            return next(counter)
+        return [walk(v) for v in value]
+
+    return [walk(a) for a in example]
 
 
 def trace(session, model, args, kwargs, path):
@@ -342,6 +393,24 @@ class Capture:
         self.folder = folder
         self.context = context  # project, entry, flavour, runconfig, extra options
         self.data = None
+        self.hold = False  # True: the capture event waits for release() (a trial attempt)
+        self.pending = None
+        self.emitted = False
+
+    def _event(self, session, fields):
+        if self.hold:
+            self.pending = (session, fields)
+        elif not self.emitted:
+            self.emitted = True
+            session.events.emit("capture", **fields)
+
+    def release(self):
+        """The attempt whose capture is on disk succeeded: send its one capture event."""
+        self.hold = False
+        if self.pending is not None:
+            session, fields = self.pending
+            self.pending = None
+            self._event(session, fields)
 
     def clear(self):
         for name in ("capture.json", "model.pt"):
@@ -370,6 +439,7 @@ class Capture:
         inputs = describe((args, kwargs))
         for i, item in enumerate(inputs):
             item["name"] = names[i] if i < len(names) else f"input{i}"
+        structure = input_structure(model, args, kwargs, root)
         pipeline = pipeline_of(rows)
         for r in rows:
             r.pop("_order", None)
@@ -383,8 +453,10 @@ class Capture:
             "torch_version": torch.__version__.split("+")[0],
             "model": {"class": _type_name(model), "trace": trace_file, "trace_error": error,
                       "training": model.training, "trace_root": root, "chosen_as": reason},
+            "models": all_models(session, model, optimizer),
             "inputs": [{"name": i["name"], "shape": i["shape"], "dtype": i["dtype"]}
                        for i in inputs],
+            **({"input_structure": structure} if structure is not None else {}),
             "batch": batch_info(session, (args, kwargs)),
             "modules": rows,
             "pipeline": pipeline,
@@ -396,11 +468,12 @@ class Capture:
         _write_json(os.path.join(self.folder, "capture.json"), self.data)
         session.batch_dim = self.data["batch"]["dim"]
         total = sum(r["params"] for r in rows)
-        session.events.emit("capture", path=self.folder, model=self.data["model"]["class"],
-                            parameters=total, traced=trace_file is not None, trace_error=error,
-                            modules=len(rows),
-                            pipeline_stages=len(pipeline["stages"]) if pipeline else 0,
-                            batch=self.data["batch"])
+        self._event(session, dict(path=self.folder, model=self.data["model"]["class"],
+                                  parameters=total, traced=trace_file is not None,
+                                  trace_error=error, modules=len(rows),
+                                  pipeline_stages=len(pipeline["stages"]) if pipeline else 0,
+                                  batch=self.data["batch"],
+                                  models=[m["class"] for m in self.data["models"]]))
         return self.data
 
     def finish(self, steps):
