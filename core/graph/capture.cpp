@@ -152,6 +152,8 @@ std::string Capture::origin() const
     std::string s = "capture: " + (entry.empty() ? std::string("unknown entry") : entry);
     if (dryRunBatch)
         s += ", dry-run batch " + std::to_string(*dryRunBatch);
+    if (syntheticData)
+        s += ", synthetic data";
     if (models.size() > 1) {
         s += "; model " + joinedName(modelClass) + ", 1 of " + std::to_string(models.size()) + ":";
         for (std::size_t i = 0; i < models.size(); ++i)
@@ -327,6 +329,8 @@ Result<Capture> loadCapture(const fs::path& dirOrFile)
                         c.optimizerMomentum = std::max(c.optimizerMomentum, m->get<double>());
         }
         c.steps = int(integer(j, "steps", "").value_or(0));
+        if (const json* sd = member(j, "synthetic_data"); sd && sd->is_boolean())
+            c.syntheticData = sd->get<bool>();
     } catch (const BadMember& e) {
         return fail("capture.member", "capture.json: '" + e.member + "' " + e.what);
     }

@@ -87,6 +87,9 @@ struct Capture
     std::string optimizerClass; // "torch.optim.AdamW"
     double optimizerMomentum = 0;
     int steps = 0;
+    // The dry run used synthetic data (synthetic_data): data-derived sizes, such as a
+    // vocabulary read from the data, are not the real data's.
+    bool syntheticData = false;
 
     std::int64_t totalParams() const; // sum of the modules' own parameters
     // "capture: run.py, dry-run batch 2": the graph's origin, as the report shows it; with

@@ -467,6 +467,12 @@ class Capture:
         }
         _write_json(os.path.join(self.folder, "capture.json"), self.data)
         session.batch_dim = self.data["batch"]["dim"]
+        batch = self.data["batch"]
+        if batch["dry_run"] is not None and batch["dry_run"] != session.batch:
+            session.events.emit(
+                "info", message=f"the model received batches of {batch['dry_run']} samples "
+                f"({batch['dry_run_source']}), not --batch {session.batch}: --batch sizes the "
+                "project's data loaders, and this batch does not come from one")
         total = sum(r["params"] for r in rows)
         self._event(session, dict(path=self.folder, model=self.data["model"]["class"],
                                   parameters=total, traced=trace_file is not None,

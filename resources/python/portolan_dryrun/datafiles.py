@@ -170,6 +170,11 @@ class DataFiles:
             return None
         return target
 
+    def shown(self, path):
+        """The path as the user knows it: relative to the project when inside it."""
+        rel = os.path.relpath(path, self.root)
+        return path if rel.startswith("..") else rel
+
     # ------------------------------------------------------------------ stand-ins
     def _announce(self, path, what, kind, caveat="figures that depend on the data are not the "
                   "real data's", **fields):
@@ -177,7 +182,7 @@ class DataFiles:
         self.session.synthetic = True
         self.session.events.emit(
             "warning", kind="synthetic-data",
-            message=f"data is synthetic: {path} is not there; the dry run uses {what} "
+            message=f"data is synthetic: {self.shown(path)} is not there; the dry run uses {what} "
             f"({caveat})", path=path, format=kind, mirror=self.mirror(path), **fields)
 
     def _make_text(self, path, target):

@@ -135,7 +135,8 @@ def run(dry, ctx):
                 opt = context.optimizers[0] if context.optimizers else None
                 session.complete_step(opt, loss=loss, metrics=others)
                 done += 1
-            dry.capture.release()
+                # A step done keeps this attempt: its capture is the run's.
+                dry.capture.release()
             break
         except Failure:
             raise
