@@ -145,8 +145,10 @@ int runDry(const RunCliOptions& o)
     if (!o.trust && !trust.isTrusted(project))
         return fail("dryrun.untrusted",
                     "the project is not trusted: a dry run runs its own Python code. Give "
-                    "--trust to run it this time, or trust it in the GUI's Runs tab (kept in " +
-                        trust.file().string() + ")",
+                    "--trust to run it this time only, or trust it for good with `portolan-cli "
+                    "trust " +
+                        o.project + "` or in the GUI's Runs tab (kept in " + trust.file().string() +
+                        ")",
                     ExitUsage, project.string());
 
     dryrun::DryRunOptions options;
@@ -262,7 +264,8 @@ Subcommand registerRun(CLI::App& root)
     cmd->add_option("PROJECT", o->project, "Project folder")->required();
     cmd->add_flag("--dry-run", o->dryRun, "A CPU dry run of the project's entry point");
     cmd->add_flag("--trust", o->trust,
-                  "Run the project's code this time even if it is not marked as trusted");
+                  "Run the project's code this time only, even if it is not trusted (nothing "
+                  "is recorded; `portolan-cli trust PROJECT` remembers)");
     cmd->add_option("--steps", o->steps, "Optimizer steps (default 3)")->check(CLI::PositiveNumber);
     cmd->add_option("--batch", o->batch, "Micro-batch of the dry run (default 2)")
         ->check(CLI::PositiveNumber);

@@ -85,6 +85,26 @@ std::vector<CaptureTensor> tensors(const json& j, const char* name, const std::s
     return out;
 }
 
+CaptureArgument argument(const json& j, const std::string& where, std::size_t inputs,
+                         std::vector<int>& uses)
+{
+    CaptureArgument a;
+    if (j.is_number_integer()) {
+        const auto i = j.get<std::int64_t>();
+        if (i < 0 || std::size_t(i) >= inputs)
+            throw BadMember{where, "names input " + std::to_string(i) + ", but there are " +
+                                       std::to_string(inputs) + " inputs"};
+        a.input = int(i);
+        ++uses[std::size_t(i)];
+        return a;
+    }
+    if (!j.is_array())
+        throw BadMember{where, "must be an input index or a list of them"};
+    for (std::size_t k = 0; k < j.size(); ++k)
+        a.items.push_back(argument(j[k], where + "[" + std::to_string(k) + "]", inputs, uses));
+    return a;
+}
+
 std::string joinedName(const std::string& type)
 {
     const auto dot = type.rfind('.');
@@ -132,6 +152,14 @@ std::string Capture::origin() const
     std::string s = "capture: " + (entry.empty() ? std::string("unknown entry") : entry);
     if (dryRunBatch)
         s += ", dry-run batch " + std::to_string(*dryRunBatch);
+    if (syntheticData)
+        s += ", synthetic data";
+    if (models.size() > 1) {
+        s += "; model " + joinedName(modelClass) + ", 1 of " + std::to_string(models.size()) + ":";
+        for (std::size_t i = 0; i < models.size(); ++i)
+            s += (i ? ", " : " ") + joinedName(models[i]);
+        s += " (the others are not compiled)";
+    }
     return s;
 }
 
@@ -200,6 +228,7 @@ Result<Capture> loadCapture(const fs::path& dirOrFile)
         return fail("capture.version", "capture version " + j["version"].dump() +
                                            " is not supported (this Portolan reads version " +
                                            std::to_string(kCaptureVersion) + ")");
+    bool batchUnknown = false;
     try {
         c.project = text(j, "project", "");
         c.entry = text(j, "entry", "");
@@ -217,7 +246,30 @@ Result<Capture> loadCapture(const fs::path& dirOrFile)
             }
         }
         c.inputs = tensors(j, "inputs", "");
+        if (const json* ms = member(j, "models")) {
+            if (!ms->is_array())
+                throw BadMember{"models", "must be a list"};
+            for (std::size_t i = 0; i < ms->size(); ++i)
+                c.models.push_back(text((*ms)[i], "class", "models[" + std::to_string(i) + "]."));
+        }
+        if (const json* st = member(j, "input_structure")) {
+            if (!st->is_array())
+                throw BadMember{"input_structure", "must be a list"};
+            std::vector<int> uses(c.inputs.size(), 0);
+            for (std::size_t k = 0; k < st->size(); ++k)
+                c.inputStructure.push_back(argument(
+                    (*st)[k], "input_structure[" + std::to_string(k) + "]", c.inputs.size(), uses));
+            for (std::size_t i = 0; i < uses.size(); ++i)
+                if (uses[i] != 1)
+                    throw BadMember{"input_structure", "must name input " + std::to_string(i) +
+                                                           " once (it names it " +
+                                                           std::to_string(uses[i]) + " times)"};
+        }
         if (const json* b = member(j, "batch")) {
+            if (const auto d = integer(*b, "dim", "batch."))
+                c.batchDim = int(*d);
+            // A capture that says where the batch is and leaves its size null does not know it.
+            batchUnknown = b->contains("dim") && !member(*b, "dry_run");
             c.dryRunBatch = integer(*b, "dry_run", "batch.");
             c.fullBatch = integer(*b, "full", "batch.");
             c.batchSource = text(*b, "source", "batch.");
@@ -277,6 +329,8 @@ Result<Capture> loadCapture(const fs::path& dirOrFile)
                         c.optimizerMomentum = std::max(c.optimizerMomentum, m->get<double>());
         }
         c.steps = int(integer(j, "steps", "").value_or(0));
+        if (const json* sd = member(j, "synthetic_data"); sd && sd->is_boolean())
+            c.syntheticData = sd->get<bool>();
     } catch (const BadMember& e) {
         return fail("capture.member", "capture.json: '" + e.member + "' " + e.what);
     }
@@ -291,7 +345,7 @@ Result<Capture> loadCapture(const fs::path& dirOrFile)
                 for (auto& m : c.modules)
                     if (m.path == stage.modules.front())
                         m.ipu = stage.ipu;
-    if (!c.dryRunBatch) {
+    if (!c.dryRunBatch && !batchUnknown) {
         for (const auto& t : c.inputs)
             if (t.shape && !t.shape->empty()) {
                 c.dryRunBatch = t.shape->front();

@@ -51,17 +51,34 @@ struct CaptureStage
     std::vector<std::string> modules;
 };
 
+// One argument of the traced forward: an input (index into Capture::inputs) or a tuple of
+// arguments (an LSTM's (h, c) hidden state).
+struct CaptureArgument
+{
+    int input = -1; // -1: a tuple of `items`
+    std::vector<CaptureArgument> items;
+};
+
 struct Capture
 {
     std::filesystem::path dir;  // the capture folder
     std::filesystem::path file; // its capture.json
     std::string project, entry, flavour, torchVersion;
     std::string modelClass;
+    // Every model the project's optimizers own (`models`, classes), the compiled one first;
+    // empty in captures written before the field existed.
+    std::vector<std::string> models;
     std::optional<std::filesystem::path> trace; // absolute; nullopt when tracing failed
     std::string traceError;
     bool training = true;
     std::vector<CaptureTensor> inputs;
+    // The forward's arguments (input_structure); empty: each input is one argument, as in the
+    // captures written before the field existed.
+    std::vector<CaptureArgument> inputStructure;
     std::optional<std::int64_t> dryRunBatch;
+    // The dimension of the first input that holds the batch (batch.dim): 1 for a sequence-first
+    // model. Captures without it hold it in dimension 0.
+    int batchDim = 0;
     std::optional<std::int64_t> fullBatch;
     std::string batchSource;
     std::vector<CaptureModule> modules; // pre-order
@@ -70,9 +87,13 @@ struct Capture
     std::string optimizerClass; // "torch.optim.AdamW"
     double optimizerMomentum = 0;
     int steps = 0;
+    // The dry run used synthetic data (synthetic_data): data-derived sizes, such as a
+    // vocabulary read from the data, are not the real data's.
+    bool syntheticData = false;
 
     std::int64_t totalParams() const; // sum of the modules' own parameters
-    // "capture: run.py, dry-run batch 2": the graph's origin, as the report shows it.
+    // "capture: run.py, dry-run batch 2": the graph's origin, as the report shows it; with
+    // several models, which one it is ("model Generator, 1 of 2: Generator, Discriminator").
     std::string origin() const;
     // The optimizer as sim::optimizerFromName reads it ("adamw", "sgd-momentum"), or "".
     std::string optimizerName() const;

@@ -2,6 +2,8 @@
 
 #include "core/graph/script_import.h"
 
+#include <functional>
+
 namespace portolan::graph {
 
 namespace {
@@ -31,7 +33,22 @@ Result<std::vector<torch::jit::IValue>> exampleInputs(const Capture& c)
             out.emplace_back(mask ? torch::ones(*t.shape, options)
                                   : torch::zeros(*t.shape, options));
     }
-    return Result<std::vector<torch::jit::IValue>>::ok(std::move(out));
+    if (c.inputStructure.empty())
+        return Result<std::vector<torch::jit::IValue>>::ok(std::move(out));
+    // Nested arguments: a tuple argument becomes a tuple of the inputs it names.
+    std::function<torch::jit::IValue(const CaptureArgument&)> build =
+        [&](const CaptureArgument& a) -> torch::jit::IValue {
+        if (a.input >= 0)
+            return out[std::size_t(a.input)];
+        std::vector<torch::jit::IValue> items;
+        for (const auto& item : a.items)
+            items.push_back(build(item));
+        return c10::ivalue::Tuple::create(std::move(items));
+    };
+    std::vector<torch::jit::IValue> arguments;
+    for (const auto& a : c.inputStructure)
+        arguments.push_back(build(a));
+    return Result<std::vector<torch::jit::IValue>>::ok(std::move(arguments));
 }
 
 } // namespace
@@ -56,6 +73,8 @@ Result<OpGraph> importCapture(const Capture& c)
     o.file = c.trace->string();
     o.inputs = std::move(*inputs.value);
     o.modules = c.modules;
+    o.batch = c.dryRunBatch;
+    o.batchDim = c.batchDim;
     torch::manual_seed(0);
     std::vector<std::string> layerUnits;
     auto g = importScriptModule(*module.value, o, &layerUnits);

@@ -61,6 +61,56 @@ OpRule view()
     return r;
 }
 
+// A recurrent layer stack (aten::lstm, aten::gru, aten::rnn_tanh, aten::rnn_relu; the LSTM, GRU
+// and RNN modules). Every token of every layer and direction multiplies its layer input by
+// w_ih [G x H, in] and its previous hidden state by w_hh [G x H, H] (G gates: 4, 3, 1), so the
+// FLOPs are 2 x tokens x the elements of the weight matrices (with a projection, w_hr too). The
+// gates' elementwise work (a few operations per gate element) is left out, as for linears.
+// Saved for backward, per token and layer-direction: the layer input (the stack's own input is
+// counted as its input) and about 7 x H for an LSTM or GRU (the activated gates, the cell state,
+// the input projections LibTorch's CPU cells keep; the counting allocator measures 7 x H for a
+// 2-layer LSTM at H = 128, test_sim_capture), 2 x H for a plain RNN (the new hidden state and
+// the previous one); in the parameters' type (4 bytes: dry runs run fp32).
+OpRule recurrent(std::string_view kind, const Shape& input, const Shape& output,
+                 const std::vector<Shape>& params)
+{
+    const double gates = kind.find("lstm") != std::string_view::npos  ? 4
+                         : kind.find("gru") != std::string_view::npos ? 3
+                                                                      : 1;
+    OpRule r;
+    r.savesInputs = true;
+    if (input.size() < 2 || params.empty()) {
+        r.known = false; // the weights are not known: the caller estimates from the parameters
+        return r;
+    }
+    const double tokens = elems(input) / double(input.back());
+    double weights = 0;
+    double savedPerToken = 0;
+    std::int64_t gateRows = 0;
+    bool first = true;
+    bool expectInput = true; // weight matrices come as w_ih, w_hh[, w_hr] per layer-direction
+    for (const Shape& w : params) {
+        if (w.size() != 2)
+            continue;
+        weights += elems(w);
+        if (gateRows == 0)
+            gateRows = w[0];
+        if (w[0] != gateRows)
+            continue; // a projection w_hr
+        if (expectInput) {
+            const double hidden = double(gateRows) / gates;
+            savedPerToken += (first ? 0.0 : double(w[1])) + (gates > 1 ? 7 : 2) * hidden;
+            first = false;
+        }
+        expectInput = !expectInput;
+    }
+    r.flops = 2.0 * tokens * weights;
+    const double outElems = elems(output);
+    if (outElems > 0)
+        r.extraSavedBytesPerOutputElement = 4.0 * savedPerToken * tokens / outElems;
+    return r;
+}
+
 } // namespace
 
 std::string cleanModuleName(std::string_view name)
@@ -86,6 +136,8 @@ OpRule moduleRule(std::string_view k, const OpShapes& s)
         OpRule r = contraction(in, weight.size() >= 2 ? productFrom(weight, 1) : 0);
         return r;
     }
+    if (oneOf(k, {"LSTM", "GRU", "RNN"}))
+        return recurrent(k == "LSTM" ? "lstm" : k == "GRU" ? "gru" : "rnn", in, s.output, s.params);
     if (k == "Embedding" || k == "EmbeddingBag") {
         OpRule r; // a gather; backward scatters into the weight gradient
         r.savesInputs = true;
@@ -157,6 +209,8 @@ OpRule atenRule(std::string_view k, const OpShapes& s)
             return contraction(in, input(1).size() >= 2 ? productFrom(input(1), 1) : 0);
         return contraction(s.output, input(1).size() >= 2 ? productFrom(input(1), 1) : 0);
     }
+    if (oneOf(k, {"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"}))
+        return recurrent(k, input(0), s.output, s.params);
     if (oneOf(k, {"aten::embedding"})) {
         OpRule r;
         r.savesInputs = true;

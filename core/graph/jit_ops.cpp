@@ -103,6 +103,8 @@ struct Importer
     OpGraph& out;
     std::unordered_map<const Value*, std::vector<int>> producers;
     std::set<const void*> countedParams; // TensorImpl: a shared parameter counts once
+    // Parameters packed into a list (aten::lstm's weights): counted by the op that reads it.
+    std::unordered_map<const Value*, std::vector<std::pair<at::Tensor, bool>>> listParams;
     std::unordered_map<std::string, int> kindCounts;
 
     // Parameters reaching a node as graph inputs (traced) or attributes of the module (a
@@ -211,17 +213,20 @@ struct Importer
         std::vector<int> inputOps;
         std::vector<Shape> inputShapes;
         std::int64_t paramCount = 0, paramBytes = 0, inputBytes = 0;
+        std::vector<std::pair<at::Tensor, bool>> params; // (parameter, trained), in order
+        std::vector<Shape> listShapes;                   // those that came in a list
         for (const Value* in : n->inputs()) {
             bool trained = false;
             if (auto p = paramOf(in, trained)) {
                 inputShapes.push_back(Shape(p->sizes().begin(), p->sizes().end()));
-                if (trained && p->is_floating_point() &&
-                    countedParams.insert(p->unsafeGetTensorImpl()).second) {
-                    paramCount += p->numel();
-                    paramBytes += std::int64_t(p->nbytes());
-                }
+                params.emplace_back(*p, trained);
                 continue;
             }
+            if (auto it = listParams.find(in); it != listParams.end())
+                for (const auto& [p, t] : it->second) {
+                    listShapes.push_back(Shape(p.sizes().begin(), p.sizes().end()));
+                    params.emplace_back(p, t);
+                }
             for (int p : producersOf(in))
                 if (std::find(inputOps.begin(), inputOps.end(), p) == inputOps.end())
                     inputOps.push_back(p);
@@ -240,12 +245,21 @@ struct Importer
             }
         if (!firstTensor) {
             // Lists, sizes, scalars: not ops, but tensors flow through them (chunk, cat lists).
-            for (const Value* o : n->outputs())
+            for (const Value* o : n->outputs()) {
                 producers[o] = inputOps;
+                if (!params.empty())
+                    listParams[o] = params;
+            }
             return;
         }
         if (n->kind() == c10::prim::Constant || n->kind() == c10::prim::GetAttr)
             return; // parameters, buffers and constants: read by the ops that use them
+        for (const auto& [p, trained] : params)
+            if (trained && p.is_floating_point() &&
+                countedParams.insert(p.unsafeGetTensorImpl()).second) {
+                paramCount += p.numel();
+                paramBytes += std::int64_t(p.nbytes());
+            }
 
         Op op;
         op.kind = n->kind().toQualString();
@@ -281,7 +295,7 @@ struct Importer
         }
         op.dtype = toDType(firstTensor->type()->cast<c10::TensorType>()->scalarType());
         op.activationBytes = std::int64_t(double(outBytes) / b);
-        OpShapes shapes{op.inputShapes, op.outputShape, {}};
+        OpShapes shapes{op.inputShapes, op.outputShape, listShapes};
         const bool unpack =
             n->kind() == c10::prim::ListUnpack || n->kind() == c10::prim::TupleUnpack;
         OpRule rule = unpack ? OpRule{0, false, false, true, 0, true} : atenRule(op.kind, shapes);

@@ -227,10 +227,14 @@ Result<OpGraph> importScriptModule(torch::jit::Module& module, const ScriptImpor
     graph.name = o.name;
     graph.origin = o.origin;
     for (const auto& i : o.inputs)
-        if (i.isTensor() && i.toTensor().dim() >= 1) {
+        if (i.isTensor() && i.toTensor().dim() > o.batchDim) {
+            // The batch is where the capture says (dimension 1 for a sequence-first model); the
+            // per-sample shape is the rest.
             const at::Tensor& t = i.toTensor();
-            graph.recordedBatch = t.size(0);
-            graph.inputShape = Shape(t.sizes().begin() + 1, t.sizes().end());
+            Shape sizes(t.sizes().begin(), t.sizes().end());
+            graph.recordedBatch = o.batch.value_or(sizes[std::size_t(o.batchDim)]);
+            sizes.erase(sizes.begin() + o.batchDim);
+            graph.inputShape = sizes;
             graph.inputDtype = dtypeOf(t);
             break;
         }

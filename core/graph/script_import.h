@@ -25,6 +25,10 @@ struct ScriptImportOptions
     // The module tree (pre-order, own parameters) that cuts the graph into layers; empty: taken
     // from the module itself.
     std::vector<CaptureModule> modules;
+    // The batch of the inputs and the dimension of the first tensor input that holds it; unset:
+    // the first tensor input's dimension 0.
+    std::optional<std::int64_t> batch;
+    int batchDim = 0;
 };
 
 // Loads a TorchScript archive; a missing or corrupt file is a positioned error.

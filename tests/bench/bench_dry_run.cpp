@@ -102,11 +102,17 @@ int main(int argc, char** argv)
         cases.push_back({std::string("sample/") + s, samples / s, {}, {}});
     if (!corpus.empty()) {
         const fs::path p = fs::path(corpus) / "projects";
-        for (const char* s : {"graphcore-mixed-precision", "graphcore-efficient-data-loading",
-                              "graphcore-observing-tensors", "determined-mnist",
-                              "determined-cifar10", "determined-gan-mnist",
-                              "determined-custom-reducers", "pytorch-regression", "pytorch-vae"})
+        for (const char* s :
+             {"graphcore-mixed-precision", "graphcore-efficient-data-loading",
+              "graphcore-observing-tensors", "determined-mnist", "determined-cifar10",
+              "determined-gan-mnist", "determined-custom-reducers", "pytorch-regression",
+              "pytorch-vae", "determined-word-language-model", "pytorch-word-language-model"})
             cases.push_back({s, p / s, {}, {}});
+        // Without their data: synthetic stand-ins, announced (portolan_dryrun/datafiles.py).
+        cases.push_back({"pytorch-super-resolution",
+                         p / "pytorch-super-resolution",
+                         {"--", "--upscale_factor", "3"},
+                         {}});
         cases.push_back({"pytorch-dcgan", p / "pytorch-dcgan", {"--", "--dataset", "fake"}, {}});
         cases.push_back({"pytorch-time-sequence-prediction",
                          p / "pytorch-time-sequence-prediction",

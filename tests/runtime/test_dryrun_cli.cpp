@@ -54,6 +54,7 @@ private:
 private slots:
     void initTestCase();
     void untrustedProjectIsRefused();
+    void trustIsRememberedOnlyByTheTrustCommand();
     void samples_data();
     void samples();
     void strictness_data();
@@ -83,6 +84,64 @@ void TestDryRunCli::untrustedProjectIsRefused()
     // Nothing of the project ran: no started event, no capture.
     QVERIFY(r.last("started").isEmpty());
     QVERIFY(!QFileInfo::exists(project + "/.portolan/capture/capture.json"));
+}
+
+namespace {
+
+int cli(const QStringList& args, QString* out = nullptr)
+{
+    QProcess p;
+    p.start(PORTOLAN_CLI, args);
+    if (!p.waitForFinished(60000))
+        return -1;
+    if (out)
+        *out = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+    return p.exitCode();
+}
+
+// The projects in the trust store the GUI reads (core/dryrun TrustStore, PORTOLAN_CONFIG_DIR).
+QStringList trustedInStore(const QString& configDir)
+{
+    QFile f(configDir + "/trusted-projects.json");
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    QStringList out;
+    for (const auto& v : QJsonDocument::fromJson(f.readAll()).object().value("trusted").toArray())
+        out << v.toString();
+    return out;
+}
+
+} // namespace
+
+void TestDryRunCli::trustIsRememberedOnlyByTheTrustCommand()
+{
+    const QString project = copy(kFixtures + "/pipelined-poptorch", "trust-command");
+    const QString canonical = QFileInfo(project).canonicalFilePath();
+    // --trust runs this once and records nothing.
+    const DryRunResult once = runDry(project, {"--trust", "--steps", "1"});
+    QVERIFY2(!once.last("started").isEmpty(), qPrintable(describe(once)));
+    QVERIFY(!trustedInStore(m_config.path()).contains(canonical));
+    QCOMPARE(runDry(project, {}).terminal().value("code").toString(),
+             QStringLiteral("dryrun.untrusted"));
+    // `trust PROJECT` records it in the GUI's store; later runs need no --trust.
+    QString text;
+    QCOMPARE(cli({"trust", project}, &text), 0);
+    QVERIFY2(text.contains("trusted: ") && text.contains("trusted-projects.json"),
+             qPrintable(text));
+    QVERIFY(trustedInStore(m_config.path()).contains(canonical));
+    QCOMPARE(cli({"trust", "--list"}, &text), 0);
+    QVERIFY2(text.contains(canonical), qPrintable(text));
+    const DryRunResult later = runDry(project, {"--steps", "1"});
+    QVERIFY2(!later.last("started").isEmpty(), qPrintable(describe(later)));
+    // --forget takes it back.
+    QCOMPARE(cli({"trust", "--forget", project}, &text), 0);
+    QVERIFY2(text.contains("no longer trusted"), qPrintable(text));
+    QVERIFY(!trustedInStore(m_config.path()).contains(canonical));
+    QCOMPARE(runDry(project, {}).terminal().value("code").toString(),
+             QStringLiteral("dryrun.untrusted"));
+    // A folder that does not exist is refused, with its name.
+    QCOMPARE(cli({"trust", project + "/nothing-here"}, &text), 2);
+    QVERIFY2(text.contains("not a project folder"), qPrintable(text));
 }
 
 void TestDryRunCli::samples_data()

@@ -18,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <functional>
 
 using namespace portolan;
 using namespace portolan::graph;
@@ -97,6 +98,27 @@ Count bertCount(const BertSizes& b)
     return c;
 }
 
+// The recurrent language models of make_capture.py (RNN_CONFIG): embedding, a stack of LSTM or
+// GRU layers, a linear decoder over the vocabulary, per sample (one sequence of 35 tokens).
+// A recurrent layer multiplies every token's layer input and previous hidden state by its gate
+// weights: 2 x gates x (in + hidden) x hidden x tokens, twice when bidirectional.
+Count recurrentCount(double gates, bool bidirectional)
+{
+    const double vocab = 1000, embedding = 64, hidden = 128, layers = 2, tokens = 35;
+    const double directions = bidirectional ? 2 : 1;
+    Count c;
+    c.params += vocab * embedding;
+    double in = embedding;
+    for (int l = 0; l < int(layers); ++l) {
+        c.flops += directions * 2 * gates * (in + hidden) * hidden * tokens;
+        c.params += directions * (gates * hidden * (in + hidden) + 2 * gates * hidden);
+        in = hidden * directions;
+    }
+    c.flops += 2 * in * vocab * tokens;
+    c.params += in * vocab + vocab;
+    return c;
+}
+
 double ratio(double a, double b)
 {
     return b == 0 ? 0 : a / b;
@@ -132,7 +154,21 @@ std::vector<torch::jit::IValue> inputsOf(const Capture& c)
         else
             v.emplace_back(torch::randn(*t.shape, o));
     }
-    return v;
+    if (c.inputStructure.empty())
+        return v;
+    std::function<torch::jit::IValue(const CaptureArgument&)> build =
+        [&](const CaptureArgument& a) -> torch::jit::IValue {
+        if (a.input >= 0)
+            return v[std::size_t(a.input)];
+        std::vector<torch::jit::IValue> items;
+        for (const auto& item : a.items)
+            items.push_back(build(item));
+        return c10::ivalue::Tuple::create(std::move(items));
+    };
+    std::vector<torch::jit::IValue> arguments;
+    for (const auto& a : c.inputStructure)
+        arguments.push_back(build(a));
+    return arguments;
 }
 
 } // namespace
@@ -182,6 +218,11 @@ private Q_SLOTS:
         QTest::addRow("resnet50") << "resnet50" << r.params << r.flops;
         const Count b = bertCount(BertSizes{});
         QTest::addRow("bert") << "bert" << b.params << b.flops;
+        // Sequence-first, with the hidden state a tuple argument (input_structure).
+        const Count l = recurrentCount(4, false);
+        QTest::addRow("lstm") << "lstm" << l.params << l.flops;
+        const Count g = recurrentCount(3, true);
+        QTest::addRow("gru-bidirectional") << "gru-bidirectional" << g.params << g.flops;
     }
     void realShapesAndCounts()
     {
@@ -223,6 +264,8 @@ private Q_SLOTS:
         QTest::addRow("resnet50") << "resnet50";
         QTest::addRow("bert") << "bert";
         QTest::addRow("small-cnn") << "small-cnn";
+        QTest::addRow("lstm") << "lstm";
+        QTest::addRow("gru-bidirectional") << "gru-bidirectional";
     }
     void stashedActivations()
     {
@@ -330,6 +373,8 @@ private Q_SLOTS:
                                           << "compile.corrupt-torchscript" << false;
         QTest::addRow("missing") << "nothing-here"
                                  << "capture.unreadable" << false;
+        QTest::addRow("input named twice") << "broken-structure"
+                                           << "capture.member" << false;
     }
     void brokenCaptures()
     {

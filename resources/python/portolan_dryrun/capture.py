@@ -67,6 +67,38 @@ def find_model(session, optimizer):
     return _wrapped(module), args, kwargs, reason
 
 
+def all_models(session, chosen, chosen_optimizer):
+    """Every model the project's optimizers own (a GAN's generator and discriminator), the chosen
+    one first: [{class, parameters, optimizer, traced, chosen_as}]. A model is the top-level
+    module owning most of an optimizer's parameters."""
+    out = [chosen]
+    seen = {id(chosen)}
+    optimizers = [chosen_optimizer] + [r() for r in session.optimizers]
+    for opt in optimizers:
+        if opt is None:
+            continue
+        model = find_model(session, opt)[0]
+        if model is None or id(model) in seen:
+            continue
+        seen.add(id(model))
+        out.append((model, opt))
+    rows = []
+    for i, item in enumerate(out):
+        model, opt = (item, chosen_optimizer) if i == 0 else item
+        seen_params = set()
+        total = 0
+        for p in model.parameters():
+            if id(p) not in seen_params:
+                seen_params.add(id(p))
+                total += p.numel()
+        rows.append({"class": _type_name(model), "parameters": total,
+                     "optimizer": _type_name(opt) if opt is not None else None,
+                     "traced": i == 0,
+                     "chosen_as": "the module whose parameters the optimizer that stepped "
+                     "first owns" if i == 0 else "owns the parameters of another optimizer"})
+    return rows
+
+
 class _Call(torch.nn.Module):
     """Calls the model with the keyword and non-tensor arguments of its first call, taking
     only the tensors as inputs (torch.jit.trace accepts positional tensors only)."""
@@ -143,6 +175,25 @@ def input_names(model, args, kwargs):
         count = len(tensors(value))
         names += [key] if count == 1 else [f"{key}.{j}" for j in range(count)]
     return names
+
+
+def input_structure(model, args, kwargs, root):
+    """The traced forward's arguments as nested lists of indices into `inputs`, when some
+    argument is a tuple or list of tensors (an LSTM's (h, c)); None when each input is one
+    argument (then the field is left out, as in captures written before it existed)."""
+    if root is not None:
+        return None  # the wrapper takes the tensors flat
+    example = positional(model, args, kwargs)
+    if example is None or all(isinstance(a, torch.Tensor) for a in example):
+        return None
+    counter = iter(range(1 << 30))
+
+    def walk(value):
+        if isinstance(value, torch.Tensor):
+            return next(counter)
+        return [walk(v) for v in value]
+
+    return [walk(a) for a in example]
 
 
 def trace(session, model, args, kwargs, path):
@@ -283,12 +334,49 @@ def optimizer_summary(optimizer):
     return out
 
 
-def batch_info(session):
+BATCH_ARGUMENTS = ("batch_size", "batchsize", "train_batch_size", "per_device_train_batch_size",
+                   "micro_batch_size", "global_batch_size")
+
+
+def _batch_candidates(session):
+    """[(size, source)] for the micro-batch the dry run really used, most reliable first: the
+    loaders the driver clamped (what they used), then the project's own batch-size arguments
+    (argparse), then --batch."""
+    out = []
+    for note in hooks.requested_batches:
+        out.append((note["used"], note["source"], note["requested"]))
+    arguments = vars(session.parsed_arguments) if session.parsed_arguments is not None else {}
+    for key, value in arguments.items():
+        if key.lower() in BATCH_ARGUMENTS and isinstance(value, int) and \
+                not isinstance(value, bool) and value > 0:
+            out.append((value, f"argparse --{key}", value))
+    out.append((session.batch, "--batch", None))
+    return out
+
+
+def batch_info(session, inputs):
+    """The batch of the capture: `dry_run` is the micro-batch the model really received and
+    `dim` the dimension of the first input that carries it (1 for a sequence-first model);
+    both come from a loader or argument whose size is one of the first input's dimensions,
+    never from the input's first dimension alone. Unknown stays null."""
     notes = hooks.requested_batches
     chosen = next((n for n in notes if n["requested"] > n["used"]), notes[0] if notes else None)
-    return {"dry_run": session.batch,
-            "full": chosen["requested"] if chosen else None,
-            "source": chosen["source"] if chosen else None}
+    shape = next((t.shape for t in tensors(inputs) if t.dim() > 0), None)
+    dry_run, dim, used_source, full_from = None, None, None, None
+    if shape is not None:
+        for size, source, requested in _batch_candidates(session):
+            for d in range(min(2, len(shape))):
+                if shape[d] == size:
+                    dry_run, dim, used_source, full_from = size, d, source, requested
+                    break
+            if dry_run is not None:
+                break
+    full = chosen["requested"] if chosen else None
+    full_source = chosen["source"] if chosen else None
+    if full is None and full_from is not None and used_source.startswith("argparse"):
+        full, full_source = full_from, used_source
+    return {"dry_run": dry_run, "full": full, "source": full_source, "dim": dim,
+            "dry_run_source": used_source}
 
 
 def _write_json(path, data):
@@ -305,6 +393,24 @@ class Capture:
         self.folder = folder
         self.context = context  # project, entry, flavour, runconfig, extra options
         self.data = None
+        self.hold = False  # True: the capture event waits for release() (a trial attempt)
+        self.pending = None
+        self.emitted = False
+
+    def _event(self, session, fields):
+        if self.hold:
+            self.pending = (session, fields)
+        elif not self.emitted:
+            self.emitted = True
+            session.events.emit("capture", **fields)
+
+    def release(self):
+        """The attempt whose capture is on disk succeeded: send its one capture event."""
+        self.hold = False
+        if self.pending is not None:
+            session, fields = self.pending
+            self.pending = None
+            self._event(session, fields)
 
     def clear(self):
         for name in ("capture.json", "model.pt"):
@@ -333,6 +439,7 @@ class Capture:
         inputs = describe((args, kwargs))
         for i, item in enumerate(inputs):
             item["name"] = names[i] if i < len(names) else f"input{i}"
+        structure = input_structure(model, args, kwargs, root)
         pipeline = pipeline_of(rows)
         for r in rows:
             r.pop("_order", None)
@@ -346,9 +453,11 @@ class Capture:
             "torch_version": torch.__version__.split("+")[0],
             "model": {"class": _type_name(model), "trace": trace_file, "trace_error": error,
                       "training": model.training, "trace_root": root, "chosen_as": reason},
+            "models": all_models(session, model, optimizer),
             "inputs": [{"name": i["name"], "shape": i["shape"], "dtype": i["dtype"]}
                        for i in inputs],
-            "batch": batch_info(session),
+            **({"input_structure": structure} if structure is not None else {}),
+            "batch": batch_info(session, (args, kwargs)),
             "modules": rows,
             "pipeline": pipeline,
             "options": options,
@@ -357,12 +466,20 @@ class Capture:
             "synthetic_data": bool(self.context.get("synthetic")),
         }
         _write_json(os.path.join(self.folder, "capture.json"), self.data)
+        session.batch_dim = self.data["batch"]["dim"]
+        batch = self.data["batch"]
+        if batch["dry_run"] is not None and batch["dry_run"] != session.batch:
+            session.events.emit(
+                "info", message=f"the model received batches of {batch['dry_run']} samples "
+                f"({batch['dry_run_source']}), not --batch {session.batch}: --batch sizes the "
+                "project's data loaders, and this batch does not come from one")
         total = sum(r["params"] for r in rows)
-        session.events.emit("capture", path=self.folder, model=self.data["model"]["class"],
-                            parameters=total, traced=trace_file is not None, trace_error=error,
-                            modules=len(rows),
-                            pipeline_stages=len(pipeline["stages"]) if pipeline else 0,
-                            batch=self.data["batch"])
+        self._event(session, dict(path=self.folder, model=self.data["model"]["class"],
+                                  parameters=total, traced=trace_file is not None,
+                                  trace_error=error, modules=len(rows),
+                                  pipeline_stages=len(pipeline["stages"]) if pipeline else 0,
+                                  batch=self.data["batch"],
+                                  models=[m["class"] for m in self.data["models"]]))
         return self.data
 
     def finish(self, steps):

@@ -162,7 +162,7 @@ class DryRun:
 
     # ------------------------------------------------------------------- install
     def install(self):
-        from . import capture, session, synthetic
+        from . import capture, datafiles, session, synthetic
         from . import modelzoo_finder
 
         ctx = self.context
@@ -187,6 +187,8 @@ class DryRun:
         self.third_party = plan.third_party_imports(self.root, self.files)
         if "torchvision" in self.third_party:
             synthetic.install_vision_fallbacks(self.session)
+        # Data files that are not there (or would be downloaded) get announced stand-ins.
+        self.datafiles = datafiles.DataFiles(self.session, self.root, self.in_project).install()
         folder = self.o.capture_dir or os.path.join(self.root, ".portolan", "capture")
         self.capture = capture.Capture(folder, {
             "project": self.root, "entry": ctx["entry"], "flavour": ctx["flavour"],
@@ -380,7 +382,8 @@ class DryRun:
             return Failure("dryrun.data-missing",
                            f"a file the project reads is not there: {name}; put the project's "
                            "data in place (a dry run never downloads)", EXIT_FAILED, location,
-                           file=str(name))
+                           file=str(name), traceback=traceback.format_exception(
+                               type(e), e, e.__traceback__)[-8:])
         frames = traceback.extract_tb(e.__traceback__)
         if isinstance(e, AssertionError) and frames and "exists(" in (frames[-1].line or ""):
             return Failure("dryrun.data-missing",

@@ -67,9 +67,9 @@ def describe(value):
             for t in tensors(value)]
 
 
-def first_batch_dim(value):
-    """The first dimension of the first non-scalar tensor in a nested value, or None."""
-    return next((t.shape[0] for t in tensors(value) if t.dim() > 0), None)
+def first_batch_dim(value, dim=0):
+    """Dimension `dim` (the batch's) of the first tensor in a nested value that has it."""
+    return next((t.shape[dim] for t in tensors(value) if t.dim() > dim), None)
 
 
 class ModuleRecord:
@@ -130,6 +130,7 @@ class Session:
         self.warned = set()
         self.network_blocked = []
         self.parsed_arguments = None
+        self.batch_dim = None  # the input dimension of the batch, once the capture knows it
 
     # ----------------------------------------------------------------------- install
     def install(self):
@@ -410,6 +411,9 @@ class Session:
         if loss is None:
             loss = self.current_loss()
         self.last_loss = loss
+        if self.steps_done == 1 and not self.capture_done:
+            # The capture first: it finds where the batch is, which the samples count needs.
+            self.first_step(opt)
         samples = self.samples_since_step()
         elapsed = now - (self.last_step_time or self.started)
         lr = None
@@ -428,8 +432,6 @@ class Session:
         if self.steps_done == 1:
             self.first_step_time = now
         self.events.emit("step", **fields)
-        if self.steps_done == 1 and not self.capture_done:
-            self.first_step(opt)
         self.last_step_time = time.time()
         self.step_losses = []
         self.explicit_losses = []
@@ -482,24 +484,27 @@ class Session:
         return blocks._portolan_ipu_of(module)
 
     def note_top_call(self, module, args, kwargs):
-        n = first_batch_dim((args, kwargs))
-        if n is not None:
-            self.samples[module] = self.samples.get(module, 0) + n
+        # The shapes are kept and counted at the step, once the capture knows which dimension
+        # holds the batch (the second for a sequence-first model).
+        shape = next((tuple(t.shape) for t in tensors((args, kwargs)) if t.dim() > 0), None)
+        if shape is not None:
+            self.samples.setdefault(module, []).append(shape)
         if self.window_open and module not in self.top_seen:
             self.top_seen[module] = True
             self.top_calls.append((weakref.ref(module), args, kwargs))
 
     def samples_since_step(self):
+        dim = self.batch_dim or 0
+        counts = {m: sum(shape[dim] for shape in shapes if len(shape) > dim) or None
+                  for m, shapes in self.samples.items()}
+        self.samples = weakref.WeakKeyDictionary()
         if self.model is not None:
             root = self.model
-            counts = [self.samples.get(root)]
+            ordered = [counts.get(root)]
             # The model may be called through a wrapper (DataParallel, a loss wrapper).
-            counts += [v for k, v in self.samples.items() if k is not root]
-            value = next((c for c in counts if c), None)
-        else:
-            value = max(self.samples.values(), default=None)
-        self.samples = weakref.WeakKeyDictionary()
-        return value
+            ordered += [v for k, v in counts.items() if k is not root]
+            return next((c for c in ordered if c), None)
+        return max((c for c in counts.values() if c), default=None)
 
     def reset_for_retry(self):
         """Forget a failed attempt (a synthetic batch that did not fit the project's code)."""

@@ -106,6 +106,8 @@ def run(dry, ctx):
     example_batch = None
     for index, (what, source) in enumerate(attempts):
         snapshot = _snapshot(context) if what is not None else None
+        # A synthetic attempt may be undone: its capture event waits until it has stepped.
+        dry.capture.hold = what is not None
         if what is not None:
             session.synthetic = True
             events.emit("warning", kind="synthetic-data",
@@ -133,6 +135,8 @@ def run(dry, ctx):
                 opt = context.optimizers[0] if context.optimizers else None
                 session.complete_step(opt, loss=loss, metrics=others)
                 done += 1
+                # A step done keeps this attempt: its capture is the run's.
+                dry.capture.release()
             break
         except Failure:
             raise
