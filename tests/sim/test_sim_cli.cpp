@@ -64,6 +64,34 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("more-stages"));
     }
 
+    // The training a params file asks for, on each kind of target, through the rule the Profile
+    // tab uses too (sim::applyProjectTraining): BERT-Base's batch 32 and LAMB.
+    void paramsTraining_data()
+    {
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("ipu") << QStringList{"--target", "ipu-mk2", "--ipus", "4"}
+                             << "optimizer lamb, micro-batch 1, gradient accumulation 32";
+        QTest::addRow("ipu, 4 replicas")
+            << QStringList{"--target", "ipu-mk2", "--ipus", "4", "--replicas", "4"}
+            << "optimizer lamb, micro-batch 1, gradient accumulation 8";
+        QTest::addRow("ipu, micro-batch given")
+            << QStringList{"--target", "ipu-mk2", "--ipus", "4", "--micro-batch", "4"}
+            << "optimizer lamb, micro-batch 4, gradient accumulation 1";
+        QTest::addRow("cs-2") << QStringList{"--target", "cs-2"}
+                              << "optimizer lamb, micro-batch 32, gradient accumulation 1";
+    }
+    void paramsTraining()
+    {
+        QFETCH(QStringList, extra);
+        QFETCH(QString, expected);
+        const QString params = QString(PORTOLAN_SOURCE_DIR) +
+                               "/tests/sim/fixtures/fidelity/bert_base_pretraining.yaml";
+        const auto r = runCli(QStringList{"compile", params} + extra);
+        QVERIFY2(r.exitCode == 0 || r.exitCode == 1, (r.out + r.err).constData());
+        QVERIFY2(r.out.contains(expected.toUtf8()), r.out.constData());
+    }
+
     void compileParamsFile()
     {
         // A Model Zoo params file compiles directly; Graphcore's BERT-Base split counts blocks,
