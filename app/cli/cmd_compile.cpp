@@ -209,6 +209,7 @@ int runCompile(const CompileCliOptions& o)
     }
     Result<graph::OpGraph> graph = Result<graph::OpGraph>::fail({});
     std::filesystem::path familyParams;
+    std::optional<sim::ModelFamilyNotes> familyNotes;
     if (!o.input.empty() && o.synthetic.empty()) {
         if (isParamsFile(o.input)) {
             familyParams = o.input;
@@ -224,6 +225,10 @@ int runCompile(const CompileCliOptions& o)
         auto m = families::buildFromParamsFile(familyParams);
         if (m) {
             applyParamsDefaults(*m.value, o, *target.value, c);
+            const auto& mv = *m.value;
+            familyNotes = sim::ModelFamilyNotes{
+                mv.family, mv.architecture,       mv.inferred, mv.familyReason,
+                mv.layout, familyParams.string(), mv.notes};
             graph = Result<graph::OpGraph>::ok(std::move(m.value->graph));
         } else if (m.error.code == "families.unknown" || m.error.code == "families.no-model") {
             graph = loadGraph(o); // a project's own params file: its model through the runtime
@@ -275,6 +280,7 @@ int runCompile(const CompileCliOptions& o)
         printDiagnostic(std::cerr, result.error);
         return ExitUsage;
     }
+    result.value->modelFamily = familyNotes;
     printSummary(*result.value);
     if (!o.reportPath.empty()) {
         if (auto err = report::saveReport(o.reportPath, *result.value)) {

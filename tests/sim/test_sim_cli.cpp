@@ -92,6 +92,44 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(expected.toUtf8()), r.out.constData());
     }
 
+    // The report carries how the model was built from its params: the family, whether it was
+    // inferred (a params file without model.name, like the R1.6 GPT-2 configs) and the notes.
+    void reportModelFamily_data()
+    {
+        QTest::addColumn<bool>("named");
+        QTest::addRow("model.name") << true;
+        QTest::addRow("inferred") << false;
+    }
+    void reportModelFamily()
+    {
+        QFETCH(bool, named);
+        QFile in(QString(PORTOLAN_SOURCE_DIR) + "/tests/sim/fixtures/fidelity/gpt2_small.yaml");
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray text = in.readAll();
+        if (!named)
+            text.replace("  name: gpt2\n", "");
+        const QString params = m_dir.filePath(named ? "named.yaml" : "params_gpt2_small.yaml");
+        QFile out(params);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(text);
+        out.close();
+        const QString report = m_dir.filePath("family-report.json");
+        const auto r = runCli({"compile", params, "--target", "cs-2", "--report", report});
+        QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+        QFile f(report);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject family =
+            QJsonDocument::fromJson(f.readAll()).object()["model_family"].toObject();
+        QCOMPARE(family["family"].toString(), QString("gpt2"));
+        QCOMPARE(family["inferred"].toBool(), !named);
+        QCOMPARE(family["layout"].toString(), QString("classic"));
+        QVERIFY(family["params"].toString().endsWith(".yaml"));
+        QVERIFY(family["notes"].isArray());
+        if (!named)
+            QVERIFY2(family["reason"].toString() != "model.name",
+                     qPrintable(family["reason"].toString()));
+    }
+
     void compileParamsFile()
     {
         // A Model Zoo params file compiles directly; Graphcore's BERT-Base split counts blocks,
