@@ -13,6 +13,7 @@
 #include "core/sim/auto_config.h"
 #include "core/sim/compile.h"
 #include "core/sim/layer_split.h"
+#include "core/sim/project_training.h"
 #include "core/sim/summary.h"
 #include "core/targets/target.h"
 
@@ -75,22 +76,16 @@ bool isParamsFile(const std::filesystem::path& p)
 void applyParamsDefaults(const families::ModelFromParams& m, const CompileCliOptions& o,
                          const targets::Target& target, sim::CompileOptions& c)
 {
-    auto& t = c.training;
-    const bool cs = target.kind == targets::TargetKind::Cs;
-    const int batch = int(std::clamp<std::int64_t>(m.data.batchSize, 1, 1 << 24));
-    if (!o.microBatchOption->count()) {
-        // CS runs the whole batch; an IPU pipeline runs micro-batches of one and accumulates.
-        t.microBatch = cs ? batch : 1;
-        if (!o.gradAccumOption->count())
-            t.gradAccum = cs ? 1 : batch;
-    }
-    if (!o.optimizerOption->count() && !m.optimizer.empty()) {
-        const std::string name = m.optimizer == "adafactor" ? "adam" : m.optimizer;
-        if (auto opt = sim::optimizerFromName(name))
-            t.optimizer = *opt;
-    }
-    if (!o.precisionOption->count() && m.mixedPrecision)
-        t.precision = sim::Precision::Mixed;
+    graph::ProjectTraining asked;
+    asked.optimizer = m.optimizer;
+    asked.batchSize = int(std::clamp<std::int64_t>(m.data.batchSize, 1, 1 << 24));
+    asked.mixedPrecision = m.mixedPrecision;
+    sim::TrainingOverrides keep;
+    keep.microBatch = o.microBatchOption->count() > 0;
+    keep.gradAccum = o.gradAccumOption->count() > 0;
+    keep.optimizer = o.optimizerOption->count() > 0;
+    keep.precision = o.precisionOption->count() > 0;
+    sim::applyProjectTraining(asked, target.kind, c.training, keep);
     std::cout << "Params: " << m.family << " (" << m.architecture << ", "
               << (m.inferred ? "family inferred" : "model.name") << "), " << m.layout
               << " layout, batch " << m.data.batchSize;
@@ -214,6 +209,7 @@ int runCompile(const CompileCliOptions& o)
     }
     Result<graph::OpGraph> graph = Result<graph::OpGraph>::fail({});
     std::filesystem::path familyParams;
+    std::optional<sim::ModelFamilyNotes> familyNotes;
     if (!o.input.empty() && o.synthetic.empty()) {
         if (isParamsFile(o.input)) {
             familyParams = o.input;
@@ -229,6 +225,10 @@ int runCompile(const CompileCliOptions& o)
         auto m = families::buildFromParamsFile(familyParams);
         if (m) {
             applyParamsDefaults(*m.value, o, *target.value, c);
+            const auto& mv = *m.value;
+            familyNotes = sim::ModelFamilyNotes{
+                mv.family, mv.architecture,       mv.inferred, mv.familyReason,
+                mv.layout, familyParams.string(), mv.notes};
             graph = Result<graph::OpGraph>::ok(std::move(m.value->graph));
         } else if (m.error.code == "families.unknown" || m.error.code == "families.no-model") {
             graph = loadGraph(o); // a project's own params file: its model through the runtime
@@ -280,6 +280,7 @@ int runCompile(const CompileCliOptions& o)
         printDiagnostic(std::cerr, result.error);
         return ExitUsage;
     }
+    result.value->modelFamily = familyNotes;
     printSummary(*result.value);
     if (!o.reportPath.empty()) {
         if (auto err = report::saveReport(o.reportPath, *result.value)) {

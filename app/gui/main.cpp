@@ -43,8 +43,9 @@ int main(int argc, char** argv)
     parser.addVersionOption();
     parser.addPositionalArgument(
         QStringLiteral("PROJECT"),
-        QStringLiteral("Project folder, or a compile report (.json), to open."),
-        QStringLiteral("[PROJECT|REPORT.json]"));
+        QStringLiteral("Project folder, a params file (.yaml: its project opens with it, and the "
+                       "Profile tab compiles its model), or a compile report (.json), to open."),
+        QStringLiteral("[PROJECT|PARAMS.yaml|REPORT.json]"));
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QStringLiteral("Render the main window offscreen to FILE.png and exit."),
@@ -65,7 +66,7 @@ int main(int argc, char** argv)
 
     const QStringList args = parser.positionalArguments();
     if (args.size() > 1) {
-        std::fprintf(stderr, "portolan: give at most one project folder\n");
+        std::fprintf(stderr, "portolan: give at most one project folder, params file or report\n");
         return 2;
     }
 

@@ -29,6 +29,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <utility>
 
 namespace portolan::app {
 
@@ -145,6 +146,7 @@ void MainWindow::createMenus()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open Project…"), this, &MainWindow::chooseProject);
     open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open &Params File…"), this, &MainWindow::chooseParamsFile);
     file->addAction(tr("Open &Report…"), this, &MainWindow::chooseReport);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
@@ -186,6 +188,16 @@ void MainWindow::chooseProject()
     auto* dialog = new QFileDialog(this, tr("Open Project Folder"), start);
     dialog->setFileMode(QFileDialog::Directory);
     dialog->setOption(QFileDialog::ShowDirsOnly);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openProject);
+    dialog->open();
+}
+
+void MainWindow::chooseParamsFile()
+{
+    auto* dialog = new QFileDialog(this, tr("Open Params File"), m_projectFolder,
+                                   tr("Params files (*.yaml *.yml);;All files (*)"));
+    dialog->setFileMode(QFileDialog::ExistingFile);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openProject);
     dialog->open();
@@ -271,8 +283,23 @@ void MainWindow::openProject(const QString& folder)
         m_recent->remove(QDir::cleanPath(path));
         return;
     }
-    if (!info.isDir()) {
+    const bool params =
+        info.isFile() && (info.suffix().compare(QLatin1String("yaml"), Qt::CaseInsensitive) == 0 ||
+                          info.suffix().compare(QLatin1String("yml"), Qt::CaseInsensitive) == 0);
+    if (!info.isDir() && !params) {
         onFailed(path, tr("This is a file, not a folder. Open the project's folder instead."));
+        return;
+    }
+    m_paramsToOpen.clear();
+    if (params) {
+        // A params file opens its project (the folder above configs/, else its own folder) with
+        // this file chosen: the Params tab shows it and the Profile tab compiles its model, as
+        // `portolan-cli compile PARAMS.yaml` does.
+        m_paramsToOpen = path;
+        QDir dir = info.absoluteDir();
+        if (dir.dirName() == QLatin1String("configs"))
+            dir.cdUp();
+        m_loader->load(dir.absolutePath());
         return;
     }
     m_loader->load(path);
@@ -284,7 +311,10 @@ void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& sc
     m_filesModel->setScan(*scan);
     m_overview->showScan(*scan);
     m_recent->add(folder);
-    m_openParamsAfterAnalysis = true;
+    const QString paramsFile = std::exchange(m_paramsToOpen, QString());
+    m_openParamsAfterAnalysis = paramsFile.isEmpty();
+    if (!paramsFile.isEmpty())
+        m_params->openFile(paramsFile);
     m_analysis->analyse(folder);
     m_runs->setProject(folder);
     if (m_startRunWhenLoaded) {
@@ -293,7 +323,7 @@ void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& sc
             m_runs->setMode(QStringLiteral("train_and_eval"));
         m_runs->start();
     }
-    m_profile->setProject(folder);
+    m_profile->setProject(paramsFile.isEmpty() ? folder : paramsFile);
     setWindowTitle(tr("%1 — Portolan").arg(QFileInfo(folder).fileName()));
     setWindowFilePath(folder);
     statusBar()->showMessage(

@@ -85,6 +85,7 @@ private:
     void rebuildRecentMenu();
     void chooseProject();
     void chooseReport();
+    void chooseParamsFile();
     QString cliPath() const;
     void onLoaded(const QString& folder, const views::ProjectScanPtr& scan);
     void onFailed(const QString& folder, const QString& message);
@@ -109,6 +110,7 @@ private:
     QString m_projectFolder;
     bool m_interactive = true;
     bool m_openParamsAfterAnalysis = false;
+    QString m_paramsToOpen;            // a params file opened directly: its project opens around it
     bool m_startRunWhenLoaded = false; // --view runs:new
 };
 

@@ -33,8 +33,9 @@ std::optional<ProjectTraining> familyTraining(const fs::path& params)
     t.optimizer = m.value->optimizer.empty()          ? t.optimizer
                   : m.value->optimizer == "adafactor" ? "adam"
                                                       : m.value->optimizer;
-    t.batchSize = int(std::clamp<std::int64_t>(m.value->data.batchSize, 1,
-                                               std::numeric_limits<int>::max()));
+    t.batchSize =
+        int(std::clamp<std::int64_t>(m.value->data.batchSize, 1, std::numeric_limits<int>::max()));
+    t.mixedPrecision = m.value->mixedPrecision;
     return t;
 }
 

@@ -32,6 +32,7 @@ struct ProjectTraining
     std::string optimizer = "sgd"; // as sim::optimizerFromName reads it
     int batchSize = 1;             // train_input batch size (global_batch_size for Determined)
     int gradAccum = 1;
+    bool mixedPrecision = false; // the params ask for fp16/bf16 compute
 };
 Result<ProjectTraining> projectTraining(const std::filesystem::path& projectOrParams);
 

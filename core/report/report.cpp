@@ -342,6 +342,32 @@ json projectSplitJson(const std::optional<ProjectSplit>& p)
             {"bubble", p->bubble}};
 }
 
+json modelFamilyJson(const std::optional<ModelFamilyNotes>& m)
+{
+    if (!m)
+        return nullptr;
+    return {{"family", m->family},     {"architecture", m->architecture},
+            {"inferred", m->inferred}, {"reason", m->reason},
+            {"layout", m->layout},     {"params", m->params},
+            {"notes", m->notes}};
+}
+
+std::optional<ModelFamilyNotes> modelFamilyFrom(const json& j)
+{
+    if (!j.is_object())
+        return std::nullopt;
+    ModelFamilyNotes m;
+    m.family = j.at("family").get<std::string>();
+    m.architecture = j.value("architecture", "");
+    m.inferred = j.value("inferred", false);
+    m.reason = j.value("reason", "");
+    m.layout = j.value("layout", "");
+    m.params = j.value("params", "");
+    if (const auto it = j.find("notes"); it != j.end())
+        m.notes = it->get<std::vector<std::string>>();
+    return m;
+}
+
 std::optional<ProjectSplit> projectSplitFrom(const json& j)
 {
     if (!j.is_object())
@@ -392,6 +418,7 @@ json toJson(const CompileResult& r)
                                                        : r.opStage)},
         {"advice", advice},
         {"project_split", projectSplitJson(r.projectSplit)},
+        {"model_family", modelFamilyJson(r.modelFamily)},
         {"diagnostics", diags},
         {"ipu", r.ipu ? ipuJson(*r.ipu) : json(nullptr)},
         {"cs", r.cs ? csJson(*r.cs) : json(nullptr)}};
@@ -430,6 +457,8 @@ Result<CompileResult> fromJson(const json& j, const std::string& file, detail::I
                                 a.at("samples_per_second_after")});
         if (const auto it = j.find("project_split"); it != j.end()) // absent in older reports
             r.projectSplit = projectSplitFrom(*it);
+        if (const auto it = j.find("model_family"); it != j.end()) // absent in older reports
+            r.modelFamily = modelFamilyFrom(*it);
         for (const auto& d : j.at("diagnostics"))
             r.diagnostics.push_back(graph::diagnosticFromJson(d));
         if (!j.at("ipu").is_null())

@@ -89,6 +89,8 @@ Result<IpuModelConstants> loadIpuModelConstants(const std::filesystem::path& fil
         k.codeOtherBytes = getInt(m, "code_other_bytes", k.codeOtherBytes);
         k.vertexStateBytes = getInt(m, "vertex_state_bytes", k.vertexStateBytes);
         k.computeSetsPerOp = int(getInt(m, "compute_sets_per_op", k.computeSetsPerOp));
+        k.verticesPerComputeSet =
+            int(getInt(m, "vertices_per_compute_set", k.verticesPerComputeSet));
         k.exchangeCodePerByte = getDouble(m, "exchange_code_per_byte", k.exchangeCodePerByte);
         k.exchangeCodePerOp = getInt(m, "exchange_code_per_op", k.exchangeCodePerOp);
         k.controlBytesBase = getInt(m, "control_bytes_base", k.controlBytesBase);
@@ -171,7 +173,9 @@ void ipuOpCosts(const graph::OpGraph& g, const targets::Target& t, const Compile
     for (std::size_t i = 0; i < g.ops.size(); ++i) {
         const auto& op = g.ops[i];
         const double eff = isContraction(op.kind) ? k.matmulEfficiency : k.elementwiseEfficiency;
-        const double flops = c.inference ? op.forwardFlops : op.forwardFlops + op.backwardFlops;
+        const double flops = c.inference ? op.forwardFlops
+                                         : op.forwardFlops + op.backwardFlops +
+                                               (c.recompute ? op.forwardFlops : 0.0);
         cost[i] = flops * mb / (peak * eff) +
                   passes * double(op.inputBytes) * mb / t.ipu.exchangeBytesPerSec;
         const auto& m = ops[i];
@@ -327,7 +331,12 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
             mapper.map(v, place.ipu);
             prof.variables.push_back(std::move(v));
         };
-        double flops = 0, contractionFlops = 0, exchangeBytes = 0;
+        // Recomputation runs each layer's forward again before its backward (PopTorch user
+        // guide, "Recomputation": the activations between checkpoints are recomputed in the
+        // backward pass instead of stored), so it costs a second forward pass.
+        const bool recompute = c.recompute && !c.inference;
+        double flops = 0, contractionFlops = 0, exchangeBytes = 0, recomputeFlops = 0,
+               recomputeContraction = 0;
         for (int i = first; i < end; ++i) {
             const auto& op = g.ops[std::size_t(i)];
             const auto& m = ops[std::size_t(i - first)];
@@ -353,6 +362,11 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
             flops += f;
             if (isContraction(op.kind))
                 contractionFlops += f;
+            if (recompute) {
+                recomputeFlops += op.forwardFlops * mb;
+                if (isContraction(op.kind))
+                    recomputeContraction += op.forwardFlops * mb;
+            }
             exchangeBytes += passes * double(op.inputBytes) * mb;
         }
         if (end == n && !c.inference) {
@@ -406,13 +420,16 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
             linkSec = bytes / t.ipu.interIpuBytesPerSec;
             link[std::size_t(s)] = linkSec;
         }
-        st.flops = flops;
-        st.computeCycles = computeSec * clock;
+        const double recomputeSec =
+            recomputeContraction / (peak * k.matmulEfficiency) +
+            (recomputeFlops - recomputeContraction) / (peak * k.elementwiseEfficiency);
+        st.flops = flops + recomputeFlops;
+        st.computeCycles = (computeSec + recomputeSec) * clock;
         st.exchangeCycles = exchangeSec * clock;
         st.linkCycles = (c.inference ? 1 : 2) * linkSec * clock;
         const double total = computeSec + exchangeSec;
         st.forwardSeconds = c.inference ? total : total / 3.0;
-        st.backwardSeconds = c.inference ? 0 : total * 2.0 / 3.0;
+        st.backwardSeconds = c.inference ? 0 : total * 2.0 / 3.0 + recomputeSec;
         fwd[std::size_t(s)] = st.forwardSeconds;
         bwd[std::size_t(s)] = st.backwardSeconds;
         prof.stages.push_back(std::move(st));
@@ -488,8 +505,10 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
                 const auto& op = g.ops[std::size_t(v.op)];
                 const bool mm = isContraction(op.kind);
                 add(mm ? contractionTouch : otherTouch, v.firstTile, v.tileCount, 1);
+                // One vertex per compute set on each tile: PopLibs' codelets are MultiVertex
+                // (one vertex runs on all the tile's worker threads), not one per thread.
                 const std::int64_t vertices =
-                    std::int64_t(c.inference ? 1 : k.computeSetsPerOp) * t.ipu.threadsPerTile;
+                    std::int64_t(c.inference ? 1 : k.computeSetsPerOp) * k.verticesPerComputeSet;
                 add(diff[int(MemoryCategory::VertexState)], v.firstTile, v.tileCount,
                     vertices * k.vertexStateBytes);
                 const double received = passes * double(op.inputBytes) * mb / v.tileCount;

@@ -18,8 +18,9 @@ struct IpuModelConstants
     std::int64_t gapBytesPerPiece = 8;   // alignment padding per variable piece on a tile
     std::int64_t codeMatmulBytes = 3072; // vertex code of a matmul/conv codelet on a tile
     std::int64_t codeOtherBytes = 512;   // vertex code of an elementwise/other codelet
-    std::int64_t vertexStateBytes = 24;  // per vertex (pointers and sizes)
+    std::int64_t vertexStateBytes = 16;  // per vertex (pointers and sizes)
     int computeSetsPerOp = 3;            // forward, input gradient, weight gradient
+    int verticesPerComputeSet = 1;       // per tile (MultiVertex codelets)
     double exchangeCodePerByte = 0.02;   // exchange code per byte received by a tile
     std::int64_t exchangeCodePerOp = 64; // fixed per exchange on a tile
     std::int64_t controlBytesBase = 1024;

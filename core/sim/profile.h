@@ -164,6 +164,20 @@ struct ProjectSplit
     double bubble = 0;
 };
 
+// How a Model Zoo model was built from its params (core/families): the family, whether it was
+// inferred (no model.name) and from what, and the notes where the graph simplifies the Model
+// Zoo implementation. The report carries it so a reader sees what the numbers rest on.
+struct ModelFamilyNotes
+{
+    std::string family;       // gpt2, bert, t5, ...
+    std::string architecture; // decoder, encoder, encoder-decoder, ...
+    bool inferred = false;    // model.name was absent
+    std::string reason;       // "model.name" or what the inference went by
+    std::string layout;       // classic or trainer
+    std::string params;       // the params file
+    std::vector<std::string> notes;
+};
+
 struct CompileOptions
 {
     std::string target = "ipu-mk2";
@@ -189,7 +203,8 @@ struct CompileResult
     std::optional<IpuProfile> ipu;
     std::optional<CsProfile> cs;
     std::vector<Remedy> advice;
-    std::optional<ProjectSplit> projectSplit; // IPU targets, when the graph declares a split
+    std::optional<ProjectSplit> projectSplit;    // IPU targets, when the graph declares a split
+    std::optional<ModelFamilyNotes> modelFamily; // a Model Zoo model built from its params
     std::vector<Diagnostic> diagnostics;
     double compileMilliseconds = 0;
 };

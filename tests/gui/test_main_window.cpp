@@ -1,8 +1,12 @@
 // The main window offscreen: open a sample project, check the tree; bad folders give a message.
 #include "app/gui/about_dialog.h"
 #include "app/gui/main_window.h"
+#include "views/params/params_editor.h"
+#include "views/profile/profile_panel.h"
 #include "views/project/project_files_model.h"
 
+#include <QDir>
+#include <QFile>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
@@ -36,8 +40,38 @@ private slots:
         ProjectFilesModel* m = w.filesModel();
         QVERIFY(m->indexForPath(QStringLiteral("model.py")).isValid());
         QVERIFY(m->indexForPath(QStringLiteral("configs/params.yaml")).isValid());
-        QVERIFY(m->indexForPath(QStringLiteral("configs")).data(ProjectFilesModel::IsFolderRole).toBool());
+        QVERIFY(m->indexForPath(QStringLiteral("configs"))
+                    .data(ProjectFilesModel::IsFolderRole)
+                    .toBool());
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("tiny")));
+    }
+
+    // A params file opens its project (the folder above configs/) with that file chosen: the
+    // Params tab shows it and the Profile tab compiles its model (a Model Zoo BERT here).
+    void opensParamsFile()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("configs")));
+        const QString params = tmp.filePath(QStringLiteral("configs/params_bert_base.yaml"));
+        QVERIFY(
+            QFile::copy(QStringLiteral(PORTOLAN_SOURCE_DIR
+                                       "/tests/sim/fixtures/fidelity/bert_base_pretraining.yaml"),
+                        params));
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        w.openProject(params);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+        QCOMPARE(QFileInfo(opened.first().at(0).toString()).canonicalFilePath(),
+                 QFileInfo(tmp.path()).canonicalFilePath());
+        QCOMPARE(QFileInfo(w.paramsEditor()->filePath()).canonicalFilePath(),
+                 QFileInfo(params).canonicalFilePath());
+        QTRY_VERIFY_WITH_TIMEOUT(w.profilePanel()->result() != nullptr, 60000);
+        const auto& r = *w.profilePanel()->result();
+        QVERIFY2(QString::fromStdString(r.graph.origin).startsWith(QStringLiteral("params: ")),
+                 r.graph.origin.c_str());
+        QCOMPARE(r.options.training.microBatch, 1); // the IPU rule of sim::applyProjectTraining
+        QCOMPARE(r.options.training.gradAccum, 32);
     }
 
     void opensSampleProject()
@@ -100,7 +134,8 @@ private slots:
             w.resize(900, 650);
             w.close();
         }
-        const QStringList recent = QSettings().value(QStringLiteral("recentProjects")).toStringList();
+        const QStringList recent =
+            QSettings().value(QStringLiteral("recentProjects")).toStringList();
         QVERIFY(!recent.isEmpty());
         QVERIFY(recent.first().endsWith(QStringLiteral("projects/tiny")));
         QVERIFY(!QSettings().value(QStringLiteral("mainWindow/geometry")).toByteArray().isEmpty());
@@ -114,7 +149,8 @@ private slots:
         QSignalSpy opened(&w, &MainWindow::projectOpened);
         QMimeData mime;
         mime.setUrls({QUrl::fromLocalFile(QStringLiteral(PORTOLAN_FIXTURES "/projects/tiny"))});
-        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
+                              Qt::NoModifier);
         QCoreApplication::sendEvent(&w, &enter);
         QVERIFY(enter.isAccepted());
         QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);

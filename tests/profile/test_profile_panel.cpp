@@ -481,6 +481,9 @@ private slots:
         QTest::addRow("runtime model")
             << QStringLiteral(PORTOLAN_SAMPLES "/small-cnn-poptorch") << "libtorch: "
             << "";
+        QTest::addRow("model family")
+            << m_dir.filePath(QStringLiteral("modelzoo-bert")) << "params: "
+            << "";
         QTest::addRow("capture") << m_dir.filePath(QStringLiteral("captured"))
                                  << "capture: train.py, dry-run batch 2"
                                  << "";
@@ -528,7 +531,13 @@ private slots:
                      qPrintable(panel.summaryPage()->figures()));
             QVERIFY(panel.summaryPage()->figures().contains(QStringLiteral("(capture: train.py")));
         } else {
-            QCOMPARE(r.options.training.microBatch, 32); // train_input.batch_size
+            // The params batch (train_input.batch_size 32) on the default IPU target: micro-batch
+            // 1 accumulated to the batch, as the CLI's compile does (sim::applyProjectTraining).
+            QCOMPARE(r.options.target, std::string("ipu-mk2"));
+            QCOMPARE(r.options.training.microBatch, 1);
+            QCOMPARE(r.options.training.gradAccum, 32);
+            if (origin.startsWith(QStringLiteral("params")))
+                QCOMPARE(r.options.training.optimizer, sim::Optimizer::Lamb);
             QVERIFY(!r.projectSplit);
             QVERIFY(panel.pipelinePage()->projectSplitText().isEmpty());
         }
@@ -560,6 +569,14 @@ private:
     {
         QDir(m_dir.path()).mkpath(QStringLiteral("captured/.portolan/capture"));
         QDir(m_dir.path()).mkpath(QStringLiteral("unknown"));
+        // A Model Zoo project: Graphcore's BERT-Base pretraining params (batch 32, LAMB).
+        QDir(m_dir.path()).mkpath(QStringLiteral("modelzoo-bert/configs"));
+        const QString bert = m_dir.filePath(QStringLiteral("modelzoo-bert/configs/params.yaml"));
+        QFile::remove(bert);
+        QVERIFY(
+            QFile::copy(QStringLiteral(PORTOLAN_SOURCE_DIR
+                                       "/tests/sim/fixtures/fidelity/bert_base_pretraining.yaml"),
+                        bert));
         QFile script(m_dir.filePath(QStringLiteral("unknown/train.py")));
         QVERIFY(script.open(QIODevice::WriteOnly));
         script.write("import torch\n");

@@ -64,6 +64,72 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("more-stages"));
     }
 
+    // The training a params file asks for, on each kind of target, through the rule the Profile
+    // tab uses too (sim::applyProjectTraining): BERT-Base's batch 32 and LAMB.
+    void paramsTraining_data()
+    {
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("ipu") << QStringList{"--target", "ipu-mk2", "--ipus", "4"}
+                             << "optimizer lamb, micro-batch 1, gradient accumulation 32";
+        QTest::addRow("ipu, 4 replicas")
+            << QStringList{"--target", "ipu-mk2", "--ipus", "4", "--replicas", "4"}
+            << "optimizer lamb, micro-batch 1, gradient accumulation 8";
+        QTest::addRow("ipu, micro-batch given")
+            << QStringList{"--target", "ipu-mk2", "--ipus", "4", "--micro-batch", "4"}
+            << "optimizer lamb, micro-batch 4, gradient accumulation 1";
+        QTest::addRow("cs-2") << QStringList{"--target", "cs-2"}
+                              << "optimizer lamb, micro-batch 32, gradient accumulation 1";
+    }
+    void paramsTraining()
+    {
+        QFETCH(QStringList, extra);
+        QFETCH(QString, expected);
+        const QString params = QString(PORTOLAN_SOURCE_DIR) +
+                               "/tests/sim/fixtures/fidelity/bert_base_pretraining.yaml";
+        const auto r = runCli(QStringList{"compile", params} + extra);
+        QVERIFY2(r.exitCode == 0 || r.exitCode == 1, (r.out + r.err).constData());
+        QVERIFY2(r.out.contains(expected.toUtf8()), r.out.constData());
+    }
+
+    // The report carries how the model was built from its params: the family, whether it was
+    // inferred (a params file without model.name, like the R1.6 GPT-2 configs) and the notes.
+    void reportModelFamily_data()
+    {
+        QTest::addColumn<bool>("named");
+        QTest::addRow("model.name") << true;
+        QTest::addRow("inferred") << false;
+    }
+    void reportModelFamily()
+    {
+        QFETCH(bool, named);
+        QFile in(QString(PORTOLAN_SOURCE_DIR) + "/tests/sim/fixtures/fidelity/gpt2_small.yaml");
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray text = in.readAll();
+        if (!named)
+            text.replace("  name: gpt2\n", "");
+        const QString params = m_dir.filePath(named ? "named.yaml" : "params_gpt2_small.yaml");
+        QFile out(params);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(text);
+        out.close();
+        const QString report = m_dir.filePath("family-report.json");
+        const auto r = runCli({"compile", params, "--target", "cs-2", "--report", report});
+        QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+        QFile f(report);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject family =
+            QJsonDocument::fromJson(f.readAll()).object()["model_family"].toObject();
+        QCOMPARE(family["family"].toString(), QString("gpt2"));
+        QCOMPARE(family["inferred"].toBool(), !named);
+        QCOMPARE(family["layout"].toString(), QString("classic"));
+        QVERIFY(family["params"].toString().endsWith(".yaml"));
+        QVERIFY(family["notes"].isArray());
+        if (!named)
+            QVERIFY2(family["reason"].toString() != "model.name",
+                     qPrintable(family["reason"].toString()));
+    }
+
     void compileParamsFile()
     {
         // A Model Zoo params file compiles directly; Graphcore's BERT-Base split counts blocks,

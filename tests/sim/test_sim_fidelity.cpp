@@ -186,11 +186,17 @@ std::vector<std::pair<QString, Row>> rows()
                   false,
                   "published micro-batch plus a half",
                   {},
-                  "fits with a 9% margin: the activation, code and exchange estimates leave "
-                  "more room on the encoder IPUs than Poplar does"}});
+                  "fits with a 20% margin: the activation, temporary and exchange estimates "
+                  "leave more room on the encoder IPUs than Poplar does"}});
     r.push_back({"BERT-Large mb 16 (x2)",
-                 {"bert_large_pretraining", bert(4, {3, 7, 7, 7}, 16, 0.25, 2), false,
-                  "twice the published micro-batch"}});
+                 {"bert_large_pretraining",
+                  bert(4, {3, 7, 7, 7}, 16, 0.25, 2),
+                  false,
+                  "twice the published micro-batch",
+                  {},
+                  "fits with a 9% margin since vertex state counts one vertex per compute set "
+                  "(PopLibs' MultiVertex codelets) instead of one per worker thread: the 6x "
+                  "vertex state had hidden the under-counted activations and temporaries"}});
     r.push_back({"BERT-Base SL128 [0,4,4,4] mb 32",
                  {"bert_base_pretraining", bert(4, {0, 4, 4, 4}, 32, 0.25, 1), true, kBert}});
     r.push_back({"BERT-Base SL128 mb 48 (x1.5)",
@@ -199,7 +205,7 @@ std::vector<std::pair<QString, Row>> rows()
                   false,
                   "published micro-batch plus a half",
                   {},
-                  "fits with an 8% margin (the same optimism as BERT-Large at x1.5)"}});
+                  "fits with a 14% margin (the same optimism as BERT-Large at x1.5)"}});
     r.push_back({"BERT-Base SL128 mb 64 (x2)",
                  {"bert_base_pretraining", bert(4, {0, 4, 4, 4}, 64, 0.25, 1), false,
                   "twice the published micro-batch"}});
@@ -216,16 +222,17 @@ std::vector<std::pair<QString, Row>> rows()
                   false,
                   "published micro-batch plus a half",
                   {},
-                  "fits with a 9% margin: convolution temporaries and batch-norm statistics "
-                  "are estimated low for CNNs (26% margin at the published micro-batch 6)"}});
+                  "fits with a 20% margin: convolution temporaries (the planner's partials per "
+                  "input-channel split, the weight-update pass's rearranged activations) are "
+                  "not modelled (37% margin at the published micro-batch 6)"}});
     r.push_back({"ResNet-50 mb 12 (x1.5) recompute",
                  {"resnet50",
                   resnet(12, true),
                   false,
                   "published micro-batch plus a half",
                   {},
-                  "fits with a 24% margin: recomputation saves more in the model than Poplar's "
-                  "manual checkpoints do"}});
+                  "fits with a 34% margin: recomputation saves more in the model than Poplar's "
+                  "manual checkpoints do, and convolution temporaries are not modelled"}});
     r.push_back({"ResNet-50 mb 24 (x4) recompute",
                  {"resnet50", resnet(24, true), false, "four times the published micro-batch"}});
     {
@@ -337,6 +344,56 @@ private Q_SLOTS:
         // It needs no more IPUs than Graphcore uses, and the same batch.
         QVERIFY(o.ipus <= 4);
         QCOMPARE(o.training.microBatch * o.training.gradAccum, 8 * 2048);
+    }
+
+    // Throughput against Graphcore's published training figures (Graphcore "Performance
+    // Results" page, Bow Pod16, pre-SDK 2.5 table: items/s at fp16.16). The model has no host
+    // I/O, no all-reduce across replicas and no per-step program overhead, so it may read high;
+    // Graphcore's own figures for one model on one system spread by about 15% across frameworks
+    // and SDKs (BERT-Large SL128 on Bow Pod16: 4,527 TensorFlow2 SDK 3.3 to 5,179 PopART), so a
+    // row holds within a factor of 1.5 either way (simulated / published in [0.67, 1.5]).
+    void throughputTable_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("config"); // 0: BERT-Large, 1: ResNet-50
+        QTest::addColumn<double>("published");
+        QTest::addColumn<QString>("source");
+        QTest::addRow("BERT-Large SL128 Bow Pod16")
+            << "bert_large_pretraining" << 0 << 5179.0 << "PopART, batch 65,536";
+        QTest::addRow("ResNet-50 Bow Pod16")
+            << "resnet50" << 1 << 42029.0 << "TensorFlow1, batch 1,920";
+    }
+    void throughputTable()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, config);
+        QFETCH(double, published);
+        QFETCH(QString, source);
+        // BERT-Large as the memory row (4 IPUs x 4 replicas, [3,7,7,7], micro-batch 8); ResNet-50
+        // data-parallel on 16 IPUs at the published batch (16 x 6 x 20 = 1,920).
+        CompileOptions o = config == 0 ? bert(4, {3, 7, 7, 7}, 8, 0.25, 2) : resnet(6, false);
+        o.target = "ipu-bow";
+        if (config == 1)
+            o.training.gradAccum = 20;
+        const graph::OpGraph& g = modelGraph(model);
+        QVERIFY2(!g.ops.empty(), qPrintable(model));
+        auto r = compileGraph(g, o);
+        QVERIFY2(r, r.error.toString().c_str());
+        const double simulated = r.value->samplesPerSecond;
+        const double ratio = simulated / published;
+        std::printf("  %-30s simulated %8.0f samples/s, published %8.0f (%s): x%.2f%s\n",
+                    QTest::currentDataTag(), simulated, published, qPrintable(source), ratio,
+                    r.value->fits ? "" : " (does not fit)");
+        // Known off: the cycle model reads high. matmul_efficiency (0.6 of peak) has no source
+        // that holds: at the model's FLOP count, the published BERT-Large figure is about a third
+        // of peak, and convolutions with few channels run the AMP units well below that.
+        if (QTest::currentDataTag() == QByteArray("BERT-Large SL128 Bow Pod16") ||
+            QTest::currentDataTag() == QByteArray("ResNet-50 Bow Pod16"))
+            QEXPECT_FAIL("",
+                         "model off: the matmul and convolution efficiency has no source "
+                         "that holds (poplar.yaml matmul_efficiency)",
+                         Continue);
+        QVERIFY2(ratio >= 1 / 1.5 && ratio <= 1.5, qPrintable(QString::number(ratio)));
     }
 
     void csModelZoo_data()

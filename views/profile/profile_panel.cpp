@@ -6,6 +6,7 @@
 #include "core/report/report.h"
 #include "core/sim/auto_config.h"
 #include "core/sim/compile.h"
+#include "core/sim/project_training.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/compare_page.h"
 #include "views/profile/compile_settings.h"
@@ -282,15 +283,24 @@ void ProfilePanel::setProject(const QString& folder)
                 recordingFailed(QString::fromStdString(source.message.toString()));
                 return;
             }
-            // Start from how the project trains: its optimizer, its batch as the micro-batch.
+            // Start from how the project trains. A capture recorded the batch the script fed
+            // per step (on an IPU, PopTorch's micro-batch): it is the micro-batch. A params
+            // file's batch goes through the one rule the CLI uses (core/sim/project_training.h).
             if (source.training) {
                 QString ignored;
                 sim::CompileOptions o = m_settings->options(&ignored);
                 o.split.clear();
-                if (auto opt = sim::optimizerFromName(source.training->optimizer))
-                    o.training.optimizer = *opt;
-                o.training.microBatch = source.training->batchSize;
-                o.training.gradAccum = source.training->gradAccum;
+                if (source.kind == graph::GraphSourceKind::Capture) {
+                    if (auto opt = sim::optimizerFromName(source.training->optimizer))
+                        o.training.optimizer = *opt;
+                    o.training.microBatch = source.training->batchSize;
+                    o.training.gradAccum = source.training->gradAccum;
+                } else {
+                    auto target = targets::loadTarget(o.target);
+                    sim::applyProjectTraining(
+                        *source.training, target ? target.value->kind : targets::TargetKind::Ipu,
+                        o.training);
+                }
                 m_settings->setOptions(o);
             }
             if (found.built) {
