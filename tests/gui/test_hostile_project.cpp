@@ -45,6 +45,12 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString root = dir.path();
+        // Permissions back before QTemporaryDir removes the folder, even when a check fails.
+        struct Unlock
+        {
+            QString root;
+            ~Unlock() { portolan::test::unlockHostileProject(root); }
+        } unlock{root};
         QVERIFY(portolan::test::makeHostileProject(root, {files, depth, 20}));
         const bool rootUser = ::geteuid() == 0; // root reads anything: no unreadable files then
 
@@ -86,7 +92,6 @@ private slots:
             QVERIFY(secret.data(ProjectFilesModel::IsSkippedRole).toBool());
         }
         QVERIFY(m->indexForPath(QStringLiteral("model.py")).isValid());
-        portolan::test::unlockHostileProject(root);
     }
 };
 
