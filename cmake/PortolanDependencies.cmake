@@ -34,6 +34,12 @@ if(NOT TARGET portolan_torch)
     add_library(portolan_torch INTERFACE)
     target_link_libraries(portolan_torch INTERFACE ${TORCH_LIBRARIES})
     target_include_directories(portolan_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+    # UBSan's vptr check emits references to the typeinfo of every polymorphic class it sees;
+    # Debian's LibTorch does not export RTTI for some (c10::DynamicType), so code that includes
+    # Torch headers cannot link with it. Only that code drops vptr; the rest keeps it.
+    if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*(undefined|vptr)")
+        target_compile_options(portolan_torch INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-fno-sanitize=vptr>)
+    endif()
 endif()
 
 # Views and app: Qt 6, QCustomPlot for Qt 6, Graphviz.

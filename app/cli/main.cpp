@@ -11,6 +11,8 @@ std::string versionText()
     std::string s = "portolan-cli " + portolan::portolanVersion();
     for (const auto& [name, version] : portolan::coreLibraryVersions())
         s += "\n  " + name + " " + version;
+    // Where guides, schemas and targets are read from (the installed-layout test checks it).
+    s += "\nresources " + portolan::resourcesDir().string();
     return s;
 }
 

@@ -77,10 +77,13 @@ void flattenMerged(const YAML::Node& node, const std::string& prefix, int depth,
     std::vector<YAML::Node> sources;
     for (auto it = node.begin(); it != node.end(); ++it)
         if (it->first.IsScalar() && it->first.Scalar() == "<<") {
-            if (it->second.IsMap())
-                sources.push_back(it->second);
-            else if (it->second.IsSequence())
-                for (const auto& s : it->second)
+            // A copy, not `for (... : it->second)`: the proxy behind yaml-cpp's operator-> is a
+            // temporary, and a range-for over its member would outlive it.
+            const YAML::Node merged = it->second;
+            if (merged.IsMap())
+                sources.push_back(merged);
+            else if (merged.IsSequence())
+                for (const auto& s : merged)
                     if (s.IsMap())
                         sources.push_back(s);
         }

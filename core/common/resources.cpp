@@ -25,15 +25,21 @@ std::filesystem::path resourcesDir()
     if (const char* env = std::getenv("PORTOLAN_RESOURCES"); env && *env)
         return fs::path(env);
 
-    fs::path exe = executablePath();
-    if (exe.empty())
-        exe = fs::read_symlink("/proc/self/exe", ec);
+    // /proc/self/exe first: argv[0] may be a bare name found on PATH, or a symlink elsewhere.
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (exe.empty() && !executablePath().empty())
+        exe = fs::absolute(executablePath(), ec);
+    fs::path installed;
     if (!exe.empty()) {
-        const fs::path installed = exe.parent_path().parent_path() / PORTOLAN_INSTALL_RESOURCES;
-        if (fs::is_directory(installed / "guides", ec) || fs::is_directory(installed / "targets", ec))
+        installed = (exe.parent_path() / PORTOLAN_RESOURCES_FROM_BINDIR).lexically_normal();
+        if (fs::is_directory(installed / "guides", ec) ||
+            fs::is_directory(installed / "targets", ec))
             return installed;
     }
-    return fs::path(PORTOLAN_SOURCE_RESOURCES);
+    const fs::path source = PORTOLAN_SOURCE_RESOURCES; // empty in release builds
+    if (!source.empty() && fs::is_directory(source, ec))
+        return source;
+    return installed.empty() ? source : installed;
 }
 
 } // namespace portolan

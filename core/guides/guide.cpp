@@ -122,16 +122,19 @@ RuleParams params(const YAML::Node& map, std::initializer_list<const char*> skip
             skip.end())
             continue;
         std::vector<std::string> values;
-        if (it->second.IsScalar())
-            values.push_back(it->second.Scalar());
-        else if (it->second.IsSequence()) {
-            for (const auto& v : it->second) {
+        // A copy: `it->second` lives in a proxy that yaml-cpp's operator-> returns by value, so a
+        // range-for over it would iterate a node destroyed before the loop body runs.
+        const YAML::Node value = it->second;
+        if (value.IsScalar())
+            values.push_back(value.Scalar());
+        else if (value.IsSequence()) {
+            for (const auto& v : value) {
                 if (!v.IsScalar())
                     throw GuideError{"'" + key + "' must be a list of text values", v.Mark()};
                 values.push_back(v.Scalar());
             }
-        } else if (!it->second.IsNull()) {
-            throw GuideError{"'" + key + "' must be text or a list", it->second.Mark()};
+        } else if (!value.IsNull()) {
+            throw GuideError{"'" + key + "' must be text or a list", value.Mark()};
         }
         p.values[key] = std::move(values);
     }

@@ -1,5 +1,6 @@
 // Guides as data: loading, the number and coverage of checks, every check firing on one fixture
 // and silent on another, mechanical fixes (diff, apply, undo), SARIF and the diagrams.
+#include "core/analysis/config.h"
 #include "core/analysis/flow.h"
 #include "core/common/atomic_file.h"
 #include "core/guides/fix.h"
@@ -326,6 +327,52 @@ private slots:
         QVERIFY(!g);
         QCOMPARE(g.error.location.file, std::string("bad.yaml"));
         QCOMPARE(g.error.location.line, line);
+    }
+
+    // Regression (ASan stack-use-after-scope): list-valued rule parameters were read through a
+    // range-for over yaml-cpp's iterator proxy, which died before the loop ran.
+    void listRuleParams_data()
+    {
+        QTest::addColumn<QString>("list");
+        QTest::addColumn<QStringList>("values");
+        QTest::addRow("flow") << "[a.b, c, \"d.*\"]" << QStringList{"a.b", "c", "d.*"};
+        QTest::addRow("block") << "\n            - one\n            - two"
+                               << QStringList{"one", "two"};
+        QTest::addRow("empty") << "[]" << QStringList{};
+    }
+    void listRuleParams()
+    {
+        QFETCH(QString, list);
+        QFETCH(QStringList, values);
+        const QString yaml =
+            "id: x\ntitle: X\nsteps:\n  - id: a\n    title: A\n    explanation: e\n"
+            "    checks:\n      - id: x.a\n        severity: error\n        title: t\n"
+            "        message: m\n        hint: h\n        rule:\n          kind: undefined-name\n"
+            "          callee: " +
+            list + "\n";
+        auto g = guides::parseGuide(yaml.toStdString(), "list.yaml");
+        QVERIFY2(g, g.error.message.c_str());
+        const auto& p = g.value->steps.at(0).checks.at(0).params;
+        QVERIFY(p.has("callee"));
+        QStringList got;
+        for (const auto& v : p.values.at("callee"))
+            got << QString::fromStdString(v);
+        QCOMPARE(got, values);
+    }
+
+    // Regression (ASan stack-use-after-scope): a merge key with a list of anchors was iterated
+    // the same way in the config reader.
+    void configMergeList()
+    {
+        const auto c = analysis::readConfig("a: &a {x: 1}\nb: &b {y: 2}\n"
+                                            "m:\n  <<: [*a, *b]\n  z: 3\n",
+                                            "m.yaml");
+        QVERIFY(!c.parseError);
+        QVERIFY(c.find("m.x"));
+        QCOMPARE(c.find("m.x")->value, std::string("1"));
+        QVERIFY(c.find("m.y"));
+        QCOMPARE(c.find("m.y")->value, std::string("2"));
+        QVERIFY(c.find("m.z"));
     }
 
     void guideResultStatuses()

@@ -229,7 +229,12 @@ private slots:
             big += "def f" + std::to_string(i) + "(params):\n    return params[\"model\"][\"k\"]\n";
         const PyIndex b = indexSource(big, "big.py");
         QVERIFY(b.functions.size() > 100000);
-        const PyIndex c = indexSource(std::string("x = 1\0\xff\xfe def(\n", 16), "bin.py");
+        // The length comes from the array, not a count by hand (a wrong count read past it).
+        static constexpr char binary[] = "x = 1\0\xff\xfe def(\n";
+        const std::string bin(binary, sizeof binary - 1);
+        QCOMPARE(bin.size(), std::size_t(14));
+        QCOMPARE(bin[5], '\0');
+        const PyIndex c = indexSource(bin, "bin.py");
         QVERIFY(!c.syntaxErrors.empty());
     }
 };
