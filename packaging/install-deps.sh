@@ -4,7 +4,9 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-list="$here/debian-packages.txt"
+# An optional argument names another list (packaging/developer-packages.txt for the
+# static-analysis and fuzzing tools).
+list="${1:-$here/debian-packages.txt}"
 
 missing=""
 while read -r pkg cmd _; do
