@@ -141,6 +141,19 @@ struct OutputLine
 };
 OutputLine splitTaskLabel(const std::string& line);
 
+// srun cuts a long line into pieces, each with its own label (a run's "started" event is several
+// KB): the pieces of a task's JSON object are joined again until the object is complete. Lines
+// that do not start an object pass through at once.
+class TaskLineJoiner
+{
+public:
+    std::vector<OutputLine> push(const std::string& rawLine);
+    std::vector<OutputLine> flush(); // what is still incomplete, as it is
+
+private:
+    std::vector<std::pair<int, std::string>> m_pending; // task, text so far
+};
+
 // ------------------------------------------------------------------------------ processes
 // `name` on PATH (or itself, when it holds a '/' and is executable); empty when absent.
 std::filesystem::path findProgram(const std::string& name);

@@ -2,6 +2,7 @@
 // Portolan asks for (-o / --format with '|' separators, -h / -n without headers); scontrol's
 // key=value output is read by key, so that fields added by later Slurm releases do not matter.
 #include "core/cluster/cluster.h"
+#include "core/common/json.h"
 
 #include <algorithm>
 #include <cctype>
@@ -295,6 +296,36 @@ OutputLine splitTaskLabel(const std::string& line)
     if (text < line.size() && line[text] == ' ')
         ++text;
     return {task, line.substr(text)};
+}
+
+std::vector<OutputLine> TaskLineJoiner::push(const std::string& rawLine)
+{
+    OutputLine line = splitTaskLabel(rawLine);
+    auto it = std::find_if(m_pending.begin(), m_pending.end(),
+                           [&](const auto& p) { return p.first == line.task; });
+    if (it == m_pending.end()) {
+        if (line.text.empty() || line.text.front() != '{' || nlohmann::json::accept(line.text))
+            return {line};
+        m_pending.emplace_back(line.task, line.text);
+        return {};
+    }
+    it->second += line.text;
+    // A runaway piece (not JSON after all) is let go rather than held for ever.
+    if (nlohmann::json::accept(it->second) || it->second.size() > (1u << 20)) {
+        OutputLine whole{it->first, std::move(it->second)};
+        m_pending.erase(it);
+        return {whole};
+    }
+    return {};
+}
+
+std::vector<OutputLine> TaskLineJoiner::flush()
+{
+    std::vector<OutputLine> out;
+    for (auto& [task, text] : m_pending)
+        out.push_back({task, std::move(text)});
+    m_pending.clear();
+    return out;
 }
 
 } // namespace portolan::cluster

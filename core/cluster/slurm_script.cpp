@@ -44,6 +44,39 @@ std::vector<std::string_view> splitOn(std::string_view s, char sep)
     return parts;
 }
 
+// Words split on blanks outside quotes; the quotes themselves removed; a '#' word ends the line.
+std::vector<std::string> shellWords(std::string_view line)
+{
+    std::vector<std::string> words;
+    std::string cur;
+    bool inWord = false;
+    char quote = 0;
+    for (char c : line) {
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+            else
+                cur.push_back(c);
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+            inWord = true;
+        } else if (c == ' ' || c == '\t') {
+            if (inWord)
+                words.push_back(std::move(cur));
+            cur.clear();
+            inWord = false;
+        } else if (c == '#' && !inWord) {
+            break;
+        } else {
+            cur.push_back(c);
+            inWord = true;
+        }
+    }
+    if (inWord)
+        words.push_back(std::move(cur));
+    return words;
+}
+
 } // namespace
 
 std::string jobScript(const JobRequest& r)
@@ -112,22 +145,16 @@ std::optional<std::string> scriptOutputPattern(const std::string& scriptText)
     while (std::getline(in, line)) {
         if (line.rfind("#SBATCH", 0) != 0)
             continue;
-        std::istringstream words(line.substr(7));
-        std::string w;
-        while (words >> w) {
-            std::string value;
+        // sbatch reads an #SBATCH line like a shell would its words: quotes keep spaces.
+        const auto words = shellWords(line.substr(7));
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            const std::string& w = words[i];
             if (w.rfind("--output=", 0) == 0)
-                value = w.substr(9);
-            else if (w == "--output" || w == "-o")
-                words >> value;
-            else if (w.rfind("-o", 0) == 0 && w.size() > 2)
-                value = w.substr(2);
-            else
-                continue;
-            if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') &&
-                value.back() == value.front())
-                value = value.substr(1, value.size() - 2);
-            found = value;
+                found = w.substr(9);
+            else if ((w == "--output" || w == "-o") && i + 1 < words.size())
+                found = words[++i];
+            else if (w.rfind("-o", 0) == 0 && w.size() > 2 && w[2] != '-')
+                found = w.substr(2);
         }
     }
     return found;
