@@ -114,55 +114,6 @@ std::string timestamp()
     return buf;
 }
 
-// The job: the run's command under srun, its output file beside the script.
-Result<cluster::JobRequest> jobRequest(const SubmitOptions& o, const fs::path& project,
-                                       const fs::path& jobs, const std::string& stem)
-{
-    using R = Result<cluster::JobRequest>;
-    cluster::JobRequest r;
-    r.jobName = "portolan-" + project.filename().string();
-    r.nodes = o.nodes;
-    r.tasksPerNode = o.tasksPerNode;
-    r.cpusPerTask = o.cpusPerTask;
-    r.partition = o.partition;
-    r.timeLimit = o.timeLimit;
-    r.workDir = project;
-    r.output = jobs / (stem + "-%j.out");
-    if (o.dryRun) {
-        // A project's own Python code: one process, Portolan's dry-run driver under srun.
-        r.command = {selfPath().string(), "run",      project.string(),
-                     "--dry-run",         "--events", "jsonl"};
-        if (o.steps > 0)
-            r.command.insert(r.command.end(), {"--steps", std::to_string(o.steps)});
-        r.comments.push_back("Portolan dry run of " + project.string());
-        return R::ok(r);
-    }
-    const fs::path torch = graph::torchChildPath();
-    if (torch.empty())
-        return R::fail(error("runtime.no-torch-child", std::string("cannot find ") +
-                                                           graph::kTorchChildName + " (looked in " +
-                                                           graph::torchChildSearchText() + ")"));
-    r.command = {torch.string(),
-                 "train",
-                 project.string(),
-                 "--events",
-                 "jsonl",
-                 "--dist-timeout",
-                 std::to_string(int(o.distTimeout)),
-                 "--threads",
-                 std::to_string(o.cpusPerTask)};
-    if (!o.params.empty())
-        r.command.insert(r.command.end(), {"--params", fs::absolute(o.params).string()});
-    if (o.steps > 0)
-        r.command.insert(r.command.end(), {"--steps", std::to_string(o.steps)});
-    r.comments.push_back("Portolan data-parallel training of " + project.string() + ": " +
-                         std::to_string(o.nodes * o.tasksPerNode) + " ranks over Gloo");
-    r.comments.push_back("Edit freely (an account, a QOS, modules to load), then submit it with");
-    r.comments.push_back("  portolan-cli submit " + project.string() +
-                         " --slurm --script THIS_FILE");
-    return R::ok(r);
-}
-
 // Follows the job to its end: task 0's events pass through, the others' failures become
 // warnings, lines that are not events go to stderr with their task.
 int follow(const Reporter& rep, std::int64_t jobId, const fs::path& output)
@@ -280,7 +231,7 @@ int runSubmit(const SubmitOptions& o)
         if (const std::string e = cluster::timeLimitError(o.timeLimit); !e.empty())
             return rep.fail(error("cluster.time", "--time " + e), ExitUsage);
 
-    const fs::path jobs = project / ".portolan" / "jobs";
+    const fs::path jobs = cluster::jobsFolder(project);
     fs::path scriptFile;
     std::string scriptText;
     if (!o.script.empty()) {
@@ -291,10 +242,26 @@ int runSubmit(const SubmitOptions& o)
         scriptText = *text.value;
     } else {
         const std::string stem = std::string(o.dryRun ? "dryrun-" : "train-") + timestamp();
-        auto request = jobRequest(o, project, jobs, stem);
-        if (!request)
-            return rep.fail(request.error, ExitUsage);
-        scriptText = cluster::jobScript(*request.value);
+        cluster::PortolanJob job;
+        job.project = project;
+        job.dryRun = o.dryRun;
+        job.program = o.dryRun ? selfPath() : graph::torchChildPath();
+        if (job.program.empty())
+            return rep.fail(error("runtime.no-torch-child",
+                                  std::string("cannot find ") + graph::kTorchChildName +
+                                      " (looked in " + graph::torchChildSearchText() + ")"),
+                            ExitUsage);
+        job.nodes = o.nodes;
+        job.tasksPerNode = o.tasksPerNode;
+        job.cpusPerTask = o.cpusPerTask;
+        job.partition = o.partition;
+        job.timeLimit = o.timeLimit;
+        if (!o.params.empty())
+            job.params = fs::absolute(o.params);
+        job.steps = o.steps;
+        job.distTimeoutSeconds = int(o.distTimeout);
+        job.stem = stem;
+        scriptText = cluster::jobScript(cluster::portolanJobRequest(job));
         scriptFile = jobs / (stem + ".sbatch");
         std::error_code ec;
         fs::create_directories(jobs, ec);

@@ -63,6 +63,27 @@ struct JobRequest
     std::vector<std::string> comments; // lines for the reader, written as "# ..."
 };
 
+// What a user asks of a Portolan job (the CLI's submit options, the Runs tab's fields).
+struct PortolanJob
+{
+    std::filesystem::path project;
+    std::filesystem::path program; // portolan-torch for training, portolan-cli for a dry run
+    bool dryRun = false;
+    int nodes = 1;
+    int tasksPerNode = 2;
+    int cpusPerTask = 1;
+    std::string partition;
+    std::string timeLimit;
+    std::filesystem::path params; // empty: the project's own
+    std::int64_t steps = 0;       // 0: the params file's
+    int distTimeoutSeconds = 60;
+    std::string stem; // file names in PROJECT/.portolan/jobs: STEM.sbatch, STEM-JOBID.out
+};
+// The job of a training run (every task a rank of portolan-torch) or of a dry run (one task,
+// portolan-cli run --dry-run), its output beside the script in PROJECT/.portolan/jobs.
+JobRequest portolanJobRequest(const PortolanJob& job);
+std::filesystem::path jobsFolder(const std::filesystem::path& project);
+
 // The sbatch script: #SBATCH lines, the rendezvous (MASTER_ADDR from the node list, MASTER_PORT
 // from the job id), one thread pool per task sized by --cpus-per-task, and `srun --label
 // --kill-on-bad-exit=1 COMMAND` so that every output line says which task wrote it and a task
