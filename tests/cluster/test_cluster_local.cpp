@@ -5,11 +5,16 @@
 // where the daemons cannot start.
 #include "core/cluster/cluster.h"
 #include "local_slurm.h"
+#include "views/runtime/loss_chart.h"
+#include "views/runtime/run_history.h"
+#include "views/runtime/run_panel.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
@@ -49,6 +54,7 @@ private Q_SLOTS:
     void partitions();
     void trainingJob();
     void cancelledJobIsStopped();
+    void runsTabOnSlurm();
 
 private:
     LocalSlurm m_slurm;
@@ -143,5 +149,34 @@ void TestClusterLocal::cancelledJobIsStopped()
     QCOMPARE(finished[0]["reason"].toString(), QString("stopped"));
 }
 
-QTEST_GUILESS_MAIN(TestClusterLocal)
+// The Runs tab with "Run on: Slurm cluster": the same live chart and history entry as a local run.
+void TestClusterLocal::runsTabOnSlurm()
+{
+    QTemporaryDir tmp;
+    const QString project = tmp.filePath("mnist");
+    QVERIFY(QProcess::execute(
+                "/bin/cp", {"-r", PORTOLAN_SAMPLES "/mnist-mlp-cerebras-pytorch", project}) == 0);
+    portolan::views::RunPanel panel;
+    panel.setInteractive(false);
+    panel.setCliPath(PORTOLAN_CLI);
+    panel.setProject(project);
+    panel.setRunOn(portolan::views::RunPanel::RunOn::Slurm);
+    panel.setRanks(2);
+    panel.setSteps(12);
+    QVERIFY(panel.jobScriptPreview().contains("#SBATCH --ntasks-per-node=2"));
+    QSignalSpy done(&panel, &portolan::views::RunPanel::runFinished);
+    panel.start();
+    QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 120000);
+    QCOMPARE(done.first().at(1).toString(), QStringLiteral("completed"));
+    const qint64 run = panel.currentRun();
+    const auto entry = panel.history()->run(run);
+    QCOMPARE(entry.status, QStringLiteral("completed"));
+    QCOMPARE(entry.config.value("run_on").toString(), QStringLiteral("slurm"));
+    QCOMPARE(panel.history()->lossCurve(run).size(), 12);
+    QCOMPARE(panel.chart()->pointCount(run), 12);
+    QVERIFY(QFileInfo::exists(project + "/.portolan/runs.sqlite"));
+    QVERIFY(!QDir(project + "/.portolan/jobs").entryList({"*.sbatch"}).isEmpty());
+}
+
+QTEST_MAIN(TestClusterLocal)
 #include "test_cluster_local.moc"
