@@ -52,11 +52,11 @@ int main(int argc, char** argv)
         QStringLiteral("FILE"));
     const QCommandLineOption view(
         QStringLiteral("view"),
-        QStringLiteral(
-            "The view to show: overview, wizard, flow, code, params, runs, profile, or "
-            "profile:PAGE (summary, memory, tilemap, liveness, pipeline, "
-            "cs, graph, compare); runs:new starts a run and shows it finished, runs:dry a "
-            "dry run of a trusted project's own code."),
+        QStringLiteral("The view to show: overview, wizard, flow, code, params, runs, profile, or "
+                       "profile:PAGE (summary, memory, tilemap, liveness, pipeline, "
+                       "cs, graph, compare); runs:new starts a run and shows it finished, "
+                       "runs:slurm the Slurm job script, runs:dry a "
+                       "dry run of a trusted project's own code."),
         QStringLiteral("NAME"));
     const QCommandLineOption size(QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot, as WIDTHxHEIGHT."),

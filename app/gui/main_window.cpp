@@ -257,6 +257,11 @@ bool MainWindow::selectViewPath(const QString& path)
         m_runs->setRunKind(views::RunPanel::RunKind::DryRun);
         return true;
     }
+    if (view == QLatin1String("runs") && page == QLatin1String("slurm")) {
+        // "Run on: Slurm cluster" with the job script to be submitted (nothing is submitted).
+        m_runs->setRunOn(views::RunPanel::RunOn::Slurm);
+        return true;
+    }
     return view == QLatin1String("profile") && m_profile->showPage(page);
 }
 

@@ -3,6 +3,7 @@
 // stdout (core/runtime/EVENTS.md); the GUI runs it as a child process and parses that stream.
 #include "app/cli/cli_common.h"
 #include "app/torch/train_command.h"
+#include "core/cluster/cluster.h"
 #include "core/common/json.h"
 #include "core/runtime/run_config.h"
 #include "core/runtime/trainer.h"
@@ -40,6 +41,12 @@ void printText(const nlohmann::json& e)
         for (const char* split : {"train", "eval"})
             if (e.contains("data") && e["data"].contains(split))
                 line << "\n  " << split << " data: " << e["data"][split].value("source", "");
+        if (e.contains("distributed")) {
+            const auto& d = e["distributed"];
+            line << "\n  data parallel: " << d.value("world_size", 0) << " ranks over Gloo at "
+                 << d.value("rendezvous", "") << ", " << d.value("rank_batch", 0)
+                 << " samples per rank and step, " << d.value("buckets", 0) << " gradient buckets";
+        }
     } else if (type == "step") {
         line << "step " << std::setw(6) << e.value("step", 0) << "  loss " << std::setprecision(4)
              << e.value("loss", 0.0) << "  lr " << std::setprecision(6) << e.value("lr", 0.0)
@@ -55,6 +62,12 @@ void printText(const nlohmann::json& e)
     } else if (type == "finished") {
         line << "finished (" << e.value("reason", "") << ") at step " << e.value("step", 0)
              << " after " << std::setprecision(1) << e.value("elapsed_s", 0.0) << " s";
+        if (e.contains("ranks"))
+            line << "; final weights "
+                 << (e.value("rank_weights_identical", false) ? "identical" : "DIFFER")
+                 << " on the " << e.value("ranks", 0) << " ranks (largest difference "
+                 << std::setprecision(3) << std::scientific << e.value("rank_weight_max_diff", 0.0)
+                 << ")";
     } else if (type == "failed") {
         std::cerr << "portolan-cli: " << e.value("diagnostic", e.value("message", "")) << "\n";
         return;
@@ -131,6 +144,22 @@ int runTrain(const TrainCliOptions& o)
         options.resumeFrom = fs::absolute(o.resume);
     options.threads = o.threads;
     options.stopRequested = &g_stopRequested;
+    auto ranks = cluster::rankEnvFromProcess();
+    if (!ranks)
+        return failEarly(ranks.error);
+    if (o.ranks > 1 && ranks.value->worldSize != o.ranks) {
+        Diagnostic d;
+        d.code = "runtime.ranks";
+        d.message = "portolan-torch is one rank; portolan-cli train --ranks " +
+                    std::to_string(o.ranks) + " starts the " + std::to_string(o.ranks) +
+                    " processes (or RANK/WORLD_SIZE, or srun, name this one's place)";
+        d.location.file = project.string();
+        return failEarly(d);
+    }
+    options.distributed.env = *ranks.value;
+    options.distributed.timeout =
+        std::chrono::milliseconds(static_cast<long long>(o.distTimeout * 1000));
+    options.distributed.bucketMb = o.bucketMb;
 
     std::signal(SIGTERM, onStopSignal);
     std::signal(SIGINT, onStopSignal);

@@ -29,6 +29,17 @@ CLI::App* addTrainCommand(CLI::App& root, TrainCliOptions& o)
     cmd->add_option("--checkpoint-steps", o.checkpointSteps,
                     "Checkpoint every N steps (0: only at the end)")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--ranks", o.ranks,
+                    "Data-parallel processes on this machine (the params file's batch is split "
+                    "among them)")
+        ->check(CLI::Range(1, 256));
+    cmd->add_option("--dist-timeout", o.distTimeout,
+                    "Seconds a rank waits for the others before the job ends (default 60)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--bucket-mb", o.bucketMb,
+                    "Gradient all-reduce bucket size in MB (default 1; 0: one all-reduce after "
+                    "the backward pass, without overlap)")
+        ->check(CLI::NonNegativeNumber);
     return cmd;
 }
 

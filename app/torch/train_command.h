@@ -24,6 +24,11 @@ struct TrainCliOptions
     int64_t logSteps = 0;
     int64_t checkpointSteps = -1;
     int threads = 0;
+    // Data parallel: `portolan-cli train --ranks N` starts N portolan-torch processes; each reads
+    // its rank from the environment (RANK/WORLD_SIZE or Slurm's SLURM_PROCID/SLURM_NTASKS).
+    int ranks = 1;
+    double distTimeout = 60;
+    double bucketMb = 1.0;
 };
 
 CLI::App* addTrainCommand(CLI::App& root, TrainCliOptions& o);

@@ -2,6 +2,7 @@
 
 #include "core/runtime/params_access.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <torch/torch.h>
@@ -270,6 +271,12 @@ int64_t DataLoader::batchesPerEpoch() const
     return m_dropLast ? n / m_batchSize : (n + m_batchSize - 1) / m_batchSize;
 }
 
+void DataLoader::shard(int rank, int world)
+{
+    m_world = std::max(world, 1);
+    m_rank = std::clamp(rank, 0, m_world - 1);
+}
+
 void DataLoader::seek(LoaderPosition p)
 {
     m_pos = p;
@@ -302,7 +309,13 @@ Batch DataLoader::next()
     const int64_t start = m_pos.batch * m_batchSize;
     const int64_t count = std::min(m_batchSize, m_data->size() - start);
     ++m_pos.batch;
-    return m_data->get(m_order.narrow(0, start, count));
+    m_lastGlobal = count;
+    if (m_world == 1)
+        return m_data->get(m_order.narrow(0, start, count));
+    if (m_rank >= count)
+        return {};
+    return m_data->get(
+        m_order.narrow(0, start, count).slice(0, m_rank, count, m_world).contiguous());
 }
 
 } // namespace portolan::runtime

@@ -54,8 +54,15 @@ public:
                int64_t seed);
 
     int64_t batchesPerEpoch() const;
-    // The next batch; moves to the next epoch (a new permutation) at the end of one.
+    // Data parallel: from now on next() gives this rank's share of every global batch, its
+    // samples rank, rank + world, rank + 2 world, ... as a distributed sampler strides the data.
+    // Positions count global batches, so a checkpoint resumes under any number of ranks.
+    void shard(int rank, int world);
+    // The next batch; moves to the next epoch (a new permutation) at the end of one. A rank whose
+    // share of a short last batch is empty gets a batch of undefined tensors.
     Batch next();
+    // Samples in the global batch that the last next() took its share of.
+    int64_t lastGlobalCount() const { return m_lastGlobal; }
     LoaderPosition position() const { return m_pos; }
     void seek(LoaderPosition p);
     const Dataset& dataset() const { return *m_data; }
@@ -68,6 +75,9 @@ private:
     bool m_shuffle;
     bool m_dropLast;
     int64_t m_seed;
+    int m_rank = 0;
+    int m_world = 1;
+    int64_t m_lastGlobal = 0;
     LoaderPosition m_pos;
     int64_t m_permutationEpoch = -1;
     at::Tensor m_order;

@@ -4,6 +4,7 @@
 #include "core/runtime/datasets.h"
 #include "core/runtime/models.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <dlfcn.h>
@@ -122,11 +123,14 @@ private:
     torch::Tensor lossOf(const Batch& b, torch::Tensor* logitsOut = nullptr);
     EvalResult evaluate();
     void checkpoint();
+    // Rank 0 speaks for the job; the other ranks report only their own failure (runTraining).
     void emit(json e)
     {
-        if (m_sink)
+        if (m_sink && m_rank == 0)
             m_sink(e);
     }
+    void setUpRanks();
+    void trainStep(double& stepLoss, bool& stopped, int64_t& samples);
     json dataJson(const Dataset& d, const InputConfig& in, int64_t batches) const;
 
     const RunConfig& m_config;
@@ -142,6 +146,12 @@ private:
     int64_t m_step = 0;
     int64_t m_seed = 1;
     RunOutcome m_outcome;
+    int m_rank = 0;
+    int m_world = 1;
+    std::shared_ptr<Communicator> m_comm;
+    std::unique_ptr<GradientReducer> m_reducer;
+    double m_waitSum = 0; // over the steps since the last step event
+    double m_reduceSum = 0;
 };
 
 json Run::dataJson(const Dataset& d, const InputConfig& in, int64_t batches) const
@@ -163,11 +173,9 @@ torch::Tensor Run::lossOf(const Batch& b, torch::Tensor* logitsOut)
 
 EvalResult Run::evaluate()
 {
-    // Inference mode: no autograd bookkeeping, and dropout is off in eval().
-    torch::InferenceMode inference;
-    m_model.net->eval();
     DataLoader loader(m_evalData, m_config.eval.batchSize, m_config.eval.shuffle,
                       m_config.eval.dropLast, m_config.eval.seed);
+    loader.shard(m_rank, m_world);
     int64_t batches = loader.batchesPerEpoch();
     if (m_config.evalSteps > 0)
         batches = std::min(batches, m_config.evalSteps);
@@ -175,17 +183,34 @@ EvalResult Run::evaluate()
     int64_t correct = 0;
     int64_t counted = 0;
     int64_t samples = 0;
-    for (int64_t i = 0; i < batches; ++i) {
-        const Batch b = loader.next();
-        torch::Tensor logits;
-        const auto loss = lossOf(b, &logits);
-        const int64_t n = logits.size(0);
-        lossSum += loss.item<double>() * double(n);
-        correct += logits.argmax(1).eq(b.labels.reshape({-1})).sum().item<int64_t>();
-        counted += n;
-        samples += b.inputs.size(0);
+    {
+        // Inference mode: no autograd bookkeeping, and dropout is off in eval().
+        torch::InferenceMode inference;
+        m_model.net->eval();
+        for (int64_t i = 0; i < batches; ++i) {
+            const Batch b = loader.next();
+            if (!b.inputs.defined())
+                continue;
+            torch::Tensor logits;
+            const auto loss = lossOf(b, &logits);
+            const int64_t n = logits.size(0);
+            lossSum += loss.item<double>() * double(n);
+            correct += logits.argmax(1).eq(b.labels.reshape({-1})).sum().item<int64_t>();
+            counted += n;
+            samples += b.inputs.size(0);
+        }
+        m_model.net->train();
     }
-    m_model.net->train();
+    if (m_comm) {
+        // Each rank evaluated its share of every batch: the sums over the ranks are the whole.
+        at::Tensor sums = torch::tensor(
+            {lossSum, double(correct), double(counted), double(samples)}, torch::kDouble);
+        m_comm->allreduceSum(sums, "the evaluation at step " + std::to_string(m_step));
+        lossSum = sums[0].item<double>();
+        correct = int64_t(sums[1].item<double>());
+        counted = int64_t(sums[2].item<double>());
+        samples = int64_t(sums[3].item<double>());
+    }
     EvalResult r;
     r.samples = samples;
     if (counted > 0) {
@@ -205,6 +230,8 @@ EvalResult Run::evaluate()
 
 void Run::checkpoint()
 {
+    if (m_rank != 0)
+        return;
     char name[64];
     std::snprintf(name, sizeof name, "step_%010lld.ckpt", static_cast<long long>(m_step));
     CheckpointState s{m_step, m_train ? m_train->position() : LoaderPosition{}, m_seed,
@@ -218,12 +245,78 @@ void Run::checkpoint()
     emit(e);
 }
 
+// One optimizer step: its micro-batches forward and backward; with several ranks, this rank's
+// share of each global batch, the gradients summed over the ranks in buckets during the last
+// backward pass, and the step's loss and the stop request agreed by one small all-reduce.
+void Run::trainStep(double& stepLoss, bool& stopped, int64_t& samples)
+{
+    const int64_t accum = std::max<int64_t>(m_config.gradAccumSteps, 1);
+    stepLoss = 0;
+    if (!m_comm) {
+        for (int64_t micro = 0; micro < accum; ++micro) {
+            const Batch b = m_train->next();
+            auto loss = lossOf(b);
+            (accum > 1 ? loss / double(accum) : loss).backward();
+            stepLoss += loss.item<double>() / double(accum);
+            samples += b.inputs.size(0);
+        }
+        stopped = m_options.stopRequested && m_options.stopRequested->load();
+        return;
+    }
+    at::Tensor agreed;
+    std::shared_ptr<PendingReduce> agreement;
+    for (int64_t micro = 0; micro < accum; ++micro) {
+        const Batch b = m_train->next();
+        const bool any = b.inputs.defined();
+        // Weighted by this rank's share of the global batch, so that the sum over the ranks is
+        // the mean one process would take over the whole batch (a short last batch may leave a
+        // rank fewer samples, or none).
+        const double share =
+            any ? double(b.inputs.size(0)) / double(m_train->lastGlobalCount()) / double(accum)
+                : 0.0;
+        torch::Tensor loss;
+        if (any) {
+            loss = lossOf(b);
+            stepLoss += loss.item<double>() * share;
+            samples += b.inputs.size(0);
+        }
+        if (micro + 1 == accum) {
+            const bool stopHere = m_options.stopRequested && m_options.stopRequested->load();
+            agreed = torch::tensor({stepLoss, stopHere ? 1.0 : 0.0}, torch::kDouble);
+            agreement = m_comm->allreduceSumAsync(agreed);
+            m_reducer->arm();
+        }
+        if (any)
+            (share == 1.0 ? loss : loss * share).backward();
+    }
+    const std::string what = "the gradient all-reduce of step " + std::to_string(m_step + 1);
+    m_reducer->finish(what);
+    m_comm->wait(*agreement, what);
+    m_waitSum += m_reducer->lastWaitSeconds();
+    m_reduceSum += m_reducer->lastReduceSeconds();
+    stepLoss = agreed[0].item<double>();
+    stopped = agreed[1].item<double>() > 0;
+}
+
+// Meets the other ranks before anything else, so that a rendezvous problem is the first thing
+// reported.
+void Run::setUpRanks()
+{
+    const auto& env = m_options.distributed.env;
+    if (!env.distributed())
+        return;
+    m_rank = env.rank;
+    m_world = env.worldSize;
+    m_comm = unwrap(Communicator::connect(m_options.distributed));
+}
+
 RunOutcome Run::execute()
 {
     using Clock = std::chrono::steady_clock;
     const auto started = Clock::now();
     setComputeThreads(m_options.threads);
     m_seed = m_options.seed.value_or(m_config.seed);
+    setUpRanks();
     torch::manual_seed(uint64_t(m_seed));
     m_model = unwrap(buildModel(m_config.modelSection, m_config.paramsFile.string()));
     m_model.net->train();
@@ -252,6 +345,16 @@ RunOutcome Run::execute()
         m_train = std::make_unique<DataLoader>(data, m_config.train.batchSize,
                                                m_config.train.shuffle, m_config.train.dropLast,
                                                m_config.train.seed * 7919 + m_seed);
+        m_train->shard(m_rank, m_world);
+        if (m_config.train.batchSize < m_world)
+            throw RunFailure{
+                {Severity::Error,
+                 "runtime.batch-ranks",
+                 "the training batch size (" + std::to_string(m_config.train.batchSize) +
+                     ") is smaller than the number of ranks (" + std::to_string(m_world) +
+                     "): the params file's batch size is global, each rank takes a "
+                     "share of it",
+                 {m_config.paramsFile.string(), 0, 0}}};
         const int64_t perEpoch = m_train->batchesPerEpoch();
         if (perEpoch == 0)
             throw RunFailure{diagnosticAt(m_config.modelSection, m_config.paramsFile.string(),
@@ -290,6 +393,32 @@ RunOutcome Run::execute()
             m_train->seek(state.data);
         started_["resumed_from"] = {{"path", resume.string()}, {"step", m_step}};
     }
+    if (m_comm) {
+        // Rank 0's weights everywhere (a resumed run's too), once: from here on identical
+        // weights on every rank mean that the gradient all-reduce is right.
+        std::vector<at::Tensor> state = m_params;
+        for (const auto& b : m_model.net->buffers())
+            state.push_back(b);
+        m_comm->broadcast(state, "the broadcast of rank 0's weights");
+        // Dropout draws its own masks on each rank.
+        if (m_rank > 0)
+            torch::manual_seed(uint64_t(m_seed) * 1000003ULL + uint64_t(m_rank) * 7919ULL +
+                               uint64_t(m_step));
+        const auto& d = m_options.distributed;
+        m_reducer = std::make_unique<GradientReducer>(m_comm, m_params, d.bucketMb);
+        started_["distributed"] = {
+            {"world_size", m_world},
+            {"backend", "gloo"},
+            {"rendezvous", d.env.masterAddr + ":" + std::to_string(d.env.masterPort)},
+            {"source", d.env.source},
+            {"rank_batch", (m_config.train.batchSize + m_world - 1) / m_world},
+            {"buckets", m_reducer->bucketCount()},
+            {"bucket_mb", d.bucketMb},
+            {"overlap", d.bucketMb > 0},
+            {"timeout_s", double(d.timeout.count()) / 1000.0}};
+        if (d.env.jobId > 0)
+            started_["distributed"]["job_id"] = d.env.jobId;
+    }
     started_["max_steps"] = maxSteps;
     started_["checkpoint_dir"] = m_checkpointDir.string();
     emit(started_);
@@ -304,45 +433,57 @@ RunOutcome Run::execute()
     const int64_t logSteps = std::max<int64_t>(m_options.logSteps.value_or(m_config.logSteps), 1);
     const int64_t evalEvery = m_options.evalEvery.value_or(m_config.evalEvery);
     const int64_t checkpointSteps = m_options.checkpointSteps.value_or(m_config.checkpointSteps);
-    const int64_t accum = std::max<int64_t>(m_config.gradAccumSteps, 1);
     const double maxNorm = m_config.optimizer.maxGradientNorm;
     bool stopped = false;
     int64_t lastCheckpointStep = -1;
     int64_t lastEvalStep = -1;
     auto intervalStart = Clock::now();
     int64_t intervalSamples = 0;
+    int64_t intervalSteps = 0;
 
     while (training && m_step < maxSteps) {
         const double lr = m_schedule.at(m_step);
         setLearningRate(*m_optimizer, lr);
         clearGradients(m_params);
         double stepLoss = 0;
-        for (int64_t micro = 0; micro < accum; ++micro) {
-            const Batch b = m_train->next();
-            auto loss = lossOf(b);
-            (accum > 1 ? loss / double(accum) : loss).backward();
-            stepLoss += loss.item<double>() / double(accum);
-            intervalSamples += b.inputs.size(0);
-        }
+        trainStep(stepLoss, stopped, intervalSamples);
         if (maxNorm > 0)
             clipGradients(m_params, maxNorm);
         m_optimizer->step();
         ++m_step;
+        ++intervalSteps;
         m_outcome.losses.push_back(stepLoss);
-        stopped = m_options.stopRequested && m_options.stopRequested->load();
         if (m_step % logSteps == 0 || m_step == maxSteps || stopped) {
             const double seconds =
                 std::chrono::duration<double>(Clock::now() - intervalStart).count();
+            const double rate = seconds > 0 ? double(intervalSamples) / seconds : 0.0;
             json e = event("step");
             e["step"] = m_step;
             e["loss"] = stepLoss;
             e["lr"] = lr;
             e["epoch"] = m_train->position().epoch;
-            e["samples_per_sec"] = seconds > 0 ? double(intervalSamples) / seconds : 0.0;
+            e["samples_per_sec"] = rate;
+            if (m_comm) {
+                const at::Tensor rates =
+                    m_comm->allgather(torch::tensor({rate}, torch::kDouble),
+                                      "the throughput report of step " + std::to_string(m_step));
+                json perRank = json::array();
+                double total = 0;
+                for (int r = 0; r < m_world; ++r) {
+                    perRank.push_back(rates[r][0].item<double>());
+                    total += perRank.back().get<double>();
+                }
+                e["samples_per_sec"] = total;
+                e["rank_samples_per_sec"] = perRank;
+                e["allreduce_wait_s"] = m_waitSum / double(intervalSteps);
+                e["allreduce_s"] = m_reduceSum / double(intervalSteps);
+                m_waitSum = m_reduceSum = 0;
+            }
             e["elapsed_s"] = std::chrono::duration<double>(Clock::now() - started).count();
             emit(e);
             intervalStart = Clock::now();
             intervalSamples = 0;
+            intervalSteps = 0;
         }
         if (evaluating && evalEvery > 0 && m_step % evalEvery == 0 && !stopped) {
             evaluate();
@@ -373,6 +514,16 @@ RunOutcome Run::execute()
         f["eval_accuracy"] = m_outcome.evals.back().accuracy;
     if (!m_outcome.lastCheckpoint.empty())
         f["checkpoint"] = m_outcome.lastCheckpoint.string();
+    if (m_comm) {
+        m_outcome.rankWeights = compareRankWeights(*m_comm, m_params);
+        const auto& digests = m_outcome.rankWeights.digests;
+        f["ranks"] = m_world;
+        f["rank_weight_digests"] = digests;
+        f["rank_weights_identical"] =
+            std::all_of(digests.begin(), digests.end(),
+                        [&](const std::string& d) { return d == digests.front(); });
+        f["rank_weight_max_diff"] = m_outcome.rankWeights.maxDifference;
+    }
     emit(f);
     return m_outcome;
 }
@@ -388,6 +539,13 @@ Result<RunOutcome> runTraining(const RunConfig& config, const TrainOptions& opti
         return Result<RunOutcome>::ok(run.execute());
     } catch (const RunFailure& f) {
         d = f.d;
+    } catch (const RankLost& e) {
+        d.code = "runtime.rank-lost";
+        d.message = std::string(e.what()) +
+                    ". A rank that crashes, is killed or does not answer for " +
+                    std::to_string(options.distributed.timeout.count() / 1000) +
+                    " s (--dist-timeout) ends the job; its own log says why it stopped";
+        d.location.file = config.paramsFile.string();
     } catch (const c10::Error& e) {
         d.code = "runtime.torch-error";
         d.message = e.what_without_backtrace();
@@ -402,6 +560,8 @@ Result<RunOutcome> runTraining(const RunConfig& config, const TrainOptions& opti
         e["message"] = d.message;
         e["code"] = d.code;
         e["diagnostic"] = d.toString();
+        if (options.distributed.env.distributed())
+            e["rank"] = options.distributed.env.rank;
         if (!d.location.file.empty())
             e["location"] = {{"file", d.location.file},
                              {"line", d.location.line},

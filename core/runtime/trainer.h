@@ -4,6 +4,7 @@
 // checkpoints with exact resume, and a seed that makes the run deterministic. Progress goes out
 // as JSON events (core/runtime/EVENTS.md) through an EventSink.
 #include "core/common/diagnostic.h"
+#include "core/runtime/distributed.h"
 #include "core/runtime/run_config.h"
 
 #include <atomic>
@@ -30,8 +31,13 @@ struct TrainOptions
     std::filesystem::path checkpointDir; // empty: PROJECT/.portolan/checkpoints
     std::filesystem::path resumeFrom;    // a checkpoint file
     int threads = 0;                     // 0: LibTorch's default
-    // Polled after every optimizer step; when set, the run stops gracefully.
+    // Polled after every optimizer step; when set, the run stops gracefully (with several ranks,
+    // every rank stops at the first step at which any of them was asked to).
     const std::atomic<bool>* stopRequested = nullptr;
+    // Data parallel when env.worldSize > 1: the params file's batch sizes are global, each rank
+    // takes its share; rank 0 alone writes events and checkpoints (other ranks only report their
+    // own failure).
+    DistributedOptions distributed;
 };
 
 struct EvalResult
@@ -48,6 +54,7 @@ struct RunOutcome
     std::vector<double> losses; // training loss of every step of this process, in order
     std::vector<EvalResult> evals;
     std::filesystem::path lastCheckpoint;
+    RankWeights rankWeights; // with several ranks: each rank's final weights compared
 };
 
 // Sets LibTorch's intra-op threads and, when the BLAS is OpenBLAS (Debian's

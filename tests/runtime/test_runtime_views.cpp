@@ -11,6 +11,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -57,6 +58,9 @@ private slots:
     void lossChart();
     void lossChartMillionPoints();
     void panelRunsTheCli();
+    void panelLocalRanks();
+    void panelSlurmScript_data();
+    void panelSlurmScript();
     void panelDryRun();
     void panelDryRunAsksForArguments();
     void argumentDialog_data();
@@ -312,6 +316,74 @@ void TestRuntimeViews::panelRunsTheCli()
     QVERIFY(panel.history()->run(run).config.contains("resolved"));
     QVERIFY(QFileInfo::exists(project + "/.portolan/runs.sqlite"));
     QVERIFY(!QFileInfo::exists(project + "/.gitignore")); // never written without asking
+}
+
+// Run on: local processes: portolan-cli train --ranks 2, one history entry like a local run's.
+void TestRuntimeViews::panelLocalRanks()
+{
+    QTemporaryDir tmp;
+    const QString project = copySample(tmp, "mnist-mlp-cerebras-pytorch");
+    RunPanel panel;
+    panel.setCliPath(PORTOLAN_CLI);
+    panel.setProject(project);
+    panel.setSteps(10);
+    panel.setRunOn(RunPanel::RunOn::LocalProcesses);
+    panel.setRanks(2);
+    QVERIFY(panel.jobScriptPreview().isEmpty());
+    QSignalSpy done(&panel, &RunPanel::runFinished);
+    panel.start();
+    QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 120000);
+    QCOMPARE(done.first().at(1).toString(), QStringLiteral("completed"));
+    QVERIFY(panel.controller()->arguments().contains("--ranks"));
+    const qint64 run = panel.currentRun();
+    QCOMPARE(panel.history()->lossCurve(run).size(), 10);
+    QCOMPARE(panel.history()->run(run).config.value("run_on").toString(),
+             QStringLiteral("local processes"));
+}
+
+void TestRuntimeViews::panelSlurmScript_data()
+{
+    QTest::addColumn<int>("kind"); // RunPanel::RunKind
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<QString>("partition");
+    QTest::addColumn<QStringList>("expected");
+    QTest::addRow("training, 3 ranks")
+        << int(RunPanel::RunKind::Builtin) << 3 << ""
+        << QStringList{"#SBATCH --ntasks-per-node=3", "srun --label --kill-on-bad-exit=1",
+                       "portolan-torch train", "--steps 7"};
+    QTest::addRow("training, a partition")
+        << int(RunPanel::RunKind::Builtin) << 2 << "gpu"
+        << QStringList{"#SBATCH --partition=gpu", "#SBATCH --ntasks-per-node=2"};
+    QTest::addRow("dry run: one task")
+        << int(RunPanel::RunKind::DryRun) << 4 << ""
+        << QStringList{"#SBATCH --ntasks-per-node=1", "portolan-cli run", "--dry-run"};
+}
+
+// The job script shown before submitting is core/cluster's, with the panel's fields.
+void TestRuntimeViews::panelSlurmScript()
+{
+    QFETCH(int, kind);
+    QFETCH(int, ranks);
+    QFETCH(QString, partition);
+    QFETCH(QStringList, expected);
+    QTemporaryDir tmp;
+    const QString project = copySample(tmp, "mnist-mlp-cerebras-pytorch");
+    RunPanel panel;
+    panel.setCliPath(PORTOLAN_CLI);
+    panel.setProject(project);
+    panel.setRunKind(RunPanel::RunKind(kind));
+    panel.setRunOn(RunPanel::RunOn::Slurm);
+    panel.setSteps(7);
+    panel.setRanks(ranks);
+    if (!partition.isEmpty())
+        panel.findChild<QComboBox*>(QStringLiteral("partition"))->setCurrentText(partition);
+    const QString script = panel.jobScriptPreview();
+    QVERIFY(script.startsWith("#!/bin/bash\n"));
+    QVERIFY(script.contains(project));
+    for (const QString& e : expected)
+        QVERIFY2(script.contains(e), qPrintable(e + "\n" + script));
+    panel.setRunOn(RunPanel::RunOn::ThisMachine);
+    QVERIFY(panel.jobScriptPreview().isEmpty());
 }
 
 void TestRuntimeViews::panelStopAndKill()

@@ -56,6 +56,15 @@ bool RunController::startDryRun(const QString& cli, const QString& project,
     return true;
 }
 
+bool RunController::startCli(const QString& cli, const QString& project, const QStringList& args)
+{
+    if (isRunning())
+        return false;
+    m_scriptMode = false;
+    begin(cli, args, project);
+    return true;
+}
+
 bool RunController::startScript(const QString& project, const QString& program,
                                 const QStringList& args, const QString& lossPattern)
 {

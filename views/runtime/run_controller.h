@@ -36,6 +36,9 @@ public:
     // A dry run of a trusted project's own code: `cli run PROJECT --dry-run --events jsonl
     // --trust <extraArgs>` (the panel asks for trust before).
     bool startDryRun(const QString& cli, const QString& project, const QStringList& extraArgs);
+    // Any other portolan-cli command that writes the same event stream (`cli submit PROJECT
+    // --slurm ...`: a Slurm job followed from its output file).
+    bool startCli(const QString& cli, const QString& project, const QStringList& args);
     // A trusted project's own command (program + arguments, run in `project`); each output line
     // matching `lossPattern` (named groups "loss" and optionally "step") becomes a step event.
     bool startScript(const QString& project, const QString& program, const QStringList& args,

@@ -1,8 +1,10 @@
 #include "views/runtime/run_panel.h"
 
+#include "core/cluster/cluster.h"
 #include "core/dryrun/dry_run.h"
-#include "views/runtime/argument_dialog.h"
+#include "core/graph/torch_child.h"
 #include "core/project/params_file.h"
+#include "views/runtime/argument_dialog.h"
 #include "views/runtime/loss_chart.h"
 
 #include <QCheckBox>
@@ -10,6 +12,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -19,12 +22,15 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStandardItemModel>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -132,6 +138,37 @@ RunPanel::RunPanel(QWidget* parent)
                            tr("Runs the project's own entry point for a few steps on the CPU, with "
                               "stand-ins for the vendor SDKs, and captures the model"),
                            Qt::ToolTipRole);
+    m_runOn = new QComboBox(this);
+    m_runOn->addItem(tr("this machine"));
+    m_runOn->addItem(tr("local processes"));
+    m_runOn->addItem(tr("Slurm cluster"));
+    m_runOn->setItemData(1,
+                         tr("Data parallel on this computer: N ranks over Gloo, the params "
+                            "file's batch split among them"),
+                         Qt::ToolTipRole);
+    m_runOn->setItemData(2,
+                         tr("Submitted with sbatch; the job's events come back from its output "
+                            "file into this tab"),
+                         Qt::ToolTipRole);
+    m_ranks = new QSpinBox(this);
+    m_ranks->setRange(1, 256);
+    m_ranks->setValue(2);
+    m_ranks->setToolTip(tr("Data-parallel ranks (Slurm: tasks on the node)"));
+    m_partition = new QComboBox(this);
+    m_partition->setObjectName(QStringLiteral("partition"));
+    m_partition->setEditable(true);
+    m_partition->setToolTip(tr("Partitions from sinfo; empty: the cluster's default"));
+    m_partition->lineEdit()->setPlaceholderText(tr("cluster default"));
+    m_timeLimit = new QLineEdit(this);
+    m_timeLimit->setPlaceholderText(tr("partition default (e.g. 30, 1:00:00, 2-0)"));
+    m_slurmNote = new QLabel(this);
+    m_slurmNote->setWordWrap(true);
+    m_jobScript = new QPlainTextEdit(this);
+    m_jobScript->setReadOnly(true);
+    m_jobScript->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_jobScript->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_jobScript->setToolTip(tr("The job script written to .portolan/jobs/ and submitted; edit that "
+                               "file and submit it with portolan-cli submit --script"));
     m_sdkRow = new QWidget(this);
     m_sdkPath = new QLineEdit(m_sdkRow);
     m_sdkPath->setPlaceholderText(tr("a Cerebras Model Zoo checkout (only for ports that need "
@@ -170,6 +207,11 @@ RunPanel::RunPanel(QWidget* parent)
     auto* form = new QFormLayout;
     m_form = form;
     form->addRow(tr("Runtime"), m_runtime);
+    form->addRow(tr("Run on"), m_runOn);
+    form->addRow(tr("Ranks"), m_ranks);
+    form->addRow(tr("Partition"), m_partition);
+    form->addRow(tr("Time limit"), m_timeLimit);
+    form->addRow(QString(), m_slurmNote);
     form->addRow(tr("Mode"), m_mode);
     form->addRow(tr("Steps"), m_steps);
     form->addRow(tr("Batch"), m_batch);
@@ -191,7 +233,11 @@ RunPanel::RunPanel(QWidget* parent)
     leftLayout->addWidget(m_historyView, 1);
     auto* right = new QSplitter(Qt::Horizontal, this);
     right->addWidget(m_chart);
-    right->addWidget(m_log);
+    // The job script is read beside the chart, at full height, where the log will be.
+    m_sideTabs = new QTabWidget(this);
+    m_sideTabs->addTab(m_log, tr("Log"));
+    m_sideTabs->addTab(m_jobScript, tr("Job script"));
+    right->addWidget(m_sideTabs);
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 2);
     auto* split = new QSplitter(Qt::Horizontal, this);
@@ -211,6 +257,15 @@ RunPanel::RunPanel(QWidget* parent)
             m_steps->setValue(3);
         updateButtons();
     });
+    connect(m_runOn, &QComboBox::currentIndexChanged, this, [this] {
+        if (runOn() == RunOn::Slurm && !m_partitionsRead)
+            readPartitions();
+        updateButtons();
+    });
+    connect(m_ranks, &QSpinBox::valueChanged, this, &RunPanel::updateJobScript);
+    connect(m_steps, &QSpinBox::valueChanged, this, &RunPanel::updateJobScript);
+    connect(m_partition, &QComboBox::currentTextChanged, this, &RunPanel::updateJobScript);
+    connect(m_timeLimit, &QLineEdit::textChanged, this, &RunPanel::updateJobScript);
     connect(m_trusted, &QCheckBox::clicked, this, [this](bool checked) {
         // The checkbox is the trust store's entry for this project, shared with portolan-cli.
         if (!m_project.isEmpty()) {
@@ -235,7 +290,12 @@ RunPanel::RunPanel(QWidget* parent)
     updateButtons();
 }
 
-RunPanel::~RunPanel() = default;
+RunPanel::~RunPanel()
+{
+    // A sinfo still running must not report to a panel that is going away.
+    if (m_sinfo)
+        m_sinfo->disconnect(this);
+}
 
 void RunPanel::setCliPath(const QString& path)
 {
@@ -261,6 +321,123 @@ void RunPanel::setBatch(int batch)
 void RunPanel::setRunKind(RunKind kind)
 {
     m_runtime->setCurrentIndex(int(kind));
+}
+
+void RunPanel::setRunOn(RunOn where)
+{
+    m_runOn->setCurrentIndex(int(where));
+}
+
+RunPanel::RunOn RunPanel::runOn() const
+{
+    return RunOn(m_runOn->currentIndex());
+}
+
+void RunPanel::setRanks(int ranks)
+{
+    m_ranks->setValue(ranks);
+}
+
+QString RunPanel::jobScriptPreview() const
+{
+    return m_jobScript->toPlainText();
+}
+
+// sinfo in a child process: the panel never waits for the cluster.
+void RunPanel::readPartitions()
+{
+    m_partitionsRead = true;
+    const std::string problem = cluster::slurmClientProblem();
+    if (!problem.empty()) {
+        m_slurmNote->setText(QString::fromStdString(problem));
+        updateButtons();
+        return;
+    }
+    m_slurmNote->setText(tr("asking sinfo for the partitions…"));
+    auto* sinfo = new QProcess(this);
+    m_sinfo = sinfo;
+    connect(sinfo, &QProcess::finished, this, [this, sinfo](int code, QProcess::ExitStatus) {
+        sinfo->deleteLater();
+        const QString err = QString::fromLocal8Bit(sinfo->readAllStandardError()).trimmed();
+        if (code != 0) {
+            // sinfo's last line says why (its first ones are the steps it tried).
+            m_slurmNote->setText(
+                tr("sinfo could not reach a Slurm cluster (is this the login node, or is "
+                   "SLURM_CONF set?): %1")
+                    .arg(err.section(QLatin1Char('\n'), -1)));
+            return;
+        }
+        const auto partitions =
+            cluster::parsePartitions(sinfo->readAllStandardOutput().toStdString());
+        const QString typed = m_partition->currentText();
+        m_partition->clear();
+        m_partition->addItem(QString());
+        QStringList described;
+        for (const auto& p : partitions) {
+            const QString name = QString::fromStdString(p.name);
+            m_partition->addItem(name);
+            described << tr("%1%2 (%3, %4 of %5 nodes idle, %6 CPUs, limit %7)")
+                             .arg(name, p.isDefault ? tr(" [default]") : QString(),
+                                  p.up ? tr("up") : tr("DOWN"))
+                             .arg(p.idleNodes)
+                             .arg(p.nodes)
+                             .arg(QString::fromStdString(p.cpusPerNode),
+                                  QString::fromStdString(p.timeLimit));
+        }
+        m_partition->setCurrentText(typed);
+        m_slurmNote->setText(described.isEmpty()
+                                 ? tr("sinfo lists no partition")
+                                 : tr("Partitions: %1").arg(described.join(QStringLiteral("; "))));
+    });
+    connect(sinfo, &QProcess::errorOccurred, this, [this, sinfo](QProcess::ProcessError) {
+        m_slurmNote->setText(tr("cannot run sinfo: %1").arg(sinfo->errorString()));
+    });
+    sinfo->start(QStringLiteral("sinfo"),
+                 {QStringLiteral("-h"), QStringLiteral("-o"), QString(cluster::kSinfoFormat)});
+}
+
+QStringList RunPanel::submitArguments() const
+{
+    QStringList args{"submit", m_project, "--slurm", "--events", "jsonl"};
+    if (runKind() == RunKind::DryRun)
+        args << "--dry-run";
+    else
+        args << "--ntasks-per-node" << QString::number(m_ranks->value());
+    if (!m_partition->currentText().trimmed().isEmpty())
+        args << "--partition" << m_partition->currentText().trimmed();
+    if (!m_timeLimit->text().trimmed().isEmpty())
+        args << "--time" << m_timeLimit->text().trimmed();
+    if (m_steps->value() > 0)
+        args << "--steps" << QString::number(m_steps->value());
+    return args;
+}
+
+// The same description of the job as portolan-cli submit's (core/cluster), so that the preview
+// is the script that will be submitted (its file name's time stamp aside).
+void RunPanel::updateJobScript()
+{
+    if (runOn() != RunOn::Slurm || m_project.isEmpty()) {
+        m_jobScript->clear();
+        return;
+    }
+    cluster::PortolanJob job;
+    job.project = m_project.toStdString();
+    job.dryRun = runKind() == RunKind::DryRun;
+    const QString torch = QFileInfo(m_cli).absoluteDir().filePath(QString(graph::kTorchChildName));
+    job.program = job.dryRun || m_cli.isEmpty() ? m_cli.toStdString()
+                  : QFileInfo::exists(torch)    ? torch.toStdString()
+                                                : graph::torchChildPath().string();
+    job.tasksPerNode = m_ranks->value();
+    job.partition = m_partition->currentText().trimmed().toStdString();
+    job.timeLimit = m_timeLimit->text().trimmed().toStdString();
+    job.steps = m_steps->value();
+    job.stem = job.dryRun ? "dryrun-TIME" : "train-TIME";
+    const std::string limitError =
+        job.timeLimit.empty() ? std::string() : cluster::timeLimitError(job.timeLimit);
+    QString text = QString::fromStdString(cluster::jobScript(cluster::portolanJobRequest(job)));
+    if (!limitError.empty())
+        text.prepend(tr("# Time limit: %1\n").arg(QString::fromStdString(limitError)));
+    m_jobScript->setPlainText(text);
 }
 
 RunPanel::RunKind RunPanel::runKind() const
@@ -340,7 +517,26 @@ void RunPanel::updateButtons()
     const bool script = kind == RunKind::Script;
     const bool dry = kind == RunKind::DryRun;
     // Each kind shows its own rows (with their labels) only.
-    m_form->setRowVisible(m_mode, !dry);
+    const bool slurm = !script && runOn() == RunOn::Slurm;
+    const bool ranks = !script && !dry && runOn() != RunOn::ThisMachine;
+    m_form->setRowVisible(m_runOn, !script);
+    m_form->setRowVisible(m_ranks, ranks);
+    m_form->setRowVisible(m_partition, slurm);
+    m_form->setRowVisible(m_timeLimit, slurm);
+    m_form->setRowVisible(m_slurmNote, slurm);
+    m_sideTabs->setTabVisible(m_sideTabs->indexOf(m_jobScript), slurm);
+    if (slurm && !running && m_currentRun == 0)
+        m_sideTabs->setCurrentWidget(m_jobScript);
+    else if (!slurm || running)
+        m_sideTabs->setCurrentWidget(m_log);
+    // A local dry run has one process; on Slurm it is one task.
+    if (dry && runOn() == RunOn::LocalProcesses)
+        m_runOn->setCurrentIndex(int(RunOn::ThisMachine));
+    qobject_cast<QStandardItemModel*>(m_runOn->model())
+        ->item(int(RunOn::LocalProcesses))
+        ->setEnabled(!dry);
+    const bool slurmReady = !slurm || cluster::slurmClientProblem().empty();
+    m_form->setRowVisible(m_mode, !dry && !slurm);
     m_form->setRowVisible(m_batch, dry);
     m_form->setRowVisible(m_sdkRow, dry);
     m_form->setRowVisible(m_dryArgs, dry);
@@ -349,8 +545,11 @@ void RunPanel::updateButtons()
     m_form->setRowVisible(m_lossPattern, script);
     m_steps->setSpecialValueText(dry ? QString() : tr("from params"));
     m_steps->setMinimum(dry ? 1 : 0);
-    m_start->setEnabled(!running && !m_project.isEmpty() &&
+    m_start->setEnabled(!running && !m_project.isEmpty() && slurmReady &&
                         (script ? m_trusted->isChecked() : !m_cli.isEmpty()));
+    m_runOn->setEnabled(!running);
+    m_ranks->setEnabled(!running);
+    updateJobScript();
     m_stop->setEnabled(running);
     m_kill->setEnabled(running);
     m_mode->setEnabled(!running);
@@ -402,10 +601,19 @@ void RunPanel::start()
     } else {
         args << "--mode" << m_mode->currentText() << "--log-steps"
              << "1";
+        if (runOn() == RunOn::LocalProcesses && m_ranks->value() > 1)
+            args << "--ranks" << QString::number(m_ranks->value());
         if (m_steps->value() > 0)
             args << "--steps" << QString::number(m_steps->value());
     }
+    if (runOn() == RunOn::Slurm) {
+        mode = kind == RunKind::DryRun ? mode : QStringLiteral("train");
+        args = submitArguments();
+    }
     QJsonObject config{{"runtime", runtime}, {"project", m_project}};
+    config.insert("run_on", m_runOn->currentIndex() == 0   ? QStringLiteral("this machine")
+                            : m_runOn->currentIndex() == 1 ? QStringLiteral("local processes")
+                                                           : QStringLiteral("slurm"));
     config.insert("arguments", QJsonArray::fromStringList(args));
     m_currentRun = m_history->beginRun(mode, config);
     m_maxSteps = m_steps->value();
@@ -420,6 +628,8 @@ void RunPanel::start()
         QStringList parts = args;
         const QString program = parts.isEmpty() ? QString() : parts.takeFirst();
         ok = m_controller->startScript(m_project, program, parts, m_lossPattern->text());
+    } else if (runOn() == RunOn::Slurm) {
+        ok = m_controller->startCli(m_cli, m_project, submitArguments());
     } else if (kind == RunKind::DryRun) {
         ok = m_controller->startDryRun(m_cli, m_project, args);
     } else {

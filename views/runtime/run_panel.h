@@ -12,6 +12,8 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QPointer>
+#include <QProcess>
 #include <QWidget>
 #include <memory>
 
@@ -23,6 +25,7 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTableView;
+class QTabWidget;
 class QCheckBox;
 class QFormLayout;
 
@@ -85,6 +88,17 @@ public:
     LossChart* chart() const { return m_chart; }
     RunHistoryModel* historyModel() const { return m_historyModel; }
     qint64 currentRun() const { return m_currentRun; }
+    // Where a run goes: this process's machine, N local ranks, or a Slurm job.
+    enum class RunOn
+    {
+        ThisMachine,
+        LocalProcesses,
+        Slurm
+    };
+    void setRunOn(RunOn where);
+    RunOn runOn() const;
+    void setRanks(int ranks);
+    QString jobScriptPreview() const;
     void setSteps(int steps);
     void setBatch(int batch);
     void setMode(const QString& mode);
@@ -120,6 +134,9 @@ private:
     void overlaySelection();
     void updateButtons();
     void appendLog(const QString& line, bool isError);
+    void updateJobScript();
+    void readPartitions();
+    QStringList submitArguments() const;
 
     QString m_project;
     QString m_cli;
@@ -135,6 +152,15 @@ private:
     QWidget* m_sdkRow;
     QLineEdit* m_dryArgs;
     QComboBox* m_runtime;
+    QComboBox* m_runOn;
+    QSpinBox* m_ranks;
+    QComboBox* m_partition;
+    QLineEdit* m_timeLimit;
+    QLabel* m_slurmNote;
+    QPlainTextEdit* m_jobScript;
+    QTabWidget* m_sideTabs = nullptr;
+    bool m_partitionsRead = false;
+    QPointer<QProcess> m_sinfo;
     QCheckBox* m_trusted;
     QLineEdit* m_command;
     QLineEdit* m_lossPattern;
