@@ -54,6 +54,7 @@ private Q_SLOTS:
     void partitions();
     void trainingJob();
     void cancelledJobIsStopped();
+    void dryRunJob();
     void runsTabOnSlurm();
 
 private:
@@ -147,6 +148,48 @@ void TestClusterLocal::cancelledJobIsStopped()
     const auto finished = ofType(events, "finished");
     QCOMPARE(finished.size(), 1);
     QCOMPARE(finished[0]["reason"].toString(), QString("stopped"));
+}
+
+// A project's own Python code as its own job: `submit --dry-run` writes a one-task srun script
+// of `portolan-cli run --dry-run`, and the dry run's events (steps, the capture) come back from
+// the job's output file as a training job's do. Trust is not passed to the job: the project must
+// already be trusted where it runs, here through the store the job inherits (PORTOLAN_CONFIG_DIR).
+void TestClusterLocal::dryRunJob()
+{
+    QTemporaryDir tmp;
+    const QString project = tmp.filePath("pipelined");
+    QVERIFY(QProcess::execute("/bin/cp", {"-r", PROJECT_FIXTURES "/pipelined-poptorch", project}) ==
+            0);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("PORTOLAN_CONFIG_DIR", tmp.filePath("config"));
+    QProcess cli;
+    cli.setProcessEnvironment(env);
+    cli.start(PORTOLAN_CLI, {"trust", project});
+    QVERIFY(cli.waitForFinished(30000));
+    QCOMPARE(cli.exitCode(), 0);
+
+    QElapsedTimer timer;
+    timer.start();
+    cli.start(PORTOLAN_CLI,
+              {"submit", project, "--slurm", "--dry-run", "--steps", "2", "--events", "jsonl"});
+    QVERIFY(cli.waitForFinished(240000));
+    const QByteArray err = cli.readAllStandardError();
+    const auto events = eventsOf(cli.readAllStandardOutput());
+    QVERIFY2(cli.exitCode() == 0, err.constData());
+    const auto submitted = ofType(events, "submitted");
+    QCOMPARE(submitted.size(), 1);
+    QVERIFY(QFile(submitted[0]["script"].toString()).open(QIODevice::ReadOnly));
+    const auto started = ofType(events, "started");
+    QCOMPARE(started.size(), 1);
+    QCOMPARE(started[0]["mode"].toString(), QString("dry_run"));
+    QCOMPARE(ofType(events, "step").size(), 2);
+    QCOMPARE(ofType(events, "capture").size(), 1);
+    const auto finished = ofType(events, "finished");
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished[0]["reason"].toString(), QString("completed"));
+    QVERIFY(finished[0]["captured"].toBool());
+    QCOMPARE(ofType(events, "job").last()["state"].toString(), QString("COMPLETED"));
+    qInfo("dry-run job: submit to finished %.2f s", double(timer.elapsed()) / 1000.0);
 }
 
 // The Runs tab with "Run on: Slurm cluster": the same live chart and history entry as a local run.

@@ -1,7 +1,6 @@
 #include "views/profile/pipeline_page.h"
 
 #include "core/sim/summary.h"
-
 #include "views/profile/chart_export.h"
 #include "views/profile/gantt_chart.h"
 #include "views/profile/plot_theme.h"
@@ -129,9 +128,12 @@ void PipelinePage::setResult(ResultPtr result)
                 slowest = s.forwardSeconds + s.backwardSeconds;
                 slow = s.index;
             }
-        m_balance->setText(tr("%1 stages (%2 split), balance %3 (fastest / slowest stage), slowest "
+        // A single-IPU run is one stage: no "1 stages".
+        const QString count =
+            ipu.stages.size() == 1 ? tr("1 stage") : tr("%1 stages").arg(ipu.stages.size());
+        m_balance->setText(tr("%1 (%2 split), balance %3 (fastest / slowest stage), slowest "
                               "stage %4; bubble %5%; step %6, %7 samples/s.")
-                               .arg(ipu.stages.size())
+                               .arg(count)
                                .arg(QString::fromStdString(ipu.splitSource))
                                .arg(ipu.balance, 0, 'f', 3)
                                .arg(slow)
