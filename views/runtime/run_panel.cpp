@@ -232,6 +232,7 @@ RunPanel::RunPanel(QWidget* parent)
     leftLayout->addWidget(new QLabel(tr("Run history (select several to overlay)"), left));
     leftLayout->addWidget(m_historyView, 1);
     auto* right = new QSplitter(Qt::Horizontal, this);
+    m_chartSplit = right;
     right->addWidget(m_chart);
     // The job script is read beside the chart, at full height, where the log will be.
     m_sideTabs = new QTabWidget(this);
@@ -525,9 +526,13 @@ void RunPanel::updateButtons()
     m_form->setRowVisible(m_timeLimit, slurm);
     m_form->setRowVisible(m_slurmNote, slurm);
     m_sideTabs->setTabVisible(m_sideTabs->indexOf(m_jobScript), slurm);
-    if (slurm && !running && m_currentRun == 0)
+    if (slurm && !running && m_currentRun == 0) {
         m_sideTabs->setCurrentWidget(m_jobScript);
-    else if (!slurm || running)
+        // The script is read before it is submitted: give it half the width, not the log's
+        // narrow column (its srun line and paths are long). Proportions, so it holds before
+        // the panel is first shown.
+        m_chartSplit->setSizes({1000, 1000});
+    } else if (!slurm || running)
         m_sideTabs->setCurrentWidget(m_log);
     // A local dry run has one process; on Slurm it is one task.
     if (dry && runOn() == RunOn::LocalProcesses)

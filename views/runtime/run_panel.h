@@ -25,6 +25,7 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTableView;
+class QSplitter;
 class QTabWidget;
 class QCheckBox;
 class QFormLayout;
@@ -159,6 +160,7 @@ private:
     QLabel* m_slurmNote;
     QPlainTextEdit* m_jobScript;
     QTabWidget* m_sideTabs = nullptr;
+    QSplitter* m_chartSplit = nullptr; // the chart beside the log / job script
     bool m_partitionsRead = false;
     QPointer<QProcess> m_sinfo;
     QCheckBox* m_trusted;
