@@ -6,11 +6,9 @@
 
 namespace portolan::graph {
 
-namespace {
-
 // Example inputs of the recorded shapes: floats are random, integers (token ids, labels) zero so
 // that they index any table, and masks one so that nothing is masked out.
-Result<std::vector<torch::jit::IValue>> exampleInputs(const Capture& c)
+Result<std::vector<torch::jit::IValue>> captureExampleInputs(const Capture& c)
 {
     std::vector<torch::jit::IValue> out;
     for (std::size_t i = 0; i < c.inputs.size(); ++i) {
@@ -51,8 +49,6 @@ Result<std::vector<torch::jit::IValue>> exampleInputs(const Capture& c)
     return Result<std::vector<torch::jit::IValue>>::ok(std::move(arguments));
 }
 
-} // namespace
-
 Result<OpGraph> importCapture(const Capture& c)
 {
     std::error_code ec;
@@ -62,7 +58,7 @@ Result<OpGraph> importCapture(const Capture& c)
     if (!module)
         return Result<OpGraph>::fail(module.error);
     module.value->train(c.training);
-    auto inputs = exampleInputs(c);
+    auto inputs = captureExampleInputs(c);
     if (!inputs)
         return Result<OpGraph>::fail(inputs.error);
     ScriptImportOptions o;

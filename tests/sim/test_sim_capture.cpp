@@ -18,7 +18,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
-#include <functional>
 
 using namespace portolan;
 using namespace portolan::graph;
@@ -142,35 +141,6 @@ std::int64_t measuredStash(const std::filesystem::path& model,
     return after - before;
 }
 
-std::vector<torch::jit::IValue> inputsOf(const Capture& c)
-{
-    std::vector<torch::jit::IValue> v;
-    for (const auto& t : c.inputs) {
-        const auto d = dtypeFromName(t.dtype);
-        const auto o = torch::TensorOptions().dtype(scalarTypeOf(d));
-        if (d == DType::Int64)
-            v.emplace_back(t.name.find("mask") != std::string::npos ? torch::ones(*t.shape, o)
-                                                                    : torch::zeros(*t.shape, o));
-        else
-            v.emplace_back(torch::randn(*t.shape, o));
-    }
-    if (c.inputStructure.empty())
-        return v;
-    std::function<torch::jit::IValue(const CaptureArgument&)> build =
-        [&](const CaptureArgument& a) -> torch::jit::IValue {
-        if (a.input >= 0)
-            return v[std::size_t(a.input)];
-        std::vector<torch::jit::IValue> items;
-        for (const auto& item : a.items)
-            items.push_back(build(item));
-        return c10::ivalue::Tuple::create(std::move(items));
-    };
-    std::vector<torch::jit::IValue> arguments;
-    for (const auto& a : c.inputStructure)
-        arguments.push_back(build(a));
-    return arguments;
-}
-
 } // namespace
 
 class TestSimCapture : public QObject
@@ -274,7 +244,10 @@ private Q_SLOTS:
         QVERIFY(g);
         auto c = loadCapture(fixture(name.toUtf8().constData()));
         QVERIFY(c);
-        const std::int64_t measured = measuredStash(*c.value->trace, inputsOf(*c.value));
+        // The same inputs the import ran the model on.
+        const auto inputs = captureExampleInputs(*c.value);
+        QVERIFY2(inputs, inputs.error.toString().c_str());
+        const std::int64_t measured = measuredStash(*c.value->trace, *inputs.value);
         QVERIFY(measured > 0);
         sim::TrainingConfig t;
         t.microBatch = int(*c.value->dryRunBatch);
