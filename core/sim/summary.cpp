@@ -8,6 +8,12 @@ namespace portolan::sim {
 
 namespace {
 
+// "1 stage on 1 IPU", "5 stages on 4 IPUs".
+std::string countOf(long long n, const char* one, const char* many)
+{
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 std::string fmt(const char* f, double v)
 {
     char buf[64];
@@ -55,8 +61,8 @@ std::string projectSplitLine(const ProjectSplit& p)
         stages += (i ? "," : "") + std::to_string(p.layersPerStage[i]);
         ipus += (i ? "," : "") + std::to_string(i < p.ipus.size() ? p.ipus[i] : int(i));
     }
-    const std::string head = "The project's split (" + p.source + "): layers per stage " +
-                             stages + " on IPUs " + ipus;
+    const std::string head =
+        "The project's split (" + p.source + "): layers per stage " + stages + " on IPUs " + ipus;
     if (!p.error.empty())
         return head + ": cannot be simulated: " + p.error;
     return head + ": " + (p.fits ? "fits" : "does not fit") + ", fullest tile " +
@@ -95,8 +101,8 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
                           (p.splitUnit.empty() ? "" : " split in " + p.splitUnit + ", ") +
                           (p.splitUnit.empty() ? " split, " : "") +
                           std::string(scheduleName(t.schedule)) +
-                          "): " + std::to_string(p.stages.size()) + " stages on " +
-                          std::to_string(p.ipusPerReplica) + " IPUs");
+                          "): " + countOf((long long)p.stages.size(), "stage", "stages") + " on " +
+                          countOf(p.ipusPerReplica, "IPU", "IPUs"));
         s.lines.push_back("  tile memory: fullest " + bytes(p.maxTileBytes) + " of " +
                           bytes(p.tileCapacity) + ", " + std::to_string(p.oomTiles) +
                           " tile(s) out of memory");

@@ -60,6 +60,7 @@ private Q_SLOTS:
                                "--target", "ipu-mk2", "--optimizer", "adam"});
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.out.contains("DOES NOT FIT"));
+        QVERIFY2(r.out.contains("1 stage on 1 IPU\n"), r.out.constData()); // not "1 stages"
         QVERIFY(r.out.contains("Advice"));
         QVERIFY(r.out.contains("more-stages"));
     }
