@@ -3,6 +3,7 @@
 #include "core/analysis/contracts.h"
 
 #include "core/common/atomic_file.h"
+#include "core/common/glob.h"
 #include "core/common/resources.h"
 
 #include <algorithm>
@@ -13,28 +14,6 @@
 namespace portolan::analysis {
 
 namespace {
-
-bool globMatch(std::string_view p, std::string_view t)
-{
-    std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
-    while (ti < t.size()) {
-        if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
-            ++pi;
-            ++ti;
-        } else if (pi < p.size() && p[pi] == '*') {
-            star = pi++;
-            mark = ti;
-        } else if (star != std::string_view::npos) {
-            pi = star + 1;
-            ti = ++mark;
-        } else {
-            return false;
-        }
-    }
-    while (pi < p.size() && p[pi] == '*')
-        ++pi;
-    return pi == p.size();
-}
 
 struct ContractError
 {

@@ -4,6 +4,7 @@
 #include "core/analysis/facts.h"
 
 #include "core/analysis/analysis.h"
+#include "core/common/glob.h"
 #include "core/common/text.h"
 
 #include <algorithm>
@@ -29,28 +30,6 @@ constexpr int MaxDepth = 48;
 std::string brief(std::string_view t)
 {
     return oneLine(t);
-}
-
-bool glob(std::string_view p, std::string_view t)
-{
-    std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
-    while (ti < t.size()) {
-        if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
-            ++pi;
-            ++ti;
-        } else if (pi < p.size() && p[pi] == '*') {
-            star = pi++;
-            mark = ti;
-        } else if (star != std::string_view::npos) {
-            pi = star + 1;
-            ti = ++mark;
-        } else {
-            return false;
-        }
-    }
-    while (pi < p.size() && p[pi] == '*')
-        ++pi;
-    return pi == p.size();
 }
 
 std::string joinKeys(const std::vector<std::string>& keys)
@@ -257,7 +236,7 @@ private:
         for (const auto& cc : m_a.contracts->classes)
             for (const auto& base : cc.bases)
                 for (const auto& a : ancestors)
-                    if (glob(base, a))
+                    if (globMatch(base, a))
                         return &cc;
         return nullptr;
     }
@@ -979,7 +958,7 @@ private:
                 const std::string last = s.qualified.substr(s.qualified.rfind('.') + 1);
                 bool mutating = false;
                 for (const auto& m : m_a.contracts->mutatingCalls)
-                    mutating = mutating || glob(m, last);
+                    mutating = mutating || globMatch(m, last);
                 for (const auto& arg : call.arguments) {
                     if (!mutating && arg.text != call.assignedTo)
                         continue;
@@ -1002,7 +981,7 @@ private:
                 for (const auto& fill : m_a.contracts->fillsFromArgs) {
                     bool hit = false;
                     for (const auto& m : fill.match)
-                        hit = hit || glob(m, call.callee);
+                        hit = hit || globMatch(m, call.callee);
                     if (!hit || int(call.arguments.size()) <= fill.sectionArgument)
                         continue;
                     const Binding b =

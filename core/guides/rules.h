@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/common/glob.h"
 #include "core/guides/guide.h"
 #include "core/python/index.h"
 
@@ -54,8 +55,7 @@ struct RuleContext
 
 void evaluateCheck(RuleContext& ctx);
 
-// Glob with '*' (any run of characters) and '?' (one character).
-bool globMatch(std::string_view pattern, std::string_view text);
+using portolan::globMatch; // core/common/glob.h: one matcher for guides, contracts and facts
 bool anyGlob(const std::vector<std::string>& patterns, std::string_view text);
 
 // Patterns sorted once into plain names, "prefix*", "*suffix" and the rest, for the rules that
