@@ -37,6 +37,15 @@ if(NOT TARGET portolan_torch)
     # UBSan's vptr check emits references to the typeinfo of every polymorphic class it sees;
     # Debian's LibTorch does not export RTTI for some (c10::DynamicType), so code that includes
     # Torch headers cannot link with it. Only that code drops vptr; the rest keeps it.
+    # Debug info for LibTorch's templates is most of the compile time of a TU that includes
+    # <torch/torch.h> (-g: 139 s, -g1: 61 s for core/runtime/trainer.cpp), and about 25 TUs do.
+    # In Debug builds those TUs keep line tables and function names (backtraces, sanitizer
+    # reports and breakpoints by line still work) but not locals and types; turn
+    # PORTOLAN_TORCH_FULL_DEBUG_INFO on to debug inside them.
+    option(PORTOLAN_TORCH_FULL_DEBUG_INFO "Full debug info (-g) in Torch-including code" OFF)
+    if(NOT PORTOLAN_TORCH_FULL_DEBUG_INFO)
+        target_compile_options(portolan_torch INTERFACE $<$<AND:$<CONFIG:Debug>,$<COMPILE_LANGUAGE:CXX>>:-g1>)
+    endif()
     if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*(undefined|vptr)")
         target_compile_options(portolan_torch INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-fno-sanitize=vptr>)
     endif()
