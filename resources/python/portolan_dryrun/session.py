@@ -6,7 +6,8 @@
 - The network is off: a download fails at once with a clear error instead of hanging.
 - Every optimizer counts its steps: the first step writes the capture, each step writes a step
   event, and the run stops after N steps (DryRunStop, a BaseException, so that a project's
-  `except Exception` does not swallow it).
+  `except Exception` does not swallow it). LBFGS evaluates its closure once per step, not up to
+  `max_iter` times.
 - `backward()` records the loss; in a script without any optimizer a backward pass is a step.
 - Module calls are recorded (first-call shapes, call counts, IPU of each module) until the
   first step, for the capture.
@@ -341,8 +342,26 @@ class Session:
             original_init(opt, params, defaults)
             opt.step = types.MethodType(counted_step, opt)
             session.optimizers.append(weakref.ref(opt))
+            session._shorten_inner_iterations(opt)
 
         torch.optim.Optimizer.__init__ = init
+
+    def _shorten_inner_iterations(self, opt):
+        # A quasi-Newton optimizer re-evaluates the whole closure up to max_iter times in one
+        # step (LBFGS: 20 by default). The dry run checks that the loop runs and captures the
+        # model; the fit is not its business, so like the batch, the inner iterations shrink to
+        # one. The step's loss is still the project's own. Said once, so the user knows.
+        if not isinstance(opt, torch.optim.LBFGS):
+            return
+        asked = max(int(g.get("max_iter", 1)) for g in opt.param_groups)
+        if asked <= 1:
+            return
+        for group in opt.param_groups:
+            group["max_iter"] = 1
+            group["max_eval"] = 1
+        self.info_once("lbfgs-iterations", "the dry run runs LBFGS with 1 closure evaluation "
+                       "per step (the project asks for up to %d): it checks the training loop, "
+                       "not the fit" % asked)
 
     def _patch_backward(self):
         session = self
