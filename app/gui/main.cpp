@@ -9,16 +9,50 @@
 #include <QTimer>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 
 namespace {
 
+bool hasOption(int argc, char** argv, std::initializer_list<const char*> names)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--") == 0)
+            return false;
+        for (const char* name : names) {
+            const std::size_t n = std::strlen(name);
+            if (std::strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+                return true;
+        }
+    }
+    return false;
+}
+
 bool wantsScreenshot(int argc, char** argv)
 {
-    for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--screenshot") == 0 ||
-            std::strncmp(argv[i], "--screenshot=", 13) == 0)
-            return true;
-    return false;
+    return hasOption(argc, argv, {"--screenshot"});
+}
+
+// Qt aborts with a plugin message when it finds no display. Say what to do instead, before
+// it tries: only when nothing chose a platform and no X11 or Wayland display is set.
+bool noDisplay()
+{
+    return qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+           qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
+void describe(QCommandLineParser& parser, const QCommandLineOption& screenshot,
+              const QCommandLineOption& view, const QCommandLineOption& size)
+{
+    parser.setApplicationDescription(
+        QStringLiteral("Porting assistant and profiler for AI accelerators."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(
+        QStringLiteral("PROJECT"),
+        QStringLiteral("Project folder, a params file (.yaml: its project opens with it, and the "
+                       "Profile tab compiles its model), or a compile report (.json), to open."),
+        QStringLiteral("[PROJECT|PARAMS.yaml|REPORT.json]"));
+    parser.addOptions({screenshot, view, size});
 }
 
 } // namespace
@@ -29,23 +63,6 @@ int main(int argc, char** argv)
     if (wantsScreenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
 
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("Portolan"));
-    QApplication::setOrganizationName(QStringLiteral("Portolan"));
-    QApplication::setOrganizationDomain(QStringLiteral(PORTOLAN_ORG_DOMAIN));
-    QApplication::setApplicationVersion(QStringLiteral(PORTOLAN_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral(PORTOLAN_APP_ID));
-
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Porting assistant and profiler for AI accelerators."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(
-        QStringLiteral("PROJECT"),
-        QStringLiteral("Project folder, a params file (.yaml: its project opens with it, and the "
-                       "Profile tab compiles its model), or a compile report (.json), to open."),
-        QStringLiteral("[PROJECT|PARAMS.yaml|REPORT.json]"));
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QStringLiteral("Render the main window offscreen to FILE.png and exit."),
@@ -61,7 +78,32 @@ int main(int argc, char** argv)
     const QCommandLineOption size(QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot, as WIDTHxHEIGHT."),
                                   QStringLiteral("WxH"), QStringLiteral("1400x900"));
-    parser.addOptions({screenshot, view, size});
+    QCommandLineParser parser;
+    describe(parser, screenshot, view, size);
+
+    // --help and --version need no window system: answer them without one.
+    if (hasOption(argc, argv, {"--help", "-h", "-?", "--help-all", "--version", "-v"})) {
+        QCoreApplication cli(argc, argv);
+        QCoreApplication::setApplicationName(QStringLiteral("Portolan"));
+        QCoreApplication::setApplicationVersion(QStringLiteral(PORTOLAN_VERSION));
+        parser.process(cli); // prints and exits
+        return 0;
+    }
+    if (noDisplay() && !hasOption(argc, argv, {"-platform", "--platform"})) {
+        std::fprintf(stderr, "portolan: no display (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
+                             "  Run it in a desktop session, under xvfb-run, or with "
+                             "QT_QPA_PLATFORM=offscreen;\n"
+                             "  portolan --screenshot FILE.png renders without a display, and "
+                             "portolan-cli has the same analyses.\n");
+        return 2;
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("Portolan"));
+    QApplication::setOrganizationName(QStringLiteral("Portolan"));
+    QApplication::setOrganizationDomain(QStringLiteral(PORTOLAN_ORG_DOMAIN));
+    QApplication::setApplicationVersion(QStringLiteral(PORTOLAN_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral(PORTOLAN_APP_ID));
     parser.process(app);
 
     const QStringList args = parser.positionalArguments();

@@ -14,9 +14,10 @@ private slots:
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<bool>("png");
         QTest::addRow("no project") << QStringList{} << 0 << true;
-        QTest::addRow("fixture project") << QStringList{PORTOLAN_FIXTURES "/projects/tiny"} << 0 << true;
-        QTest::addRow("overview view") << QStringList{"--view", "overview", PORTOLAN_FIXTURES "/projects/tiny"}
-                                       << 0 << true;
+        QTest::addRow("fixture project")
+            << QStringList{PORTOLAN_FIXTURES "/projects/tiny"} << 0 << true;
+        QTest::addRow("overview view")
+            << QStringList{"--view", "overview", PORTOLAN_FIXTURES "/projects/tiny"} << 0 << true;
         QTest::addRow("missing project") << QStringList{"/nonexistent/project"} << 1 << true;
         QTest::addRow("unknown view") << QStringList{"--view", "nosuchview"} << 2 << false;
     }
@@ -33,7 +34,8 @@ private slots:
         env.remove(QStringLiteral("DISPLAY"));
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), tmp.path());
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral(PORTOLAN_GUI), QStringList{"--screenshot", file, "--size", "1000x700"} + extraArgs);
+        p.start(QStringLiteral(PORTOLAN_GUI),
+                QStringList{"--screenshot", file, "--size", "1000x700"} + extraArgs);
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), exitCode);
         QCOMPARE(QFileInfo::exists(file), png);
@@ -41,6 +43,41 @@ private slots:
             const QImage img(file);
             QCOMPARE(img.size(), QSize(1000, 700));
         }
+    }
+
+    // Without a display, help and version still answer, and a plain start says what to do
+    // instead of Qt's platform-plugin abort.
+    void withoutDisplay_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("says");
+        QTest::addRow("help") << QStringList{"--help"} << 0 << "--screenshot <FILE>";
+        QTest::addRow("version") << QStringList{"--version"} << 0 << "Portolan";
+        QTest::addRow("plain start") << QStringList{} << 2 << "no display";
+        QTest::addRow("project, no display")
+            << QStringList{PORTOLAN_FIXTURES "/projects/tiny"} << 2 << "QT_QPA_PLATFORM=offscreen";
+    }
+    void withoutDisplay()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, says);
+        QTemporaryDir tmp;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+            env.remove(QString::fromLatin1(name));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), tmp.path());
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(PORTOLAN_GUI), args);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), exitCode);
+        const QString out =
+            QString::fromLocal8Bit(p.readAllStandardOutput() + p.readAllStandardError());
+        QVERIFY2(out.contains(says), qPrintable(out));
+        QVERIFY2(!out.contains(QLatin1String("qt.qpa")), qPrintable(out));
     }
 };
 
