@@ -95,6 +95,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                         m_params->openFile(
                             QString::fromStdString(choice.absolute(snap->analysis->root).string()));
                 }
+                // The Profile tab compiles for the hardware the guide ports to, until the user
+                // picks a target there (a Cerebras port opens on a CS-2, not an IPU).
+                if (const guides::Guide* guide = snap->guide())
+                    m_profile->suggestTarget(QString::fromStdString(guide->target));
                 emit projectAnalysed();
             });
     connect(m_analysis, &views::AnalysisRunner::failed, this, [this](const QString& message) {

@@ -195,6 +195,7 @@ Result<Guide> parseGuide(std::string_view yamlText, const std::string& path)
         g.id = scalar(root, "id", true);
         g.title = scalar(root, "title", true);
         g.summary = scalar(root, "summary", false);
+        g.target = scalar(root, "target", false);
         const YAML::Node steps = root["steps"];
         if (!steps || !steps.IsSequence() || steps.size() == 0)
             throw GuideError{"a guide needs a non-empty 'steps' list", root.Mark()};

@@ -56,6 +56,10 @@ struct Guide
     std::string id; // "cerebras-pytorch"
     std::string title;
     std::string summary;
+    // The hardware the guide ports to, as a resources/targets id ("cs-2", "ipu-mk2"): the
+    // Profile tab compiles for it until the user picks a target. Empty: no preference (a
+    // Determined trial runs on whatever the cluster has).
+    std::string target;
     std::vector<Step> steps; // in the suggested order
     std::string sourcePath;
 

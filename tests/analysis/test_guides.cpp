@@ -6,6 +6,7 @@
 #include "core/guides/fix.h"
 #include "core/guides/report.h"
 #include "core/guides/rules.h"
+#include "core/targets/target.h"
 #include "tests/analysis/test_support.h"
 
 #include <QProcess>
@@ -128,6 +129,39 @@ private slots:
         }
         QVERIFY(total >= 45);
         QVERIFY(fixes >= 8);
+    }
+
+    // A guide's target is a shipped hardware target of its vendor (the Profile tab opens on
+    // it); a Determined trial names none.
+    void guideTargets_data()
+    {
+        QTest::addColumn<QString>("guide");
+        QTest::addColumn<QString>("kind"); // "cs", "ipu" or empty for none
+        QTest::addRow("cerebras-pytorch") << "cerebras-pytorch"
+                                          << "cs";
+        QTest::addRow("cerebras-tensorflow") << "cerebras-tensorflow"
+                                             << "cs";
+        QTest::addRow("cerebras-layers") << "cerebras-layers"
+                                         << "cs";
+        QTest::addRow("graphcore-poptorch") << "graphcore-poptorch"
+                                            << "ipu";
+        QTest::addRow("determined-pytorchtrial") << "determined-pytorchtrial"
+                                                 << "";
+    }
+    void guideTargets()
+    {
+        QFETCH(QString, guide);
+        QFETCH(QString, kind);
+        const guides::Guide* g = testing::sourceGuides().find(guide.toStdString());
+        QVERIFY(g);
+        if (kind.isEmpty()) {
+            QVERIFY2(g->target.empty(), g->target.c_str());
+            return;
+        }
+        auto target = targets::loadTarget(g->target);
+        QVERIFY2(target, target ? "" : target.error.toString().c_str());
+        QCOMPARE(target.value->kind,
+                 kind == "cs" ? targets::TargetKind::Cs : targets::TargetKind::Ipu);
     }
 
     void suggestedOrder()

@@ -88,6 +88,30 @@ private slots:
         QVERIFY(w.filesModel()->indexForPath(QStringLiteral("configs/params.yaml")).isValid());
     }
 
+    // The Profile tab compiles for the hardware the project's guide ports to.
+    void profileTargetFollowsGuide_data()
+    {
+        QTest::addColumn<QString>("sample");
+        QTest::addColumn<QString>("target");
+        QTest::addRow("Cerebras port") << "mnist-mlp-cerebras-pytorch"
+                                       << "cs-2";
+        QTest::addRow("PopTorch port") << "small-cnn-poptorch"
+                                       << "ipu-mk2";
+    }
+    void profileTargetFollowsGuide()
+    {
+        QFETCH(QString, sample);
+        QFETCH(QString, target);
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(QStringLiteral(PORTOLAN_SAMPLES "/") + sample);
+        QTRY_COMPARE_WITH_TIMEOUT(analysed.count(), 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !w.profilePanel()->isBusy() && w.profilePanel()->result() != nullptr, 120000);
+        QCOMPARE(QString::fromStdString(w.profilePanel()->result()->options.target), target);
+    }
+
     void badFolders_data()
     {
         QTest::addColumn<QString>("kind");

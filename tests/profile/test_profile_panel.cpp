@@ -543,6 +543,62 @@ private slots:
         }
     }
 
+    // The project's guide suggests the target (a Cerebras port: a CS-2). The params batch is
+    // mapped onto it again (a CS system runs the whole batch), whether the suggestion comes
+    // before the model is built or after; a target the user picked stays.
+    void suggestedTarget_data()
+    {
+        QTest::addColumn<bool>("beforeBuilt");
+        QTest::addColumn<QString>("userPick"); // empty: the user picks nothing
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("before the model is built") << true << QString() << "cs-2";
+        QTest::addRow("after the first compile") << false << QString() << "cs-2";
+        QTest::addRow("the user picked a target") << false << "ipu-bow"
+                                                  << "ipu-bow";
+    }
+    void suggestedTarget()
+    {
+        QFETCH(bool, beforeBuilt);
+        QFETCH(QString, userPick);
+        QFETCH(QString, expected);
+        writeProjects();
+        ProfilePanel panel;
+        QSignalSpy results(&panel, &ProfilePanel::resultChanged);
+        panel.setProject(m_dir.filePath(QStringLiteral("modelzoo-bert")));
+        if (beforeBuilt)
+            panel.suggestTarget(QStringLiteral("cs-2"));
+        QVERIFY(waitIdle(panel, 120000));
+        QVERIFY(QTest::qWaitFor([&] { return panel.result() != nullptr; }, 60000));
+        if (!userPick.isEmpty()) {
+            auto* target = panel.settings()->findChild<QComboBox*>(QStringLiteral("target"));
+            QVERIFY(target);
+            const int index = target->findData(userPick);
+            QVERIFY(index >= 0);
+            target->setCurrentIndex(index);
+            emit target->activated(index); // what a click on the item sends
+            QVERIFY(QTest::qWaitFor(
+                [&] { return panel.result()->options.target == userPick.toStdString(); }, 60000));
+        }
+        if (!beforeBuilt) {
+            results.clear();
+            panel.suggestTarget(QStringLiteral("cs-2"));
+            panel.suggestTarget(QStringLiteral("no-such-target")); // ignored
+            if (userPick.isEmpty())
+                QVERIFY(results.wait(60000));
+            else
+                QVERIFY(!results.wait(1500));
+        }
+        QVERIFY(waitIdle(panel, 60000));
+        const auto& r = *panel.result();
+        QCOMPARE(QString::fromStdString(r.options.target), expected);
+        if (expected == QLatin1String("cs-2")) {
+            QCOMPARE(r.options.training.microBatch, 32); // the params batch, whole
+            QCOMPARE(r.options.training.gradAccum, 1);
+        } else {
+            QCOMPARE(r.options.training.microBatch, 1);
+        }
+    }
+
     void cancelRecording()
     {
         ProfilePanel panel;

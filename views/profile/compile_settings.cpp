@@ -127,6 +127,8 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     form->addRow(m_find);
     connect(m_find, &QPushButton::clicked, this, &CompileSettings::findConfigurationRequested);
 
+    // activated() is the user's pick only, never a programmatic selection.
+    connect(m_target, &QComboBox::activated, this, [this] { m_targetChosen = true; });
     for (QComboBox* box : {m_target, m_precision, m_optimizer, m_schedule, m_csMode})
         connect(box, &QComboBox::currentIndexChanged, this, &CompileSettings::emitChanged);
     for (QSpinBox* s : {m_ipus, m_microBatch, m_gradAccum, m_replicas, m_serialization})
@@ -230,6 +232,19 @@ void CompileSettings::setOptions(const sim::CompileOptions& o)
     selectData(m_csMode, QString::fromStdString(o.csMode));
     m_blocked = false;
     updateEnabled();
+}
+
+bool CompileSettings::suggestTarget(const QString& id)
+{
+    const int index = m_target->findData(id);
+    if (m_targetChosen || index < 0 || index == m_target->currentIndex())
+        return false;
+    {
+        const QSignalBlocker block(m_target);
+        m_target->setCurrentIndex(index);
+    }
+    updateEnabled();
+    return true;
 }
 
 void CompileSettings::setSplit(const std::vector<int>& layersPerStage)

@@ -32,6 +32,11 @@ public:
     // does not apply to the current settings.
     bool applyRemedy(const std::string& id);
     void setSplit(const std::vector<int>& layersPerStage); // emits changed()
+    // The project's guide suggests a target (core/guides: a guide's `target`). It is taken
+    // unless the user picked one in the combo box since forgetTargetChoice(); no changed()
+    // signal. True when the target changed.
+    bool suggestTarget(const QString& id);
+    void forgetTargetChoice() { m_targetChosen = false; }
 
 signals:
     void changed();
@@ -63,6 +68,7 @@ private:
     QLabel* m_splitError = nullptr;
     QPushButton* m_find = nullptr;
     bool m_blocked = false;
+    bool m_targetChosen = false; // the user picked the target: suggestions leave it alone
 };
 
 } // namespace portolan::views

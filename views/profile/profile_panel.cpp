@@ -250,6 +250,8 @@ bool ProfilePanel::openReport(const QString& file, QString* error)
 void ProfilePanel::setProject(const QString& folder)
 {
     cancelRecording();
+    m_settings->forgetTargetChoice();
+    m_projectTraining.reset();
     m_source->setText(tr("Project %1").arg(QDir::toNativeSeparators(folder)));
     const quint64 id = m_recordTicket.next();
     ++m_recording;
@@ -296,10 +298,8 @@ void ProfilePanel::setProject(const QString& folder)
                     o.training.microBatch = source.training->batchSize;
                     o.training.gradAccum = source.training->gradAccum;
                 } else {
-                    auto target = targets::loadTarget(o.target);
-                    sim::applyProjectTraining(
-                        *source.training, target ? target.value->kind : targets::TargetKind::Ipu,
-                        o.training);
+                    m_projectTraining = *source.training;
+                    applyProjectTraining(o);
                 }
                 m_settings->setOptions(o);
             }
@@ -317,6 +317,26 @@ void ProfilePanel::setProject(const QString& folder)
                              QString::fromLatin1(graph::graphSourceName(source.kind).data())));
             startRecording(id, args);
         });
+}
+
+void ProfilePanel::applyProjectTraining(sim::CompileOptions& o) const
+{
+    if (!m_projectTraining)
+        return;
+    auto target = targets::loadTarget(o.target);
+    sim::applyProjectTraining(*m_projectTraining,
+                              target ? target.value->kind : targets::TargetKind::Ipu, o.training);
+}
+
+void ProfilePanel::suggestTarget(const QString& id)
+{
+    if (id.isEmpty() || !m_settings->suggestTarget(id))
+        return;
+    sim::CompileOptions o = m_settings->options();
+    applyProjectTraining(o);
+    m_settings->setOptions(o);
+    if (m_opGraph)
+        m_debounce->start();
 }
 
 void ProfilePanel::startRecording(quint64 id, const QStringList& args)

@@ -4,12 +4,14 @@
 // re-simulates off the GUI thread when a setting changes, and pages for the summary, memory,
 // tile map, liveness, pipeline, CS placement, op graph and comparison of two reports.
 
+#include "core/graph/graph_source.h"
 #include "core/graph/op_graph.h"
 #include "views/common/job.h"
 #include "views/profile/plot_theme.h"
 
 #include <QStringList>
 #include <QWidget>
+#include <optional>
 
 class QLabel;
 class QProcess;
@@ -45,6 +47,9 @@ public:
     // is chosen off the GUI thread (core/graph/graph_source.h), and the recording runs in the
     // Torch child (portolan-torch) as a process of its own, which cancelRecording() ends.
     void setProject(const QString& folder);
+    // The hardware the project's guide ports to (a resources/targets id), until the user picks a
+    // target: the project's training is mapped onto it again and the model recompiled.
+    void suggestTarget(const QString& id);
     void cancelRecording();
     bool isRecording() const { return m_recording > 0; }
     void setResult(std::shared_ptr<const sim::CompileResult> result);
@@ -83,6 +88,7 @@ private:
     void recordingFailed(const QString& message);
     void acceptGraph(graph::OpGraph g); // a recorded or built graph becomes the one compiled
     void setBusy(const QString& what);
+    void applyProjectTraining(sim::CompileOptions& o) const;
     void setIdle(const QString& status);
     void saveReportAs();
     void openReportDialog();
@@ -106,6 +112,9 @@ private:
 
     ResultPtr m_result;
     std::shared_ptr<const graph::OpGraph> m_opGraph; // what re-simulation compiles
+    // How the project's params file trains (not a capture's, which records the micro-batch
+    // itself): mapped onto the target whenever the target changes by suggestion.
+    std::optional<graph::ProjectTraining> m_projectTraining;
     JobTicket m_compileTicket, m_loadTicket, m_recordTicket, m_searchTicket;
     bool m_compiling = false, m_compilePending = false;
     int m_loading = 0, m_recording = 0;
