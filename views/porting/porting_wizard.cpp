@@ -32,8 +32,14 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_paramsCombo = new QComboBox(this);
     m_paramsCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_paramsCombo->setMinimumContentsLength(16);
+    // The two choices keep their full text; the detection line wraps instead when the row is
+    // short of room (a long guide title and a long params file name left both clipped).
+    for (QComboBox* box : {m_guideCombo, m_paramsCombo})
+        box->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
     m_flavour = new QLabel(this);
     m_flavour->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_flavour->setWordWrap(true);
+    m_flavour->setMinimumWidth(160);
     m_progress = new QProgressBar(this);
     m_progress->setFormat(tr("%v / %m steps done"));
     m_progress->setMinimumWidth(180);
