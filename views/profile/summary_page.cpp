@@ -61,6 +61,11 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
         table({tr("Remedy"), tr("Saves"), tr("Peak after"), tr("Fits"), tr("Samples/s")}, this);
     m_advice->setObjectName(QStringLiteral("advice"));
     m_advice->setToolTip(tr("Double-click a remedy to apply it to the settings and re-simulate"));
+    // A remedy reads as a sentence: its column takes the room left by the figures and wraps,
+    // rather than running off to the right behind a scroll bar.
+    m_advice->setWordWrap(true);
+    m_advice->horizontalHeader()->setStretchLastSection(false);
+    m_advice->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_histogram = new QCustomPlot(this);
     m_histogram->setObjectName(QStringLiteral("tileHistogram"));
     m_histogram->setMinimumHeight(180);
@@ -69,18 +74,26 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
 
     grid->addWidget(m_headline, 0, 0, 1, 2);
     grid->addWidget(m_figures, 1, 0, 1, 2);
-    grid->addWidget(new QLabel(tr("Advice (double-click to apply)"), this), 2, 0);
-    grid->addWidget(new QLabel(tr("Fullest tiles"), this), 2, 1);
-    grid->addWidget(m_advice, 3, 0);
-    grid->addWidget(m_topTiles, 3, 1);
+    // The advice is sentences beside four figures: it gets the whole width, so that a remedy
+    // reads on one or two lines. The fullest tiles (four short figures) sit beside the histogram
+    // of the same memory.
+    grid->addWidget(new QLabel(tr("Advice (double-click to apply)"), this), 2, 0, 1, 2);
+    grid->addWidget(m_advice, 3, 0, 1, 2);
     auto* histHeader = new QHBoxLayout;
     histHeader->addWidget(new QLabel(tr("Histogram of tile memory"), this));
     histHeader->addStretch();
     histHeader->addWidget(makeExportButton(m_histogram, this));
-    grid->addLayout(histHeader, 4, 0, 1, 2);
-    grid->addWidget(m_histogram, 5, 0, 1, 2);
+    grid->addWidget(new QLabel(tr("Fullest tiles"), this), 4, 0);
+    grid->addLayout(histHeader, 4, 1);
+    grid->addWidget(m_topTiles, 5, 0);
+    grid->addWidget(m_histogram, 5, 1);
     grid->setRowStretch(3, 1);
-    grid->setRowStretch(5, 1);
+    grid->setRowStretch(5, 2);
+    grid->setColumnStretch(0, 2);
+    grid->setColumnStretch(1, 3);
+    // Wrapped remedies need their row heights again whenever the column width changes.
+    connect(m_advice->horizontalHeader(), &QHeaderView::sectionResized, m_advice,
+            [this] { m_advice->resizeRowsToContents(); });
 
     connect(m_advice, &QTableWidget::cellActivated, this, [this](int row, int) {
         if (auto* i = m_advice->item(row, 0))
@@ -183,14 +196,16 @@ void SummaryPage::setResult(ResultPtr result)
         const auto& a = r.advice[k];
         auto* first = item(QString::fromStdString(a.description));
         first->setData(Qt::UserRole, QString::fromStdString(a.id));
-        first->setToolTip(tr("Double-click to apply: %1").arg(QString::fromStdString(a.id)));
+        first->setToolTip(
+            tr("%1\nDouble-click to apply (%2).")
+                .arg(QString::fromStdString(a.description), QString::fromStdString(a.id)));
         m_advice->setItem(int(k), 0, first);
         m_advice->setItem(int(k), 1, item(bytesText(double(a.bytesSaved)), true));
         m_advice->setItem(int(k), 2, item(bytesText(double(a.peakBytesAfter)), true));
         m_advice->setItem(int(k), 3, item(a.fitsAfter ? tr("yes") : tr("no")));
         m_advice->setItem(int(k), 4, item(QString::number(a.samplesPerSecondAfter, 'g', 5), true));
     }
-    m_advice->resizeColumnsToContents();
+    m_advice->resizeRowsToContents();
     fillHistogram();
 }
 
