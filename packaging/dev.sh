@@ -8,10 +8,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 preset=${PORTOLAN_PRESET:-dev}
 jobs=${PORTOLAN_JOBS:-$(nproc)}
+# PORTOLAN_WERROR=ON (set by .ci/run) makes warnings in Portolan's own code errors.
+werror=${PORTOLAN_WERROR:+-DPORTOLAN_WERROR=$PORTOLAN_WERROR}
 
 build() {
     sh packaging/install-deps.sh
-    cmake --preset "$preset"
+    cmake --preset "$preset" $werror
     cmake --build --preset "$preset" -j "$jobs"
 }
 

@@ -10,7 +10,7 @@ std::string versionText()
 {
     std::string s = "portolan-cli " + portolan::portolanVersion();
     for (const auto& [name, version] : portolan::coreLibraryVersions())
-        s += "\n  " + name + " " + version;
+        s.append("\n  ").append(name).append(" ").append(version);
     // Where guides, schemas and targets are read from (the installed-layout test checks it).
     s += "\nresources " + portolan::resourcesDir().string();
     return s;

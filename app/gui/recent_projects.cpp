@@ -6,7 +6,7 @@
 namespace portolan::app {
 
 namespace {
-const auto key = QStringLiteral("recentProjects");
+constexpr char key[] = "recentProjects"; // QSettings takes QAnyStringView: no global QString
 }
 
 RecentProjects::RecentProjects(QObject* parent) : QObject(parent)

@@ -13,7 +13,7 @@ int main(int argc, char** argv)
                  "portolan-torch"};
     std::string version = "portolan-torch " + portolan::portolanVersion();
     for (const auto& [name, v] : portolan::coreLibraryVersions())
-        version += "\n  " + name + " " + v;
+        version.append("\n  ").append(name).append(" ").append(v);
     app.set_version_flag("--version", version);
     return portolan::cli::runSubcommands(app, argc, argv);
 }

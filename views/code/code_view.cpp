@@ -70,7 +70,7 @@ void CodeView::goTo(int line, int column)
 
 int CodeView::lineNumberAreaWidth() const
 {
-    const int digits = QString::number(std::max(1, blockCount())).size();
+    const auto digits = static_cast<int>(QString::number(std::max(1, blockCount())).size());
     const int marker = fontMetrics().height();
     return 8 + marker + fontMetrics().horizontalAdvance(QLatin1Char('9')) * std::max(3, digits);
 }
@@ -92,12 +92,12 @@ void CodeView::rebuildSelections()
 {
     QList<QTextEdit::ExtraSelection> selections;
     const QColor base = palette().color(QPalette::Base);
-    auto blend = [&base](QColor c, double a) {
+    auto blend = [&base](QColor c, float a) {
         return QColor::fromRgbF(c.redF() * a + base.redF() * (1 - a), c.greenF() * a + base.greenF() * (1 - a),
                                 c.blueF() * a + base.blueF() * (1 - a));
     };
     QTextEdit::ExtraSelection current;
-    current.format.setBackground(blend(palette().color(QPalette::Highlight), 0.12));
+    current.format.setBackground(blend(palette().color(QPalette::Highlight), 0.12F));
     current.format.setProperty(QTextFormat::FullWidthSelection, true);
     current.cursor = textCursor();
     current.cursor.clearSelection();
@@ -107,7 +107,7 @@ void CodeView::rebuildSelections()
         if (!block.isValid())
             continue;
         QTextEdit::ExtraSelection line;
-        line.format.setBackground(blend(markerColor(m.severity), 0.16));
+        line.format.setBackground(blend(markerColor(m.severity), 0.16F));
         line.format.setProperty(QTextFormat::FullWidthSelection, true);
         line.cursor = QTextCursor(block);
         selections.append(line);

@@ -54,7 +54,7 @@ void GraphView::setDot(const QByteArray& dot)
     m_rendering = true;
     runAsync(
         this, [dot] { return renderDotToSvg(dot); },
-        [this, id](SvgRender r) {
+        [this, id](const SvgRender& r) {
             if (!m_ticket.isCurrent(id))
                 return;
             m_rendering = false;

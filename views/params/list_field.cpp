@@ -20,7 +20,8 @@ ListField::ListField(const QString& path, const QStringList& items, QWidget* par
         auto* row = new QListWidgetItem(item, m_list);
         row->setFlags(row->flags() | Qt::ItemIsEditable);
     }
-    m_list->setMaximumHeight(std::min(24 * std::max<int>(items.size(), 2) + 8, 160));
+    m_list->setMaximumHeight(
+        static_cast<int>(std::min<qsizetype>(24 * std::max<qsizetype>(items.size(), 2) + 8, 160)));
     layout->addWidget(m_list, 1);
     connect(m_list, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
         emit edited(m_path + "[" + QString::number(m_list->row(item)) + "]", item->text(),
