@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${1:-600}
 [ $# -gt 0 ] && shift
-targets=${*:-"params_edits schema guide_yaml report capture python_guides run_event"}
+targets=${*:-"params_edits schema guide_yaml report capture python_guides run_event dryrun_events"}
 build=build/fuzz
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
     cmake --preset fuzz >/dev/null

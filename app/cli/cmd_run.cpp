@@ -10,11 +10,9 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace portolan::cli {
 
@@ -52,57 +50,6 @@ double now()
            1000.0;
 }
 
-std::string fixed(double v, int digits)
-{
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << v;
-    return s.str();
-}
-
-// Text mode: one readable line per event.
-void printEvent(const nlohmann::json& e)
-{
-    const std::string type = e.value("event", "");
-    auto num = [&](const char* key) {
-        return e.contains(key) && e[key].is_number() ? e[key].get<double>() : 0.0;
-    };
-    if (type == "started") {
-        std::cout << "Dry run of " << e.value("entry", "?") << " (" << e.value("flavour", "?")
-                  << "): " << e.value("max_steps", 0) << " steps at batch " << e.value("batch", 0)
-                  << "\n  entry: " << e.value("entry_reason", "") << "\n";
-        if (e.contains("config") && e["config"].is_string())
-            std::cout << "  config: " << e["config"].get<std::string>() << " ("
-                      << e.value("config_reason", "") << ")\n";
-    } else if (type == "step") {
-        std::cout << "step " << std::setw(4) << e.value("step", 0) << "  loss "
-                  << (e.contains("loss") && e["loss"].is_number() ? fixed(num("loss"), 4)
-                                                                  : std::string("n/a"))
-                  << "  " << fixed(num("samples_per_sec"), 0) << " samples/s\n";
-    } else if (type == "eval") {
-        std::cout << "eval at step " << e.value("step", 0) << ": loss "
-                  << (e.contains("loss") && e["loss"].is_number() ? fixed(num("loss"), 4)
-                                                                  : std::string("n/a"))
-                  << "\n";
-    } else if (type == "capture") {
-        std::cout << "capture: " << e.value("path", "") << " (" << e.value("model", "") << ", "
-                  << e.value("parameters", 0) << " parameters, "
-                  << (e.value("traced", false) ? std::string("traced")
-                                               : "not traced: " + e.value("trace_error", ""))
-                  << ")\n";
-    } else if (type == "arguments") {
-        std::cout << "arguments: " << e["values"].dump() << "\n";
-    } else if (type == "warning" || type == "info") {
-        std::cout << type << ": " << e.value("message", "") << "\n";
-    } else if (type == "finished") {
-        std::cout << "finished (" << e.value("reason", "") << ") after " << e.value("step", 0)
-                  << " steps, " << fixed(num("elapsed_s"), 1) << " s"
-                  << (e.value("captured", false) ? ", captured" : ", no capture") << "\n";
-    } else if (type == "failed") {
-        std::cerr << "portolan-cli: " << e.value("diagnostic", e.value("message", "")) << "\n";
-    }
-    std::cout.flush();
-}
-
 int runDry(const RunCliOptions& o)
 {
     namespace fs = std::filesystem;
@@ -115,8 +62,8 @@ int runDry(const RunCliOptions& o)
         if (jsonl)
             std::cout << e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
                       << std::endl;
-        else
-            printEvent(e);
+        else if (const auto t = dryrun::describeEvent(e); !t.text.empty())
+            (t.toStderr ? std::cerr : std::cout) << t.text << std::flush;
     };
     auto fail = [&](const std::string& code, const std::string& message, int exitCode,
                     const std::string& file) {
@@ -182,23 +129,14 @@ int runDry(const RunCliOptions& o)
         dryrun::childCommand(options, pythonDir), limits,
         [&](dryrun::Stream stream, const std::string& line) {
             if (stream == dryrun::Stream::Events) {
-                auto e = nlohmann::json::parse(line, nullptr, false);
-                if (!e.is_object() || !e.contains("event")) {
-                    e = nlohmann::json{
-                        {"event", "output"}, {"time", now()}, {"stream", "events"}, {"text", line}};
-                } else if (e["event"] == "finished" || e["event"] == "failed") {
+                auto e = dryrun::readEventLine(line, now());
+                if (e.terminal) {
                     terminal = true;
-                    terminalExit = e["event"] == "finished"
+                    terminalExit = e.event["event"] == "finished"
                                        ? ExitOk
-                                       : (e.value("code", "") == "dryrun.required-argument" ||
-                                                  e.value("code", "") == "dryrun.bad-arguments" ||
-                                                  e.value("code", "") == "dryrun.no-entry" ||
-                                                  e.value("code", "") == "dryrun.no-config" ||
-                                                  e.value("code", "") == "dryrun.tensorflow"
-                                              ? ExitUsage
-                                              : ExitFindings);
+                                       : (e.usageError ? ExitUsage : ExitFindings);
                 }
-                emit(e);
+                emit(e.event);
                 return;
             }
             const bool err = stream == dryrun::Stream::Stderr;

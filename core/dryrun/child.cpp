@@ -19,50 +19,7 @@ namespace portolan::dryrun {
 
 namespace {
 
-constexpr std::size_t kMaxLine = 64 * 1024;
 constexpr int kEventsFd = 3;
-
-struct LineBuffer
-{
-    std::string pending;
-    int escape = 0; // 1 after ESC, 2 inside "ESC [ ..." until its final byte
-
-    // Splits on '\n' and '\r' (progress bars redraw with '\r'); empty lines are dropped, and
-    // so are terminal control sequences (cursor moves of progress bars, colours).
-    template <typename F> void feed(const char* data, std::size_t n, F&& emit)
-    {
-        for (std::size_t i = 0; i < n; ++i) {
-            const char c = data[i];
-            if (escape == 1) {
-                escape = c == '[' ? 2 : 0;
-                continue;
-            }
-            if (escape == 2) {
-                if (c >= '@' && c <= '~')
-                    escape = 0;
-                continue;
-            }
-            if (c == '\x1b') {
-                escape = 1;
-                continue;
-            }
-            if (c == '\n' || c == '\r') {
-                if (!pending.empty())
-                    emit(pending);
-                pending.clear();
-            } else if (pending.size() < kMaxLine) {
-                pending.push_back(c);
-            }
-        }
-    }
-
-    template <typename F> void flush(F&& emit)
-    {
-        if (!pending.empty())
-            emit(pending);
-        pending.clear();
-    }
-};
 
 void closeQuietly(int& fd)
 {
@@ -176,7 +133,7 @@ ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& l
     Clock::time_point killAt = Clock::time_point::max();
     Clock::time_point reapedAt = Clock::time_point::max();
     bool termSent = false;
-    std::array<LineBuffer, 3> buffers;
+    std::array<LineSplitter, 3> buffers;
     const std::array<Stream, 3> streams{Stream::Events, Stream::Stdout, Stream::Stderr};
     int open = 3;
     int status = 0;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -100,5 +101,41 @@ struct ChildOutcome
 ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& limits,
                       const std::function<void(Stream, const std::string&)>& onLine,
                       const std::atomic<bool>* stop = nullptr);
+
+// ------------------------------------------------------------------------------ events
+// The child's pipes are cut into lines: '\n' and '\r' end one (progress bars redraw with '\r'),
+// empty lines are dropped, and so are terminal control sequences (cursor moves, colours); a line
+// longer than 64 KiB is cut there.
+class LineSplitter
+{
+public:
+    using Emit = std::function<void(const std::string&)>;
+    void feed(const char* data, std::size_t size, const Emit& emit);
+    void flush(const Emit& emit); // the last line, when the pipe closes without a line end
+
+private:
+    std::string m_pending;
+    int m_escape = 0; // 1 after ESC, 2 inside "ESC [ ..." until its final byte
+};
+
+// One line of the event pipe, read. The driver writes JSON objects with an "event" member
+// (core/runtime/EVENTS.md), but anything may reach the pipe, with any member of any type: a line
+// that is not such an object is kept as an "output" event, and nothing here throws.
+struct EventLine
+{
+    nlohmann::json event;
+    bool terminal = false;   // "finished" or "failed": the run's last event
+    bool usageError = false; // a "failed" whose code means the user's input, not the project
+};
+EventLine readEventLine(const std::string& line, double time);
+
+// The readable line of an event (portolan-cli run without --events jsonl); empty for events
+// that print nothing. A failure goes to stderr.
+struct EventText
+{
+    std::string text;
+    bool toStderr = false;
+};
+EventText describeEvent(const nlohmann::json& event);
 
 } // namespace portolan::dryrun
