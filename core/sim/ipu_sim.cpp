@@ -160,8 +160,8 @@ void ipuOpCosts(const graph::OpGraph& g, const targets::Target& t, const Compile
                 std::vector<std::int64_t>& memory)
 {
     const auto& c = o.training;
-    const std::int64_t ipuBytes = std::int64_t(t.ipu.tiles) * t.ipu.tileMemoryBytes;
-    const auto ops = ipuOpMemory(g, c, k, ipuBytes, 0, int(g.ops.size()));
+    const int tiles = t.ipu.tiles - std::clamp(c.ioTiles, 0, t.ipu.tiles - 1);
+    const auto ops = ipuOpMemory(g, c, k, t.ipu.tileMemoryBytes, tiles, 0, int(g.ops.size()));
     const double peak = peakFlops(t, c.precision);
     const double mb = std::max(1, c.microBatch);
     // The stash depth falls from 2p-1 micro-batches on the first stage to 1 on the last; the
@@ -293,7 +293,8 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         st.firstLayer = g.ops[std::size_t(first)].layer;
         st.endLayer = g.ops[std::size_t(end - 1)].layer + 1;
         st.memory = estimateTrainingMemory(g, c, first, end, std::max(1, depth));
-        const auto ops = ipuOpMemory(g, c, k, ipuBytes, first, end, &vocabulary);
+        const auto ops =
+            ipuOpMemory(g, c, k, t.ipu.tileMemoryBytes, computeTiles, first, end, &vocabulary);
         Mapper& mapper = mappers[std::size_t(place.ipu)];
         const int stepBase = int(prof.steps.size());
         const int count = end - first;
@@ -353,8 +354,11 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
             if (!c.inference) {
                 // Gradient buffers, the weight gradient and the plan's temporaries; with
                 // recomputation, the layer's rebuilt activations.
-                addVar(nm + "/backward", "temporary", false, i, m.backwardTemp + m.recomputeStash,
-                       bwdStep(i), bwdStep(i));
+                // The model's last op gets its output's gradient from the loss (the
+                // loss/gradient variable below): not counted twice.
+                const std::int64_t lossGradient = i == n - 1 ? m.outputGradient : 0;
+                addVar(nm + "/backward", "temporary", false, i,
+                       m.backwardTemp - lossGradient + m.recomputeStash, bwdStep(i), bwdStep(i));
                 addVar(nm + "/update", "temporary", false, i, m.updateTemp, updateStep, updateStep);
             }
             const double f =
