@@ -260,6 +260,19 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         prof.splitSource = "automatic";
     }
     const int stageCount = int(placement.stages.size());
+    // Per-IPU settings: one value per IPU of a replica, as Graphcore's matmul_proportion lists
+    // give them (a stage is an IPU's share of the model; the head may be a stage of its own on
+    // an IPU that holds others).
+    for (const auto& [count, what] :
+         {std::pair{c.availableMemoryProportionPerStage.size(), "available memory proportions"},
+          std::pair{c.recomputePerStage.size(), "recomputation settings"}})
+        if (count != 0 && int(count) != p)
+            return Result<CompileResult>::fail({Severity::Error,
+                                                "compile.stage-values",
+                                                std::to_string(count) + " per-IPU " + what +
+                                                    " for " + std::to_string(p) +
+                                                    " IPUs: give one per IPU",
+                                                {}});
     const std::vector<bool> vocabulary = vocabularyOps(g, k.vocabularyMinRows);
 
     // 2. Stages: variables, program steps and liveness.
@@ -292,9 +305,12 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         st.endOp = end;
         st.firstLayer = g.ops[std::size_t(first)].layer;
         st.endLayer = g.ops[std::size_t(end - 1)].layer + 1;
-        st.memory = estimateTrainingMemory(g, c, first, end, std::max(1, depth));
+        // This stage's recomputation and available memory proportion (its IPU's, from the
+        // per-IPU lists).
+        const TrainingConfig sc = c.forStage(place.ipu);
+        st.memory = estimateTrainingMemory(g, sc, first, end, std::max(1, depth));
         const auto ops =
-            ipuOpMemory(g, c, k, t.ipu.tileMemoryBytes, computeTiles, first, end, &vocabulary);
+            ipuOpMemory(g, sc, k, t.ipu.tileMemoryBytes, computeTiles, first, end, &vocabulary);
         Mapper& mapper = mappers[std::size_t(place.ipu)];
         const int stepBase = int(prof.steps.size());
         const int count = end - first;
@@ -335,7 +351,7 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         // Recomputation runs each layer's forward again before its backward (PopTorch user
         // guide, "Recomputation": the activations between checkpoints are recomputed in the
         // backward pass instead of stored), so it costs a second forward pass.
-        const bool recompute = c.recompute && !c.inference;
+        const bool recompute = sc.recompute && !c.inference;
         double flops = 0, contractionFlops = 0, exchangeBytes = 0, recomputeFlops = 0,
                recomputeContraction = 0;
         for (int i = first; i < end; ++i) {
