@@ -13,10 +13,12 @@
 #include "core/sim/auto_config.h"
 #include "core/sim/compile.h"
 #include "core/sim/layer_split.h"
+#include "core/sim/model_family.h"
 #include "core/sim/project_training.h"
 #include "core/sim/summary.h"
 #include "core/targets/target.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -52,6 +54,8 @@ struct CompileCliOptions
     // Poplar options, inference, and the configuration search.
     bool inference = false;
     double amp = 0.6;
+    std::string ampPerStage;       // "0.15,0.18,0.2,0.25"
+    std::string recomputePerStage; // "0,1,1,1"
     int serialization = 1;
     bool sharded = false;
     bool halfPartials = false;
@@ -192,6 +196,26 @@ int runCompile(const CompileCliOptions& o)
     t.replicatedTensorSharding = o.sharded;
     t.halfPartials = o.halfPartials;
     t.ioTiles = o.ioTiles;
+    std::string stageError;
+    if (!o.ampPerStage.empty()) {
+        auto v = sim::parseStageValues(o.ampPerStage, 0.01, 1.0, &stageError);
+        if (!v) {
+            std::cerr << "portolan-cli: --amp-per-ipu: " << stageError << "\n";
+            return ExitUsage;
+        }
+        t.availableMemoryProportionPerStage = *v;
+    }
+    if (!o.recomputePerStage.empty()) {
+        // Any number parses, so that a 2 is told "each value is 0 or 1", not a range.
+        auto v = sim::parseStageValues(o.recomputePerStage, -1e9, 1e9, &stageError);
+        if (!v || std::any_of(v->begin(), v->end(), [](double x) { return x != 0 && x != 1; })) {
+            std::cerr << "portolan-cli: --recompute-per-ipu: "
+                      << (v ? "each value is 0 or 1" : stageError) << "\n";
+            return ExitUsage;
+        }
+        for (double x : *v)
+            t.recomputePerStage.push_back(x != 0 ? 1 : 0);
+    }
     if (!o.split.empty()) {
         auto s = sim::LayerSplit::parse(o.split);
         if (!s) {
@@ -226,9 +250,7 @@ int runCompile(const CompileCliOptions& o)
         if (m) {
             applyParamsDefaults(*m.value, o, *target.value, c);
             const auto& mv = *m.value;
-            familyNotes = sim::ModelFamilyNotes{
-                mv.family, mv.architecture,       mv.inferred, mv.familyReason,
-                mv.layout, familyParams.string(), mv.notes};
+            familyNotes = sim::modelFamilyNotes(mv, familyParams);
             graph = Result<graph::OpGraph>::ok(std::move(m.value->graph));
         } else if (m.error.code == "families.unknown" || m.error.code == "families.no-model") {
             graph = loadGraph(o); // a project's own params file: its model through the runtime
@@ -337,6 +359,12 @@ Subcommand registerCompile(CLI::App& root)
     cmd->add_option("--available-memory-proportion", o->amp,
                     "Share of tile memory matmul plans may use for temporaries (Poplar: 0.6)")
         ->check(CLI::Range(0.01, 1.0));
+    cmd->add_option("--amp-per-ipu", o->ampPerStage,
+                    "Available memory proportion per IPU of a replica, e.g. 0.15,0.18,0.2,0.25 "
+                    "(Graphcore's matmul_proportion list); overrides "
+                    "--available-memory-proportion");
+    cmd->add_option("--recompute-per-ipu", o->recomputePerStage,
+                    "Recomputation per IPU of a replica, e.g. 0,1,1,1; overrides --recompute");
     cmd->add_option("--serialization-factor", o->serialization,
                     "Serialize the vocabulary embedding and tied head into N chunks")
         ->check(CLI::Range(1, 64));

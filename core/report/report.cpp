@@ -58,7 +58,9 @@ json optionsJson(const CompileOptions& o)
             {"half_partials", t.halfPartials},
             {"replicated_tensor_sharding", t.replicatedTensorSharding},
             {"serialization_factor", t.serializationFactor},
-            {"io_tiles", t.ioTiles}};
+            {"io_tiles", t.ioTiles},
+            {"available_memory_proportion_per_stage", t.availableMemoryProportionPerStage},
+            {"recompute_per_stage", t.recomputePerStage}};
 }
 
 CompileOptions optionsFrom(const json& j)
@@ -84,6 +86,9 @@ CompileOptions optionsFrom(const json& j)
     t.replicatedTensorSharding = j.value("replicated_tensor_sharding", false);
     t.serializationFactor = j.value("serialization_factor", 1);
     t.ioTiles = j.value("io_tiles", 0);
+    t.availableMemoryProportionPerStage =
+        j.value("available_memory_proportion_per_stage", std::vector<double>{});
+    t.recomputePerStage = j.value("recompute_per_stage", std::vector<int>{});
     return o;
 }
 

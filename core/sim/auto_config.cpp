@@ -18,8 +18,12 @@ std::string describeOptions(const CompileOptions& o)
         s += std::to_string(o.ipus) + " IPU" + (o.ipus == 1 ? "" : "s") + ", ";
     s += std::string(precisionName(t.precision)) + ", micro-batch " + std::to_string(t.microBatch) +
          " x " + std::to_string(t.gradAccum);
-    if (t.recompute)
+    if (!t.recomputePerStage.empty())
+        s += ", recompute per stage " + stageValuesText(t.recomputePerStage);
+    else if (t.recompute)
         s += ", recompute";
+    if (!t.availableMemoryProportionPerStage.empty())
+        s += ", AMP per stage " + stageValuesText(t.availableMemoryProportionPerStage);
     if (t.optimizerOffChip)
         s += ", optimizer state off chip";
     if (t.replicatedTensorSharding)
@@ -46,6 +50,9 @@ Result<AutoResult> findFittingConfiguration(const graph::OpGraph& g, const targe
     base.advice = false;
     base.split.clear();
     auto& bt = base.training;
+    // The search picks the stage count; per-stage values are its own result (below).
+    bt.availableMemoryProportionPerStage.clear();
+    bt.recomputePerStage.clear();
     if (bt.microBatch < 1 || bt.gradAccum < 1)
         return Result<AutoResult>::fail({Severity::Error,
                                          "compile.options",
@@ -161,6 +168,22 @@ Result<AutoResult> findFittingConfiguration(const graph::OpGraph& g, const targe
                 best = std::move(*r);
             }
         };
+        // Recomputation only where the memory needs it: the stash is deepest on the first
+        // stages of a pipeline, so the last stages are the first to do without (each stage
+        // that stops recomputing saves a forward pass).
+        const int stages = o.ipus; // per-IPU lists: one value per IPU
+        if (o.training.recompute && !o.training.inference && stages > 1)
+            for (int s = stages - 1; s >= 0; --s)
+                tryWithout([s, stages](CompileOptions& x) {
+                    auto& v = x.training.recomputePerStage;
+                    if (v.empty())
+                        v.assign(std::size_t(stages), 1);
+                    v[std::size_t(s)] = 0;
+                    if (std::all_of(v.begin(), v.end(), [](int r) { return r == 0; })) {
+                        v.clear();
+                        x.training.recompute = false;
+                    }
+                });
         tryWithout([](CompileOptions& x) { x.training.halfPartials = false; });
         for (int f : {1, 2, 4})
             if (f < o.training.serializationFactor)

@@ -1,5 +1,6 @@
 #include "core/sim/ipu_memory.h"
 
+#include "core/sim/ipu_plan.h"
 #include "core/sim/ipu_sim.h"
 #include "core/sim/memory_model.h"
 
@@ -45,8 +46,8 @@ std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
 }
 
 std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConfig& c,
-                                     const IpuModelConstants& k, std::int64_t ipuBytes, int first,
-                                     int end, const std::vector<bool>* vocabulary)
+                                     const IpuModelConstants& k, std::int64_t tileBytes, int tiles,
+                                     int first, int end, const std::vector<bool>* vocabulary)
 {
     const int n = int(g.ops.size());
     if (end < 0 || end > n)
@@ -76,9 +77,25 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
     const std::int64_t shards =
         c.replicatedTensorSharding ? std::max(1, c.replicas) : 1; // RTS splits the state
     const std::int64_t partials = c.halfPartials ? 2 : k.partialsBytes;
-    const std::int64_t matmulCap =
-        std::int64_t(c.availableMemoryProportion * double(std::max<std::int64_t>(ipuBytes, 1)));
+    tiles = std::max(1, tiles);
+    // The planner's bound, per tile (PopLibs ConvPlan.cpp).
+    const std::int64_t tileCap =
+        std::int64_t(c.availableMemoryProportion * double(std::max<std::int64_t>(tileBytes, 1)));
     const std::int64_t serial = std::max(1, c.serializationFactor);
+    const int operandBytes = computeBytes(c.precision);
+    // The temporaries of one pass of a contraction: its tile plan's operand slices and partials,
+    // at most the planner's bound per tile, on the tiles the plan uses.
+    const auto planned = [&](const ContractionShape& s) -> std::int64_t {
+        const TilePlan p = planContraction(s, operandBytes, int(partials), tiles);
+        return std::min(tileCap, p.bytesPerTile) * p.tiles;
+    };
+    // Without the op's shapes: its input and partial sums, at most the bound on every tile.
+    const auto unplanned = [&](const graph::Op& op, std::int64_t div) -> std::int64_t {
+        const std::int64_t elems = op.activationBytes / std::max(1, graph::dtypeBytes(op.dtype));
+        return std::min(tileCap * tiles, (atComputePrecision(op.inputBytes, op.dtype, c.precision) +
+                                          elems * partials) *
+                                             mb / div);
+    };
 
     // Parameters each op updates: its own, or for a tied op none (the owner updates them), and
     // the gradient it produces: its own or the tied weight's.
@@ -99,12 +116,9 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
                 atComputePrecision(op.activationBytes, op.dtype, c.precision) * mb;
             std::int64_t temp = act;
             if (isContraction(op.kind)) {
-                const std::int64_t elems =
-                    op.activationBytes / std::max(1, graph::dtypeBytes(op.dtype));
-                temp +=
-                    std::min(matmulCap, (atComputePrecision(op.inputBytes, op.dtype, c.precision) +
-                                         elems * partials) *
-                                            mb / div);
+                const auto shape = contractionShape(op);
+                temp += shape ? planned(atMicroBatch(*shape, c.microBatch, int(div)))
+                              : unplanned(op, div);
             }
             o.forwardTemp = temp;
             continue;
@@ -124,20 +138,29 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
         const std::int64_t act = m.activation * mb;
         std::int64_t fwd = act, bwd = m.temporary * mb;
         // The weight gradient before it is accumulated (or applied).
-        bwd += gradParams * cb / div;
-        if (isContraction(op.kind)) {
-            const std::int64_t elems =
-                op.activationBytes / std::max(1, graph::dtypeBytes(op.dtype));
-            const std::int64_t natural =
-                (atComputePrecision(op.inputBytes, op.dtype, c.precision) + elems * partials) * mb /
-                div;
-            fwd += std::min(matmulCap, natural);
-            bwd += std::min(matmulCap, natural); // each backward matmul plans the same way
+        const std::int64_t weightGradient = gradParams * cb / div;
+        const auto shape = isContraction(op.kind) ? contractionShape(op) : std::nullopt;
+        if (shape) {
+            const ContractionShape s = atMicroBatch(*shape, c.microBatch, int(div));
+            fwd += planned(s);
+            // The input gradient and the weight gradient run one after the other; the weight
+            // gradient is the weight-update pass's result, held in its partials (or made from
+            // them), so it is not added to that pass's plan.
+            bwd += std::max(planned(inputGradientPass(s)),
+                            std::max(planned(weightGradientPass(s)), weightGradient));
+        } else {
+            bwd += weightGradient;
+            if (isContraction(op.kind)) {
+                fwd += unplanned(op, div);
+                bwd += unplanned(op, div);
+            }
         }
+        o.outputGradient = act;
         if (v && serial > 1) {
             // A serialized vocabulary op keeps one chunk of its output and gradients at a time.
             fwd = fwd - act + act / serial;
             bwd = bwd - m.temporary * mb + m.temporary * mb / serial;
+            o.outputGradient = act / serial;
         }
         o.forwardTemp = fwd;
         o.backwardTemp = bwd;
@@ -145,7 +168,8 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
             o.recomputeStash = full[std::size_t(i - first)].stash * mb;
     }
     // Recomputation rebuilds a whole layer before its backward: the layer's full stash is live
-    // during the backward of each of its ops.
+    // during the backward of each of its ops (PopTorch user guide, "Recomputation": activations
+    // between checkpoints are recomputed; the checkpoints themselves are stored).
     if (!full.empty()) {
         int start = 0;
         for (int j = 0; j <= int(out.size()); ++j) {
@@ -154,11 +178,12 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
                                                       g.ops[std::size_t(first + j - 1)].layer);
             if (!boundary)
                 continue;
+            // The checkpoint (the layer's output, stashed) stays live anyway and is not rebuilt.
             std::int64_t sum = 0;
             for (int q = start; q < j; ++q)
-                sum += out[std::size_t(q)].recomputeStash;
+                sum += out[std::size_t(q)].recomputeStash - out[std::size_t(q)].stash * mb;
             for (int q = start; q < j; ++q)
-                out[std::size_t(q)].recomputeStash = sum;
+                out[std::size_t(q)].recomputeStash = std::max<std::int64_t>(0, sum);
             start = j;
         }
     }

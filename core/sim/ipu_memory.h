@@ -12,8 +12,8 @@
 //   in streaming memory; replicated tensor sharding splits it across the replicas; state kept
 //   off chip is streamed in for the weight update, one weight at a time, so the largest weight's
 //   state (divided by the serialization factor for the vocabulary embedding) is live then;
-// - matmul and convolution plans use temporaries (operand rearrangement and partial sums, fp32
-//   unless half partials) up to availableMemoryProportion of the IPU's memory;
+// - matmul and convolution plans hold their operand slices and partial sums (fp32 unless half
+//   partials) on each tile, up to availableMemoryProportion of the tile (ipu_plan.h);
 // - the vocabulary embedding and the head tied to it, serialized into N chunks, keep 1/N of
 //   their temporaries and weight gradient at a time.
 
@@ -37,16 +37,19 @@ struct IpuOpMemory
     std::int64_t forwardTemp = 0;    // live while its forward runs (micro-batch included)
     std::int64_t backwardTemp = 0;   // live while its backward runs (micro-batch included)
     std::int64_t updateTemp = 0;     // live while its weights are updated
-    std::int64_t recomputeStash = 0; // its layer's full stash, rebuilt for its backward
+    std::int64_t recomputeStash =
+        0; // its layer's stash beyond the checkpoint, rebuilt for backward
+    std::int64_t outputGradient = 0; // the part of backwardTemp that is its output's gradient
     bool vocabulary = false;         // a vocabulary-sized op (serialized)
 };
 
-// Ops [first, end) of `g`; `ipuBytes` is the memory of one IPU (the matmul temporary cap is a
-// share of it). `vocabulary` is vocabularyOps(g, ...) when the caller has it (computed here
-// otherwise).
+// Ops [first, end) of `g` on an IPU of `tiles` compute tiles of `tileBytes` each (a contraction's
+// temporaries are planned over the tiles, at most availableMemoryProportion of each). `vocabulary`
+// is vocabularyOps(g, ...) when the caller has it (computed here otherwise).
 std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConfig& c,
-                                     const IpuModelConstants& k, std::int64_t ipuBytes, int first,
-                                     int end, const std::vector<bool>* vocabulary = nullptr);
+                                     const IpuModelConstants& k, std::int64_t tileBytes, int tiles,
+                                     int first, int end,
+                                     const std::vector<bool>* vocabulary = nullptr);
 
 // Matmuls, linear layers and convolutions: the ops the AMP units run, with plan temporaries.
 bool isContraction(const std::string& kind);

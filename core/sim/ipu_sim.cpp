@@ -160,8 +160,8 @@ void ipuOpCosts(const graph::OpGraph& g, const targets::Target& t, const Compile
                 std::vector<std::int64_t>& memory)
 {
     const auto& c = o.training;
-    const std::int64_t ipuBytes = std::int64_t(t.ipu.tiles) * t.ipu.tileMemoryBytes;
-    const auto ops = ipuOpMemory(g, c, k, ipuBytes, 0, int(g.ops.size()));
+    const int tiles = t.ipu.tiles - std::clamp(c.ioTiles, 0, t.ipu.tiles - 1);
+    const auto ops = ipuOpMemory(g, c, k, t.ipu.tileMemoryBytes, tiles, 0, int(g.ops.size()));
     const double peak = peakFlops(t, c.precision);
     const double mb = std::max(1, c.microBatch);
     // The stash depth falls from 2p-1 micro-batches on the first stage to 1 on the last; the
@@ -260,6 +260,19 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         prof.splitSource = "automatic";
     }
     const int stageCount = int(placement.stages.size());
+    // Per-IPU settings: one value per IPU of a replica, as Graphcore's matmul_proportion lists
+    // give them (a stage is an IPU's share of the model; the head may be a stage of its own on
+    // an IPU that holds others).
+    for (const auto& [count, what] :
+         {std::pair{c.availableMemoryProportionPerStage.size(), "available memory proportions"},
+          std::pair{c.recomputePerStage.size(), "recomputation settings"}})
+        if (count != 0 && int(count) != p)
+            return Result<CompileResult>::fail({Severity::Error,
+                                                "compile.stage-values",
+                                                std::to_string(count) + " per-IPU " + what +
+                                                    " for " + std::to_string(p) +
+                                                    " IPUs: give one per IPU",
+                                                {}});
     const std::vector<bool> vocabulary = vocabularyOps(g, k.vocabularyMinRows);
 
     // 2. Stages: variables, program steps and liveness.
@@ -292,8 +305,12 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         st.endOp = end;
         st.firstLayer = g.ops[std::size_t(first)].layer;
         st.endLayer = g.ops[std::size_t(end - 1)].layer + 1;
-        st.memory = estimateTrainingMemory(g, c, first, end, std::max(1, depth));
-        const auto ops = ipuOpMemory(g, c, k, ipuBytes, first, end, &vocabulary);
+        // This stage's recomputation and available memory proportion (its IPU's, from the
+        // per-IPU lists).
+        const TrainingConfig sc = c.forStage(place.ipu);
+        st.memory = estimateTrainingMemory(g, sc, first, end, std::max(1, depth));
+        const auto ops =
+            ipuOpMemory(g, sc, k, t.ipu.tileMemoryBytes, computeTiles, first, end, &vocabulary);
         Mapper& mapper = mappers[std::size_t(place.ipu)];
         const int stepBase = int(prof.steps.size());
         const int count = end - first;
@@ -334,7 +351,7 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         // Recomputation runs each layer's forward again before its backward (PopTorch user
         // guide, "Recomputation": the activations between checkpoints are recomputed in the
         // backward pass instead of stored), so it costs a second forward pass.
-        const bool recompute = c.recompute && !c.inference;
+        const bool recompute = sc.recompute && !c.inference;
         double flops = 0, contractionFlops = 0, exchangeBytes = 0, recomputeFlops = 0,
                recomputeContraction = 0;
         for (int i = first; i < end; ++i) {
@@ -353,8 +370,11 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
             if (!c.inference) {
                 // Gradient buffers, the weight gradient and the plan's temporaries; with
                 // recomputation, the layer's rebuilt activations.
-                addVar(nm + "/backward", "temporary", false, i, m.backwardTemp + m.recomputeStash,
-                       bwdStep(i), bwdStep(i));
+                // The model's last op gets its output's gradient from the loss (the
+                // loss/gradient variable below): not counted twice.
+                const std::int64_t lossGradient = i == n - 1 ? m.outputGradient : 0;
+                addVar(nm + "/backward", "temporary", false, i,
+                       m.backwardTemp - lossGradient + m.recomputeStash, bwdStep(i), bwdStep(i));
                 addVar(nm + "/update", "temporary", false, i, m.updateTemp, updateStep, updateStep);
             }
             const double f =

@@ -30,9 +30,17 @@ std::vector<RemedyOption> remedyOptions(const CompileOptions& o, const targets::
     if (c.precision != Precision::Fp16)
         add("fp16", "train in fp16 (weights, gradients, activations and state)",
             [](CompileOptions& x) { x.training.precision = Precision::Fp16; });
-    if (!c.recompute && !c.inference)
+    const bool everyStageRecomputes =
+        c.recomputePerStage.empty()
+            ? c.recompute
+            : std::all_of(c.recomputePerStage.begin(), c.recomputePerStage.end(),
+                          [](int r) { return r != 0; });
+    if (!everyStageRecomputes && !c.inference)
         add("recompute", "recompute activations in backward from layer checkpoints",
-            [](CompileOptions& x) { x.training.recompute = true; });
+            [](CompileOptions& x) {
+                x.training.recompute = true;
+                x.training.recomputePerStage.clear();
+            });
     if (!cs && o.ipus < maxIpus())
         add("more-stages",
             "split over " + std::to_string(std::min(maxIpus(), o.ipus * 2)) +
@@ -40,6 +48,8 @@ std::vector<RemedyOption> remedyOptions(const CompileOptions& o, const targets::
             [](CompileOptions& x) {
                 x.ipus = std::min(maxIpus(), x.ipus * 2);
                 x.split.clear();
+                x.training.availableMemoryProportionPerStage.clear();
+                x.training.recomputePerStage.clear();
             });
     if (cs && o.csMode != "weight-streaming")
         add("weight-streaming", "stream weights from off-wafer memory (weight-streaming mode)",

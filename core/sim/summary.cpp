@@ -34,7 +34,9 @@ std::string trainingLine(const CompileOptions& o, bool ipu)
         return s + ", inference (forward only), micro-batch " + std::to_string(t.microBatch);
     s += ", optimizer " + std::string(optimizerName(t.optimizer)) + ", micro-batch " +
          std::to_string(t.microBatch) + ", gradient accumulation " + std::to_string(t.gradAccum);
-    if (t.recompute)
+    if (!t.recomputePerStage.empty())
+        s += ", recomputation per stage " + stageValuesText(t.recomputePerStage);
+    else if (t.recompute)
         s += ", recomputation";
     if (t.optimizerOffChip)
         s += ", optimizer state off chip";
@@ -45,7 +47,10 @@ std::string trainingLine(const CompileOptions& o, bool ipu)
             s += ", embedding serialized x" + std::to_string(t.serializationFactor);
         if (t.halfPartials)
             s += ", half partials";
-        s += ", available memory proportion " + fmt("%.2g", t.availableMemoryProportion);
+        s += ", available memory proportion " +
+             (t.availableMemoryProportionPerStage.empty()
+                  ? fmt("%.2g", t.availableMemoryProportion)
+                  : stageValuesText(t.availableMemoryProportionPerStage) + " per stage");
         if (t.ioTiles > 0)
             s += ", " + std::to_string(t.ioTiles) + " I/O tiles";
     }

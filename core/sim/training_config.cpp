@@ -1,5 +1,9 @@
 #include "core/sim/training_config.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
 namespace portolan::sim {
 
 std::string_view precisionName(Precision p)
@@ -85,6 +89,58 @@ int computeBytes(Precision p)
 int stateBytes(Precision p)
 {
     return p == Precision::Fp16 ? 2 : 4;
+}
+
+TrainingConfig TrainingConfig::forStage(int stage) const
+{
+    TrainingConfig c = *this;
+    if (stage >= 0 && std::size_t(stage) < availableMemoryProportionPerStage.size())
+        c.availableMemoryProportion = availableMemoryProportionPerStage[std::size_t(stage)];
+    if (stage >= 0 && std::size_t(stage) < recomputePerStage.size())
+        c.recompute = recomputePerStage[std::size_t(stage)] != 0;
+    return c;
+}
+
+std::string stageValuesText(const std::vector<int>& values)
+{
+    std::string s;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        s += (i ? "," : "") + std::to_string(values[i]);
+    return s;
+}
+
+std::string stageValuesText(const std::vector<double>& values)
+{
+    std::string s;
+    char buf[32];
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "%.3g", values[i]);
+        s += (i ? "," : "") + std::string(buf);
+    }
+    return s;
+}
+
+std::optional<std::vector<double>> parseStageValues(std::string_view text, double lo, double hi,
+                                                    std::string* error)
+{
+    std::vector<double> out;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', pos), text.size());
+        const std::string item(text.substr(pos, comma - pos));
+        char* end = nullptr;
+        const double v = std::strtod(item.c_str(), &end);
+        if (item.empty() || end != item.c_str() + item.size() || !(v >= lo && v <= hi)) {
+            if (error)
+                *error = "'" + item + "' in '" + std::string(text) + "' is not a number in [" +
+                         std::to_string(lo).substr(0, 4) + ", " + std::to_string(hi).substr(0, 4) +
+                         "] (one value per stage, comma-separated)";
+            return std::nullopt;
+        }
+        out.push_back(v);
+        pos = comma + 1;
+    }
+    return out;
 }
 
 } // namespace portolan::sim

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace portolan::sim {
 
@@ -60,7 +61,25 @@ struct TrainingConfig
     bool replicatedTensorSharding = false;
     int serializationFactor = 1;
     int ioTiles = 0;
+    // Per pipeline stage, one value per IPU of a replica, as Graphcore's configs give them
+    // (optimum-graphcore's matmul_proportion list, recomputation per stage). Empty: the single
+    // value above on every IPU.
+    std::vector<double> availableMemoryProportionPerStage;
+    std::vector<int> recomputePerStage; // 1: recompute that IPU's layers, 0: stash them
+
+    // The settings the stages on IPU `ipu` run with (the per-IPU values, when given, in place
+    // of the single ones).
+    TrainingConfig forStage(int ipu) const;
 };
+
+// "0,1,1,1" / "0.15,0.18,0.2,0.25": the per-stage lists as the CLI and reports write them
+// (empty when the list is).
+std::string stageValuesText(const std::vector<int>& values);
+std::string stageValuesText(const std::vector<double>& values);
+
+// "0.15,0.18,0.2,0.25": one number per stage, each in [lo, hi]. Errors name the bad item.
+std::optional<std::vector<double>> parseStageValues(std::string_view text, double lo, double hi,
+                                                    std::string* error);
 
 // Bytes of a weight, activation, gradient element under a precision (masters and optimizer
 // state are fp32 under mixed precision).

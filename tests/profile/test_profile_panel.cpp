@@ -514,7 +514,8 @@ private slots:
         QVERIFY2(failed.isEmpty(),
                  failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
         QVERIFY(panel.result());
-        const auto& r = *panel.result();
+        const auto kept = panel.result(); // r stays valid when a re-simulation replaces it
+        const auto& r = *kept;
         QVERIFY2(QString::fromStdString(r.graph.origin).startsWith(origin), r.graph.origin.c_str());
         QVERIFY(r.graph.totalParams() > 0);
         if (origin.startsWith(QStringLiteral("capture"))) {
@@ -536,8 +537,31 @@ private slots:
             QCOMPARE(r.options.target, std::string("ipu-mk2"));
             QCOMPARE(r.options.training.microBatch, 1);
             QCOMPARE(r.options.training.gradAccum, 32);
-            if (origin.startsWith(QStringLiteral("params")))
+            if (origin.startsWith(QStringLiteral("params"))) {
                 QCOMPARE(r.options.training.optimizer, sim::Optimizer::Lamb);
+                // The report saved from the Profile tab names the Model Zoo family, as
+                // portolan-cli compile's does (sim::modelFamilyNotes for both), and keeps it
+                // through a re-simulation with other settings.
+                QVERIFY(r.modelFamily);
+                QCOMPARE(r.modelFamily->family, std::string("bert"));
+                QVERIFY2(QString::fromStdString(r.modelFamily->params).endsWith("params.yaml"),
+                         r.modelFamily->params.c_str());
+                sim::CompileOptions o = r.options;
+                o.training.microBatch = 2;
+                panel.settings()->setOptions(o);
+                panel.recompile();
+                QVERIFY(waitIdle(panel, 120000));
+                QCOMPARE(panel.result()->options.training.microBatch, 2);
+                const std::string file = m_dir.filePath(QStringLiteral("saved.json")).toStdString();
+                QVERIFY(!report::saveReport(file, *panel.result()));
+                auto back = report::loadReport(file);
+                QVERIFY2(back, back.error.toString().c_str());
+                QVERIFY(back.value->modelFamily);
+                QCOMPARE(back.value->modelFamily->family, std::string("bert"));
+                QCOMPARE(back.value->modelFamily->architecture, r.modelFamily->architecture);
+            } else {
+                QVERIFY(!r.modelFamily); // a recorded model has none
+            }
             QVERIFY(!r.projectSplit);
             QVERIFY(panel.pipelinePage()->projectSplitText().isEmpty());
         }

@@ -166,6 +166,36 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("5 stages on 4 IPUs"));
         QVERIFY(r.out.contains("IPU-M2000 (4 IPUs) x 4 replicas (IPU-POD16)"));
         QVERIFY(r.out.contains("FITS"));
+        // Per-IPU settings as Graphcore's configs give them (matmul_proportion per IPU).
+        QStringList perIpu = {"compile",
+                              fixtures + "bert_base_pretraining.yaml",
+                              "--target",
+                              "ipu-mk2",
+                              "--ipus",
+                              "4",
+                              "--split",
+                              "0,4,4,4",
+                              "--precision",
+                              "fp16",
+                              "--amp-per-ipu",
+                              "0.1,0.25,0.25,0.25",
+                              "--recompute-per-ipu",
+                              "0,1,1,1"};
+        const auto p = runCli(perIpu);
+        QVERIFY2(p.exitCode == 0, (p.out + p.err).constData());
+        QVERIFY2(p.out.contains("recomputation per stage 0,1,1,1"), p.out.constData());
+        QVERIFY2(p.out.contains("available memory proportion 0.1,0.25,0.25,0.25 per stage"),
+                 p.out.constData());
+        perIpu.last() = "0,1,2,1";
+        const auto bad = runCli(perIpu);
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--recompute-per-ipu: each value is 0 or 1"),
+                 bad.err.constData());
+        perIpu.last() = "0,1";
+        const auto count = runCli(perIpu);
+        QVERIFY(count.exitCode != 0);
+        QVERIFY2(count.err.contains("2 per-IPU recomputation settings for 4 IPUs"),
+                 count.err.constData());
         // On a CS-2 the batch comes from the params file; the mode is named.
         const auto cs = runCli({"compile", fixtures + "gpt2_small.yaml", "--target", "cs-2"});
         QVERIFY2(cs.exitCode == 0, (cs.out + cs.err).constData());

@@ -75,9 +75,9 @@ private Q_SLOTS:
                 if (step.stage == st.index)
                     stagePeak = std::max(stagePeak, step.notAlwaysLiveBytes);
             peakNal += stagePeak;
-            const std::int64_t ipuBytes = std::int64_t(p.tilesPerIpu) * p.tileCapacity;
-            for (const auto& m : ipuOpMemory(r.value->graph, o.training, ipuModelConstants(),
-                                             ipuBytes, st.firstOp, st.endOp))
+            for (const auto& m :
+                 ipuOpMemory(r.value->graph, o.training, ipuModelConstants(), p.tileCapacity,
+                             p.tilesPerIpu - p.ioTilesPerIpu, st.firstOp, st.endOp))
                 modelStatic += m.weights + m.accumulators + m.optimizerState + m.masterWeights;
         }
         QCOMPARE(tileNal, peakNal);

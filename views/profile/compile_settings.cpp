@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <algorithm>
 
 namespace portolan::views {
 
@@ -89,6 +90,12 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     m_amp->setKeyboardTracking(false);
     m_amp->setToolTip(tr("Share of tile memory matmul plans may use for temporaries "
                          "(availableMemoryProportion; Poplar's default is 0.6)"));
+    m_ampPerStage = new QLineEdit(this);
+    m_ampPerStage->setObjectName(QStringLiteral("ampPerStage"));
+    m_ampPerStage->setPlaceholderText(tr("the same on every IPU (or per IPU: 0.15,0.18,0.2,0.25)"));
+    m_recomputePerStage = new QLineEdit(this);
+    m_recomputePerStage->setObjectName(QStringLiteral("recomputePerStage"));
+    m_recomputePerStage->setPlaceholderText(tr("as checked above (or per IPU: 0,1,1,1)"));
     m_split = new QLineEdit(this);
     m_split->setObjectName(QStringLiteral("split"));
     m_split->setPlaceholderText(tr("automatic (or layers per IPU: 3,7,7,7; 0 = embeddings only)"));
@@ -116,6 +123,8 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     form->addRow(QString(), m_inference);
     form->addRow(tr("Embedding serialization"), m_serialization);
     form->addRow(tr("Available memory proportion"), m_amp);
+    form->addRow(tr("Proportion per IPU"), m_ampPerStage);
+    form->addRow(tr("Recompute per IPU"), m_recomputePerStage);
     form->addRow(tr("Split"), m_split);
     form->addRow(QString(), m_splitError);
     form->addRow(tr("CS mode"), m_csMode);
@@ -137,6 +146,8 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
         connect(c, &QCheckBox::toggled, this, &CompileSettings::emitChanged);
     connect(m_amp, &QDoubleSpinBox::valueChanged, this, &CompileSettings::emitChanged);
     connect(m_split, &QLineEdit::textChanged, this, &CompileSettings::emitChanged);
+    connect(m_ampPerStage, &QLineEdit::textChanged, this, &CompileSettings::emitChanged);
+    connect(m_recomputePerStage, &QLineEdit::textChanged, this, &CompileSettings::emitChanged);
     updateEnabled();
 }
 
@@ -154,10 +165,12 @@ void CompileSettings::emitChanged()
 void CompileSettings::updateEnabled()
 {
     const bool cs = m_target->currentData().toString().startsWith(QLatin1String("cs"));
-    for (QWidget* w : {static_cast<QWidget*>(m_ipus), static_cast<QWidget*>(m_split),
-                       static_cast<QWidget*>(m_schedule), static_cast<QWidget*>(m_sharded),
-                       static_cast<QWidget*>(m_halfPartials),
-                       static_cast<QWidget*>(m_serialization), static_cast<QWidget*>(m_amp)})
+    for (QWidget* w :
+         {static_cast<QWidget*>(m_ipus), static_cast<QWidget*>(m_split),
+          static_cast<QWidget*>(m_schedule), static_cast<QWidget*>(m_sharded),
+          static_cast<QWidget*>(m_halfPartials), static_cast<QWidget*>(m_serialization),
+          static_cast<QWidget*>(m_amp), static_cast<QWidget*>(m_ampPerStage),
+          static_cast<QWidget*>(m_recomputePerStage)})
         w->setEnabled(!cs);
     m_csMode->setEnabled(cs);
 }
@@ -186,6 +199,24 @@ sim::CompileOptions CompileSettings::options(QString* error) const
     o.training.serializationFactor = m_serialization->value();
     o.training.availableMemoryProportion = m_amp->value();
     o.csMode = m_csMode->currentData().toString().toStdString();
+    // Per-IPU lists: the core's parser, so the GUI accepts what portolan-cli does.
+    std::string stageError;
+    if (const QString amp = m_ampPerStage->text().trimmed(); !amp.isEmpty()) {
+        if (auto v = sim::parseStageValues(amp.toStdString(), 0.01, 1.0, &stageError))
+            o.training.availableMemoryProportionPerStage = *v;
+        else if (error)
+            *error = tr("Proportion per IPU: %1").arg(QString::fromStdString(stageError));
+    }
+    if (const QString rc = m_recomputePerStage->text().trimmed(); !rc.isEmpty()) {
+        auto v = sim::parseStageValues(rc.toStdString(), 0, 1, &stageError);
+        if (v && std::all_of(v->begin(), v->end(), [](double x) { return x == 0 || x == 1; })) {
+            for (double x : *v)
+                o.training.recomputePerStage.push_back(x != 0 ? 1 : 0);
+        } else if (error) {
+            *error = tr("Recompute per IPU: %1")
+                         .arg(v ? tr("each value is 0 or 1") : QString::fromStdString(stageError));
+        }
+    }
     const QString split = m_split->text().trimmed();
     if (!split.isEmpty()) {
         const auto parsed = sim::LayerSplit::parse(split.toStdString());
@@ -209,7 +240,8 @@ void CompileSettings::setOptions(const sim::CompileOptions& o)
     const QSignalBlocker b1(m_target), b2(m_precision), b3(m_optimizer), b4(m_schedule),
         b5(m_csMode), b6(m_ipus), b7(m_microBatch), b8(m_gradAccum), b9(m_replicas),
         b10(m_recompute), b11(m_offChip), b12(m_split), b13(m_sharded), b14(m_halfPartials),
-        b15(m_inference), b16(m_serialization), b17(m_amp);
+        b15(m_inference), b16(m_serialization), b17(m_amp), b18(m_ampPerStage),
+        b19(m_recomputePerStage);
     selectData(m_target, QString::fromStdString(o.target));
     m_ipus->setValue(o.ipus);
     m_microBatch->setValue(o.training.microBatch);
@@ -225,6 +257,10 @@ void CompileSettings::setOptions(const sim::CompileOptions& o)
     m_inference->setChecked(o.training.inference);
     m_serialization->setValue(o.training.serializationFactor);
     m_amp->setValue(o.training.availableMemoryProportion);
+    m_ampPerStage->setText(
+        QString::fromStdString(sim::stageValuesText(o.training.availableMemoryProportionPerStage)));
+    m_recomputePerStage->setText(
+        QString::fromStdString(sim::stageValuesText(o.training.recomputePerStage)));
     QStringList split;
     for (int n : o.split)
         split << QString::number(n);

@@ -64,6 +64,8 @@ private:
     QSpinBox* m_serialization = nullptr;
     QDoubleSpinBox* m_amp = nullptr;
     QLineEdit* m_split = nullptr;
+    QLineEdit* m_ampPerStage = nullptr;       // "0.15,0.18,0.2,0.25" or empty
+    QLineEdit* m_recomputePerStage = nullptr; // "0,1,1,1" or empty
     QComboBox* m_csMode = nullptr;
     QLabel* m_splitError = nullptr;
     QPushButton* m_find = nullptr;

@@ -6,6 +6,7 @@
 #include "core/report/report.h"
 #include "core/sim/auto_config.h"
 #include "core/sim/compile.h"
+#include "core/sim/model_family.h"
 #include "core/sim/project_training.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/compare_page.h"
@@ -213,6 +214,9 @@ bool ProfilePanel::openReport(const QString& file, QString* error)
     const std::string path = file.toStdString();
     auto accept = [this, file](Result<sim::CompileResult>& r) {
         m_opGraph.reset();
+        m_family = r.value->modelFamily
+                       ? std::make_shared<const sim::ModelFamilyNotes>(*r.value->modelFamily)
+                       : nullptr;
         m_compileTicket.invalidate(); // a compile still running must not overwrite the report
         m_source->setText(tr("Report %1").arg(QDir::toNativeSeparators(file)));
         setResult(std::make_shared<const sim::CompileResult>(std::move(*r.value)));
@@ -263,14 +267,14 @@ void ProfilePanel::setProject(const QString& folder)
     struct Found
     {
         graph::GraphSource source;
-        std::optional<Result<graph::OpGraph>> built;
+        std::optional<Result<families::ModelFromParams>> built;
     };
     runAsync(
         this,
         [path] {
             Found f{graph::chooseGraphSource(path), std::nullopt};
             if (f.source.kind == graph::GraphSourceKind::ModelFamily)
-                f.built = graph::buildModelFamily(f.source);
+                f.built = families::buildFromParamsFile(f.source.params);
             return f;
         },
         [this, id, folder](Found found) {
@@ -309,7 +313,9 @@ void ProfilePanel::setProject(const QString& folder)
                     recordingFailed(QString::fromStdString(found.built->error.toString()));
                     return;
                 }
-                acceptGraph(std::move(*found.built->value));
+                m_family = std::make_shared<const sim::ModelFamilyNotes>(
+                    sim::modelFamilyNotes(*found.built->value, source.params));
+                acceptGraph(std::move(found.built->value->graph));
                 return;
             }
             setBusy(tr("Recording the model of %1 (%2)...")
@@ -393,6 +399,7 @@ void ProfilePanel::startRecording(quint64 id, const QStringList& args)
                     recordingFailed(message);
                     return;
                 }
+                m_family.reset(); // a recorded model has no Model Zoo family
                 acceptGraph(std::move(*g.value));
             });
     });
@@ -456,8 +463,15 @@ void ProfilePanel::startCompile()
     const quint64 id = m_compileTicket.next();
     setBusy(tr("Simulating %1...").arg(QString::fromStdString(options.target)));
     std::shared_ptr<const graph::OpGraph> g = m_opGraph;
+    std::shared_ptr<const sim::ModelFamilyNotes> family = m_family;
     runAsync(
-        this, [g, options] { return sim::compileGraph(*g, options); },
+        this,
+        [g, options, family] {
+            auto r = sim::compileGraph(*g, options);
+            if (r && family)
+                r.value->modelFamily = *family;
+            return r;
+        },
         [this, id](Result<sim::CompileResult> r) {
             m_compiling = false;
             const bool current = m_compileTicket.isCurrent(id);

@@ -115,6 +115,9 @@ private:
     // How the project's params file trains (not a capture's, which records the micro-batch
     // itself): mapped onto the target whenever the target changes by suggestion.
     std::optional<graph::ProjectTraining> m_projectTraining;
+    // The Model Zoo family of m_opGraph when it was built from a params file (or read from an
+    // opened report): every result compiled from it carries it, so a saved report does.
+    std::shared_ptr<const sim::ModelFamilyNotes> m_family;
     JobTicket m_compileTicket, m_loadTicket, m_recordTicket, m_searchTicket;
     bool m_compiling = false, m_compilePending = false;
     int m_loading = 0, m_recording = 0;
