@@ -83,6 +83,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
             [this](const views::PortingSnapshotPtr& snap) {
                 m_overview->showAnalysis(QString::fromStdString(snap->analysis->flavour.summary()),
                                          snap->analysis->diagnostics);
+                m_overview->showWatched(m_analysis->watchedFiles(), m_analysis->watchableFiles());
                 if (!m_code->fileName().isEmpty())
                     m_code->setMarkers(m_wizard->markersForFile(m_code->fileName()));
                 // The params editor shows the project's params file (or Determined experiment
@@ -314,10 +315,11 @@ void MainWindow::openProject(const QString& folder)
     m_loader->load(path);
 }
 
-void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& scan)
+void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& scan,
+                          const views::ProjectFilesTreePtr& tree)
 {
     m_projectFolder = folder;
-    m_filesModel->setScan(*scan);
+    m_filesModel->setTree(tree); // built on the loader's thread
     m_overview->showScan(*scan);
     m_recent->add(folder);
     const QString paramsFile = std::exchange(m_paramsToOpen, QString());

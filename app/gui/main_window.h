@@ -87,7 +87,8 @@ private:
     void chooseReport();
     void chooseParamsFile();
     QString cliPath() const;
-    void onLoaded(const QString& folder, const views::ProjectScanPtr& scan);
+    void onLoaded(const QString& folder, const views::ProjectScanPtr& scan,
+                  const views::ProjectFilesTreePtr& tree);
     void onFailed(const QString& folder, const QString& message);
     void warn(const QString& title, const QString& text);
 

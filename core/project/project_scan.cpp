@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace portolan {
@@ -56,14 +58,87 @@ std::string_view skipReasonName(SkipReason r)
         return "unreadable";
     case SkipReason::Special:
         return "special-file";
+    case SkipReason::TooDeep:
+        return "too-deep";
+    case SkipReason::TooManyFiles:
+        return "too-many-files";
     }
     return "unknown";
 }
 
 std::size_t ProjectScan::countOf(FileKind k) const
 {
-    return static_cast<std::size_t>(
-        std::count_if(files.begin(), files.end(), [k](const ProjectFile& f) { return f.kind == k; }));
+    return static_cast<std::size_t>(std::count_if(
+        files.begin(), files.end(), [k](const ProjectFile& f) { return f.kind == k; }));
+}
+
+namespace {
+
+// A long path shortened in its middle so that a line stays readable ("d/d/d/…/d/d/").
+std::string shortPath(const std::string& path)
+{
+    constexpr std::size_t keep = 24;
+    if (path.size() <= 2 * keep + 1)
+        return path;
+    return path.substr(0, keep) + "…" + path.substr(path.size() - keep);
+}
+
+// "97,000": counts in a sentence.
+std::string withThousands(std::size_t n)
+{
+    std::string digits = std::to_string(n);
+    for (int i = int(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(std::size_t(i), ",");
+    return digits;
+}
+
+} // namespace
+
+std::vector<std::string> describeSkipped(const ProjectScan& scan, std::size_t examples)
+{
+    struct Group
+    {
+        std::size_t files = 0, folders = 0;
+        std::vector<std::string> folderNames, fileNames; // examples; folders say more
+    };
+    std::map<SkipReason, Group> groups;
+    for (const auto& s : scan.skipped) {
+        if (s.reason == SkipReason::Cache)
+            continue;
+        Group& g = groups[s.reason];
+        const bool folder = !s.path.empty() && s.path.back() == '/';
+        ++(folder ? g.folders : g.files);
+        auto& names = folder ? g.folderNames : g.fileNames;
+        if (names.size() < examples)
+            names.push_back(shortPath(s.path));
+    }
+    auto plural = [](std::size_t n, const char* one, const char* many) {
+        return withThousands(n) + " " + (n == 1 ? one : many);
+    };
+    std::vector<std::string> lines;
+    for (const auto& [reason, g] : groups) {
+        std::string what;
+        if (g.files)
+            what = plural(g.files, "file", "files");
+        if (g.folders)
+            what += (what.empty() ? "" : " and ") + plural(g.folders, "folder", "folders");
+        std::string label(skipReasonName(reason));
+        std::replace(label.begin(), label.end(), '-', ' ');
+        if (reason == SkipReason::TooManyFiles)
+            label = "not read (the file limit was reached)";
+        std::vector<std::string> names = g.folderNames;
+        names.insert(names.end(), g.fileNames.begin(), g.fileNames.end());
+        names.resize(std::min(names.size(), examples));
+        std::string line = what + " " + label + " (";
+        for (std::size_t i = 0; i < names.size(); ++i)
+            line += (i ? ", " : "") + names[i];
+        line += g.files + g.folders > names.size() ? ", …)" : ")";
+        lines.push_back(std::move(line));
+    }
+    for (const auto& d : scan.diagnostics)
+        if (d.code == "project.yaml-folder")
+            lines.push_back(d.location.file + " is a folder, not a params file");
+    return lines;
 }
 
 namespace {
@@ -77,8 +152,8 @@ FileKind kindOf(const fs::path& p)
         return FileKind::Yaml;
     if (ext == ".json")
         return FileKind::Json;
-    static const std::set<std::string> text{".txt", ".md", ".rst", ".cfg", ".toml", ".ini",
-                                            ".sh",  ".csv", ".in", ".gitignore"};
+    static const std::set<std::string> text{".txt", ".md", ".rst", ".cfg", ".toml",
+                                            ".ini", ".sh", ".csv", ".in",  ".gitignore"};
     if (text.count(ext) || p.filename() == "Dockerfile" || p.filename() == "Makefile")
         return FileKind::Text;
     return FileKind::Other;
@@ -86,10 +161,10 @@ FileKind kindOf(const fs::path& p)
 
 bool isCacheDir(const std::string& name)
 {
-    static const std::set<std::string> caches{"__pycache__",  ".mypy_cache", ".pytest_cache",
-                                              ".ruff_cache",  ".ipynb_checkpoints", ".tox",
-                                              ".nox",         "node_modules", ".portolan",
-                                              ".cache",       ".eggs",       ".hypothesis"};
+    static const std::set<std::string> caches{
+        "__pycache__",        ".mypy_cache", ".pytest_cache", ".ruff_cache",
+        ".ipynb_checkpoints", ".tox",        ".nox",          "node_modules",
+        ".portolan",          ".cache",      ".eggs",         ".hypothesis"};
     return caches.count(name) > 0 || name.ends_with(".egg-info");
 }
 
@@ -114,10 +189,9 @@ public:
     Walker(const fs::path& root, const ScanOptions& options, const ProgressCallback& progress,
            ProjectScan& out)
         : m_root(root), m_options(options), m_progress(progress), m_out(out)
-    {
-    }
+    {}
 
-    void walk(const fs::path& dir, const std::string& rel)
+    void walk(const fs::path& dir, const std::string& rel, int depth)
     {
         if (m_stop)
             return;
@@ -135,20 +209,35 @@ public:
             entries.push_back(*it);
         }
         // Sorted so that the result, and the order of diagnostics, is stable across file systems.
-        std::sort(entries.begin(), entries.end(),
-                  [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+        std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+            return a.path().filename() < b.path().filename();
+        });
         for (const auto& e : entries) {
-            if (m_stop)
-                return;
-            visit(e, rel.empty() ? e.path().filename().string()
-                                 : rel + "/" + e.path().filename().string());
+            const std::string child = rel.empty() ? e.path().filename().string()
+                                                  : rel + "/" + e.path().filename().string();
+            if (m_stop) {
+                if (!m_out.cancelled)
+                    notRead(e, child);
+                continue;
+            }
+            visit(e, child, depth);
         }
     }
 
     void walkRoot()
     {
-        m_visiting.insert(m_root);
-        walk(m_root, "");
+        if (const auto id = dirId(m_root))
+            m_visiting.insert(*id);
+        walk(m_root, "", 0);
+        if (m_notReadFiles + m_notReadFolders > 0) {
+            Diagnostic d;
+            d.severity = Severity::Warning;
+            d.code = "project.too-many-files";
+            d.message = "stopped after " + std::to_string(m_options.maxFiles) +
+                        " files; not read: " + std::to_string(m_notReadFolders) +
+                        " folder(s) and " + std::to_string(m_notReadFiles) + " file(s)";
+            m_out.diagnostics.push_back(std::move(d));
+        }
     }
 
 private:
@@ -166,7 +255,37 @@ private:
         }
     }
 
-    void visit(const fs::directory_entry& e, const std::string& rel)
+    // An entry the walk did not reach because it stopped at the file limit: listed, so that the
+    // user sees which folders were left out, and counted for the one diagnostic.
+    void notRead(const fs::directory_entry& e, const std::string& rel)
+    {
+        std::error_code ec;
+        const bool folder = e.is_directory(ec) && !e.is_symlink(ec);
+        if (folder) {
+            if (isCacheDir(e.path().filename().string()))
+                return;
+            ++m_notReadFolders;
+        } else {
+            ++m_notReadFiles;
+        }
+        m_out.skipped.push_back(
+            {folder ? rel + "/" : rel, SkipReason::TooManyFiles,
+             "not read: the walk stopped after " + std::to_string(m_options.maxFiles) + " files"});
+    }
+
+    // A folder's identity, to find loops without resolving the whole path (canonical() costs a
+    // lookup per level, which made a chain of 1,000 nested folders quadratic).
+    static std::optional<std::pair<dev_t, ino_t>> dirId(const fs::path& dir)
+    {
+        struct stat st
+        {
+        };
+        if (::stat(dir.c_str(), &st) != 0)
+            return std::nullopt;
+        return std::make_pair(st.st_dev, st.st_ino);
+    }
+
+    void visit(const fs::directory_entry& e, const std::string& rel, int depth)
     {
         std::error_code ec;
         const fs::file_status link = e.symlink_status(ec);
@@ -199,14 +318,14 @@ private:
             return;
         }
         if (fs::is_directory(st))
-            visitDir(target, rel);
+            visitDir(target, rel, depth + 1);
         else if (fs::is_regular_file(st))
             visitFile(target, rel);
         else
             skip(rel, SkipReason::Special, "not a regular file or folder", Severity::Info);
     }
 
-    void visitDir(const fs::path& dir, const std::string& rel)
+    void visitDir(const fs::path& dir, const std::string& rel, int depth)
     {
         const std::string name = fs::path(rel).filename().string();
         if (isCacheDir(name)) {
@@ -223,16 +342,34 @@ private:
                  Severity::Info);
             return;
         }
-        std::error_code ec;
-        const fs::path canon = fs::canonical(dir, ec);
-        if (!ec && !m_visiting.insert(canon).second) {
+        if (depth > m_options.maxDepth) {
+            skip(rel + "/", SkipReason::TooDeep,
+                 "folder is nested " + std::to_string(depth) +
+                     " levels deep; folders deeper than " + std::to_string(m_options.maxDepth) +
+                     " levels are not read",
+                 Severity::Warning);
+            return;
+        }
+        // A folder named like a config is easy to take for one (a params file replaced by a
+        // folder): say so, because the params file rule passes over it silently.
+        const std::string ext = fs::path(name).extension().string();
+        if (ext == ".yaml" || ext == ".yml") {
+            Diagnostic d;
+            d.severity = Severity::Warning;
+            d.code = "project.yaml-folder";
+            d.message = "a folder named like a YAML file; it is not read as a params file";
+            d.location.file = rel + "/";
+            m_out.diagnostics.push_back(std::move(d));
+        }
+        const auto id = dirId(dir);
+        if (id && !m_visiting.insert(*id).second) {
             skip(rel + "/", SkipReason::SymlinkLoop,
                  "folder was already walked through another link (a loop)", Severity::Warning);
             return;
         }
-        walk(dir, rel);
-        if (!ec)
-            m_visiting.erase(canon);
+        walk(dir, rel, depth);
+        if (id)
+            m_visiting.erase(*id);
     }
 
     void visitFile(const fs::path& file, const std::string& rel)
@@ -252,8 +389,8 @@ private:
             return;
         }
         if (::access(file.c_str(), R_OK) != 0) {
-            skip(rel, SkipReason::Unreadable, std::string("file cannot be read: ") + std::strerror(errno),
-                 Severity::Warning);
+            skip(rel, SkipReason::Unreadable,
+                 std::string("file cannot be read: ") + std::strerror(errno), Severity::Warning);
             return;
         }
         const FileKind kind = kindOf(file);
@@ -277,21 +414,16 @@ private:
                 Diagnostic d;
                 d.severity = Severity::Warning;
                 d.code = "project.not-utf8";
-                d.message = "not valid UTF-8 (first bad byte at offset " + std::to_string(bad) + ")";
+                d.message =
+                    "not valid UTF-8 (first bad byte at offset " + std::to_string(bad) + ")";
                 d.location = {rel, lc.line, lc.column};
                 m_out.diagnostics.push_back(std::move(d));
                 return;
             }
         }
         m_out.files.push_back({rel, size, kind});
-        if (m_out.files.size() >= m_options.maxFiles) {
-            Diagnostic d;
-            d.severity = Severity::Warning;
-            d.code = "project.too-many-files";
-            d.message = "stopped after " + std::to_string(m_options.maxFiles) + " files";
-            m_out.diagnostics.push_back(std::move(d));
-            m_stop = true;
-        }
+        if (m_out.files.size() >= m_options.maxFiles)
+            m_stop = true; // what is left is listed as not read (notRead), then one diagnostic
         if (m_progress && !m_progress(m_out.files.size(), 0)) {
             m_out.cancelled = true;
             m_stop = true;
@@ -302,7 +434,9 @@ private:
     const ScanOptions& m_options;
     const ProgressCallback& m_progress;
     ProjectScan& m_out;
-    std::set<fs::path> m_visiting;
+    std::set<std::pair<dev_t, ino_t>> m_visiting; // the folders being walked, root to here
+    std::size_t m_notReadFiles = 0;
+    std::size_t m_notReadFolders = 0;
     bool m_stop = false;
 };
 
@@ -322,18 +456,19 @@ Result<ProjectScan> scanProject(const fs::path& root, const ScanOptions& options
 {
     std::error_code ec;
     if (root.empty())
-        return Result<ProjectScan>::fail(rootError(root, "no project folder given", "project.missing"));
+        return Result<ProjectScan>::fail(
+            rootError(root, "no project folder given", "project.missing"));
     const fs::file_status st = fs::status(root, ec);
     if (ec || !fs::exists(st))
         return Result<ProjectScan>::fail(
             rootError(root, "project folder does not exist", "project.missing"));
     if (!fs::is_directory(st))
-        return Result<ProjectScan>::fail(
-            rootError(root, "not a folder; open the project's folder instead", "project.not-a-folder"));
+        return Result<ProjectScan>::fail(rootError(
+            root, "not a folder; open the project's folder instead", "project.not-a-folder"));
     fs::directory_iterator probe(root, ec);
     if (ec)
-        return Result<ProjectScan>::fail(
-            rootError(root, "project folder cannot be read: " + ec.message(), "project.unreadable"));
+        return Result<ProjectScan>::fail(rootError(
+            root, "project folder cannot be read: " + ec.message(), "project.unreadable"));
 
     ProjectScan scan;
     scan.root = fs::canonical(root, ec);

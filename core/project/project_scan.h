@@ -9,7 +9,14 @@
 
 namespace portolan {
 
-enum class FileKind : std::uint8_t { Python, Yaml, Json, Text, Other };
+enum class FileKind : std::uint8_t
+{
+    Python,
+    Yaml,
+    Json,
+    Text,
+    Other
+};
 std::string_view fileKindName(FileKind k);
 
 // A file the analysis will read. Paths are relative to the project root, with '/' separators.
@@ -20,7 +27,8 @@ struct ProjectFile
     FileKind kind = FileKind::Other;
 };
 
-enum class SkipReason : std::uint8_t {
+enum class SkipReason : std::uint8_t
+{
     Cache,          // __pycache__ and friends: skipped silently
     VersionControl, // .git, .hg, .svn
     VirtualEnv,     // a folder with pyvenv.cfg, or venv/.venv with bin/activate
@@ -31,7 +39,9 @@ enum class SkipReason : std::uint8_t {
     SymlinkLoop,    // a folder link back to a folder already being walked
     BrokenSymlink,
     Unreadable,
-    Special, // sockets, FIFOs, devices
+    Special,      // sockets, FIFOs, devices
+    TooDeep,      // a folder nested deeper than ScanOptions::maxDepth: not read
+    TooManyFiles, // not read because the walk stopped at ScanOptions::maxFiles
 };
 std::string_view skipReasonName(SkipReason r);
 
@@ -46,6 +56,9 @@ struct ScanOptions
 {
     std::uint64_t maxFileBytes = 4ull << 20; // larger files are skipped (TooLarge)
     std::size_t maxFiles = 200'000;          // a runaway tree stops here, with a diagnostic
+    // Folders nested deeper than this are not read (TooDeep). Real projects stay far below it; a
+    // chain of thousands of folders would otherwise cost a path lookup per level for every entry.
+    int maxDepth = 64;
 };
 
 struct ProjectScan
@@ -60,6 +73,12 @@ struct ProjectScan
 
     std::size_t countOf(FileKind k) const;
 };
+
+// What a scan left out, grouped by reason for a person: "50 unreadable files (secret0.py,
+// secret1.py, secret10.py, …)", "1 folder too deep (d/d/…/d/)". One line per reason that has
+// entries, in the enum's order; caches are left out (they are skipped silently). A folder named
+// like a YAML file (a params file replaced by a folder) gets its own line.
+std::vector<std::string> describeSkipped(const ProjectScan& scan, std::size_t examples = 3);
 
 // Walks a project folder. Fails (with a message naming the path) when the folder is missing, is
 // not a folder, or cannot be read; an empty folder is a success with an "empty project" warning.

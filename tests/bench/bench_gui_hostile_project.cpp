@@ -67,6 +67,7 @@ int main(int argc, char** argv)
                 "clock (%d watchdog ticks)\n",
                 static_cast<long long>(watchdog.longestBusyStallMs()),
                 static_cast<long long>(watchdog.longestStallMs()), watchdog.ticks());
+    std::fflush(stdout); // the figures before the long removal of the project
     portolan::test::unlockHostileProject(dir.path());
     return 0;
 }

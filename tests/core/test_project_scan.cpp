@@ -60,19 +60,32 @@ private slots:
         QTest::addColumn<QString>("entry");
         QTest::addColumn<QString>("reason"); // "" = kept as a file
         QTest::addColumn<bool>("diagnostic");
-        QTest::addRow("binary .py") << "blob.py" << "binary" << true;
-        QTest::addRow("latin-1 .py") << "latin1.py" << "not-utf8" << true;
-        QTest::addRow("10 MB .py") << "huge.py" << "too-large" << true;
-        QTest::addRow("symlink loop") << "loop/again/" << "symlink-loop" << true;
-        QTest::addRow("link outside") << "outside" << "symlink-outside" << true;
-        QTest::addRow("broken link") << "dangling" << "broken-symlink" << true;
-        QTest::addRow("self link") << "self" << "symlink-loop" << true;
-        QTest::addRow("pycache") << "__pycache__/" << "cache" << false;
-        QTest::addRow(".git") << ".git/" << "version-control" << true;
-        QTest::addRow("venv") << "venv/" << "virtual-env" << true;
-        QTest::addRow("ok python") << "ok.py" << "" << false;
-        QTest::addRow("png kept as other") << "image.png" << "" << false;
-        QTest::addRow("link inside kept") << "alias.py" << "" << false;
+        QTest::addRow("binary .py") << "blob.py"
+                                    << "binary" << true;
+        QTest::addRow("latin-1 .py") << "latin1.py"
+                                     << "not-utf8" << true;
+        QTest::addRow("10 MB .py") << "huge.py"
+                                   << "too-large" << true;
+        QTest::addRow("symlink loop") << "loop/again/"
+                                      << "symlink-loop" << true;
+        QTest::addRow("link outside") << "outside"
+                                      << "symlink-outside" << true;
+        QTest::addRow("broken link") << "dangling"
+                                     << "broken-symlink" << true;
+        QTest::addRow("self link") << "self"
+                                   << "symlink-loop" << true;
+        QTest::addRow("pycache") << "__pycache__/"
+                                 << "cache" << false;
+        QTest::addRow(".git") << ".git/"
+                              << "version-control" << true;
+        QTest::addRow("venv") << "venv/"
+                              << "virtual-env" << true;
+        QTest::addRow("ok python") << "ok.py"
+                                   << "" << false;
+        QTest::addRow("png kept as other") << "image.png"
+                                           << "" << false;
+        QTest::addRow("link inside kept") << "alias.py"
+                                          << "" << false;
     }
     void hostile()
     {
@@ -161,9 +174,12 @@ private slots:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("code");
-        QTest::addRow("missing") << "missing" << "project.missing";
-        QTest::addRow("file") << "file" << "project.not-a-folder";
-        QTest::addRow("empty string") << "empty" << "project.missing";
+        QTest::addRow("missing") << "missing"
+                                 << "project.missing";
+        QTest::addRow("file") << "file"
+                              << "project.not-a-folder";
+        QTest::addRow("empty string") << "empty"
+                                      << "project.missing";
     }
     void badRoot()
     {
@@ -198,10 +214,109 @@ private slots:
         for (int i = 0; i < 50; ++i)
             write(root / ("f" + std::to_string(i) + ".py"), "x = 1\n");
         int calls = 0;
-        auto r = scanProject(root, {}, [&calls](std::uint64_t, std::uint64_t) { return ++calls < 10; });
+        auto r =
+            scanProject(root, {}, [&calls](std::uint64_t, std::uint64_t) { return ++calls < 10; });
         QVERIFY(r);
         QVERIFY(r.value->cancelled);
         QCOMPARE(r.value->files.size(), std::size_t(10));
+    }
+
+    // Limits: folders nested past maxDepth and whatever is left when the walk stops at maxFiles
+    // are listed as skipped (so the window can say what it left out), each with one diagnostic.
+    void limits_data()
+    {
+        QTest::addColumn<int>("depth"); // folders nested under deep/
+        QTest::addColumn<int>("maxDepth");
+        QTest::addColumn<int>("maxFiles");
+        QTest::addColumn<QString>("entry"); // expected skipped entry ("" = none)
+        QTest::addColumn<QString>("reason");
+        QTest::addRow("within the depth") << 5 << 6 << 1000 << ""
+                                          << "";
+        QTest::addRow("one level too deep") << 6 << 5 << 1000 << "deep/d/d/d/d/d/"
+                                            << "too-deep";
+        QTest::addRow("far too deep")
+            << 300 << 64 << 1000 << QString("deep" + QString("/d").repeated(64) + "/")
+            << "too-deep";
+        // Sorted walk: a.py, b/ (b/0.py ... b/9.py), deep/, z.py. The limit hits inside b/.
+        QTest::addRow("file limit") << 1 << 64 << 5 << "deep/"
+                                    << "too-many-files";
+        QTest::addRow("file limit, later file") << 1 << 64 << 5 << "z.py"
+                                                << "too-many-files";
+    }
+    void limits()
+    {
+        QFETCH(int, depth);
+        QFETCH(int, maxDepth);
+        QFETCH(int, maxFiles);
+        QFETCH(QString, entry);
+        QFETCH(QString, reason);
+        QTemporaryDir tmp;
+        const fs::path root = tmp.path().toStdString();
+        write(root / "a.py", "x = 1\n");
+        write(root / "z.py", "x = 1\n");
+        for (int i = 0; i < 10; ++i)
+            write(root / "b" / (std::to_string(i) + ".py"), "x = 1\n");
+        // Relative steps: the whole chain may be longer than a path can be.
+        fs::create_directory(root / "deep");
+        fs::path walk = root / "deep";
+        for (int d = 0; d < depth; ++d) {
+            fs::create_directory(walk / "d");
+            walk /= "d";
+            if (walk.native().size() > 3000)
+                break;
+        }
+        ScanOptions options;
+        options.maxDepth = maxDepth;
+        options.maxFiles = std::size_t(maxFiles);
+        auto r = scanProject(root, options);
+        QVERIFY(r);
+        const ProjectScan& s = *r.value;
+        std::size_t limited = 0;
+        for (const auto& sk : s.skipped)
+            limited += sk.reason == SkipReason::TooDeep || sk.reason == SkipReason::TooManyFiles;
+        if (entry.isEmpty()) {
+            QCOMPARE(limited, std::size_t(0));
+            QCOMPARE(s.files.size(), std::size_t(12));
+            return;
+        }
+        const SkippedEntry* sk = findSkipped(s, entry.toStdString());
+        QVERIFY2(sk, qPrintable(entry));
+        QCOMPARE(QString::fromUtf8(skipReasonName(sk->reason).data()), reason);
+        std::size_t diagnostics = 0;
+        for (const auto& d : s.diagnostics)
+            diagnostics += d.code == "project." + reason.toStdString();
+        QCOMPARE(diagnostics, std::size_t(1));
+        if (reason == "too-many-files") {
+            QCOMPARE(s.files.size(), std::size_t(maxFiles));
+            // b/ holds 10 files: the 6 not reached, deep/ and z.py are listed.
+            QCOMPARE(limited, std::size_t(6 + 2));
+        }
+        // The window's summary names the reason with examples, folders first.
+        if (sk->path.back() != '/')
+            return;
+        bool described = false;
+        for (const std::string& line : describeSkipped(s))
+            described = described || line.find(sk->path.substr(0, 8)) != std::string::npos;
+        QVERIFY(described);
+    }
+
+    // A params file replaced by a folder is said, not passed over in silence.
+    void yamlFolder()
+    {
+        QTemporaryDir tmp;
+        const fs::path root = tmp.path().toStdString();
+        write(root / "model.py", "x = 1\n");
+        fs::create_directories(root / "configs" / "params.yaml");
+        auto r = scanProject(root);
+        QVERIFY(r);
+        bool diag = false;
+        for (const auto& d : r.value->diagnostics)
+            diag = diag ||
+                   (d.code == "project.yaml-folder" && d.location.file == "configs/params.yaml/");
+        QVERIFY(diag);
+        const auto lines = describeSkipped(*r.value);
+        QVERIFY(std::find(lines.begin(), lines.end(),
+                          "configs/params.yaml/ is a folder, not a params file") != lines.end());
     }
 
     void syntaxErrors_data()

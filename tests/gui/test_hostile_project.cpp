@@ -9,6 +9,7 @@
 #include "views/project/project_files_model.h"
 
 #include <QFile>
+#include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -36,6 +37,9 @@ private slots:
         QTest::addColumn<int>("files");
         QTest::addColumn<int>("depth");
         QTest::addRow("wide") << 3000 << 10;
+        // Large enough that a fill or a watch list quadratic in the number of files stalls for
+        // seconds (it did: 34 s at 100,000 files), small enough for the suite.
+        QTest::addRow("wider") << 20000 << 10;
         QTest::addRow("deep") << 200 << 400;
     }
     void staysResponsive()
@@ -92,6 +96,16 @@ private slots:
             QVERIFY(secret.data(ProjectFilesModel::IsSkippedRole).toBool());
         }
         QVERIFY(m->indexForPath(QStringLiteral("model.py")).isValid());
+        const auto* skipped = w.findChild<QLabel*>(QStringLiteral("skippedSummary"));
+        QVERIFY(skipped);
+        const QString said = skipped->text();
+        QVERIFY2(said.contains(QLatin1String("configs/params.yaml/ is a folder")),
+                 qPrintable(said));
+        if (!rootUser)
+            QVERIFY2(said.contains(QLatin1String("50 files and 1 folder unreadable")),
+                     qPrintable(said));
+        if (depth > 64)
+            QVERIFY2(said.contains(QLatin1String("1 folder too deep")), qPrintable(said));
     }
 };
 

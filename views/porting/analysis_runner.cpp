@@ -4,6 +4,7 @@
 
 #include <QDir>
 #include <QFileSystemWatcher>
+#include <algorithm>
 
 namespace portolan::views {
 
@@ -63,10 +64,11 @@ void AnalysisRunner::clear()
     m_folder.clear();
     m_snapshot.reset();
     m_running = false;
-    if (!m_watcher->files().isEmpty())
-        m_watcher->removePaths(m_watcher->files());
-    if (!m_watcher->directories().isEmpty())
-        m_watcher->removePaths(m_watcher->directories());
+    m_toAdd.clear();
+    m_toRemove = QStringList(m_watched.begin(), m_watched.end());
+    m_watched.clear();
+    m_watchedFiles = m_watchable = 0;
+    applyWatchSlice();
 }
 
 void AnalysisRunner::rerun()
@@ -96,26 +98,58 @@ void AnalysisRunner::rerun()
 
 void AnalysisRunner::watch(const analysis::ProjectAnalysis& a)
 {
-    // Watch every analysed file and every folder that holds one (new files appear there).
-    QStringList files;
-    QStringList dirs{QString::fromStdString(a.root.string())};
-    for (const auto& f : a.scan.files) {
-        if (f.kind != FileKind::Python && f.kind != FileKind::Yaml)
-            continue;
-        const QString path = QString::fromStdString((a.root / f.path).string());
-        files << path;
-        dirs << QFileInfo(path).absolutePath();
+    // Watch the analysed Python and YAML files and the folders that hold them (new files appear
+    // there), the shallowest first, up to a limit: inotify watches are a per-user resource, and
+    // QFileSystemWatcher checks each added or removed path against a list, so 80,000 paths cost
+    // the GUI thread seconds. Only the difference with what is already watched is applied, in
+    // slices between events.
+    std::vector<const ProjectFile*> sources;
+    for (const auto& f : a.scan.files)
+        if (f.kind == FileKind::Python || f.kind == FileKind::Yaml)
+            sources.push_back(&f);
+    std::stable_sort(sources.begin(), sources.end(), [](const auto* x, const auto* y) {
+        return std::count(x->path.begin(), x->path.end(), '/') <
+               std::count(y->path.begin(), y->path.end(), '/');
+    });
+    m_watchable = int(sources.size());
+    if (sources.size() > std::size_t(m_maxWatched))
+        sources.resize(std::size_t(m_maxWatched));
+    const QString root = QString::fromStdString(a.root.string());
+    QSet<QString> wanted{root};
+    for (const ProjectFile* f : sources) {
+        const QString path = root + QLatin1Char('/') + QString::fromStdString(f->path);
+        wanted.insert(path);
+        wanted.insert(path.left(path.lastIndexOf(QLatin1Char('/'))));
     }
-    dirs.removeDuplicates();
-    const QStringList oldFiles = m_watcher->files();
-    const QStringList oldDirs = m_watcher->directories();
-    if (!oldFiles.isEmpty())
-        m_watcher->removePaths(oldFiles);
-    if (!oldDirs.isEmpty())
-        m_watcher->removePaths(oldDirs);
-    if (!files.isEmpty())
-        m_watcher->addPaths(files);
-    m_watcher->addPaths(dirs);
+    m_toRemove.clear();
+    m_toAdd.clear();
+    for (const QString& p : std::as_const(m_watched))
+        if (!wanted.contains(p))
+            m_toRemove << p;
+    for (const QString& p : std::as_const(wanted))
+        if (!m_watched.contains(p))
+            m_toAdd << p;
+    m_watched = std::move(wanted);
+    m_watchedFiles = int(sources.size());
+    applyWatchSlice();
+}
+
+void AnalysisRunner::applyWatchSlice()
+{
+    // A slice costs the watcher's list check for each path: small enough to stay far below a
+    // frame even when thousands of paths are watched.
+    constexpr int slice = 200;
+    auto take = [](QStringList& from) {
+        QStringList part = from.mid(0, slice);
+        from.remove(0, std::min<qsizetype>(slice, from.size()));
+        return part;
+    };
+    if (!m_toRemove.isEmpty())
+        m_watcher->removePaths(take(m_toRemove));
+    else if (!m_toAdd.isEmpty())
+        m_watcher->addPaths(take(m_toAdd));
+    if (!m_toRemove.isEmpty() || !m_toAdd.isEmpty())
+        QTimer::singleShot(0, this, &AnalysisRunner::applyWatchSlice);
 }
 
 } // namespace portolan::views

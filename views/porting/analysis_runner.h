@@ -4,6 +4,8 @@
 #include "views/porting/porting_snapshot.h"
 
 #include <QObject>
+#include <QSet>
+#include <QStringList>
 #include <QTimer>
 
 class QFileSystemWatcher;
@@ -30,6 +32,11 @@ public:
     bool isRunning() const { return m_running; }
     // Delay between a change on disk and the re-run, to let a burst of saves settle.
     void setSettleDelay(int ms) { m_debounce.setInterval(ms); }
+    // How many of the analysed Python and YAML files are watched for changes, of how many; the
+    // shallowest are watched first, up to setMaxWatched().
+    int watchedFiles() const { return m_watchedFiles; }
+    int watchableFiles() const { return m_watchable; }
+    void setMaxWatched(int files) { m_maxWatched = files; }
 
 signals:
     void started();
@@ -38,12 +45,18 @@ signals:
 
 private:
     void watch(const analysis::ProjectAnalysis& a);
+    void applyWatchSlice();
 
     JobTicket m_ticket;
     QString m_folder;
     QString m_guideId;
     PortingSnapshotPtr m_snapshot;
     QFileSystemWatcher* m_watcher = nullptr;
+    QSet<QString> m_watched; // files and folders, watched or about to be
+    QStringList m_toAdd, m_toRemove;
+    int m_watchedFiles = 0;
+    int m_watchable = 0;
+    int m_maxWatched = 2000;
     QTimer m_debounce;
     bool m_running = false;
 };

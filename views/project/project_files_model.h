@@ -8,14 +8,27 @@
 
 namespace portolan::views {
 
+// The files model's tree as plain data: built off the GUI thread (ProjectLoader does it on its
+// worker), then handed to the model in one reset, so that a project of 100,000 files costs the
+// GUI thread a pointer swap rather than the build.
+struct ProjectFilesTree;
+using ProjectFilesTreePtr = std::shared_ptr<ProjectFilesTree>;
+
 // The opened project's files as a tree: folders first, then files, both by name. Skipped entries
 // (binary, too large, links leaving the project...) are shown too, greyed, with the reason.
 class ProjectFilesModel : public QAbstractItemModel
 {
     Q_OBJECT
 public:
-    enum Column { NameColumn, SizeColumn, StatusColumn, ColumnCount };
-    enum Role {
+    enum Column
+    {
+        NameColumn,
+        SizeColumn,
+        StatusColumn,
+        ColumnCount
+    };
+    enum Role
+    {
         RelativePathRole = Qt::UserRole + 1, // QString, '/'-separated, relative to the root
         IsFolderRole,                        // bool
         IsSkippedRole,                       // bool
@@ -25,7 +38,11 @@ public:
     explicit ProjectFilesModel(QObject* parent = nullptr);
     ~ProjectFilesModel() override;
 
-    void setScan(const ProjectScan& scan);
+    // Builds the tree of a scan; thread-safe (touches no model), linear in the number of entries.
+    static ProjectFilesTreePtr buildTree(const ProjectScan& scan);
+    // Shows a tree from buildTree(); the model takes it over (it must not be shared further).
+    void setTree(ProjectFilesTreePtr tree);
+    void setScan(const ProjectScan& scan) { setTree(buildTree(scan)); }
     void clear();
     QModelIndex indexForPath(const QString& relativePath) const;
 
@@ -37,10 +54,11 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
 
-private:
     struct Node;
+
+private:
     Node* nodeOf(const QModelIndex& index) const;
-    std::unique_ptr<Node> m_root;
+    ProjectFilesTreePtr m_tree;
 };
 
 } // namespace portolan::views

@@ -5,7 +5,19 @@ namespace portolan::views {
 ProjectLoader::ProjectLoader(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<ProjectScanPtr>();
+    qRegisterMetaType<ProjectFilesTreePtr>();
 }
+
+namespace {
+// Everything behind shared pointers: the future's result is copied on the GUI thread, and a
+// copy of 100,000 file entries would be a stall of its own.
+struct Loaded
+{
+    ProjectScanPtr scan;
+    QString error;
+    ProjectFilesTreePtr tree;
+};
+} // namespace
 
 void ProjectLoader::load(const QString& folder)
 {
@@ -14,16 +26,23 @@ void ProjectLoader::load(const QString& folder)
     emit started(folder);
     const std::string path = folder.toStdString();
     runAsync(
-        this, [path] { return scanProject(path); },
-        [this, id, folder](Result<ProjectScan> result) {
+        this,
+        [path] {
+            auto scan = scanProject(path);
+            if (!scan)
+                return Loaded{nullptr, QString::fromStdString(scan.error.message), nullptr};
+            auto shared = std::make_shared<const ProjectScan>(std::move(*scan.value));
+            return Loaded{shared, {}, ProjectFilesModel::buildTree(*shared)};
+        },
+        [this, id, folder](Loaded result) {
             if (!m_ticket.isCurrent(id))
                 return;
             m_loading = false;
-            if (!result) {
-                emit failed(folder, QString::fromStdString(result.error.message));
+            if (!result.scan) {
+                emit failed(folder, result.error);
                 return;
             }
-            emit loaded(folder, std::make_shared<const ProjectScan>(std::move(*result.value)));
+            emit loaded(folder, result.scan, result.tree);
         });
 }
 

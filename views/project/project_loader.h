@@ -2,6 +2,7 @@
 
 #include "core/project/project_scan.h"
 #include "views/common/job.h"
+#include "views/project/project_files_model.h"
 
 #include <QObject>
 #include <QString>
@@ -11,7 +12,8 @@ namespace portolan::views {
 
 using ProjectScanPtr = std::shared_ptr<const ProjectScan>;
 
-// Walks a project folder off the GUI thread and reports the result as signals.
+// Walks a project folder off the GUI thread and reports the result as signals, with the files
+// model's tree already built there (the GUI thread only swaps it in).
 class ProjectLoader : public QObject
 {
     Q_OBJECT
@@ -24,7 +26,8 @@ public:
 
 signals:
     void started(const QString& folder);
-    void loaded(const QString& folder, portolan::views::ProjectScanPtr scan);
+    void loaded(const QString& folder, portolan::views::ProjectScanPtr scan,
+                portolan::views::ProjectFilesTreePtr tree);
     void failed(const QString& folder, const QString& message);
 
 private:
@@ -35,3 +38,4 @@ private:
 } // namespace portolan::views
 
 Q_DECLARE_METATYPE(portolan::views::ProjectScanPtr)
+Q_DECLARE_METATYPE(portolan::views::ProjectFilesTreePtr)

@@ -4,6 +4,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -21,6 +22,14 @@ ProjectOverview::ProjectOverview(QWidget* parent) : QWidget(parent)
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    m_skipped = new QLabel(this);
+    m_skipped->setWordWrap(true);
+    m_skipped->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_skipped->setObjectName(QStringLiteral("skippedSummary"));
+    m_watchNote = new QLabel(this);
+    m_watchNote->setWordWrap(true);
+    m_watchNote->setObjectName(QStringLiteral("watchNote"));
+
     m_flavour = new QLabel(this);
     m_flavour->setWordWrap(true);
     m_flavour->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -31,6 +40,8 @@ ProjectOverview::ProjectOverview(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_summary);
+    layout->addWidget(m_skipped);
+    layout->addWidget(m_watchNote);
     layout->addWidget(m_flavour);
     layout->addWidget(new QLabel(tr("Diagnostics"), this));
     layout->addWidget(m_table, 1);
@@ -43,7 +54,19 @@ void ProjectOverview::clear()
     m_summary->setText(tr("Open a project folder with File > Open Project…, drop a folder on this "
                           "window, or pick one from File > Open Recent."));
     m_flavour->clear();
+    m_skipped->clear();
+    m_watchNote->clear();
     m_model->setDiagnostics({});
+}
+
+void ProjectOverview::showWatched(int watched, int watchable)
+{
+    m_watchNote->setText(
+        watchable > watched
+            ? tr("Only the %1 shallowest of %2 Python and YAML files are watched for changes; "
+                 "reopen the project to see edits made elsewhere to the others.")
+                  .arg(QLocale().toString(watched), QLocale().toString(watchable))
+            : QString());
 }
 
 void ProjectOverview::showAnalysis(const QString& flavour,
@@ -58,6 +81,8 @@ void ProjectOverview::showLoading(const QString& folder)
     m_title->setText(folder);
     m_summary->setText(tr("Reading the project…"));
     m_flavour->clear();
+    m_skipped->clear();
+    m_watchNote->clear();
     m_model->setDiagnostics({});
 }
 
@@ -75,6 +100,15 @@ void ProjectOverview::showScan(const ProjectScan& scan)
         text += QStringLiteral(" (") + kinds.join(QStringLiteral(", ")) + QStringLiteral(")");
     text += tr(", %n skipped", nullptr, int(scan.skipped.size()));
     m_summary->setText(text);
+    // What was left out, said in the window rather than only in the diagnostics table below
+    // (which a project of 100,000 files can fill).
+    QStringList skipped;
+    for (const std::string& line : describeSkipped(scan))
+        skipped << QString::fromStdString(line).toHtmlEscaped();
+    m_skipped->setText(
+        skipped.isEmpty()
+            ? QString()
+            : tr("<b>Skipped</b><br>• %1").arg(skipped.join(QStringLiteral("<br>• "))));
     m_model->setBaseFolder(QString::fromStdString(scan.root.string()));
     m_model->setDiagnostics(scan.diagnostics);
 }

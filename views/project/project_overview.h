@@ -23,6 +23,8 @@ public:
     // detected flavour.
     void showAnalysis(const QString& flavour, const std::vector<Diagnostic>& diagnostics);
     void showLoading(const QString& folder);
+    // Says when only some of the project's files are watched for changes (AnalysisRunner).
+    void showWatched(int watched, int watchable);
     void clear();
 
     DiagnosticsModel* diagnosticsModel() const { return m_model; }
@@ -31,6 +33,8 @@ private:
     QLabel* m_title = nullptr;
     QLabel* m_summary = nullptr;
     QLabel* m_flavour = nullptr;
+    QLabel* m_skipped = nullptr; // what the walk left out, by reason
+    QLabel* m_watchNote = nullptr;
     QTableView* m_table = nullptr;
     DiagnosticsModel* m_model = nullptr;
 };
