@@ -162,6 +162,12 @@ void MainWindow::createMenus()
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     m_viewMenu->addAction(m_projectDock->toggleViewAction());
+    // Only the first 2,000 Python and YAML files are watched for changes (AnalysisRunner), so
+    // a large project needs a way to pick up edits made to the others.
+    QAction* reanalyse =
+        m_viewMenu->addAction(tr("&Re-analyse Project"), m_analysis, &views::AnalysisRunner::rerun);
+    reanalyse->setShortcut(QKeySequence::Refresh);
+    reanalyse->setObjectName(QStringLiteral("reanalyseAction"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* about = help->addAction(tr("&About Portolan"), this, [this] {

@@ -2,9 +2,11 @@
 #include "app/gui/about_dialog.h"
 #include "app/gui/main_window.h"
 #include "views/params/params_editor.h"
+#include "views/porting/analysis_runner.h"
 #include "views/profile/profile_panel.h"
 #include "views/project/project_files_model.h"
 
+#include <QAction>
 #include <QDir>
 #include <QFile>
 #include <QMimeData>
@@ -134,6 +136,44 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 5000);
         QVERIFY(!failed.first().at(1).toString().isEmpty());
         QCOMPARE(w.filesModel()->rowCount(), 0);
+    }
+
+    // View > Re-analyse Project reads the files again: the way to pick up an edit to a file
+    // beyond the ones watched for changes (AnalysisRunner watches the shallowest 2,000).
+    void reanalyseReadsUnwatchedFiles()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("deep/er")));
+        const auto write = [&](const QString& rel, const QByteArray& text) {
+            QFile f(tmp.filePath(rel));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(text);
+        };
+        write(QStringLiteral("model.py"), "import torch\n");
+        write(QStringLiteral("deep/er/data.py"), "BATCH = 1\n");
+        MainWindow w;
+        w.setInteractive(false);
+        w.analysisRunner()->setMaxWatched(1); // model.py only
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(tmp.path());
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1 && !w.isBusy(), 20000);
+        QCOMPARE(w.analysisRunner()->watchedFiles(), 1);
+        const auto textOf = [&](const char* rel) {
+            const auto snap = w.analysisRunner()->snapshot();
+            for (const auto& f : snap->analysis->python)
+                if (f.path == rel)
+                    return QString::fromStdString(f.text);
+            return QString();
+        };
+        QCOMPARE(textOf("deep/er/data.py"), QStringLiteral("BATCH = 1\n"));
+        write(QStringLiteral("deep/er/data.py"), "BATCH = 2\n");
+        auto* action = w.findChild<QAction*>(QStringLiteral("reanalyseAction"));
+        QVERIFY(action);
+        QCOMPARE(action->shortcut(), QKeySequence(QKeySequence::Refresh));
+        const int before = int(analysed.count());
+        action->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() > before && !w.isBusy(), 20000);
+        QCOMPARE(textOf("deep/er/data.py"), QStringLiteral("BATCH = 2\n"));
     }
 
     void emptyFolderOpensWithWarning()
