@@ -99,7 +99,7 @@ struct IpuProfile
     double bubble = 0;       // (p-1)/(m+p-1)
     double stepSeconds = 0;  // one weight update, from the simulated schedule
     double samplesPerSecond = 0;
-    double balance = 1; // fastest stage / slowest stage
+    double balance = 1; // the least busy IPU's time / the busiest one's
     int oomTiles = 0;
     std::int64_t maxTileBytes = 0;
     std::int64_t totalBytes = 0;

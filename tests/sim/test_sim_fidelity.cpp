@@ -11,6 +11,8 @@
 #include "core/sim/ipu_sim.h"
 
 #include <QTest>
+#include <algorithm>
+#include <vector>
 
 using namespace portolan;
 using namespace portolan::sim;
@@ -371,6 +373,18 @@ private Q_SLOTS:
                     double(used(*b.value, 3)) / (1 << 30), double(used(*a.value, 3)) / (1 << 30),
                     b.value->samplesPerSecond, a.value->samplesPerSecond,
                     double(used(*c.value, 0)) / (1 << 30), double(used(*a.value, 0)) / (1 << 30));
+        // Balance is between IPUs: the tied head's stage shares IPU 0 with the embeddings, so
+        // their times add up there (per stage, the head alone made it read 0.05).
+        {
+            const auto& p = *a.value->ipu;
+            QCOMPARE(int(p.stages.size()), 5);
+            std::vector<double> perIpu(4, 0.0);
+            for (const auto& st : p.stages)
+                perIpu[std::size_t(st.ipu)] += st.forwardSeconds + st.backwardSeconds;
+            const auto [lo, hi] = std::minmax_element(perIpu.begin(), perIpu.end());
+            QCOMPARE(p.balance, *lo / *hi);
+            QVERIFY2(p.balance > 0.3, qPrintable(QString::number(p.balance)));
+        }
         QVERIFY(used(*b.value, 3) > used(*a.value, 3));
         for (int s = 0; s < 3; ++s)
             QCOMPARE(used(*b.value, s), used(*a.value, s));
