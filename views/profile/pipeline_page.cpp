@@ -131,7 +131,7 @@ void PipelinePage::setResult(ResultPtr result)
         // A single-IPU run is one stage: no "1 stages".
         const QString count =
             ipu.stages.size() == 1 ? tr("1 stage") : tr("%1 stages").arg(ipu.stages.size());
-        m_balance->setText(tr("%1 (%2 split), balance %3 (fastest / slowest stage), slowest "
+        m_balance->setText(tr("%1 (%2 split), balance %3 (least / most busy IPU), slowest "
                               "stage %4; bubble %5%; step %6, %7 samples/s.")
                                .arg(count)
                                .arg(QString::fromStdString(ipu.splitSource))
