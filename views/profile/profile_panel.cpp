@@ -160,6 +160,11 @@ bool ProfilePanel::isBusy() const
            m_debounce->isActive() || m_graph->isRendering() || m_compare->isLoading();
 }
 
+void ProfilePanel::setSettleDelay(int ms)
+{
+    m_debounce->setInterval(ms);
+}
+
 QString ProfilePanel::statusText() const
 {
     return m_status->text();
@@ -483,6 +488,11 @@ void ProfilePanel::startCompile()
                 setIdle(m_status->text());
                 return;
             }
+            // The settings changed while this run was on (the guide's target suggested after
+            // the first compile started): its result is stale, and showing it would put its
+            // settings back into the form. The debounce's run follows.
+            if (m_debounce->isActive())
+                return;
             if (!r) {
                 const QString message = QString::fromStdString(r.error.toString());
                 setIdle(message);

@@ -52,6 +52,9 @@ public:
     void suggestTarget(const QString& id);
     void cancelRecording();
     bool isRecording() const { return m_recording > 0; }
+    // Delay between a change of the settings and the re-simulation (150 ms: a spin box held
+    // down re-simulates once).
+    void setSettleDelay(int ms);
     void setResult(std::shared_ptr<const sim::CompileResult> result);
     ResultPtr result() const { return m_result; }
 
