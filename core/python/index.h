@@ -224,7 +224,11 @@ struct PyIndex
     std::vector<Diagnostic> syntaxErrors;
     bool truncated = false; // the file was too deep to walk completely (diagnostic added)
 
-    const Scope& scopeOf(FunctionId f) const { return scopes[static_cast<std::size_t>(f + 1)]; }
+    const Scope& scopeOf(FunctionId f) const
+    {
+        const FunctionId slot = f + 1; // ModuleLevel (-1) is scopes[0]
+        return scopes[static_cast<std::size_t>(slot)];
+    }
     const FunctionDef* function(FunctionId f) const
     {
         return f >= 0 && f < static_cast<int>(functions.size())
