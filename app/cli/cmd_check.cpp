@@ -139,7 +139,7 @@ Subcommand registerCheck(CLI::App& root)
                     "Folder of guide YAML files (default: resources/guides)");
     cmd->add_flag("--diff", o->showDiffs, "Show each mechanical fix as a unified diff");
     cmd->add_flag("--list-guides", o->listGuides, "List the guides and exit");
-    cmd->callback([cmd, o] {
+    cmd->callback([o] {
         if (o->project.empty() && !o->listGuides)
             throw CLI::RequiredError("PROJECT");
     });
