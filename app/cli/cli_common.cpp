@@ -54,6 +54,7 @@ int runSubcommands(CLI::App& app, int argc, char** argv)
     std::sort(registry.begin(), registry.end(),
               [](const auto& a, const auto& b) { return a.order < b.order; });
     std::vector<Subcommand> commands;
+    commands.reserve(registry.size());
     for (const auto& r : registry)
         commands.push_back(r.fn(app));
     for (int i = 2; i < argc; ++i)

@@ -370,8 +370,8 @@ void MainWindow::openCode(const QString& relativePath, int line, int column)
             statusBar()->showMessage(QString::fromStdString(text.error.toString()), 8000);
             return;
         }
-        m_code->setSource(relativePath,
-                          QString::fromUtf8(text.value->data(), qsizetype(text.value->size())));
+        const std::string& bytes = *text.value;
+        m_code->setSource(relativePath, QString::fromUtf8(bytes.data(), qsizetype(bytes.size())));
         const int tab = m_views->indexOf(m_code);
         m_views->setTabText(tab, tr("Code: %1").arg(QFileInfo(relativePath).fileName()));
     }

@@ -55,7 +55,7 @@ void addKey(const YAML::Node& key, const YAML::Node& value, const std::string& p
     if (out.size() >= MaxKeys)
         return;
     ConfigKey k;
-    const std::string name = key.Scalar();
+    const std::string& name = key.Scalar();
     k.path = prefix.empty() ? name : prefix + "." + name;
     k.isMapping = value.IsMap();
     if (value.IsScalar())

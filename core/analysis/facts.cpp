@@ -87,7 +87,7 @@ struct Binding
     std::string scope; // the folder of the runner script that hands the params over
     bool cut = false;  // Unknown only because the search went too deep (not remembered)
 
-    static Binding unknown(std::string why) { return {Unknown, {}, brief(why), {}, false}; }
+    static Binding unknown(std::string_view why) { return {Unknown, {}, brief(why), {}, false}; }
     static Binding root(std::string scope = {}) { return {Root, {}, {}, std::move(scope), false}; }
     Binding plus(const std::vector<std::string>& more) const
     {
@@ -266,13 +266,18 @@ private:
                 if (type.empty())
                     continue;
                 const std::string method = callee.substr(dot + 1);
+                const auto qualified = [&] {
+                    std::string q = type;
+                    q += '.';
+                    q += method;
+                    return q;
+                };
                 if (const ApiContract* api = contracts.findMethodApi(type, method))
-                    m_out.vendorCalls.push_back(
-                        {f, c, api, nullptr, api->contract, type + "." + method});
+                    m_out.vendorCalls.push_back({f, c, api, nullptr, api->contract, qualified()});
                 else if (const TypeContract* t = contracts.findType(type))
                     if (const MethodContract* m = t->method(method))
                         m_out.vendorCalls.push_back(
-                            {f, c, nullptr, m, contractOfType(type), type + "." + method});
+                            {f, c, nullptr, m, contractOfType(type), qualified()});
             }
         }
     }
@@ -759,7 +764,7 @@ private:
         const auto slash = path.rfind('/');
         if (slash == std::string::npos)
             return {};
-        const std::string dir = path.substr(0, slash);
+        std::string dir = path.substr(0, slash);
         for (const auto& c : m_a.configs)
             if (c.path.starts_with(dir + "/"))
                 return dir;
@@ -777,7 +782,7 @@ private:
         if (const auto it = m_bindings.find(key); it != m_bindings.end())
             return it->second;
         m_bindings[key] = Binding::unknown("the value depends on itself");
-        const Binding b = computeNameBinding(file, fn, name, depth);
+        Binding b = computeNameBinding(file, fn, name, depth);
         if (b.cut)
             m_bindings.erase(key); // a deeper search from elsewhere may still tell
         else

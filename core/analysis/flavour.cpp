@@ -166,13 +166,12 @@ FlavourReport detectFlavour(const ProjectAnalysis& a)
             const std::string t = imp.module.empty() ? imp.name : imp.module;
             const std::string full = imp.target();
             const int line = imp.span.line;
-            if (startsWithModule(t, "poptorch"))
+            // PopTorch, and Graphcore's Hugging Face integration and launcher, both built on it.
+            if (startsWithModule(t, "poptorch") || startsWithModule(t, "optimum.graphcore") ||
+                startsWithModule(t, "popdist"))
                 add(Flavour::GraphcorePopTorch, "imports " + full, file.path, line, 3);
             else if (startsWithModule(t, "determined"))
                 add(Flavour::DeterminedPyTorchTrial, "imports " + full, file.path, line, 3);
-            else if (startsWithModule(t, "optimum.graphcore") || startsWithModule(t, "popdist"))
-                // Graphcore's Hugging Face integration and launcher, both built on PopTorch.
-                add(Flavour::GraphcorePopTorch, "imports " + full, file.path, line, 3);
             else if (startsWithModule(t, "cerebras.tf") ||
                      startsWithModule(t, "cerebras_tensorflow"))
                 add(Flavour::CerebrasTensorFlow, "imports " + full, file.path, line, 3);

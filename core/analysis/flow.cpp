@@ -65,7 +65,7 @@ private:
         const std::string k = std::string(flowNodeKindName(kind)) + "|" + key;
         if (auto it = m_ids.find(k); it != m_ids.end())
             return it->second;
-        const std::string id = "n" + std::to_string(m_g.nodes.size());
+        std::string id = "n" + std::to_string(m_g.nodes.size());
         m_g.nodes.push_back({id, kind, label, std::move(loc)});
         m_ids[k] = id;
         return id;
@@ -101,9 +101,11 @@ private:
                 node(FlowNodeKind::ConfigFile, cfgPath, cfgPath, {cfgPath, 1, 1});
             const std::string section = r.path.substr(0, r.path.find('.'));
             const ConfigKey* sk = cfg ? cfg->find(section) : nullptr;
-            const std::string secId =
-                node(FlowNodeKind::Section, cfgPath + ":" + section, section + ":",
-                     {cfgPath, sk ? sk->line : 0, sk ? sk->column : 0});
+            std::string secKey = cfgPath;
+            secKey += ':';
+            secKey += section;
+            const std::string secId = node(FlowNodeKind::Section, secKey, section + ":",
+                                           {cfgPath, sk ? sk->line : 0, sk ? sk->column : 0});
             edge(fileId, secId);
             std::string from = secId;
             if (r.path.size() > section.size()) {

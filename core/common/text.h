@@ -31,4 +31,19 @@ std::string humanBytes(double bytes);
 // digits, in the largest unit that keeps the number at least 1.
 std::string humanSeconds(double seconds);
 
+// The parts one after the other in one allocation, for messages built in loops: a chain of `+`
+// makes a temporary string per step.
+template <typename... Parts> std::string concat(const Parts&... parts)
+{
+    const std::string_view views[] = {std::string_view(parts)...};
+    std::size_t size = 0;
+    for (const std::string_view v : views)
+        size += v.size();
+    std::string out;
+    out.reserve(size);
+    for (const std::string_view v : views)
+        out.append(v);
+    return out;
+}
+
 } // namespace portolan

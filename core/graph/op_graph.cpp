@@ -97,11 +97,12 @@ Result<Shape> parseShape(const std::string& text)
             }
         }
         if (!ok || v <= 0) {
-            Diagnostic d{Severity::Error,
-                         "compile.bad-shape",
-                         "input shape '" + text + "': element '" + part +
-                             "' is not a positive integer",
-                         {"", 1, int(pos) + 1}};
+            std::string message = "input shape '" + text;
+            message += "': element '";
+            message += part;
+            message += "' is not a positive integer";
+            Diagnostic d{
+                Severity::Error, "compile.bad-shape", std::move(message), {"", 1, int(pos) + 1}};
             return Result<Shape>::fail(d);
         }
         shape.push_back(v);

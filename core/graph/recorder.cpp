@@ -44,7 +44,7 @@ std::string childPath(const std::string& prefix, const std::string& name)
 struct Recorder
 {
     OpGraph& graph;
-    std::int64_t batch;
+    std::int64_t batch = 1;
     int layer = 0;
     int lastOp = -1; // producer of the tensor flowing along the chain
 
@@ -108,7 +108,7 @@ struct Recorder
         try {
             auto [state, outputs] = torch::jit::tracer::trace(
                 inputs,
-                [&any](torch::jit::Stack s) {
+                [&any](const torch::jit::Stack& s) {
                     return torch::jit::Stack{any.forward(s.at(0).toTensor())};
                 },
                 [](const torch::autograd::Variable&) { return std::string(); }, false);

@@ -59,7 +59,7 @@ void replicateLayer(OpGraph& g, int layer, int copies)
             op.layer = layer + c;
             auto rename = [&](std::string& s) {
                 if (s.rfind(base, 0) == 0)
-                    s = name + s.substr(base.size());
+                    s.replace(0, base.size(), name);
             };
             rename(op.name);
             rename(op.modulePath);

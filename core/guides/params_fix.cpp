@@ -3,6 +3,7 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/facts.h"
 #include "core/common/resources.h"
+#include "core/common/text.h"
 #include "core/guides/guide.h"
 #include "core/guides/rules.h"
 #include "core/python/resolve.h"
@@ -620,7 +621,9 @@ std::string renderParamsFile(const ParamsPlan& plan)
             sections.push_back(e.section);
     for (const auto& s : sections) {
         const std::string body = entriesOf(s);
-        out += body.empty() ? s + ": {}\n" : s + ":\n" + body;
+        out += s;
+        out += body.empty() ? ": {}\n" : ":\n";
+        out += body;
     }
     return out;
 }
@@ -702,13 +705,14 @@ Result<Fix> buildParamsFix(const ProjectAnalysis& a, const ParamsPlan& plan)
     };
     for (const auto& load : plan.loads) {
         const std::string& v = load.variable;
-        std::string code = load.indent + "with open(\"" + plan.file + "\") as " + v + "_stream:\n" +
-                           load.indent + "    " + v + " = yaml.safe_load(" + v + "_stream)\n";
+        std::string code =
+            concat(load.indent, "with open(\"", plan.file, "\") as ", v, "_stream:\n", load.indent,
+                   "    ", v, " = yaml.safe_load(", v, "_stream)\n");
         const std::string import = "import yaml\n";
         if (load.needsImport && load.importAt != load.at)
             add(load.file, load.importAt, load.importAt, import);
         else if (load.needsImport)
-            code = import + code;
+            code.insert(0, import);
         add(load.file, load.at, load.at, code);
     }
     // Two loads in one file share one `import yaml`.

@@ -536,7 +536,7 @@ void ruleRequiredClass(RuleContext& ctx)
                     ctx.emit(f, fn->nameSpan,
                              {{"name", cls.name},
                               {"detail",
-                               method + "(" + got + ") should be " + method + "(" + want + ")"}});
+                               concat(method, "(", got, ") should be ", method, "(", want, ")")}});
             }
         }
     }
@@ -574,7 +574,7 @@ void ruleRequiredFunction(RuleContext& ctx)
                 ctx.emit(f, fn.nameSpan,
                          {{"name", fn.name},
                           {"detail",
-                           fn.name + "(" + have + ") should be " + fn.name + "(" + want + ")"}});
+                           concat(fn.name, "(", have, ") should be ", fn.name, "(", want, ")")}});
             }
         }
     }

@@ -3,6 +3,7 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/config_reads.h"
 #include "core/analysis/facts.h"
+#include "core/common/text.h"
 #include "core/guides/params_fix.h"
 #include "core/guides/rules.h"
 
@@ -322,9 +323,9 @@ void ruleDeterminedEntrypoint(RuleContext& ctx)
         if (!file)
             file = ctx.analysis.findPython(dir + module + "/__init__.py");
         if (!file) {
-            ctx.emit(
-                cfg->path, k->line, k->column,
-                {{"name", k->value}, {"detail", "there is no module " + dir + module + ".py"}});
+            ctx.emit(cfg->path, k->line, k->column,
+                     {{"name", k->value},
+                      {"detail", concat("there is no module ", dir, module, ".py")}});
         } else if (!file->index.findClass(cls)) {
             ctx.emit(cfg->path, k->line, k->column,
                      {{"name", k->value}, {"detail", file->path + " defines no class " + cls}});

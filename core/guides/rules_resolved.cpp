@@ -189,8 +189,8 @@ void ruleEntryRole(RuleContext& ctx)
                             want += (want.empty() ? "" : ", ") + s;
                         ctx.emit(f, fn.nameSpan,
                                  {{"name", fn.name},
-                                  {"detail", fn.name + "(" + have + ") should be " + fn.name + "(" +
-                                                 want + ")"}});
+                                  {"detail", concat(fn.name, "(", have, ") should be ", fn.name,
+                                                    "(", want, ")")}});
                     }
                 }
         if (!found) {
@@ -492,9 +492,9 @@ void ruleClassContract(RuleContext& ctx)
             if (!acceptsPositional(c, required, why) && !acceptsPositional(c, all, why))
                 ctx.emit(*c.file, c.def->nameSpan,
                          {{"name", cls.name},
-                          {"detail", method + "(" + parameterList(c) +
-                                         ") cannot take what the vendor passes: " +
-                                         sig.toString(method) + " (" + why + ")"}});
+                          {"detail", concat(method, "(", parameterList(c),
+                                            ") cannot take what the vendor passes: ",
+                                            sig.toString(method), " (", why, ")")}});
         }
     }
     if (!found && !p.has("anchor")) {

@@ -46,8 +46,9 @@ YAML::Node loadParamsFile(const std::string& file)
     }
 }
 
-ParamsSection::ParamsSection(YAML::Node node, std::string file, std::string path)
-    : m_node(std::move(node)), m_file(std::move(file)), m_path(std::move(path))
+// YAML::Node has no move constructor: the node is copied once (a handle to the same data).
+ParamsSection::ParamsSection(const YAML::Node& node, std::string file, std::string path)
+    : m_node(node), m_file(std::move(file)), m_path(std::move(path))
 {}
 
 bool ParamsSection::has(const std::string& key) const

@@ -29,7 +29,7 @@ private:
 class ParamsSection
 {
 public:
-    ParamsSection(YAML::Node node, std::string file, std::string path);
+    ParamsSection(const YAML::Node& node, std::string file, std::string path);
 
     bool has(const std::string& key) const;
     const YAML::Node& node() const { return m_node; }

@@ -136,7 +136,7 @@ std::string decodeBlock(std::string_view t, std::size_t contentBegin, std::size_
                         folds->push_back(out.size());
                     out += pendingBlank == 0 ? std::string(" ") : std::string(pendingBlank, '\n');
                 } else
-                    out.append(std::size_t(pendingBlank + 1), '\n');
+                    out.append(std::size_t(pendingBlank) + 1, '\n');
             } else {
                 out.append(std::size_t(pendingBlank), '\n');
             }

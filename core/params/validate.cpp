@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <set>
 
 namespace portolan::params {
@@ -301,8 +302,9 @@ private:
                 digits += c;
         double v = 0;
         try {
-            v = digits == ".inf" || digits == "+.inf" ? INFINITY
-                : digits == "-.inf"                   ? -INFINITY
+            constexpr double inf = std::numeric_limits<double>::infinity();
+            v = digits == ".inf" || digits == "+.inf" ? inf
+                : digits == "-.inf"                   ? -inf
                                                       : std::stod(digits);
         } catch (...) {
             return; // hex, octal or nan: no range check
@@ -392,7 +394,10 @@ private:
             const int keyNode = n.keys[i];
             const std::string& key = m_tree.at(keyNode).value;
             const int value = i < n.children.size() ? n.children[i] : -1;
-            const std::string sub = (path.empty() ? "" : path + ".") + key;
+            std::string sub = path;
+            if (!sub.empty())
+                sub += '.';
+            sub += key;
             if (key == "<<")
                 continue; // merged mappings are checked where they are defined
             if (!seen.insert(key).second)
@@ -401,9 +406,13 @@ private:
             if (const SchemaNode* ks = s.key(key)) {
                 const std::string& why =
                     ks->deprecated.empty() ? ks->target().deprecated : ks->deprecated;
-                if (!why.empty())
+                if (!why.empty()) {
+                    std::string message = sub;
+                    message += ": deprecated: ";
+                    message += why;
                     report(out, Severity::Warning, "params.deprecated", keyNode,
-                           sub + ": deprecated: " + why);
+                           std::move(message));
+                }
                 check(value, *ks, sub, out, depth + 1);
                 continue;
             }

@@ -254,7 +254,7 @@ private:
         }
         ts_tree_cursor_delete(&c);
     }
-    Scope& scope() { return m_out.scopes[static_cast<std::size_t>(m_function + 1)]; }
+    Scope& scope() { return m_out.scopes[PyIndex::scopeSlot(m_function)]; }
 
     void define(TSNode n) { scope().defined.push_back({text(n), span(n)}); }
     void defineName(const std::string& name, TSNode at)
@@ -726,8 +726,7 @@ private:
                 return;
             p.name = text(nameNode);
             const FunctionId target = into == -2 ? m_function : into;
-            m_out.scopes[static_cast<std::size_t>(target + 1)].defined.push_back(
-                {p.name, span(nameNode)});
+            m_out.scopes[PyIndex::scopeSlot(target)].defined.push_back({p.name, span(nameNode)});
             if (out)
                 out->push_back(std::move(p));
         });

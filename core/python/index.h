@@ -224,7 +224,13 @@ struct PyIndex
     std::vector<Diagnostic> syntaxErrors;
     bool truncated = false; // the file was too deep to walk completely (diagnostic added)
 
-    const Scope& scopeOf(FunctionId f) const { return scopes[static_cast<std::size_t>(f + 1)]; }
+    // Position of function f's scope in `scopes` (ModuleLevel's is 0).
+    static std::size_t scopeSlot(FunctionId f)
+    {
+        const FunctionId slot = f - ModuleLevel; // in FunctionId, then widened
+        return static_cast<std::size_t>(slot);
+    }
+    const Scope& scopeOf(FunctionId f) const { return scopes[scopeSlot(f)]; }
     const FunctionDef* function(FunctionId f) const
     {
         return f >= 0 && f < static_cast<int>(functions.size())

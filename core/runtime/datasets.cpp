@@ -64,18 +64,18 @@ torch::Tensor readIdx(const fs::path& path)
     if (raw.size() < 4 || raw[0] != 0 || raw[1] != 0 || raw[2] != 0x08)
         fail(path, "runtime.data-format", "not an unsigned-byte IDX file");
     const int ndim = raw[3];
-    if (ndim < 1 || ndim > 4 || raw.size() < std::size_t(4 + 4 * ndim))
+    if (ndim < 1 || ndim > 4 || raw.size() < 4 + 4 * std::size_t(ndim))
         fail(path, "runtime.data-format", "IDX header is truncated");
     std::vector<int64_t> dims;
     int64_t count = 1;
     for (int i = 0; i < ndim; ++i) {
-        const unsigned char* p = raw.data() + 4 + 4 * i;
+        const unsigned char* p = raw.data() + 4 + 4 * std::ptrdiff_t(i);
         const int64_t dim =
             (int64_t(p[0]) << 24) | (int64_t(p[1]) << 16) | (int64_t(p[2]) << 8) | int64_t(p[3]);
         dims.push_back(dim);
         count *= dim;
     }
-    const std::size_t offset = std::size_t(4 + 4 * ndim);
+    const std::size_t offset = 4 + 4 * std::size_t(ndim);
     if (raw.size() - offset != std::size_t(count))
         fail(path, "runtime.data-format",
              "IDX body has " + std::to_string(raw.size() - offset) + " bytes, header says " +

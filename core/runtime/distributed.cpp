@@ -28,7 +28,7 @@ std::string reasonOf(const std::exception& e)
     const auto* c10 = dynamic_cast<const c10::Error*>(&e);
     std::string m = c10 ? c10->what_without_backtrace() : e.what();
     if (!m.empty() && m.front() == '[')
-        if (const auto close = m.find("] "); close != std::string::npos && close < 200)
+        if (const auto close = m.find("] "); close < 200) // npos is above 200
             m = m.substr(close + 2);
     if (const auto nl = m.find('\n'); nl != std::string::npos)
         m = m.substr(0, nl);

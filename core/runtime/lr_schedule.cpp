@@ -23,6 +23,8 @@ double segmentAt(const LrSegment& s, int64_t t)
         return s.initial + (s.end - s.initial) * f;
     }
     case K::Step:
+        // Whole periods elapsed: the division is meant to truncate.
+        // NOLINTNEXTLINE(bugprone-integer-division)
         return s.initial * std::pow(s.gamma, double(t / std::max<int64_t>(s.period, 1)));
     case K::Exponential: {
         double p = double(t) / double(std::max<int64_t>(s.period, 1));

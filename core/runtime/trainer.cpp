@@ -53,7 +53,7 @@ template <typename T> T unwrap(Result<T> r)
 }
 
 std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerConfig& o,
-                                                       std::vector<torch::Tensor> params)
+                                                       const std::vector<torch::Tensor>& params)
 {
     const double lr = o.schedule.at(0);
     if (o.type == "adam")
@@ -105,7 +105,7 @@ void clipGradients(const std::vector<torch::Tensor>& params, double maxNorm)
 // The values are the same; an optimizer skips a parameter whose gradient is undefined.
 void clearGradients(const std::vector<torch::Tensor>& params)
 {
-    for (auto p : params)
+    for (const auto& p : params)
         if (p.grad().defined())
             p.mutable_grad() = torch::Tensor();
 }
@@ -124,7 +124,7 @@ private:
     EvalResult evaluate();
     void checkpoint();
     // Rank 0 speaks for the job; the other ranks report only their own failure (runTraining).
-    void emit(json e)
+    void emit(const json& e)
     {
         if (m_sink && m_rank == 0)
             m_sink(e);

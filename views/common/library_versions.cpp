@@ -12,7 +12,7 @@ QString graphvizVersion()
 {
     // gvContext() without plugins is cheap and tells the version of the library actually loaded.
     GVC_t* gvc = gvContext();
-    const QString v = QString::fromUtf8(gvcVersion(gvc));
+    QString v = QString::fromUtf8(gvcVersion(gvc));
     gvFreeContext(gvc);
     return v;
 }

@@ -108,7 +108,10 @@ void ParamsForm::rebuild(const params::ParamsDocument& doc, const params::Schema
             auto* scroll = new QScrollArea;
             scroll->setWidgetResizable(true);
             auto* body = new QWidget;
-            auto* form = new QFormLayout(body);
+            // setLayout() rather than QFormLayout(body): the same ownership, which clang's
+            // analyzer sees (it reports the layout as leaked when no entry is added).
+            auto* form = new QFormLayout;
+            body->setLayout(form);
             const params::YamlNode& section = tree.at(value);
             for (std::size_t k = 0; k < section.keys.size() && k < section.children.size(); ++k)
                 addEntry(form, doc, schema, section.children[k],
@@ -215,7 +218,8 @@ QWidget* ParamsForm::buildMapping(const params::ParamsDocument& doc, const param
     const params::YamlNode& n = tree.at(node);
     auto* group = new QGroupBox;
     group->setObjectName(path);
-    auto* form = new QFormLayout(group);
+    auto* form = new QFormLayout; // setLayout(): see rebuild()
+    group->setLayout(form);
     for (std::size_t k = 0; k < n.keys.size() && k < n.children.size(); ++k) {
         const QString key = QString::fromStdString(tree.at(n.keys[k]).value);
         addEntry(form, doc, schema, n.children[k], key, childPath(path, key), depth + 1);
@@ -278,7 +282,8 @@ QWidget* ParamsForm::buildList(const params::ParamsDocument& doc, const params::
     // A list of mappings or lists: one nested group per item.
     auto* group = new QGroupBox;
     group->setObjectName(path);
-    auto* form = new QFormLayout(group);
+    auto* form = new QFormLayout; // setLayout(): see rebuild()
+    group->setLayout(form);
     for (std::size_t i = 0; i < n.children.size(); ++i)
         addEntry(form, doc, schema, n.children[i], QStringLiteral("[%1]").arg(i),
                  path + QStringLiteral("[%1]").arg(i), depth + 1);

@@ -82,7 +82,7 @@ void AnalysisRunner::rerun()
     const std::string guide = m_guideId.toStdString();
     runAsync(
         this, [folder, guide] { return build(folder, guide); },
-        [this, id](Outcome outcome) {
+        [this, id](const Outcome& outcome) {
             if (!m_ticket.isCurrent(id))
                 return;
             m_running = false;

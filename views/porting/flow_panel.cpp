@@ -64,7 +64,7 @@ FlowPanel::FlowPanel(AnalysisRunner* runner, QWidget* parent) : QWidget(parent)
             return;
         if (m_which->currentIndex() == 1) {
             if (name.startsWith(QLatin1Char('s')))
-                emit stepActivated(name.mid(1).toInt());
+                emit stepActivated(QStringView(name).mid(1).toInt());
             return;
         }
         if (const auto* node = m_snapshot->flow.find(name.toStdString()); node && node->location.line > 0)

@@ -27,8 +27,8 @@ QString sideText(const ResultPtr& r, const QString& name)
         .arg(r->options.ipus)
         .arg(QString::fromUtf8(sim::precisionName(t.precision).data()))
         .arg(t.microBatch)
-        .arg(t.recompute ? QObject::tr(", recomputation") : QString())
-        .arg(r->fits ? QObject::tr("fits") : QObject::tr("does not fit"),
+        .arg(t.recompute ? QObject::tr(", recomputation") : QString(),
+             r->fits ? QObject::tr("fits") : QObject::tr("does not fit"),
              bytesText(double(r->peakBytes)), bytesText(double(r->capacityBytes)));
 }
 

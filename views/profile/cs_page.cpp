@@ -40,7 +40,7 @@ CsPage::CsPage(QWidget* parent) : QWidget(parent)
             [this](const QModelIndex& current) { m_map->setSelectedKernel(current.row()); });
 }
 
-void CsPage::setResult(ResultPtr result)
+void CsPage::setResult(const ResultPtr& result)
 {
     m_map->setResult(result);
     m_model->setResult(result);

@@ -19,7 +19,7 @@ class CsPage : public QWidget
     Q_OBJECT
 public:
     explicit CsPage(QWidget* parent = nullptr);
-    void setResult(ResultPtr result);
+    void setResult(const ResultPtr& result);
     WaferMap* map() const { return m_map; }
     CsKernelModel* model() const { return m_model; }
 

@@ -225,6 +225,7 @@ void MemoryChart::rebuild()
     plottables.insert(plottables.end(), m_bars.begin(), m_bars.end());
     plottables.push_back(m_oom);
     std::vector<bool> shown;
+    shown.reserve(plottables.size());
     for (QCPAbstractPlottable* p : plottables)
         shown.push_back(p->visible());
     if (shown == m_legendShown)

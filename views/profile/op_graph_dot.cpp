@@ -65,9 +65,9 @@ OpGraphDot build(const sim::CompileResult& r, int depth, bool byPlacement, const
         stages = std::max(stages, s + 1);
     const QColor text = p.color(QPalette::WindowText);
     QByteArray dot = "digraph ops {\n  rankdir=TB;\n  bgcolor=\"transparent\";\n";
+    // Node text is black in light and dark palettes alike: it sits on the stage colour's fill.
     dot += "  node [shape=box, style=\"rounded,filled\", fontname=\"sans\", fontsize=10, "
-           "fontcolor=\"" +
-           (isDarkPalette(p) ? QByteArray("black") : QByteArray("black")) + "\"];\n";
+           "fontcolor=\"black\"];\n";
     dot += "  edge [color=\"" + text.name().toLatin1() + "\"];\n";
     for (int g = 0; g < int(labels.size()); ++g) {
         const QColor c = seriesColor(groupStage[std::size_t(g)], stages, p)

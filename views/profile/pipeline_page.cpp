@@ -133,8 +133,7 @@ void PipelinePage::setResult(ResultPtr result)
             ipu.stages.size() == 1 ? tr("1 stage") : tr("%1 stages").arg(ipu.stages.size());
         m_balance->setText(tr("%1 (%2 split), balance %3 (least / most busy IPU), slowest "
                               "stage %4; bubble %5%; step %6, %7 samples/s.")
-                               .arg(count)
-                               .arg(QString::fromStdString(ipu.splitSource))
+                               .arg(count, QString::fromStdString(ipu.splitSource))
                                .arg(ipu.balance, 0, 'f', 3)
                                .arg(slow)
                                .arg(100 * ipu.bubble, 0, 'f', 1)

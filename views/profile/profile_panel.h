@@ -42,7 +42,7 @@ public:
     // positioned message in `error`. Bigger ones load off the GUI thread: true means started, and
     // reportLoaded or reportFailed follows.
     bool openReport(const QString& file, QString* error);
-    static constexpr qint64 kSyncLoadBytes = 4 * 1024 * 1024;
+    static constexpr qint64 kSyncLoadBytes = qint64{4} * 1024 * 1024;
     // Records the project's model and compiles it with the current settings. The graph source
     // is chosen off the GUI thread (core/graph/graph_source.h), and the recording runs in the
     // Torch child (portolan-torch) as a process of its own, which cancelRecording() ends.

@@ -142,15 +142,14 @@ void SummaryPage::setResult(ResultPtr result)
     const double used = double(r.peakBytes), cap = double(r.capacityBytes);
     const QString where = r.ipu ? tr("fullest tile") : tr("wafer");
     const QString mode = r.cs ? tr(" (%1)").arg(QString::fromStdString(r.cs->mode)) : QString();
-    m_headline->setText(
-        r.fits
-            ? tr("Fits on %1%6: %2 of %3 used on the %4 (%5% margin)")
-                  .arg(QString::fromStdString(r.targetName), bytesText(used), bytesText(cap), where)
-                  .arg(100 * summary.margin, 0, 'f', 1)
-                  .arg(mode)
-            : tr("Does not fit on %1%5: %2 needed on the %3, %4 available")
-                  .arg(QString::fromStdString(r.targetName), bytesText(used), where, bytesText(cap))
-                  .arg(mode));
+    m_headline->setText(r.fits ? tr("Fits on %1%6: %2 of %3 used on the %4 (%5% margin)")
+                                     .arg(QString::fromStdString(r.targetName), bytesText(used),
+                                          bytesText(cap), where)
+                                     .arg(100 * summary.margin, 0, 'f', 1)
+                                     .arg(mode)
+                               : tr("Does not fit on %1%5: %2 needed on the %3, %4 available")
+                                     .arg(QString::fromStdString(r.targetName), bytesText(used),
+                                          where, bytesText(cap), mode));
     QPalette p = m_headline->palette();
     p.setColor(QPalette::WindowText,
                r.fits ? palette().color(QPalette::WindowText) : alertColor(palette()));

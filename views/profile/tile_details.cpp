@@ -68,8 +68,8 @@ void TileDetails::showTile(int tile)
                            .arg(tile)
                            .arg(tile / perIpu)
                            .arg(tile % perIpu)
-                           .arg(stage >= 0 ? tr(", stage %1").arg(stage) : QString())
-                           .arg(bytesText(double(total)), bytesText(double(ipu.tileCapacity)),
+                           .arg(stage >= 0 ? tr(", stage %1").arg(stage) : QString(),
+                                bytesText(double(total)), bytesText(double(ipu.tileCapacity)),
                                 oom ? tr(", OUT OF MEMORY") : QString())
                            .arg(vars.size())
                            .arg(parts.join(QStringLiteral(", "))));

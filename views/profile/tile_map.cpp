@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace portolan::views {
 
@@ -16,9 +17,9 @@ TileMap::TileMap(QWidget* parent) : QWidget(parent)
     setMouseTracking(false);
 }
 
-void TileMap::setStats(const TileStats& stats)
+void TileMap::setStats(TileStats stats)
 {
-    m_stats = stats;
+    m_stats = std::move(stats);
     const int perIpu = std::max(1, m_stats.tilesPerIpu);
     const int ipus = std::max(1, (m_stats.tileCount + perIpu - 1) / perIpu);
     m_blockW = int(std::ceil(std::sqrt(double(perIpu) * 1.5)));
@@ -96,7 +97,7 @@ QRect TileMap::imageRect() const
 int TileMap::tileAt(const QPoint& pos) const
 {
     const QRect r = imageRect();
-    if (!r.contains(pos))
+    if (r.isEmpty() || !r.contains(pos)) // an empty rectangle contains nothing: no division by 0
         return -1;
     const int x = (pos.x() - r.x()) * m_image.width() / r.width();
     const int y = (pos.y() - r.y()) * m_image.height() / r.height();

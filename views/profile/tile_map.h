@@ -19,7 +19,7 @@ class TileMap : public QWidget
     Q_OBJECT
 public:
     explicit TileMap(QWidget* parent = nullptr);
-    void setStats(const TileStats& stats);
+    void setStats(TileStats stats);
     // Colour scale top as a fraction of the tile capacity (1.0 = capacity).
     void setScale(double fractionOfCapacity);
     double scale() const { return m_scale; }

@@ -34,7 +34,7 @@ void ProjectLoader::load(const QString& folder)
             auto shared = std::make_shared<const ProjectScan>(std::move(*scan.value));
             return Loaded{shared, {}, ProjectFilesModel::buildTree(*shared)};
         },
-        [this, id, folder](Loaded result) {
+        [this, id, folder](const Loaded& result) {
             if (!m_ticket.isCurrent(id))
                 return;
             m_loading = false;

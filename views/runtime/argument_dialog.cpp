@@ -24,7 +24,7 @@ ArgumentDialog::ArgumentDialog(const QString& entry, const QJsonArray& arguments
     intro->setWordWrap(true);
     layout->addWidget(intro);
     auto* form = new QFormLayout;
-    for (const QJsonValue& v : arguments) {
+    for (const auto& v : arguments) {
         const QJsonObject a = v.toObject();
         Field f;
         f.flag = a.value("flag").toString();
@@ -32,7 +32,7 @@ ArgumentDialog::ArgumentDialog(const QString& entry, const QJsonArray& arguments
         const QJsonArray choices = a.value("choices").toArray();
         if (!choices.isEmpty()) {
             auto* combo = new QComboBox(this);
-            for (const QJsonValue& c : choices)
+            for (const auto& c : choices)
                 combo->addItem(c.toString());
             f.editor = combo;
         } else {

@@ -148,8 +148,9 @@ void LossChart::removeRun(qint64 id)
 void LossChart::clearRuns()
 {
     m_liveBounds = Bounds{};
-    for (qint64 id : m_series.keys())
-        removeRun(id);
+    // removeRun() takes the series out of the hash, so no iteration over it.
+    while (!m_series.isEmpty())
+        removeRun(m_series.cbegin().key());
 }
 
 void LossChart::refreshSeries(Series& s)

@@ -125,7 +125,7 @@ void RunController::readOutput()
         handleLine(line);
     }
     // A child that never ends its lines must not grow the buffer without bound.
-    if (m_buffer.size() > 4 * 1024 * 1024) {
+    if (m_buffer.size() > qsizetype{4} * 1024 * 1024) {
         handleLine(m_buffer);
         m_buffer.clear();
     }
