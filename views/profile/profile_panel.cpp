@@ -131,6 +131,16 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     setResult(nullptr);
 }
 
+ProfilePanel::~ProfilePanel()
+{
+    // A Torch child still recording is a QObject child: ~QWidget would delete it after this
+    // class's part is gone, and ~QProcess emits finished() into a handler that uses this panel.
+    for (QProcess* child : findChildren<QProcess*>(Qt::FindDirectChildrenOnly)) {
+        child->disconnect(this);
+        child->kill();
+    }
+}
+
 QStringList ProfilePanel::pageIds() const
 {
     QStringList ids;

@@ -37,6 +37,7 @@ class ProfilePanel : public QWidget
     Q_OBJECT
 public:
     explicit ProfilePanel(QWidget* parent = nullptr);
+    ~ProfilePanel() override;
 
     // Reports up to kSyncLoadBytes load at once and a parse error returns false with the
     // positioned message in `error`. Bigger ones load off the GUI thread: true means started, and
