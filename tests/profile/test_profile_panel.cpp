@@ -600,23 +600,19 @@ private slots:
         if (beforeBuilt)
             panel.suggestTarget(QStringLiteral("cs-2"));
         if (whileCompiling) {
-            // A zero-interval timer runs on every turn of the event loop, so it sees the first
-            // compile start before that compile's result (a queued event) comes back. A long
-            // settle delay makes that result arrive while the re-simulation still waits.
+            // The guide's target comes while the first compile runs (the slot runs before that
+            // compile's result can come back); a long settle delay makes the result arrive
+            // while the re-simulation still waits.
             panel.setSettleDelay(3000);
             bool suggested = false;
-            QTimer poll;
-            poll.setInterval(0);
-            connect(&poll, &QTimer::timeout, &panel, [&] {
-                if (suggested || !panel.statusText().startsWith(QLatin1String("Simulating")))
+            connect(&panel, &ProfilePanel::compileStarted, &panel, [&] {
+                if (suggested)
                     return;
                 suggested = true;
                 QVERIFY(panel.result() == nullptr);
                 panel.suggestTarget(QStringLiteral("cs-2"));
             });
-            poll.start();
             QVERIFY(QTest::qWaitFor([&] { return suggested; }, 120000));
-            poll.stop();
         }
         QVERIFY(waitIdle(panel, 120000));
         QVERIFY(QTest::qWaitFor([&] { return panel.result() != nullptr; }, 60000));

@@ -479,6 +479,7 @@ void ProfilePanel::startCompile()
     m_compilePending = false;
     const quint64 id = m_compileTicket.next();
     setBusy(tr("Simulating %1...").arg(QString::fromStdString(options.target)));
+    emit compileStarted();
     std::shared_ptr<const graph::OpGraph> g = m_opGraph;
     std::shared_ptr<const sim::ModelFamilyNotes> family = m_family;
     runAsync(

@@ -82,6 +82,9 @@ public:
 
 signals:
     void resultChanged();
+    // A simulation started, with the settings in the form (its result follows, unless newer
+    // settings replace it).
+    void compileStarted();
     void reportLoaded(const QString& file);
     void reportFailed(const QString& message);
     void compileFailed(const QString& message);
