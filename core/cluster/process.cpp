@@ -3,6 +3,7 @@
 // come, every rank's end reported). posix_spawn keeps the parent's side free of fork-safety
 // concerns; poll() reads all pipes without a thread per pipe.
 #include "core/cluster/cluster.h"
+#include "core/common/environment.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -17,8 +18,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ; // NOLINT: POSIX
 
 namespace portolan::cluster {
 
@@ -78,22 +77,6 @@ struct Spawned
     int exitCode = -1;
     int signal = 0;
 };
-
-std::vector<std::string>
-environmentWith(const std::vector<std::pair<std::string, std::string>>& add)
-{
-    std::vector<std::string> env;
-    for (char** e = environ; e && *e; ++e) {
-        const std::string kv = *e;
-        const bool replaced = std::any_of(
-            add.begin(), add.end(), [&](const auto& p) { return kv.rfind(p.first + "=", 0) == 0; });
-        if (!replaced)
-            env.push_back(kv);
-    }
-    for (const auto& [k, v] : add)
-        env.push_back(k + "=" + v);
-    return env;
-}
 
 // Starts argv with stdout and stderr on pipes, stdin from /dev/null, in process group `group`
 // (0: a new group led by the child).
@@ -195,8 +178,7 @@ fs::path findProgram(const std::string& name)
     std::size_t start = 0;
     while (start <= dirs.size()) {
         const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-        const fs::path candidate =
-            fs::path(end > start ? dirs.substr(start, end - start) : ".") / name;
+        fs::path candidate = fs::path(end > start ? dirs.substr(start, end - start) : ".") / name;
         if (::access(candidate.c_str(), X_OK) == 0)
             return candidate;
         start = end + 1;

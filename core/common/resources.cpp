@@ -36,7 +36,7 @@ std::filesystem::path resourcesDir()
             fs::is_directory(installed / "targets", ec))
             return installed;
     }
-    const fs::path source = PORTOLAN_SOURCE_RESOURCES; // empty in release builds
+    fs::path source = PORTOLAN_SOURCE_RESOURCES; // empty in release builds
     if (!source.empty() && fs::is_directory(source, ec))
         return source;
     return installed.empty() ? source : installed;

@@ -1,5 +1,6 @@
 // Runs the dry-run child: its own process group (so that its DataLoader workers and anything
 // else it starts end with it), an address-space limit, three pipes read with poll(), a deadline.
+#include "core/common/environment.h"
 #include "core/dryrun/dry_run.h"
 
 #include <array>
@@ -12,8 +13,6 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ; // NOLINT: POSIX
 
 namespace portolan::dryrun {
 
@@ -88,23 +87,15 @@ ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& l
     }
 
     // The environment is built before fork (allocation is not safe in the child).
-    std::vector<std::string> envStorage;
-    for (char** e = environ; e && *e; ++e) {
-        const std::string kv = *e;
-        bool replaced = false;
-        for (const auto& [k, v] : limits.environment)
-            replaced = replaced || kv.rfind(k + "=", 0) == 0;
-        if (!replaced)
-            envStorage.push_back(kv);
-    }
-    for (const auto& [k, v] : limits.environment)
-        envStorage.push_back(k + "=" + v);
+    std::vector<std::string> envStorage = environmentWith(limits.environment);
     std::vector<char*> envp;
+    envp.reserve(envStorage.size() + 1);
     for (auto& kv : envStorage)
         envp.push_back(kv.data());
     envp.push_back(nullptr);
     std::vector<std::string> argStorage = argv;
     std::vector<char*> args;
+    args.reserve(argStorage.size() + 1);
     for (auto& a : argStorage)
         args.push_back(a.data());
     args.push_back(nullptr);

@@ -11,7 +11,8 @@ std::int64_t defaultMemoryLimitMb()
     const long pageSize = ::sysconf(_SC_PAGE_SIZE);
     if (pages <= 0 || pageSize <= 0)
         return 8192;
-    const std::int64_t total = std::int64_t(pages) * std::int64_t(pageSize) / (1024 * 1024);
+    const std::int64_t total =
+        std::int64_t(pages) * std::int64_t(pageSize) / (std::int64_t{1024} * 1024);
     return total * 3 / 4;
 }
 

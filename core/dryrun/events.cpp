@@ -13,7 +13,7 @@ namespace portolan::dryrun {
 
 namespace {
 
-constexpr std::size_t kMaxLine = 64 * 1024;
+constexpr std::size_t kMaxLine = std::size_t{64} * 1024;
 
 using nlohmann::json;
 

@@ -59,7 +59,7 @@ Tensor rotary(GraphBuilder& b, const Tensor& t, std::int64_t r)
     const Tensor rotated = b.concat({neg, b.view(rot, halfShape)}, -1);
     const Tensor cos = b.mul(rot, b.constant({s[2], r}, DType::Float32));
     const Tensor sin = b.mul(rotated, b.constant({s[2], r}, DType::Float32));
-    const Tensor out = b.add(cos, sin);
+    Tensor out = b.add(cos, sin);
     if (r >= s[3])
         return out;
     return b.concat({out, b.view(t, {s[0], s[1], s[2], s[3] - r})}, -1);

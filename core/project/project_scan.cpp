@@ -129,9 +129,12 @@ std::vector<std::string> describeSkipped(const ProjectScan& scan, std::size_t ex
         std::vector<std::string> names = g.folderNames;
         names.insert(names.end(), g.fileNames.begin(), g.fileNames.end());
         names.resize(std::min(names.size(), examples));
-        std::string line = what + " " + label + " (";
-        for (std::size_t i = 0; i < names.size(); ++i)
-            line += (i ? ", " : "") + names[i];
+        std::string line = concat(what, " ", label, " (");
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            if (i)
+                line += ", ";
+            line += names[i];
+        }
         line += g.files + g.folders > names.size() ? ", …)" : ")";
         lines.push_back(std::move(line));
     }

@@ -250,7 +250,7 @@ IpuProfile ipuFrom(const json& j, detail::IpuColumns* columns)
         st.usedBytes = s.at("used_bytes");
         st.maxTileBytes = s.at("max_tile_bytes");
         st.oomTiles = s.at("oom_tiles");
-        p.stages.push_back(std::move(st));
+        p.stages.push_back(st);
     }
     for (const auto& e : j.at("schedule"))
         p.schedule.push_back({e.at(0), e.at(1), e.at(2).get<int>() != 0, e.at(3), e.at(4)});

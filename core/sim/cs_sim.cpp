@@ -158,7 +158,7 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
         std::vector<double> wantPes;
         for (std::size_t i = 0; i < groups.size(); ++i) {
             const double share =
-                flopsTotal > 0 ? groups[i].flops / flopsTotal : 1.0 / groups.size();
+                flopsTotal > 0 ? groups[i].flops / flopsTotal : 1.0 / double(groups.size());
             wantPes.push_back(fitsWafer ? double(minPes[i]) + double(pes - minTotal) * share
                                         : double(pes) * double(minPes[i]) / double(minTotal));
         }
@@ -170,8 +170,8 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
         std::vector<double> shelfShare;
         for (int s = 0; s < shelves; ++s) {
             double sum = 0;
-            for (std::size_t i = std::size_t(s * perShelf);
-                 i < std::min(groups.size(), std::size_t((s + 1) * perShelf)); ++i)
+            for (std::size_t i = std::size_t(s) * std::size_t(perShelf);
+                 i < std::min(groups.size(), (std::size_t(s) + 1) * std::size_t(perShelf)); ++i)
                 sum += wantPes[i];
             shelfShare.push_back(sum / double(pes));
         }
@@ -182,8 +182,9 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
         int y = 0;
         double overall = 1e300;
         for (int s = 0; s < shelves; ++s) {
-            const std::size_t a = std::size_t(s * perShelf);
-            const std::size_t b = std::min(groups.size(), std::size_t((s + 1) * perShelf));
+            const std::size_t a = std::size_t(s) * std::size_t(perShelf);
+            const std::size_t b =
+                std::min(groups.size(), (std::size_t(s) + 1) * std::size_t(perShelf));
             double sum = 0;
             for (std::size_t i = a; i < b; ++i)
                 sum += wantPes[i];

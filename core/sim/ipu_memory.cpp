@@ -174,8 +174,9 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
         int start = 0;
         for (int j = 0; j <= int(out.size()); ++j) {
             const bool boundary =
-                j == int(out.size()) || (j > 0 && g.ops[std::size_t(first + j)].layer !=
-                                                      g.ops[std::size_t(first + j - 1)].layer);
+                j == int(out.size()) ||
+                (j > 0 && g.ops[std::size_t(first) + std::size_t(j)].layer !=
+                              g.ops[std::size_t(first) + std::size_t(j) - 1].layer);
             if (!boundary)
                 continue;
             // The checkpoint (the layer's output, stashed) stays live anyway and is not rebuilt.

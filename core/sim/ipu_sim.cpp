@@ -418,7 +418,7 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         w.peakStep = stepBase;
         for (int j = 0; j < stepCount; ++j) {
             run += alive[std::size_t(j)];
-            auto& step = prof.steps[std::size_t(stepBase + j)];
+            auto& step = prof.steps[std::size_t(stepBase) + std::size_t(j)];
             step.alwaysLiveBytes = always;
             step.notAlwaysLiveBytes = run;
             if (run > w.peakLive) {
@@ -453,7 +453,7 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         st.backwardSeconds = c.inference ? 0 : total * 2.0 / 3.0 + recomputeSec;
         fwd[std::size_t(s)] = st.forwardSeconds;
         bwd[std::size_t(s)] = st.backwardSeconds;
-        prof.stages.push_back(std::move(st));
+        prof.stages.push_back(st);
     }
 
     // 4. Tiles, IPU by IPU: every variable of the IPU's stages that is live at the IPU's peak

@@ -65,7 +65,7 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
     };
     // Layer boundaries: with recomputation only their outputs stay stashed.
     const auto layerLast = [&](int i) {
-        return i + 1 >= n || g.ops[std::size_t(i + 1)].layer != g.ops[std::size_t(i)].layer;
+        return i + 1 >= n || g.ops[std::size_t(i) + 1].layer != g.ops[std::size_t(i)].layer;
     };
 
     // Which storages backward needs, and which op in range pays for each (the producer, or the

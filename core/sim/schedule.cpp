@@ -53,7 +53,7 @@ std::vector<ScheduleEvent> simulateSchedule(Schedule kind, const std::vector<dou
     std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
     std::vector<double> free(static_cast<std::size_t>(p), 0);
     std::vector<ScheduleEvent> events;
-    events.reserve(std::size_t(2 * p * m));
+    events.reserve(2 * std::size_t(p) * std::size_t(m));
     bool progress = true;
     while (progress) {
         progress = false;
@@ -72,7 +72,7 @@ std::vector<ScheduleEvent> simulateSchedule(Schedule kind, const std::vector<dou
                     }
                 } else {
                     if (s + 1 < p) {
-                        const double e = bEnd[std::size_t(s + 1)][std::size_t(t.micro)];
+                        const double e = bEnd[std::size_t(s) + 1][std::size_t(t.micro)];
                         if (e < 0)
                             break;
                         ready = e + link(s);

@@ -142,7 +142,7 @@ std::vector<std::string> targetIds()
     std::vector<std::string> ids;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(targetsDir(), ec)) {
-        const auto p = entry.path();
+        const auto& p = entry.path();
         if (p.extension() == ".yaml" && p.stem() != "ipu-systems")
             ids.push_back(p.stem().string());
     }
