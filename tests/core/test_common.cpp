@@ -1,9 +1,11 @@
 // Shared core helpers: UTF-8 validation, positions, atomic saves.
 #include "core/common/atomic_file.h"
+#include "core/common/environment.h"
 #include "core/common/text.h"
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <filesystem>
 #include <sys/stat.h>
 
@@ -102,6 +104,26 @@ private slots:
         QVERIFY(err.has_value());
         QVERIFY(!err->message.empty());
         QCOMPARE(err->location.file, p.string());
+    }
+
+    // A child sees one value per key: the added one replaces the parent's, and a key that only
+    // starts like an added one ("PORTOLAN_X_LONGER") is kept.
+    void environmentReplacesByKey()
+    {
+        qputenv("PORTOLAN_X", "parent");
+        qputenv("PORTOLAN_X_LONGER", "kept");
+        const auto env =
+            portolan::environmentWith({{"PORTOLAN_X", "child"}, {"PORTOLAN_NEW", "1"}});
+        const auto count = [&](const std::string& kv) {
+            return std::count(env.begin(), env.end(), kv);
+        };
+        QCOMPARE(count("PORTOLAN_X=child"), 1);
+        QCOMPARE(count("PORTOLAN_X=parent"), 0);
+        QCOMPARE(count("PORTOLAN_X_LONGER=kept"), 1);
+        QCOMPARE(count("PORTOLAN_NEW=1"), 1);
+        QCOMPARE(env.back(), std::string("PORTOLAN_NEW=1"));
+        qunsetenv("PORTOLAN_X");
+        qunsetenv("PORTOLAN_X_LONGER");
     }
 
     void readMissing()
