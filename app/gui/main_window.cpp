@@ -141,7 +141,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
         resize(1280, 800);
-    restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+    // First start: the project dock gets room for a file name and its size and kind (its own
+    // size hint would clip most names of a real project).
+    if (!restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray()))
+        resizeDocks({m_projectDock}, {width() / 4}, Qt::Horizontal);
 }
 
 MainWindow::~MainWindow() = default;

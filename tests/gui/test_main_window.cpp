@@ -1,14 +1,17 @@
 // The main window offscreen: open a sample project, check the tree; bad folders give a message.
 #include "app/gui/about_dialog.h"
 #include "app/gui/main_window.h"
+#include "views/common/diagnostics_model.h"
 #include "views/params/params_editor.h"
 #include "views/porting/analysis_runner.h"
 #include "views/profile/profile_panel.h"
 #include "views/project/project_files_model.h"
+#include "views/project/project_overview.h"
 
 #include <QAction>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
@@ -18,6 +21,7 @@
 
 using portolan::app::MainWindow;
 using portolan::views::ProjectFilesModel;
+using portolan::views::ProjectOverview;
 
 class TestMainWindow : public QObject
 {
@@ -140,6 +144,40 @@ private slots:
 
     // View > Re-analyse Project reads the files again: the way to pick up an edit to a file
     // beyond the ones watched for changes (AnalysisRunner watches the shallowest 2,000).
+    // The Overview's heading counts the diagnostics, so an empty table reads as "none" rather
+    // than "not checked yet", and the notes without text leave no gaps.
+    void overviewCountsDiagnostics_data()
+    {
+        QTest::addColumn<QByteArray>("python");
+        QTest::addColumn<bool>("clean");
+        QTest::newRow("clean") << QByteArray("import torch\n") << true;
+        QTest::newRow("syntax error") << QByteArray("def f(:\n    pass\n") << false;
+    }
+    void overviewCountsDiagnostics()
+    {
+        QFETCH(QByteArray, python);
+        QFETCH(bool, clean);
+        QTemporaryDir tmp;
+        QFile f(tmp.filePath(QStringLiteral("model.py")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(python);
+        f.close();
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(tmp.path());
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1 && !w.isBusy(), 20000);
+        const int rows = w.findChild<ProjectOverview*>()->diagnosticsModel()->rowCount();
+        const auto* heading = w.findChild<QLabel*>(QStringLiteral("diagnosticsHeading"));
+        QVERIFY(heading);
+        QCOMPARE(rows == 0, clean);
+        QCOMPARE(heading->text(), clean ? QStringLiteral("Diagnostics: none")
+                                        : QStringLiteral("Diagnostics (%1)").arg(rows));
+        const auto* skipped = w.findChild<QLabel*>(QStringLiteral("skippedSummary"));
+        QVERIFY(skipped);
+        QVERIFY(skipped->text().isEmpty() && skipped->isHidden());
+    }
+
     void reanalyseReadsUnwatchedFiles()
     {
         QTemporaryDir tmp;

@@ -43,9 +43,25 @@ ProjectOverview::ProjectOverview(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_skipped);
     layout->addWidget(m_watchNote);
     layout->addWidget(m_flavour);
-    layout->addWidget(new QLabel(tr("Diagnostics"), this));
+    m_diagnosticsHeading = new QLabel(this);
+    m_diagnosticsHeading->setObjectName(QStringLiteral("diagnosticsHeading"));
+    layout->addWidget(m_diagnosticsHeading);
     layout->addWidget(m_table, 1);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &ProjectOverview::updateHeadings);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &ProjectOverview::updateHeadings);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &ProjectOverview::updateHeadings);
     clear();
+}
+
+// The heading says how many diagnostics there are, so an empty table reads as "none" and not as
+// "not checked yet"; notes without text are hidden so that they leave no gaps between the lines.
+void ProjectOverview::updateHeadings()
+{
+    const int n = m_model->rowCount();
+    m_diagnosticsHeading->setText(n == 0 ? tr("Diagnostics: none")
+                                         : tr("Diagnostics (%1)").arg(QLocale().toString(n)));
+    for (QLabel* note : {m_skipped, m_watchNote, m_flavour})
+        note->setVisible(!note->text().isEmpty());
 }
 
 void ProjectOverview::clear()
@@ -67,6 +83,7 @@ void ProjectOverview::showWatched(int watched, int watchable)
                  "reopen the project to see edits made elsewhere to the others.")
                   .arg(QLocale().toString(watched), QLocale().toString(watchable))
             : QString());
+    updateHeadings();
 }
 
 void ProjectOverview::showAnalysis(const QString& flavour,

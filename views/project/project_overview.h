@@ -30,11 +30,14 @@ public:
     DiagnosticsModel* diagnosticsModel() const { return m_model; }
 
 private:
+    void updateHeadings();
+
     QLabel* m_title = nullptr;
     QLabel* m_summary = nullptr;
     QLabel* m_flavour = nullptr;
     QLabel* m_skipped = nullptr; // what the walk left out, by reason
     QLabel* m_watchNote = nullptr;
+    QLabel* m_diagnosticsHeading = nullptr; // "Diagnostics (N)", or "none"
     QTableView* m_table = nullptr;
     DiagnosticsModel* m_model = nullptr;
 };
