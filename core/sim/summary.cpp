@@ -95,10 +95,14 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
         target += ", " + r.ipu->systemName;
     s.lines.push_back(target);
     s.lines.push_back(trainingLine(r.options, bool(r.ipu)));
-    s.lines.push_back("Memory (model, one replica): " + bytes(r.memory.total()) + " = weights " +
-                      bytes(r.memory.weights) + " + gradients " + bytes(r.memory.gradients) +
-                      " + optimizer " + bytes(r.memory.optimizerState + r.memory.masterWeights) +
-                      " + activations " + bytes(r.memory.stashedActivations) + " + temporaries " +
+    // On a CS system the wafer never holds all of this at once (layers stream through it, or
+    // the weights do), so the line says it is the model's footprint, not what must fit.
+    s.lines.push_back(std::string(r.cs ? "Model footprint, all at once (one replica): "
+                                       : "Memory (model, one replica): ") +
+                      bytes(r.memory.total()) + " = weights " + bytes(r.memory.weights) +
+                      " + gradients " + bytes(r.memory.gradients) + " + optimizer " +
+                      bytes(r.memory.optimizerState + r.memory.masterWeights) + " + activations " +
+                      bytes(r.memory.stashedActivations) + " + temporaries " +
                       bytes(r.memory.temporaries));
     if (r.ipu) {
         const auto& p = *r.ipu;
@@ -134,8 +138,8 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
     if (r.cs) {
         const auto& c = *r.cs;
         s.lines.push_back("Mode: " + c.mode + " (" + c.modeReason + ")");
-        s.lines.push_back("  on wafer " + bytes(c.onWaferBytes) + " of " + bytes(c.sramBytes) +
-                          ", " + fmt("%.1f", r.samplesPerSecond) +
+        s.lines.push_back("  held on the wafer " + bytes(c.onWaferBytes) + " of " +
+                          bytes(c.sramBytes) + ", " + fmt("%.1f", r.samplesPerSecond) +
                           " samples/s (bottleneck: " + c.bottleneck + ")");
         s.tableHeader = {"kernel", "PEs", "memory", "samples/s", "compute", "transmit", "util"};
         for (const auto& k : c.kernels) {

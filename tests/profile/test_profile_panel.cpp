@@ -397,6 +397,15 @@ private slots:
         panel.showPage(QStringLiteral("cs"));
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         shoot(panel, QStringLiteral("cs-"));
+        // A wafer has no tiles: the summary hides the fullest tiles and their histogram (which
+        // stayed empty, or kept the axes of the previous IPU report), and shows them again for
+        // the next IPU report.
+        auto* tilePane = panel.summaryPage()->findChild<QWidget*>(QStringLiteral("tilePane"));
+        QVERIFY(tilePane);
+        QVERIFY(tilePane->isHidden());
+        QVERIFY(panel.summaryPage()->figures().contains(QStringLiteral("Model footprint")));
+        QVERIFY2(panel.openReport(m_ipuReport, &error), qPrintable(error));
+        QVERIFY(!tilePane->isHidden());
     }
 
     void compareTwoReports()

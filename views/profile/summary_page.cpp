@@ -55,7 +55,11 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     m_figures = new QLabel(this);
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_figures->setWordWrap(true);
-    m_topTiles = table({tr("Tile"), tr("IPU"), tr("Memory"), tr("Of capacity")}, this);
+    // The tile views (fullest tiles and their histogram) exist only for IPU reports: a wafer has
+    // no tiles in this sense, so for a CS report they are hidden rather than left empty.
+    m_tilePane = new QWidget(this);
+    m_tilePane->setObjectName(QStringLiteral("tilePane"));
+    m_topTiles = table({tr("Tile"), tr("IPU"), tr("Memory"), tr("Of capacity")}, m_tilePane);
     m_topTiles->setObjectName(QStringLiteral("topTiles"));
     m_advice =
         table({tr("Remedy"), tr("Saves"), tr("Peak after"), tr("Fits"), tr("Samples/s")}, this);
@@ -66,7 +70,7 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     m_advice->setWordWrap(true);
     m_advice->horizontalHeader()->setStretchLastSection(false);
     m_advice->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    m_histogram = new QCustomPlot(this);
+    m_histogram = new QCustomPlot(m_tilePane);
     m_histogram->setObjectName(QStringLiteral("tileHistogram"));
     m_histogram->setMinimumHeight(180);
     m_histogram->xAxis->setLabel(tr("Tile memory"));
@@ -79,18 +83,22 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     // of the same memory.
     grid->addWidget(new QLabel(tr("Advice (double-click to apply)"), this), 2, 0, 1, 2);
     grid->addWidget(m_advice, 3, 0, 1, 2);
+    auto* tiles = new QGridLayout(m_tilePane);
+    tiles->setContentsMargins(0, 0, 0, 0);
     auto* histHeader = new QHBoxLayout;
-    histHeader->addWidget(new QLabel(tr("Histogram of tile memory"), this));
+    histHeader->addWidget(new QLabel(tr("Histogram of tile memory"), m_tilePane));
     histHeader->addStretch();
-    histHeader->addWidget(makeExportButton(m_histogram, this));
-    grid->addWidget(new QLabel(tr("Fullest tiles"), this), 4, 0);
-    grid->addLayout(histHeader, 4, 1);
-    grid->addWidget(m_topTiles, 5, 0);
-    grid->addWidget(m_histogram, 5, 1);
+    histHeader->addWidget(makeExportButton(m_histogram, m_tilePane));
+    tiles->addWidget(new QLabel(tr("Fullest tiles"), m_tilePane), 0, 0);
+    tiles->addLayout(histHeader, 0, 1);
+    tiles->addWidget(m_topTiles, 1, 0);
+    tiles->addWidget(m_histogram, 1, 1);
+    tiles->setRowStretch(1, 1);
+    tiles->setColumnStretch(0, 2);
+    tiles->setColumnStretch(1, 3);
+    grid->addWidget(m_tilePane, 4, 0, 1, 2);
     grid->setRowStretch(3, 1);
-    grid->setRowStretch(5, 2);
-    grid->setColumnStretch(0, 2);
-    grid->setColumnStretch(1, 3);
+    grid->setRowStretch(4, 2);
     // Wrapped remedies need their row heights again whenever the column width changes.
     connect(m_advice->horizontalHeader(), &QHeaderView::sectionResized, m_advice,
             [this] { m_advice->resizeRowsToContents(); });
@@ -133,10 +141,12 @@ void SummaryPage::setResult(ResultPtr result)
     if (!m_result) {
         m_headline->setText(tr("No report yet: compile a project or open a report."));
         m_figures->clear();
+        showTilePane(true);
         fillHistogram();
         return;
     }
     const auto& r = *m_result;
+    showTilePane(bool(r.ipu));
     // The same summary the CLI prints (core/sim/summary.h), in the page's words for the headline.
     const sim::CompileSummary summary = sim::summarize(r);
     const double used = double(r.peakBytes), cap = double(r.capacityBytes);
@@ -208,6 +218,13 @@ void SummaryPage::setResult(ResultPtr result)
     fillHistogram();
 }
 
+// The advice takes the tile pane's room when the pane is hidden (a grid row keeps its stretch).
+void SummaryPage::showTilePane(bool shown)
+{
+    m_tilePane->setVisible(shown);
+    static_cast<QGridLayout*>(layout())->setRowStretch(4, shown ? 2 : 0);
+}
+
 void SummaryPage::fillHistogram()
 {
     m_histogram->clearPlottables();
@@ -242,9 +259,11 @@ void SummaryPage::fillHistogram()
     m_histogram->xAxis->setRange(0, top * 1.05);
     m_histogram->yAxis->setRange(
         0, std::max(1.0, *std::max_element(counts.begin(), counts.end()) * 1.1));
+    // Three labelled ticks: "1021.7 KiB" is wide, and five of them ran into each other at the
+    // histogram's usual width beside the fullest tiles.
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    for (int k = 0; k <= 4; ++k)
-        ticker->addTick(top * k / 4, bytesText(top * k / 4));
+    for (int k = 0; k <= 2; ++k)
+        ticker->addTick(top * k / 2, bytesText(top * k / 2));
     m_histogram->xAxis->setTicker(ticker);
     m_histogram->replot();
 }

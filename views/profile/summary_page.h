@@ -32,11 +32,13 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void showTilePane(bool shown);
     void fillHistogram();
 
     ResultPtr m_result;
     QLabel* m_headline = nullptr;
     QLabel* m_figures = nullptr;
+    QWidget* m_tilePane = nullptr; // fullest tiles and histogram: IPU reports only
     QTableWidget* m_topTiles = nullptr;
     QTableWidget* m_advice = nullptr;
     QCustomPlot* m_histogram = nullptr;
