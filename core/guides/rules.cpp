@@ -431,13 +431,18 @@ void emitMissing(RuleContext& ctx, const std::string& detail)
     ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}});
 }
 
+// Whether the check runs. When it does not, the check is "not applicable" (the step shows so)
+// unless the port's entries cover it: then it stays applicable and, with nothing to report, the
+// step reads as passed, which is what the user has done.
 bool onlyIfOk(RuleContext& ctx)
 {
     const RuleParams& p = ctx.check.params;
-    // Porting advice for code that does not hand over to a vendor yet; a port's runner takes
-    // this over.
+    // Porting advice for code that does not hand over to a vendor yet; once it does, the
+    // vendor's contract for the entries (the trial class, the runner's functions) checks the
+    // same thing, in the step that names the entries.
     if (p.flag("only-without-entries") && ctx.analysis.facts().hasEntries())
         return false;
+    ctx.applicable = false;
     if (p.has("only-if-class-base")) {
         bool any = false;
         for (const auto& f : ctx.analysis.python)
@@ -465,15 +470,14 @@ bool onlyIfOk(RuleContext& ctx)
         if (!any)
             return false;
     }
+    ctx.applicable = true;
     return true;
 }
 
 void ruleRequiredCall(RuleContext& ctx)
 {
-    if (!onlyIfOk(ctx)) {
-        ctx.applicable = false;
+    if (!onlyIfOk(ctx))
         return;
-    }
     const auto& keywords = ctx.check.params.list("keywords");
     const PythonFile* partialFile = nullptr;
     const Call* partial = nullptr;
@@ -505,10 +509,8 @@ void ruleRequiredCall(RuleContext& ctx)
 
 void ruleRequiredClass(RuleContext& ctx)
 {
-    if (!onlyIfOk(ctx)) {
-        ctx.applicable = false;
+    if (!onlyIfOk(ctx))
         return;
-    }
     const RuleParams& p = ctx.check.params;
     bool found = false;
     for (const auto& f : ctx.analysis.python) {
@@ -546,10 +548,8 @@ void ruleRequiredClass(RuleContext& ctx)
 
 void ruleRequiredFunction(RuleContext& ctx)
 {
-    if (!onlyIfOk(ctx)) {
-        ctx.applicable = false;
+    if (!onlyIfOk(ctx))
         return;
-    }
     const RuleParams& p = ctx.check.params;
     bool found = false;
     for (const auto& f : ctx.analysis.python) {
@@ -660,10 +660,8 @@ void ruleAttributeUse(RuleContext& ctx)
 
 void ruleForbiddenAssignment(RuleContext& ctx)
 {
-    if (!onlyIfOk(ctx)) {
-        ctx.applicable = false;
+    if (!onlyIfOk(ctx))
         return;
-    }
     const RuleParams& p = ctx.check.params;
     for (const auto& f : ctx.analysis.python) {
         if (!fileOk(p, f))

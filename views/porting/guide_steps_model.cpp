@@ -1,9 +1,35 @@
 #include "views/porting/guide_steps_model.h"
 
 #include <QApplication>
+#include <QIcon>
+#include <QPainter>
+#include <QPixmap>
 #include <QStyle>
 
 namespace portolan::views {
+
+namespace {
+
+// A step with nothing to check is neither done nor wrong: a grey dash in a ring, in the
+// palette's disabled text colour. The style's "No" icon, used before, is a red disc that reads
+// as an error beside the warning and error icons.
+QIcon notApplicableIcon()
+{
+    // Drawn large: QIcon scales a pixmap down to the view's icon size, never up.
+    constexpr int size = 64;
+    QPixmap pixmap(size, size);
+    pixmap.fill(Qt::transparent);
+    QPainter painter(&pixmap);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const QColor grey = QApplication::palette().color(QPalette::Disabled, QPalette::WindowText);
+    painter.setPen(QPen(grey, size / 10.0));
+    const qreal m = size * 0.14;
+    painter.drawEllipse(QRectF(m, m, size - 2 * m, size - 2 * m));
+    painter.drawLine(QPointF(size * 0.32, size / 2.0), QPointF(size * 0.68, size / 2.0));
+    return QIcon(pixmap);
+}
+
+} // namespace
 
 GuideStepsModel::GuideStepsModel(QObject* parent) : QAbstractListModel(parent) {}
 
@@ -63,7 +89,7 @@ QVariant GuideStepsModel::data(const QModelIndex& index, int role) const
         if (r->status == guides::StepStatus::Passed)
             return style->standardIcon(QStyle::SP_DialogApplyButton);
         if (r->status == guides::StepStatus::NotApplicable)
-            return style->standardIcon(QStyle::SP_DialogNoButton);
+            return notApplicableIcon();
         return style->standardIcon(r->errors > 0 ? QStyle::SP_MessageBoxCritical
                                                  : QStyle::SP_MessageBoxWarning);
     }
