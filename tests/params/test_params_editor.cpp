@@ -13,6 +13,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QSignalSpy>
@@ -200,6 +201,23 @@ void TestParamsEditor::invalidFieldsAreMarked()
     QVERIFY2(batch->problem().contains("expected an integer"), qPrintable(batch->problem()));
     QVERIFY(e->form()->field("model.activation_fn")->problem().contains("did you mean"));
     QVERIFY(e->diagnosticsModel()->rowCount() >= 4);
+    // The mark is an icon after the editor, named for its severity; the editor keeps its own
+    // look (a style sheet squashed a spin box's arrows).
+    const auto* icon = batch->findChild<QLabel*>(QStringLiteral("problemIcon"));
+    QVERIFY(icon && !icon->isHidden());
+    QVERIFY2(icon->accessibleName().startsWith(QLatin1String("Error: ")),
+             qPrintable(icon->accessibleName()));
+    QVERIFY(batch->editor()->styleSheet().isEmpty());
+    // A deprecated Determined key is a warning, not an error.
+    auto det = open("determined_ok.yaml");
+    QVERIFY(det);
+    ParamsField* records = det->form()->field("records_per_epoch");
+    QVERIFY(records);
+    QVERIFY2(records->problem().contains("deprecated"), qPrintable(records->problem()));
+    const auto* warning = records->findChild<QLabel*>(QStringLiteral("problemIcon"));
+    QVERIFY(warning && !warning->isHidden());
+    QVERIFY2(warning->accessibleName().startsWith(QLatin1String("Warning: ")),
+             qPrintable(warning->accessibleName()));
     // Fixing the value clears the mark.
     auto* edit = qobject_cast<QLineEdit*>(batch->editor());
     QVERIFY(edit);

@@ -318,7 +318,7 @@ void ParamsEditor::afterChange(bool rebuildForm, bool updateText)
 void ParamsEditor::validateNow()
 {
     std::vector<Diagnostic> diagnostics;
-    QMap<QString, QString> problems;
+    QMap<QString, FieldProblem> problems;
     if (!m_doc.isParsed()) {
         diagnostics.push_back(*m_doc.syntaxError());
         m_text->setErrorLine(m_doc.syntaxError()->location.line);
@@ -340,8 +340,11 @@ void ParamsEditor::validateNow()
             if (d.severity == Severity::Info)
                 continue;
             const QString path = pathAt.value({d.location.line, d.location.column});
-            if (!path.isEmpty() && !problems.contains(path))
-                problems.insert(path, QString::fromStdString(d.message));
+            const bool isError = d.severity == Severity::Error;
+            // The first finding of a field is shown, an error before any warning.
+            if (!path.isEmpty() &&
+                (!problems.contains(path) || (isError && !problems.value(path).isError)))
+                problems.insert(path, {QString::fromStdString(d.message), isError});
         }
     }
     m_form->setProblems(problems);

@@ -8,9 +8,12 @@
 #include <QDoubleValidator>
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QIcon>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSpinBox>
+#include <QStyle>
 #include <QToolButton>
 #include <climits>
 #include <cmath>
@@ -282,12 +285,35 @@ void ParamsField::emitEdited(const QString& value, FieldHint hint)
     emit edited(m_path, value, int(hint));
 }
 
-void ParamsField::setProblem(const QString& reason)
+// An icon beside the editor rather than a style sheet on it: a style sheet border switches a
+// spin box to style-sheet rendering and squashes its arrows, and one red colour said "error"
+// for deprecation warnings too.
+void ParamsField::setProblem(const FieldProblem& problem)
 {
-    m_problem = reason;
-    m_editor->setStyleSheet(reason.isEmpty() ? QString()
-                                             : QStringLiteral("border: 2px solid #d32f2f;"));
+    m_problem = problem.message;
+    const QString& reason = problem.message;
     m_editor->setToolTip(reason.isEmpty() ? m_tooltip : reason + "\n\n" + m_tooltip);
+    if (reason.isEmpty()) {
+        if (m_problemIcon)
+            m_problemIcon->hide();
+        return;
+    }
+    if (!m_problemIcon) {
+        m_problemIcon = new QLabel(this);
+        m_problemIcon->setObjectName(QStringLiteral("problemIcon"));
+        m_problemIcon->setSizePolicy(QSizePolicy::Fixed,
+                                     QSizePolicy::Fixed); // the editor keeps the width
+        layout()->addWidget(m_problemIcon);
+    }
+    const int size = style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, this);
+    const QIcon icon = style()->standardIcon(problem.isError ? QStyle::SP_MessageBoxCritical
+                                                             : QStyle::SP_MessageBoxWarning,
+                                             nullptr, this);
+    m_problemIcon->setPixmap(icon.pixmap(size, size));
+    m_problemIcon->setToolTip(reason);
+    m_problemIcon->setAccessibleName(problem.isError ? tr("Error: %1").arg(reason)
+                                                     : tr("Warning: %1").arg(reason));
+    m_problemIcon->show();
 }
 
 } // namespace portolan::views

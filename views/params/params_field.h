@@ -23,6 +23,14 @@ enum class FieldHint
     Raw = 2
 };
 
+// Why a value is flagged, from the schema validation: an error (the run would fail) or a
+// warning (deprecated, suspicious).
+struct FieldProblem
+{
+    QString message; // empty: no problem
+    bool isError = true;
+};
+
 struct FieldSpec
 {
     QString path;  // key path of the value (`optimizer.learning_rate`)
@@ -42,8 +50,9 @@ public:
     QWidget* editor() const { return m_editor; }
     // "int", "float", "scientific", "bool", "enum", "path", "string", "raw", "text" (multi-line)
     QString kind() const { return m_kind; }
-    // Shows why the current value is invalid (empty clears it).
-    void setProblem(const QString& reason);
+    // Shows why the current value is flagged, as an error or warning icon after the editor with
+    // the reason as its tooltip (an empty message clears it).
+    void setProblem(const FieldProblem& problem);
     QString problem() const { return m_problem; }
 
 signals:
@@ -64,6 +73,7 @@ private:
     QString m_tooltip;
     QString m_problem;
     QWidget* m_editor = nullptr;
+    QLabel* m_problemIcon = nullptr; // created on the first problem, after the editor
 };
 
 } // namespace portolan::views

@@ -321,7 +321,7 @@ void ParamsForm::bind(QWidget* w)
         connect(f, &ParamsField::edited, this, &ParamsForm::edited);
 }
 
-void ParamsForm::setProblems(const QMap<QString, QString>& problems)
+void ParamsForm::setProblems(const QMap<QString, FieldProblem>& problems)
 {
     for (auto it = m_fields.begin(); it != m_fields.end(); ++it)
         it.value()->setProblem(problems.value(it.key()));

@@ -4,6 +4,8 @@
 // single values), widgets chosen by the schema, nested groups for mappings, list editors, and a
 // learning-rate schedule editor. Keys the schema does not know stay editable as raw YAML.
 
+#include "views/params/params_field.h"
+
 #include <QMap>
 #include <QTabWidget>
 #include <QWidget>
@@ -30,7 +32,7 @@ public:
     // Rebuilds every page from the document; keeps the current page when it still exists.
     void rebuild(const params::ParamsDocument& doc, const params::Schema* schema);
     // path -> reason; fields with a reason are marked, the others cleared.
-    void setProblems(const QMap<QString, QString>& problems);
+    void setProblems(const QMap<QString, FieldProblem>& problems);
 
     QTabWidget* tabs() const { return m_tabs; }
     QStringList pageTitles() const;
