@@ -72,8 +72,23 @@ std::optional<std::string> ParamsDocument::get(std::string_view path) const
     return m_text.substr(node.valueBegin, node.end - node.valueBegin);
 }
 
-EditError ParamsDocument::apply(Result<TextEdit> planned, std::string description)
+EditError ParamsDocument::apply(const std::function<Result<TextEdit>()>& plan,
+                                std::string description)
 {
+    // A plan works on the parse's offsets. Should they ever disagree with the text (a YAML
+    // construct the tree misreads; the fuzzer found one), the edit is refused with a message,
+    // and the document stays as it was, rather than the program ending on the exception.
+    Result<TextEdit> planned = Result<TextEdit>::fail(Diagnostic{});
+    try {
+        planned = plan();
+    } catch (const std::exception& ex) {
+        Diagnostic d;
+        d.code = "params.edit-internal";
+        d.message = std::string("the edit could not be placed in the file (") + ex.what() +
+                    "); nothing was changed";
+        d.location.file = displayName();
+        return d;
+    }
     if (!planned) {
         Diagnostic d = planned.error;
         d.location.file = displayName();
@@ -196,14 +211,15 @@ EditError ParamsDocument::setScalar(std::string_view path, std::string_view valu
                        std::to_string(use->usedBy.size()) + " alias(es)";
         return located("params.through-alias", message);
     }
-    return apply(planSetScalar(m_text, m_tree, r.node, value, hint), "Set " + std::string(path));
+    return apply([&] { return planSetScalar(m_text, m_tree, r.node, value, hint); },
+                 "Set " + std::string(path));
 }
 
 EditError ParamsDocument::setScalarAt(int node, std::string_view value, ValueHint hint)
 {
     if (!isParsed())
         return *m_syntaxError;
-    return apply(planSetScalar(m_text, m_tree, node, value, hint),
+    return apply([&] { return planSetScalar(m_text, m_tree, node, value, hint); },
                  "Set " + formatKeyPath(pathOf(m_tree, node)));
 }
 
@@ -262,7 +278,7 @@ EditError ParamsDocument::addKey(std::string_view mapPath, std::string_view key,
         map = r.node;
     }
     std::string where = mapPath.empty() ? std::string() : std::string(mapPath) + ".";
-    return apply(planAddKey(m_text, m_tree, map, key, value, hint),
+    return apply([&] { return planAddKey(m_text, m_tree, map, key, value, hint); },
                  "Add " + where + escapeKey(key));
 }
 
@@ -329,7 +345,7 @@ EditError ParamsDocument::remove(std::string_view path)
     if (r.viaAlias)
         return located("params.through-alias",
                        "'" + std::string(path) + "' comes from an anchor; remove it there");
-    return apply(planRemoveEntry(m_text, m_tree, r.parentMap, r.entry),
+    return apply([&] { return planRemoveEntry(m_text, m_tree, r.parentMap, r.entry); },
                  "Remove " + std::string(path));
 }
 
@@ -344,7 +360,7 @@ EditError ParamsDocument::appendItem(std::string_view listPath, std::string_view
     if (r.viaAlias)
         return located("params.through-alias",
                        "'" + std::string(listPath) + "' comes from an anchor; edit it there");
-    return apply(planAppendItem(m_text, m_tree, r.node, value, hint),
+    return apply([&] { return planAppendItem(m_text, m_tree, r.node, value, hint); },
                  "Append to " + std::string(listPath));
 }
 

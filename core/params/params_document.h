@@ -10,6 +10,7 @@
 #include "core/params/yaml_tree.h"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -95,7 +96,7 @@ public:
     void revert();
 
 private:
-    EditError apply(Result<TextEdit> planned, std::string description);
+    EditError apply(const std::function<Result<TextEdit>()>& plan, std::string description);
     void applyRaw(const TextEdit& e, bool forward);
     void reparse();
     // An edit that replaces exactly one scalar with another single-line scalar only moves the

@@ -210,13 +210,23 @@ std::size_t skipProperties(std::string_view t, std::size_t pos)
 {
     std::size_t i = pos;
     while (i < t.size() && (t[i] == '&' || t[i] == '!')) {
-        if (t[i] == '!' && i + 1 < t.size() && t[i + 1] == '<') {
+        if (t[i] == '!' && i + 1 < t.size() && t[i + 1] == '<') { // verbatim: !<tag:...>
             while (i < t.size() && t[i] != '>')
                 ++i;
             ++i;
-        }
-        while (i < t.size() && !isBlank(t[i]) && !isBreak(t[i]))
+        } else {
+            // Where the property ends is where yaml-cpp's scanner ends it, or the node's offsets
+            // disagree with the parser's: an anchor stops at a blank, a break or a flow
+            // indicator; a tag's characters are URI characters without the flow indicators
+            // (`!&[1]` is the tag `!&` on a flow sequence).
+            const bool tag = t[i] == '!';
             ++i;
+            while (i < t.size() && !isBlank(t[i]) && !isBreak(t[i]) &&
+                   std::string_view("[]{},").find(t[i]) == std::string_view::npos &&
+                   (!tag || std::isalnum(static_cast<unsigned char>(t[i])) ||
+                    std::string_view("-#;/?:@&=+$_.~*'()%!").find(t[i]) != std::string_view::npos))
+                ++i;
+        }
         // blanks, comments and line breaks between a property and its node
         for (;;) {
             while (i < t.size() && (isBlank(t[i]) || isBreak(t[i])))

@@ -359,6 +359,17 @@ void TestParamsDocument::edits_data()
         << "a"
         << "c"
         << "2" << QByteArray("a:\n  b: 1 # d\n  c: 2\n  # e\n# f\n");
+    // A tag ends at a flow indicator: `!&[...]` is the tag `!&` on a flow sequence. The node's
+    // offsets took the whole line as the tag, and removing the item ended the program (found by
+    // fuzz_params_edits; tests/fuzz/regressions/params_edits).
+    QTest::addRow("remove from a tagged flow list") << QByteArray("a: !&['']\nb: 1\n") << "remove"
+                                                    << "a[0]"
+                                                    << ""
+                                                    << "" << QByteArray("a: !&[]\nb: 1\n");
+    QTest::addRow("set in a tagged flow map") << QByteArray("a: !t{x: 1}\n") << "set"
+                                              << "a.x"
+                                              << "2"
+                                              << "" << QByteArray("a: !t{x: 2}\n");
 }
 
 void TestParamsDocument::edits()
@@ -627,8 +638,8 @@ void TestParamsDocument::noOpSetChangesNothing()
     QFETCH(bool, asString);
     auto doc = ParamsDocument::fromText(yaml.toStdString(), "t.yaml");
     const std::string value = *doc.get(path.toStdString());
-    QVERIFY(!doc.setScalar(path.toStdString(), value,
-                           asString ? ValueHint::String : ValueHint::Auto));
+    QVERIFY(
+        !doc.setScalar(path.toStdString(), value, asString ? ValueHint::String : ValueHint::Auto));
     QCOMPARE(q(doc.text()), yaml);
     QVERIFY(!doc.isModified());
     QVERIFY(!doc.canUndo());
@@ -643,15 +654,13 @@ void TestParamsDocument::editAtAnchor_data()
     QTest::addColumn<QByteArray>("expected");
     QTest::addRow("alias of a mapping")
         << QByteArray("base: &b {lr: 1}\nx: *b\ny: *b\n") << "x.lr"
-        << "base.lr" << QStringList{"x", "y"}
-        << QByteArray("base: &b {lr: 2}\nx: *b\ny: *b\n");
+        << "base.lr" << QStringList{"x", "y"} << QByteArray("base: &b {lr: 2}\nx: *b\ny: *b\n");
     QTest::addRow("merge key") << QByteArray("base: &b\n  lr: 1 # c\nx:\n  <<: *b\n  m: 0\n")
                                << "x.lr"
                                << "base.lr" << QStringList{"x.<<"}
                                << QByteArray("base: &b\n  lr: 2 # c\nx:\n  <<: *b\n  m: 0\n");
     QTest::addRow("alias of a scalar") << QByteArray("a: &v 1\nb: *v\n") << "b"
-                                       << "a" << QStringList{"b"}
-                                       << QByteArray("a: &v 2\nb: *v\n");
+                                       << "a" << QStringList{"b"} << QByteArray("a: &v 2\nb: *v\n");
 }
 
 void TestParamsDocument::editAtAnchor()
