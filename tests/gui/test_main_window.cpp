@@ -7,12 +7,15 @@
 #include "views/profile/profile_panel.h"
 #include "views/project/project_files_model.h"
 #include "views/project/project_overview.h"
+#include "views/project/project_tree_view.h"
 
 #include <QAction>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QLabel>
 #include <QMimeData>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -176,6 +179,47 @@ private slots:
         const auto* skipped = w.findChild<QLabel*>(QStringLiteral("skippedSummary"));
         QVERIFY(skipped);
         QVERIFY(skipped->text().isEmpty() && skipped->isHidden());
+    }
+
+    // A narrow project dock gives the names its room: the kind column goes first, then the
+    // size; both stay in the tooltip.
+    void narrowTreeKeepsNames()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1400, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        w.openProject(QStringLiteral(PORTOLAN_FIXTURES "/projects/tiny"));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+        auto* tree = w.findChild<portolan::views::ProjectTreeView*>();
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("projectDock"));
+        QVERIFY(tree && dock);
+        const int ch = tree->fontMetrics().averageCharWidth();
+        // The dock's width for a viewport of `chars` characters.
+        const auto dockFor = [&](int chars) {
+            return chars * ch + (dock->width() - tree->viewport()->width());
+        };
+        const auto hidden = [&](int column) {
+            return tree->isColumnHidden(column);
+        };
+        w.resizeDocks({dock}, {dockFor(60)}, Qt::Horizontal);
+        QTRY_VERIFY(!hidden(ProjectFilesModel::SizeColumn) &&
+                    !hidden(ProjectFilesModel::StatusColumn));
+        w.resizeDocks({dock}, {dockFor(40)}, Qt::Horizontal);
+        QTRY_VERIFY(!hidden(ProjectFilesModel::SizeColumn) &&
+                    hidden(ProjectFilesModel::StatusColumn));
+        w.resizeDocks({dock}, {dockFor(25)}, Qt::Horizontal);
+        QTRY_VERIFY(hidden(ProjectFilesModel::SizeColumn));
+        const QString tip = w.filesModel()
+                                ->indexForPath(QStringLiteral("model.py"))
+                                .data(Qt::ToolTipRole)
+                                .toString();
+        QVERIFY2(tip.contains(QRegularExpression(QStringLiteral("\\d B, python"))),
+                 qPrintable(tip));
+        w.resizeDocks({dock}, {dockFor(60)}, Qt::Horizontal);
+        QTRY_VERIFY(!hidden(ProjectFilesModel::SizeColumn));
     }
 
     void reanalyseReadsUnwatchedFiles()

@@ -27,6 +27,9 @@ private:
 CodeView::CodeView(QWidget* parent) : QPlainTextEdit(parent)
 {
     setReadOnly(true);
+    // What the empty tab is for, before anything is opened.
+    setPlaceholderText(tr("No file open. Double-click a file in the Project tree, a finding on "
+                          "the Porting tab or a node on the Flow tab to see its code here."));
     setLineWrapMode(QPlainTextEdit::NoWrap);
     setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
@@ -93,7 +96,8 @@ void CodeView::rebuildSelections()
     QList<QTextEdit::ExtraSelection> selections;
     const QColor base = palette().color(QPalette::Base);
     auto blend = [&base](QColor c, float a) {
-        return QColor::fromRgbF(c.redF() * a + base.redF() * (1 - a), c.greenF() * a + base.greenF() * (1 - a),
+        return QColor::fromRgbF(c.redF() * a + base.redF() * (1 - a),
+                                c.greenF() * a + base.greenF() * (1 - a),
                                 c.blueF() * a + base.blueF() * (1 - a));
     };
     QTextEdit::ExtraSelection current;
@@ -181,8 +185,8 @@ void CodeView::paintLineNumbers(QPaintEvent* event)
         if (block.isVisible() && bottom >= event->rect().top()) {
             const int line = number + 1;
             const bool current = textCursor().blockNumber() == number;
-            painter.setPen(palette().color(current ? QPalette::Active : QPalette::Disabled,
-                                           QPalette::Text));
+            painter.setPen(
+                palette().color(current ? QPalette::Active : QPalette::Disabled, QPalette::Text));
             painter.drawText(0, top, m_gutter->width() - 4, fontMetrics().height(), Qt::AlignRight,
                              QString::number(line));
             // The most severe marker of the line, as a dot left of the number.

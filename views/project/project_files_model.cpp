@@ -240,8 +240,14 @@ QVariant ProjectFilesModel::data(const QModelIndex& index, int role) const
             return n->status;
         }
         return {};
-    case Qt::ToolTipRole:
-        return n->detail.isEmpty() ? n->path : n->path + QStringLiteral("\n") + n->detail;
+    case Qt::ToolTipRole: {
+        // The size and kind too: a narrow dock hides their columns.
+        QString tip = n->path;
+        if (!n->folder)
+            tip += QStringLiteral("\n%1, %2")
+                       .arg(QString::fromStdString(humanBytes(double(n->size))), n->status);
+        return n->detail.isEmpty() ? tip : tip + QStringLiteral("\n") + n->detail;
+    }
     case Qt::DecorationRole:
         if (index.column() == NameColumn) {
             static const QFileIconProvider icons;

@@ -3,6 +3,7 @@
 #include "views/project/project_files_model.h"
 
 #include <QHeaderView>
+#include <QResizeEvent>
 
 namespace portolan::views {
 
@@ -12,6 +13,8 @@ ProjectTreeView::ProjectTreeView(ProjectFilesModel* model, QWidget* parent) : QT
     setUniformRowHeights(true);
     setAlternatingRowColors(true);
     setAnimated(false);
+    setTextElideMode(
+        Qt::ElideMiddle); // a file name's end (its extension, msl128.yaml) tells files apart
     header()->setStretchLastSection(false);
     header()->setSectionResizeMode(ProjectFilesModel::NameColumn, QHeaderView::Stretch);
     header()->setSectionResizeMode(ProjectFilesModel::SizeColumn, QHeaderView::ResizeToContents);
@@ -22,6 +25,22 @@ ProjectTreeView::ProjectTreeView(ProjectFilesModel* model, QWidget* parent) : QT
             !index.data(ProjectFilesModel::IsSkippedRole).toBool())
             emit fileActivated(index.data(ProjectFilesModel::RelativePathRole).toString());
     });
+}
+
+void ProjectTreeView::resizeEvent(QResizeEvent* event)
+{
+    QTreeView::resizeEvent(event);
+    fitColumns();
+}
+
+// The name is what a user reads: in a narrow dock the kind goes first, then the size (both stay
+// in the tooltip), so that names are not cut down to "...".
+void ProjectTreeView::fitColumns()
+{
+    const int ch = fontMetrics().averageCharWidth();
+    const int width = viewport()->width();
+    setColumnHidden(ProjectFilesModel::StatusColumn, width < 44 * ch);
+    setColumnHidden(ProjectFilesModel::SizeColumn, width < 34 * ch);
 }
 
 } // namespace portolan::views

@@ -15,6 +15,12 @@ public:
 
 signals:
     void fileActivated(const QString& relativePath);
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void fitColumns();
 };
 
 } // namespace portolan::views
