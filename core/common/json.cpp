@@ -1,5 +1,7 @@
 #include "core/common/json.h"
 
+#include <algorithm>
+
 namespace portolan {
 
 nlohmann::json toJson(const SourceLocation& location)
@@ -18,6 +20,32 @@ nlohmann::json toJson(const Diagnostic& d)
             {"code", d.code},
             {"message", d.message},
             {"location", toJson(d.location)}};
+}
+
+std::optional<JsonError> parseJson(std::string_view text, nlohmann::json& out)
+{
+    try {
+        out = nlohmann::json::parse(text);
+        return std::nullopt;
+    } catch (const nlohmann::json::parse_error& e) {
+        const auto pos = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+        std::string what = e.what();
+        if (const auto p = what.find("parse error"); p != std::string::npos)
+            what = what.substr(p);
+        return JsonError{what, lineColumnAt(text, pos), pos + 1 >= text.size()};
+    } catch (const nlohmann::json::exception& e) {
+        // "[json.exception.out_of_range.406] number overflow parsing '1E400'": the quoted
+        // number is in the text, which gives the place.
+        std::string what = e.what();
+        if (const auto p = what.find("] "); p != std::string::npos)
+            what = what.substr(p + 2);
+        std::size_t pos = 0;
+        const auto open = what.find('\'');
+        const auto close = what.rfind('\'');
+        if (open != std::string::npos && close > open + 1)
+            pos = std::min(text.find(what.substr(open + 1, close - open - 1)), text.size());
+        return JsonError{what, lineColumnAt(text, pos), false};
+    }
 }
 
 } // namespace portolan

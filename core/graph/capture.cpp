@@ -1,5 +1,6 @@
 #include "core/graph/capture.h"
 
+#include "core/common/json.h"
 #include "core/common/text.h"
 #include "core/graph/flop_rules.h"
 
@@ -207,20 +208,12 @@ Result<Capture> loadCapture(const fs::path& dirOrFile)
     buf << in.rdbuf();
     const std::string body = buf.str();
     json j;
-    try {
-        j = json::parse(body);
-    } catch (const json::parse_error& e) {
-        const auto pos = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, body.size());
-        const auto lc = lineColumnAt(body, pos);
-        std::string what = e.what();
-        if (auto p = what.find("parse error"); p != std::string::npos)
-            what = what.substr(p);
-        return fail("capture.corrupt",
-                    (pos + 1 >= body.size() ? "capture.json is truncated: "
-                                            : "capture.json is not valid JSON: ") +
-                        what,
-                    lc.line, lc.column);
-    }
+    if (const auto bad = parseJson(body, j))
+        return fail(
+            "capture.corrupt",
+            (bad->truncated ? "capture.json is truncated: " : "capture.json is not valid JSON: ") +
+                bad->message,
+            bad->at.line, bad->at.column);
     if (!j.is_object() || j.value("format", "") != kCaptureFormat)
         return fail("capture.format",
                     "not a Portolan capture (no \"format\": \"portolan-capture\")");

@@ -156,15 +156,10 @@ Result<OpGraph> parseGraphDocument(std::string_view text, const std::string& sou
         return Result<OpGraph>::fail({Severity::Error, "graph.document", message, where});
     };
     json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-        const auto pos = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-        const auto lc = lineColumnAt(text, pos);
+    if (const auto bad = parseJson(text, doc))
         return fail(text.empty() ? "no op graph was written"
-                                 : std::string("the op graph is not valid JSON: ") + e.what(),
-                    {source, text.empty() ? 0 : lc.line, text.empty() ? 0 : lc.column});
-    }
+                                 : "the op graph is not valid JSON: " + bad->message,
+                    {source, text.empty() ? 0 : bad->at.line, text.empty() ? 0 : bad->at.column});
     if (!doc.is_object() || doc.value("format", "") != kGraphDocumentFormat)
         return fail("not a Portolan op graph document (no \"format\": \"portolan-op-graph\")");
     if (!doc["version"].is_number_integer() || doc["version"].get<int>() != kGraphDocumentVersion)

@@ -196,8 +196,8 @@ std::optional<nlohmann::json> parseFast(const std::string& text, IpuColumns& col
         return out;
     } catch (const simdjson::simdjson_error&) {
         return std::nullopt; // not valid JSON: nlohmann's parser will say where
-    } catch (const nlohmann::json::parse_error&) {
-        return std::nullopt;
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt; // the same: the fallback parser reports it
     }
 }
 

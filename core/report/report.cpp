@@ -505,23 +505,14 @@ Result<CompileResult> loadReport(const std::filesystem::path& file)
     }
     // simdjson rejected the text: nlohmann's parser says where.
     json j;
-    try {
-        j = json::parse(*text.value);
-    } catch (const json::parse_error& e) {
-        const auto pos = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.value->size());
-        const auto lc = lineColumnAt(*text.value, pos);
-        std::string what = e.what();
-        if (auto p = what.find("parse error"); p != std::string::npos)
-            what = what.substr(p);
-        const bool truncated = pos + 1 >= text.value->size();
+    if (const auto bad = parseJson(*text.value, j))
         return Result<CompileResult>::fail(
             {Severity::Error,
              "report.corrupt",
-             (truncated ? std::string("the report is truncated: ")
-                        : std::string("the report is not valid JSON: ")) +
-                 what,
-             {file.string(), lc.line, lc.column}});
-    }
+             (bad->truncated ? std::string("the report is truncated: ")
+                             : std::string("the report is not valid JSON: ")) +
+                 bad->message,
+             {file.string(), bad->at.line, bad->at.column}});
     return fromJson(j, file.string());
 }
 
