@@ -11,20 +11,21 @@ Result<std::string> renderSvg(const std::string& dot)
 {
     static std::mutex mutex;
     std::lock_guard lock(mutex);
+    // One context for the process, never freed: Graphviz 2.42's pango text layout plugin keeps
+    // the last font name as a pointer into the context that laid the text out and compares the
+    // next one with it, so a context freed after each render left it dangling for the next.
+    static GVC_t* const gvc = gvContext();
     auto fail = [](const std::string& message) {
         Diagnostic d;
         d.code = "flow.graphviz";
         d.message = message;
         return Result<std::string>::fail(std::move(d));
     };
-    GVC_t* gvc = gvContext();
     if (!gvc)
         return fail("Graphviz could not start");
     Agraph_t* g = agmemread(dot.c_str());
-    if (!g) {
-        gvFreeContext(gvc);
+    if (!g)
         return fail("Graphviz could not read the DOT text");
-    }
     std::string svg;
     bool ok = gvLayout(gvc, g, "dot") == 0;
     if (ok) {
@@ -38,7 +39,6 @@ Result<std::string> renderSvg(const std::string& dot)
         gvFreeLayout(gvc, g);
     }
     agclose(g);
-    gvFreeContext(gvc);
     if (!ok)
         return fail("Graphviz could not lay the graph out (is the dot layout plugin installed?)");
     return Result<std::string>::ok(std::move(svg));

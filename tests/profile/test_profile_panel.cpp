@@ -608,6 +608,10 @@ private slots:
         QFETCH(QString, expected);
         QFETCH(bool, whileCompiling);
         writeProjects();
+        // Declared before the panel: the slot below reads it on every later compileStarted, so
+        // it must live as long as the panel (ASan: stack-use-after-scope when it was local to
+        // the if block).
+        bool suggested = false;
         ProfilePanel panel;
         QSignalSpy results(&panel, &ProfilePanel::resultChanged);
         panel.setProject(m_dir.filePath(QStringLiteral("modelzoo-bert")));
@@ -618,7 +622,6 @@ private slots:
             // compile's result can come back); a long settle delay makes the result arrive
             // while the re-simulation still waits.
             panel.setSettleDelay(3000);
-            bool suggested = false;
             connect(&panel, &ProfilePanel::compileStarted, &panel, [&] {
                 if (suggested)
                     return;

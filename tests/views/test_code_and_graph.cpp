@@ -105,6 +105,19 @@ private slots:
         QCOMPARE(r.svg.contains("<svg"), ok);
     }
 
+    // Graphviz's pango plugin remembers the last font name by pointer; with a context freed after
+    // each render the next render compared against freed memory (ASan/TSan builds report it).
+    void renderDotSeveralFonts()
+    {
+        for (const char* font : {"Helvetica", "Courier", "Helvetica", "Times"}) {
+            const QByteArray dot = QByteArray("digraph G { node [fontname=\"") + font +
+                                   "\"]; a [label=\"model.py\"]; a -> b; }";
+            const SvgRender r = renderDotToSvg(dot);
+            QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+            QVERIFY(r.svg.contains("model.py"));
+        }
+    }
+
     void graphViewClickActivatesNode()
     {
         GraphView view;

@@ -13,6 +13,17 @@ QMutex& graphvizMutex()
     return m;
 }
 
+// One Graphviz context for the process, never freed (used under graphvizMutex). Graphviz 2.42's
+// pango text layout plugin keeps the last font name it saw as a pointer into the context that
+// laid the text out, and compares the next name with it; freeing the context after each render
+// left that pointer dangling (ThreadSanitizer: heap-use-after-free, strcmp in
+// libgvplugin_pango, on the second render in a process).
+GVC_t* graphvizContext()
+{
+    static GVC_t* const gvc = gvContext();
+    return gvc;
+}
+
 // Graphviz reports errors through a global callback; collect them for the caller.
 thread_local QString* g_errors = nullptr;
 int collectError(char* message)
@@ -33,11 +44,12 @@ SvgRender renderDotToSvg(const QByteArray& dot, const char* layoutEngine)
     agseterrf(collectError);
     agseterr(AGERR);
 
-    GVC_t* gvc = gvContext();
+    GVC_t* gvc = graphvizContext();
     QByteArray text = dot; // agmemread wants a NUL-terminated, non-const buffer
     Agraph_t* g = agmemread(text.data());
     if (!g) {
-        out.error = errors.isEmpty() ? QStringLiteral("Graphviz could not read the graph") : errors.trimmed();
+        out.error = errors.isEmpty() ? QStringLiteral("Graphviz could not read the graph")
+                                     : errors.trimmed();
     } else if (gvLayout(gvc, g, layoutEngine) != 0) {
         out.error = errors.isEmpty() ? QStringLiteral("Graphviz layout failed") : errors.trimmed();
         agclose(g);
@@ -53,7 +65,6 @@ SvgRender renderDotToSvg(const QByteArray& dot, const char* layoutEngine)
         gvFreeLayout(gvc, g);
         agclose(g);
     }
-    gvFreeContext(gvc);
     g_errors = nullptr;
     return out;
 }

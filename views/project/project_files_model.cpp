@@ -1,13 +1,13 @@
 #include "views/project/project_files_model.h"
 
 #include "core/common/text.h"
+#include "views/common/job.h"
 
 #include <QApplication>
 #include <QFileIconProvider>
 #include <QHash>
 #include <QPalette>
 #include <QStringList>
-#include <QThreadPool>
 #include <algorithm>
 #include <utility>
 
@@ -119,7 +119,7 @@ void disposeLater(ProjectFilesTreePtr tree)
 {
     if (!tree)
         return;
-    QThreadPool::globalInstance()->start([tree = std::move(tree)]() mutable { tree.reset(); });
+    runInPool([tree = std::move(tree)]() mutable { tree.reset(); });
 }
 
 ProjectFilesTreePtr emptyTree()
