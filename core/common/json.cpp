@@ -48,4 +48,12 @@ std::optional<JsonError> parseJson(std::string_view text, nlohmann::json& out)
     }
 }
 
+std::string stringMember(const nlohmann::json& object, const char* key, const std::string& fallback)
+{
+    if (!object.is_object())
+        return fallback;
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 } // namespace portolan

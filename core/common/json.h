@@ -26,4 +26,10 @@ struct JsonError
 // report with one ended the program, found by fuzz_report), located at the number.
 std::optional<JsonError> parseJson(std::string_view text, nlohmann::json& out);
 
+// The member `key` of `object` when both are what they should be (an object, a string member);
+// `fallback` otherwise. nlohmann's value() throws type_error for a member of another type (a
+// capture whose "format" was a number ended the program, found by fuzz_capture).
+std::string stringMember(const nlohmann::json& object, const char* key,
+                         const std::string& fallback = {});
+
 } // namespace portolan

@@ -214,7 +214,7 @@ Result<Capture> loadCapture(const fs::path& dirOrFile)
             (bad->truncated ? "capture.json is truncated: " : "capture.json is not valid JSON: ") +
                 bad->message,
             bad->at.line, bad->at.column);
-    if (!j.is_object() || j.value("format", "") != kCaptureFormat)
+    if (stringMember(j, "format") != kCaptureFormat)
         return fail("capture.format",
                     "not a Portolan capture (no \"format\": \"portolan-capture\")");
     if (!j["version"].is_number_integer() || j["version"].get<int>() != kCaptureVersion)

@@ -61,11 +61,16 @@ json graphToJson(const OpGraph& g, const std::vector<int>& opStage)
 SourceLocation locationFromJson(const json& j)
 {
     SourceLocation l;
-    if (j.is_object()) {
-        l.file = j.value("file", "");
-        l.line = j.value("line", 0);
-        l.column = j.value("column", 0);
-    }
+    if (!j.is_object())
+        return l;
+    // A child's document is read, not trusted: a member of another type is left out.
+    const auto number = [&](const char* key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_number_integer() ? it->get<int>() : 0;
+    };
+    l.file = stringMember(j, "file");
+    l.line = number("line");
+    l.column = number("column");
     return l;
 }
 
@@ -74,10 +79,12 @@ Diagnostic diagnosticFromJson(const json& d)
     Diagnostic diag;
     if (!d.is_object())
         return diag;
-    diag.severity = severityFromName(d.value("severity", "error")).value_or(Severity::Error);
-    diag.code = d.value("code", "");
-    diag.message = d.value("message", "");
-    diag.location = locationFromJson(d.value("location", json::object()));
+    diag.severity =
+        severityFromName(stringMember(d, "severity", "error")).value_or(Severity::Error);
+    diag.code = stringMember(d, "code");
+    diag.message = stringMember(d, "message");
+    if (const auto location = d.find("location"); location != d.end())
+        diag.location = locationFromJson(*location);
     return diag;
 }
 
@@ -160,7 +167,7 @@ Result<OpGraph> parseGraphDocument(std::string_view text, const std::string& sou
         return fail(text.empty() ? "no op graph was written"
                                  : "the op graph is not valid JSON: " + bad->message,
                     {source, text.empty() ? 0 : bad->at.line, text.empty() ? 0 : bad->at.column});
-    if (!doc.is_object() || doc.value("format", "") != kGraphDocumentFormat)
+    if (stringMember(doc, "format") != kGraphDocumentFormat)
         return fail("not a Portolan op graph document (no \"format\": \"portolan-op-graph\")");
     if (!doc["version"].is_number_integer() || doc["version"].get<int>() != kGraphDocumentVersion)
         return fail("op graph document version " + doc["version"].dump() +

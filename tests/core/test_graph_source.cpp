@@ -210,6 +210,21 @@ private slots:
                               .c_str())
             << "compile.corrupt-torchscript"
             << "not a readable TorchScript archive" << 0;
+        // Members of another type than expected are refused or left out, never thrown out of
+        // the reader (found by fuzz_capture: the program ended on nlohmann's type_error).
+        QTest::addRow("format is a number")
+            << QByteArray(R"({"format": 8, "version": 1})") << "graph.document"
+            << "not a Portolan op graph" << 0;
+        QTest::addRow("number beyond a double")
+            << QByteArray("{\"format\": \"portolan-op-graph\",\n \"version\": 1e400}")
+            << "graph.document"
+            << "number overflow parsing '1e400'" << 2;
+        QTest::addRow("the child's error with odd members")
+            << QByteArray(
+                   R"({"format": "portolan-op-graph", "version": 1, "error": {"severity": 3,)"
+                   R"( "code": "compile.x", "message": "broken", "location": {"line": "7"}}})")
+            << "compile.x"
+            << "broken" << 0;
     }
     void documentErrors()
     {
