@@ -12,6 +12,8 @@ std::string_view configKindName(ConfigKind k)
         return "model-zoo-params";
     case ConfigKind::DeterminedExperiment:
         return "determined-experiment";
+    case ConfigKind::TrainerParams:
+        return "trainer-params";
     case ConfigKind::OtherYaml:
         return "yaml";
     }
@@ -148,6 +150,8 @@ ConfigFile readConfig(std::string_view text, const std::string& path)
         zoo += cfg.hasSection(s) ? 1 : 0;
     if (determined)
         cfg.kind = ConfigKind::DeterminedExperiment;
+    else if (cfg.hasSection("trainer.init") || cfg.hasSection("trainer.fit"))
+        cfg.kind = ConfigKind::TrainerParams;
     else if (zoo >= 2)
         cfg.kind = ConfigKind::ModelZooParams;
     return cfg;

@@ -14,6 +14,7 @@ enum class ConfigKind : std::uint8_t
 {
     ModelZooParams,       // train_input / eval_input / model / optimizer / runconfig
     DeterminedExperiment, // entrypoint / searcher / hyperparameters
+    TrainerParams,        // trainer: {init: ..., fit: ...} (Model Zoo R2.3 on)
     OtherYaml,
 };
 std::string_view configKindName(ConfigKind k);

@@ -140,6 +140,8 @@ void parseInto(const YAML::Node& root, const std::string& path, ContractSet& set
             cls.name = text(c, "name", true);
             cls.bases = list(c, "base");
             cls.source = text(c, "source");
+            if (const std::string role = text(c, "role"); !role.empty())
+                cls.role = role;
             if (const YAML::Node ip = c["init-params"]; ip && ip.IsSequence())
                 for (const auto& p : ip)
                     cls.initParams.emplace_back(std::stoi(text(p, "position", true)),

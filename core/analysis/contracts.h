@@ -78,6 +78,9 @@ struct ClassContract
     std::string name;
     std::vector<std::string> bases; // qualified names of the vendor base class
     std::string source;
+    // What a subclass is to the vendor: "trial" (Determined builds and drives it), or
+    // "model-config" (the Model Zoo Trainer builds the model from it).
+    std::string role = "trial";
     std::vector<std::pair<int, std::string>> initParams;   // position -> type
     std::vector<std::vector<std::string>> requiredMethods; // groups of alternatives
     std::vector<std::string> optionalMethods;

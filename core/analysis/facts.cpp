@@ -407,7 +407,7 @@ private:
             for (int c = 0; c < int(idx(f).classes.size()); ++c)
                 if (const ClassContract* cc = classContractOf(f, c)) {
                     Entry e;
-                    e.role = "trial";
+                    e.role = cc->role;
                     e.definition.kind = SymbolKind::Class;
                     e.definition.file = f;
                     e.definition.index = c;

@@ -4,6 +4,7 @@
 #include "core/analysis/flavour.h"
 
 #include "core/analysis/analysis.h"
+#include "core/analysis/port_scope.h"
 
 #include <algorithm>
 #include <array>
@@ -150,7 +151,7 @@ bool isLeftover(const python::Call& c, std::string& what)
 
 } // namespace
 
-FlavourReport detectFlavour(const ProjectAnalysis& a)
+static FlavourReport detectFrameworkFlavour(const ProjectAnalysis& a)
 {
     FlavourReport r;
     auto add = [&](Flavour f, std::string what, const std::string& file, int line, int weight) {
@@ -220,7 +221,8 @@ FlavourReport detectFlavour(const ProjectAnalysis& a)
             if (res == "torch.nn.Conv2d")
                 usesConv = true;
             std::string what;
-            if (isLeftover(c, what))
+            // A CPU reference loop in test code is deliberate, not an unported leftover.
+            if (isLeftover(c, what) && outsidePortReason(file.path).empty())
                 leftovers.push_back(
                     {Flavour::PlainPyTorch, what, {file.path, c.nameSpan.line, 0}, 1});
         }
@@ -313,6 +315,13 @@ FlavourReport detectFlavour(const ProjectAnalysis& a)
         r.suggestionReason =
             "a plain PyTorch model with a hand-written loop, which the Cerebras runner replaces";
     }
+    return r;
+}
+
+FlavourReport detectFlavour(const ProjectAnalysis& a)
+{
+    FlavourReport r = detectFrameworkFlavour(a);
+    detectApiGeneration(a, r);
     return r;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/facts.h"
+#include "core/analysis/port_scope.h"
 #include "core/common/glob.h"
 #include "core/common/text.h"
 #include "core/python/resolve.h"
@@ -660,7 +661,7 @@ void ruleAttributeUse(RuleContext& ctx)
 
 void ruleForbiddenAssignment(RuleContext& ctx)
 {
-    if (!onlyIfOk(ctx))
+    if (exemptedByProjectCall(ctx) || !onlyIfOk(ctx))
         return;
     const RuleParams& p = ctx.check.params;
     for (const auto& f : ctx.analysis.python) {
@@ -717,10 +718,149 @@ modelInstantiations(const ProjectAnalysis& a, const std::vector<std::string>& ba
     return out;
 }
 
+// The project classes a training hand-over (poptorch.trainingModel) receives, resolved through
+// locals, factories and wrappers' construction; `handOvers` counts the calls, `unresolved` the
+// ones whose module could not be told.
+struct TrainedModules
+{
+    std::vector<python::Symbol> classes;
+    int handOvers = 0;
+    std::vector<std::pair<const PythonFile*, const Call*>> unresolved;
+};
+
+TrainedModules trainedModules(const ProjectAnalysis& a, const std::vector<std::string>& handOver)
+{
+    TrainedModules out;
+    const auto& facts = a.facts();
+    for (int file = 0; file < static_cast<int>(a.python.size()); ++file) {
+        const PythonFile& f = a.python[static_cast<std::size_t>(file)];
+        for (std::size_t i = 0; i < f.index.calls.size(); ++i) {
+            const Call& c = f.index.calls[i];
+            const std::string& q = facts.calleeQualified[static_cast<std::size_t>(file)][i];
+            if (q.empty() || !anyGlob(handOver, q))
+                continue;
+            ++out.handOvers;
+            const python::Argument* arg = c.keyword("model");
+            if (!arg && !c.arguments.empty() && c.arguments.front().keyword.empty())
+                arg = &c.arguments.front();
+            bool found = false;
+            if (arg) {
+                std::vector<python::Value> values = a.resolver->argumentValues(file, c, *arg);
+                // A factory: what the project function returns.
+                for (std::size_t k = 0; k < values.size() && k < 64; ++k) {
+                    const python::Value v = values[k];
+                    if (v.kind != python::ValueKind::Call &&
+                        !(v.symbol.kind == python::SymbolKind::Parameter))
+                        continue;
+                    if (v.symbol.kind == python::SymbolKind::Class && v.symbol.rest.empty()) {
+                        found = true;
+                        out.classes.push_back(v.symbol);
+                    } else if (v.symbol.kind == python::SymbolKind::Function &&
+                               v.symbol.rest.empty()) {
+                        for (const auto& r : a.resolver->returnValues(v.symbol.file, v.symbol.index))
+                            values.push_back(r);
+                    } else if (v.symbol.kind == python::SymbolKind::Parameter &&
+                               v.symbol.rest.empty() && v.symbol.function >= 0) {
+                        // A parameter (train(model, opts)): what the callers pass for it.
+                        python::Symbol fnSym;
+                        fnSym.kind = python::SymbolKind::Function;
+                        fnSym.file = v.symbol.file;
+                        fnSym.index = v.symbol.function;
+                        const PythonFile& pf = a.python[static_cast<std::size_t>(v.symbol.file)];
+                        const auto& fd = pf.index.functions[static_cast<std::size_t>(
+                            v.symbol.function)];
+                        for (const auto& site : a.resolver->callSites(fnSym)) {
+                            const PythonFile& sf = a.python[static_cast<std::size_t>(site.file)];
+                            const Call& sc = sf.index.calls[static_cast<std::size_t>(site.call)];
+                            for (std::size_t ai = 0; ai < sc.arguments.size(); ++ai)
+                                if (python::Resolver::parameterFor(fd, sc, ai, !fd.className.empty()) ==
+                                    v.symbol.index)
+                                    for (const auto& w : a.resolver->argumentValues(
+                                             site.file, sc, sc.arguments[ai]))
+                                        values.push_back(w);
+                        }
+                    } else if (v.symbol.kind == python::SymbolKind::Instance &&
+                               (v.symbol.rest == "train" || v.symbol.rest == "half" ||
+                                v.symbol.rest == "float")) {
+                        // model.train() / model.half() return the module itself.
+                        python::Symbol cls = v.symbol;
+                        cls.kind = python::SymbolKind::Class;
+                        cls.rest.clear();
+                        found = true;
+                        out.classes.push_back(cls);
+                    }
+                }
+            }
+            if (!found)
+                out.unresolved.emplace_back(&f, &c);
+        }
+    }
+    return out;
+}
+
+bool functionComputesLoss(const PythonFile& f, FunctionId id, const std::vector<std::string>& loss)
+{
+    for (const auto& c : f.index.calls)
+        if (c.function == id && calleeOk(loss, c))
+            return true;
+    return false;
+}
+
+// Does forward hand its work to a submodule or a project function (self.model(x, labels)), where
+// the loss may be computed?
+bool forwardDelegates(const PythonFile& f, FunctionId id)
+{
+    for (const auto& c : f.index.calls)
+        if (c.function == id && c.callee.starts_with("self.") &&
+            c.callee.find('.', 5) == std::string::npos)
+            return true;
+    return false;
+}
+
 void ruleForwardComputesLoss(RuleContext& ctx)
 {
     const RuleParams& p = ctx.check.params;
     const auto bases = p.has("base") ? p.list("base") : std::vector<std::string>{"*Module"};
+    const auto& loss = p.list("loss");
+    // A project that hands a module to the training API: exactly those modules are checked.
+    if (p.has("hand-over")) {
+        const TrainedModules trained = trainedModules(ctx.analysis, p.list("hand-over"));
+        if (trained.handOvers > 0) {
+            for (const auto& [f, call] : trained.unresolved)
+                ctx.note(*f, call->nameSpan,
+                         "could not verify that the module given to " + call->callee +
+                             "() computes its loss in forward: the analysis cannot tell which "
+                             "module it is");
+            std::set<std::pair<int, int>> done;
+            for (const auto& cls : trained.classes) {
+                if (!done.insert({cls.file, cls.index}).second)
+                    continue;
+                const PythonFile& cf = ctx.analysis.python[static_cast<std::size_t>(cls.file)];
+                const auto& cd = cf.index.classes[static_cast<std::size_t>(cls.index)];
+                const python::Symbol fwd =
+                    ctx.analysis.resolver->method(cls.file, cls.index, "forward");
+                if (fwd.kind != python::SymbolKind::Function) {
+                    ctx.note(cf, cd.nameSpan,
+                             "could not verify that " + cd.name +
+                                 " computes its loss: its forward is not in the project");
+                    continue;
+                }
+                const PythonFile& ff = ctx.analysis.python[static_cast<std::size_t>(fwd.file)];
+                if (functionComputesLoss(ff, fwd.index, loss))
+                    continue;
+                const auto& fn = ff.index.functions[static_cast<std::size_t>(fwd.index)];
+                if (forwardDelegates(ff, fwd.index))
+                    ctx.note(ff, fn.nameSpan,
+                             "could not verify that " + cd.name +
+                                 ".forward computes the loss: it hands its input to a submodule, "
+                                 "which may");
+                else
+                    ctx.emit(ff, fn.nameSpan, {{"name", cd.name}, {"detail", "computes no loss"}});
+            }
+            return;
+        }
+    }
+    // An original: the models it builds are what will be handed over.
     const auto uses = modelInstantiations(ctx.analysis, bases);
     std::set<std::string> done;
     for (const auto& [file, call] : uses) {
@@ -737,15 +877,14 @@ void ruleForwardComputesLoss(RuleContext& ctx)
                 break;
             }
             const FunctionId id = static_cast<FunctionId>(fwd - f.index.functions.data());
-            bool training = false, loss = false;
+            bool training = false;
             for (const auto& u : f.index.attributes)
                 training = training || (u.function == id && u.chain == "self.training");
-            for (const auto& call2 : f.index.calls)
-                loss = loss || (call2.function == id && calleeOk(p.list("loss"), call2));
-            if (!training || !loss)
+            const bool computes = functionComputesLoss(f, id, loss);
+            if (!training || !computes)
                 ctx.emit(f, fwd->nameSpan,
                          {{"name", cls},
-                          {"detail", !loss ? "computes no loss" : "does not check self.training"}});
+                          {"detail", !computes ? "computes no loss" : "does not check self.training"}});
             break;
         }
     }
@@ -793,6 +932,8 @@ const std::map<std::string_view, void (*)(RuleContext&)>& kinds()
         {"class-contract", &ruleClassContract},
         {"cli-flags", &ruleCliFlags},
         {"host-side-metrics", &ruleHostSideMetrics},
+        {"model-returns-loss", &ruleModelReturnsLoss},
+        {"trainer-model-keys", &ruleTrainerModelKeys},
     };
     return k;
 }
@@ -818,6 +959,13 @@ void RuleContext::emit(const std::string& file, int line, int column,
              pos = msg.find(token, pos + v.size()))
             msg.replace(pos, token.size(), v);
     }
+    // Test and vendored code is not the port: what a check finds there is a note at most.
+    if (f.severity != Severity::Info)
+        if (const std::string why = analysis::outsidePortReason(file); !why.empty()) {
+            f.severity = Severity::Info;
+            msg += " (not checked as the port: " + why + ")";
+            fix.reset();
+        }
     f.message = std::move(msg);
     f.location = {file, line, column};
     f.hint = check.hint;

@@ -21,7 +21,8 @@ namespace portolan::guides {
 //   required-class, required-function, returns-call, attribute-use, forbidden-assignment,
 //   forward-computes-loss, module-must-be-wrapped, config-file, config-sections,
 //   config-keys-exist, config-keys-unused, determined-entrypoint, undefined-name,
-//   vendor-signature, entry-role, entry-returns, class-contract, cli-flags, host-side-metrics
+//   vendor-signature, entry-role, entry-returns, class-contract, cli-flags, host-side-metrics,
+//   model-returns-loss, trainer-model-keys
 bool isKnownRuleKind(std::string_view kind);
 // Fix kinds: replace-call, replace-callee-prefix, set-keyword, swap-args, remove-statement.
 bool isKnownFixKind(std::string_view kind);
@@ -105,6 +106,9 @@ void ruleEntryReturns(RuleContext& ctx);
 void ruleClassContract(RuleContext& ctx);
 void ruleCliFlags(RuleContext& ctx);
 void ruleHostSideMetrics(RuleContext& ctx);
+// rules_cerebras.cpp: the cstorch and Trainer generations.
+void ruleModelReturnsLoss(RuleContext& ctx);
+void ruleTrainerModelKeys(RuleContext& ctx);
 // The location an anchor list points at ("call:argparse.ArgumentParser", "class-base:*Module",
 // "function-param:args", "function-returns:*DataLoader", "function:main",
 // "function-calls:*.backward", "file:run.py"), used when a check reports something missing.

@@ -143,6 +143,19 @@ bool usesAllHparams(const ProjectAnalysis& a)
 
 void ruleConfigFile(RuleContext& ctx)
 {
+    if (ctx.check.params.get("config") == "trainer") {
+        // A Trainer-generation model folder of the Model Zoo carries no YAML of its own (the
+        // configs live elsewhere in the Zoo), so only a project that does not hand anything to
+        // the Model Zoo yet is asked for one.
+        if (ctx.analysis.facts().hasEntries())
+            return;
+        for (const auto& c : ctx.analysis.configs)
+            if (c.kind == analysis::ConfigKind::TrainerParams)
+                return;
+        emitMissingAt(ctx, "no Trainer configuration (a YAML file with trainer: init: and fit:)",
+                      std::nullopt);
+        return;
+    }
     const bool determined = ctx.check.params.get("config") == "determined";
     if (determined ? ctx.analysis.experimentConfigs().empty()
                    : ctx.analysis.paramsConfig() == nullptr)
@@ -333,6 +346,18 @@ void ruleDeterminedEntrypoint(RuleContext& ctx)
     }
 }
 
+namespace {
+
+bool isPython2Builtin(std::string_view name)
+{
+    static const std::set<std::string_view> names{
+        "unicode", "unichr", "basestring", "long", "xrange", "raw_input", "file", "reduce",
+        "cmp", "execfile", "reload", "buffer", "intern", "apply", "coerce", "StandardError"};
+    return names.count(name) > 0;
+}
+
+} // namespace
+
 void ruleUndefinedName(RuleContext& ctx)
 {
     // Where each name is a local, to say "it is a local of main() (train.py:102)".
@@ -373,6 +398,15 @@ void ruleUndefinedName(RuleContext& ctx)
                     found = local[static_cast<std::size_t>(p)].count(use.name) > 0;
                 if (found)
                     continue;
+                // Python 2's builtins in code that keeps Python 2 compatibility
+                // (`unichr if sys.version_info[0] == 2 else chr`): defined there, so the line is
+                // right on the interpreter that runs it.
+                if (isPython2Builtin(use.name)) {
+                    ctx.note(f, use.span,
+                             "'" + use.name + "' is a Python 2 builtin; could not verify that " +
+                                 "this line runs only on Python 2");
+                    continue;
+                }
                 std::string where;
                 localElsewhere(use.name, where);
                 ctx.emit(f, use.span,

@@ -975,6 +975,14 @@ private:
     {
         const TSNode left = field(n, "left");
         const TSNode right = field(n, "right");
+        // Directly in a class body: a field of the class (annotated or assigned).
+        if (!m_class.empty() && m_classFunction == m_function && !ts_node_is_null(left) &&
+            type(left) == "identifier" && type(n) == "assignment") {
+            const TSNode annotation = field(n, "type");
+            m_out.classes[m_classIndex].fields.push_back(
+                {text(left), ts_node_is_null(annotation) ? std::string() : text(annotation),
+                 span(left)});
+        }
         std::size_t assignmentIndex = m_out.assignments.size();
         if (!ts_node_is_null(left) && !ts_node_is_null(right)) {
             Assignment a{shortText(left), shortText(right), span(n), m_function};

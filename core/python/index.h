@@ -48,6 +48,15 @@ struct FunctionDef
     Span nameSpan; // just the name
 };
 
+// A name bound in a class body itself (`name: Literal["fc_mnist"]`, `depth: int = 2`, `x = 1`):
+// the fields of dataclasses and pydantic models, such as the Model Zoo's typed configs.
+struct ClassField
+{
+    std::string name;
+    std::string annotation; // source text, empty when none
+    Span span;              // the name
+};
+
 struct ClassDef
 {
     std::string name;
@@ -55,6 +64,7 @@ struct ClassDef
     bool nested = false;               // defined inside another class's body
     std::vector<std::string> bases;    // source text, e.g. "nn.Module", "PyTorchBaseModel"
     std::vector<std::string> methods;
+    std::vector<ClassField> fields;
     Span span;
     Span nameSpan;
 };
