@@ -129,21 +129,20 @@ class ClassFolders:
             __init__.__doc__ = original.__doc__
             tv_folder.DatasetFolder.__init__ = __init__
 
-        original_glob = glob.glob
+        original_iglob = glob.iglob  # glob.glob lists glob.iglob: the original, not ours
 
         def glob_(pathname, *args, **kwargs):
-            found = original_glob(pathname, *args, **kwargs)
-            if found or not isinstance(pathname, str) or kwargs.get("root_dir") or \
-                    not layer.files._from_project_at(2):
-                return found
-            made = layer.make_for_pattern(pathname)
-            if not made:
-                return found
-            if os.path.isabs(pathname):
-                return sorted(made)
-            return sorted(os.path.relpath(p) for p in made)
+            # Before listing: listing a missing folder would make datafiles' flat stand-in.
+            if isinstance(pathname, str) and not kwargs.get("root_dir") and \
+                    layer.files._from_project_at(2):
+                made = layer.make_for_pattern(pathname)
+                if made:
+                    if os.path.isabs(pathname):
+                        return sorted(made)
+                    return sorted(os.path.relpath(p) for p in made)
+            return list(original_iglob(pathname, *args, **kwargs))
 
-        glob_.__doc__ = original_glob.__doc__
+        glob_.__doc__ = glob.glob.__doc__
         glob.glob = glob_
         glob.iglob = lambda pathname, *a, **k: iter(glob_(pathname, *a, **k))
         return self

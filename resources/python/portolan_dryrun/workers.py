@@ -40,8 +40,8 @@ def install(session, in_project):
         session.warn_once(
             "worker-inline",
             f"the project trains in worker processes ({_name(target)}): the dry run runs each "
-            "worker's function in its own process, one after the other, so that its steps are "
-            "seen; the first worker usually reaches the dry run's steps",
+            "worker's function inline, in the dry run's own process, one after the other, so "
+            "that its steps are seen; the first worker usually reaches the dry run's steps",
             kind="worker-inline", target=_name(target), how="sequential")
         self._portolan_inline = True
         self._portolan_exitcode = None
@@ -81,7 +81,8 @@ def install(session, in_project):
         session.warn_once(
             "worker-inline",
             f"the project trains in {nprocs} spawned process{'es' if nprocs != 1 else ''} "
-            f"({_name(fn)}): the dry run runs rank 0 in its own process, so that its steps are "
+            f"({_name(fn)}): the dry run runs rank 0 inline, in the dry run's own process, so "
+            "that its steps are "
             "seen (ranks that wait for each other cannot run one after the other)",
             kind="worker-inline", target=_name(fn), how="rank 0", processes=nprocs)
         fn(0, *args)
