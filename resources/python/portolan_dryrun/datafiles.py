@@ -5,9 +5,10 @@ data from files (a tokenizer reading train.txt, an image folder listed with os.l
 download an archive first would stop before their first step. This layer lets them reach it,
 announcing every fake with a warning event (kind "synthetic-data") that names what was faked:
 
-- a refused download of an archive (.zip, .tar, .tgz, .tar.gz, .tar.bz2, .tar.xz) through
-  urllib is answered with an *empty* archive of that format: the project's own extraction
-  code runs and finds nothing, and the files it then reads are the stand-ins below;
+- a refused download (urllib, or requests through remote.py) of a format payloads.py knows is
+  answered with a stand-in of that format; an archive (.zip, .tar, .tgz, .tar.gz, .tar.bz2,
+  .tar.xz) is *empty*: the project's own extraction code runs and finds nothing, and the files
+  it then reads are the stand-ins below (and tables.py's, for NumPy text tables);
 - a missing text file (.txt, .tokens, .raw) that the project's own code opens for reading or
   checks for is made as a tiny synthetic text corpus (one shared vocabulary, so that a
   tokenizer reading train/valid/test builds one dictionary);
@@ -113,7 +114,11 @@ class DataFiles:
     def _from_project(self):
         """True when the innermost frame outside the standard library and Portolan is the
         project's own code."""
-        frame = sys._getframe(3)
+        return self._from_project_at(4)
+
+    def _from_project_at(self, depth):
+        """_from_project, looking from `depth` frames above the caller of this method."""
+        frame = sys._getframe(depth)
         while frame is not None:
             name = os.path.realpath(frame.f_code.co_filename)
             if not name.startswith(self._skip) and not name.startswith("<"):
@@ -204,12 +209,16 @@ class DataFiles:
 
     @staticmethod
     def _make_image(target, rng):
+        DataFiles._make_image_sized(target, rng, IMAGE_SIZE)
+
+    @staticmethod
+    def _make_image_sized(target, rng, size):
         import numpy as np
         from PIL import Image
 
         os.makedirs(os.path.dirname(target), exist_ok=True)
         pixels = np.random.default_rng(rng.randrange(1 << 30)).integers(
-            0, 256, (IMAGE_SIZE, IMAGE_SIZE, 3), dtype=np.uint8)
+            0, 256, (size, size, 3), dtype=np.uint8)
         ext = os.path.splitext(target)[1].lower()
         fmt = {".jpg": "JPEG", ".jpeg": "JPEG", ".png": "PNG", ".bmp": "BMP"}[ext]
         Image.fromarray(pixels, "RGB").save(target, fmt)
@@ -226,21 +235,31 @@ class DataFiles:
                        shape=[3, IMAGE_SIZE, IMAGE_SIZE])
 
     # ------------------------------------------------------------------ downloads
-    def _refused(self, url, kind):
+    def _refused(self, url, found):
+        """Announces the stand-in payload of a refused download and returns its bytes."""
+        kind, data, what = found
         self.session.synthetic = True
+        if kind in (".pt", ".pth", ".ckpt", ".bin"):
+            self.session.events.emit(
+                "warning", kind="synthetic-weights",
+                message=f"pretrained weights are not loaded: {url} would be downloaded, and a "
+                f"dry run has no network; the project gets {what}", asked=url, url=url)
+            return data
         self.session.events.emit(
             "warning", kind="synthetic-data",
-            message=f"download refused (a dry run has no network): {url}; the project gets an "
-            f"empty {kind} archive, and the data files it then reads are synthetic",
-            url=url, format=kind)
-        return empty_archive(kind)
+            message=f"download refused (a dry run has no network): {url}; the project gets "
+            f"{what}, and the data files it then reads are synthetic", url=url, format=kind)
+        return data
 
     def _download_kind(self, url):
+        """(payload or None, url text) of a download the dry run answers itself."""
+        from . import payloads
+
         if isinstance(url, urllib.request.Request):
             url = url.full_url
         if not isinstance(url, str) or not url.lower().startswith(("http:", "https:", "ftp:")):
             return None, url
-        return _archive_kind(url), url
+        return payloads.payload(url), url
 
     # ------------------------------------------------------------------ install
     def install(self):
@@ -319,19 +338,19 @@ class DataFiles:
             return call
 
         def urlopen(url, *args, **kwargs):
-            kind, text = layer._download_kind(url)
-            if kind is None:
+            found, text = layer._download_kind(url)
+            if found is None:
                 return original_urlopen(url, *args, **kwargs)
-            return _Response(text, layer._refused(text, kind))
+            return _Response(text, layer._refused(text, found))
 
         def urlretrieve(url, filename=None, reporthook=None, data=None):
-            kind, text = layer._download_kind(url)
-            if kind is None:
+            found, text = layer._download_kind(url)
+            if found is None:
                 return original_urlretrieve(url, filename, reporthook, data)
-            payload = layer._refused(text, kind)
+            payload = layer._refused(text, found)
             if filename is None:
                 os.makedirs(layer.mirror_root, exist_ok=True)
-                fd, filename = tempfile.mkstemp(suffix=kind, dir=layer.mirror_root)
+                fd, filename = tempfile.mkstemp(suffix=found[0], dir=layer.mirror_root)
                 os.close(fd)
             with b_open(filename, "wb") as f:
                 f.write(payload)
@@ -362,6 +381,10 @@ class DataFiles:
         urllib.request.urlopen = urlopen
         urllib.request.urlretrieve = urlretrieve
         gzip.builtins = builtins  # gzip.open looks open up through builtins at call time
+        from . import remote, tables
+
+        remote.install(self)
+        tables.install(self)
         return self
 
 

@@ -162,7 +162,8 @@ class DryRun:
 
     # ------------------------------------------------------------------- install
     def install(self):
-        from . import capture, datafiles, session, synthetic
+        from . import capture, datafiles, folders, session, subcommands, synthetic, weights
+        from . import workers
         from . import modelzoo_finder
 
         ctx = self.context
@@ -184,11 +185,17 @@ class DryRun:
         self.session = session.Session(self.events, self.o.steps, self.o.batch, mode)
         self.session.synthetic = False
         self.session.install()
+        # A program with sub-commands runs the one that trains; worker processes run inline.
+        subcommands.install(self.session, self.in_project)
+        workers.install(self.session, self.in_project)
         self.third_party = plan.third_party_imports(self.root, self.files)
         if "torchvision" in self.third_party:
             synthetic.install_vision_fallbacks(self.session)
         # Data files that are not there (or would be downloaded) get announced stand-ins.
         self.datafiles = datafiles.DataFiles(self.session, self.root, self.in_project).install()
+        folders.ClassFolders(self.datafiles).install()
+        # Published weights would be downloaded: the model's own initial weights stand in.
+        weights.Weights(self.session).install()
         folder = self.o.capture_dir or os.path.join(self.root, ".portolan", "capture")
         self.capture = capture.Capture(folder, {
             "project": self.root, "entry": ctx["entry"], "flavour": ctx["flavour"],

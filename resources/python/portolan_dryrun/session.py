@@ -546,6 +546,7 @@ class Session:
         original = torch.utils.data.DataLoader.__init__
 
         def init(loader, dataset, batch_size=1, *args, **kwargs):
+            requested = batch_size
             if not hooks.clamp_suspended() and isinstance(batch_size, int) and \
                     kwargs.get("batch_sampler") is None and hooks.dry_run_batch is not None:
                 name = type(loader).__module__ + "." + type(loader).__name__
@@ -554,7 +555,10 @@ class Session:
                 kwargs["num_workers"] = 0
                 kwargs.pop("prefetch_factor", None)
                 kwargs["persistent_workers"] = False
-            return original(loader, dataset, batch_size, *args, **kwargs)
+            result = original(loader, dataset, batch_size, *args, **kwargs)
+            if requested != batch_size and isinstance(requested, int):
+                hooks.clamped_loaders.append([weakref.ref(loader), requested, batch_size])
+            return result
 
         torch.utils.data.DataLoader.__init__ = init
 

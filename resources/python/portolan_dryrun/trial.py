@@ -13,7 +13,7 @@ import inspect
 
 import torch
 
-from . import synthetic
+from . import hpsearch, synthetic
 from .driver import Failure
 
 
@@ -60,8 +60,42 @@ def _restore(context, snapshot):
 
 
 def run(dry, ctx):
-    from determined.pytorch import LRScheduler, PyTorchTrial, PyTorchTrialContext, \
-        hparams_from_config
+    """The trial, with hyperparameters drawn again (hpsearch.py) while it raises
+    det.InvalidHP before its first step, as Determined's searcher would."""
+    from determined.pytorch import hparams_from_config
+
+    config = ctx["experiment"]
+    hparams = hparams_from_config(config)
+    rng = hpsearch.rng_for(config)
+    for attempt in range(1, hpsearch.MAX_DRAWS + 2):
+        try:
+            return _run_once(dry, ctx, hparams)
+        except Exception as e:  # noqa: BLE001 - only InvalidHP is retried
+            if not hpsearch.is_invalid_hp(e) or dry.session.steps_done > 0:
+                raise
+            if attempt > hpsearch.MAX_DRAWS:
+                raise Failure("dryrun.invalid-hp",
+                              f"the trial rejected {attempt} draws of its hyperparameters "
+                              f"(det.InvalidHP: {_first_line(e)}); give values that it accepts "
+                              "in the experiment config (--params)") from None
+            rejected = hparams
+            hparams = hpsearch.draw(config, rng)
+            searched = {n.split(".")[0] for n in hpsearch.searched(config)}
+            dry.session.reset_for_retry()
+            dry.events.emit(
+                "warning", kind="invalid-hp-redraw",
+                message=f"the trial rejected its hyperparameters (det.InvalidHP: "
+                f"{_first_line(e)}); drawn again from the experiment config's space, as "
+                f"Determined's searcher would (draw {attempt} of at most "
+                f"{hpsearch.MAX_DRAWS}): " +
+                ", ".join(f"{k}={hparams[k]}" for k in hparams if k in searched or
+                          hparams[k] != rejected.get(k)),
+                rejected={k: rejected.get(k) for k in searched if k in rejected},
+                hyperparameters=hparams, draw=attempt, explanation=_first_line(e))
+
+
+def _run_once(dry, ctx, hparams):
+    from determined.pytorch import LRScheduler, PyTorchTrial, PyTorchTrialContext
 
     session = dry.session
     events = dry.events
@@ -79,7 +113,6 @@ def run(dry, ctx):
     if not (isinstance(cls, type) and issubclass(cls, PyTorchTrial)):
         raise Failure("dryrun.entrypoint",
                       f"{ctx['module']}:{ctx['trial_class']} is not a PyTorchTrial subclass")
-    hparams = hparams_from_config(config)
     ctx["hparams"] = hparams
     events.emit("info", message="hyperparameters for this test trial: " +
                 ", ".join(f"{k}={v}" for k, v in hparams.items()))

@@ -21,6 +21,10 @@ modelzoo_params = None
 # [{"requested": 64, "used": 2, "source": "poptorch.DataLoader(batch_size=...)"}]
 requested_batches = []
 
+# Plain torch DataLoaders whose batch the dry run made small: [[weakref, requested, used]],
+# so that an SDK stand-in that learns later how its batches must be combined can refit them.
+clamped_loaders = []
+
 # While > 0, torch DataLoaders built are not clamped again (a stand-in already did it).
 _clamp_suspended = 0
 
@@ -62,11 +66,50 @@ def clamp_suspended():
     return _clamp_suspended > 0
 
 
-def notify(kind, message, **fields):
-    """Tells the driver (if any) something the user must see, such as a fake being used."""
+def notify(event, message, **fields):
+    """Tells the driver (if any) something the user must see, such as a fake being used.
+    `event` is the event ("warning", "info", "eval"); a warning's own `kind` is a field."""
     for listener in list(_listeners):
-        listener(kind, dict(fields, message=message))
+        listener(event, dict(fields, message=message))
 
 
 def add_listener(fn):
     _listeners.append(fn)
+
+
+def fit_loaders_to(factor, source):
+    """Refits clamped plain DataLoaders to a model that takes `factor` micro-batches per call
+    (PopTorch: device iterations x replicas x gradient accumulation). A loader whose requested
+    batch is a multiple of the factor (so built for this model) gets a small micro-batch times
+    the factor, keeping the model's options; it is announced as a `batch-shrunk` warning."""
+    if dry_run_batch is None or not isinstance(factor, int) or factor <= 1:
+        return []
+    changed = []
+    for entry in clamped_loaders:
+        ref, requested, used = entry
+        loader = ref()
+        if loader is None or requested % factor or used % factor == 0:
+            continue
+        sampler = getattr(loader, "batch_sampler", None)
+        if sampler is None or not hasattr(sampler, "batch_size"):
+            continue
+        micro = max(1, min(int(dry_run_batch), requested // factor))
+        new = micro * factor
+        sampler.batch_size = new
+        # DataLoader refuses to set batch_size after __init__; its sampler is what iterates.
+        loader.__dict__["batch_size"] = new
+        entry[2] = new
+        for record in requested_batches:
+            if record.get("requested") == requested and record.get("used") == used:
+                record["used"] = new
+                record["micro"] = micro
+                break
+        changed.append({"requested": requested, "used": new, "micro": micro})
+    if changed:
+        notify("warning", "the dry run's small batch is refitted to the model's options: "
+               f"{source} takes {factor} micro-batches per call, so the DataLoader batch "
+               + ", ".join(f"{c['requested']} is shrunk to {c['used']} ({c['micro']} x "
+                           f"{factor})" for c in changed) +
+               " instead of the dry run's batch alone; the options are kept",
+               kind="batch-shrunk", factor=factor, source=source, loaders=changed)
+    return changed

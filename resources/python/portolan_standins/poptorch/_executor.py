@@ -81,6 +81,13 @@ class PoplarExecutor:
         if training and optimizer is None:
             self._optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
         _executors.append(self)
+        # A plain DataLoader that the dry run made small must still give whole combined
+        # batches to this model.
+        opts = self._options
+        hooks.fit_loaders_to(opts.device_iterations * opts.replication_factor *
+                             (opts.Training.gradient_accumulation if training else 1),
+                             "poptorch.trainingModel" if training else
+                             "poptorch.inferenceModel")
 
     # Like PopTorch, the executor stands in for the model.
     def __getattr__(self, name):

@@ -1,53 +1,6 @@
-"""cb_model (stand-in, Model Zoo R1.6-R1.8): the run is not on a Cerebras system.
-
-use_cs() is False, so the project's own code takes its CPU/GPU branches, as it would with
-`python run.py CPU ...` on the real Model Zoo.
-"""
-
-
-def use_cs():
-    return False
-
-
-def is_appliance():
-    return False
-
-
-def is_streamer():
-    return False
-
-
-def is_receiver():
-    return False
-
-
-def num_streamers():
-    return 1
-
-
-def num_receivers():
-    return 1
-
-
-def get_streaming_rank():
-    return 0
-
-
-def get_ordinal():
-    return 0
-
-
-def is_master_ordinal(local=False):
-    return True
-
-
-def is_sync_mode():
-    return False
-
-
-def num_tasks():
-    return 1
-
-
-def task_id():
-    return 0
+"""modelzoo.common.pytorch.cb_model (stand-in): in Model Zoo R1.x this name is the closed
+framework's device model (`from cerebras.framework.torch.core import cb_model`), re-exported by
+modelzoo.common.pytorch; the stand-in of that closed module is the one source of its API."""
+from cerebras.framework.torch.core.cb_model import *  # noqa: F401,F403
+from cerebras.framework.torch.core.cb_model import (  # noqa: F401
+    RateTracker, WORKER_CACHE_ROOT, METRIC_NAME_PREFIX, _advance_run_step)

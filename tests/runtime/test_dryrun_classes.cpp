@@ -1,0 +1,171 @@
+// `portolan-cli run PROJECT --dry-run` on fixtures written for each habit of real projects that
+// the dry run answers in general (DESIGN §13): downloads of pretrained weights, a missing image
+// folder, sub-commands, worker processes, hyperparameters a trial rejects, and PopTorch combined
+// batches. Each reaches its 3 steps and says what it made up or chose, in a warning of its kind.
+// Also: every modelzoo.common name the Model Zoo R1.6/R1.8 models import resolves with a
+// checkout (tests/runtime/python/modelzoo_names.py on $PORTOLAN_CORPUS/sdk).
+#include "dryrun_support.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+const QString kFixtures = QStringLiteral(PORTOLAN_FIXTURES "/projects");
+
+QString describe(const DryRunResult& r)
+{
+    const QJsonObject t = r.terminal();
+    return QStringLiteral("exit %1, %2 events, terminal %3; stderr: %4")
+        .arg(r.exitCode)
+        .arg(r.events.size())
+        .arg(QString::fromUtf8(QJsonDocument(t).toJson(QJsonDocument::Compact)).left(1500),
+             QString::fromUtf8(r.err.right(1500)));
+}
+
+QList<QJsonObject> warningsOfKind(const DryRunResult& r, const QString& kind)
+{
+    QList<QJsonObject> out;
+    for (const QJsonObject& w : r.all("warning"))
+        if (w.value("kind").toString() == kind)
+            out << w;
+    return out;
+}
+
+} // namespace
+
+class TestDryRunClasses : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_config; // the trust store of these tests
+    QTemporaryDir m_work;   // project copies
+    QString copy(const QString& source, const QString& name)
+    {
+        const QString target = m_work.filePath(name);
+        QDir(target).removeRecursively();
+        if (!copyProject(source, target))
+            return {};
+        return target;
+    }
+
+private slots:
+    void initTestCase();
+    void habits_data();
+    void habits();
+    void userChosenSubcommand();
+    void modelZooNames();
+};
+
+void TestDryRunClasses::initTestCase()
+{
+    QVERIFY(m_config.isValid() && m_work.isValid());
+    qputenv("PORTOLAN_CONFIG_DIR", m_config.path().toUtf8());
+}
+
+void TestDryRunClasses::habits_data()
+{
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<QString>("flavour");
+    QTest::addColumn<QString>("kind");     // the warning kind that must be there
+    QTest::addColumn<QString>("mentions"); // a word one warning of that kind must contain
+    QTest::addColumn<int>("atLeast");      // warnings of that kind, at least
+    // torchvision weights= and torch.hub.load_state_dict_from_url: the model's own weights.
+    QTest::addRow("pretrained weights") << "pretrained-weights-original"
+                                        << "plain-pytorch"
+                                        << "synthetic-weights"
+                                        << "head-v1.pth" << 2;
+    // ImageFolder over a missing root, and a glob over a missing class-folder tree.
+    QTest::addRow("image folder missing") << "imagefolder-missing-root"
+                                          << "plain-pytorch"
+                                          << "synthetic-data"
+                                          << "data/flowers/val/*/*.jpg" << 2;
+    // add_subparsers(required=True): the sub-command whose handler trains, not by its name.
+    QTest::addRow("sub-commands") << "subcommand-original"
+                                  << "plain-pytorch"
+                                  << "subcommand"
+                                  << "`learn`" << 1;
+    // Hogwild: torch.multiprocessing.Process(target=train) runs inline.
+    QTest::addRow("worker processes") << "hogwild-original"
+                                      << "plain-pytorch"
+                                      << "worker-inline"
+                                      << "train" << 1;
+    // det.InvalidHP in the trial's __init__: other values from the config's space.
+    QTest::addRow("invalid hyperparameters") << "determined-invalid-hp"
+                                             << "determined-pytorchtrial"
+                                             << "invalid-hp-redraw"
+                                             << "hidden_size=" << 1;
+    // A plain DataLoader of combined batches feeding a PopTorch model with 10 device
+    // iterations and 3 accumulated micro-batches: 2 x 30 samples per call.
+    QTest::addRow("poptorch device iterations") << "poptorch-device-iterations"
+                                                << "graphcore-poptorch"
+                                                << "batch-shrunk"
+                                                << "2 x 30" << 1;
+}
+
+void TestDryRunClasses::habits()
+{
+    QFETCH(QString, fixture);
+    QFETCH(QString, flavour);
+    QFETCH(QString, kind);
+    QFETCH(QString, mentions);
+    QFETCH(int, atLeast);
+    const QString project = copy(kFixtures + "/" + fixture, fixture);
+    const DryRunResult r = runDry(project, {"--trust"});
+    QVERIFY2(r.allLinesValid, "stdout holds only JSON events");
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(r.last("started").value("flavour").toString(), flavour);
+    QCOMPARE(r.terminal().value("reason").toString(), QStringLiteral("completed"));
+    const auto steps = r.all("step");
+    QCOMPARE(steps.size(), 3);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(steps[i].value("step").toInt(), i + 1);
+    QVERIFY(r.terminal().value("captured").toBool());
+    const QList<QJsonObject> warnings = warningsOfKind(r, kind);
+    QVERIFY2(warnings.size() >= atLeast, qPrintable(describe(r)));
+    QStringList messages;
+    for (const QJsonObject& w : warnings)
+        messages << w.value("message").toString();
+    QVERIFY2(messages.join('\n').contains(mentions), qPrintable(messages.join('\n')));
+}
+
+void TestDryRunClasses::userChosenSubcommand()
+{
+    // A sub-command given after -- is the user's choice: no warning, and that one runs (export
+    // does not train, so the run ends without a step).
+    const QString project = copy(kFixtures + "/subcommand-original", "subcommand-given");
+    const DryRunResult r =
+        runDry(project, {"--trust", "--", "--width", "8", "export", "--out", "exported.pt"});
+    QVERIFY(warningsOfKind(r, "subcommand").isEmpty());
+    QCOMPARE(r.terminal().value("code").toString(), QStringLiteral("dryrun.no-steps"));
+    QVERIFY(QFileInfo::exists(project + "/exported.pt"));
+}
+
+void TestDryRunClasses::modelZooNames()
+{
+    const QByteArray corpus = qgetenv("PORTOLAN_CORPUS");
+    if (corpus.isEmpty())
+        QSKIP("PORTOLAN_CORPUS is not set: the check needs the Model Zoo releases of the corpus");
+    QStringList trees;
+    for (const char* release : {"modelzoo-R1.6.0", "modelzoo-R1.8.0"})
+        trees << QString::fromUtf8(corpus) + "/sdk/" + release;
+    QProcess p;
+    p.start("/usr/bin/python3",
+            QStringList{QStringLiteral(PORTOLAN_SOURCE_DIR "/tests/runtime/python/modelzoo_names.py")}
+                + trees);
+    QVERIFY(p.waitForFinished(900000));
+    const QString out = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+    // Exit 0: every name resolves with the checkout (or needs a named third-party package);
+    // names the built-in fallback lacks are listed, not failed.
+    QVERIFY2(p.exitCode() == 0, qPrintable(out.right(4000)));
+    QVERIFY2(out.contains("not resolved with the checkout: 0"), qPrintable(out.right(4000)));
+}
+
+QTEST_GUILESS_MAIN(TestDryRunClasses)
+#include "test_dryrun_classes.moc"
