@@ -251,6 +251,9 @@ def classify(dryrun, e, location, chain):
         return Failure("dryrun.needs-newer-torch", str(needs), EXIT_FAILED, location,
                        module=needs.module)
     for x in chain:
+        if getattr(x, "portolan_code", None) == "dryrun.needs-newer-torch":
+            return Failure("dryrun.needs-newer-torch", str(x), EXIT_FAILED, location)
+    for x in chain:
         missing = isinstance(x, ModuleNotFoundError) and \
             (x.name or "").split(".")[0] in ("pydantic", "pydantic_core", "annotated_types")
         if missing or (isinstance(x, ImportError) and PYDANTIC2.search(str(x))):
@@ -260,4 +263,19 @@ def classify(dryrun, e, location, chain):
                            f"configs), which needs {NEWER}; run it where both are installed "
                            "or write the configs without pydantic", EXIT_FAILED, location,
                            module=x.name or "pydantic")
+    # A name Portolan's small fallback of the R1.x Model Zoo helpers does not have: shared
+    # Model Zoo code of the project's release, as for a module that is missing altogether.
+    fallback = os.path.join(STANDINS, "_modelzoo_fallback")
+    for x in chain:
+        path = getattr(x, "path", None) or ""
+        if isinstance(x, ImportError) and not isinstance(x, ModuleNotFoundError) and \
+                os.path.realpath(path).startswith(fallback + os.sep) and x.name:
+            quoted = re.findall(r"'([^']+)'", x.msg or "")
+            wanted = f"{x.name}.{quoted[0]}" if quoted else x.name
+            return Failure("dryrun.needs-modelzoo",
+                           f"cannot run: needs {wanted}, which is not part of this project and "
+                           "beyond Portolan's small fallback of the Model Zoo helpers; point "
+                           "Portolan at a Model Zoo checkout of the project's release "
+                           "(portolan-cli run --sdk-path DIR)", EXIT_FAILED, location,
+                           module=wanted, modules=[wanted])
     return None

@@ -88,9 +88,14 @@ def model_class(name):
             hints = typing.get_type_hints(cls.__init__) if params else {}
             if len(params) == 1 and hints.get(params[0].name) is config:
                 return cls
-    raise ValueError(f"Model {name} not found: it is neither registered "
+    error = ValueError(f"Model {name} is not in the project: it is neither registered "
                      "(registry.register_model(name=..., path=..., data_processor_paths=...)) "
-                     f"nor named by a config class in the project (name: Literal[\"{name}\"])")
+                     f"nor named by a config class (name: Literal[\"{name}\"]); if it is one "
+                     "of Model Zoo's own models, that code needs torch >= 2 and pydantic 2, "
+                     "which Debian 12 does not ship")
+    # The dry run reports it as Model Zoo 2.x code it cannot run (dryrun.needs-newer-torch).
+    error.portolan_code = "dryrun.needs-newer-torch"
+    raise error
 
 
 def data_processor_class(model_name, processor):
