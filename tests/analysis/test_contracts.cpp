@@ -98,6 +98,14 @@ private slots:
         QTest::addRow("BeginBlock, old order") << "poptorch.BeginBlock"
                                                << "BeginBlock(1, layer, 2, 3)"
                                                << "positional";
+        const char* compile = "cerebras.pytorch.compile";
+        QTest::addRow("cstorch compile") << compile << "compile(model, backend)"
+                                         << "";
+        QTest::addRow("cstorch compile, optimizer too") << compile << "compile(m, backend, opt)"
+                                                        << "positional";
+        QTest::addRow("cstorch DataLoader, input_fn arguments")
+            << "cerebras_pytorch.utils.data.DataLoader" << "DataLoader(input_fn, params, x=1)"
+            << "";
         QTest::addRow("splat: cannot tell") << run << "run(*args, **kwargs)"
                                             << "";
     }

@@ -21,6 +21,8 @@ def parse(argv):
     p.add_argument("--steps", type=int, default=3, help="optimizer steps (default 3)")
     p.add_argument("--batch", type=int, default=2, help="dry-run micro-batch (default 2)")
     p.add_argument("--sdk-path", default=None, help="a Cerebras Model Zoo checkout")
+    p.add_argument("--api", default=None, choices=["runner", "cstorch", "trainer"],
+                   help="Cerebras API generation (default: detected from the project)")
     p.add_argument("--events-fd", type=int, default=None,
                    help="write events to this file descriptor (default: stdout)")
     p.add_argument("--capture-dir", default=None,

@@ -156,6 +156,10 @@ class DryRun:
             raise Failure("dryrun.no-entry", f"entry point {ctx['entry']} does not exist",
                           EXIT_USAGE)
         ctx["argv"] = list(ctx.get("argv", [])) + list(o.args)
+        if flavour in MODELZOO_FLAVOURS:  # Cerebras API generation (cerebras_api.py)
+            from . import cerebras_api
+
+            cerebras_api.plan(self, ctx)
         self.entry = ctx["entry"]
         self.context = ctx
         return ctx
@@ -181,6 +185,10 @@ class DryRun:
             self.finder = modelzoo_finder.install(sys, self.root, mount, STANDINS, sdk,
                                                   FALLBACK)
             ctx["modelzoo_mount"] = mount
+        if "api" in ctx:  # cerebras.modelzoo 2.x imports (cerebras_api.py)
+            from . import cerebras_api
+
+            cerebras_api.install(self, ctx)
         mode = "driver" if ctx["kind"] == "trial" else "optimizer"
         self.session = session.Session(self.events, self.o.steps, self.o.batch, mode)
         self.session.synthetic = False
@@ -227,7 +235,8 @@ class DryRun:
             flavour=ctx["flavour"], entry=ctx["entry"], entry_reason=ctx.get("entry_reason"),
             config=ctx.get("config"), config_reason=ctx.get("config_reason"),
             arguments=ctx["argv"], batch=self.o.batch, sdk_path=self.o.sdk_path,
-            modelzoo_mount=ctx.get("modelzoo_mount"),
+            modelzoo_mount=ctx.get("modelzoo_mount"), api=ctx.get("api"),
+            api_evidence=ctx.get("api_evidence"),
             python=sys.version.split()[0], torch=torch.__version__,
             project=self.root)
         self.events.emit("info", message=f"dry run on the CPU: {self.o.steps} optimizer steps "
@@ -351,6 +360,12 @@ class DryRun:
         text = str(e).strip()
         first = text.splitlines()[0] if text else type(e).__name__
         chain = self._chain(e)
+        if "api" in self.context:  # Model Zoo 2.x on this Python (cerebras_api.py)
+            from . import cerebras_api
+
+            known = cerebras_api.classify(self, e, location, chain)
+            if known is not None:
+                return known
         if any(isinstance(x, NeedsModelZoo) for x in chain):
             needs = next(x for x in chain if isinstance(x, NeedsModelZoo))
             # The import statement names the whole module; the finder saw its first missing

@@ -227,4 +227,9 @@ def run_with_params(params, model_fn, train_data_fn=None, eval_data_fn=None,
 
 def main(params, model_fn, train_data_fn=None, eval_data_fn=None, script=None,
          extra_args_parser_fn=None):
+    if inspect.isclass(model_fn) and not issubclass(model_fn, PyTorchBaseModel):
+        # R1.9-R2.2 hand main() a plain torch.nn.Module class: the cstorch flow.
+        from .run_cstorch_flow import run_cstorch_flow
+
+        return run_cstorch_flow(params, model_fn, train_data_fn, eval_data_fn)
     return run_with_params(params, model_fn, train_data_fn, eval_data_fn)
