@@ -21,6 +21,7 @@ struct CheckOptions
     std::string project;
     std::string params; // --params: overrides the project's saved or default params file
     std::string target;
+    std::string api; // --api runner|cstorch|trainer
     std::string format = "text";
     std::string guidesDir;
     bool showDiffs = false;
@@ -43,6 +44,7 @@ int runCheck(const CheckOptions& o)
     // The same session as the GUI's porting wizard: one rule for the guide.
     guides::SessionOptions options;
     options.guideId = o.target;
+    options.apiGeneration = o.api;
     options.paramsOverride = o.params;
     options.guides = set;
     options.withFlow = false;
@@ -78,6 +80,9 @@ int runCheck(const CheckOptions& o)
         for (std::size_t i = 0; i < evidence.size() && i < 3; ++i)
             std::cout << "  because: " << evidence[i]->location.toString() << ": "
                       << evidence[i]->what << "\n";
+        if (a.flavour.apiGeneration != analysis::ApiGeneration::None)
+            std::cout << "API generation: " << analysis::apiGenerationName(a.flavour.apiGeneration)
+                      << " (" << a.flavour.generationReason << ")\n";
         std::cout << "Params file: " << (a.paramsFile.empty() ? "(none)" : a.paramsFile.path)
                   << " (" << a.paramsFile.reason << ")\n"
                   << "Guide: " << guide->title << " (" << guide->id << "; " << session.guideReason
@@ -132,8 +137,13 @@ Subcommand registerCheck(CLI::App& root)
                     "Params file to check against (default: the project's saved choice, else "
                     "its default; see info --use-params)");
     cmd->add_option("--target", o->target,
-                    "Guide id: cerebras-pytorch, cerebras-tensorflow, cerebras-layers, "
-                    "determined-pytorchtrial or graphcore-poptorch (default: the suggested one)");
+                    "Guide id: cerebras-trainer, cerebras-cstorch, cerebras-pytorch, "
+                    "cerebras-tensorflow, cerebras-layers, determined-pytorchtrial or "
+                    "graphcore-poptorch (default: the suggested one)");
+    cmd->add_option("--api", o->api,
+                    "Cerebras Model Zoo API generation to check against: trainer (R2.3 on, the "
+                    "default for a new port), cstorch (R1.9-2.2) or runner (R1.0-1.8)")
+        ->check(CLI::IsMember({"runner", "cstorch", "trainer"}));
     addFormatOption(*cmd, o->format, {"text", "json", "sarif"});
     cmd->add_option("--guides", o->guidesDir,
                     "Folder of guide YAML files (default: resources/guides)");

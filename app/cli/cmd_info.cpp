@@ -2,6 +2,7 @@
 #include "app/cli/cli_common.h"
 #include "core/analysis/analysis.h"
 #include "core/analysis/facts.h"
+#include "core/guides/session.h"
 #include "core/python/resolve.h"
 #include "core/common/atomic_file.h"
 #include "core/common/json.h"
@@ -99,6 +100,7 @@ int runInfo(const InfoOptions& o)
                 {"suggested_guide", flavour->suggestedGuide},
                 {"suggestion_reason", flavour->suggestionReason},
                 {"evidence", evidence}};
+            guides::addApiGenerationJson(*flavour, j);
         } else {
             j["flavour"] = nullptr;
         }
@@ -119,6 +121,12 @@ int runInfo(const InfoOptions& o)
                       << flavour->suggestionReason << ")\n";
         for (const auto& e : flavour->evidence)
             std::cout << "  evidence: " << e.location.toString() << ": " << e.what << "\n";
+        if (flavour->apiGeneration != analysis::ApiGeneration::None) {
+            std::cout << "API generation: " << analysis::apiGenerationName(flavour->apiGeneration)
+                      << " (" << flavour->generationReason << ")\n";
+            for (const auto& e : flavour->generationEvidence)
+                std::cout << "  evidence: " << e.location.toString() << ": " << e.what << "\n";
+        }
     }
     std::cout << "Params file: " << (paramsFile.empty() ? "(none)" : paramsFile.path) << " ("
               << paramsFile.reason << ")\n";

@@ -149,6 +149,16 @@ bool isLeftover(const python::Call& c, std::string& what)
     return false;
 }
 
+// Is the function (or one it is nested in) decorated with cstorch's @trace?
+bool inTracedStep(const python::PyIndex& idx, python::FunctionId fn)
+{
+    for (const python::FunctionDef* f = idx.function(fn); f; f = idx.function(f->parent))
+        for (const auto& d : f->decorators)
+            if (d == "trace" || d.ends_with(".trace") || d.find(".trace(") != std::string::npos)
+                return true;
+    return false;
+}
+
 } // namespace
 
 static FlavourReport detectFrameworkFlavour(const ProjectAnalysis& a)
@@ -222,7 +232,10 @@ static FlavourReport detectFrameworkFlavour(const ProjectAnalysis& a)
                 usesConv = true;
             std::string what;
             // A CPU reference loop in test code is deliberate, not an unported leftover.
-            if (isLeftover(c, what) && outsidePortReason(file.path).empty())
+            // backward and the optimizer step inside a cstorch-traced step function are the
+            // cstorch API's training step, not a leftover loop.
+            if (isLeftover(c, what) && outsidePortReason(file.path).empty() &&
+                !inTracedStep(idx, c.function))
                 leftovers.push_back(
                     {Flavour::PlainPyTorch, what, {file.path, c.nameSpan.line, 0}, 1});
         }

@@ -44,13 +44,41 @@ Result<PortingSession> startPortingSession(const std::filesystem::path& project,
         d.location.file = project.string();
         return R::fail(std::move(d));
     }
+    std::string asked = options.guideId;
+    if (!options.apiGeneration.empty()) {
+        const auto generation = analysis::apiGenerationFromId(options.apiGeneration);
+        if (generation == analysis::ApiGeneration::None) {
+            Diagnostic d;
+            d.code = "guide.unknown-api";
+            d.message = "no Cerebras API generation '" + options.apiGeneration +
+                        "' (there are: runner, cstorch, trainer)";
+            d.location.file = project.string();
+            return R::fail(std::move(d));
+        }
+        if (asked.empty())
+            asked = std::string(analysis::guideIdFor(generation));
+    }
     analysis::AnalysisOptions aopts;
     aopts.paramsOverride = options.paramsOverride;
     auto analysed = analysis::analyzeProject(project, aopts, options.progress);
     if (!analysed)
         return R::fail(analysed.error);
+    if (!options.apiGeneration.empty()) {
+        // The generation the user picked is the one the port follows; the detected one stays
+        // in the evidence.
+        auto& fl = analysed.value->flavour;
+        const auto detected = fl.apiGeneration;
+        fl.apiGeneration = analysis::apiGenerationFromId(options.apiGeneration);
+        fl.generationReason =
+            "asked for with --api" +
+            (detected != analysis::ApiGeneration::None && detected != fl.apiGeneration
+                 ? std::string("; detected: ") + std::string(analysis::apiGenerationId(detected))
+                 : std::string());
+    }
     s.analysis = std::make_shared<const analysis::ProjectAnalysis>(std::move(*analysed.value));
-    chooseGuide(s, options.guideId);
+    chooseGuide(s, asked);
+    if (!options.apiGeneration.empty() && options.guideId.empty())
+        s.guideReason = "asked for with --api " + options.apiGeneration;
     if (const Guide* g = s.guide())
         s.result = runGuide(*g, *s.analysis);
     if (options.withFlow) {
@@ -81,6 +109,7 @@ nlohmann::json toJson(const PortingSession& s)
                             {"what", e.what},
                             {"location", portolan::toJson(e.location)}});
     j["flavour_evidence"] = evidence;
+    addApiGenerationJson(a.flavour, j);
     j["params_file"] = {{"path", a.paramsFile.empty() ? nlohmann::json(nullptr)
                                                       : nlohmann::json(a.paramsFile.path)},
                         {"source", paramsSourceName(a.paramsFile.source)},
@@ -90,6 +119,24 @@ nlohmann::json toJson(const PortingSession& s)
         diags.push_back(portolan::toJson(d));
     j["diagnostics"] = diags;
     return j;
+}
+
+void addApiGenerationJson(const analysis::FlavourReport& fl, nlohmann::json& out)
+{
+    if (fl.apiGeneration == analysis::ApiGeneration::None) {
+        out["api_generation"] = nullptr;
+        return;
+    }
+    out["api_generation"] = std::string(analysis::apiGenerationId(fl.apiGeneration));
+    out["api_generation_name"] = std::string(analysis::apiGenerationName(fl.apiGeneration));
+    out["api_generation_reason"] = fl.generationReason;
+    nlohmann::json evidence = nlohmann::json::array();
+    for (const auto& e : fl.generationEvidence)
+        evidence.push_back({{"generation", analysis::apiGenerationId(e.generation)},
+                            {"what", e.what},
+                            {"weight", e.weight},
+                            {"location", portolan::toJson(e.location)}});
+    out["api_generation_evidence"] = evidence;
 }
 
 } // namespace portolan::guides

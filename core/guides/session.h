@@ -18,6 +18,9 @@ namespace portolan::guides {
 struct SessionOptions
 {
     std::string guideId;        // the guide asked for; empty: the one the flavour suggests
+    // --api runner|cstorch|trainer: the Cerebras API generation's guide, when no guide is asked
+    // for; for a Cerebras project or an original going to Cerebras.
+    std::string apiGeneration;
     std::string paramsOverride; // --params
     // The guides to choose from; default: resources/guides.
     std::shared_ptr<const GuideSet> guides;
@@ -51,5 +54,10 @@ Result<PortingSession> startPortingSession(const std::filesystem::path& project,
 // `check --format json`: the guide's result (toJson) plus the project, flavour, params file and
 // diagnostics, every location in core/common/json.h's shape.
 nlohmann::json toJson(const PortingSession& session);
+
+// The Cerebras API generation of a flavour report for JSON output (check and info):
+// {"api_generation": "trainer" | null, "api_generation_reason": ..., "api_generation_evidence":
+// [...]}, merged into `out`.
+void addApiGenerationJson(const analysis::FlavourReport& flavour, nlohmann::json& out);
 
 } // namespace portolan::guides

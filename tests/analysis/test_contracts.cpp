@@ -49,7 +49,14 @@ private slots:
         const auto* ctx = contracts().findType("determined.pytorch.PyTorchTrialContext");
         QVERIFY(ctx && ctx->method("get_hparam") && ctx->method("wrap_optimizer"));
         QVERIFY(!contracts().runconfigFlags.empty());
-        QCOMPARE(contracts().classes.size(), std::size_t(1));
+        // Determined's trial, and the Model Zoo Trainer's model and data configs.
+        QCOMPARE(contracts().classes.size(), std::size_t(3));
+        QVERIFY(contracts().findApi("modelzoo.common.run_utils.main"));
+        QVERIFY(contracts().findApi("cerebras.pytorch.compile"));
+        int modelConfigs = 0;
+        for (const auto& c : contracts().classes)
+            modelConfigs += c.role == "model-config" ? 1 : 0;
+        QCOMPARE(modelConfigs, 1);
         // Every API names where its facts come from.
         for (const auto& api : contracts().apis)
             QVERIFY2(!api.source.empty(), api.name.c_str());

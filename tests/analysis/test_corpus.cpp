@@ -275,6 +275,30 @@ private slots:
             << "def eval_input_dataloader(params):"
             << "def eval_input_dataloader(params, mode):"
             << "cerebras-layers.dataloaders" << 31;
+        // The newer Cerebras generations (a fixture written for the cstorch flow where the
+        // corpus has no project that drives cstorch itself).
+        QTest::addRow("loss not returned from the model (Trainer, Model Zoo fc_mnist)")
+            << "cerebras-trainer-fc-mnist"
+            << "cerebras-trainer"
+            << "model.py"
+            << "        return loss"
+            << "        return pred_logits"
+            << "cerebras-trainer.model-returns-loss" << 133;
+        QTest::addRow("Trainer YAML key the model config lacks (Model Zoo fc_mnist)")
+            << "cerebras-trainer-fc-mnist"
+            << "cerebras-trainer"
+            << "configs/params_cszoov2.yaml"
+            << "      hidden_size: 50"
+            << "      hiden_size: 50"
+            << "cerebras-trainer.model-keys" << 8;
+        QTest::addRow("cstorch.compile given the optimizer (cstorch fixture)")
+            << "fixture:cstorch-mlp"
+            << "cerebras-cstorch"
+            << "run.py"
+            << "    compiled_model = cstorch.compile(model, backend)\n    compiled_model.train()"
+            << "    compiled_model = cstorch.compile(model, optimizer, backend)\n"
+               "    compiled_model.train()"
+            << "cerebras-cstorch.vendor-signature" << 30;
     }
     void plantedBugs()
     {
@@ -287,9 +311,14 @@ private slots:
         QFETCH(int, line);
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        const fs::path root = fs::path(tmp.path().toStdString()) / project.toStdString();
-        fs::copy(corpusRoot() + "/projects/" + project.toStdString(), root,
-                 fs::copy_options::recursive);
+        // "fixture:NAME" is a project of tests/fixtures/projects, written for a pattern the
+        // corpus lacks.
+        const bool fixture = project.startsWith("fixture:");
+        const std::string name = fixture ? project.mid(8).toStdString() : project.toStdString();
+        const fs::path root = fs::path(tmp.path().toStdString()) / name;
+        fs::copy(fixture ? std::string(PORTOLAN_ANALYSIS_FIXTURES) + "/../../fixtures/projects/" + name
+                         : corpusRoot() + "/projects/" + name,
+                 root, fs::copy_options::recursive);
         auto findings = [&](const fs::path& dir) {
             auto a = testing::analyse(dir.string());
             std::multiset<std::string> out;

@@ -113,10 +113,11 @@ private slots:
         for (const auto& d : set.diagnostics)
             qWarning("%s", d.toString().c_str());
         QVERIFY(set.diagnostics.empty());
-        QCOMPARE(set.guides.size(), std::size_t(5));
+        QCOMPARE(set.guides.size(), std::size_t(7));
         std::size_t total = 0, fixes = 0;
         for (const char* id : {"cerebras-pytorch", "cerebras-tensorflow", "cerebras-layers",
-                               "determined-pytorchtrial", "graphcore-poptorch"}) {
+                               "determined-pytorchtrial", "graphcore-poptorch", "cerebras-cstorch",
+                               "cerebras-trainer"}) {
             const guides::Guide* g = set.find(id);
             QVERIFY2(g, id);
             QVERIFY2(g->checkCount() >= 8, id);

@@ -23,6 +23,11 @@ std::string projectPath(const std::string& spec)
         return std::string(PORTOLAN_SAMPLES) + "/" + spec.substr(7);
     if (spec.starts_with("fixture:"))
         return std::string(PORTOLAN_ANALYSIS_FIXTURES) + "/projects/" + spec.substr(8);
+    // The dry-run fixture projects (tests/fixtures/projects), such as the cstorch and Trainer
+    // ports a generator would write.
+    if (spec.starts_with("project:"))
+        return std::string(PORTOLAN_ANALYSIS_FIXTURES) + "/../../fixtures/projects/" +
+               spec.substr(8);
     return spec;
 }
 

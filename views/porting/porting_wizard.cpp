@@ -186,6 +186,12 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
     const analysis::FlavourReport& fl = snapshot->analysis->flavour;
     QString flavour =
         tr("Detected: <b>%1</b>").arg(QString::fromStdString(fl.summary()).toHtmlEscaped());
+    // The Cerebras API generation sits beside the flavour: it decides which Cerebras guide
+    // (runner, cstorch or Trainer) the port follows; the guide picker offers the others.
+    if (fl.apiGeneration != analysis::ApiGeneration::None)
+        flavour += tr(" · %1").arg(
+            QString::fromStdString(std::string(analysis::apiGenerationName(fl.apiGeneration)))
+                .toHtmlEscaped());
     if (!fl.suggestedGuide.empty() && fl.suggestedGuide != snapshot->guideId)
         flavour += tr(" · suggested workflow: %1").arg(QString::fromStdString(fl.suggestedGuide));
     m_flavour->setText(flavour);
@@ -193,6 +199,12 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
     for (const auto& e : fl.evidence)
         evidence << QStringLiteral("%1 — %2").arg(QString::fromStdString(e.location.toString()),
                                                   QString::fromStdString(e.what));
+    if (fl.apiGeneration != analysis::ApiGeneration::None) {
+        evidence << QString() << QString::fromStdString(fl.generationReason);
+        for (const auto& e : fl.generationEvidence)
+            evidence << QStringLiteral("%1 — %2").arg(
+                QString::fromStdString(e.location.toString()), QString::fromStdString(e.what));
+    }
     m_flavour->setToolTip(QString::fromStdString(fl.suggestionReason) + QStringLiteral("\n\n") +
                           evidence.mid(0, 20).join(QLatin1Char('\n')));
 
