@@ -81,8 +81,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_recent, &RecentProjects::changed, this, &MainWindow::rebuildRecentMenu);
     connect(m_analysis, &views::AnalysisRunner::finished, this,
             [this](const views::PortingSnapshotPtr& snap) {
-                m_overview->showAnalysis(QString::fromStdString(snap->analysis->flavour.summary()),
-                                         snap->analysis->diagnostics);
+                m_overview->showAnalysis(*snap->analysis);
                 m_overview->showWatched(m_analysis->watchedFiles(), m_analysis->watchableFiles());
                 if (!m_code->fileName().isEmpty())
                     m_code->setMarkers(m_wizard->markersForFile(m_code->fileName()));

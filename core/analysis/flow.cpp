@@ -4,6 +4,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/config_reads.h"
+#include "core/analysis/model_config.h"
 
 #include <map>
 #include <set>
@@ -54,6 +55,7 @@ public:
         configNodes();
         argparseNodes();
         entries();
+        trainerNodes();
         callerEdges();
         return std::move(m_g);
     }
@@ -234,6 +236,74 @@ private:
                             addTarget(FlowNodeKind::Data, entry, f, fn->name, c.nameSpan, fn->name);
                 }
             }
+        }
+    }
+
+    // The Model Zoo Trainer (R2.3 on) reads its YAML itself: trainer.init.model's keys become
+    // fields of the model's config class, which builds the model; trainer.init.optimizer and
+    // trainer.fit's dataloaders go to the Trainer too.
+    void trainerNodes()
+    {
+        for (const auto& cfg : m_a.configs) {
+            if (cfg.kind != ConfigKind::TrainerParams)
+                continue;
+            const ConfigKey* trainer = cfg.find("trainer");
+            const std::string fileId =
+                node(FlowNodeKind::ConfigFile, cfg.path, cfg.path, {cfg.path, 1, 1});
+            const std::string entry = node(
+                FlowNodeKind::FrameworkEntry, cfg.path + ":trainer", "Trainer (trainer.init / fit)",
+                {cfg.path, trainer ? trainer->line : 1, trainer ? trainer->column : 1});
+            const ConfigKey* model = cfg.find("trainer.init.model");
+            const ConfigKey* name = cfg.find("trainer.init.model.name");
+            if (model) {
+                const std::string secId =
+                    node(FlowNodeKind::Section, cfg.path + ":trainer.init.model",
+                         "trainer.init.model:", {cfg.path, model->line, model->column});
+                edge(fileId, secId);
+                const ModelConfigClasses configs =
+                    name ? modelConfigClasses(m_a, name->value) : ModelConfigClasses{};
+                const auto [mf, mc] = modelClassFor(m_a, configs);
+                std::string modelId;
+                if (mf >= 0) {
+                    const auto& pf = m_a.python[static_cast<std::size_t>(mf)];
+                    const auto& cls = pf.index.classes[static_cast<std::size_t>(mc)];
+                    modelId = node(FlowNodeKind::Model, cls.name + "@" + pf.path, cls.name,
+                                   {pf.path, cls.span.line, cls.span.column});
+                    edge(entry, modelId, "model");
+                }
+                for (const ConfigKey* k : cfg.children("trainer.init.model")) {
+                    const std::string key = k->path.substr(k->path.rfind('.') + 1);
+                    const std::string keyId = node(FlowNodeKind::Key, cfg.path + ":" + k->path, key,
+                                                   {cfg.path, k->line, k->column});
+                    edge(secId, keyId);
+                    const ConfigField* field = configs.field(key);
+                    if (!field) {
+                        edge(keyId, entry);
+                        continue;
+                    }
+                    const auto& ff = m_a.python[static_cast<std::size_t>(field->file)];
+                    const std::string fieldId =
+                        node(FlowNodeKind::Function, ff.path + ":" + field->className + "." + key,
+                             field->className + "." + key,
+                             {ff.path, field->span.line, field->span.column});
+                    edge(keyId, fieldId);
+                    edge(fieldId, modelId.empty() ? entry : modelId);
+                }
+                edge(secId, entry);
+            }
+            if (const ConfigKey* opt = cfg.find("trainer.init.optimizer")) {
+                const std::string id = node(FlowNodeKind::Optimizer, cfg.path + ":optimizer",
+                                            "optimizer (built by the Trainer)",
+                                            {cfg.path, opt->line, opt->column});
+                edge(entry, id, "optimizer");
+            }
+            for (const char* loader : {"trainer.fit.train_dataloader", "trainer.fit.val_dataloader"})
+                if (const ConfigKey* k = cfg.find(loader)) {
+                    const std::string label = std::string(loader).substr(12);
+                    const std::string id = node(FlowNodeKind::Data, cfg.path + ":" + loader,
+                                                label, {cfg.path, k->line, k->column});
+                    edge(entry, id, label);
+                }
         }
     }
 

@@ -1,6 +1,7 @@
 #include "core/analysis/port_scope.h"
 
 #include <array>
+#include <map>
 #include <vector>
 
 namespace portolan::analysis {
@@ -47,6 +48,24 @@ std::string outsidePortReason(std::string_view path)
     if (name == "conftest.py")
         return "test code (conftest.py)";
     return {};
+}
+
+std::vector<std::string> describeOutsidePort(const std::vector<std::string>& paths)
+{
+    std::map<std::string, std::vector<std::string>> byReason;
+    for (const auto& p : paths)
+        if (std::string why = outsidePortReason(p); !why.empty())
+            byReason[why].push_back(p);
+    std::vector<std::string> out;
+    for (const auto& [why, files] : byReason) {
+        std::string line = why + ": " + std::to_string(files.size()) +
+                           (files.size() == 1 ? " file (" : " files (");
+        for (std::size_t i = 0; i < files.size() && i < 3; ++i)
+            line += (i ? ", " : "") + files[i];
+        line += files.size() > 3 ? ", …)" : ")";
+        out.push_back(std::move(line));
+    }
+    return out;
 }
 
 } // namespace portolan::analysis

@@ -93,12 +93,17 @@ std::vector<std::string> classAncestry(const ProjectAnalysis& a, const PythonFil
 
 bool RuleContext::inScope(const PythonFile& f, FunctionId fn) const
 {
-    if (!check.params.flag("in-reachable"))
+    const bool reachable = check.params.flag("in-reachable");
+    // in-program: also the scripts that drive the vendor API themselves (a cstorch training
+    // loop around cstorch.compile), not only what the vendor calls back.
+    const bool program = check.params.flag("in-program");
+    if (!reachable && !program)
         return true;
     const auto& facts = analysis.facts();
     if (!facts.hasEntries())
         return true;
-    return facts.isReachable(analysis, analysis.indexOf(&f), fn);
+    return program ? facts.isInProgram(analysis, analysis.indexOf(&f), fn)
+                   : facts.isReachable(analysis, analysis.indexOf(&f), fn);
 }
 
 int RuleContext::fileIndex(const PythonFile& f) const

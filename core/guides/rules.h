@@ -49,6 +49,7 @@ struct RuleContext
     Finding* last() { return out.empty() ? nullptr : &out.back(); }
 
     // Where a rule looks: with `in-reachable: true`, only code the vendor runs when the project
+    // (with `in-program: true`, also the scripts that drive the vendor API themselves)
     // hands anything to a vendor, else the whole project (an unported original).
     bool inScope(const analysis::PythonFile& f, python::FunctionId fn) const;
     int fileIndex(const analysis::PythonFile& f) const;

@@ -2,6 +2,7 @@
 // model is a plain torch.nn.Module that returns its loss and a typed config class describes it.
 #include "core/analysis/analysis.h"
 #include "core/analysis/facts.h"
+#include "core/analysis/model_config.h"
 #include "core/common/text.h"
 #include "core/guides/rules.h"
 #include "core/params/validate.h"
@@ -176,58 +177,6 @@ bool isBaseConfigField(std::string_view key)
     return key == "name";
 }
 
-// The config classes of the project that declare `name: Literal["<name>"]`, with every field of
-// them and of their project ancestors. `complete` is false when an ancestor lies outside the
-// project and is not a Model Zoo base config (its fields cannot be listed here).
-struct ConfigFields
-{
-    std::vector<std::pair<int, int>> classes;
-    std::set<std::string> fields;
-    bool complete = true;
-};
-
-ConfigFields configFieldsFor(const analysis::ProjectAnalysis& a, const std::string& modelName)
-{
-    ConfigFields out;
-    const std::string quoted1 = "\"" + modelName + "\"", quoted2 = "'" + modelName + "'";
-    for (int f = 0; f < static_cast<int>(a.python.size()); ++f) {
-        const auto& idx = fileAt(a, f).index;
-        for (int c = 0; c < static_cast<int>(idx.classes.size()); ++c) {
-            const auto& cls = idx.classes[static_cast<std::size_t>(c)];
-            bool named = false;
-            for (const auto& field : cls.fields)
-                named = named || (field.name == "name" && field.annotation.starts_with("Literal") &&
-                                  (field.annotation.find(quoted1) != std::string::npos ||
-                                   field.annotation.find(quoted2) != std::string::npos));
-            if (!named)
-                continue;
-            out.classes.emplace_back(f, c);
-            // This class and its project ancestors, through the resolver.
-            std::vector<std::pair<int, int>> todo{{f, c}};
-            std::set<std::pair<int, int>> seen;
-            while (!todo.empty()) {
-                const auto [tf, tc] = todo.back();
-                todo.pop_back();
-                if (!seen.insert({tf, tc}).second)
-                    continue;
-                const auto& tcls = fileAt(a, tf).index.classes[static_cast<std::size_t>(tc)];
-                for (const auto& field : tcls.fields)
-                    out.fields.insert(field.name);
-                for (const auto& base : tcls.bases) {
-                    const python::Symbol s = a.resolver->resolve(tf, tcls.function, base);
-                    if (s.kind == SymbolKind::Class && s.rest.empty())
-                        todo.emplace_back(s.file, s.index);
-                    else if (!(s.kind == SymbolKind::External &&
-                               (s.qualified.starts_with("cerebras.modelzoo.config") ||
-                                s.qualified.starts_with("pydantic"))))
-                        out.complete = false;
-                }
-            }
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 // Every key the Trainer YAML gives the model (trainer.init.model) is a field of the model's
@@ -243,19 +192,22 @@ void ruleTrainerModelKeys(RuleContext& ctx)
         if (!nameKey || nameKey->value.empty())
             continue;
         any = true;
-        const ConfigFields fields = configFieldsFor(a, nameKey->value);
+        const analysis::ModelConfigClasses fields =
+            analysis::modelConfigClasses(a, nameKey->value);
         if (fields.classes.empty()) {
             // The model is registered elsewhere (the Model Zoo's own registry): nothing to claim.
             continue;
         }
-        const auto& [cf, cc] = fields.classes.front();
+        const auto& [cf, cc] = fields.classes.back();
         const auto& cls = fileAt(a, cf).index.classes[static_cast<std::size_t>(cc)];
         for (const analysis::ConfigKey* k : cfg.children("trainer.init.model")) {
             const std::string key = k->path.substr(k->path.rfind('.') + 1);
-            if (fields.fields.count(key) || isBaseConfigField(key) || !fields.complete)
+            if (fields.field(key) || isBaseConfigField(key) || !fields.complete)
                 continue;
-            const std::string near = params::closestMatch(
-                key, std::vector<std::string>(fields.fields.begin(), fields.fields.end()));
+            std::vector<std::string> names;
+            for (const auto& field : fields.fields)
+                names.push_back(field.name);
+            const std::string near = params::closestMatch(key, names);
             ctx.emit(cfg.path, k->line, k->column,
                      {{"key", key},
                       {"name", cls.name},

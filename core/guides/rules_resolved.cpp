@@ -519,9 +519,18 @@ void ruleCliFlags(RuleContext& ctx)
     const auto& facts = ctx.analysis.facts();
     std::map<std::string, std::vector<const analysis::CliUse*>> byFlag;
     std::vector<std::string> order;
+    // A script that drives the vendor API itself (a cstorch training loop) keeps the flags a
+    // runner would read (the params file, the mode, the model folder, the device): those stay
+    // flags on every generation, as the runner's own command line shows.
+    std::set<std::string> allowed;
+    for (const auto& f : ctx.check.params.list("allowed-flags"))
+        allowed.insert(f);
+    if (ctx.check.params.flag("allow-runner-flags") && ctx.analysis.contracts)
+        for (const auto& rf : ctx.analysis.contracts->runconfigFlags)
+            allowed.insert(rf.flags.begin(), rf.flags.end());
     for (const auto& u : facts.cliUses) {
         const PythonFile& f = fileAt(ctx.analysis, u.file);
-        if (!ctx.inScope(f, u.function))
+        if (!ctx.inScope(f, u.function) || allowed.count(u.dest))
             continue;
         auto& uses = byFlag[u.dest];
         if (uses.empty())

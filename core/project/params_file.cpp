@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace portolan {
 
@@ -63,6 +67,69 @@ std::string projectRelative(const fs::path& root, const fs::path& p)
     if (r == canonRoot.end())
         return canonP.lexically_relative(canonRoot).generic_string();
     return canonP.generic_string();
+}
+
+// Files that configure a tool, not the model: a benchmark runner's list of commands
+// (Graphcore's benchmarks.yml), CI, documentation, environments. They are offered in the picker
+// but never chosen by default.
+bool isToolConfig(std::string_view relative)
+{
+    const std::string name = fs::path(std::string(relative)).filename().string();
+    std::string lower;
+    for (const char ch : name)
+        lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const std::string stem = lower.substr(0, lower.rfind('.'));
+    static const std::vector<std::string> tools{
+        "benchmarks", "benchmark", "environment", "env", "mkdocs", "docker-compose", "compose",
+        "codecov", "readthedocs", "pre-commit-config", "requirements", "conda", "travis",
+        "gitlab-ci", "azure-pipelines", "appveyor", "pipeline", "tests", "test"};
+    if (std::find(tools.begin(), tools.end(), stem) != tools.end())
+        return true;
+    return stem.ends_with("-ci") || stem.ends_with("_ci") || stem.starts_with("ci-") ||
+           stem.starts_with("ci_");
+}
+
+// The first YAML candidate that the project's own top-level Python code names in a string
+// literal ("./configs.yml", os.path.join(root, "configs/configs.yaml")): that is the file its
+// entry point reads. Returns the candidate and "file:line" of the mention.
+std::optional<std::pair<std::string, std::string>>
+namedByCode(const fs::path& root, const std::vector<std::string>& candidates)
+{
+    std::vector<std::string> scripts;
+    std::error_code ec;
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".py" && isFile(it->path()))
+            scripts.push_back(it->path().filename().string());
+    std::sort(scripts.begin(), scripts.end());
+    if (scripts.size() > 200)
+        scripts.resize(200);
+    for (const auto& script : scripts) {
+        const auto text = readFile(root / script);
+        if (!text || text.value->size() > (1u << 20))
+            continue;
+        const std::string& t = *text.value;
+        for (const auto& c : candidates) {
+            if (isToolConfig(c))
+                continue;
+            // The path as the project writes it: relative ("configs/x.yaml", "./x.yml") or
+            // its file name alone, in quotes.
+            const std::string name = fs::path(c).filename().string();
+            for (const std::string& needle :
+                 {c, "./" + c, name, "./" + name}) {
+                for (const char q : {'"', '\''}) {
+                    const std::string quoted = std::string(1, q) + needle + q;
+                    const auto at = t.find(quoted);
+                    const auto atEnd = t.find("/" + needle + q);
+                    const auto pos = at != std::string::npos ? at : atEnd;
+                    if (pos == std::string::npos)
+                        continue;
+                    const auto line = 1 + std::count(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(pos), '\n');
+                    return std::make_pair(c, script + ":" + std::to_string(line));
+                }
+            }
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace
@@ -158,6 +225,13 @@ ParamsFileChoice paramsFileFor(const fs::path& root, const std::string& override
         }
         staleNote = "; the saved choice " + *saved + " no longer exists";
     }
+    // The file the project's own code reads comes first: it is what its entry point runs.
+    if (const auto named = namedByCode(root, c.candidates)) {
+        c.path = named->first;
+        c.source = ParamsSource::Default;
+        c.reason = "the file the project's code names (" + named->second + ")" + staleNote;
+        return c;
+    }
     for (const char* conventional : {"configs/params.yaml", "params.yaml", "const.yaml"}) {
         if (isFile(root / conventional)) {
             c.path = conventional;
@@ -166,19 +240,31 @@ ParamsFileChoice paramsFileFor(const fs::path& root, const std::string& override
             return c;
         }
     }
-    if (!c.candidates.empty()) {
-        c.path = c.candidates.front();
+    // The first candidate that is not a tool's.
+    std::vector<std::string> usable;
+    for (const auto& cand : c.candidates)
+        if (!isToolConfig(cand))
+            usable.push_back(cand);
+    if (usable.empty() && !c.candidates.empty()) {
+        c.reason = "no params file: only tool configuration (" + c.candidates.front() +
+                   (c.candidates.size() > 1 ? ", ..." : "") +
+                   "), which is never chosen by default; pick one to use it" + staleNote;
+        return c;
+    }
+    if (!usable.empty()) {
+        c.path = usable.front();
         c.source = ParamsSource::Default;
         const bool inConfigs = c.path.starts_with("configs/");
-        const auto count =
-            std::count_if(c.candidates.begin(), c.candidates.end(), [&](const std::string& s) {
-                return s.starts_with("configs/") == inConfigs;
-            });
+        const auto count = std::count_if(usable.begin(), usable.end(), [&](const std::string& s) {
+            return s.starts_with("configs/") == inConfigs;
+        });
         c.reason = count == 1 ? "the only YAML file " +
                                     std::string(inConfigs ? "in configs/" : "at the top level")
                               : "the first by name of " + std::to_string(count) + " YAML files " +
                                     (inConfigs ? "in configs/" : "at the top level") +
                                     "; pick another to use it";
+        if (usable.size() < c.candidates.size())
+            c.reason += " (tool configuration such as benchmarks.yml is not chosen by default)";
         c.reason += staleNote;
         return c;
     }

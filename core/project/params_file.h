@@ -4,8 +4,11 @@
 // checks, flow), so that they never disagree about the file they read:
 //   1. an explicit choice for this call (the CLI's --params),
 //   2. else the choice the user saved with the project (PROJECT/.portolan/params-file),
-//   3. else the default: configs/params.yaml, params.yaml, const.yaml, then the first YAML file
-//      under configs/ by name, then the first YAML file at the top level by name.
+//   3. else the default: the YAML file the project's own top-level code names in a string literal
+//      (`config_file = "./configs.yml"`: what its entry point reads), then configs/params.yaml,
+//      params.yaml, const.yaml, then the first YAML file under configs/ by name, then the first
+//      at the top level by name. Tool configuration (a benchmark runner's benchmarks.yml, CI,
+//      documentation, environments) is offered but never the default.
 // The default never depends on directory order. Many real projects have several configs (the
 // Model Zoo's BERT has 15 and no params.yaml), so the default is only a starting point: the user
 // picks one and the pick is saved.

@@ -495,6 +495,10 @@ private slots:
         QTest::addRow("original") << "sample:mnist-mlp-original"
                                   << ""
                                   << "--depth";
+        // The Trainer YAML's model keys lead to the config class's fields and the model.
+        QTest::addRow("trainer") << "project:trainer-mlp"
+                                 << "Trainer (trainer.init / fit)"
+                                 << "MLPModelConfig.hidden_sizes";
     }
     void flowGraph()
     {

@@ -1,6 +1,7 @@
 // The one rule for a project's params file: conventional names first, then the first YAML file of
 // configs/ by name (never the file system's order), the user's saved choice over the default, and
 // an explicit --params over both. Checked on temporary projects and on real corpus layouts.
+#include "core/common/atomic_file.h"
 #include "core/project/params_file.h"
 
 #include <QTemporaryDir>
@@ -59,6 +60,46 @@ private slots:
             << "default";
         QTest::addRow("no YAML at all") << QStringList{"README.md"} << ""
                                         << "none";
+        // A benchmark runner's file (Graphcore applications) is never the default.
+        QTest::addRow("benchmarks.yml is a tool's")
+            << QStringList{"benchmarks.yml", "model_configs.yml"} << "model_configs.yml"
+            << "default";
+        QTest::addRow("only tool configuration")
+            << QStringList{"benchmarks.yml", "environment.yml"} << ""
+            << "none";
+    }
+
+    // The YAML file the project's own code names wins over the conventions and the order by
+    // name: it is what the entry point reads.
+    void namedByCode_data()
+    {
+        QTest::addColumn<QString>("code");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("module-level default") << "config_file = \"./settings.yml\"\n"
+                                              << "settings.yml";
+        QTest::addRow("joined path") << "import os\ncfg = os.path.join(root, 'configs/b.yaml')\n"
+                                     << "configs/b.yaml";
+        QTest::addRow("argparse default")
+            << "p.add_argument('--config', default=\"configs/b.yaml\")\n"
+            << "configs/b.yaml";
+        QTest::addRow("a tool's file named in code stays out")
+            << "open('benchmarks.yml')\n"
+            << "configs/a.yaml";
+    }
+    void namedByCode()
+    {
+        QFETCH(QString, code);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        for (const char* f : {"configs/a.yaml", "configs/b.yaml", "settings.yml", "benchmarks.yml"})
+            touch(root / f);
+        QVERIFY(!writeFileAtomically(root / "train.py", code.toStdString()));
+        const ParamsFileChoice c = paramsFileFor(root);
+        QCOMPARE(QString::fromStdString(c.path), expected);
+        QCOMPARE(c.source, ParamsSource::Default);
+        if (expected != "configs/a.yaml")
+            QVERIFY2(c.reason.find("train.py:") != std::string::npos, c.reason.c_str());
     }
     void defaultRule()
     {

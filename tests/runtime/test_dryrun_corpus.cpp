@@ -140,6 +140,13 @@ void TestDryRunCorpus::project_data()
     row("cerebras-pt-gptj", {}, "", "dryrun.needs-modelzoo", "modelzoo.transformers");
     row("cerebras-pt-t5", {}, "", "dryrun.needs-modelzoo", "modelzoo.transformers");
     row("cerebras-pt-unet", {}, "", "dryrun.needs-modelzoo", "modelzoo.vision");
+    // The cstorch generation (R2.1): shared Model Zoo code the folder does not carry.
+    row("cerebras-pt2-gpt2", {}, "", "dryrun.needs-modelzoo", "modelzoo.transformers");
+    row("cerebras-pt2-dit", {}, "", "dryrun.needs-modelzoo", "modelzoo.common");
+    // The Trainer generation (R2.10): typed configs need pydantic 2 and torch 2, which Debian 12
+    // does not ship; a model folder without a Trainer YAML says what to give.
+    row("cerebras-trainer-fc-mnist", {}, "", "dryrun.needs-newer-torch", "pydantic");
+    row("cerebras-trainer-gpt2", {}, "", "dryrun.no-config", "--params");
     // Graphcore PopTorch tutorials.
     row("graphcore-mixed-precision", {}, "", "completed", "");
     row("graphcore-efficient-data-loading", {}, "", "completed", "");
@@ -150,6 +157,10 @@ void TestDryRunCorpus::project_data()
     // is refitted to the options (a batch-shrunk warning); octconv needs PopART.
     row("graphcore-mnist", {}, "", "completed", "");
     row("graphcore-octconv", {}, "", "dryrun.missing-package", "popart");
+    // Graphcore applications (SDK 3.x): packages Debian 12 does not have.
+    row("graphcore-app-gpt2", {}, "", "dryrun.missing-package", "wandb");
+    row("graphcore-app-vit", {}, "", "dryrun.missing-package", "transformers");
+    row("graphcore-app-swin", {}, "", "dryrun.missing-package", "popdist");
     // Determined PyTorchTrial examples, driven like `det e create --local --test`.
     row("determined-mnist", {}, "", "completed", "");
     row("determined-cifar10", {}, "", "completed", "");

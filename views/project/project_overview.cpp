@@ -2,6 +2,9 @@
 
 #include "views/common/diagnostics_model.h"
 
+#include "core/analysis/analysis.h"
+#include "core/analysis/port_scope.h"
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
@@ -26,6 +29,10 @@ ProjectOverview::ProjectOverview(QWidget* parent) : QWidget(parent)
     m_skipped->setWordWrap(true);
     m_skipped->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_skipped->setObjectName(QStringLiteral("skippedSummary"));
+    m_notPort = new QLabel(this);
+    m_notPort->setWordWrap(true);
+    m_notPort->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_notPort->setObjectName(QStringLiteral("notPortSummary"));
     m_watchNote = new QLabel(this);
     m_watchNote->setWordWrap(true);
     m_watchNote->setObjectName(QStringLiteral("watchNote"));
@@ -43,6 +50,7 @@ ProjectOverview::ProjectOverview(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_skipped);
     layout->addWidget(m_watchNote);
     layout->addWidget(m_flavour);
+    layout->addWidget(m_notPort);
     m_diagnosticsHeading = new QLabel(this);
     m_diagnosticsHeading->setObjectName(QStringLiteral("diagnosticsHeading"));
     layout->addWidget(m_diagnosticsHeading);
@@ -60,7 +68,7 @@ void ProjectOverview::updateHeadings()
     const int n = m_model->rowCount();
     m_diagnosticsHeading->setText(n == 0 ? tr("Diagnostics: none")
                                          : tr("Diagnostics (%1)").arg(QLocale().toString(n)));
-    for (QLabel* note : {m_skipped, m_watchNote, m_flavour})
+    for (QLabel* note : {m_skipped, m_watchNote, m_flavour, m_notPort})
         note->setVisible(!note->text().isEmpty());
 }
 
@@ -71,6 +79,7 @@ void ProjectOverview::clear()
                           "window, or pick one from File > Open Recent."));
     m_flavour->clear();
     m_skipped->clear();
+    m_notPort->clear();
     m_watchNote->clear();
     m_model->setDiagnostics({});
 }
@@ -86,11 +95,30 @@ void ProjectOverview::showWatched(int watched, int watchable)
     updateHeadings();
 }
 
-void ProjectOverview::showAnalysis(const QString& flavour,
-                                   const std::vector<Diagnostic>& diagnostics)
+void ProjectOverview::showAnalysis(const analysis::ProjectAnalysis& a)
 {
-    m_flavour->setText(tr("Detected: <b>%1</b>").arg(flavour.toHtmlEscaped()));
-    m_model->setDiagnostics(diagnostics);
+    QString flavour =
+        tr("Detected: <b>%1</b>").arg(QString::fromStdString(a.flavour.summary()).toHtmlEscaped());
+    if (a.flavour.apiGeneration != analysis::ApiGeneration::None)
+        flavour += QStringLiteral(" · ") +
+                   QString::fromStdString(std::string(analysis::apiGenerationName(
+                                              a.flavour.apiGeneration)))
+                       .toHtmlEscaped();
+    m_flavour->setText(flavour);
+    // The checks treat these as notes at most; say which and why, so that a quiet test folder
+    // does not read as checked.
+    std::vector<std::string> paths;
+    for (const auto& f : a.python)
+        paths.push_back(f.path);
+    QStringList notPort;
+    for (const std::string& line : analysis::describeOutsidePort(paths))
+        notPort << QString::fromStdString(line).toHtmlEscaped();
+    m_notPort->setText(notPort.isEmpty()
+                           ? QString()
+                           : tr("<b>Not checked as the port</b> (findings there are notes at "
+                                "most)<br>• %1")
+                                 .arg(notPort.join(QStringLiteral("<br>• "))));
+    m_model->setDiagnostics(a.diagnostics);
 }
 
 void ProjectOverview::showLoading(const QString& folder)
@@ -99,6 +127,7 @@ void ProjectOverview::showLoading(const QString& folder)
     m_summary->setText(tr("Reading the project…"));
     m_flavour->clear();
     m_skipped->clear();
+    m_notPort->clear();
     m_watchNote->clear();
     m_model->setDiagnostics({});
 }

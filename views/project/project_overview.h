@@ -5,6 +5,10 @@
 #include <QWidget>
 
 class QLabel;
+
+namespace portolan::analysis {
+struct ProjectAnalysis;
+}
 class QTableView;
 
 namespace portolan::views {
@@ -19,9 +23,10 @@ public:
     explicit ProjectOverview(QWidget* parent = nullptr);
 
     void showScan(const ProjectScan& scan);
-    // Replaces the diagnostics with the analysis' (walk, syntax and YAML errors) and names the
-    // detected flavour.
-    void showAnalysis(const QString& flavour, const std::vector<Diagnostic>& diagnostics);
+    // Names the detected flavour (and Cerebras API generation), lists the files not checked as
+    // the port (tests, vendored code) and replaces the diagnostics with the analysis' (walk,
+    // syntax and YAML errors).
+    void showAnalysis(const analysis::ProjectAnalysis& analysis);
     void showLoading(const QString& folder);
     // Says when only some of the project's files are watched for changes (AnalysisRunner).
     void showWatched(int watched, int watchable);
@@ -36,6 +41,7 @@ private:
     QLabel* m_summary = nullptr;
     QLabel* m_flavour = nullptr;
     QLabel* m_skipped = nullptr; // what the walk left out, by reason
+    QLabel* m_notPort = nullptr; // files read but not checked as the port (tests, vendored)
     QLabel* m_watchNote = nullptr;
     QLabel* m_diagnosticsHeading = nullptr; // "Diagnostics (N)", or "none"
     QTableView* m_table = nullptr;
