@@ -178,8 +178,14 @@ void detectApiGeneration(const ProjectAnalysis& a, FlavourReport& r)
     }
     r.apiGeneration = best;
     // The guide follows the generation; the layers guide stays the runner's companion.
-    if (best != ApiGeneration::Runner)
+    if (best != ApiGeneration::Runner) {
+        const bool changed = r.suggestedGuide != guideIdFor(best);
         r.suggestedGuide = std::string(guideIdFor(best));
+        if (changed && !cerebrasTorch)
+            r.suggestionReason += "; the port follows the " +
+                                  std::string(apiGenerationName(best)) +
+                                  ", Cerebras' current generation";
+    }
 }
 
 } // namespace portolan::analysis

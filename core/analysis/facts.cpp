@@ -492,9 +492,14 @@ private:
         // What the vendor calls on the project's behalf.
         m_out.reachable = closure(starts, {});
         // The program: that, plus the scripts that hand over to the vendor (the functions with
-        // vendor calls and the module-level code of their files).
+        // hand-over calls and the module-level code of their files).
         std::vector<std::pair<int, int>> scripts;
         for (const auto& vc : m_out.vendorCalls) {
+            // Only a hand-over makes a script part of the program (a call that gives the vendor
+            // the model, the data or the trial); a data-preparation script that merely loads a
+            // checkpoint with the vendor's loader is not the training path.
+            if (!vc.api || vc.api->roles.empty())
+                continue;
             scripts.emplace_back(vc.file, idx(vc.file).calls[std::size_t(vc.call)].function);
             scripts.emplace_back(vc.file, ModuleLevel);
         }

@@ -326,7 +326,7 @@ static FlavourReport detectFrameworkFlavour(const ProjectAnalysis& a)
     } else {
         r.suggestedGuide = "cerebras-pytorch";
         r.suggestionReason =
-            "a plain PyTorch model with a hand-written loop, which the Cerebras runner replaces";
+            "a plain PyTorch model with a hand-written loop, which the Cerebras Model Zoo replaces";
     }
     return r;
 }

@@ -70,7 +70,8 @@ private slots:
 
     void checkTextShowsDiffs()
     {
-        const Run r = cli({"check", sample("alphabet-transformer-original"), "--diff"});
+        const Run r = cli({"check", sample("alphabet-transformer-original"), "--target",
+                           "cerebras-layers", "--diff"});
         QCOMPARE(r.code, 1);
         QVERIFY(r.out.contains("--- a/model.py"));
         QVERIFY(r.out.contains(
