@@ -140,6 +140,107 @@ Partition partitionMinMax(const std::vector<double>& cost, const std::vector<std
     return r;
 }
 
+bool overCapacity(const std::vector<StageFill>& fill)
+{
+    return std::any_of(fill.begin(), fill.end(), [](const StageFill& f) { return f.peak > 1; });
+}
+
+namespace {
+
+// How far a split is from fitting: stages over capacity, then their total overflow.
+struct Overflow
+{
+    int stages = 0;
+    double amount = 0;
+    bool operator<(const Overflow& o) const
+    {
+        return stages != o.stages ? stages < o.stages : amount < o.amount * (1 - 1e-12);
+    }
+};
+
+Overflow overflowOf(const std::vector<StageFill>& fill)
+{
+    Overflow o;
+    for (const auto& f : fill)
+        if (f.peak > 1) {
+            ++o.stages;
+            o.amount += f.peak - 1;
+        }
+    return o;
+}
+
+double bottleneckOf(const std::vector<double>& cost, const std::vector<int>& starts)
+{
+    double b = 0;
+    for (double c : stageCosts(cost, starts))
+        b = std::max(b, c);
+    return b;
+}
+
+} // namespace
+
+MemoryRepair repairPartitionMemory(const std::vector<double>& cost, std::vector<int> starts,
+                                   const StageMeasure& measure, int maxMoves)
+{
+    MemoryRepair r;
+    const int stages = int(starts.size()) - 1;
+    if (maxMoves <= 0)
+        maxMoves = 4 * int(cost.size()) + 4;
+    r.fill = measure(starts);
+    ++r.measured;
+    r.starts = std::move(starts);
+    if (stages < 2)
+        return r;
+    Overflow now = overflowOf(r.fill);
+    while (now.stages > 0 && r.moves < maxMoves) {
+        // Candidates: a boundary of a stage over capacity moved by one item, away from it.
+        std::vector<std::pair<int, int>> moves; // (boundary index in starts, +1 or -1)
+        for (int s = 0; s < stages; ++s) {
+            if (r.fill[std::size_t(s)].peak <= 1)
+                continue;
+            const int len = r.starts[std::size_t(s) + 1] - r.starts[std::size_t(s)];
+            if (len < 2)
+                continue;
+            if (s > 0)
+                moves.push_back({s, +1}); // its first item to the stage before
+            if (s + 1 < stages)
+                moves.push_back({s + 1, -1}); // its last item to the stage after
+        }
+        std::sort(moves.begin(), moves.end());
+        moves.erase(std::unique(moves.begin(), moves.end()), moves.end());
+        std::vector<int> best;
+        std::vector<StageFill> bestFill;
+        Overflow bestOver = now;
+        double bestTime = 0;
+        for (const auto& [b, d] : moves) {
+            std::vector<int> cand = r.starts;
+            cand[std::size_t(b)] += d;
+            if (cand[std::size_t(b)] <= cand[std::size_t(b) - 1] ||
+                cand[std::size_t(b)] >= cand[std::size_t(b) + 1])
+                continue;
+            auto fill = measure(cand);
+            ++r.measured;
+            const Overflow o = overflowOf(fill);
+            const double time = bottleneckOf(cost, cand);
+            const bool better =
+                o < bestOver || (!best.empty() && !(bestOver < o) && time < bestTime);
+            if (better && o < now) {
+                best = std::move(cand);
+                bestFill = std::move(fill);
+                bestOver = o;
+                bestTime = time;
+            }
+        }
+        if (best.empty())
+            break; // no single move lowers the overflow, so none removes it
+        r.starts = std::move(best);
+        r.fill = std::move(bestFill);
+        now = bestOver;
+        ++r.moves;
+    }
+    return r;
+}
+
 std::vector<double> stageCosts(const std::vector<double>& cost, const std::vector<int>& starts)
 {
     std::vector<double> out;
