@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <yaml-cpp/yaml.h>
@@ -619,7 +620,9 @@ std::vector<StageFill> ipuFill(const IpuProfile& prof, std::int64_t ipuBytes)
 
 std::string percent(double v)
 {
-    return std::to_string(int(std::lround(100 * v))) + "%";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
+    return buf;
 }
 
 // The items the automatic split cuts between (layers, or ops when there are fewer layers than
@@ -790,10 +793,11 @@ AutomaticSplit splitAutomatically(const graph::OpGraph& g, const targets::Target
             out.notes.push_back(
                 {Severity::Info,
                  "compile.memory-repair",
-                 "the time-balanced split left an IPU over capacity (fullest tile per IPU: " + was +
-                     "); " + std::to_string(repaired.moves) + " single-" +
+                 "memory-aware split: the time-balanced split left an IPU over capacity "
+                 "(fullest tile per IPU: " +
+                     was + "); after " + std::to_string(repaired.moves) + " single-" +
                      (items.unit == "ops" ? "op" : "layer") + " move" +
-                     (repaired.moves == 1 ? "" : "s") + " across IPU boundaries give " + now,
+                     (repaired.moves == 1 ? "" : "s") + " across IPU boundaries: " + now,
                  {}});
         }
     }

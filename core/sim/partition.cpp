@@ -147,25 +147,37 @@ bool overCapacity(const std::vector<StageFill>& fill)
 
 namespace {
 
-// How far a split is from fitting: stages over capacity, then their total overflow.
+// How far a split is from fitting: its fullest stage, then the total overflow of the stages
+// over capacity. A split where everything fits has the lowest worst (at most 1) of any split
+// where something does not, so a move that removes the overflow always wins; and the worst
+// stage never grows, so a split that cannot be fixed ends balanced in memory instead of piled
+// onto one IPU.
 struct Overflow
 {
     int stages = 0;
+    double worst = 0;
     double amount = 0;
     bool operator<(const Overflow& o) const
     {
-        return stages != o.stages ? stages < o.stages : amount < o.amount * (1 - 1e-12);
+        const double eps = 1e-12;
+        if (worst < o.worst * (1 - eps))
+            return true;
+        if (o.worst < worst * (1 - eps))
+            return false;
+        return amount < o.amount * (1 - eps) - eps;
     }
 };
 
 Overflow overflowOf(const std::vector<StageFill>& fill)
 {
     Overflow o;
-    for (const auto& f : fill)
+    for (const auto& f : fill) {
+        o.worst = std::max(o.worst, f.peak);
         if (f.peak > 1) {
             ++o.stages;
             o.amount += f.peak - 1;
         }
+    }
     return o;
 }
 

@@ -31,11 +31,12 @@ Partition partitionMinMax(const std::vector<double>& cost, const std::vector<std
 // (plan temporaries, code, the fullest tile). So the split the first phase returns can leave
 // one stage over capacity while others have room. The repair measures each stage of a split
 // with `measure` and moves single items across the boundaries of the stages that are over, one
-// at a time, taking the move that most lowers (stages over, total overflow) and, between equal
-// ones, the lowest time bottleneck; it stops when nothing is over or no single move helps.
-// Guarantee: when it returns a split with a stage over capacity, no single-item move (any
-// boundary by one item) brings every stage within capacity. Contiguity and "every stage at
-// least one item" are kept.
+// at a time, taking the move that most lowers (the fullest stage, then the total overflow) and,
+// between equal ones, the lowest time bottleneck; it stops when nothing is over or no single
+// move helps. Guarantee, for measures where a stage never needs less memory for holding more
+// items: when it returns a split with a stage over capacity, no single-item move (any boundary
+// by one item) brings every stage within capacity. Contiguity and "every stage at least one
+// item" are kept.
 struct StageFill
 {
     double peak = 0; // the stage's fullest place against its capacity: over capacity when > 1
