@@ -777,7 +777,23 @@ AutomaticSplit splitAutomatically(const graph::OpGraph& g, const targets::Target
             first = std::move(r);
         return fill;
     };
-    const MemoryRepair repaired = repairPartitionMemory(cost, part.starts, measure);
+    // When the IPUs together are over capacity (their fullest tiles average more than a tile),
+    // no split fits: the repair is skipped (it costs a simulation a move).
+    const auto firstFill = measure(part.starts);
+    double sumPeak = 0;
+    for (const auto& f : firstFill)
+        sumPeak += f.peak;
+    const bool hopeless = sumPeak > 1.02 * double(p);
+    const MemoryRepair repaired =
+        hopeless
+            ? MemoryRepair{part.starts, firstFill, 0, 1}
+            : repairPartitionMemory(cost, part.starts, [&, once = true](const auto& st) mutable {
+                  if (once && st == part.starts) {
+                      once = false;
+                      return firstFill;
+                  }
+                  return measure(st);
+              });
     if (repaired.moves == 0 && first) {
         out.result = std::move(*first);
     } else {

@@ -30,13 +30,13 @@ Partition partitionMinMax(const std::vector<double>& cost, const std::vector<std
 // stages of a pipeline stash the most micro-batches) and on what only the whole stage shows
 // (plan temporaries, code, the fullest tile). So the split the first phase returns can leave
 // one stage over capacity while others have room. The repair measures each stage of a split
-// with `measure` and moves single items across the boundaries of the stages that are over, one
-// at a time, taking the move that most lowers (the fullest stage, then the total overflow) and,
-// between equal ones, the lowest time bottleneck; it stops when nothing is over or no single
-// move helps. Guarantee, for measures where a stage never needs less memory for holding more
-// items: when it returns a split with a stage over capacity, no single-item move (any boundary
-// by one item) brings every stage within capacity. Contiguity and "every stage at least one
-// item" are kept.
+// with `measure` and moves single items across the boundaries of the stages that are over
+// (the fullest first), one at a time, taking the move that most lowers (the fullest
+// stage, then the total overflow) and, between equal ones, the lowest time bottleneck; it stops
+// when nothing is over or no single move helps. Guarantee, for measures where a stage never needs
+// less memory for holding more items: when it returns a split with a stage over capacity, no
+// single-item move (any boundary by one item) brings every stage within capacity. Contiguity and
+// "every stage at least one item" are kept.
 struct StageFill
 {
     double peak = 0; // the stage's fullest place against its capacity: over capacity when > 1
@@ -55,10 +55,13 @@ struct MemoryRepair
 bool overCapacity(const std::vector<StageFill>& fill);
 
 // `starts` is a split of `cost.size()` items as partitionMinMax returns it; `maxMoves` bounds
-// the work (0: 4 x items, more than any repair needs since each move strictly lowers the
-// overflow).
+// the moves (0: 2 x stages + 8); past it, the candidates are still measured once and a move
+// that removes the overflow is still taken. `maxMeasured` bounds the measurements made while
+// several stages are over (then no single move can fix the split: best effort). Neither bound
+// weakens the guarantee above.
 MemoryRepair repairPartitionMemory(const std::vector<double>& cost, std::vector<int> starts,
-                                   const StageMeasure& measure, int maxMoves = 0);
+                                   const StageMeasure& measure, int maxMoves = 0,
+                                   int maxMeasured = 6);
 
 // Stage costs and memory of a given partition.
 std::vector<double> stageCosts(const std::vector<double>& cost, const std::vector<int>& starts);
