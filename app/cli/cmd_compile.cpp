@@ -58,6 +58,7 @@ struct CompileCliOptions
     std::string recomputePerStage; // "0,1,1,1"
     int serialization = 1;
     bool sharded = false;
+    std::string firstOrderMomentum = "fp32";
     bool halfPartials = false;
     int ioTiles = 0;
     std::string autoGoal; // "", fewest-ipus, throughput
@@ -194,6 +195,7 @@ int runCompile(const CompileCliOptions& o)
     t.availableMemoryProportion = o.amp;
     t.serializationFactor = o.serialization;
     t.replicatedTensorSharding = o.sharded;
+    t.halfFirstOrderMomentum = *sim::momentumTypeFromName(o.firstOrderMomentum);
     t.halfPartials = o.halfPartials;
     t.ioTiles = o.ioTiles;
     std::string stageError;
@@ -370,6 +372,10 @@ Subcommand registerCompile(CLI::App& root)
         ->check(CLI::Range(1, 64));
     cmd->add_flag("--replicated-tensor-sharding", o->sharded,
                   "Shard the optimizer state across the replicas");
+    cmd->add_option("--first-order-momentum", o->firstOrderMomentum,
+                    "Type of the optimizer's first-order momentum (Adam/LAMB first moment, SGD "
+                    "velocity): fp32, or fp16 as PopTorch's first_order_momentum_accum_type")
+        ->check(CLI::IsMember({"fp32", "fp16"}));
     cmd->add_flag("--half-partials", o->halfPartials, "Matmul partials in fp16");
     cmd->add_option("--io-tiles", o->ioTiles, "Tiles per IPU kept for host I/O")
         ->check(CLI::Range(0, 1024));

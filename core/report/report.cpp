@@ -57,6 +57,7 @@ json optionsJson(const CompileOptions& o)
             {"available_memory_proportion", t.availableMemoryProportion},
             {"half_partials", t.halfPartials},
             {"replicated_tensor_sharding", t.replicatedTensorSharding},
+            {"first_order_momentum", momentumTypeName(t.halfFirstOrderMomentum)},
             {"serialization_factor", t.serializationFactor},
             {"io_tiles", t.ioTiles},
             {"available_memory_proportion_per_stage", t.availableMemoryProportionPerStage},
@@ -84,6 +85,8 @@ CompileOptions optionsFrom(const json& j)
     t.availableMemoryProportion = j.value("available_memory_proportion", 0.6);
     t.halfPartials = j.value("half_partials", false);
     t.replicatedTensorSharding = j.value("replicated_tensor_sharding", false);
+    t.halfFirstOrderMomentum =
+        momentumTypeFromName(j.value("first_order_momentum", std::string("fp32"))).value_or(false);
     t.serializationFactor = j.value("serialization_factor", 1);
     t.ioTiles = j.value("io_tiles", 0);
     t.availableMemoryProportionPerStage =

@@ -28,6 +28,8 @@ std::string describeOptions(const CompileOptions& o)
         s += ", optimizer state off chip";
     if (t.replicatedTensorSharding)
         s += ", sharded state";
+    if (t.halfFirstOrderMomentum && optimizerSlots(t.optimizer) > 0)
+        s += ", fp16 first-order momentum";
     if (t.serializationFactor > 1)
         s += ", embedding serialized x" + std::to_string(t.serializationFactor);
     if (t.halfPartials)
@@ -63,6 +65,13 @@ Result<AutoResult> findFittingConfiguration(const graph::OpGraph& g, const targe
     const bool hasState = optimizerSlots(bt.optimizer) > 0 || bt.precision == Precision::Mixed;
     const auto vocab = vocabularyOps(g, ipuModelConstants().vocabularyMinRows);
     const bool hasVocabulary = std::find(vocab.begin(), vocab.end(), true) != vocab.end();
+    // Only what the target can do: no state off chip without streaming memory (IPU Mk1).
+    const bool offChipOk = canKeepStateOffChip(t);
+    if (!cs && !offChipOk && bt.optimizerOffChip) {
+        bt.optimizerOffChip = false;
+        out.pruned.push_back(t.name + " has no streaming memory (" + t.file.filename().string() +
+                             "): optimizer state stays on chip");
+    }
 
     std::vector<int> micro; // the micro-batches that divide the batch, largest first
     for (int m = bt.microBatch; m >= 1; m /= 2)
@@ -102,7 +111,7 @@ Result<AutoResult> findFittingConfiguration(const graph::OpGraph& g, const targe
     const auto frugalSavers = [&](CompileOptions& o) {
         if (cs || o.training.inference)
             return;
-        o.training.optimizerOffChip = hasState;
+        o.training.optimizerOffChip = hasState && offChipOk;
         o.training.replicatedTensorSharding = hasState && o.training.replicas > 1;
         o.training.serializationFactor = hasVocabulary ? 8 : 1;
         o.training.halfPartials = o.training.precision != Precision::Fp32;

@@ -96,6 +96,11 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
     auto r = simulate(g, t, o);
     if (!r)
         return r;
+    // A result either fits or does not: an error of the compilation itself (a mode or an option
+    // the target does not support, state that overflows streaming memory) is never a fit.
+    for (const auto& d : r.value->diagnostics)
+        if (d.severity == Severity::Error && d.code.rfind("compile.", 0) == 0)
+            r.value->fits = false;
     if (r.value->ipu) {
         // Reports name their system, whichever front end saved them.
         const int ipus = o.ipus * std::max(1, o.training.replicas);

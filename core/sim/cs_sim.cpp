@@ -122,9 +122,17 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
     for (const auto& gr : groups)
         need += gr.memory;
     const double params = double(g.totalParams());
+    // The published limit of layer-pipelined execution: the target's (cs-2.yaml), else the
+    // built-in figure (the same README).
+    const double pipelinedMax =
+        t.cs.layerPipelinedMaxParams > 0 ? t.cs.layerPipelinedMaxParams : k.layerPipelinedMaxParams;
+    const std::string pipelinedSource = !t.cs.layerPipelinedSource.empty()
+                                            ? t.cs.layerPipelinedSource
+                                            : std::string("Cerebras Model Zoo README (R_1.6.0)");
+    bool supported = true;
     std::string mode = o.csMode;
     if (mode.empty()) {
-        const bool small = params < k.layerPipelinedMaxParams;
+        const bool small = params < pipelinedMax;
         const bool holds = double(need) < t.cs.sramBytes;
         mode = small && holds ? "layer-pipelined" : "weight-streaming";
         char buf[64];
@@ -136,10 +144,23 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
                                  " B) but the layers need more than the wafer's SRAM: weight "
                                  "streaming")
                   : std::string(buf) +
-                        " B parameters: over the ~1 B that layer-pipelined execution holds "
-                        "(Model Zoo README, R_1.6.0): weight streaming";
+                        " B parameters: over the ~1 B that layer-pipelined execution holds (" +
+                        pipelinedSource + "): weight streaming";
     } else {
         prof.modeReason = "chosen by the user";
+        if (mode == "layer-pipelined" && params >= pipelinedMax) {
+            // Cerebras runs models of this size in weight streaming only: not a memory question.
+            supported = false;
+            char buf[160];
+            std::snprintf(buf, sizeof buf,
+                          "layer-pipelined execution is not supported for %.3g B parameters: it "
+                          "holds models under %.3g B (",
+                          params / 1e9, pipelinedMax / 1e9);
+            const std::string why = buf + pipelinedSource + "); run it in weight-streaming mode";
+            prof.modeReason += "; " + why;
+            r.diagnostics.push_back(
+                {Severity::Error, "compile.cs-mode-unsupported", why, {t.file.string()}});
+        }
     }
     prof.mode = mode;
 
@@ -315,6 +336,7 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
         r.fits = micro >= 1 && double(offWafer) <= t.cs.externalMemoryBytes;
         r.peakBytes = prof.onWaferBytes;
     }
+    r.fits = r.fits && supported;
     r.capacityBytes = prof.sramBytes;
     r.samplesPerSecond = prof.samplesPerSecond * std::max(1, c.replicas);
     r.cs = std::move(prof);

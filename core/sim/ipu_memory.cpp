@@ -125,7 +125,13 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
         }
         if (c.gradAccum > 1)
             o.accumulators = params * cb;
-        const std::int64_t state = params * slots * k.optimizerStateBytes / shards;
+        // fp16 first-order momentum: one of the slots in half precision (PopTorch
+        // first_order_momentum_accum_type / velocity_accum_type).
+        const std::int64_t stateBytesPerParam =
+            slots * k.optimizerStateBytes - (c.halfFirstOrderMomentum && slots > 0
+                                                 ? k.optimizerStateBytes - k.halfMomentumBytes
+                                                 : 0);
+        const std::int64_t state = params * stateBytesPerParam / shards;
         const std::int64_t masters = c.precision == Precision::Mixed ? params * 4 / shards : 0;
         if (!c.optimizerOffChip) {
             o.optimizerState = state;

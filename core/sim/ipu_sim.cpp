@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <yaml-cpp/yaml.h>
 
 namespace portolan::sim {
@@ -100,6 +102,9 @@ Result<IpuModelConstants> loadIpuModelConstants(const std::filesystem::path& fil
         k.elementwiseEfficiency = getDouble(m, "elementwise_efficiency", k.elementwiseEfficiency);
         k.usableFraction = getDouble(m, "usable_fraction", k.usableFraction);
         k.optimizerStateBytes = getInt(m, "optimizer_state_bytes", k.optimizerStateBytes);
+        k.halfMomentumBytes = getInt(m, "half_first_order_momentum_bytes", k.halfMomentumBytes);
+        k.offChipWeightsInFlight =
+            int(getInt(m, "offchip_state_weights_in_flight", k.offChipWeightsInFlight));
         k.partialsBytes = getInt(m, "partials_bytes", k.partialsBytes);
         k.vocabularyMinRows = getInt(m, "vocabulary_min_rows", k.vocabularyMinRows);
         k.source = file.string();
@@ -185,95 +190,27 @@ void ipuOpCosts(const graph::OpGraph& g, const targets::Target& t, const Compile
     }
 }
 
-Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target& t,
-                                  const CompileOptions& o, const IpuModelConstants& k)
+namespace {
+
+// Steps 2 to 5 for one placement: variables, liveness, tiles, cycles and the schedule. The
+// graph is not copied into the result (the automatic split measures many placements).
+Result<CompileResult> simulatePlacement(const graph::OpGraph& g, const targets::Target& t,
+                                        const CompileOptions& o, const IpuModelConstants& k,
+                                        const Placement& placement, IpuProfile prof,
+                                        std::vector<Diagnostic> diagnostics)
 {
     CompileResult r;
     r.options = o;
     r.targetName = t.name;
     r.targetKind = "ipu";
-    r.graph = g;
-    r.diagnostics = g.diagnostics;
+    r.diagnostics = std::move(diagnostics);
     const auto& c = o.training;
     const int p = std::max(1, o.ipus);
     const int n = int(g.ops.size());
-    if (n == 0)
-        return Result<CompileResult>::fail(
-            {Severity::Error, "compile.empty", "the model has no ops to compile", {}});
     const int tiles = t.ipu.tiles;
     const int ioTiles = std::clamp(c.ioTiles, 0, tiles - 1);
     const int computeTiles = tiles - ioTiles;
-    const std::int64_t ipuBytes = std::int64_t(computeTiles) * t.ipu.tileMemoryBytes;
-
-    // 1. Placement: the user's split, or the exact min-max partition under the memory cap.
-    IpuProfile prof;
-    Placement placement;
-    if (!o.split.empty()) {
-        auto placed = placeSplit(g, LayerSplit(o.split), p);
-        if (!placed)
-            return Result<CompileResult>::fail(placed.error);
-        placement = std::move(*placed.value);
-        prof.splitSource = "user";
-        prof.splitUnit = placement.unit;
-    } else {
-        std::vector<double> cost;
-        std::vector<std::int64_t> memory;
-        ipuOpCosts(g, t, o, k, cost, memory);
-        // Cut between layers when there are enough of them, as PopTorch's BeginBlock does: a
-        // cut inside a layer would stash a mid-layer tensor (attention scores) per micro-batch.
-        std::vector<int> itemStart{0}; // first op of each item
-        for (int i = 1; i < n; ++i)
-            if (g.ops[std::size_t(i)].layer != g.ops[std::size_t(i - 1)].layer)
-                itemStart.push_back(i);
-        const bool byLayer = int(itemStart.size()) >= p;
-        if (byLayer) {
-            itemStart.push_back(n);
-            std::vector<double> layerCost(itemStart.size() - 1, 0);
-            std::vector<std::int64_t> layerMemory(itemStart.size() - 1, 0);
-            for (std::size_t l = 0; l + 1 < itemStart.size(); ++l)
-                for (int i = itemStart[l]; i < itemStart[l + 1]; ++i) {
-                    layerCost[l] += cost[std::size_t(i)];
-                    layerMemory[l] += memory[std::size_t(i)];
-                }
-            cost = std::move(layerCost);
-            memory = std::move(layerMemory);
-        }
-        auto part =
-            partitionMinMax(cost, memory, p, std::int64_t(double(ipuBytes) * k.usableFraction));
-        if (!part.feasible) {
-            // It does not fit anyway: balance memory, the best chance there is, and let the
-            // tiles show the overflow.
-            std::vector<double> bytes(memory.begin(), memory.end());
-            part = partitionMinMax(bytes, memory, p, 0);
-            r.diagnostics.push_back(
-                {Severity::Warning,
-                 "compile.no-memory-split",
-                 "no split keeps every stage under " + std::to_string(int(k.usableFraction * 100)) +
-                     "% of IPU memory; the split balances memory instead of time",
-                 {}});
-        }
-        if (!part.feasible)
-            return Result<CompileResult>::fail({Severity::Error, "compile.split", part.reason, {}});
-        if (byLayer)
-            for (int& start : part.starts)
-                start = itemStart[std::size_t(start)];
-        placement = placementFromStarts(part.starts);
-        prof.splitSource = "automatic";
-    }
     const int stageCount = int(placement.stages.size());
-    // Per-IPU settings: one value per IPU of a replica, as Graphcore's matmul_proportion lists
-    // give them (a stage is an IPU's share of the model; the head may be a stage of its own on
-    // an IPU that holds others).
-    for (const auto& [count, what] :
-         {std::pair{c.availableMemoryProportionPerStage.size(), "available memory proportions"},
-          std::pair{c.recomputePerStage.size(), "recomputation settings"}})
-        if (count != 0 && int(count) != p)
-            return Result<CompileResult>::fail({Severity::Error,
-                                                "compile.stage-values",
-                                                std::to_string(count) + " per-IPU " + what +
-                                                    " for " + std::to_string(p) +
-                                                    " IPUs: give one per IPU",
-                                                {}});
     const std::vector<bool> vocabulary = vocabularyOps(g, k.vocabularyMinRows);
 
     // 2. Stages: variables, program steps and liveness.
@@ -353,6 +290,23 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         // guide, "Recomputation": the activations between checkpoints are recomputed in the
         // backward pass instead of stored), so it costs a second forward pass.
         const bool recompute = sc.recompute && !c.inference;
+        // State kept off chip comes on chip for its weight's update and goes back before the next
+        // weight's (PopART: RemoteLoad, VarUpdate, RemoteStore per weight), so only the largest
+        // `offChipWeightsInFlight` weights' state is on chip at once, not the stage's.
+        std::vector<bool> streamedNow(ops.size(), true);
+        if (c.optimizerOffChip && !c.inference) {
+            std::vector<std::pair<std::int64_t, std::size_t>> sizes;
+            for (std::size_t j = 0; j < ops.size(); ++j)
+                if (ops[j].updateTemp > 0)
+                    sizes.push_back({ops[j].updateTemp, j});
+            const std::size_t keep =
+                std::min(sizes.size(), std::size_t(std::max(1, k.offChipWeightsInFlight)));
+            std::partial_sort(sizes.begin(), sizes.begin() + std::ptrdiff_t(keep), sizes.end(),
+                              std::greater<>());
+            std::fill(streamedNow.begin(), streamedNow.end(), false);
+            for (std::size_t j = 0; j < keep; ++j)
+                streamedNow[sizes[j].second] = true;
+        }
         double flops = 0, contractionFlops = 0, exchangeBytes = 0, recomputeFlops = 0,
                recomputeContraction = 0;
         for (int i = first; i < end; ++i) {
@@ -376,7 +330,9 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
                 const std::int64_t lossGradient = i == n - 1 ? m.outputGradient : 0;
                 addVar(nm + "/backward", "temporary", false, i,
                        m.backwardTemp - lossGradient + m.recomputeStash, bwdStep(i), bwdStep(i));
-                addVar(nm + "/update", "temporary", false, i, m.updateTemp, updateStep, updateStep);
+                if (streamedNow[std::size_t(i - first)])
+                    addVar(nm + "/update", "temporary", false, i, m.updateTemp, updateStep,
+                           updateStep);
             }
             const double f =
                 (c.inference ? op.forwardFlops : op.forwardFlops + op.backwardFlops) * mb;
@@ -610,27 +566,340 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
     }
     prof.balance = slow > 0 ? fast / slow : 1;
 
-    if (c.optimizerOffChip && !c.inference) {
+    bool supported = true;
+    if (c.optimizerOffChip && !c.inference && !t.ipu.streamingMemory) {
+        // Not a memory figure: the target cannot do it (ipu-mk1.yaml streaming_memory: false).
+        supported = false;
+        r.diagnostics.push_back(
+            {Severity::Error,
+             "compile.no-streaming-memory",
+             t.name + " has no streaming memory, so optimizer state cannot be kept off chip (" +
+                 t.file.filename().string() + ": streaming_memory: false); keep it on chip",
+             {}});
+    } else if (c.optimizerOffChip && !c.inference) {
+        const int slots = optimizerSlots(c.optimizer);
+        const std::int64_t perParam =
+            slots * k.optimizerStateBytes -
+            (c.halfFirstOrderMomentum && slots > 0 ? k.optimizerStateBytes - k.halfMomentumBytes
+                                                   : 0) +
+            (c.precision == Precision::Mixed ? 4 : 0);
         std::int64_t offChip = 0;
         for (int i = 0; i < n; ++i)
-            offChip += g.ops[std::size_t(i)].paramCount *
-                       (optimizerSlots(c.optimizer) * k.optimizerStateBytes +
-                        (c.precision == Precision::Mixed ? 4 : 0));
+            offChip += g.ops[std::size_t(i)].paramCount * perParam;
         if (c.replicatedTensorSharding)
             offChip /= std::max(1, c.replicas);
-        if (double(offChip) > t.ipu.streamingMemoryBytes * p)
+        if (double(offChip) > t.ipu.streamingMemoryBytes * p) {
+            supported = false;
             r.diagnostics.push_back({Severity::Error,
                                      "compile.streaming-memory",
                                      "the optimizer state does not fit in streaming memory",
                                      {}});
+        }
     }
     r.memory = estimateTrainingMemory(g, c, 0, n, 1);
-    r.fits = prof.oomTiles == 0;
+    // Fits only when every tile holds its share and the target can run it at all.
+    r.fits = prof.oomTiles == 0 && supported;
     r.peakBytes = prof.maxTileBytes;
     r.capacityBytes = t.ipu.tileMemoryBytes;
     r.samplesPerSecond = prof.samplesPerSecond;
     r.ipu = std::move(prof);
     return Result<CompileResult>::ok(std::move(r));
+}
+
+// Each IPU's fullest tile against a tile's capacity, and its share of the IPU in use.
+std::vector<StageFill> ipuFill(const IpuProfile& prof, std::int64_t ipuBytes)
+{
+    std::vector<StageFill> f(static_cast<std::size_t>(std::max(1, prof.ipusPerReplica)));
+    for (const auto& st : prof.stages) {
+        auto& x = f[std::size_t(st.ipu)];
+        x.peak = std::max(x.peak, double(st.maxTileBytes) / double(prof.tileCapacity));
+        x.fill += double(st.usedBytes) / double(std::max<std::int64_t>(1, ipuBytes));
+    }
+    return f;
+}
+
+std::string percent(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
+    return buf;
+}
+
+// The items the automatic split cuts between (layers, or ops when there are fewer layers than
+// IPUs), and where a head tied to the embedding goes.
+struct SplitItems
+{
+    std::vector<int> opItem;  // the item of each op, -1 for an op that follows `opOwner`
+    std::vector<int> opOwner; // for those: the op whose IPU it takes (the tied weight's owner)
+    int count = 0;
+    std::string unit; // "layers" or "ops"
+};
+
+// Layers as items; with `headWithOwner`, the layers after the repeated blocks that use a weight
+// tied to one before them (the MLM or LM head on the embedding) follow that weight's IPU, as
+// Graphcore places them, instead of being cut with the rest.
+SplitItems splitItems(const graph::OpGraph& g, int ipus, bool headWithOwner)
+{
+    const int n = int(g.ops.size());
+    SplitItems it;
+    it.opItem.assign(std::size_t(n), -1);
+    it.opOwner.assign(std::size_t(n), -1);
+    std::vector<int> follows; // per layer: the owner op of its tied weight, or -1
+    if (headWithOwner && g.blockCount > 0) {
+        follows.assign(std::max<std::size_t>(1, g.layerNames.size()), -1);
+        for (const auto& op : g.ops)
+            if (op.tiedTo >= 0 && op.layer >= g.firstBlock + g.blockCount &&
+                std::size_t(op.layer) < follows.size() &&
+                g.ops[std::size_t(op.tiedTo)].layer < g.firstBlock)
+                follows[std::size_t(op.layer)] = op.tiedTo;
+    }
+    int layers = 0;
+    for (int i = 0; i < n; ++i)
+        if (i == 0 || g.ops[std::size_t(i)].layer != g.ops[std::size_t(i - 1)].layer)
+            ++layers;
+    if (layers < ipus) {
+        // Fewer layers than IPUs: cut between ops.
+        for (int i = 0; i < n; ++i)
+            it.opItem[std::size_t(i)] = i;
+        it.count = n;
+        it.unit = "ops";
+        return it;
+    }
+    it.unit = "layers";
+    int item = -1;
+    for (int i = 0; i < n; ++i) {
+        const int l = g.ops[std::size_t(i)].layer;
+        const int owner = l >= 0 && std::size_t(l) < follows.size() ? follows[std::size_t(l)] : -1;
+        if (owner >= 0) {
+            it.opOwner[std::size_t(i)] = owner;
+            continue;
+        }
+        if (item < 0 || i == 0 || l != g.ops[std::size_t(i - 1)].layer ||
+            it.opItem[std::size_t(i - 1)] < 0)
+            ++item;
+        it.opItem[std::size_t(i)] = item;
+    }
+    it.count = item + 1;
+    return it;
+}
+
+// Stage s of `starts` holds items [starts[s], starts[s+1]) on IPU s; the ops that follow an
+// owner go where it went.
+Placement placementOfItems(const SplitItems& it, const std::vector<int>& starts)
+{
+    const int n = int(it.opItem.size());
+    std::vector<int> itemIpu(static_cast<std::size_t>(std::max(1, it.count)), 0);
+    for (std::size_t s = 0; s + 1 < starts.size(); ++s)
+        for (int m = starts[s]; m < starts[s + 1]; ++m)
+            itemIpu[std::size_t(m)] = int(s);
+    std::vector<int> opIpu(static_cast<std::size_t>(n), 0);
+    for (int i = 0; i < n; ++i)
+        if (it.opItem[std::size_t(i)] >= 0)
+            opIpu[std::size_t(i)] = itemIpu[std::size_t(it.opItem[std::size_t(i)])];
+    for (int i = 0; i < n; ++i)
+        if (it.opItem[std::size_t(i)] < 0)
+            opIpu[std::size_t(i)] = opIpu[std::size_t(it.opOwner[std::size_t(i)])];
+    Placement p;
+    p.unit = it.unit;
+    for (int i = 0; i < n; ++i) {
+        const int ipu = opIpu[std::size_t(i)];
+        if (p.stages.empty() || p.stages.back().ipu != ipu)
+            p.stages.push_back({i, i + 1, ipu});
+        else
+            p.stages.back().endOp = i + 1;
+    }
+    return p;
+}
+
+struct AutomaticSplit
+{
+    Result<CompileResult> result = Result<CompileResult>::fail({});
+    std::vector<StageFill> fill;
+    std::vector<Diagnostic> notes; // what the split did, for the result's diagnostics
+};
+
+// The automatic split for one item layout. Phase 1: the exact min-max partition of the items'
+// time under the memory cap of the per-item estimate (partition.h). Phase 2: memory repair
+// against the simulated IPUs (repairPartitionMemory), which moves layers off an IPU the
+// estimate put over capacity.
+AutomaticSplit splitAutomatically(const graph::OpGraph& g, const targets::Target& t,
+                                  const CompileOptions& o, const IpuModelConstants& k,
+                                  const SplitItems& items, const std::vector<double>& opCost,
+                                  const std::vector<std::int64_t>& opMemory,
+                                  const std::vector<Diagnostic>& diagnostics)
+{
+    AutomaticSplit out;
+    const int p = std::max(1, o.ipus);
+    const int tiles = t.ipu.tiles;
+    const int computeTiles = tiles - std::clamp(o.training.ioTiles, 0, tiles - 1);
+    const std::int64_t ipuBytes = std::int64_t(computeTiles) * t.ipu.tileMemoryBytes;
+    std::vector<double> cost(static_cast<std::size_t>(items.count), 0);
+    std::vector<std::int64_t> memory(static_cast<std::size_t>(items.count), 0);
+    for (std::size_t i = 0; i < items.opItem.size(); ++i) {
+        int m = items.opItem[i];
+        if (m < 0) // an op that follows its owner counts with the owner's item
+            m = items.opItem[std::size_t(items.opOwner[i])];
+        cost[std::size_t(m)] += opCost[i];
+        memory[std::size_t(m)] += opMemory[i];
+    }
+    auto part = partitionMinMax(cost, memory, p, std::int64_t(double(ipuBytes) * k.usableFraction));
+    if (!part.feasible) {
+        // The estimate says no split keeps every IPU under the cap: balance memory, the best
+        // start there is, and let the repair and the tiles decide.
+        std::vector<double> bytes(memory.begin(), memory.end());
+        part = partitionMinMax(bytes, memory, p, 0);
+        out.notes.push_back({Severity::Warning,
+                             "compile.no-memory-split",
+                             "no split keeps every stage under " +
+                                 std::to_string(int(k.usableFraction * 100)) +
+                                 "% of IPU memory; the split balances memory instead of time",
+                             {}});
+    }
+    if (!part.feasible) {
+        out.result =
+            Result<CompileResult>::fail({Severity::Error, "compile.split", part.reason, {}});
+        return out;
+    }
+    IpuProfile prof;
+    prof.splitSource = "automatic";
+    // Phase 2. The first measurement is phase 1's split, kept so that a split that fits is
+    // simulated once.
+    std::optional<Result<CompileResult>> first;
+    std::string failed;
+    const StageMeasure measure = [&](const std::vector<int>& starts) {
+        auto r = simulatePlacement(g, t, o, k, placementOfItems(items, starts), prof, diagnostics);
+        if (!r) {
+            failed = r.error.message;
+            return std::vector<StageFill>(std::size_t(p), StageFill{2, 2});
+        }
+        auto fill = ipuFill(*r.value->ipu, ipuBytes);
+        if (!first)
+            first = std::move(r);
+        return fill;
+    };
+    // When the IPUs together are over capacity (their fullest tiles average more than a tile),
+    // no split fits: the repair is skipped (it costs a simulation a move).
+    const auto firstFill = measure(part.starts);
+    double sumPeak = 0;
+    for (const auto& f : firstFill)
+        sumPeak += f.peak;
+    const bool hopeless = sumPeak > 1.02 * double(p);
+    const MemoryRepair repaired =
+        hopeless
+            ? MemoryRepair{part.starts, firstFill, 0, 1}
+            : repairPartitionMemory(cost, part.starts, [&, once = true](const auto& st) mutable {
+                  if (once && st == part.starts) {
+                      once = false;
+                      return firstFill;
+                  }
+                  return measure(st);
+              });
+    if (repaired.moves == 0 && first) {
+        out.result = std::move(*first);
+    } else {
+        out.result = simulatePlacement(g, t, o, k, placementOfItems(items, repaired.starts), prof,
+                                       diagnostics);
+        if (out.result && repaired.moves > 0 && first && *first) {
+            const auto before = ipuFill(*first->value->ipu, ipuBytes);
+            std::string was, now;
+            for (std::size_t i = 0; i < before.size(); ++i) {
+                was += (i ? ", " : "") + percent(before[i].peak);
+                now += (i ? ", " : "") + percent(repaired.fill[i].peak);
+            }
+            out.notes.push_back(
+                {Severity::Info,
+                 "compile.memory-repair",
+                 "memory-aware split: the time-balanced split left an IPU over capacity "
+                 "(fullest tile per IPU: " +
+                     was + "); after " + std::to_string(repaired.moves) + " single-" +
+                     (items.unit == "ops" ? "op" : "layer") + " move" +
+                     (repaired.moves == 1 ? "" : "s") + " across IPU boundaries: " + now,
+                 {}});
+        }
+    }
+    if (!failed.empty() && !out.result)
+        out.result = Result<CompileResult>::fail({Severity::Error, "compile.split", failed, {}});
+    out.fill = repaired.fill;
+    return out;
+}
+
+} // namespace
+
+Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target& t,
+                                  const CompileOptions& o, const IpuModelConstants& k)
+{
+    const auto& c = o.training;
+    const int p = std::max(1, o.ipus);
+    const int n = int(g.ops.size());
+    if (n == 0)
+        return Result<CompileResult>::fail(
+            {Severity::Error, "compile.empty", "the model has no ops to compile", {}});
+    // Per-IPU settings: one value per IPU of a replica, as Graphcore's matmul_proportion lists
+    // give them (a stage is an IPU's share of the model; the head may be a stage of its own on
+    // an IPU that holds others).
+    for (const auto& [count, what] :
+         {std::pair{c.availableMemoryProportionPerStage.size(), "available memory proportions"},
+          std::pair{c.recomputePerStage.size(), "recomputation settings"}})
+        if (count != 0 && int(count) != p)
+            return Result<CompileResult>::fail({Severity::Error,
+                                                "compile.stage-values",
+                                                std::to_string(count) + " per-IPU " + what +
+                                                    " for " + std::to_string(p) +
+                                                    " IPUs: give one per IPU",
+                                                {}});
+
+    // 1. Placement: the user's split, or the automatic one (memory-aware; see
+    // splitAutomatically).
+    Result<CompileResult> r = Result<CompileResult>::fail({});
+    if (!o.split.empty()) {
+        auto placed = placeSplit(g, LayerSplit(o.split), p);
+        if (!placed)
+            return Result<CompileResult>::fail(placed.error);
+        IpuProfile prof;
+        prof.splitSource = "user";
+        prof.splitUnit = placed.value->unit;
+        r = simulatePlacement(g, t, o, k, *placed.value, std::move(prof), g.diagnostics);
+    } else {
+        std::vector<double> cost;
+        std::vector<std::int64_t> memory;
+        ipuOpCosts(g, t, o, k, cost, memory);
+        // Cut between layers when there are enough of them, as PopTorch's BeginBlock does: a
+        // cut inside a layer would stash a mid-layer tensor (attention scores) per micro-batch.
+        // The head tied to the embedding goes with the last layers, or, when that leaves an IPU
+        // over capacity, back on the embedding's IPU as Graphcore places it: whichever fits.
+        const SplitItems contiguous = splitItems(g, p, false);
+        AutomaticSplit a = splitAutomatically(g, t, o, k, contiguous, cost, memory, g.diagnostics);
+        if (a.result && overCapacity(a.fill)) {
+            const SplitItems withOwner = splitItems(g, p, true);
+            if (withOwner.count != contiguous.count && withOwner.count >= p) {
+                AutomaticSplit b =
+                    splitAutomatically(g, t, o, k, withOwner, cost, memory, g.diagnostics);
+                const auto worst = [](const std::vector<StageFill>& f) {
+                    double w = 0;
+                    for (const auto& x : f)
+                        w = std::max(w, x.peak);
+                    return w;
+                };
+                if (b.result && (!overCapacity(b.fill) || worst(b.fill) < worst(a.fill))) {
+                    b.notes.push_back({Severity::Info,
+                                       "compile.tied-head",
+                                       "the head tied to the embedding runs on the embedding's "
+                                       "IPU (as Graphcore places it): with the last layers, an "
+                                       "IPU was over capacity",
+                                       {}});
+                    a = std::move(b);
+                }
+            }
+        }
+        if (!a.result)
+            return std::move(a.result);
+        r = std::move(a.result);
+        for (auto& d : a.notes)
+            r.value->diagnostics.push_back(std::move(d));
+    }
+    if (r)
+        r.value->graph = g;
+    return r;
 }
 
 } // namespace portolan::sim

@@ -29,6 +29,8 @@ struct IpuModelConstants
     double elementwiseEfficiency = 0.1; // elementwise ops are bound by tile memory
     double usableFraction = 0.9;        // automatic split caps a stage at this share of IPU memory
     std::int64_t optimizerStateBytes = 4;  // PopTorch optimizers keep their state in fp32
+    std::int64_t halfMomentumBytes = 2;    // first-order momentum kept in fp16 (when asked)
+    int offChipWeightsInFlight = 1;        // weights whose off-chip state is on chip at once
     std::int64_t partialsBytes = 4;        // matmul partials are fp32 unless half partials
     std::int64_t vocabularyMinRows = 4096; // an embedding this long is a vocabulary (serialized)
     std::string source;                    // the file the constants came from, or "built-in"

@@ -96,6 +96,8 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
             m.gradAccumulators = params * stateBytes(c.precision);
         if (!c.optimizerOffChip) {
             m.optimizerState = params * slots * stateBytes(c.precision);
+            if (c.halfFirstOrderMomentum && slots > 0 && stateBytes(c.precision) > 2)
+                m.optimizerState -= params * (stateBytes(c.precision) - 2); // fp16 first moment
             if (c.precision == Precision::Mixed)
                 m.masterWeights = params * 4;
         }

@@ -140,6 +140,132 @@ Partition partitionMinMax(const std::vector<double>& cost, const std::vector<std
     return r;
 }
 
+bool overCapacity(const std::vector<StageFill>& fill)
+{
+    return std::any_of(fill.begin(), fill.end(), [](const StageFill& f) { return f.peak > 1; });
+}
+
+namespace {
+
+// How far a split is from fitting: its fullest stage, then the total overflow of the stages
+// over capacity. A split where everything fits has the lowest worst (at most 1) of any split
+// where something does not, so a move that removes the overflow always wins; and the worst
+// stage never grows, so a split that cannot be fixed ends balanced in memory instead of piled
+// onto one IPU.
+struct Overflow
+{
+    int stages = 0;
+    double worst = 0;
+    double amount = 0;
+    bool operator<(const Overflow& o) const
+    {
+        const double eps = 1e-12;
+        if (worst < o.worst * (1 - eps))
+            return true;
+        if (o.worst < worst * (1 - eps))
+            return false;
+        return amount < o.amount * (1 - eps) - eps;
+    }
+};
+
+Overflow overflowOf(const std::vector<StageFill>& fill)
+{
+    Overflow o;
+    for (const auto& f : fill) {
+        o.worst = std::max(o.worst, f.peak);
+        if (f.peak > 1) {
+            ++o.stages;
+            o.amount += f.peak - 1;
+        }
+    }
+    return o;
+}
+
+double bottleneckOf(const std::vector<double>& cost, const std::vector<int>& starts)
+{
+    double b = 0;
+    for (double c : stageCosts(cost, starts))
+        b = std::max(b, c);
+    return b;
+}
+
+} // namespace
+
+MemoryRepair repairPartitionMemory(const std::vector<double>& cost, std::vector<int> starts,
+                                   const StageMeasure& measure, int maxMoves, int maxMeasured)
+{
+    MemoryRepair r;
+    const int stages = int(starts.size()) - 1;
+    if (maxMoves <= 0)
+        maxMoves = 2 * stages + 8;
+    r.fill = measure(starts);
+    ++r.measured;
+    r.starts = std::move(starts);
+    if (stages < 2)
+        return r;
+    Overflow now = overflowOf(r.fill);
+    while (now.stages > 0) {
+        // Several stages over: no single move fixes them all, so lowering their overflow is
+        // best effort, within a budget of measurements (each can be a whole simulation).
+        if (now.stages > 1 && r.measured >= maxMeasured)
+            break;
+        // Past the bound, only a move that removes the overflow is still taken.
+        const bool lastLook = r.moves >= maxMoves;
+        // Candidates: a boundary of a stage over capacity moved by one item, away from it. The
+        // stages over capacity are tried fullest first, and the first whose moves lower the
+        // overflow gives the move (two measurements a move, usually). With one stage over these
+        // are the only moves that can fix it; with several, no single move fixes them all.
+        std::vector<int> over;
+        for (int s = 0; s < stages; ++s)
+            if (r.fill[std::size_t(s)].peak > 1)
+                over.push_back(s);
+        std::stable_sort(over.begin(), over.end(), [&](int a, int b) {
+            return r.fill[std::size_t(a)].peak > r.fill[std::size_t(b)].peak;
+        });
+        std::vector<int> best;
+        std::vector<StageFill> bestFill;
+        Overflow bestOver = now;
+        double bestTime = 0;
+        for (int s : over) {
+            const int len = r.starts[std::size_t(s) + 1] - r.starts[std::size_t(s)];
+            if (len < 2)
+                continue;
+            std::vector<std::pair<int, int>> moves; // (boundary index in starts, +1 or -1)
+            if (s > 0)
+                moves.push_back({s, +1}); // its first item to the stage before
+            if (s + 1 < stages)
+                moves.push_back({s + 1, -1}); // its last item to the stage after
+            for (const auto& [b, d] : moves) {
+                std::vector<int> cand = r.starts;
+                cand[std::size_t(b)] += d;
+                auto fill = measure(cand);
+                ++r.measured;
+                const Overflow o = overflowOf(fill);
+                const double time = bottleneckOf(cost, cand);
+                const bool better =
+                    o < bestOver || (!best.empty() && !(bestOver < o) && time < bestTime);
+                if (better && o < now && (!lastLook || o.stages == 0)) {
+                    best = std::move(cand);
+                    bestFill = std::move(fill);
+                    bestOver = o;
+                    bestTime = time;
+                }
+            }
+            if (!best.empty())
+                break;
+        }
+        if (best.empty())
+            break; // no single move lowers the overflow, so none removes it
+        r.starts = std::move(best);
+        r.fill = std::move(bestFill);
+        now = bestOver;
+        ++r.moves;
+        if (lastLook)
+            break;
+    }
+    return r;
+}
+
 std::vector<double> stageCosts(const std::vector<double>& cost, const std::vector<int>& starts)
 {
     std::vector<double> out;

@@ -16,6 +16,11 @@ int maxIpus()
     return largest;
 }
 
+bool canKeepStateOffChip(const targets::Target& t)
+{
+    return t.kind == targets::TargetKind::Cs || t.ipu.streamingMemory;
+}
+
 std::vector<RemedyOption> remedyOptions(const CompileOptions& o, const targets::Target& t)
 {
     std::vector<RemedyOption> out;
@@ -63,7 +68,7 @@ std::vector<RemedyOption> remedyOptions(const CompileOptions& o, const targets::
                 x.training.gradAccum *= 2;
             });
     const bool hasState = optimizerSlots(c.optimizer) > 0 || c.precision == Precision::Mixed;
-    if (!c.inference && !c.optimizerOffChip && hasState)
+    if (!c.inference && !c.optimizerOffChip && hasState && canKeepStateOffChip(t))
         add("optimizer-off-chip",
             cs ? "keep optimizer state off the wafer" : "keep optimizer state in streaming memory",
             [](CompileOptions& x) { x.training.optimizerOffChip = true; });

@@ -24,7 +24,13 @@ struct RemedyOption
 // The largest IPU count a remedy asks for: the largest IPU system in ipu-systems.yaml.
 int maxIpus();
 
-// Every remedy that applies to `o` on target `t` (CS or IPU), in the order they are offered.
+// Whether target `t` can keep optimizer state off the device: an IPU system only with streaming
+// memory (targets::IpuFigures::streamingMemory, from the target file; Mk1 has none), a CS system
+// always (its weights and state live off the wafer in weight-streaming mode).
+bool canKeepStateOffChip(const targets::Target& t);
+
+// Every remedy that applies to `o` on target `t` (CS or IPU), in the order they are offered; only
+// what the target can do.
 std::vector<RemedyOption> remedyOptions(const CompileOptions& o, const targets::Target& t);
 
 // `o` with remedy `id` applied; nullopt when it does not apply.

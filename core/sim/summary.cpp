@@ -40,6 +40,8 @@ std::string trainingLine(const CompileOptions& o, bool ipu)
         s += ", recomputation";
     if (t.optimizerOffChip)
         s += ", optimizer state off chip";
+    if (t.halfFirstOrderMomentum && optimizerSlots(t.optimizer) > 0)
+        s += ", fp16 first-order momentum";
     if (ipu) {
         if (t.replicatedTensorSharding)
             s += ", state sharded over " + std::to_string(t.replicas) + " replicas";
@@ -154,9 +156,18 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
         }
     }
     const std::string where = r.ipu ? " per tile" : " of wafer SRAM";
-    s.headline = std::string(r.fits ? "FITS" : "DOES NOT FIT") + ": peak " + bytes(r.peakBytes) +
-                 " of " + bytes(r.capacityBytes) + where + " (" + fmt("%+.1f", 100 * s.margin) +
-                 "% margin)";
+    // One verdict: a configuration the target cannot run (an error of the compilation) does not
+    // fit whatever its memory says, and the headline says why first.
+    std::string unsupported;
+    for (const auto& d : r.diagnostics)
+        if (!r.fits && d.severity == Severity::Error && d.code.rfind("compile.", 0) == 0) {
+            unsupported = d.message;
+            break;
+        }
+    s.headline = std::string(r.fits ? "FITS" : "DOES NOT FIT") + ": " +
+                 (unsupported.empty() ? std::string() : unsupported + "; memory: ") + "peak " +
+                 bytes(r.peakBytes) + " of " + bytes(r.capacityBytes) + where + " (" +
+                 fmt("%+.1f", 100 * s.margin) + "% margin)";
     if (r.cs)
         s.headline += " in " + r.cs->mode + " mode";
     for (const auto& a : r.advice)

@@ -82,6 +82,20 @@ int optimizerSlots(Optimizer o)
     return 0;
 }
 
+std::string_view momentumTypeName(bool half)
+{
+    return half ? "fp16" : "fp32";
+}
+
+std::optional<bool> momentumTypeFromName(std::string_view s)
+{
+    if (s == "fp16")
+        return true;
+    if (s == "fp32")
+        return false;
+    return std::nullopt;
+}
+
 int computeBytes(Precision p)
 {
     return p == Precision::Fp32 ? 4 : 2;

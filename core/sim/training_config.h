@@ -40,6 +40,10 @@ std::optional<Schedule> scheduleFromName(std::string_view s);
 // Optimizer state slots per parameter: SGD 0, SGD with momentum 1, Adam/AdamW/LAMB 2.
 int optimizerSlots(Optimizer o);
 
+// "fp32" or "fp16": the first-order momentum's type as the CLI and reports write it.
+std::string_view momentumTypeName(bool half);
+std::optional<bool> momentumTypeFromName(std::string_view s); // true for fp16
+
 struct TrainingConfig
 {
     Precision precision = Precision::Fp32;
@@ -59,6 +63,10 @@ struct TrainingConfig
     double availableMemoryProportion = 0.6;
     bool halfPartials = false;
     bool replicatedTensorSharding = false;
+    // The first-order momentum (Adam/LAMB's first moment, SGD's velocity) in fp16, as PopTorch's
+    // first_order_momentum_accum_type / velocity_accum_type = torch.float16 keep it (Graphcore's
+    // enable_half_first_order_momentum); the second moment stays fp32.
+    bool halfFirstOrderMomentum = false;
     int serializationFactor = 1;
     int ioTiles = 0;
     // Per pipeline stage, one value per IPU of a replica, as Graphcore's configs give them

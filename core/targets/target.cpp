@@ -57,6 +57,18 @@ double optionalNumber(const fs::path& file, const YAML::Node& map, const char* k
     return map[key] ? number(file, map, key, false) : dflt;
 }
 
+bool optionalFlag(const fs::path& file, const YAML::Node& map, const char* key, bool dflt)
+{
+    const YAML::Node v = map[key];
+    if (!v)
+        return dflt;
+    try {
+        return v.as<bool>();
+    } catch (const YAML::Exception&) {
+        fail(file, v.Mark(), std::string("'") + key + "' must be true or false");
+    }
+}
+
 std::string text(const fs::path& file, const YAML::Node& map, const char* key)
 {
     const YAML::Node v = required(file, map, key);
@@ -90,6 +102,11 @@ Target parse(const fs::path& file, const YAML::Node& root)
         t.ipu.interIpuBytesPerSec =
             optionalNumber(file, m, "inter_ipu_bytes_per_s", t.ipu.ipuLinkBytesPerSec);
         t.ipu.streamingMemoryBytes = optionalNumber(file, m, "streaming_memory_bytes", 0);
+        t.ipu.streamingMemory =
+            optionalFlag(file, m, "streaming_memory", t.ipu.streamingMemoryBytes > 0);
+        if (t.ipu.streamingMemory && t.ipu.streamingMemoryBytes <= 0)
+            fail(file, m["streaming_memory"].Mark(),
+                 "'streaming_memory: true' needs streaming_memory_bytes");
     } else if (kind == "cs") {
         t.kind = TargetKind::Cs;
         const YAML::Node m = required(file, root, "cs");
@@ -109,6 +126,12 @@ Target parse(const fs::path& file, const YAML::Node& root)
         t.cs.fp16Flops = number(file, m, "fp16_flops");
         t.cs.externalMemoryBytes = number(file, m, "external_memory_bytes");
         t.cs.externalBytesPerSec = number(file, m, "external_bytes_per_s");
+        if (const YAML::Node lp = m["layer_pipelined"]) {
+            if (!lp.IsMap())
+                fail(file, lp.Mark(), "'layer_pipelined' must be a mapping");
+            t.cs.layerPipelinedMaxParams = number(file, lp, "max_params");
+            t.cs.layerPipelinedSource = text(file, lp, "source");
+        }
     } else {
         fail(file, root["kind"].Mark(), "'kind' must be 'ipu' or 'cs', not '" + kind + "'");
     }

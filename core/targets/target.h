@@ -29,6 +29,10 @@ struct IpuFigures
     double interIpuBytesPerSec = 0;  // between IPUs of one system
     double ipuLinkBytesPerSec = 0;   // all IPU-Links of one IPU together
     double streamingMemoryBytes = 0; // per IPU (off-chip, for state kept off chip)
+    // The system has streaming memory at all (IPU-M2000 on; the Mk1's C2 cards had none): only
+    // then can optimizer state be kept off chip. `streaming_memory` in the file, else whether
+    // it gives streaming_memory_bytes.
+    bool streamingMemory = false;
 };
 
 struct CsFigures
@@ -43,6 +47,10 @@ struct CsFigures
     double fp16Flops = 0;
     double externalMemoryBytes = 0; // off-wafer weight store (MemoryX)
     double externalBytesPerSec = 0;
+    // Layer-pipelined execution holds models up to this many parameters (0: no published limit);
+    // larger ones run in weight-streaming mode only.
+    double layerPipelinedMaxParams = 0;
+    std::string layerPipelinedSource; // where the limit is published
 };
 
 struct Target

@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -213,6 +214,57 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("pruned: 1 IPUs"));
         QVERIFY(r.out.contains("Best: "));
         QVERIFY(r.out.contains("FITS"));
+    }
+
+    // One verdict per result: the output never says FITS beside an error. The cases that did:
+    // --auto on IPU Mk1 (it proposed optimizer state off chip, which Mk1 cannot keep), state
+    // off chip asked for on Mk1, and a forced layer-pipelined compile of GPT-2 XL (1.5 B
+    // parameters) on a CS-2, which Cerebras runs in weight streaming only.
+    void oneVerdict_data()
+    {
+        const QString fixtures = QString(PORTOLAN_SOURCE_DIR) + "/tests/sim/fixtures/fidelity/";
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("needle");
+        const QStringList small{"--synthetic",
+                                "4x256",
+                                "--synthetic-heads",
+                                "4",
+                                "--synthetic-sequence",
+                                "64",
+                                "--synthetic-vocab",
+                                "1000",
+                                "--target",
+                                "ipu-mk1",
+                                "--optimizer",
+                                "adam",
+                                "--optimizer-off-chip"};
+        QTest::addRow("mk1 --auto") << (QStringList{"compile", "--auto", "fewest-ipus"} + small)
+                                    << 0 << "has no streaming memory";
+        QTest::addRow("mk1 off chip")
+            << (QStringList{"compile", "--ipus", "2"} + small) << 1 << "has no streaming memory";
+        QTest::addRow("cs-2 layer-pipelined 1.5B")
+            << QStringList{"compile", fixtures + "gpt2_xl.yaml", "--target", "cs-2",
+                           "--mode",  "layer-pipelined"}
+            << 1 << "not supported";
+    }
+    void oneVerdict()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, needle);
+        const auto r = runCli(args);
+        const QString out = QString::fromUtf8(r.out + r.err);
+        QVERIFY2(r.exitCode == exitCode, qPrintable(out));
+        QVERIFY2(out.contains(needle), qPrintable(out));
+        const bool fits = QRegularExpression(QStringLiteral("(^|\\n)FITS")).match(out).hasMatch();
+        const bool error = out.contains(QLatin1String("error:"));
+        QVERIFY2(!(fits && error), qPrintable(out));
+        QVERIFY2(fits != out.contains(QLatin1String("DOES NOT FIT")) ||
+                     out.contains(QLatin1String("No configuration fits")),
+                 qPrintable(out));
+        if (QTest::currentDataTag() == QByteArray("mk1 --auto"))
+            QVERIFY2(!r.out.contains("off chip"), r.out.constData());
     }
 
     void badInput_data()

@@ -74,6 +74,8 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     m_offChip->setObjectName(QStringLiteral("offChip"));
     m_sharded = new QCheckBox(tr("Shard optimizer state across replicas"), this);
     m_sharded->setObjectName(QStringLiteral("sharded"));
+    m_halfMomentum = new QCheckBox(tr("First-order momentum in fp16"), this);
+    m_halfMomentum->setObjectName(QStringLiteral("halfMomentum"));
     m_halfPartials = new QCheckBox(tr("Half partials"), this);
     m_halfPartials->setObjectName(QStringLiteral("halfPartials"));
     m_inference = new QCheckBox(tr("Inference (forward only)"), this);
@@ -119,6 +121,7 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     form->addRow(QString(), m_recompute);
     form->addRow(QString(), m_offChip);
     form->addRow(QString(), m_sharded);
+    form->addRow(QString(), m_halfMomentum);
     form->addRow(QString(), m_halfPartials);
     form->addRow(QString(), m_inference);
     form->addRow(tr("Embedding serialization"), m_serialization);
@@ -142,7 +145,8 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
         connect(box, &QComboBox::currentIndexChanged, this, &CompileSettings::emitChanged);
     for (QSpinBox* s : {m_ipus, m_microBatch, m_gradAccum, m_replicas, m_serialization})
         connect(s, &QSpinBox::valueChanged, this, &CompileSettings::emitChanged);
-    for (QCheckBox* c : {m_recompute, m_offChip, m_sharded, m_halfPartials, m_inference})
+    for (QCheckBox* c :
+         {m_recompute, m_offChip, m_sharded, m_halfMomentum, m_halfPartials, m_inference})
         connect(c, &QCheckBox::toggled, this, &CompileSettings::emitChanged);
     connect(m_amp, &QDoubleSpinBox::valueChanged, this, &CompileSettings::emitChanged);
     connect(m_split, &QLineEdit::textChanged, this, &CompileSettings::emitChanged);
@@ -168,9 +172,9 @@ void CompileSettings::updateEnabled()
     for (QWidget* w :
          {static_cast<QWidget*>(m_ipus), static_cast<QWidget*>(m_split),
           static_cast<QWidget*>(m_schedule), static_cast<QWidget*>(m_sharded),
-          static_cast<QWidget*>(m_halfPartials), static_cast<QWidget*>(m_serialization),
-          static_cast<QWidget*>(m_amp), static_cast<QWidget*>(m_ampPerStage),
-          static_cast<QWidget*>(m_recomputePerStage)})
+          static_cast<QWidget*>(m_halfMomentum), static_cast<QWidget*>(m_halfPartials),
+          static_cast<QWidget*>(m_serialization), static_cast<QWidget*>(m_amp),
+          static_cast<QWidget*>(m_ampPerStage), static_cast<QWidget*>(m_recomputePerStage)})
         w->setEnabled(!cs);
     m_csMode->setEnabled(cs);
 }
@@ -194,6 +198,7 @@ sim::CompileOptions CompileSettings::options(QString* error) const
     o.training.recompute = m_recompute->isChecked();
     o.training.optimizerOffChip = m_offChip->isChecked();
     o.training.replicatedTensorSharding = m_sharded->isChecked();
+    o.training.halfFirstOrderMomentum = m_halfMomentum->isChecked();
     o.training.halfPartials = m_halfPartials->isChecked();
     o.training.inference = m_inference->isChecked();
     o.training.serializationFactor = m_serialization->value();
@@ -241,7 +246,7 @@ void CompileSettings::setOptions(const sim::CompileOptions& o)
         b5(m_csMode), b6(m_ipus), b7(m_microBatch), b8(m_gradAccum), b9(m_replicas),
         b10(m_recompute), b11(m_offChip), b12(m_split), b13(m_sharded), b14(m_halfPartials),
         b15(m_inference), b16(m_serialization), b17(m_amp), b18(m_ampPerStage),
-        b19(m_recomputePerStage);
+        b19(m_recomputePerStage), b20(m_halfMomentum);
     selectData(m_target, QString::fromStdString(o.target));
     m_ipus->setValue(o.ipus);
     m_microBatch->setValue(o.training.microBatch);
@@ -253,6 +258,7 @@ void CompileSettings::setOptions(const sim::CompileOptions& o)
     m_recompute->setChecked(o.training.recompute);
     m_offChip->setChecked(o.training.optimizerOffChip);
     m_sharded->setChecked(o.training.replicatedTensorSharding);
+    m_halfMomentum->setChecked(o.training.halfFirstOrderMomentum);
     m_halfPartials->setChecked(o.training.halfPartials);
     m_inference->setChecked(o.training.inference);
     m_serialization->setValue(o.training.serializationFactor);

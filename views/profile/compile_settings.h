@@ -59,6 +59,7 @@ private:
     QCheckBox* m_recompute = nullptr;
     QCheckBox* m_offChip = nullptr;
     QCheckBox* m_sharded = nullptr;
+    QCheckBox* m_halfMomentum = nullptr;
     QCheckBox* m_halfPartials = nullptr;
     QCheckBox* m_inference = nullptr;
     QSpinBox* m_serialization = nullptr;
