@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -350,9 +351,33 @@ void judgeReturns(RuleContext& ctx, int file, FunctionId fn, const std::vector<s
     const Value* unknown = nullptr;
     const Value* misfit = nullptr;
     std::string misfitWhat, unknownWhat;
+    // `dataset.batch(...).prefetch(...)`: with follow-method-chains, a method called on a
+    // value that fits fits too (tf.data's transformations return datasets).
+    const bool chains = ctx.check.params.flag("follow-method-chains");
+    std::function<Verdict(const Value&, std::string&, int)> verdictOf =
+        [&](const Value& v, std::string& what, int depth) {
+            const Verdict verdict = judge(ctx.analysis, v, accept, what);
+            if (verdict != Verdict::Unknown || !chains || depth > 4 ||
+                v.kind != ValueKind::Call || v.call < 0)
+                return verdict;
+            const PythonFile& vf = fileAt(ctx.analysis, v.file);
+            const python::Call& c = vf.index.calls[static_cast<std::size_t>(v.call)];
+            const auto dot = c.callee.rfind('.');
+            if (dot == std::string::npos)
+                return verdict;
+            const std::string receiver = c.callee.substr(0, dot);
+            if (receiver.find('.') != std::string::npos || receiver.empty())
+                return verdict;
+            for (const auto& r : ctx.analysis.resolver->nameValues(v.file, c.function, receiver)) {
+                std::string inner;
+                if (verdictOf(r, inner, depth + 1) == Verdict::Fits)
+                    return Verdict::Fits;
+            }
+            return verdict;
+        };
     for (const auto& v : values) {
         std::string what;
-        switch (judge(ctx.analysis, v, accept, what)) {
+        switch (verdictOf(v, what, 0)) {
         case Verdict::Fits:
             fits = true;
             break;
@@ -376,7 +401,10 @@ void judgeReturns(RuleContext& ctx, int file, FunctionId fn, const std::vector<s
         const PythonFile& uf = fileAt(ctx.analysis, unknown->file);
         ctx.note(
             f, def.nameSpan,
-            "could not verify that " + def.qualifiedName + "() returns a data loader: the value " +
+            "could not verify that " + def.qualifiedName + "() returns " +
+                (ctx.check.params.has("returns-what") ? ctx.check.params.get("returns-what")
+                                                      : std::string("a data loader")) +
+                ": the value " +
                 (unknownWhat.empty() ? std::string("is not known") : "comes from " + unknownWhat) +
                 " (" + uf.path + ":" + std::to_string(unknown->span.line) + ")");
         return;

@@ -240,6 +240,7 @@ Result<Schema> parseSchema(const std::string& yamlText, const std::string& name)
             s.detect.keys = stringList(det["keys"]);
             s.detect.require = stringList(det["require"]);
             s.detect.exclude = stringList(det["exclude"]);
+            s.detect.nestedKeys = stringList(det["nested_keys"]);
             if (det["min_matches"])
                 s.detect.minMatches = det["min_matches"].as<std::size_t>();
         }

@@ -11,7 +11,8 @@
 //   keys: {name: node}           additional_keys: true | false | warning | info
 //   values: node (schema of keys not listed in `keys`)
 //   items: node, min_items: n    options: [nodes] (one_of)     ref: name (in `definitions:`)
-// A file has: name, title, detect: {keys: [...], min_matches: n, require: [...], exclude: [...]},
+// A file has: name, title, detect: {keys: [...], min_matches: n, require: [...], exclude: [...],
+// nested_keys: [...] (keys of the top-level mappings, for files of named configurations)},
 // yaml_loader: pyyaml | yaml12, nulls_allowed: true|false, definitions: {...}, root: node.
 
 #include "core/common/diagnostic.h"
@@ -88,6 +89,9 @@ struct LayoutDetection
     std::size_t minMatches = 1;
     std::vector<std::string> require; // all must be present
     std::vector<std::string> exclude; // none may be present
+    // Keys one level down: files of named configurations (Graphcore applications keep one full
+    // configuration under each top-level key). Scores the best-matching top-level mapping.
+    std::vector<std::string> nestedKeys;
 };
 
 struct Schema

@@ -501,9 +501,22 @@ const Schema* detectSchema(const YamlTree& tree, const SchemaSet& schemas)
             continue;
         if (std::any_of(s.detect.exclude.begin(), s.detect.exclude.end(), has))
             continue;
+        std::size_t nested = 0;
+        if (!s.detect.nestedKeys.empty()) {
+            const YamlNode& root = tree.at(tree.root);
+            for (int child : root.children) {
+                const int m = tree.deref(child);
+                if (m < 0 || tree.at(m).kind != NodeKind::Mapping)
+                    continue;
+                nested = std::max(
+                    nested, std::size_t(std::count_if(
+                                s.detect.nestedKeys.begin(), s.detect.nestedKeys.end(),
+                                [&](const std::string& k) { return tree.keyIndex(m, k) >= 0; })));
+            }
+        }
         const std::size_t score =
             std::size_t(std::count_if(s.detect.keys.begin(), s.detect.keys.end(), has)) +
-            s.detect.require.size();
+            s.detect.require.size() + nested;
         if (score >= s.detect.minMatches && score > bestScore) {
             best = &s;
             bestScore = score;

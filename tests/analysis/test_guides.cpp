@@ -475,6 +475,67 @@ private slots:
                  (py.readAllStandardOutput() + py.readAllStandardError()).constData());
     }
 
+    // Classes of real-project code that are not errors, each in a fixture written for the class
+    // (not taken from the project where it was found): a PopTorch application whose network and
+    // preprocessing modules compute no loss while the module handed to trainingModel does, a CPU
+    // reference loop under tests/, vendored Python 2 code, torch.optim.swa_utils; a TensorFlow
+    // input function whose dataset comes from a helper or tfds, and a params alias taken through
+    // a conditional expression.
+    void notErrors_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QString>("guide");
+        QTest::addColumn<int>("notPortNotes"); // notes on test or vendored code, at least
+        QTest::addRow("poptorch application") << "fixture:pop-app"
+                                              << "graphcore-poptorch" << 1;
+        QTest::addRow("tensorflow helpers") << "fixture:ctf-helper-dataset"
+                                            << "cerebras-tensorflow" << 0;
+    }
+    void notErrors()
+    {
+        QFETCH(QString, project);
+        QFETCH(QString, guide);
+        QFETCH(int, notPortNotes);
+        const guides::Guide* g = testing::sourceGuides().find(guide.toStdString());
+        QVERIFY(g);
+        QStringList wrong;
+        int notes = 0;
+        for (const auto& f : guides::runGuide(*g, cached(project.toStdString())).allFindings()) {
+            if (f.severity != Severity::Info)
+                wrong << QString::fromStdString(f.toString());
+            else if (f.message.find("not checked as the port") != std::string::npos)
+                ++notes;
+        }
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("\n")));
+        QVERIFY2(notes >= notPortNotes, qPrintable(QString::number(notes)));
+    }
+
+    // The same application with the loss taken out of the module trainingModel receives: the
+    // forward-loss check fires there, and only there.
+    void forwardLossOnTheTrainedModule()
+    {
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "pop-app";
+        copyTree(testing::projectPath("fixture:pop-app"), root);
+        std::string text = *readFile(root / "model.py").value;
+        const std::string from = "        return logits, self.criterion(logits, labels)";
+        const auto at = text.find(from);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, from.size(), "        return logits");
+        QVERIFY(!writeFileAtomically(root / "model.py", text));
+        auto a = testing::analyse(root.string());
+        QVERIFY(a);
+        const guides::Guide* g = testing::sourceGuides().find("graphcore-poptorch");
+        QStringList errors;
+        for (const auto& f : guides::runGuide(*g, *a).allFindings())
+            if (f.severity == Severity::Error)
+                errors << QString::fromStdString(f.toString());
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors.front().startsWith("model.py:23:") &&
+                     errors.front().endsWith("[graphcore-poptorch.forward-loss]"),
+                 qPrintable(errors.front()));
+    }
+
     void flowGraph_data()
     {
         QTest::addColumn<QString>("project");

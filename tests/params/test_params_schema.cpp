@@ -114,7 +114,8 @@ void TestParamsSchema::builtinSchemasLoad()
     for (const auto& e : m_set.errors)
         qWarning("%s", e.toString().c_str());
     QVERIFY(m_set.errors.empty());
-    for (const char* name : {"modelzoo-classic", "modelzoo-trainer", "determined-experiment"}) {
+    for (const char* name : {"modelzoo-classic", "modelzoo-trainer", "determined-experiment",
+                             "graphcore-application"}) {
         const Schema* s = m_set.find(name);
         QVERIFY2(s, name);
         QVERIFY(s->root);
@@ -142,6 +143,14 @@ void TestParamsSchema::detection_data()
     QTest::addRow("trainer") << QByteArray("trainer:\n  init: {}\n") << "modelzoo-trainer";
     QTest::addRow("determined") << QByteArray("searcher: {name: single}\nentrypoint: m:T\n")
                                 << "determined-experiment";
+    // Named configurations (Graphcore applications): the execution keys one level down,
+    // through a merge of the defaults.
+    QTest::addRow("graphcore named configurations")
+        << QByteArray("defaults: &defaults\n  ipus_per_replica: 4\n  precision: \"16.16\"\n"
+                      "tiny:\n  <<: *defaults\n  micro_batch_size: 2\n  layers_per_ipu: [1, 1]\n")
+        << "graphcore-application";
+    QTest::addRow("one execution key is not enough")
+        << QByteArray("settings:\n  micro_batch_size: 2\n  colour: red\n") << "";
     QTest::addRow("unknown") << QByteArray("setup: {}\nprocessing: {}\n") << "";
     QTest::addRow("not a mapping") << QByteArray("- 1\n- 2\n") << "";
 }
