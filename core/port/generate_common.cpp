@@ -117,7 +117,8 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
     return out;
 }
 
-Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& exclude) const
+Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& exclude,
+                    const std::set<std::string>& forceLocal) const
 {
     Slice out;
     if (!m_src)
@@ -177,6 +178,8 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
             const bool definition = !s->name.empty() || s->type == "import_statement" ||
                                     s->type == "import_from_statement";
             bool reads = !definition && !m_plan.argsName.empty() && s->uses.count(m_plan.argsName);
+            for (const auto& d : s->defines)
+                reads = reads || (!definition && forceLocal.count(d));
             for (const auto& u : s->uses)
                 reads = reads || (!definition && localNames.count(u) && !s->defines.count(u));
             if (reads) {
@@ -542,7 +545,15 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
         return sc;
     const auto& lp = *plan.loop;
     sc.forward = slicer.statements(lp.forward);
-    sc.between = slicer.statements(lp.betweenBackwardAndStep);
+    // Between backward and the step, only what works on the gradients stays (clipping); the
+    // rest is bookkeeping (running sums for logging).
+    for (const Stmt* s : slicer.statements(lp.betweenBackwardAndStep)) {
+        bool grads = s->uses.count(plan.modelVariable) || s->uses.count(plan.modelBinding);
+        for (const auto& o : plan.optimizers)
+            grads = grads || s->uses.count(o.variable);
+        if (grads)
+            sc.between.push_back(s);
+    }
     sc.batchNames.insert(lp.batchNames.begin(), lp.batchNames.end());
     if (!lp.indexName.empty())
         sc.batchNames.insert(lp.indexName);
@@ -567,7 +578,16 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
         for (const auto& s : plan.schedulers)
             wanted.insert(s.variable);
     }
-    sc.init = slicer.slice(wanted, sc.batchNames);
+    std::set<std::string> force;
+    if (!plan.modelBinding.empty())
+        force.insert(plan.modelBinding);
+    if (!plan.criterionVariable.empty())
+        force.insert(plan.criterionVariable);
+    for (const auto& o : plan.optimizers)
+        force.insert(o.variable);
+    for (const auto& s : plan.schedulers)
+        force.insert(s.variable);
+    sc.init = slicer.slice(wanted, sc.batchNames, force);
     if (!plan.modelVariable.empty())
         sc.rename[plan.modelVariable] = "self.model";
     if (!plan.modelBinding.empty())

@@ -268,7 +268,8 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
         }
         module = rest;
     }
-    text = futures + text;
+    text = text.substr(0, text.find("from typing")) + futures +
+           text.substr(text.find("from typing"));
     text += "import torch\nfrom determined.pytorch import DataLoader, LRScheduler, PyTorchTrial, "
             "PyTorchTrialContext\n";
     text += module;

@@ -24,7 +24,10 @@ public:
 
     // Gathers what `names` need, as seen from the batch loop's function. Names in `exclude` are
     // provided by the generated code itself.
-    Slice slice(std::set<std::string> names, const std::set<std::string>& exclude) const;
+    // Names in `forceLocal` are built inside the generated function even when the original builds
+    // them at module level (the model, the optimizers: the target constructs them).
+    Slice slice(std::set<std::string> names, const std::set<std::string>& exclude,
+                const std::set<std::string>& forceLocal = {}) const;
     // Module-level statements (imports first) the generated file needs: every import of the entry
     // but argparse's, plus `slice.module`.
     std::string moduleText(const std::vector<const Stmt*>& extra, const RenderRules& rules,
