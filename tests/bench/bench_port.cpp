@@ -66,6 +66,8 @@ int main(int argc, char** argv)
                         fs::remove_all(out, ec);
                         if (auto err = portolan::port::writePort(*r.value, out))
                             status += " write failed: " + err->message;
+                        for (const auto& m : r.value->manual)
+                            status += "\n      manual: " + m.toString();
                     }
                 }
             }
