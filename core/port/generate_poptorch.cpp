@@ -159,7 +159,7 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
         main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" +
                 (s.perBatch ? ind3 : ind2) + "training_model.setOptimizer(" + optimizer + ")\n";
     main += ind + "training_model.detachFromDevice()\n";
-    if (plan.evaluation) {
+    if (plan.evaluation && !plan.modelBinding.empty()) {
         main += ind + "# Evaluation: the model itself, compiled for inference.\n";
         main += ind + "inference_model = poptorch.inferenceModel(" + plan.modelBinding +
                 ".eval(), options=poptorch.Options())\n";
