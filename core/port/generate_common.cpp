@@ -177,7 +177,8 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
             const Stmt* s = *it;
             const bool definition = !s->name.empty() || s->type == "import_statement" ||
                                     s->type == "import_from_statement";
-            bool reads = !definition && !m_plan.argsName.empty() && s->uses.count(m_plan.argsName);
+            bool reads = !definition && !argsGlobal && !m_plan.argsName.empty() &&
+                         s->uses.count(m_plan.argsName);
             for (const auto& d : s->defines)
                 reads = reads || (!definition && forceLocal.count(d));
             for (const auto& u : s->uses)
@@ -538,7 +539,8 @@ std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& st
     return out;
 }
 
-StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers)
+StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers,
+                  bool argsGlobal)
 {
     StepCode sc;
     if (!plan.loop)
@@ -587,7 +589,11 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
         force.insert(o.variable);
     for (const auto& s : plan.schedulers)
         force.insert(s.variable);
+    Slicer& mutableSlicer = const_cast<Slicer&>(slicer);
+    const bool before = mutableSlicer.argsGlobal;
+    mutableSlicer.argsGlobal = argsGlobal;
     sc.init = slicer.slice(wanted, sc.batchNames, force);
+    mutableSlicer.argsGlobal = before;
     if (!plan.modelVariable.empty())
         sc.rename[plan.modelVariable] = "self.model";
     if (!plan.modelBinding.empty())

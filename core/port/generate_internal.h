@@ -34,6 +34,9 @@ public:
                            bool keepArgparse = false) const;
     const SourceFile& source() const { return *m_src; }
     const Stmt* loopFunction() const { return m_function; }
+    // The flags namespace is a module global of the port (PopTorch keeps the script's argparse
+    // at module level): module statements that read it can stay at module level.
+    bool argsGlobal = false;
     // The statements of a CodeRef list, as statements of the source.
     std::vector<const Stmt*> statements(const std::vector<CodeRef>& refs) const;
     const Stmt* statementAt(const CodeRef& ref) const;
@@ -85,7 +88,8 @@ struct StepCode
     std::vector<std::string> attributes;       // locals of init the step reads (self.x = x)
     std::set<std::string> batchNames;
 };
-StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers);
+StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers,
+                  bool argsGlobal = false);
 
 // Renders `stmts` (in the slicer's source, from any scope) with their preceding comments.
 std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& stmts,

@@ -29,8 +29,6 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     for (const auto& d : plan.deviceNames)
         rules.rename[d] = "torch.device(\"cpu\")";
 
-    StepCode sc = stepCode(plan, slicer, true);
-    std::vector<const Stmt*> moduleStmts = sc.init.module;
 
     // Where the flags are parsed: at module level, or inside a function (main()).
     const auto argparse = slicer.argparseStatements();
@@ -41,6 +39,9 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
             top = top || &t == s;
         argparseAtModule = argparseAtModule && top;
     }
+    slicer.argsGlobal = argparseAtModule;
+    StepCode sc = stepCode(plan, slicer, true, argparseAtModule);
+    std::vector<const Stmt*> moduleStmts = sc.init.module;
     if (!plan.argsName.empty() && sc.bodyFree.count(plan.argsName) && !argparseAtModule) {
         sc.rename[plan.argsName] = "self." + plan.argsName;
         sc.attributes.push_back(plan.argsName);
@@ -169,6 +170,8 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
                                 plan.evaluation->loop.where() + " is not carried over");
     }
 
+    if (argparseAtModule)
+        moduleStmts.insert(moduleStmts.end(), argparse.begin(), argparse.end());
     std::sort(moduleStmts.begin(), moduleStmts.end(),
               [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
     moduleStmts.erase(std::unique(moduleStmts.begin(), moduleStmts.end()), moduleStmts.end());
@@ -193,8 +196,6 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
             "inside forward\n(TrainingModel), and PopTorch runs backward and the optimizer "
             "step.\n\"\"\"\n";
     text += futures + "import torch\nimport poptorch\n" + rest;
-    if (argparseAtModule && !argparse.empty())
-        text += "\n" + renderLocal(slicer, argparse, RenderRules{}, "");
     text += "\n\n" + wrapper + "\n\n" + main + "\n\nif __name__ == \"__main__\":\n    main()\n";
     out.files.push_back(GeneratedFile{"train.py", plan.entry, text});
     copyOtherFiles(plan, out);

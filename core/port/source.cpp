@@ -501,7 +501,7 @@ std::string renderStatements(const SourceFile& file, const std::vector<const Stm
             for (const auto& sib : *siblings) {
                 if (&sib == s)
                     break;
-                if (sib.isComment())
+                if (sib.isComment() && sib.column == s->column)
                     comments.push_back(&sib);
                 else
                     comments.clear();
@@ -509,9 +509,20 @@ std::string renderStatements(const SourceFile& file, const std::vector<const Stm
             for (const Stmt* c : comments)
                 out += indent + file.text(c->start, c->end) + "\n";
         }
-        const std::string text = render(file, s->node, rules);
+        std::string text = render(file, s->node, rules);
         if (isSelfAssignment(text))
             continue;
+        if (siblings) {
+            // A comment at the end of the statement's last line goes with it.
+            const auto endRow = ts_node_end_point(s->node).row;
+            for (std::size_t i = 0; i + 1 < siblings->size(); ++i)
+                if (&(*siblings)[i] == s) {
+                    const Stmt& next = (*siblings)[i + 1];
+                    if (next.isComment() && ts_node_start_point(next.node).row == endRow)
+                        text += file.text(s->end, next.end);
+                    break;
+                }
+        }
         out += reindent(text, s->column, indent);
     }
     return out;
