@@ -72,8 +72,13 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             const auto it = hp.find(text.substr(prefix.size()));
             return it == hp.end() ? std::string() : it->second.value;
         }
-        if (text.find_first_not_of("0123456789.-+eE") == std::string::npos && !text.empty())
+        if (text.find_first_not_of("0123456789.-+eE") == std::string::npos && !text.empty()) {
+            // YAML 1.1 reads 1e-3 as a string: give the mantissa a dot.
+            const auto e = text.find_first_of("eE");
+            if (e != std::string::npos && text.find('.') == std::string::npos)
+                return text.substr(0, e) + ".0" + text.substr(e);
             return text;
+        }
         if (text.front() == '(' && text.back() == ')')
             return "[" + text.substr(1, text.size() - 2) + "]";
         return {};
@@ -109,6 +114,14 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             y.dropped.push_back(src.text(a));
         else
             y.values.emplace_back(key, v);
+    }
+    // Cerebras' Adam and AdamW default eps to 1e-6; torch's to 1e-8. The port keeps torch's.
+    if (y.name == "Adam" || y.name == "AdamW") {
+        bool eps = false;
+        for (const auto& [k, v] : y.values)
+            eps = eps || k == "eps";
+        if (!eps)
+            y.values.emplace_back("eps", "1.0e-8");
     }
     return y;
 }
@@ -190,7 +203,7 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
         model += ind2 + "self.params = params\n";
     } else {
         model += "class " + cls + "(torch.nn.Module):\n";
-        model += ind + "def __init__(self, config):\n";
+        model += ind + "def __init__(self, config: " + cls + "Config):\n";
         model += ind2 + "if isinstance(config, dict):\n" + ind2 + "    config = " + cls +
                  "Config(**config)\n";
         model += ind2 + "super().__init__()\n" + ind2 + "self.config = config\n";
@@ -283,7 +296,7 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
                                                    : hp[d].value) +
                          "\n";
             t += "\n\nclass " + n + ":\n";
-            t += ind + "def __init__(self, config):\n";
+            t += ind + "def __init__(self, config: " + n + "Config):\n";
             t += ind2 + "if isinstance(config, dict):\n" + ind2 + "    config = " + n +
                  "Config(**config)\n";
             t += ind2 + "self.config = config\n\n";
@@ -447,7 +460,8 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     // appended to it: its own definitions come first, so imports of them keep working.
     for (auto& g : out.files) {
         const auto* original = plan.source(g.path);
-        if (!original || g.path == plan.entry || g.from.empty())
+        if (!original || g.path == plan.entry || g.from != plan.entry ||
+            (g.path != "model.py" && g.path != "data.py"))
             continue;
         std::string gen = g.text;
         std::string kept;
