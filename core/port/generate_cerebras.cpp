@@ -192,6 +192,7 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
 
     StepCode sc = stepCode(plan, slicer, false);
     std::vector<const Stmt*> moduleStmts = sc.init.module;
+    addUntraced(plan, sc, out);
     for (const auto& [k, v] : sc.rename)
         fwdRules.rename[k] = v;
 

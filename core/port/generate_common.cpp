@@ -652,3 +652,32 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
 }
 
 } // namespace portolan::port::detail
+
+namespace portolan::port::detail {
+
+void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out)
+{
+    std::set<std::string> needed = sc.bodyFree;
+    if (!plan.modelBinding.empty())
+        needed.insert(plan.modelBinding);
+    for (const auto& o : plan.optimizers)
+        if (!o.synthesized)
+            needed.insert(o.variable);
+    if (!plan.criterionVariable.empty())
+        needed.insert(plan.criterionVariable);
+    std::set<std::string> stepDefines{lossName(plan)};
+    for (const auto* list : {&sc.forward, &sc.between})
+        for (const Stmt* st : *list)
+            stepDefines.insert(st->defines.begin(), st->defines.end());
+    for (const auto& n : sc.init.unresolved) {
+        if (!needed.count(n) || sc.init.localDefines.count(n) || stepDefines.count(n) ||
+            sc.batchNames.count(n) || n == plan.argsName || plan.deviceNames.count(n))
+            continue;
+        out.manual.push_back(manualFinding(
+            "`" + n + "` is needed by the port but its definition could not be moved (it is "
+                      "defined in another function, or nowhere the plan can see)",
+            plan.loop ? plan.loop->loop : CodeRef{}, "define `" + n + "` where the port uses it"));
+    }
+}
+
+} // namespace portolan::port::detail

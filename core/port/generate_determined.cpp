@@ -75,6 +75,7 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
 
     StepCode sc = stepCode(plan, slicer, true);
     std::vector<const Stmt*> moduleStmts = sc.init.module;
+    addUntraced(plan, sc, out);
 
     // __init__
     std::string init;

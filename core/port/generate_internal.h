@@ -88,6 +88,9 @@ struct StepCode
     std::vector<std::string> attributes;       // locals of init the step reads (self.x = x)
     std::set<std::string> batchNames;
 };
+// A port.manual item for each name the step or the construction needs that the slicer could not
+// trace to a definition it can move (a local of another function, for example).
+void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out);
 StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers,
                   bool argsGlobal = false);
 

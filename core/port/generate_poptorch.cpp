@@ -42,6 +42,7 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     slicer.argsGlobal = argparseAtModule;
     StepCode sc = stepCode(plan, slicer, true, argparseAtModule);
     std::vector<const Stmt*> moduleStmts = sc.init.module;
+    addUntraced(plan, sc, out);
     if (!plan.argsName.empty() && sc.bodyFree.count(plan.argsName) && !argparseAtModule) {
         sc.rename[plan.argsName] = "self." + plan.argsName;
         sc.attributes.push_back(plan.argsName);
