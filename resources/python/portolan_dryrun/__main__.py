@@ -30,6 +30,10 @@ def parse(argv):
     p.add_argument("--threads", type=int, default=0, help="torch intra-op threads")
     p.add_argument("--memory-limit-mb", type=int, default=0,
                    help="the memory limit set by the parent (only for messages)")
+    p.add_argument("--record", default=None,
+                   help="record the initial weights, first batches and losses here (replay.py)")
+    p.add_argument("--replay", default=None,
+                   help="replay a recording: same initial weights and batches (replay.py)")
     options = p.parse_args(args)
     if options.steps < 1 or options.batch < 1:
         p.error("--steps and --batch must be at least 1")

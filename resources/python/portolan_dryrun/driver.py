@@ -193,6 +193,11 @@ class DryRun:
         self.session = session.Session(self.events, self.o.steps, self.o.batch, mode)
         self.session.synthetic = False
         self.session.install()
+        if getattr(self.o, "record", None) or getattr(self.o, "replay", None):
+            from . import replay
+
+            self.replay = replay.install(self.session, self.events, self.o.steps,
+                                         self.o.record, self.o.replay)
         # A program with sub-commands runs the one that trains; worker processes run inline.
         subcommands.install(self.session, self.in_project)
         workers.install(self.session, self.in_project)

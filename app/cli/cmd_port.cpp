@@ -1,0 +1,213 @@
+// portolan-cli port PROJECT --to GUIDE -o OUT: plan, generate and (with --verify) verify the
+// port of an original PyTorch project (issue 24). The original is never modified.
+#include "app/cli/cli_common.h"
+#include "core/analysis/analysis.h"
+#include "core/dryrun/dry_run.h"
+#include "core/port/generate.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace portolan::cli {
+
+namespace {
+
+struct PortCliOptions
+{
+    std::string project;
+    std::string to;
+    std::string output;
+    std::string api;
+    bool verify = false;
+    bool trust = false;
+    int steps = 3;
+    std::string format = "text";
+    std::string entry;
+    std::string model;
+    std::string loss;
+    bool planOnly = false;
+    std::vector<std::string> args;
+};
+
+// `--dataset fake --lr 0.1 --tied` -> {"--dataset": "fake", "--lr": "0.1", "--tied": ""}
+std::map<std::string, std::string> parseValues(const std::vector<std::string>& args)
+{
+    std::map<std::string, std::string> out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (!a.starts_with("-"))
+            continue;
+        if (const auto eq = a.find('='); eq != std::string::npos) {
+            out[a.substr(0, eq)] = a.substr(eq + 1);
+        } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
+            out[a] = args[i + 1];
+            ++i;
+        } else {
+            out[a] = "";
+        }
+    }
+    return out;
+}
+
+int runPort(const PortCliOptions& o)
+{
+    namespace fs = std::filesystem;
+    const bool json = o.format == "json";
+    auto usage = [&](const std::string& message) {
+        if (json)
+            std::cout << nlohmann::json{{"error", message}}.dump(2) << "\n";
+        else
+            std::cerr << "portolan-cli port: " << message << "\n";
+        return int(ExitUsage);
+    };
+    std::string api;
+    const std::string guide = port::targetGuide(o.to, o.api, &api);
+    if (guide.empty())
+        return usage("unknown target `" + o.to +
+                     "`: determined-pytorchtrial, graphcore-poptorch, cerebras-trainer, "
+                     "cerebras-cstorch, cerebras-pytorch (or determined, poptorch, cerebras)");
+    const fs::path project = fs::absolute(o.project).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_directory(project, ec))
+        return usage("not a project folder: " + o.project);
+    const fs::path out = fs::absolute(o.output).lexically_normal();
+    if (!o.planOnly && fs::exists(out, ec) && (!fs::is_directory(out, ec) || !fs::is_empty(out, ec)))
+        return usage("the output folder " + o.output + " exists and is not empty");
+    if (!o.planOnly && (out == project || out.string().starts_with(project.string() + "/")))
+        return usage("the output folder must be outside the original project");
+    if (o.verify && !o.trust && !dryrun::TrustStore().isTrusted(project))
+        return usage("--verify runs the project's code: give --trust, or trust it with "
+                     "`portolan-cli trust " +
+                     o.project + "`");
+
+    const auto t0 = std::chrono::steady_clock::now();
+    auto analysis = analysis::analyzeProject(project);
+    if (!analysis)
+        return usage(analysis.error.toString());
+    port::PortOptions options;
+    options.entry = o.entry;
+    options.modelVariable = o.model;
+    options.lossExpression = o.loss;
+    auto plan = port::planPort(*analysis.value, options);
+    if (!plan) {
+        if (json)
+            std::cout << nlohmann::json{{"error", plan.error.message},
+                                        {"code", plan.error.code}}
+                             .dump(2)
+                      << "\n";
+        else
+            printDiagnostic(std::cerr, plan.error);
+        return ExitUsage;
+    }
+    const double planMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (o.planOnly) {
+        std::cout << port::toJson(*plan.value).dump(2) << "\n";
+        return ExitOk;
+    }
+    auto result = port::generatePort(*plan.value, guide, api, parseValues(o.args));
+    if (!result)
+        return usage(result.error.message);
+    result.value->planMs = planMs;
+    if (auto err = port::writePort(*result.value, out))
+        return usage(err->message);
+
+    std::optional<port::VerifyResult> verified;
+    if (o.verify) {
+        port::VerifyOptions vo;
+        vo.steps = o.steps;
+        vo.originalArgs = o.args;
+        if (const char* python = std::getenv("PORTOLAN_PYTHON"); python && *python)
+            vo.python = python;
+        verified = port::verifyPort(project, out, *result.value, vo);
+    }
+    const auto& r = *result.value;
+    const bool ok = r.full() && (!verified || verified->agrees);
+    if (json) {
+        std::cout << port::toJson(r, out.string(), verified ? &*verified : nullptr).dump(2)
+                  << "\n";
+    } else {
+        std::cout << r.status() << " port for " << r.target
+                  << (r.api.empty() ? "" : " (api " + r.api + ")") << " written to " << out.string()
+                  << "\n";
+        for (const auto& f : r.files)
+            std::cout << "  " << f.path << (f.from.empty() ? "" : "  <- " + f.from) << "\n";
+        for (const auto& m : r.manual)
+            std::cout << m.toString() << "\n";
+        for (const auto& n : r.notes)
+            std::cout << "note: " << n << "\n";
+        std::cout << "plan " << r.planMs << " ms, generation " << r.generateMs << " ms\n";
+        if (verified) {
+            const auto& v = *verified;
+            std::cout << "verify: " << v.checkErrors << " check error(s), " << v.dryRunSteps
+                      << " dry-run step(s)";
+            if (!v.dryRunError.empty())
+                std::cout << " (" << v.dryRunError << ")";
+            std::cout << "\n";
+            for (const auto& f : v.checkFindings)
+                std::cout << "  " << f.toString() << "\n";
+            if (!v.originalError.empty())
+                std::cout << "  original: " << v.originalError << "\n";
+            for (int i = 0; i < v.stepsCompared; ++i)
+                std::cout << "  step " << i + 1 << ": original "
+                          << v.originalLosses[std::size_t(i)] << ", port "
+                          << v.portLosses[std::size_t(i)] << "\n";
+            if (v.stepsCompared > 0)
+                std::cout << "  max relative loss difference " << v.maxRelLossDiff
+                          << ", max weight difference " << v.maxAbsWeightDiff << "\n";
+            std::cout << (v.agrees ? "the port trains like the original\n"
+                                   : v.firstDivergence
+                                         ? "the port diverges at step " +
+                                               std::to_string(v.firstDivergence) + "\n"
+                                         : "the port could not be shown to train like the "
+                                           "original\n");
+        }
+    }
+    return ok ? ExitOk : ExitFindings;
+}
+
+Subcommand registerPort(CLI::App& root)
+{
+    auto o = std::make_shared<PortCliOptions>();
+    CLI::App* cmd = root.add_subcommand(
+        "port", "Generate the port of an original PyTorch project for a target (plan, generate, "
+                "and with --verify check it and prove it trains like the original)");
+    cmd->add_option("PROJECT", o->project, "The original project folder")->required();
+    cmd->add_option("--to", o->to,
+                    "Target guide: determined-pytorchtrial, graphcore-poptorch, "
+                    "cerebras-trainer, cerebras-pytorch (or determined, poptorch, cerebras)")
+        ->required();
+    cmd->add_option("-o,--output", o->output, "A new folder for the port");
+    cmd->add_option("--api", o->api, "Cerebras API generation (default: trainer)")
+        ->check(CLI::IsMember({"runner", "cstorch", "trainer"}));
+    cmd->add_flag("--verify", o->verify,
+                  "Check the port with its guide, dry-run it, and replay the original's first "
+                  "batches and weights into it");
+    cmd->add_flag("--trust", o->trust, "Run the project's code for --verify this time");
+    cmd->add_option("--steps", o->steps, "Steps compared (default 3)")->check(CLI::PositiveNumber);
+    cmd->add_option("--entry", o->entry, "The training script (default: planned)");
+    cmd->add_option("--model", o->model, "The variable holding the model (default: planned)");
+    cmd->add_option("--loss", o->loss, "The loss expression (default: planned)");
+    cmd->add_flag("--plan", o->planOnly, "Print the plan as JSON and write nothing");
+    addFormatOption(*cmd, o->format, {"text", "json"});
+    cmd->add_option("args", o->args,
+                    "Command-line values of the original (after --): its dry run gets them and "
+                    "they become the port's defaults");
+    return {cmd, [o] {
+                if (!o->planOnly && o->output.empty()) {
+                    std::cerr << "portolan-cli port: -o OUT is required\n";
+                    return int(ExitUsage);
+                }
+                return runPort(*o);
+            }};
+}
+// Self-registration, the idiom of cli_common.h: a static object by design.
+const CommandRegistration // clazy:exclude=non-pod-global-static
+    registration{"port", 47, &registerPort};
+
+} // namespace
+
+} // namespace portolan::cli

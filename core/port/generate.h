@@ -1,0 +1,86 @@
+#pragma once
+
+// Generation (issue 24): the target's structure written around the user's code, moved verbatim.
+// What the plan cannot place is still written, with a `# TODO(portolan): ...` at the spot and a
+// port.manual finding; such a port is partial. The original folder is never touched.
+
+#include "core/port/plan.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace portolan::port {
+
+struct GeneratedFile
+{
+    std::string path; // relative to the output folder
+    std::string from; // the original file it comes from ("" when generated)
+    std::string text;
+};
+
+struct PortResult
+{
+    std::string target; // guide id: determined-pytorchtrial, graphcore-poptorch, cerebras-...
+    std::string api;    // Cerebras generation: runner, cstorch, trainer; "" otherwise
+    std::vector<GeneratedFile> files;
+    std::vector<guides::Finding> manual;
+    std::vector<std::string> notes;
+    std::string entry;  // what runs the port ("model_def:Trial", "train.py", ...)
+    std::map<std::string, std::string> hyperparameters; // key -> YAML value written
+    double planMs = 0;
+    double generateMs = 0;
+
+    bool full() const { return manual.empty(); }
+    std::string status() const { return full() ? "full" : "partial"; }
+};
+
+struct VerifyResult
+{
+    int checkErrors = -1;
+    std::vector<guides::Finding> checkFindings; // the errors
+    int dryRunSteps = 0;
+    std::string dryRunError;
+    int stepsCompared = 0;
+    std::vector<double> originalLosses;
+    std::vector<double> portLosses;
+    double maxRelLossDiff = -1;
+    double maxAbsWeightDiff = -1;
+    int firstDivergence = 0; // 1-based step, 0: none
+    std::string originalError;
+    bool agrees = false;
+    double milliseconds = 0;
+};
+
+// The guide ids a port can target, and the default Cerebras API generation.
+std::vector<std::string> portTargets();
+// Normalises "cerebras" / "determined" / "poptorch" to a guide id; "" when unknown.
+std::string targetGuide(const std::string& to, const std::string& api, std::string* apiOut);
+
+// The port of a planned project for a target guide. `values` are command-line values of the
+// original (`-- --dataset fake`) that become the port's defaults.
+Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
+                                const std::string& api,
+                                const std::map<std::string, std::string>& values = {});
+
+// Writes the files under `out`, which must not exist or be empty.
+std::optional<Diagnostic> writePort(const PortResult& port, const std::filesystem::path& out);
+
+// Verification: check with the target guide, dry run of the port, and (when the original dry
+// runs) replay of the original's first batches and weights. `argsForOriginal` go after `--`.
+struct VerifyOptions
+{
+    int steps = 3;
+    std::filesystem::path python = "/usr/bin/python3";
+    std::vector<std::string> originalArgs;
+    int timeoutSeconds = 600;
+    std::filesystem::path workDir; // where records go (a temporary folder)
+};
+VerifyResult verifyPort(const std::filesystem::path& original, const std::filesystem::path& port,
+                        const PortResult& result, const VerifyOptions& options);
+
+nlohmann::json findingJson(const guides::Finding& f);
+nlohmann::json toJson(const PortResult& r, const std::string& output,
+                      const VerifyResult* verify);
+nlohmann::json toJson(const PortPlan& plan);
+
+} // namespace portolan::port

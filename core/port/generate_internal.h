@@ -1,0 +1,121 @@
+#pragma once
+// Shared by the generators (not a public header).
+
+#include "core/port/generate.h"
+
+#include <set>
+
+namespace portolan::port::detail {
+
+// Statements of the original gathered for a piece of generated code.
+struct Slice
+{
+    std::vector<const Stmt*> module; // entry's module level: definitions, constants (in order)
+    std::vector<const Stmt*> local;  // statements to run inside the generated function (in order)
+    std::set<std::string> localDefines; // names the local statements bind
+    std::set<std::string> unresolved;   // names found nowhere
+    std::vector<const Stmt*> argsUsers; // module definitions that read the flags namespace
+};
+
+class Slicer
+{
+public:
+    explicit Slicer(const PortPlan& plan);
+
+    // Gathers what `names` need, as seen from the batch loop's function. Names in `exclude` are
+    // provided by the generated code itself.
+    // Names in `forceLocal` are built inside the generated function even when the original builds
+    // them at module level (the model, the optimizers: the target constructs them).
+    Slice slice(std::set<std::string> names, const std::set<std::string>& exclude,
+                const std::set<std::string>& forceLocal = {}) const;
+    // Module-level statements (imports first) the generated file needs: every import of the entry
+    // but argparse's, plus `slice.module`.
+    std::string moduleText(const std::vector<const Stmt*>& extra, const RenderRules& rules,
+                           bool keepArgparse = false) const;
+    const SourceFile& source() const { return *m_src; }
+    const Stmt* loopFunction() const { return m_function; }
+    // The flags namespace is a module global of the port (PopTorch keeps the script's argparse
+    // at module level): module statements that read it can stay at module level.
+    bool argsGlobal = false;
+    // The statements of a CodeRef list, as statements of the source.
+    std::vector<const Stmt*> statements(const std::vector<CodeRef>& refs) const;
+    const Stmt* statementAt(const CodeRef& ref) const;
+    // Free names of statements (uses minus what they define themselves).
+    std::set<std::string> freeNames(const std::vector<const Stmt*>& stmts) const;
+    std::string parserName() const { return m_parser; }
+    std::vector<const Stmt*> argparseStatements() const;
+
+private:
+    const Stmt* definer(const std::vector<Stmt>& scope, const std::string& name,
+                        std::uint32_t before) const;
+    bool excluded(const Stmt& s) const;
+
+    const PortPlan& m_plan;
+    const SourceFile* m_src = nullptr;
+    const Stmt* m_function = nullptr; // the function holding the batch loop
+    std::uint32_t m_loopStart = 0;
+    std::string m_parser;
+};
+
+// `args.x` -> how the target reads hyperparameter x, and the hyperparameters it needs.
+struct Hyper
+{
+    std::string key;   // the key in the config
+    std::string value; // YAML text
+    std::string comment;
+    std::string type;  // Python annotation for typed configs
+};
+std::map<std::string, Hyper> hyperparameters(const PortPlan& plan,
+                                             const std::map<std::string, std::string>& values);
+
+std::string header(const PortPlan& plan, const std::string& what);
+std::string todo(const std::string& indent, const std::string& what);
+bool isBuiltin(const std::string& name);
+std::string indentText(const std::string& text, const std::string& indent);
+// The Python files of the original other than the entry, copied verbatim.
+void copyOtherFiles(const PortPlan& plan, PortResult& out, const std::set<std::string>& skip = {});
+// The text of the loss expression ("loss" variable) after the forward statements.
+std::string lossName(const PortPlan& plan);
+
+// The training step's code and what it needs, for a target that runs it in a class.
+struct StepCode
+{
+    std::vector<const Stmt*> forward; // batch -> loss
+    std::vector<const Stmt*> between; // after backward, before the step (gradient clipping)
+    std::set<std::string> bodyFree;   // names the step reads from outside
+    Slice init;                       // what builds the model, optimizers, criterion, ...
+    std::map<std::string, std::string> rename; // in the step: name -> "self.name"
+    std::vector<std::string> attributes;       // locals of init the step reads (self.x = x)
+    std::set<std::string> batchNames;
+};
+// A port.manual item for each name the step or the construction needs that the slicer could not
+// trace to a definition it can move (a local of another function, for example).
+void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out);
+StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers,
+                  bool argsGlobal = false);
+
+// Renders `stmts` (in the slicer's source, from any scope) with their preceding comments.
+std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& stmts,
+                        const RenderRules& rules, const std::string& indent);
+// The identifiers of a Python expression's text (rough: for texts that are not nodes).
+std::set<std::string> identifiersOf(const std::string& text);
+// The data loader's dataset and keyword values, rendered, with the statements they need.
+struct DataCode
+{
+    bool ok = false;
+    std::string statements; // rendered, indented
+    std::string dataset;
+    std::vector<std::pair<std::string, std::string>> keywords;
+    std::vector<const Stmt*> module;
+};
+DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& data,
+                  const RenderRules& rules, const std::string& indent);
+
+Result<PortResult> generateDetermined(const PortPlan& plan,
+                                      const std::map<std::string, std::string>& values);
+Result<PortResult> generatePopTorch(const PortPlan& plan,
+                                    const std::map<std::string, std::string>& values);
+Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api,
+                                    const std::map<std::string, std::string>& values);
+
+} // namespace portolan::port::detail

@@ -1,0 +1,208 @@
+// Graphcore PopTorch: a wrapper module that computes the loss inside forward, poptorch.Options,
+// poptorch.DataLoader, trainingModel with the optimizer, and a loop without backward or step.
+// PopTorch asks for no config file, so the script keeps its own argparse flags.
+#include "core/port/generate_internal.h"
+
+#include <algorithm>
+
+namespace portolan::port::detail {
+
+Result<PortResult> generatePopTorch(const PortPlan& plan,
+                                    const std::map<std::string, std::string>& values)
+{
+    PortResult out;
+    Slicer slicer(plan);
+    if (!plan.loop) {
+        Diagnostic d;
+        d.code = "port.no-loop";
+        d.message = "nothing to port: no training loop";
+        return Result<PortResult>::fail(d);
+    }
+    const auto& lp = *plan.loop;
+    const auto& src = slicer.source();
+    const std::string ind = "    ";
+    const std::string ind2 = "        ";
+    const std::string ind3 = "            ";
+
+    RenderRules rules;
+    rules.deviceNames = plan.deviceNames;
+    for (const auto& d : plan.deviceNames)
+        rules.rename[d] = "torch.device(\"cpu\")";
+
+
+    // Where the flags are parsed: at module level, or inside a function (main()).
+    const auto argparse = slicer.argparseStatements();
+    bool argparseAtModule = true;
+    for (const Stmt* s : argparse) {
+        bool top = false;
+        for (const auto& t : src.statements())
+            top = top || &t == s;
+        argparseAtModule = argparseAtModule && top;
+    }
+    slicer.argsGlobal = argparseAtModule;
+    StepCode sc = stepCode(plan, slicer, true, argparseAtModule);
+    std::vector<const Stmt*> moduleStmts = sc.init.module;
+    addUntraced(plan, sc, out);
+    if (!plan.argsName.empty() && sc.bodyFree.count(plan.argsName) && !argparseAtModule) {
+        sc.rename[plan.argsName] = "self." + plan.argsName;
+        sc.attributes.push_back(plan.argsName);
+    }
+
+    // The wrapper.
+    std::string wrapper;
+    wrapper += "class TrainingModel(torch.nn.Module):\n";
+    wrapper += ind + "\"\"\"The model with its loss computed inside forward: PopTorch compiles "
+                     "forward, loss\n" +
+               ind + "and backward into one program.\"\"\"\n\n";
+    wrapper += ind + "def __init__(self, model, **values):\n";
+    wrapper += ind2 + "super().__init__()\n" + ind2 + "self.model = model\n";
+    wrapper += ind2 + "for name, value in values.items():\n" + ind2 + "    setattr(self, name, value)\n\n";
+    std::vector<std::string> params = lp.batchNames;
+    std::string paramText;
+    for (const auto& p : params)
+        paramText += ", " + p;
+    wrapper += ind + "def forward(self" + paramText + "):\n";
+    RenderRules body = rules;
+    for (const auto& [k, v] : sc.rename)
+        body.rename[k] = v;
+    const std::string loss = lossName(plan);
+    wrapper += renderLocal(slicer, sc.forward, body, ind2);
+    if (plan.lossExpression.valid() &&
+        plan.lossExpression.text != src.text(plan.lossExpression.start, plan.lossExpression.end))
+        wrapper += ind2 + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
+    if (!lp.lossName.empty() && loss != lp.lossName)
+        wrapper += ind2 + "loss = " + lp.lossName + "\n";
+    wrapper += ind2 + "return " + loss + "\n";
+
+    // main()
+    std::string main = "def main():\n";
+    if (!argparseAtModule)
+        main += renderLocal(slicer, argparse, RenderRules{}, ind);
+    for (const Stmt* s : sc.init.local)
+        main += renderLocal(slicer, {s}, rules, ind);
+    main += ind + "opts = poptorch.Options()\n";
+    DataCode dc = dataCode(plan, slicer, plan.train, rules, ind);
+    if (dc.ok) {
+        moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
+        main += dc.statements;
+        std::string bs = plan.train.batchSize.empty() ? "1" : plan.train.batchSize;
+        main += ind + "train_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
+                dc.dataset + ",\n" + ind2 + "batch_size=" + bs;
+        for (const auto& [k, v] : dc.keywords)
+            main += ",\n" + ind2 + k + "=" + v;
+        main += ")\n";
+    } else {
+        main += todo(ind, "the batches come from `" + lp.iterable +
+                              "`: build a poptorch.DataLoader(opts, dataset, batch_size=...)");
+        main += ind + "train_loader = " + lp.iterable + "\n";
+    }
+    std::string optimizer = "None";
+    int stepped = 0;
+    for (const auto& o : plan.optimizers) {
+        ++stepped;
+        if (stepped > 1) {
+            out.manual.push_back(manualFinding(
+                "a second optimizer (" + o.variable + ", " + o.qualified +
+                    "): poptorch.trainingModel takes one; train it with a second trainingModel "
+                    "by hand",
+                o.construction, "one trainingModel per optimizer"));
+            main += todo(ind, "the original also steps `" + o.variable +
+                                  "`: PopTorch trains one optimizer per trainingModel");
+            continue;
+        }
+        if (o.closure)
+            out.manual.push_back(manualFinding(
+                "optimizer step with a closure (" + o.qualified +
+                    "): PopTorch has no LBFGS and runs no closure",
+                o.construction, "use poptorch.optim.SGD/Adam/AdamW/RMSprop/LAMB"));
+        if (o.synthesized) {
+            main += ind + "# The original updates the weights by hand with plain SGD.\n";
+            main += ind + "optimizer = poptorch.optim.SGD(" + plan.modelBinding +
+                    ".parameters(), lr=" + (o.learningRate.empty() ? "0.1" : o.learningRate) +
+                    ")\n";
+            optimizer = "optimizer";
+        } else {
+            optimizer = o.variable;
+        }
+    }
+    if (!sc.between.empty())
+        out.manual.push_back(manualFinding(
+            "code between backward() and the optimizer step (" +
+                src.text(sc.between.front()->start, sc.between.front()->end) +
+                "): PopTorch runs backward and the step inside the program",
+            CodeRef{plan.entry, sc.between.front()->line, sc.between.front()->column,
+                    sc.between.front()->start, sc.between.front()->end, ""},
+            "gradient clipping: poptorch.optim optimizers take max_grad_norm"));
+    for (const auto& s : plan.schedulers)
+        main += ind + "# " + s.variable + " (" + s.qualified +
+                ") is stepped as in the original; call training_model.setOptimizer(" +
+                optimizer + ") after it.\n";
+    std::string extras;
+    for (const auto& a : sc.attributes)
+        extras += ", " + a + "=" + a;
+    main += ind + "training_model = poptorch.trainingModel(\n" + ind2 + "TrainingModel(" +
+            (plan.modelBinding.empty() ? "model" : plan.modelBinding) + extras + "),\n" + ind2 +
+            "options=opts,\n" + ind2 + "optimizer=" + optimizer + ")\n";
+    std::string epochs = "range(1)";
+    for (const auto& f : plan.flags)
+        if (f.dest == "epochs" || f.dest == "num_epochs" || f.dest == "niter")
+            epochs = "range(" + plan.argsName + "." + f.dest + ")";
+    std::string args;
+    for (std::size_t i = 0; i < params.size(); ++i)
+        args += (i ? ", " : "") + params[i];
+    main += ind + "for epoch in " + epochs + ":\n";
+    if (lp.indexName.empty())
+        main += ind2 + "for " + lp.batchTarget + " in train_loader:\n";
+    else
+        main += ind2 + "for " + lp.indexName + ", " + lp.batchTarget +
+                " in enumerate(train_loader):\n";
+    main += ind3 + loss + " = training_model(" + args + ")\n";
+    for (const auto& s : plan.schedulers)
+        main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" +
+                (s.perBatch ? ind3 : ind2) + "training_model.setOptimizer(" + optimizer + ")\n";
+    main += ind + "training_model.detachFromDevice()\n";
+    if (plan.evaluation && !plan.modelBinding.empty()) {
+        main += ind + "# Evaluation: the model itself, compiled for inference.\n";
+        main += ind + "inference_model = poptorch.inferenceModel(" + plan.modelBinding +
+                ".eval(), options=poptorch.Options())\n";
+        main += ind + "inference_model.detachFromDevice()\n";
+        for (const auto& m : plan.evaluation->metrics)
+            out.notes.push_back("evaluation metric `" + m + "` of " +
+                                plan.evaluation->loop.where() + " is not carried over");
+    }
+
+    if (argparseAtModule)
+        moduleStmts.insert(moduleStmts.end(), argparse.begin(), argparse.end());
+    std::sort(moduleStmts.begin(), moduleStmts.end(),
+              [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
+    moduleStmts.erase(std::unique(moduleStmts.begin(), moduleStmts.end()), moduleStmts.end());
+    RenderRules moduleRules;
+    moduleRules.deviceNames = plan.deviceNames;
+    std::string module = slicer.moduleText(moduleStmts, moduleRules, true);
+    std::string futures, rest;
+    {
+        std::size_t at = 0;
+        while (at < module.size()) {
+            auto e = module.find('\n', at);
+            if (e == std::string::npos)
+                e = module.size();
+            const std::string line = module.substr(at, e - at);
+            (line.starts_with("from __future__") ? futures : rest) += line + "\n";
+            at = e + 1;
+        }
+    }
+    std::string text;
+    text += "\"\"\"PopTorch port generated by Portolan from " + plan.entry +
+            ".\n\nThe model, loss and data code are the original's; the loss is computed "
+            "inside forward\n(TrainingModel), and PopTorch runs backward and the optimizer "
+            "step.\n\"\"\"\n";
+    text += futures + "import torch\nimport poptorch\n" + rest;
+    text += "\n\n" + wrapper + "\n\n" + main + "\n\nif __name__ == \"__main__\":\n    main()\n";
+    out.files.push_back(GeneratedFile{"train.py", plan.entry, text});
+    copyOtherFiles(plan, out);
+    (void)values;
+    out.entry = "train.py";
+    return Result<PortResult>::ok(std::move(out));
+}
+
+} // namespace portolan::port::detail

@@ -1,0 +1,163 @@
+#pragma once
+
+// The port plan (issue 24): from the resolved index of an original PyTorch project, which code is
+// the model, the loss, the optimizers and schedulers, the data, the training loop, the flags,
+// and what is left over, each with its source location. Plain structs: the user (GUI, options)
+// can change any choice before generation.
+
+#include "core/analysis/analysis.h"
+#include "core/analysis/facts.h"
+#include "core/common/diagnostic.h"
+#include "core/guides/finding.h"
+#include "core/guides/params_fix.h"
+#include "core/port/source.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace portolan::port {
+
+// A piece of the original: file, position and the source text.
+struct CodeRef
+{
+    std::string file; // relative to the project root
+    int line = 0;
+    int column = 0;
+    std::uint32_t start = 0;
+    std::uint32_t end = 0;
+    std::string text;
+    bool valid() const { return !file.empty(); }
+    std::string where() const { return file + ":" + std::to_string(line); }
+};
+
+struct PlanItem
+{
+    std::string kind; // "model", "loss", "optimizer", ..., "leftover", "device-move"
+    std::string name; // the variable or construct
+    CodeRef at;
+    std::string note;
+};
+
+struct OptimizerPlan
+{
+    std::string variable;  // "optimizer"
+    std::string qualified; // "torch.optim.Adam"
+    CodeRef construction;  // the call expression
+    CodeRef statement;     // the statement that builds it (may be an if around it)
+    bool closure = false;  // .step(closure) (LBFGS)
+    bool synthesized = false; // made from a hand-written SGD update (no optimizer in the code)
+    std::string learningRate; // synthesized: the rate expression
+};
+
+struct SchedulerPlan
+{
+    std::string variable;
+    std::string qualified; // "torch.optim.lr_scheduler.StepLR"
+    CodeRef construction;
+    bool perBatch = false; // stepped inside the batch loop (else once per epoch)
+};
+
+struct DataPlan
+{
+    std::string variable;  // "train_loader"
+    CodeRef construction;  // DataLoader(...) call
+    CodeRef dataset;       // its first argument
+    std::string batchSize; // the batch_size argument as written
+    std::vector<std::pair<std::string, std::string>> keywords; // other keyword args, as written
+    bool isDataLoader = false; // a torch DataLoader (else some other iterable)
+};
+
+struct LoopPlan
+{
+    CodeRef loop;             // the `for` over batches
+    CodeRef epochLoop;        // the loop around it (or around the call of its function)
+    std::string function;     // the function holding the batch loop ("" at module level)
+    std::string batchTarget;  // "(data, target)" as written
+    std::vector<std::string> batchNames; // {"data", "target"}
+    std::string indexName;    // enumerate's index ("batch_idx"), "" when none
+    std::string iterable;     // what is iterated ("train_loader")
+    std::string lossName;     // the variable .backward() is called on
+    CodeRef backward;         // loss.backward()
+    std::vector<CodeRef> steps;       // optimizer.step() calls
+    std::vector<CodeRef> zeroGrads;
+    std::vector<CodeRef> forward;     // statements from the start of the body to backward
+    std::vector<CodeRef> betweenBackwardAndStep; // gradient clipping, ...
+    std::vector<CodeRef> afterStep;   // logging, accumulation of metrics: left over
+    std::vector<CodeRef> modeSwitches; // model.train() / model.eval()
+    int backwardCount = 0;
+};
+
+struct EvalPlan
+{
+    CodeRef loop;
+    std::string function;
+    std::string iterable;
+    std::string batchTarget;
+    std::vector<std::string> batchNames;
+    std::vector<CodeRef> body; // the statements of the evaluation loop body
+    std::vector<std::string> metrics; // names accumulated (test_loss, correct)
+};
+
+struct PortOptions
+{
+    std::string modelClass;  // the user's choice of the model class ("" = planned)
+    std::string modelVariable;
+    std::string lossExpression; // replaces the planned loss expression (Python text)
+    std::string entry;       // the training script ("" = planned)
+};
+
+struct PortPlan
+{
+    std::filesystem::path root;
+    std::string entry; // the training script (relative)
+    std::string argsName; // "args" / "opt": the argparse namespace, "" when none
+    // model
+    std::string modelVariable;
+    std::string modelClass; // the class the construction instantiates (or a factory)
+    std::string modelClassFile;
+    CodeRef modelConstruction; // the expression, device moves stripped when rendered
+    CodeRef modelStatement;    // the statement holding it
+    std::vector<std::string> modelFlags; // flags the construction reads
+    bool modelFromFactory = false;
+    // loss
+    std::string criterionVariable;
+    CodeRef criterion;       // nn.CrossEntropyLoss() construction
+    CodeRef lossExpression;  // the value of `loss = ...` in the loop
+    std::vector<std::string> lossHelpers; // project functions the loss calls
+    std::vector<OptimizerPlan> optimizers;
+    std::vector<SchedulerPlan> schedulers;
+    DataPlan train;
+    DataPlan eval;
+    std::optional<LoopPlan> loop;
+    std::optional<EvalPlan> evaluation;
+    std::vector<analysis::CliFlag> flags;
+    // The params-from-argparse fix's plans (keys, sections, YAML values of the defaults).
+    std::optional<guides::ParamsPlan> paramsDetermined;
+    std::optional<guides::ParamsPlan> paramsCerebras;
+    std::string modelBinding; // the name the construction assigns (may differ from the loop's)
+    std::set<std::string> deviceNames; // "device", "use_cuda"
+    std::vector<PlanItem> deviceMoves;
+    std::vector<PlanItem> leftovers;
+    // What the plan could not place: each becomes a port.manual finding.
+    std::vector<guides::Finding> manual;
+    std::vector<std::string> notes;
+
+    // The parsed sources (statement level), by relative path.
+    std::map<std::string, std::shared_ptr<SourceFile>> sources;
+    const SourceFile* source(const std::string& path) const;
+    const analysis::CliFlag* flag(const std::string& dest) const;
+};
+
+// The plan for an original project. Fails when the project has no training loop to port (no
+// backward() anywhere).
+Result<PortPlan> planPort(const analysis::ProjectAnalysis& analysis,
+                          const PortOptions& options = {});
+
+// A manual item: "port.manual" finding at a place.
+guides::Finding manualFinding(const std::string& message, const CodeRef& at,
+                              const std::string& hint = {});
+
+} // namespace portolan::port

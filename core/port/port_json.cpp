@@ -1,0 +1,143 @@
+#include "core/guides/report.h"
+#include "core/port/generate.h"
+
+namespace portolan::port {
+
+nlohmann::json findingJson(const guides::Finding& f)
+{
+    return guides::toJson(f);
+}
+
+namespace {
+
+nlohmann::json refJson(const CodeRef& r)
+{
+    if (!r.valid())
+        return nullptr;
+    return {{"file", r.file}, {"line", r.line}, {"column", r.column + 1}, {"text", r.text}};
+}
+
+nlohmann::json numbers(const std::vector<double>& v)
+{
+    nlohmann::json a = nlohmann::json::array();
+    for (double x : v)
+        a.push_back(x);
+    return a;
+}
+
+} // namespace
+
+nlohmann::json toJson(const PortResult& r, const std::string& output, const VerifyResult* verify)
+{
+    nlohmann::json j;
+    j["target"] = r.target;
+    j["api"] = r.api.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.api);
+    j["output"] = output;
+    j["status"] = r.status();
+    j["entry"] = r.entry;
+    j["files"] = nlohmann::json::array();
+    for (const auto& f : r.files)
+        j["files"].push_back({{"path", f.path},
+                              {"from", f.from.empty() ? nlohmann::json(nullptr)
+                                                      : nlohmann::json(f.from)}});
+    j["manual"] = nlohmann::json::array();
+    for (const auto& m : r.manual)
+        j["manual"].push_back(findingJson(m));
+    j["notes"] = r.notes;
+    j["plan_ms"] = r.planMs;
+    j["generate_ms"] = r.generateMs;
+    if (verify) {
+        const auto& v = *verify;
+        nlohmann::json jv;
+        jv["check_errors"] = v.checkErrors;
+        jv["check_findings"] = nlohmann::json::array();
+        for (const auto& f : v.checkFindings)
+            jv["check_findings"].push_back(findingJson(f));
+        jv["dry_run_steps"] = v.dryRunSteps;
+        if (!v.dryRunError.empty())
+            jv["dry_run_error"] = v.dryRunError;
+        if (!v.originalError.empty())
+            jv["original_error"] = v.originalError;
+        jv["steps_compared"] = v.stepsCompared;
+        jv["original_losses"] = numbers(v.originalLosses);
+        jv["port_losses"] = numbers(v.portLosses);
+        jv["max_rel_loss_diff"] =
+            v.maxRelLossDiff < 0 ? nlohmann::json(nullptr) : nlohmann::json(v.maxRelLossDiff);
+        jv["max_abs_weight_diff"] =
+            v.maxAbsWeightDiff < 0 ? nlohmann::json(nullptr) : nlohmann::json(v.maxAbsWeightDiff);
+        jv["first_divergent_step"] =
+            v.firstDivergence ? nlohmann::json(v.firstDivergence) : nlohmann::json(nullptr);
+        jv["agrees"] = v.agrees;
+        jv["milliseconds"] = v.milliseconds;
+        j["verify"] = jv;
+    }
+    return j;
+}
+
+nlohmann::json toJson(const PortPlan& p)
+{
+    nlohmann::json j;
+    j["entry"] = p.entry;
+    j["args"] = p.argsName;
+    j["model"] = {{"variable", p.modelVariable},
+                  {"class", p.modelClass},
+                  {"class_file", p.modelClassFile},
+                  {"factory", p.modelFromFactory},
+                  {"construction", refJson(p.modelConstruction)},
+                  {"flags", p.modelFlags}};
+    j["loss"] = {{"criterion", p.criterionVariable},
+                 {"criterion_construction", refJson(p.criterion)},
+                 {"expression", refJson(p.lossExpression)},
+                 {"helpers", p.lossHelpers}};
+    j["optimizers"] = nlohmann::json::array();
+    for (const auto& o : p.optimizers)
+        j["optimizers"].push_back({{"variable", o.variable},
+                                   {"class", o.qualified},
+                                   {"construction", refJson(o.construction)},
+                                   {"closure", o.closure},
+                                   {"synthesized", o.synthesized}});
+    j["schedulers"] = nlohmann::json::array();
+    for (const auto& s : p.schedulers)
+        j["schedulers"].push_back({{"variable", s.variable},
+                                   {"class", s.qualified},
+                                   {"construction", refJson(s.construction)},
+                                   {"per_batch", s.perBatch}});
+    auto data = [](const DataPlan& d) {
+        return nlohmann::json{{"variable", d.variable},
+                              {"dataloader", d.isDataLoader},
+                              {"construction", refJson(d.construction)},
+                              {"dataset", refJson(d.dataset)},
+                              {"batch_size", d.batchSize}};
+    };
+    j["train_data"] = data(p.train);
+    j["eval_data"] = data(p.eval);
+    if (p.loop)
+        j["loop"] = {{"loop", refJson(p.loop->loop)},
+                     {"function", p.loop->function},
+                     {"batch", p.loop->batchTarget},
+                     {"index", p.loop->indexName},
+                     {"iterable", p.loop->iterable},
+                     {"loss", p.loop->lossName},
+                     {"backward_calls", p.loop->backwardCount}};
+    if (p.evaluation)
+        j["evaluation"] = {{"loop", refJson(p.evaluation->loop)},
+                           {"metrics", p.evaluation->metrics}};
+    j["flags"] = nlohmann::json::array();
+    for (const auto& f : p.flags)
+        j["flags"].push_back({{"dest", f.dest}, {"default", f.defaultText}});
+    auto items = [](const std::vector<PlanItem>& v) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& i : v)
+            a.push_back({{"kind", i.kind}, {"name", i.name}, {"at", refJson(i.at)}, {"note", i.note}});
+        return a;
+    };
+    j["device_moves"] = items(p.deviceMoves);
+    j["leftovers"] = items(p.leftovers);
+    j["manual"] = nlohmann::json::array();
+    for (const auto& m : p.manual)
+        j["manual"].push_back(findingJson(m));
+    j["notes"] = p.notes;
+    return j;
+}
+
+} // namespace portolan::port

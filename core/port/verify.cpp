@@ -1,0 +1,199 @@
+// Verification of a port: its target guide's checks, its dry run, and the replay of the
+// original's initial weights and first batches (resources/python/portolan_dryrun/replay.py).
+// The original's dry run runs on a copy, so that nothing it writes lands in the original.
+#include "core/common/resources.h"
+#include "core/dryrun/dry_run.h"
+#include "core/guides/session.h"
+#include "core/port/generate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace portolan::port {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunOutcome
+{
+    std::vector<double> losses;
+    int steps = 0;
+    bool finished = false;
+    std::string error;
+    nlohmann::json replay;
+};
+
+RunOutcome dryRun(const fs::path& project, const std::string& flavour,
+                  const std::vector<std::string>& extra, const std::vector<std::string>& args,
+                  const VerifyOptions& o)
+{
+    RunOutcome out;
+    dryrun::DryRunOptions d;
+    d.project = project;
+    d.flavour = flavour.empty() ? dryrun::detectFlavour(project) : flavour;
+    d.steps = o.steps;
+    d.python = o.python;
+    d.args = args;
+    const fs::path pythonDir = resourcesDir() / "python";
+    auto cmd = dryrun::childCommand(d, pythonDir);
+    auto at = std::find(cmd.begin(), cmd.end(), "--");
+    cmd.insert(at, extra.begin(), extra.end());
+    dryrun::ChildLimits limits;
+    limits.timeoutSeconds = o.timeoutSeconds;
+    limits.memoryLimitMb = dryrun::defaultMemoryLimitMb();
+    limits.workingDirectory = project;
+    limits.environment = dryrun::childEnvironment(pythonDir);
+    std::string stderrTail;
+    const auto outcome = dryrun::runChild(cmd, limits, [&](dryrun::Stream s, const std::string& line) {
+        if (s == dryrun::Stream::Stderr) {
+            stderrTail += line + "\n";
+            if (stderrTail.size() > 2000)
+                stderrTail.erase(0, stderrTail.size() - 2000);
+        }
+        if (s != dryrun::Stream::Events)
+            return;
+        const auto e = dryrun::readEventLine(line, 0).event;
+        const std::string kind = e.value("event", "");
+        if (kind == "step") {
+            ++out.steps;
+            out.losses.push_back(e.contains("loss") && e["loss"].is_number()
+                                     ? e["loss"].get<double>()
+                                     : std::nan(""));
+        } else if (kind == "replay") {
+            out.replay = e;
+        } else if (kind == "finished") {
+            out.finished = true;
+        } else if (kind == "failed") {
+            out.error = e.value("diagnostic", e.value("message", std::string("failed")));
+        }
+    });
+    if (!outcome.started)
+        out.error = "cannot start " + o.python.string() + ": " + outcome.startError;
+    else if (!out.finished && out.error.empty())
+        out.error = "the dry run ended without its final event" +
+                    (stderrTail.empty() ? std::string() : ": " + stderrTail.substr(0, 400));
+    return out;
+}
+
+std::string flavourOf(const std::string& target)
+{
+    if (target == "determined-pytorchtrial")
+        return "determined-pytorchtrial";
+    if (target == "graphcore-poptorch")
+        return "graphcore-poptorch";
+    return "cerebras-pytorch";
+}
+
+fs::path tempDir(const std::string& what)
+{
+    std::string tmpl = (fs::temp_directory_path() / ("portolan-" + what + "-XXXXXX")).string();
+    if (!::mkdtemp(tmpl.data()))
+        return fs::temp_directory_path() / ("portolan-" + what);
+    return tmpl;
+}
+
+void copyProject(const fs::path& from, const fs::path& to)
+{
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(
+             from, fs::directory_options::skip_permission_denied, ec);
+         it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (ec)
+            break;
+        const auto name = it->path().filename().string();
+        if (name == ".git" || name == ".portolan" || name == "__pycache__") {
+            it.disable_recursion_pending();
+            continue;
+        }
+        const fs::path rel = fs::relative(it->path(), from, ec);
+        if (it->is_directory(ec))
+            fs::create_directories(to / rel, ec);
+        else if (it->is_regular_file(ec))
+            fs::copy_file(it->path(), to / rel, fs::copy_options::overwrite_existing, ec);
+    }
+}
+
+} // namespace
+
+VerifyResult verifyPort(const fs::path& original, const fs::path& port, const PortResult& result,
+                        const VerifyOptions& o)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    VerifyResult v;
+    // 1. The target guide's checks.
+    guides::SessionOptions so;
+    so.guideId = result.target;
+    so.withFlow = false;
+    if (auto s = guides::startPortingSession(port, so)) {
+        v.checkErrors = s.value->result.errors;
+        for (const auto& f : s.value->result.allFindings())
+            if (f.severity == Severity::Error)
+                v.checkFindings.push_back(f);
+    } else {
+        v.checkErrors = -1;
+        v.dryRunError = s.error.message;
+    }
+    // 2. The original's dry run on a copy, recording; then the port's, replaying.
+    const fs::path work = o.workDir.empty() ? tempDir("verify") : o.workDir;
+    const fs::path copy = work / "original";
+    const fs::path record = work / "record";
+    const fs::path portCopy = work / "port";
+    std::error_code ec;
+    fs::create_directories(copy, ec);
+    copyProject(original, copy);
+    fs::create_directories(portCopy, ec);
+    copyProject(port, portCopy);
+    const auto orig = dryRun(copy, "",
+                             {"--record", record.string(), "--capture-dir",
+                              (work / "capture-original").string()},
+                             o.originalArgs, o);
+    v.originalLosses = orig.losses;
+    if (!orig.error.empty())
+        v.originalError = orig.error;
+    const bool recorded = fs::exists(record / "record.pt", ec);
+    std::vector<std::string> extra{"--capture-dir", (work / "capture-port").string()};
+    if (recorded)
+        extra.insert(extra.end(), {"--replay", record.string()});
+    const std::vector<std::string> portArgs =
+        result.target == "graphcore-poptorch" ? o.originalArgs : std::vector<std::string>{};
+    const auto mine = dryRun(portCopy, flavourOf(result.target), extra, portArgs, o);
+    v.dryRunSteps = mine.steps;
+    v.portLosses = mine.losses;
+    if (!mine.error.empty())
+        v.dryRunError = mine.error;
+    // 3. Agreement.
+    if (recorded) {
+        const std::size_t n =
+            std::min({v.originalLosses.size(), v.portLosses.size(), std::size_t(o.steps)});
+        v.stepsCompared = int(n);
+        double worst = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double a = v.originalLosses[i], b = v.portLosses[i];
+            const double rel = std::abs(a - b) / std::max(std::abs(a), 1e-12);
+            const double r = std::isnan(rel) ? 1e300 : rel;
+            worst = std::max(worst, r);
+            if (r > 1e-5 && v.firstDivergence == 0)
+                v.firstDivergence = int(i) + 1;
+        }
+        v.maxRelLossDiff = n ? worst : -1;
+        const auto& rp = mine.replay;
+        if (rp.is_object() && rp.contains("max_abs_weight_diff") &&
+            rp["max_abs_weight_diff"].is_number())
+            v.maxAbsWeightDiff = rp["max_abs_weight_diff"].get<double>();
+        const bool loaded = rp.is_object() && rp.value("weights_loaded", false);
+        v.agrees = loaded && int(n) == o.steps && v.firstDivergence == 0 &&
+                   v.maxAbsWeightDiff >= 0 && v.maxAbsWeightDiff <= 1e-5 && v.checkErrors == 0;
+        if (!loaded && v.dryRunError.empty() && rp.is_object())
+            v.dryRunError = "the port's model has other parameters than the original's";
+    }
+    fs::remove_all(work, ec);
+    v.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return v;
+}
+
+} // namespace portolan::port

@@ -1,0 +1,207 @@
+"""Record and replay for the port's equivalence check (issue 24).
+
+--record DIR (the original's dry run): keeps the initial weights of the model the first
+optimizer owns (or of the first top-level module called, when the code has no optimizer), the
+batch each of the first K steps trains on, the per-step losses and the weights after K steps,
+in DIR/record.pt.
+
+--replay DIR (the port's dry run): loads the recorded initial weights into the port's model when
+its optimizer is built, replaces the batch of each of the first K steps with the recorded one, and
+after K steps emits a `replay` event with the largest weight difference to the original.
+
+In both, the torch random state is set to the same seed when a step's batch is handed out, so
+dropout and sampling inside the step draw the same numbers in both runs.
+"""
+import copy
+import os
+
+import torch
+
+SEED = 24024
+
+
+def _clone(value):
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_clone(v) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_clone(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _clone(v) for k, v in value.items()}
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # noqa: BLE001 - an uncopyable batch part is kept as it is
+        return value
+
+
+def _same_structure(a, b):
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_structure(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_structure(a[k], b[k]) for k in a)
+    return True
+
+
+class _Batches:
+    def __init__(self, owner, inner):
+        self._owner = owner
+        self._inner = inner
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._owner.on_batch(next(self._inner))
+
+    def __len__(self):
+        return len(self._inner)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+class Replay:
+    def __init__(self, session, events, steps, record_dir=None, replay_dir=None):
+        self.session = session
+        self.events = events
+        self.steps = steps
+        self.record_dir = record_dir
+        self.replay_dir = replay_dir
+        self.params = None
+        self.initial = None
+        self.batches = {}
+        self.losses = []
+        self.done = False
+        self.loaded = None
+        self.weights_loaded = False
+        self.replayed = 0
+        if replay_dir:
+            self.loaded = torch.load(os.path.join(replay_dir, "record.pt"))
+
+    # ------------------------------------------------------------------ install
+    def install(self):
+        self._patch_optimizer()
+        self._patch_module_call()
+        self._patch_loader()
+        self._patch_steps()
+
+    def _adopt(self, params):
+        if self.params is not None:
+            return
+        self.params = [p for p in params if isinstance(p, torch.Tensor)]
+        if self.record_dir:
+            self.initial = [p.detach().clone() for p in self.params]
+        if self.loaded is not None:
+            initial = self.loaded["initial"]
+            shapes = [tuple(p.shape) for p in self.params]
+            theirs = [tuple(t.shape) for t in initial]
+            if shapes != theirs:
+                self.events.emit("warning", kind="replay-weights",
+                                 message="the port's model has other parameters than the "
+                                 f"original's ({len(shapes)} against {len(theirs)} tensors, "
+                                 "or other shapes): its initial weights are its own")
+                return
+            with torch.no_grad():
+                for p, w in zip(self.params, initial):
+                    p.copy_(w)
+            self.weights_loaded = True
+
+    def _patch_optimizer(self):
+        owner = self
+        original = torch.optim.Optimizer.__init__
+
+        def init(opt, params, defaults):
+            original(opt, params, defaults)
+            owner._adopt([p for g in opt.param_groups for p in g["params"]])
+
+        torch.optim.Optimizer.__init__ = init
+
+    def _patch_module_call(self):
+        owner = self
+        original = torch.nn.Module.__call__
+
+        def call(module, *args, **kwargs):
+            if owner.params is None and any(True for _ in module.parameters()):
+                owner._adopt(list(module.parameters()))
+            return original(module, *args, **kwargs)
+
+        torch.nn.Module.__call__ = call
+
+    def _patch_loader(self):
+        owner = self
+        original = torch.utils.data.DataLoader.__iter__
+
+        def iterate(loader):
+            return _Batches(owner, original(loader))
+
+        torch.utils.data.DataLoader.__iter__ = iterate
+
+    def on_batch(self, batch):
+        k = self.session.steps_done
+        if k >= self.steps or self.done:
+            return batch
+        if self.record_dir:
+            self.batches[k] = _clone(batch)
+        if self.loaded is not None:
+            recorded = self.loaded["batches"]
+            if k < len(recorded) and recorded[k] is not None:
+                if _same_structure(batch, recorded[k]):
+                    batch = _clone(recorded[k])
+                    self.replayed = max(self.replayed, k + 1)
+                else:
+                    self.events.emit("warning", kind="replay-batch",
+                                     message=f"the port's batch {k + 1} has another structure "
+                                     "than the original's: it is not replaced")
+        torch.manual_seed(SEED + k)
+        return batch
+
+    def _patch_steps(self):
+        owner = self
+        session = self.session
+        original = session.complete_step
+
+        def complete_step(opt, loss=None, metrics=None):
+            try:
+                return original(opt, loss, metrics)
+            finally:
+                if len(owner.losses) < session.steps_done:
+                    owner.losses.append(session.last_loss)
+                if session.steps_done >= owner.steps and not owner.done:
+                    owner.done = True
+                    owner.finish()
+
+        session.complete_step = complete_step
+
+    # ------------------------------------------------------------------ finish
+    def finish(self):
+        final = [p.detach().clone() for p in (self.params or [])]
+        if self.record_dir:
+            os.makedirs(self.record_dir, exist_ok=True)
+            batches = [self.batches.get(k) for k in range(self.steps)]
+            torch.save({"initial": self.initial or [], "batches": batches, "final": final,
+                        "losses": self.losses},
+                       os.path.join(self.record_dir, "record.pt"))
+            self.events.emit("record", steps=len(self.losses), tensors=len(final),
+                             batches=sum(1 for b in batches if b is not None))
+        if self.loaded is not None:
+            theirs = self.loaded.get("final") or []
+            diff = None
+            if final and len(theirs) == len(final) and \
+                    all(a.shape == b.shape for a, b in zip(final, theirs)):
+                diff = max((float((a.double() - b.double()).abs().max()) if a.numel() else 0.0)
+                           for a, b in zip(final, theirs))
+            self.events.emit("replay", steps=len(self.losses),
+                             weights_loaded=self.weights_loaded,
+                             batches_replayed=self.replayed,
+                             max_abs_weight_diff=diff,
+                             original_losses=self.loaded.get("losses"),
+                             port_losses=self.losses)
+
+
+def install(session, events, steps, record_dir=None, replay_dir=None):
+    replay = Replay(session, events, steps, record_dir, replay_dir)
+    replay.install()
+    return replay
