@@ -68,6 +68,7 @@ struct CompileCliOptions
     CLI::Option* gradAccumOption = nullptr;
     CLI::Option* optimizerOption = nullptr;
     CLI::Option* precisionOption = nullptr;
+    const CLI::App* command = nullptr; // counts the other options the project must not override
 };
 
 bool isParamsFile(const std::filesystem::path& p)
@@ -99,6 +100,32 @@ void applyParamsDefaults(const families::ModelFromParams& m, const CompileCliOpt
     std::cout << "\n";
     for (const auto& n : m.notes)
         std::cout << "  note: " << n << "\n";
+}
+
+// A captured project: the compile opens on its own settings (the capture's micro-batch, and a
+// PopTorch project's strategy and Options), by the rule the Profile tab uses; what the command
+// line says stays.
+void applyCaptureSettings(const graph::ProjectTraining& p, const CompileCliOptions& o,
+                          const targets::Target& target, sim::CompileOptions& c)
+{
+    const auto given = [&](const char* name) {
+        return o.command && o.command->count(name) > 0;
+    };
+    sim::TrainingOverrides keep;
+    keep.microBatch = o.microBatchOption->count() > 0;
+    keep.gradAccum = o.gradAccumOption->count() > 0;
+    keep.optimizer = o.optimizerOption->count() > 0;
+    keep.precision = o.precisionOption->count() > 0;
+    keep.ipus = given("--ipus") || !c.split.empty();
+    keep.replicas = given("--replicas");
+    keep.availableMemory = given("--available-memory-proportion") || given("--amp-per-ipu");
+    keep.halfPartials = given("--half-partials");
+    sim::applyProjectSettings(p, target.kind, c, keep);
+    if (!p.strategy.empty() && target.kind != targets::TargetKind::Cs)
+        std::cout << "Project: " << p.strategy << " on " << p.ipus << " IPU"
+                  << (p.ipus == 1 ? "" : "s") << ", device iterations "
+                  << std::max(1, p.deviceIterations) << ", gradient accumulation "
+                  << std::max(1, p.gradAccum) << ", micro-batch " << p.batchSize << "\n";
 }
 
 Result<graph::OpGraph> loadGraph(const CompileCliOptions& o)
@@ -236,17 +263,23 @@ int runCompile(const CompileCliOptions& o)
     Result<graph::OpGraph> graph = Result<graph::OpGraph>::fail({});
     std::filesystem::path familyParams;
     std::optional<sim::ModelFamilyNotes> familyNotes;
+    std::optional<graph::ProjectTraining> captured; // a capture's own settings
     if (!o.input.empty() && o.synthetic.empty()) {
         if (isParamsFile(o.input)) {
             familyParams = o.input;
-        } else if (std::filesystem::is_directory(o.input)) {
+        } else if (std::filesystem::is_directory(o.input) ||
+                   std::filesystem::path(o.input).filename() == "capture.json") {
             const graph::GraphSource source = graph::chooseGraphSource(o.input);
             if (source.kind == graph::GraphSourceKind::ModelFamily) {
                 familyParams = source.params;
                 std::cerr << "portolan-cli: " << source.message.message << "\n";
+            } else if (source.kind == graph::GraphSourceKind::Capture && source.training) {
+                captured = source.training;
             }
         }
     }
+    if (captured)
+        applyCaptureSettings(*captured, o, *target.value, c);
     if (!familyParams.empty()) {
         auto m = families::buildFromParamsFile(familyParams);
         if (m) {
@@ -329,6 +362,7 @@ Subcommand registerCompile(CLI::App& root)
     CLI::App* cmd = root.add_subcommand(
         "compile", "Simulate compiling a model for Graphcore IPUs or a Cerebras CS system: does "
                    "it fit, how does it split, how fast");
+    o->command = cmd;
     cmd->add_option("INPUT", o->input,
                     "Project folder, Model Zoo params file (.yaml: the model is built from its "
                     "model: keys), or TorchScript MODEL.pt");

@@ -52,6 +52,68 @@ std::optional<std::int64_t> integer(const json& j, const char* name, const std::
     return m->get<std::int64_t>();
 }
 
+// A positive count (device iterations, replication, accumulation): 1 when absent.
+int count(const json& j, const char* name, const std::string& where)
+{
+    const auto v = integer(j, name, where);
+    if (v && (*v < 1 || *v > (1 << 24)))
+        throw BadMember{where + name, "must be a positive integer"};
+    return v ? int(*v) : 1;
+}
+
+// "IPU3" -> 3; -1 for anything else.
+int ipuKey(const std::string& key)
+{
+    if (key.size() < 4 || key.compare(0, 3, "IPU") != 0 || key.size() > 9)
+        return -1;
+    int n = 0;
+    for (std::size_t i = 3; i < key.size(); ++i) {
+        if (key[i] < '0' || key[i] > '9')
+            return -1;
+        n = n * 10 + (key[i] - '0');
+    }
+    return n;
+}
+
+double proportion(const json& v, const std::string& where)
+{
+    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1)
+        throw BadMember{where, "must be a number between 0 and 1"};
+    return v.get<double>();
+}
+
+CapturePoptorch poptorchOptions(const json& j)
+{
+    const std::string at = "options.poptorch.";
+    CapturePoptorch o;
+    o.deviceIterations = count(j, "device_iterations", at);
+    o.replicationFactor = count(j, "replication_factor", at);
+    o.gradientAccumulation = count(j, "gradient_accumulation", at);
+    o.precision = text(j, "precision", at);
+    o.halfPartials = text(j, "partials_type", at) == "half";
+    if (const json* amp = member(j, "available_memory_proportion")) {
+        if (!amp->is_object())
+            throw BadMember{at + "available_memory_proportion", "must be an object"};
+        for (const auto& [key, value] : amp->items())
+            if (const int ipu = ipuKey(key); ipu >= 0)
+                o.availableMemoryProportion[ipu] =
+                    proportion(value, at + "available_memory_proportion." + key);
+    }
+    if (const json* calls = member(j, "set_available_memory"); calls && calls->is_array())
+        for (std::size_t i = 0; i < calls->size(); ++i) {
+            const std::string where = at + "set_available_memory[" + std::to_string(i) + "].";
+            const auto ipu = integer((*calls)[i], "ipu", where);
+            const json* p = member((*calls)[i], "proportion");
+            if (!ipu || *ipu < 0 || !p)
+                continue;
+            const double v = proportion(*p, where + "proportion");
+            auto [it, fresh] = o.setAvailableMemory.emplace(int(*ipu), v);
+            if (!fresh)
+                it->second = std::min(it->second, v);
+        }
+    return o;
+}
+
 std::optional<Shape> shape(const json& j, const std::string& where)
 {
     const json* m = member(j, "shape");
@@ -162,6 +224,23 @@ std::string Capture::origin() const
         s += " (the others are not compiled)";
     }
     return s;
+}
+
+int Capture::pipelineIpus() const
+{
+    if (declaredIpus > 0)
+        return declaredIpus;
+    int top = -1;
+    for (const auto& st : stages)
+        top = std::max(top, st.ipu);
+    return top + 1;
+}
+
+std::string Capture::pipelineDescription() const
+{
+    if (pipelineSource.empty())
+        return {};
+    return pipelineStrategy.empty() ? pipelineSource : pipelineSource + ", " + pipelineStrategy;
 }
 
 std::string Capture::optimizerName() const
@@ -287,6 +366,7 @@ Result<Capture> loadCapture(const fs::path& dirOrFile)
                 cm.trainableParams = integer(m, "trainable_params", at).value_or(cm.params);
                 if (auto ipu = integer(m, "ipu", at))
                     cm.ipu = int(*ipu);
+                cm.block = text(m, "block", at);
                 cm.calls = int(integer(m, "calls", at).value_or(0));
                 cm.inputs = tensors(m, "inputs", at);
                 cm.outputs = tensors(m, "outputs", at);
@@ -310,10 +390,29 @@ Result<Capture> loadCapture(const fs::path& dirOrFile)
                         for (const auto& name : *ms)
                             if (name.is_string())
                                 s.modules.push_back(name.get<std::string>());
+                    if (const json* bs = member((*stages)[i], "blocks"); bs && bs->is_array())
+                        for (const auto& name : *bs)
+                            if (name.is_string())
+                                s.blocks.push_back(name.get<std::string>());
+                    if (auto id = integer((*stages)[i], "stage", at))
+                        s.stage = int(*id);
+                    if (auto id = integer((*stages)[i], "phase", at))
+                        s.phase = int(*id);
                     c.stages.push_back(std::move(s));
                 }
             }
+            c.pipelineStrategy = text(*p, "strategy", "pipeline.");
+            c.pipelineAutoStage = text(*p, "auto_stage", "pipeline.");
+            if (auto n = integer(*p, "ipus", "pipeline."); n && *n > 0 && *n <= 1 << 16)
+                c.declaredIpus = int(*n);
+            if (const json* notes = member(*p, "notes"); notes && notes->is_array())
+                for (const auto& n : *notes)
+                    if (n.is_string())
+                        c.pipelineNotes.push_back(n.get<std::string>());
         }
+        if (const json* o = member(j, "options"))
+            if (const json* pt = member(*o, "poptorch"))
+                c.poptorch = poptorchOptions(*pt);
         if (const json* o = member(j, "optimizer")) {
             c.optimizerClass = text(*o, "class", "optimizer.");
             if (const json* groups = member(*o, "param_groups"); groups && groups->is_array())
@@ -437,6 +536,7 @@ DeclaredSplit declaredSplit(const Capture& c, const CaptureLayering& layering,
     if (c.pipelineSource.empty() && !any)
         return s;
     s.source = c.pipelineSource.empty() ? std::string("declared") : c.pipelineSource;
+    s.strategy = c.pipelineStrategy;
     int current = 0;
     for (std::size_t layer = 0; layer < layerUnits.size(); ++layer) {
         if (auto ipu = layering.ipuOf(layerUnits[layer]))

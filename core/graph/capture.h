@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct CaptureModule
     std::int64_t bufferBytes = 0;
     std::int64_t trainableParams = 0;
     std::optional<int> ipu; // poptorch.BeginBlock / BlockFunction / Block
+    std::string block;      // the user id of the PopTorch block it runs in ("" for none)
     int calls = 0;
     std::vector<CaptureTensor> inputs;
     std::vector<CaptureTensor> outputs;
@@ -49,6 +51,26 @@ struct CaptureStage
 {
     int ipu = 0;
     std::vector<std::string> modules;
+    std::vector<std::string> blocks; // user ids of the PopTorch blocks run in this stage
+    std::optional<int> stage;        // PopTorch's stage id of its first block
+    std::optional<int> phase;        // phased execution strategies only
+};
+
+// The poptorch.Options of the executor that wraps the model (options.poptorch), as far as the
+// compile of the project starts from them.
+struct CapturePoptorch
+{
+    int deviceIterations = 1;
+    int replicationFactor = 1;
+    int gradientAccumulation = 1;
+    std::string precision; // the model's parameters: "float32", "float16", "bfloat16"
+    bool halfPartials = false;
+    // Options.setAvailableMemoryProportion({"IPU0": 0.5}): IPU -> proportion.
+    std::map<int, double> availableMemoryProportion;
+    // poptorch.set_available_memory calls: IPU -> the smallest proportion set on it.
+    std::map<int, double> setAvailableMemory;
+
+    bool half() const { return precision == "float16" || precision == "bfloat16"; }
 };
 
 // One argument of the traced forward: an input (index into Capture::inputs) or a tuple of
@@ -84,7 +106,15 @@ struct Capture
     std::vector<CaptureModule> modules; // pre-order
     std::string pipelineSource;         // "" when the project declares no split
     std::vector<CaptureStage> stages;
-    std::string optimizerClass; // "torch.optim.AdamW"
+    // The PopTorch execution strategy that placed the blocks (pipeline.strategy:
+    // "PipelinedExecution", "ShardedExecution", "SerialPhasedExecution", ...) and its
+    // pipeline.auto_stage ("SameAsIpu", "AutoIncrement"); "" in captures without them.
+    std::string pipelineStrategy;
+    std::string pipelineAutoStage;
+    std::vector<std::string> pipelineNotes;  // where PopTorch would not place a block
+    int declaredIpus = 0;                    // pipeline.ipus; 0 when absent
+    std::optional<CapturePoptorch> poptorch; // null unless a PopTorch executor wraps the model
+    std::string optimizerClass;              // "torch.optim.AdamW"
     double optimizerMomentum = 0;
     int steps = 0;
     // The dry run used synthetic data (synthetic_data): data-derived sizes, such as a
@@ -92,6 +122,12 @@ struct Capture
     bool syntheticData = false;
 
     std::int64_t totalParams() const; // sum of the modules' own parameters
+    // The IPUs the declared pipeline needs: pipeline.ipus, else the highest stage IPU + 1; 0
+    // without a pipeline.
+    int pipelineIpus() const;
+    // "poptorch.Block, PipelinedExecution": the API that declared the split and the strategy
+    // that placed it ("" without a pipeline).
+    std::string pipelineDescription() const;
     // "capture: run.py, dry-run batch 2": the graph's origin, as the report shows it; with
     // several models, which one it is ("model Generator, 1 of 2: Generator, Discriminator").
     std::string origin() const;

@@ -51,10 +51,13 @@ json graphToJson(const OpGraph& g, const std::vector<int>& opStage)
               {"params", g.totalParams()},
               {"forward_flops_per_sample", g.totalForwardFlops()},
               {"ops", ops}};
-    if (!g.declaredSplit.empty())
+    if (!g.declaredSplit.empty()) {
         j["declared_split"] = {{"source", g.declaredSplit.source},
                                {"layer_starts", g.declaredSplit.layerStarts},
                                {"ipus", g.declaredSplit.ipus}};
+        if (!g.declaredSplit.strategy.empty())
+            j["declared_split"]["strategy"] = g.declaredSplit.strategy;
+    }
     return j;
 }
 
@@ -129,6 +132,7 @@ OpGraph graphFromJson(const json& j, std::vector<int>* opStage)
     }
     if (const auto it = j.find("declared_split"); it != j.end() && it->is_object()) {
         g.declaredSplit.source = it->value("source", "");
+        g.declaredSplit.strategy = it->value("strategy", "");
         g.declaredSplit.layerStarts = it->at("layer_starts").get<std::vector<int>>();
         g.declaredSplit.ipus = it->at("ipus").get<std::vector<int>>();
     }

@@ -94,6 +94,30 @@ Result<ProjectTraining> projectTraining(const fs::path& projectOrParams)
     return Result<ProjectTraining>::ok(t);
 }
 
+ProjectTraining captureTraining(const Capture& c)
+{
+    ProjectTraining t;
+    t.optimizer = c.optimizerName().empty() ? t.optimizer : c.optimizerName();
+    t.batchSize = int(std::clamp<std::int64_t>(c.fullBatch.value_or(c.dryRunBatch.value_or(1)), 1,
+                                               std::numeric_limits<int>::max()));
+    t.batchIsMicroBatch = true;
+    t.strategy = c.pipelineDescription();
+    if (!c.stages.empty())
+        t.ipus = c.pipelineIpus();
+    if (const auto& o = c.poptorch) {
+        t.gradAccum = o->gradientAccumulation;
+        t.deviceIterations = o->deviceIterations;
+        t.replicas = o->replicationFactor;
+        t.fp16 = o->half();
+        t.halfPartials = o->halfPartials;
+        t.availableMemoryProportion = o->availableMemoryProportion;
+        // A proportion set on the ops of an IPU is the more specific: it wins on that IPU.
+        for (const auto& [ipu, p] : o->setAvailableMemory)
+            t.availableMemoryProportion[ipu] = p;
+    }
+    return t;
+}
+
 std::string_view graphSourceName(GraphSourceKind k)
 {
     switch (k) {
@@ -116,14 +140,8 @@ GraphSource chooseGraphSource(const fs::path& input)
     const auto fromCapture = [&](const fs::path& dir) {
         s.kind = GraphSourceKind::Capture;
         s.capture = dir;
-        if (auto c = loadCapture(dir)) {
-            ProjectTraining t;
-            t.optimizer = c.value->optimizerName().empty() ? t.optimizer : c.value->optimizerName();
-            t.batchSize = int(std::clamp<std::int64_t>(
-                c.value->fullBatch.value_or(c.value->dryRunBatch.value_or(1)), 1,
-                std::numeric_limits<int>::max()));
-            s.training = t;
-        }
+        if (auto c = loadCapture(dir))
+            s.training = captureTraining(*c.value);
         return s;
     };
 

@@ -14,6 +14,7 @@
 #include "core/graph/capture.h"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,8 +34,25 @@ struct ProjectTraining
     int batchSize = 1;             // train_input batch size (global_batch_size for Determined)
     int gradAccum = 1;
     bool mixedPrecision = false; // the params ask for fp16/bf16 compute
+
+    // A capture's batch is what the project feeds the model per step (for PopTorch, its
+    // DataLoader's batch_size: the micro-batch), not a global batch to divide up.
+    bool batchIsMicroBatch = false;
+    // A captured PopTorch project's own execution strategy and Options (0 / empty: not said).
+    int ipus = 0;              // IPUs of its declared pipeline (highest stage IPU + 1)
+    std::string strategy;      // "poptorch.Block, PipelinedExecution"
+    int deviceIterations = 0;  // Options.deviceIterations
+    int replicas = 0;          // Options.replicationFactor
+    bool fp16 = false;         // the model's parameters are half (model.half())
+    bool halfPartials = false; // Options.Precision.setPartialsType(torch.half)
+    // Per IPU: the proportion set with poptorch.set_available_memory on that IPU (the smallest
+    // when several), else Options.setAvailableMemoryProportion's "IPUn".
+    std::map<int, double> availableMemoryProportion;
 };
 Result<ProjectTraining> projectTraining(const std::filesystem::path& projectOrParams);
+// How a captured project trains: its optimizer and batch, and for PopTorch its Options and the
+// IPUs of its declared pipeline.
+ProjectTraining captureTraining(const Capture& c);
 
 enum class GraphSourceKind
 {

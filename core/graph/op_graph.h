@@ -80,7 +80,8 @@ struct Op
 // graph's layers: stage s runs layers [layerStarts[s], layerStarts[s + 1]) on IPU ipus[s].
 struct DeclaredSplit
 {
-    std::string source; // "poptorch.BeginBlock"
+    std::string source;   // "poptorch.BeginBlock", "poptorch.Block"
+    std::string strategy; // the PopTorch execution strategy that placed it; "" when not known
     std::vector<int> layerStarts;
     std::vector<int> ipus;
     bool empty() const { return layerStarts.empty(); }

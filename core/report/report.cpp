@@ -6,6 +6,8 @@
 #include "core/graph/graph_json.h"
 #include "core/report/fast_parse.h"
 
+#include <algorithm>
+
 namespace portolan::report {
 
 using nlohmann::json;
@@ -61,7 +63,8 @@ json optionsJson(const CompileOptions& o)
             {"serialization_factor", t.serializationFactor},
             {"io_tiles", t.ioTiles},
             {"available_memory_proportion_per_stage", t.availableMemoryProportionPerStage},
-            {"recompute_per_stage", t.recomputePerStage}};
+            {"recompute_per_stage", t.recomputePerStage},
+            {"device_iterations", o.deviceIterations}};
 }
 
 CompileOptions optionsFrom(const json& j)
@@ -92,6 +95,7 @@ CompileOptions optionsFrom(const json& j)
     t.availableMemoryProportionPerStage =
         j.value("available_memory_proportion_per_stage", std::vector<double>{});
     t.recomputePerStage = j.value("recompute_per_stage", std::vector<int>{});
+    o.deviceIterations = j.value("device_iterations", 1); // absent in older reports
     return o;
 }
 
@@ -338,8 +342,14 @@ json projectSplitJson(const std::optional<ProjectSplit>& p)
     if (!p)
         return nullptr;
     return {{"source", p->source},
+            {"strategy", p->strategy},
             {"layers_per_stage", p->layersPerStage},
             {"ipus", p->ipus},
+            {"ipu_count", p->ipuCount},
+            {"device_iterations", p->deviceIterations},
+            {"gradient_accumulation", p->gradAccum},
+            {"micro_batch", p->microBatch},
+            {"replicas", p->replicas},
             {"error", p->error},
             {"fits", p->fits},
             {"max_tile_bytes", p->maxTileBytes},
@@ -384,6 +394,14 @@ std::optional<ProjectSplit> projectSplitFrom(const json& j)
     p.source = j.value("source", "");
     p.layersPerStage = j.at("layers_per_stage").get<std::vector<int>>();
     p.ipus = j.at("ipus").get<std::vector<int>>();
+    // Absent in older reports: what the stages say, and the defaults.
+    p.strategy = j.value("strategy", "");
+    p.ipuCount = j.value("ipu_count",
+                         p.ipus.empty() ? 0 : *std::max_element(p.ipus.begin(), p.ipus.end()) + 1);
+    p.deviceIterations = j.value("device_iterations", 1);
+    p.gradAccum = j.value("gradient_accumulation", 1);
+    p.microBatch = j.value("micro_batch", 1);
+    p.replicas = j.value("replicas", 1);
     p.error = j.value("error", "");
     p.fits = j.value("fits", false);
     p.maxTileBytes = j.value("max_tile_bytes", std::int64_t(0));

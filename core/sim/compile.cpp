@@ -56,7 +56,13 @@ std::optional<ProjectSplit> simulateProjectSplit(const graph::OpGraph& g, const 
         return std::nullopt;
     ProjectSplit p;
     p.source = d.source;
+    p.strategy = d.strategy;
     p.ipus = d.ipus;
+    p.ipuCount = d.ipus.empty() ? 0 : *std::max_element(d.ipus.begin(), d.ipus.end()) + 1;
+    p.deviceIterations = base.deviceIterations;
+    p.gradAccum = base.training.gradAccum;
+    p.microBatch = base.training.microBatch;
+    p.replicas = base.training.replicas;
     const int layers = int(std::max<std::size_t>(1, g.layerNames.size()));
     for (std::size_t s = 0; s < d.layerStarts.size(); ++s) {
         const int end = s + 1 < d.layerStarts.size() ? d.layerStarts[s + 1] : layers;
@@ -66,6 +72,22 @@ std::optional<ProjectSplit> simulateProjectSplit(const graph::OpGraph& g, const 
     o.advice = false;
     o.split = p.layersPerStage;
     o.ipus = int(o.split.size());
+    // Per-IPU settings follow each stage to the IPU the project gives it (a stage is simulated
+    // on an IPU of its own, so an IPU the project comes back to counts once per stage).
+    const auto perStage = [&](auto values) {
+        if (values.empty())
+            return values;
+        decltype(values) out;
+        for (int ipu : d.ipus) {
+            if (ipu < 0 || std::size_t(ipu) >= values.size())
+                return decltype(values){};
+            out.push_back(values[std::size_t(ipu)]);
+        }
+        return out;
+    };
+    o.training.availableMemoryProportionPerStage =
+        perStage(o.training.availableMemoryProportionPerStage);
+    o.training.recomputePerStage = perStage(o.training.recomputePerStage);
     auto r = simulateIpu(g, t, o);
     if (!r || !r.value->ipu) {
         p.error = r ? std::string("no IPU profile") : r.error.message;

@@ -151,10 +151,18 @@ struct Remedy
 // simulated with the same settings beside the split that was compiled: "the project's split".
 struct ProjectSplit
 {
-    std::string source;              // "poptorch.BeginBlock"
+    std::string source;              // "poptorch.BeginBlock", "poptorch.Block"
+    std::string strategy;            // the PopTorch execution strategy; "" when not known
     std::vector<int> layersPerStage; // as CompileOptions::split
     std::vector<int> ipus;           // the IPU id the project gives each stage
-    std::string error;               // why it could not be simulated ("" when it was)
+    // The settings it was simulated with (the compile's): IPUs per replica (the highest stage
+    // IPU + 1), device iterations, gradient accumulation, micro-batch and replicas.
+    int ipuCount = 0;
+    int deviceIterations = 1;
+    int gradAccum = 1;
+    int microBatch = 1;
+    int replicas = 1;
+    std::string error; // why it could not be simulated ("" when it was)
     bool fits = false;
     std::int64_t maxTileBytes = 0;
     int oomTiles = 0;
@@ -183,6 +191,9 @@ struct CompileOptions
     std::string target = "ipu-mk2";
     int ipus = 1; // per replica (pipeline stages)
     TrainingConfig training;
+    // Iterations the device runs per call from the host (PopTorch's deviceIterations): samples
+    // per host step = micro-batch x gradient accumulation x replicas x this.
+    int deviceIterations = 1;
     std::vector<int> split; // layers per stage; empty: automatic
     std::string csMode;     // "", layer-pipelined, weight-streaming
     bool advice = true;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace portolan::sim {
 
@@ -32,6 +33,60 @@ void applyProjectTraining(const graph::ProjectTraining& p, targets::TargetKind t
     }
     if (!keep.precision && p.mixedPrecision)
         t.precision = Precision::Mixed;
+}
+
+void applyProjectSettings(const graph::ProjectTraining& p, targets::TargetKind target,
+                          CompileOptions& o, const TrainingOverrides& keep)
+{
+    TrainingConfig& t = o.training;
+    if (!p.batchIsMicroBatch) {
+        applyProjectTraining(p, target, t, keep);
+        return;
+    }
+    constexpr int maxSamples = 1 << 24;
+    const int batch = std::clamp(p.batchSize, 1, maxSamples);
+    const int accum = std::clamp(p.gradAccum, 1, maxSamples);
+    const int replicas = std::clamp(p.replicas, 1, 1 << 16);
+    if (target == targets::TargetKind::Cs) {
+        if (!keep.microBatch)
+            t.microBatch = int(std::min<std::int64_t>(std::int64_t(batch) * replicas, maxSamples));
+        if (!keep.gradAccum)
+            t.gradAccum = accum;
+    } else {
+        if (!keep.ipus && p.ipus > 0) {
+            o.ipus = p.ipus;
+            o.split.clear();
+        }
+        if (!keep.replicas && p.replicas > 0)
+            t.replicas = replicas;
+        if (!keep.microBatch)
+            t.microBatch = batch;
+        if (!keep.gradAccum)
+            t.gradAccum = accum;
+        if (!keep.halfPartials && p.halfPartials)
+            t.halfPartials = true;
+        if (!keep.availableMemory && !p.availableMemoryProportion.empty() && p.ipus > 0 &&
+            o.ipus == p.ipus) {
+            std::vector<double> perIpu(std::size_t(o.ipus), t.availableMemoryProportion);
+            for (const auto& [ipu, value] : p.availableMemoryProportion)
+                if (ipu >= 0 && ipu < o.ipus)
+                    perIpu[std::size_t(ipu)] = std::clamp(value, 0.01, 1.0);
+            t.availableMemoryProportionPerStage = std::move(perIpu);
+        }
+    }
+    if (p.deviceIterations > 0)
+        o.deviceIterations = p.deviceIterations;
+    if (!keep.optimizer && !p.optimizer.empty()) {
+        const std::string name = p.optimizer == "adafactor" ? "adam" : p.optimizer;
+        if (auto opt = optimizerFromName(name))
+            t.optimizer = *opt;
+    }
+    if (!keep.precision) {
+        if (p.fp16)
+            t.precision = Precision::Fp16;
+        else if (p.mixedPrecision)
+            t.precision = Precision::Mixed;
+    }
 }
 
 } // namespace portolan::sim

@@ -55,6 +55,8 @@ std::string trainingLine(const CompileOptions& o, bool ipu)
                   : stageValuesText(t.availableMemoryProportionPerStage) + " per stage");
         if (t.ioTiles > 0)
             s += ", " + std::to_string(t.ioTiles) + " I/O tiles";
+        if (o.deviceIterations > 1)
+            s += ", " + std::to_string(o.deviceIterations) + " device iterations";
     }
     return s;
 }
@@ -68,8 +70,19 @@ std::string projectSplitLine(const ProjectSplit& p)
         stages += (i ? "," : "") + std::to_string(p.layersPerStage[i]);
         ipus += (i ? "," : "") + std::to_string(i < p.ipus.size() ? p.ipus[i] : int(i));
     }
-    const std::string head =
-        "The project's split (" + p.source + "): layers per stage " + stages + " on IPUs " + ipus;
+    std::string settings;
+    if (p.ipuCount > 0)
+        settings += ", " + std::to_string(p.ipuCount) + " IPU" + (p.ipuCount == 1 ? "" : "s") +
+                    " per replica";
+    if (p.replicas > 1)
+        settings += " x " + std::to_string(p.replicas) + " replicas";
+    if (p.deviceIterations > 1)
+        settings += ", " + std::to_string(p.deviceIterations) + " device iterations";
+    settings += ", micro-batch " + std::to_string(p.microBatch) + ", gradient accumulation " +
+                std::to_string(p.gradAccum);
+    const std::string head = "The project's split (" + p.source +
+                             (p.strategy.empty() ? std::string() : ", " + p.strategy) +
+                             "): layers per stage " + stages + " on IPUs " + ipus + settings;
     if (!p.error.empty())
         return head + ": cannot be simulated: " + p.error;
     return head + ": " + (p.fits ? "fits" : "does not fit") + ", fullest tile " +

@@ -540,6 +540,10 @@ private slots:
             QCOMPARE(r.options.training.optimizer, sim::Optimizer::AdamW);
             QVERIFY(r.projectSplit);
             QCOMPARE(r.projectSplit->ipus, (std::vector<int>{0, 1}));
+            // The project's IPUs, by the rule portolan-cli compile uses
+            // (sim::applyProjectSettings).
+            QCOMPARE(r.options.ipus, 2);
+            QCOMPARE(r.projectSplit->ipuCount, 2);
             QVERIFY2(panel.pipelinePage()->projectSplitText().startsWith(
                          QStringLiteral("The project's split (poptorch.BeginBlock)")),
                      qPrintable(panel.pipelinePage()->projectSplitText()));

@@ -61,6 +61,8 @@ private slots:
     void strictness();
     void declaredPipeline_data();
     void declaredPipeline();
+    void declaredStrategy_data();
+    void declaredStrategy();
     void requiredArguments();
     void modelZooCheckout();
     void limits_data();
@@ -290,6 +292,88 @@ void TestDryRunCli::declaredPipeline()
     QCOMPARE(sidecar["optimizer"]["class"].toString(), QStringLiteral("poptorch.optim.AdamW"));
     // One optimizer step covers the gradient-accumulation micro-batches.
     QCOMPARE(r.all("step").first().value("samples").toInt(), 2 * 2 * ipus);
+}
+
+void TestDryRunCli::declaredStrategy_data()
+{
+    // block-stage-poptorch: `with poptorch.Block("B1")` scopes without ipu_id, placed by the
+    // Options' execution strategy (Stage(...).ipu(n)), 3 device iterations, accumulation 8.
+    QTest::addColumn<QString>("strategy");
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QStringList>("stages"); // "ipu:module,module"
+    QTest::addRow("four stages") << "pipelined"
+                                 << "PipelinedExecution"
+                                 << QStringList{"0:stem", "1:mixer_a", "2:mixer_b", "3:head,loss"};
+    // Stage("B2", "B3").ipu(1): two blocks share an IPU, one stage.
+    QTest::addRow("two blocks on one IPU")
+        << "shared-ipu"
+        << "PipelinedExecution" << QStringList{"0:stem", "1:mixer_a,mixer_b", "2:head,loss"};
+    QTest::addRow("sharded") << "sharded"
+                             << "ShardedExecution"
+                             << QStringList{"0:stem,mixer_a", "1:mixer_b", "2:head,loss"};
+}
+
+void TestDryRunCli::declaredStrategy()
+{
+    QFETCH(QString, strategy);
+    QFETCH(QString, kind);
+    QFETCH(QStringList, stages);
+    const QString project = copy(kFixtures + "/block-stage-poptorch", "strategy-" + strategy);
+    const DryRunResult r = runDry(project, {"--trust", "--", "--strategy", strategy});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject sidecar = readJson(project + "/.portolan/capture/capture.json");
+    const QJsonObject pipeline = sidecar.value("pipeline").toObject();
+    QCOMPARE(pipeline.value("source").toString(), QStringLiteral("poptorch.Block"));
+    QCOMPARE(pipeline.value("strategy").toString(), kind);
+    QStringList got;
+    for (const QJsonValue& s : pipeline.value("stages").toArray()) {
+        QStringList names;
+        for (const QJsonValue& m : s["modules"].toArray())
+            names << m.toString();
+        got << QString::number(s["ipu"].toInt()) + ":" + names.join(',');
+    }
+    QCOMPARE(got, stages);
+    QCOMPARE(pipeline.value("ipus").toInt(), stages.size());
+    const QJsonObject options = sidecar["options"]["poptorch"].toObject();
+    QCOMPARE(options["device_iterations"].toInt(), 3);
+    QCOMPARE(options["gradient_accumulation"].toInt(), 8);
+    // One optimizer step covers the accumulated micro-batches.
+    QCOMPARE(r.all("step").first().value("samples").toInt(), 2 * 8);
+
+    // The compile opens on the project's strategy and Options, and simulates its split.
+    const QString reportPath = m_work.filePath("strategy-" + strategy + ".json");
+    QString out;
+    const int code = cli({"compile", project, "--target", "ipu-mk2", "--report", reportPath}, &out);
+    QVERIFY2(code == 0 || code == 1, qPrintable(out));
+    QVERIFY2(out.contains("Project: poptorch.Block, " + kind + " on " +
+                          QString::number(stages.size()) +
+                          " IPUs, device iterations 3, "
+                          "gradient accumulation 8, micro-batch 4"),
+             qPrintable(out));
+    QVERIFY2(out.contains("The project's split (poptorch.Block, " + kind + ")"), qPrintable(out));
+    const QJsonObject report = readJson(reportPath);
+    const QJsonObject o = report["options"].toObject();
+    QCOMPARE(o["ipus"].toInt(), stages.size());
+    QCOMPARE(o["device_iterations"].toInt(), 3);
+    QCOMPARE(o["grad_accum"].toInt(), 8);
+    QCOMPARE(o["micro_batch"].toInt(), 4);
+    QCOMPARE(o["available_memory_proportion_per_stage"].toArray().size(), stages.size());
+    const QJsonObject split = report["project_split"].toObject();
+    QCOMPARE(split["strategy"].toString(), kind);
+    QCOMPARE(split["ipu_count"].toInt(), stages.size());
+    QCOMPARE(split["ipus"].toArray().size(), stages.size());
+    QCOMPARE(split["device_iterations"].toInt(), 3);
+    QCOMPARE(split["gradient_accumulation"].toInt(), 8);
+    QVERIFY2(split["error"].toString().isEmpty(), qPrintable(split["error"].toString()));
+    // What the command line says stays.
+    QVERIFY2(cli({"compile", project, "--target", "ipu-mk2", "--ipus", "2", "--grad-accum", "5",
+                  "--report", reportPath},
+                 &out) <= 1,
+             qPrintable(out));
+    const QJsonObject mine = readJson(reportPath)["options"].toObject();
+    QCOMPARE(mine["ipus"].toInt(), 2);
+    QCOMPARE(mine["grad_accum"].toInt(), 5);
+    QCOMPARE(mine["device_iterations"].toInt(), 3);
 }
 
 void TestDryRunCli::requiredArguments()

@@ -204,6 +204,7 @@ sim::CompileOptions CompileSettings::options(QString* error) const
     o.training.serializationFactor = m_serialization->value();
     o.training.availableMemoryProportion = m_amp->value();
     o.csMode = m_csMode->currentData().toString().toStdString();
+    o.deviceIterations = m_deviceIterations;
     // Per-IPU lists: the core's parser, so the GUI accepts what portolan-cli does.
     std::string stageError;
     if (const QString amp = m_ampPerStage->text().trimmed(); !amp.isEmpty()) {
@@ -248,6 +249,7 @@ void CompileSettings::setOptions(const sim::CompileOptions& o)
         b15(m_inference), b16(m_serialization), b17(m_amp), b18(m_ampPerStage),
         b19(m_recomputePerStage), b20(m_halfMomentum);
     selectData(m_target, QString::fromStdString(o.target));
+    m_deviceIterations = o.deviceIterations;
     m_ipus->setValue(o.ipus);
     m_microBatch->setValue(o.training.microBatch);
     m_gradAccum->setValue(o.training.gradAccum);

@@ -72,6 +72,8 @@ private:
     QPushButton* m_find = nullptr;
     bool m_blocked = false;
     bool m_targetChosen = false; // the user picked the target: suggestions leave it alone
+    // Carried from setOptions to options() (no control: the project's Options set it).
+    int m_deviceIterations = 1;
 };
 
 } // namespace portolan::views

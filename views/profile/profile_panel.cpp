@@ -304,22 +304,15 @@ void ProfilePanel::setProject(const QString& folder)
                 recordingFailed(QString::fromStdString(source.message.toString()));
                 return;
             }
-            // Start from how the project trains. A capture recorded the batch the script fed
-            // per step (on an IPU, PopTorch's micro-batch): it is the micro-batch. A params
-            // file's batch goes through the one rule the CLI uses (core/sim/project_training.h).
+            // Start from how the project trains, by the one rule the CLI uses
+            // (sim::applyProjectSettings): a params file's batch mapped onto the target; a
+            // capture's micro-batch, and a PopTorch project's own strategy and Options.
             if (source.training) {
                 QString ignored;
                 sim::CompileOptions o = m_settings->options(&ignored);
                 o.split.clear();
-                if (source.kind == graph::GraphSourceKind::Capture) {
-                    if (auto opt = sim::optimizerFromName(source.training->optimizer))
-                        o.training.optimizer = *opt;
-                    o.training.microBatch = source.training->batchSize;
-                    o.training.gradAccum = source.training->gradAccum;
-                } else {
-                    m_projectTraining = *source.training;
-                    applyProjectTraining(o);
-                }
+                m_projectTraining = *source.training;
+                applyProjectTraining(o);
                 m_settings->setOptions(o);
             }
             if (found.built) {
@@ -345,8 +338,8 @@ void ProfilePanel::applyProjectTraining(sim::CompileOptions& o) const
     if (!m_projectTraining)
         return;
     auto target = targets::loadTarget(o.target);
-    sim::applyProjectTraining(*m_projectTraining,
-                              target ? target.value->kind : targets::TargetKind::Ipu, o.training);
+    sim::applyProjectSettings(*m_projectTraining,
+                              target ? target.value->kind : targets::TargetKind::Ipu, o);
 }
 
 void ProfilePanel::suggestTarget(const QString& id)

@@ -250,6 +250,7 @@ def module_table(session, model):
             "buffer_bytes": sum(b.numel() * b.element_size() for b in buffers),
             "trainable_params": sum(p.numel() for p in params if p.requires_grad),
             "ipu": record.ipu if record is not None else None,
+            "_block": record.block if record is not None else None,
             "calls": record.calls if record is not None else 0,
             "inputs": record.inputs if record is not None else [],
             "outputs": record.outputs if record is not None else [],
@@ -269,9 +270,36 @@ def module_table(session, model):
     return rows
 
 
-def pipeline_of(rows):
+def _executor_of(model):
+    """The PopTorch executor (trainingModel / inferenceModel) that wraps `model`, or None."""
+    executor = sys.modules.get("poptorch._executor")
+    if executor is None:
+        return None
+    for ex in reversed(executor._executors):
+        if ex._user_model is model or ex._model is model or \
+                any(m is model for m in ex._user_model.modules()):
+            return ex
+    return None
+
+
+def _strategy_of(model):
+    ex = _executor_of(model)
+    return ex._options._execution_strategy if ex is not None else None
+
+
+def _place(strategy, block):
+    """(stage, phase, ipu) of a recorded block under the model's strategy."""
+    user_id, ipu_id = block[0], block[1]
+    if strategy is None or not hasattr(strategy, "_portolan_place"):
+        return None, None, ipu_id if ipu_id is not None else 0
+    return strategy._portolan_place(user_id, ipu_id)
+
+
+def pipeline_of(rows, model=None):
     """The declared split: consecutive groups, in call order, of the outermost modules that
-    run on one IPU. None when the project declares no blocks."""
+    run on one IPU, with the blocks and PopTorch stage ids they run in, the execution strategy
+    that placed them, and notes where PopTorch would not place a block. None when the project
+    declares no blocks."""
     blocks = sys.modules.get("poptorch._blocks")
     if blocks is None or not blocks._portolan_declared():
         return None
@@ -285,36 +313,78 @@ def pipeline_of(rows):
             continue
         outer.append(r)
     outer.sort(key=lambda r: r["_order"])
+    strategy = _strategy_of(model) if model is not None else None
+    # The blocks each outermost module runs in: its own, and those of the modules inside it.
+    inner_blocks = {}
+    for r in sorted(rows, key=lambda r: (r["_order"] is None, r["_order"] or 0)):
+        if r["_block"] is None or not r["calls"]:
+            continue
+        for o in outer:
+            prefix = o["path"] + "." if o["path"] else ""
+            if r["path"] == o["path"] or r["path"].startswith(prefix):
+                seen = inner_blocks.setdefault(o["path"], [])
+                if r["_block"] not in seen:
+                    seen.append(r["_block"])
+                break
     stages = []
+    kinds = []
     for r in outer:
+        own = inner_blocks.get(r["path"], [])
         if stages and stages[-1]["ipu"] == r["ipu"]:
-            stages[-1]["modules"].append(r["path"])
+            stage = stages[-1]
+            stage["modules"].append(r["path"])
         else:
-            stages.append({"ipu": r["ipu"], "modules": [r["path"]]})
-    return {"source": "poptorch.BeginBlock", "stages": stages}
+            stage = {"ipu": r["ipu"], "modules": [r["path"]], "blocks": [], "stage": None}
+            stages.append(stage)
+        for b in own:
+            if b[0] not in stage["blocks"]:
+                stage["blocks"].append(b[0])
+            if b[2] not in kinds:
+                kinds.append(b[2])
+            stage_id, phase_id, _ = _place(strategy, b)
+            if stage["stage"] is None:
+                stage["stage"] = stage_id
+            if phase_id is not None and "phase" not in stage:
+                stage["phase"] = phase_id
+    out = {"source": " + ".join(kinds) if kinds else "poptorch.BeginBlock", "stages": stages}
+    if strategy is not None:
+        d = strategy.toDict()
+        out["strategy"] = d["type"]
+        out["auto_stage"] = d.get("auto_stage")
+        out["explicit_stages"] = bool(getattr(strategy, "_block_map", None))
+        if "phases" in d:
+            out["phases"] = d["phases"]
+        notes = list(getattr(strategy, "_portolan_notes", []))
+        if notes:
+            out["notes"] = notes
+    ipus = [s["ipu"] for s in stages if s["ipu"] is not None]
+    out["ipus"] = max(ipus) + 1 if ipus else None
+    return out
 
 
 def poptorch_options(model):
-    executor = sys.modules.get("poptorch._executor")
-    if executor is None:
+    ex = _executor_of(model)
+    if ex is None:
         return None
-    for ex in reversed(executor._executors):
-        if ex._user_model is model or ex._model is model or \
-                any(m is model for m in ex._user_model.modules()):
-            d = ex._options.toDict()
-            dtype = next((p.dtype for p in model.parameters()), torch.float32)
-            return {
-                "device_iterations": d.get("device_iterations"),
-                "replication_factor": d.get("replication_factor"),
-                "gradient_accumulation": d.get("gradient_accumulation"),
-                "precision": str(dtype).replace("torch.", ""),
-                "partials_type": d.get("precision", {}).get("partials_type"),
-                "available_memory_proportion": d.get("available_memory_proportion") or {},
-                "output_mode": d.get("output_mode"),
-                "training": ex._training,
-                "all": d,
-            }
-    return None
+    d = ex._options.toDict()
+    dtype = next((p.dtype for p in model.parameters()), torch.float32)
+    blocks = sys.modules.get("poptorch._blocks")
+    calls = blocks._portolan_available_memory_calls() if blocks is not None and \
+        hasattr(blocks, "_portolan_available_memory_calls") else []
+    return {
+        "device_iterations": d.get("device_iterations"),
+        "replication_factor": d.get("replication_factor"),
+        "gradient_accumulation": d.get("gradient_accumulation"),
+        "precision": str(dtype).replace("torch.", ""),
+        "half": dtype in (torch.float16, torch.bfloat16),
+        "partials_type": d.get("precision", {}).get("partials_type"),
+        "available_memory_proportion": d.get("available_memory_proportion") or {},
+        "set_available_memory": calls,
+        "execution_strategy": d.get("execution_strategy"),
+        "output_mode": d.get("output_mode"),
+        "training": ex._training,
+        "all": d,
+    }
 
 
 def optimizer_summary(optimizer):
@@ -440,9 +510,11 @@ class Capture:
         for i, item in enumerate(inputs):
             item["name"] = names[i] if i < len(names) else f"input{i}"
         structure = input_structure(model, args, kwargs, root)
-        pipeline = pipeline_of(rows)
+        pipeline = pipeline_of(rows, model)
         for r in rows:
             r.pop("_order", None)
+            block = r.pop("_block", None)
+            r["block"] = block[0] if block is not None else None
         options = {"poptorch": poptorch_options(model),
                    "runconfig": self.context.get("runconfig")}
         options.update(self.context.get("options", {}))

@@ -74,7 +74,7 @@ def first_batch_dim(value, dim=0):
 
 
 class ModuleRecord:
-    __slots__ = ("calls", "order", "inputs", "outputs", "ipu")
+    __slots__ = ("calls", "order", "inputs", "outputs", "ipu", "block")
 
     def __init__(self):
         self.calls = 0
@@ -82,6 +82,7 @@ class ModuleRecord:
         self.inputs = []
         self.outputs = []
         self.ipu = None
+        self.block = None  # (user_id, ipu_id, kind) of the PopTorch block it runs in
 
 
 def _is_cuda(device):
@@ -482,6 +483,7 @@ class Session:
                     session.order += 1
                     record.inputs = describe((args, kwargs))
                     record.ipu = session.ipu_of(module)
+                    record.block = session.block_of(module)
             if depth == 0:
                 session.note_top_call(module, args, kwargs)
             stack.append(module)
@@ -501,6 +503,12 @@ class Session:
         if blocks is None or not hasattr(blocks, "_portolan_ipu_of"):
             return None
         return blocks._portolan_ipu_of(module)
+
+    def block_of(self, module):
+        blocks = sys.modules.get("poptorch._blocks")
+        if blocks is None or not hasattr(blocks, "_portolan_block_of"):
+            return None
+        return blocks._portolan_block_of(module)
 
     def note_top_call(self, module, args, kwargs):
         # The shapes are kept and counted at the step, once the capture knows which dimension

@@ -1,5 +1,9 @@
 """The driver's static decisions (entry, config, Model Zoo mount) and the capture's tables."""
+import json
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -9,6 +13,8 @@ from portolan_dryrun import capture, plan
 from portolan_dryrun.session import ModuleRecord
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "projects")
+PYTHON_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                          "resources", "python"))
 
 
 def write(root, rel, text):
@@ -106,6 +112,58 @@ class CaptureTablesTest(unittest.TestCase):
         self.assertIsNone(rows[""]["ipu"])
         self.assertEqual(rows["1"]["ipu"], 1)
         self.assertEqual(rows["0"]["ipu"], 0)
+
+
+class DeclaredStrategyTest(unittest.TestCase):
+    """block-stage-poptorch: `with poptorch.Block("B1")` scopes placed by the Options' execution
+    strategy, captured with the project's device iterations and gradient accumulation."""
+
+    ROWS = [  # strategy argument, class, stages as "ipu:modules:blocks"
+        ("pipelined", "PipelinedExecution",
+         ["0:stem:B1", "1:mixer_a:B2", "2:mixer_b:B3", "3:head,loss:B4"]),
+        ("shared-ipu", "PipelinedExecution",
+         ["0:stem:B1", "1:mixer_a,mixer_b:B2,B3", "2:head,loss:B4"]),
+        ("sharded", "ShardedExecution",
+         ["0:stem,mixer_a:B1,B2", "1:mixer_b:B3", "2:head,loss:B4"]),
+        ("by-order", "PipelinedExecution",
+         ["0:stem:B1", "1:mixer_a,mixer_b:B2,B3", "2:head,loss:B4"]),
+    ]
+
+    def test_strategies(self):
+        for argument, strategy, stages in self.ROWS:
+            with self.subTest(strategy=argument), tempfile.TemporaryDirectory() as tmp:
+                root = os.path.join(tmp, "project")
+                shutil.copytree(os.path.join(FIXTURES, "block-stage-poptorch"), root)
+                env = dict(os.environ, PYTHONPATH=PYTHON_DIR, PYTHONDONTWRITEBYTECODE="1")
+                p = subprocess.run([sys.executable, "-m", "portolan_dryrun", "--project", root,
+                                    "--flavour", "graphcore-poptorch", "--", "--strategy",
+                                    argument], capture_output=True, text=True, env=env,
+                                   timeout=300)
+                self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr[-2000:])
+                with open(os.path.join(root, ".portolan", "capture", "capture.json")) as f:
+                    sidecar = json.load(f)
+                pipeline = sidecar["pipeline"]
+                self.assertEqual(pipeline["source"], "poptorch.Block")
+                self.assertEqual(pipeline["strategy"], strategy)
+                self.assertTrue(pipeline["explicit_stages"])
+                self.assertNotIn("notes", pipeline)
+                got = [f"{s['ipu']}:{','.join(s['modules'])}:{','.join(s['blocks'])}"
+                       for s in pipeline["stages"]]
+                self.assertEqual(got, stages)
+                self.assertEqual(pipeline["ipus"], len(stages))
+                blocks = {m["path"]: m["block"] for m in sidecar["modules"]}
+                self.assertEqual((blocks["stem.1"], blocks["head.1"], blocks[""]),
+                                 ("B1", "B4", None))
+                options = sidecar["options"]["poptorch"]
+                self.assertEqual((options["device_iterations"], options["gradient_accumulation"],
+                                  options["replication_factor"]), (3, 8, 1))
+                self.assertEqual(options["available_memory_proportion"],
+                                 {"IPU0": 0.5, "IPU1": 0.4})
+                b3 = int(stages[[i for i, s in enumerate(stages) if "B3" in s][0]][0])
+                self.assertEqual(options["set_available_memory"],
+                                 [{"block": "B3", "ipu": b3, "proportion": 0.25}])
+                self.assertEqual(options["execution_strategy"]["type"], strategy)
+                self.assertEqual(sidecar["batch"]["full"], 4)
 
 
 if __name__ == "__main__":

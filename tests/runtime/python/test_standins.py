@@ -111,6 +111,72 @@ class PopTorchTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             poptorch.BeginBlock(torch.nn.Linear(1, 1), ipu_id=-1)
 
+    def test_execution_strategy_places_blocks(self):
+        # PopTorch's rule: the Stage's IPU, else the block's ipu_id, else the stage id.
+        Stage = poptorch.Stage
+        s = poptorch.PipelinedExecution(Stage("A").ipu(2), Stage("B", "C"), "D")
+        self.assertEqual(s._portolan_place("A", 0), (0, None, 2))
+        self.assertEqual(s._portolan_place("B", 3), (1, None, 3))
+        self.assertEqual(s._portolan_place("C", None), (1, None, 1))
+        self.assertEqual(s._portolan_place("D", None), (2, None, 2))
+        self.assertEqual(s._portolan_place("E", 0), (None, None, None))
+        self.assertIn("Unknown Block 'E'", s._portolan_notes[0])
+        with self.assertRaisesRegex(AssertionError, "more than one stage"):
+            poptorch.PipelinedExecution(Stage("A"), Stage("A", "B"))
+        with self.assertRaises(AssertionError):
+            Stage(1)
+        # AutoStage: SameAsIpu takes the block's ipu_id; AutoIncrement numbers new blocks from 1.
+        same = poptorch.PipelinedExecution()
+        self.assertEqual(same._portolan_place("x", 1), (1, None, 1))
+        self.assertEqual(same._portolan_place("y", None)[2], None)
+        self.assertIn("SameAsIpu", same._portolan_notes[0])
+        inc = poptorch.PipelinedExecution(poptorch.AutoStage.AutoIncrement)
+        self.assertEqual(inc._portolan_place("x", 0), (1, None, 0))
+        self.assertEqual(inc._portolan_place("y", 1), (2, None, 1))
+        self.assertEqual(inc._portolan_place("z", 0), (3, None, 0))
+        self.assertEqual(inc._portolan_place("w", None), (4, None, 4))
+        self.assertEqual(inc._portolan_place("x", 0), (1, None, 0))
+        # Phases: each Stage's phase, its IPU from Phase.ipus.
+        serial = poptorch.SerialPhasedExecution(
+            poptorch.Phase(Stage("A"), Stage("A2")), poptorch.Phase(Stage("B"), Stage("B2")))
+        serial.phase(0).ipus(0, 1)
+        serial.phase(1).ipus(0, 1)
+        self.assertEqual(serial._portolan_place("B2", None), (None, 1, 1))
+        self.assertEqual(serial.toDict()["phases"], 2)
+        with self.assertRaisesRegex(AssertionError, "no AutoStage for PhasedExecution"):
+            poptorch.SerialPhasedExecution()
+        opts = poptorch.Options().setExecutionStrategy(poptorch.ShardedExecution(Stage("A")))
+        d = opts.toDict()["execution_strategy"]
+        self.assertEqual((d["type"], d["set"], d["stages"][0]["blocks"]),
+                         ("ShardedExecution", True, ["A"]))
+
+    def test_block_scopes_run_on_their_stage_ipu(self):
+        from poptorch import _blocks
+
+        class Two(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
+
+            def forward(self, x):
+                with poptorch.Block("first"):
+                    x = self.a(x)
+                with poptorch.Block("second"):
+                    x = poptorch.set_available_memory(self.b(x), 0.2)
+                    seen.append(_blocks._portolan_ipu_of(self.b))
+                return x
+
+        seen = []
+        model = Two()
+        strategy = poptorch.PipelinedExecution(poptorch.Stage("first").ipu(0),
+                                               poptorch.Stage("second").ipu(3))
+        _blocks._portolan_reset(strategy)
+        model(torch.randn(1, 2))
+        _blocks._portolan_reset()
+        self.assertEqual(seen, [3])
+        self.assertIn({"block": "second", "ipu": 3, "proportion": 0.2},
+                      _blocks._portolan_available_memory_calls())
+
 
 class Trial(det.PyTorchTrial):
     def __init__(self, context):

@@ -8,7 +8,7 @@ compiler. Calls with the wrong arity or an unknown keyword raise TypeError, as P
 """
 import torch
 
-from . import optim  # noqa: F401
+from . import _blocks, optim  # noqa: F401
 from ._blocks import BeginBlock, Block, BlockFunction, removeBlocks  # noqa: F401
 from ._dataloader import AsynchronousDataAccessor, DataLoader  # noqa: F401
 from ._executor import PoplarExecutor, inferenceModel, trainingModel  # noqa: F401
@@ -90,6 +90,7 @@ def nop(tensor):
 def set_available_memory(tensor, available_memory_proportion):
     if not 0.0 <= available_memory_proportion <= 1.0:
         raise ValueError("available_memory_proportion must be between 0 and 1")
+    _blocks._portolan_available_memory(available_memory_proportion)
     return tensor
 
 

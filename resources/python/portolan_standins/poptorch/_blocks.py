@@ -1,8 +1,12 @@
 """Pipeline annotations: BeginBlock, BlockFunction, Block (PopTorch 3.x semantics).
 
 A block starts when its module (or function, or `with` body) starts running and lasts until
-the next block starts; work before the first block runs on IPU 0. The stand-in records the IPU
-of each annotated module so that the dry run's capture can report the project's own split.
+the next block starts; work before the first block runs on IPU 0. The stand-in records the block
+(user id, ipu_id, the API that declared it) each module runs in, and places it on an IPU the way
+PopTorch's stage managers do, through the execution strategy of the model that runs
+(options.py): the IPU of the Stage that names the block, else the block's own ipu_id, else its
+stage id (AutoStage.SameAsIpu: the ipu_id; AutoStage.AutoIncrement: a new stage per new block).
+The dry run's capture reports the project's own split from these records.
 """
 import functools
 import weakref
@@ -12,10 +16,12 @@ import torch
 
 class _State:
     def __init__(self):
-        self.current = None  # (user_id, ipu_id) of the running block
-        self.modules = weakref.WeakKeyDictionary()  # module -> (user_id, ipu_id)
+        self.current = None  # (user_id, ipu_id, kind) of the running block
+        self.modules = weakref.WeakKeyDictionary()  # module -> (user_id, ipu_id, kind)
         self.declared = False
         self.auto_id = 0
+        self.strategy = None  # the execution strategy of the model running (its Options)
+        self.available_memory = {}  # (user_id, ipu, proportion) -> calls of set_available_memory
 
 
 _state = _State()
@@ -39,7 +45,7 @@ def BeginBlock(layer_to_call, user_id=None, ipu_id=None):
     if not isinstance(layer_to_call, torch.nn.Module):
         raise ValueError("module is not an instance of torch.nn.Module")
     _check_ipu(ipu_id)
-    block = (_next_user_id(user_id, ipu_id), ipu_id)
+    block = (_next_user_id(user_id, ipu_id), ipu_id, "poptorch.BeginBlock")
     _state.modules[layer_to_call] = block
     _state.declared = True
 
@@ -58,7 +64,7 @@ def BlockFunction(user_id=None, ipu_id=None):
     _state.declared = True
 
     def decorator(fn):
-        block = (_next_user_id(user_id, ipu_id), ipu_id)
+        block = (_next_user_id(user_id, ipu_id), ipu_id, "poptorch.BlockFunction")
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -77,7 +83,7 @@ class Block:
 
     def __init__(self, user_id=None, ipu_id=None):
         _check_ipu(ipu_id)
-        self._block = (_next_user_id(user_id, ipu_id), ipu_id)
+        self._block = (_next_user_id(user_id, ipu_id), ipu_id, "poptorch.Block")
         _state.declared = True
 
     @staticmethod
@@ -88,7 +94,7 @@ class Block:
     def start(user_id=None, ipu_id=None):
         _check_ipu(ipu_id)
         _state.declared = True
-        _state.current = (_next_user_id(user_id, ipu_id), ipu_id)
+        _state.current = (_next_user_id(user_id, ipu_id), ipu_id, "poptorch.Block")
 
     def __enter__(self):
         _state.current = self._block
@@ -104,22 +110,61 @@ def removeBlocks(module):
 
 
 # For Portolan's dry run (not PopTorch API).
-def _portolan_reset():
-    """A new forward pass starts on IPU 0, as PopTorch places work before the first block."""
+def _portolan_reset(strategy=None):
+    """A new forward pass starts on IPU 0, as PopTorch places work before the first block;
+    `strategy` is the execution strategy of the model about to run (None outside one)."""
     _state.current = None
+    _state.strategy = strategy
 
 
-def _portolan_ipu_of(module):
-    """The IPU a module runs on: its own BeginBlock, else the running block, else IPU 0; None
-    when the project declares no blocks at all."""
+def _place(block):
+    """(stage, phase, ipu) of a block under the running strategy; ipu None where PopTorch would
+    stop (a block no Stage names, AutoStage.SameAsIpu without an ipu_id)."""
+    user_id, ipu_id = block[0], block[1]
+    if _state.strategy is None or not hasattr(_state.strategy, "_portolan_place"):
+        return None, None, ipu_id if ipu_id is not None else 0
+    return _state.strategy._portolan_place(user_id, ipu_id)
+
+
+def _portolan_block_of(module):
+    """The block a module runs in: its own BeginBlock, else the running block; None before the
+    first block or when the project declares none."""
     if not _state.declared:
         return None
     own = _state.modules.get(module)
-    if own is not None:
-        return own[1] if own[1] is not None else 0
-    if _state.current is not None:
-        return _state.current[1] if _state.current[1] is not None else 0
-    return 0
+    return own if own is not None else _state.current
+
+
+def _portolan_ipu_of(module):
+    """The IPU a module runs on: its block's place under the running strategy, else IPU 0 (work
+    before the first block); None when the project declares no blocks at all, or when PopTorch
+    could not place its block."""
+    if not _state.declared:
+        return None
+    block = _portolan_block_of(module)
+    if block is None:
+        return 0
+    return _place(block)[2]
+
+
+def _portolan_stage_of(block):
+    """(stage, phase) of a block under the running strategy (None when not known)."""
+    stage, phase, _ = _place(block)
+    return stage, phase
+
+
+def _portolan_available_memory(proportion):
+    """Records a set_available_memory call in the running block (the first forward's calls
+    are what the capture reports)."""
+    block = _state.current
+    ipu = 0 if block is None else _place(block)[2]
+    key = (block[0] if block is not None else None, ipu, float(proportion))
+    _state.available_memory[key] = _state.available_memory.get(key, 0) + 1
+
+
+def _portolan_available_memory_calls():
+    return [{"block": b, "ipu": ipu, "proportion": p}
+            for (b, ipu, p) in _state.available_memory]
 
 
 def _portolan_declared():

@@ -170,7 +170,7 @@ class PoplarExecutor:
             for _ in range(per_step):
                 a, k = pieces[index]
                 index += 1
-                _blocks._portolan_reset()
+                _blocks._portolan_reset(self._options._execution_strategy)
                 if self._training:
                     out = self._model(*a, **k)
                     loss = self._loss_of(out)
@@ -197,7 +197,7 @@ class PoplarExecutor:
         hooks.recording_suspended += 1
         try:
             with torch.no_grad():
-                _blocks._portolan_reset()
+                _blocks._portolan_reset(self._options._execution_strategy)
                 out = self._model(*a, **k)
                 if self._training:
                     self._loss_of_nograd(out)

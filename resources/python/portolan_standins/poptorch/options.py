@@ -201,37 +201,128 @@ class _DistributedOptions(_OptionsDict):
 
 
 class _IExecutionStrategy:
+    """How blocks map to stages and IPUs (PopTorch's stage managers, options.py/_options_impl.py):
+    a block named by a Stage runs on the Stage's IPU (`Stage.ipu(n)`), else on its own ipu_id,
+    else on the stage's id; without Stages, AutoStage decides the stage ids (SameAsIpu: the
+    block's ipu_id; AutoIncrement: 1, 2, ... for each new block)."""
+
+    auto_stage = None
+
     def __init__(self, stages):
         self.stages = list(stages)
+        self._block_map = {}
+        self._auto_map = {}
+        self._next_auto_stage = 1
+        self._portolan_notes = []
+
+    def _add_block(self, block, stage):
+        assert block not in self._block_map, f"{block} associated with more than one stage"
+        self._block_map[block] = stage
+
+    def stage(self, block_id):
+        assert block_id in self._block_map, f"Unknown block {block_id}"
+        return self._block_map[block_id]
+
+    def _note(self, message):
+        if message not in self._portolan_notes:
+            self._portolan_notes.append(message)
+
+    def _portolan_place(self, user_id, ipu_id):
+        """(stage id, phase id, IPU) of block `user_id` (declared with `ipu_id`), as PopTorch's
+        IStageManager.beginStage places it; the IPU is None where PopTorch stops."""
+        name = type(self).__name__
+        if self._block_map:
+            stage = self._block_map.get(user_id)
+            if stage is None:
+                self._note(f"block {user_id!r} is in no Stage of the {name} (PopTorch stops: "
+                           f"Unknown Block {user_id!r}); its IPU is not known")
+                return None, None, None
+            stage_id = stage._stage_id if stage._stage_id >= 0 else None
+            phase_id = stage._phase_id if stage._phase_id >= 0 else None
+            ipu = stage._ipu if stage._ipu is not None else ipu_id
+            if ipu is None:
+                ipu = stage_id
+            if ipu is None:
+                self._note(f"the Stage of block {user_id!r} has no IPU (Stage.ipu or "
+                           "Phase.ipus) and the block no ipu_id; its IPU is not known")
+            return stage_id, phase_id, ipu
+        auto = self.auto_stage if self.auto_stage is not None else enums.AutoStage.SameAsIpu
+        if user_id not in self._auto_map:
+            if auto == enums.AutoStage.SameAsIpu:
+                if ipu_id is None:
+                    self._note("poptorch.AutoStage.SameAsIpu was selected but no IPU was "
+                               f"specified for block {user_id!r} (PopTorch stops here); its "
+                               "IPU is not known")
+                self._auto_map[user_id] = ipu_id
+            else:
+                self._auto_map[user_id] = self._next_auto_stage
+                self._next_auto_stage += 1
+        stage_id = self._auto_map[user_id]
+        return stage_id, None, ipu_id if ipu_id is not None else stage_id
 
     def toDict(self):
         stages = []
         for s in self.stages:
             stages.append(s.toDict() if hasattr(s, "toDict") else str(s))
-        return {"type": type(self).__name__, "stages": stages}
+        d = {"type": type(self).__name__, "stages": stages}
+        if self.auto_stage is not None:
+            d["auto_stage"] = self.auto_stage.name
+        return d
 
 
 class Stage:
-    """A pipeline stage made of blocks (by user id)."""
+    """A stage made of blocks (by user id), on one IPU."""
 
     def __init__(self, *block_ids):
+        assert all(isinstance(b, str) for b in block_ids), (
+            f"Block IDs are supposed to be strings but got {block_ids}")
         self.blocks = list(block_ids)
         self._ipu = None
+        self._stage_id = -1
+        self._phase_id = -1
 
     def ipu(self, ipu):
+        assert isinstance(ipu, int)
         self._ipu = ipu
         return self
 
+    def _setStage(self, stage):
+        if stage is not None:
+            self._stage_id = stage
+        return self
+
     def toDict(self):
-        return {"blocks": [str(b) for b in self.blocks], "ipu": self._ipu}
+        d = {"blocks": [str(b) for b in self.blocks], "ipu": self._ipu}
+        if self._stage_id >= 0:
+            d["stage"] = self._stage_id
+        if self._phase_id >= 0:
+            d["phase"] = self._phase_id
+        return d
 
 
 class PipelinedExecution(_IExecutionStrategy):
+    """Stages given as Stage objects, block ids or lists of block ids (stage i is the i-th), or
+    one AutoStage (default SameAsIpu)."""
+
     def __init__(self, *args):
         if len(args) == 1 and isinstance(args[0], enums.AutoStage):
             self.auto_stage = args[0]
             args = ()
-        super().__init__(args)
+        stages = []
+        for arg in args:
+            if isinstance(arg, Stage):
+                stage = arg
+            elif isinstance(arg, str):
+                stage = Stage(arg)
+            else:
+                assert all(isinstance(b, str) for b in arg)
+                stage = Stage(*arg)
+            stages.append(stage)
+        super().__init__(stages)
+        for stage_id, stage in enumerate(stages):
+            stage._setStage(stage_id)
+            for block in stage.blocks:
+                self._add_block(block, stage)
 
 
 class ShardedExecution(PipelinedExecution):
@@ -239,18 +330,72 @@ class ShardedExecution(PipelinedExecution):
 
 
 class Phase:
+    """Stages run in parallel within a phase: Stage objects, or block ids (one Stage)."""
+
     def __init__(self, *arg):
-        self.stages = list(arg)
+        if all(isinstance(a, Stage) for a in arg):
+            self.stages = list(arg)
+        else:
+            assert all(isinstance(a, str) for a in arg), (
+                "All arguments must either be block IDs (strings) or Stages: "
+                + str([type(a) for a in arg]))
+            self.stages = [Stage(*arg)]
+
+    def stage(self, idx):
+        return self.stages[idx]
+
+    def ipus(self, *ipus):
+        assert len(ipus) == len(self.stages), (
+            f"Phase contains {len(self.stages)} stages but you provided {len(ipus)} ipus")
+        for stage, ipu in zip(self.stages, ipus):
+            stage.ipu(ipu)
+        return self
 
 
-class ParallelPhasedExecution(_IExecutionStrategy):
+class _IPhasedExecution(_IExecutionStrategy):
     def __init__(self, *phases):
-        super().__init__(phases)
+        assert phases, ("There is currently no AutoStage for PhasedExecution, please "
+                        "explicitly specify the phases")
+        made = []
+        for args in phases:
+            if isinstance(args, Phase):
+                phase = args
+            else:
+                if not isinstance(args, list):
+                    args = [args]
+                phase = Phase(*args)
+            made.append(phase)
+        self._phases = made
+        super().__init__([s for p in made for s in p.stages])
+        for phase_id, phase in enumerate(made):
+            for stage in phase.stages:
+                stage._phase_id = phase_id
+                for block in stage.blocks:
+                    self._add_block(block, stage)
+
+    def phase(self, phase):
+        assert isinstance(phase, int) and phase >= 0, "Phases are identified by positive integers"
+        return self._phases[phase]
+
+    def useSeparateBackwardPhase(self, use=True):
+        assert isinstance(use, bool)
+        return self
+
+    def toDict(self):
+        d = super().toDict()
+        d["phases"] = len(self._phases)
+        return d
 
 
-class SerialPhasedExecution(_IExecutionStrategy):
-    def __init__(self, *phases):
-        super().__init__(phases)
+class ParallelPhasedExecution(_IPhasedExecution):
+    def sendTensorsOffChipAfterFwd(self, off_chip=True):
+        assert isinstance(off_chip, bool)
+        return self
+
+
+class SerialPhasedExecution(_IPhasedExecution):
+    def setTensorsLiveness(self, liveness):
+        return self
 
 
 class Options(_OptionsDict):
@@ -265,6 +410,7 @@ class Options(_OptionsDict):
         self._distributed = _DistributedOptions()
         self._tensor_locations = _TensorLocationOptions()
         self._execution_strategy = PipelinedExecution()
+        self._execution_strategy_set = False
         self._anchored = {}
         super().__init__(replication_factor=1, device_iterations=1, input_group_size=1,
                          log_dir=".", auto_round_num_ipus=False,
@@ -368,6 +514,7 @@ class Options(_OptionsDict):
     def setExecutionStrategy(self, strategy):
         assert isinstance(strategy, _IExecutionStrategy)
         self._execution_strategy = strategy
+        self._execution_strategy_set = True
         return self
 
     def setAvailableMemoryProportion(self, available_memory_proportion):
@@ -458,4 +605,5 @@ class Options(_OptionsDict):
         d["popart"] = plain(self._popart.options)
         d["anchored_tensors"] = dict(self._anchored)
         d["execution_strategy"] = plain(self._execution_strategy.toDict())
+        d["execution_strategy"]["set"] = self._execution_strategy_set
         return d
