@@ -60,6 +60,8 @@ private slots:
     void habits_data();
     void habits();
     void userChosenSubcommand();
+    void cerebrasGenerations_data();
+    void cerebrasGenerations();
     void modelZooNames();
 };
 
@@ -145,6 +147,34 @@ void TestDryRunClasses::userChosenSubcommand()
     QVERIFY(warningsOfKind(r, "subcommand").isEmpty());
     QCOMPARE(r.terminal().value("code").toString(), QStringLiteral("dryrun.no-steps"));
     QVERIFY(QFileInfo::exists(project + "/exported.pt"));
+}
+
+// Ports of the newer Cerebras generations, in the shape a generated port has: the cstorch flow
+// (backend, compile, a traced step, cstorch.optim) and the Trainer (a typed model config, the
+// trainer: {init, fit} YAML), each run by the stand-in of the closed SDK for 3 steps and
+// captured.
+void TestDryRunClasses::cerebrasGenerations_data()
+{
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<QString>("api");
+    QTest::addRow("cstorch") << "cstorch-mlp"
+                             << "cstorch";
+    QTest::addRow("trainer") << "trainer-mlp"
+                             << "trainer";
+}
+
+void TestDryRunClasses::cerebrasGenerations()
+{
+    QFETCH(QString, fixture);
+    QFETCH(QString, api);
+    const QString project = copy(kFixtures + "/" + fixture, fixture);
+    const DryRunResult r = runDry(project, {"--trust"});
+    QVERIFY2(r.allLinesValid, "stdout holds only JSON events");
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(r.last("started").value("api").toString(), api);
+    QCOMPARE(r.terminal().value("reason").toString(), QStringLiteral("completed"));
+    QCOMPARE(r.all("step").size(), 3);
+    QVERIFY2(r.terminal().value("captured").toBool(), qPrintable(describe(r)));
 }
 
 void TestDryRunClasses::modelZooNames()
