@@ -811,15 +811,69 @@ bool functionComputesLoss(const PythonFile& f, FunctionId id, const std::vector<
     return false;
 }
 
-// Does forward hand its work to a submodule or a project function (self.model(x, labels)), where
-// the loss may be computed?
-bool forwardDelegates(const PythonFile& f, FunctionId id)
+enum class LossVerdict : std::uint8_t
 {
-    for (const auto& c : f.index.calls)
-        if (c.function == id && c.callee.starts_with("self.") &&
-            c.callee.find('.', 5) == std::string::npos)
-            return true;
-    return false;
+    Computes,
+    DoesNot,
+    Unknown
+};
+
+// Whether a module class's forward computes a loss, itself or in the submodules it hands its
+// input to (`self.net(x)` where __init__ assigned `self.net = Net(...)`). A submodule whose class
+// cannot be told (assigned from a parameter, a factory) makes the answer Unknown.
+LossVerdict forwardLoss(const ProjectAnalysis& a, int file, int cls,
+                        const std::vector<std::string>& loss, int depth)
+{
+    const python::Symbol fwd = a.resolver->method(file, cls, "forward");
+    if (fwd.kind != python::SymbolKind::Function)
+        return LossVerdict::Unknown;
+    const PythonFile& ff = a.python[static_cast<std::size_t>(fwd.file)];
+    if (functionComputesLoss(ff, fwd.index, loss))
+        return LossVerdict::Computes;
+    LossVerdict out = LossVerdict::DoesNot;
+    const std::string& className =
+        a.python[static_cast<std::size_t>(file)].index.classes[static_cast<std::size_t>(cls)].name;
+    for (const auto& c : ff.index.calls) {
+        if (c.function != fwd.index || !c.callee.starts_with("self."))
+            continue;
+        const std::string attr = c.callee.substr(5);
+        if (attr.find('.') != std::string::npos)
+            continue;
+        // A method of the module itself (self.compute(x)): its own calls count too.
+        if (const python::FunctionDef* m = ff.index.findFunction(className + "." + attr)) {
+            if (functionComputesLoss(ff, static_cast<FunctionId>(m - ff.index.functions.data()),
+                                     loss))
+                return LossVerdict::Computes;
+            continue;
+        }
+        // A submodule: the class __init__ built it from, when it says.
+        bool resolved = false;
+        for (const auto& as : ff.index.assignments) {
+            if (as.target != "self." + attr || as.call < 0)
+                continue;
+            const python::FunctionDef* in = ff.index.function(as.function);
+            if (!in || in->className != className)
+                continue;
+            const python::Symbol built = a.resolver->callee(fwd.file, as.call);
+            // A torch.nn layer computes no loss unless it is one (its call would have matched).
+            if (built.kind == python::SymbolKind::External &&
+                built.qualified.starts_with("torch.nn.") && !anyGlob(loss, built.qualified)) {
+                resolved = true;
+                continue;
+            }
+            if (built.kind != python::SymbolKind::Class || !built.rest.empty() || depth > 3)
+                continue;
+            resolved = true;
+            const LossVerdict inner = forwardLoss(a, built.file, built.index, loss, depth + 1);
+            if (inner == LossVerdict::Computes)
+                return LossVerdict::Computes;
+            if (inner == LossVerdict::Unknown)
+                out = LossVerdict::Unknown;
+        }
+        if (!resolved)
+            out = LossVerdict::Unknown;
+    }
+    return out;
 }
 
 void ruleForwardComputesLoss(RuleContext& ctx)
@@ -851,10 +905,11 @@ void ruleForwardComputesLoss(RuleContext& ctx)
                     continue;
                 }
                 const PythonFile& ff = ctx.analysis.python[static_cast<std::size_t>(fwd.file)];
-                if (functionComputesLoss(ff, fwd.index, loss))
+                const LossVerdict verdict = forwardLoss(ctx.analysis, cls.file, cls.index, loss, 0);
+                if (verdict == LossVerdict::Computes)
                     continue;
                 const auto& fn = ff.index.functions[static_cast<std::size_t>(fwd.index)];
-                if (forwardDelegates(ff, fwd.index))
+                if (verdict == LossVerdict::Unknown)
                     ctx.note(ff, fn.nameSpan,
                              "could not verify that " + cd.name +
                                  ".forward computes the loss: it hands its input to a submodule, "
