@@ -2,6 +2,7 @@
 
 #include "core/analysis/analysis.h"
 
+#include <QFont>
 #include <algorithm>
 
 namespace portolan::views {
