@@ -664,6 +664,11 @@ void PortDialog::showVerify()
         m_checkList->addItem(v.checkErrors == 0 ? tr("check: no errors") : tr("check: not run"));
 }
 
+QString PortDialog::verifySummaryText() const
+{
+    return m_verifySummary->text();
+}
+
 void PortDialog::updateButtons()
 {
     const bool ready = m_port && !m_generating;

@@ -87,6 +87,7 @@ public:
     void setVerifySteps(int steps);
     void setPython(const QString& python) { m_python = python; }
     LossChart* lossChart() const { return m_chart; }
+    QString verifySummaryText() const;
     QTabWidget* tabs() const { return m_tabs; }
 
 signals:
