@@ -28,6 +28,7 @@
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <chrono>
 #include <cmath>
 
 namespace portolan::views {
@@ -130,7 +131,7 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     m_planView->header()->setSectionResizeMode(PortPlanModel::LocationColumn,
                                                QHeaderView::ResizeToContents);
     auto* planHint = new QLabel(
-        tr("Each part links to its code (click it). Double-click a highlighted choice (the "
+        tr("Each part links to its code (click it). Double-click an underlined choice (the "
            "training script, the model, the loss expression) to change it: the port is planned "
            "again."),
         this);
@@ -162,7 +163,6 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     m_manualList->setHeaderLabels({tr("In the port"), tr("What is left to do"), tr("Original")});
     m_manualList->setRootIsDecorated(false);
     m_manualList->setAlternatingRowColors(true);
-    m_manualList->setWordWrap(true);
     m_manualList->header()->setStretchLastSection(false);
     m_manualList->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_manualList->header()->setSectionResizeMode(1, QHeaderView::Stretch);
@@ -288,9 +288,15 @@ void PortDialog::generate()
         this,
         [analysis = m_analysis, options = m_options, target = m_target.toStdString()] {
             Generation g;
+            const auto t0 = std::chrono::steady_clock::now();
             g.plan = port::planPort(*analysis, options);
+            const double planMs =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
             if (g.plan)
                 g.port = port::generatePort(*g.plan.value, target, {});
+            if (g.port)
+                g.port.value->planMs = planMs;
             return g;
         },
         [this, id](Generation g) {
@@ -342,7 +348,14 @@ void PortDialog::onChoiceEdited(int option, const QString& value)
 
 void PortDialog::showPort()
 {
-    m_planView->expandAll();
+    // Groups open, except long lists (the flags of a big script) that would push the rest of the
+    // plan out of sight; they open with a click.
+    for (int r = 0; r < m_planModel->rowCount(); ++r) {
+        const QModelIndex g = m_planModel->index(r, 0);
+        m_planView->setExpanded(g, m_planModel->rowCount(g) <= 6);
+        for (int c = 0; c < m_planModel->rowCount(g); ++c)
+            m_planView->expand(m_planModel->index(c, 0, g));
+    }
     m_fileList->clear();
     m_manualList->clear();
     m_manualItems.clear();
@@ -409,8 +422,10 @@ void PortDialog::showPort()
         row->setText(0, item.portFile.isEmpty()
                             ? tr("(not marked)")
                             : QStringLiteral("%1:%2").arg(item.portFile).arg(item.portLine));
-        row->setText(1, item.message);
-        row->setToolTip(1, qs(m.hint));
+        // One line per item (messages quote multi-line code); the whole text is the tooltip.
+        row->setText(1, item.message.simplified());
+        row->setToolTip(1, m.hint.empty() ? item.message
+                                          : item.message + QStringLiteral("\n\n") + qs(m.hint));
         row->setText(2,
                      item.originalFile.isEmpty()
                          ? QString()
@@ -427,8 +442,8 @@ void PortDialog::showPort()
                  p.api.empty() ? QString() : tr(" (API %1)").arg(qs(p.api)))
             .arg(p.files.size())
             .arg(p.manual.size())
-            .arg(p.planMs, 0, 'f', 0)
-            .arg(p.generateMs, 0, 'f', 0));
+            .arg(p.planMs, 0, 'f', 1)
+            .arg(p.generateMs, 0, 'f', 1));
     QStringList notes;
     for (const auto& n : p.notes)
         notes << qs(n);

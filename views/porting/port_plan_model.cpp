@@ -294,6 +294,12 @@ QVariant PortPlanModel::data(const QModelIndex& index, int role) const
             f.setBold(true);
             return f;
         }
+        // The choices the user can change are underlined, like links: they invite a double-click.
+        if (n->option != NoOption && index.column() == ChoiceColumn) {
+            QFont f;
+            f.setUnderline(true);
+            return f;
+        }
         return {};
     case FileRole:
         return n->file;
