@@ -451,6 +451,30 @@ private slots:
         }
     }
 
+    // The YAML of a Determined port in the preview (its own highlighter).
+    void screenshotYaml()
+    {
+        const QString folder = qEnvironmentVariable("PORTOLAN_SHOTS");
+        if (folder.isEmpty())
+            QSKIP("set PORTOLAN_SHOTS to a folder to render the port dialog");
+        PortDialog dialog(analyse(sample(QStringLiteral("alphabet-transformer-original"))),
+                          QStringLiteral("determined-pytorchtrial"));
+        dialog.setInteractive(false);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        QString yaml;
+        for (const QString& f : dialog.fileNames())
+            if (f.endsWith(QLatin1String(".yaml")))
+                yaml = f;
+        QVERIFY(!yaml.isEmpty());
+        dialog.show();
+        dialog.resize(1024, 700);
+        dialog.tabs()->setCurrentIndex(1);
+        QVERIFY(dialog.showFile(yaml));
+        QTest::qWait(100);
+        QVERIFY(dialog.grab().save(folder + QStringLiteral("/port-dialog-1024x700-yaml.png")));
+    }
+
 private:
     QTemporaryDir m_config;
 };
