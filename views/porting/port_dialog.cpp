@@ -253,6 +253,16 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
         if (m_port && row >= 0 && std::size_t(row) < m_port->files.size())
             showFile(qs(m_port->files[std::size_t(row)].path));
     });
+    // A check error is in the port: its line in the preview, and in the Code tab (the port is
+    // the open project once written).
+    connect(m_checkList, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+        const QString file = item->data(Qt::UserRole).toString();
+        const int line = item->data(Qt::UserRole + 1).toInt();
+        if (file.isEmpty() || !showFile(file, line))
+            return;
+        emit codeRequested(m_written, file, line, 1);
+        m_tabs->setCurrentIndex(1);
+    });
     connect(m_manualList, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
         activateManual(m_manualList->indexOfTopLevelItem(item));
     });
@@ -673,8 +683,13 @@ void PortDialog::showVerify()
         m_chart->setRun(2, tr("port"), points(v.portLosses), {});
     m_chart->rescale();
     m_checkList->clear();
-    for (const auto& f : v.checkFindings)
-        m_checkList->addItem(qs(f.toString()));
+    for (const auto& f : v.checkFindings) {
+        auto* item = new QListWidgetItem(qs(f.toString()), m_checkList);
+        item->setData(Qt::UserRole, qs(f.location.file));
+        item->setData(Qt::UserRole + 1, f.location.line);
+        if (!f.hint.empty())
+            item->setToolTip(qs(f.hint));
+    }
     if (v.checkFindings.empty())
         m_checkList->addItem(v.checkErrors == 0 ? tr("check: no errors") : tr("check: not run"));
 }
