@@ -5,7 +5,7 @@
 #include "views/common/trust_prompt.h"
 #include "views/params/yaml_text_view.h"
 #include "views/porting/port_plan_model.h"
-#include "views/runtime/loss_chart.h"
+#include "views/porting/port_verify_panel.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -20,7 +20,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStyledItemDelegate>
@@ -29,7 +28,6 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 #include <chrono>
-#include <cmath>
 
 namespace portolan::views {
 
@@ -168,40 +166,13 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     m_manualList->header()->setSectionResizeMode(1, QHeaderView::Stretch);
     m_manualList->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
 
-    // Verify
-    m_verifySummary = new QLabel(this);
-    m_verifySummary->setWordWrap(true);
-    m_verifySummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_verifySummary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    m_chart = new LossChart(this);
-    m_chart->setMinimumHeight(180);
-    m_checkList = new QListWidget(this);
-    m_checkList->setMaximumHeight(110);
-    m_steps = new QSpinBox(this);
-    m_steps->setRange(1, 50);
-    m_steps->setValue(3);
-    m_steps->setToolTip(tr("Steps replayed from the original into the port and compared"));
-    m_verifyButton = new QPushButton(tr("Verify"), this);
-    m_verifyButton->setToolTip(
-        tr("Check the port with its guide, dry-run original and port, and replay the original's "
-           "first batches and weights into the port: the losses must agree"));
-    auto* verifyRow = new QHBoxLayout;
-    verifyRow->addWidget(new QLabel(tr("Steps compared:"), this));
-    verifyRow->addWidget(m_steps);
-    verifyRow->addStretch(1);
-    verifyRow->addWidget(m_verifyButton);
-    auto* verifyPage = new QWidget(this);
-    auto* verifyLayout = new QVBoxLayout(verifyPage);
-    verifyLayout->addLayout(verifyRow);
-    verifyLayout->addWidget(m_verifySummary);
-    verifyLayout->addWidget(m_chart, 1);
-    verifyLayout->addWidget(m_checkList);
+    m_verifyPanel = new PortVerifyPanel(this);
 
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(planPage, tr("Plan"));
     m_tabs->addTab(filesPage, tr("Files"));
     m_tabs->addTab(m_manualList, tr("Manual items"));
-    m_tabs->addTab(verifyPage, tr("Verify"));
+    m_tabs->addTab(m_verifyPanel, tr("Verify"));
 
     // Output
     m_folder = new QLineEdit(this);
@@ -237,7 +208,7 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
         if (!writePort(&error) && m_interactive)
             QMessageBox::warning(this, tr("Cannot write the port"), error);
     });
-    connect(m_verifyButton, &QPushButton::clicked, this, &PortDialog::verify);
+    connect(m_verifyPanel, &PortVerifyPanel::verifyRequested, this, &PortDialog::verify);
     connect(m_folder, &QLineEdit::textChanged, this, &PortDialog::updateButtons);
     connect(m_planModel, &PortPlanModel::choiceEdited, this,
             [this](PortPlanModel::Option option, const QString& value) {
@@ -255,14 +226,13 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     });
     // A check error is in the port: its line in the preview, and in the Code tab (the port is
     // the open project once written).
-    connect(m_checkList, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-        const QString file = item->data(Qt::UserRole).toString();
-        const int line = item->data(Qt::UserRole + 1).toInt();
-        if (file.isEmpty() || !showFile(file, line))
-            return;
-        emit codeRequested(m_written, file, line, 1);
-        m_tabs->setCurrentIndex(1);
-    });
+    connect(m_verifyPanel, &PortVerifyPanel::findingActivated, this,
+            [this](const QString& file, int line) {
+                if (!showFile(file, line))
+                    return;
+                emit codeRequested(m_written, file, line, 1);
+                m_tabs->setCurrentIndex(1);
+            });
     connect(m_manualList, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
         activateManual(m_manualList->indexOfTopLevelItem(item));
     });
@@ -578,7 +548,7 @@ bool PortDialog::writePort(QString* error)
         return fail(tr("Cannot write the port: %1").arg(qs(d->message)));
     m_written = out;
     m_verify.reset();
-    m_status->setText(tr("Written to %1. It is now the open project; Verify proves it trains "
+    m_status->setText(tr("Written to %1. It is now the open project; Verify checks that it trains "
                          "like the original.")
                           .arg(QDir::toNativeSeparators(out)));
     updateButtons();
@@ -588,7 +558,7 @@ bool PortDialog::writePort(QString* error)
 
 void PortDialog::setVerifySteps(int steps)
 {
-    m_steps->setValue(steps);
+    m_verifyPanel->setSteps(steps);
 }
 
 bool PortDialog::verify()
@@ -598,24 +568,22 @@ bool PortDialog::verify()
     // The dry runs run the original's code (and the port made from it): the Runs tab's trust.
     QString why;
     if (!ensureProjectTrusted(this, m_root, m_interactive, &why)) {
-        m_verifySummary->setText(why.isEmpty() ? tr("Not verified: the project is not trusted.")
-                                               : tr("Not verified: %1").arg(why.toHtmlEscaped()));
+        m_verifyPanel->showMessage(why.isEmpty() ? tr("Not verified: the project is not trusted.")
+                                                 : tr("Not verified: %1").arg(why.toHtmlEscaped()));
         m_tabs->setCurrentIndex(3);
         return false;
     }
     m_verifying = true;
     m_verify.reset();
-    m_chart->clearRuns();
-    m_checkList->clear();
-    m_verifySummary->setText(
+    m_verifyPanel->showMessage(
         tr("Verifying: checking the port, then dry runs of the original and the port (%1 "
            "step(s))…")
-            .arg(m_steps->value()));
+            .arg(m_verifyPanel->steps()));
     m_tabs->setCurrentIndex(3);
     updateButtons();
     emit verifyStarted();
     port::VerifyOptions options;
-    options.steps = m_steps->value();
+    options.steps = m_verifyPanel->steps();
     options.python = m_python.toStdString();
     const quint64 id = m_verifyJob.next();
     runAsync(
@@ -636,67 +604,18 @@ bool PortDialog::verify()
 
 void PortDialog::showVerify()
 {
-    if (!m_verify)
-        return;
-    const auto& v = *m_verify;
-    QStringList lines;
-    const bool full = m_port && m_port->full();
-    lines << tr("<b>%1</b> port · %2 check error(s) · %3 dry-run step(s)")
-                 .arg(full ? tr("Full") : tr("Partial"))
-                 .arg(v.checkErrors)
-                 .arg(v.dryRunSteps);
-    if (!v.dryRunError.empty())
-        lines << tr("Port's dry run: %1").arg(qs(v.dryRunError).toHtmlEscaped());
-    if (!v.originalError.empty())
-        lines << tr("Original's dry run: %1").arg(qs(v.originalError).toHtmlEscaped());
-    if (v.agrees)
-        lines << tr("<b>The port trains like the original</b>: %1 step(s) compared, largest "
-                    "relative loss difference %2, largest weight difference %3.")
-                     .arg(v.stepsCompared)
-                     .arg(v.maxRelLossDiff, 0, 'g', 3)
-                     .arg(v.maxAbsWeightDiff, 0, 'g', 3);
-    else if (v.firstDivergence > 0) {
-        const auto i = std::size_t(v.firstDivergence - 1);
-        const double a = i < v.originalLosses.size() ? v.originalLosses[i] : 0;
-        const double b = i < v.portLosses.size() ? v.portLosses[i] : 0;
-        lines << tr("<b>The port parts from the original at step %1</b>: loss %2 against %3 "
-                    "(relative difference %4).")
-                     .arg(v.firstDivergence)
-                     .arg(a, 0, 'g', 6)
-                     .arg(b, 0, 'g', 6)
-                     .arg(a != 0 ? std::abs(b - a) / std::abs(a) : std::abs(b - a), 0, 'g', 3);
-    } else
-        lines << tr("<b>Not shown to train like the original</b> (no steps could be compared).");
-    m_verifySummary->setText(lines.join(QStringLiteral("<br>")));
+    if (m_verify)
+        m_verifyPanel->showResult(*m_verify, m_port && m_port->full());
+}
 
-    // Two labelled series over the compared steps.
-    auto points = [](const std::vector<double>& losses) {
-        QVector<QPointF> out;
-        for (std::size_t i = 0; i < losses.size(); ++i)
-            out.append(QPointF(double(i + 1), losses[i]));
-        return out;
-    };
-    m_chart->clearRuns();
-    if (!v.originalLosses.empty())
-        m_chart->setRun(1, tr("original"), points(v.originalLosses), {});
-    if (!v.portLosses.empty())
-        m_chart->setRun(2, tr("port"), points(v.portLosses), {});
-    m_chart->rescale();
-    m_checkList->clear();
-    for (const auto& f : v.checkFindings) {
-        auto* item = new QListWidgetItem(qs(f.toString()), m_checkList);
-        item->setData(Qt::UserRole, qs(f.location.file));
-        item->setData(Qt::UserRole + 1, f.location.line);
-        if (!f.hint.empty())
-            item->setToolTip(qs(f.hint));
-    }
-    if (v.checkFindings.empty())
-        m_checkList->addItem(v.checkErrors == 0 ? tr("check: no errors") : tr("check: not run"));
+LossChart* PortDialog::lossChart() const
+{
+    return m_verifyPanel->chart();
 }
 
 QString PortDialog::verifySummaryText() const
 {
-    return m_verifySummary->text();
+    return m_verifyPanel->summaryText();
 }
 
 void PortDialog::updateButtons()
@@ -706,10 +625,11 @@ void PortDialog::updateButtons()
                               !m_folder->text().trimmed().isEmpty());
     m_chooseButton->setEnabled(m_written.isEmpty());
     m_folder->setEnabled(m_written.isEmpty());
-    m_verifyButton->setEnabled(ready && !m_written.isEmpty() && !m_verifying);
-    m_verifyButton->setToolTip(m_written.isEmpty() ? tr("Write the port first")
-                                                   : tr("Check the port, dry-run original and "
-                                                        "port, and compare their losses"));
+    m_verifyPanel->verifyButton()->setEnabled(ready && !m_written.isEmpty() && !m_verifying);
+    m_verifyPanel->verifyButton()->setToolTip(m_written.isEmpty()
+                                                  ? tr("Write the port first")
+                                                  : tr("Check the port, dry-run original and "
+                                                       "port, and compare their losses"));
     // Once written, the plan stays browsable (its items still link to the code) but no longer
     // editable: the files on disk are the port.
     m_planView->setEditTriggers(m_written.isEmpty() ? QAbstractItemView::DoubleClicked |

@@ -12,7 +12,6 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPushButton;
-class QSpinBox;
 class QStackedWidget;
 class QTabWidget;
 class QTreeView;
@@ -27,6 +26,7 @@ namespace portolan::views {
 class CodeView;
 class LossChart;
 class PortPlanModel;
+class PortVerifyPanel;
 class YamlTextView;
 
 // "Generate the port…" (issue 24): the plan of an original as an editable tree, a preview of
@@ -86,7 +86,7 @@ public:
     const port::VerifyResult* verifyResult() const { return m_verify ? &*m_verify : nullptr; }
     void setVerifySteps(int steps);
     void setPython(const QString& python) { m_python = python; }
-    LossChart* lossChart() const { return m_chart; }
+    LossChart* lossChart() const;
     QString verifySummaryText() const;
     QTabWidget* tabs() const { return m_tabs; }
 
@@ -137,14 +137,10 @@ private:
     CodeView* m_codePreview;
     YamlTextView* m_yamlPreview;
     QTreeWidget* m_manualList;
-    QLabel* m_verifySummary;
-    LossChart* m_chart;
-    QListWidget* m_checkList;
-    QSpinBox* m_steps;
+    PortVerifyPanel* m_verifyPanel;
     QLineEdit* m_folder;
     QPushButton* m_chooseButton;
     QPushButton* m_writeButton;
-    QPushButton* m_verifyButton;
     QLabel* m_status;
 };
 
