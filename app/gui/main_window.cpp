@@ -113,6 +113,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(m_wizard, &views::PortingWizard::paramsFileChosen, this,
             [this](const QString& path) { m_params->openFile(path); });
+    connect(m_wizard, &views::PortingWizard::codeRequested, this,
+            [this](const QString& root, const QString& file, int line, int column) {
+                // The port dialog outlives a change of project (it opens the port it wrote):
+                // only places in the open project can be shown.
+                if (QFileInfo(root).canonicalFilePath() !=
+                    QFileInfo(m_projectFolder).canonicalFilePath()) {
+                    statusBar()->showMessage(
+                        tr("%1:%2 is in %3, not in the open project").arg(file).arg(line).arg(root),
+                        8000);
+                    return;
+                }
+                openCode(file, line, column);
+                selectView(QStringLiteral("code"));
+            });
+    connect(m_wizard, &views::PortingWizard::portWritten, this, &MainWindow::openProject);
     connect(m_flow, &views::FlowPanel::locationActivated, this,
             [this](const QString& f, int l, int c) {
                 openCode(f, l, c);

@@ -10,6 +10,8 @@
 #include "views/porting/flow_panel.h"
 #include "views/porting/guide_steps_model.h"
 #include "views/porting/params_fix_dialog.h"
+#include "views/porting/port_dialog.h"
+#include "views/porting/port_plan_model.h"
 #include "views/porting/porting_wizard.h"
 
 #include <QAbstractItemModelTester>
@@ -20,6 +22,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 
 using namespace portolan;
 using portolan::app::MainWindow;
@@ -103,6 +106,50 @@ private slots:
                          .toInt());
         }
         QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
+    }
+
+    // "Generate the port…" wired in the main window: a plan item opens its code in the Code tab,
+    // and the written port becomes the open project.
+    void portDialogOpensCodeAndPort()
+    {
+        QTemporaryDir tmp;
+        const QString original = tmp.filePath(QStringLiteral("mnist"));
+        QVERIFY(copyTree(QStringLiteral(PORTOLAN_SAMPLES "/mnist-mlp-original"), original));
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(original);
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1, 20000);
+        w.analysisRunner()->setGuide(QStringLiteral("graphcore-poptorch"));
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 2 && !w.analysisRunner()->isRunning(), 20000);
+        QVERIFY(w.wizard()->canGeneratePort());
+        views::PortDialog* dialog = w.wizard()->openPortDialog();
+        QVERIFY(dialog);
+        dialog->setInteractive(false);
+        QSignalSpy generated(dialog, &views::PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+
+        views::PortPlanModel* model = dialog->planModel();
+        const QModelIndex loss = model->groupIndex(QStringLiteral("loss"));
+        const QModelIndex item = model->index(0, 0, loss);
+        QTreeView* view = nullptr;
+        for (auto* v : dialog->findChildren<QTreeView*>())
+            if (v->model() == model)
+                view = v;
+        QVERIFY(view);
+        emit view->clicked(item);
+        QCOMPARE(w.codeView()->fileName(), item.data(views::PortPlanModel::FileRole).toString());
+        QCOMPARE(w.codeView()->textCursor().blockNumber() + 1,
+                 item.data(views::PortPlanModel::LineRole).toInt());
+
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        dialog->setOutputFolder(tmp.filePath(QStringLiteral("mnist-poptorch")));
+        QVERIFY(dialog->writePort());
+        QTRY_VERIFY_WITH_TIMEOUT(opened.count() >= 1, 20000);
+        QCOMPARE(QFileInfo(opened.last().at(0).toString()).canonicalFilePath(),
+                 QFileInfo(tmp.filePath(QStringLiteral("mnist-poptorch"))).canonicalFilePath());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
+        dialog->close();
     }
 
     void findingOpensCode()

@@ -1,12 +1,14 @@
 #include "views/porting/porting_wizard.h"
 
 #include "core/guides/fix.h"
+#include "core/port/generate.h"
 #include "core/project/params_file.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/findings_model.h"
 #include "views/porting/fix_dialog.h"
 #include "views/porting/guide_steps_model.h"
 #include "views/porting/params_fix_dialog.h"
+#include "views/porting/port_dialog.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -87,10 +89,12 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_hint->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_fixButton = new QPushButton(tr("Apply Fix…"), this);
     m_undoButton = new QPushButton(tr("Undo Fix"), this);
+    m_portButton = new QPushButton(tr("Generate the Port…"), this);
     m_status = new QLabel(this);
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_status, 1);
+    buttons->addWidget(m_portButton);
     buttons->addWidget(m_undoButton);
     buttons->addWidget(m_fixButton);
 
@@ -135,6 +139,7 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     connect(m_fixButton, &QPushButton::clicked, this,
             [this] { applyFixOfFinding(m_findingTable->currentIndex().row()); });
     connect(m_undoButton, &QPushButton::clicked, this, &PortingWizard::undoLastFix);
+    connect(m_portButton, &QPushButton::clicked, this, &PortingWizard::openPortDialog);
 
     showSnapshot(nullptr);
 }
@@ -202,8 +207,8 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
     if (fl.apiGeneration != analysis::ApiGeneration::None) {
         evidence << QString() << QString::fromStdString(fl.generationReason);
         for (const auto& e : fl.generationEvidence)
-            evidence << QStringLiteral("%1 — %2").arg(
-                QString::fromStdString(e.location.toString()), QString::fromStdString(e.what));
+            evidence << QStringLiteral("%1 — %2").arg(QString::fromStdString(e.location.toString()),
+                                                      QString::fromStdString(e.what));
     }
     m_flavour->setToolTip(QString::fromStdString(fl.suggestionReason) + QStringLiteral("\n\n") +
                           evidence.mid(0, 20).join(QLatin1Char('\n')));
@@ -290,6 +295,13 @@ void PortingWizard::updateButtons()
     m_fixButton->setEnabled(f && f->fix.has_value());
     m_fixButton->setToolTip(f && f->fix ? QString::fromStdString(f->fix->description) : QString());
     m_undoButton->setEnabled(!m_undo.empty());
+    m_portButton->setEnabled(canGeneratePort());
+    m_portButton->setToolTip(
+        canGeneratePort()
+            ? tr("Plan the port of this original for the chosen workflow, preview its files, "
+                 "write it to a new folder and verify that it trains like the original")
+            : tr("For an original (plain PyTorch) project, with a Determined, PopTorch or "
+                 "Cerebras PyTorch workflow chosen"));
     m_undoButton->setToolTip(m_undo.empty() ? QString()
                                             : QString::fromStdString(m_undo.back().description));
     if (!f)
@@ -341,6 +353,28 @@ bool PortingWizard::applyFixOfFinding(int row, bool confirm)
     updateButtons();
     m_runner->rerun();
     return true;
+}
+
+bool PortingWizard::canGeneratePort() const
+{
+    if (!m_snapshot || !m_snapshot->analysis ||
+        m_snapshot->analysis->flavour.flavour != analysis::Flavour::PlainPyTorch)
+        return false;
+    const auto targets = port::portTargets();
+    return std::find(targets.begin(), targets.end(), m_snapshot->guideId) != targets.end();
+}
+
+PortDialog* PortingWizard::openPortDialog()
+{
+    if (!canGeneratePort())
+        return nullptr;
+    auto* dialog =
+        new PortDialog(m_snapshot->analysis, QString::fromStdString(m_snapshot->guideId), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &PortDialog::codeRequested, this, &PortingWizard::codeRequested);
+    connect(dialog, &PortDialog::portWritten, this, &PortingWizard::portWritten);
+    dialog->show();
+    return dialog;
 }
 
 bool PortingWizard::chooseParamsFile(const QString& relativePath)

@@ -18,6 +18,7 @@ namespace portolan::views {
 
 class AnalysisRunner;
 class FindingsModel;
+class PortDialog;
 class GuideStepsModel;
 
 // The porting wizard: the chosen guide's steps in the suggested order with their status and
@@ -45,12 +46,22 @@ public:
     // run again. An empty path goes back to the default rule.
     bool chooseParamsFile(const QString& relativePath);
     QComboBox* paramsCombo() const { return m_paramsCombo; }
+    // "Generate the port…" (issue 24): for an original (plain PyTorch) whose chosen guide is a
+    // port target. Opens the dialog (not modal: the Code tab stays usable beside it) and returns
+    // it, or nullptr when the action is not available.
+    bool canGeneratePort() const;
+    PortDialog* openPortDialog();
+    QPushButton* portButton() const { return m_portButton; }
 
 signals:
     void findingActivated(const QString& relativePath, int line, int column);
     void message(const QString& text);
     // The user chose another params file (absolute path).
     void paramsFileChosen(const QString& path);
+    // From the port dialog: a place in `root` (the original, or the written port) to show.
+    void codeRequested(const QString& root, const QString& relativePath, int line, int column);
+    // The port was written to `folder`: open it as the current project.
+    void portWritten(const QString& folder);
 
 private:
     void showSnapshot(const PortingSnapshotPtr& snapshot);
@@ -72,6 +83,7 @@ private:
     QLabel* m_hint;
     QPushButton* m_fixButton;
     QPushButton* m_undoButton;
+    QPushButton* m_portButton;
     QLabel* m_status;
     int m_currentStep = 0;
     struct Undo

@@ -4,6 +4,7 @@
 #include "core/dryrun/dry_run.h"
 #include "core/graph/torch_child.h"
 #include "core/project/params_file.h"
+#include "views/common/trust_prompt.h"
 #include "views/runtime/argument_dialog.h"
 #include "views/runtime/loss_chart.h"
 
@@ -653,25 +654,11 @@ bool RunPanel::ensureTrusted()
 {
     if (isTrusted())
         return true;
-    if (!m_interactive) {
-        // Nobody to ask (screenshots, tests): project code never runs without trust.
-        appendLog(
-            tr("not started: %1 is not trusted, and a dry run runs its own code").arg(m_project),
-            true);
-        return false;
-    }
-    const auto answer = QMessageBox::question(
-        this, tr("Run this project's code?"),
-        tr("A dry run starts the project's own Python code (its entry point, data loaders and "
-           "model) in a separate process on this computer, with the network off and a time and "
-           "memory limit. Only continue if you trust the code in\n%1\n\nPortolan remembers the "
-           "answer for this project.")
-            .arg(QDir::toNativeSeparators(m_project)),
-        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
-    if (answer != QMessageBox::Yes)
-        return false;
-    if (auto error = dryrun::TrustStore().setTrusted(m_project.toStdString(), true)) {
-        appendLog(QString::fromStdString(error->toString()), true);
+    // The same question the port dialog asks before its verification (views/common).
+    QString why;
+    if (!ensureProjectTrusted(this, m_project, m_interactive, &why)) {
+        if (!why.isEmpty())
+            appendLog(m_interactive ? why : tr("not started: %1").arg(why), true);
         return false;
     }
     m_trusted->setChecked(true);

@@ -1,0 +1,483 @@
+// "Generate the port…" (issue 24, item 5), offscreen: the plan model under
+// QAbstractItemModelTester, the dialog generating every target on the sample originals into a
+// new folder (the original unchanged), the refusal of a non-empty folder, a changed choice that
+// plans again, the wizard's action, and the verification's signal flow.
+#include "core/analysis/analysis.h"
+#include "core/dryrun/dry_run.h"
+#include "core/port/generate.h"
+#include "views/porting/analysis_runner.h"
+#include "views/porting/port_dialog.h"
+#include "views/porting/port_plan_model.h"
+#include "views/porting/porting_wizard.h"
+#include "views/runtime/loss_chart.h"
+
+#include <QAbstractItemModelTester>
+#include <QCryptographicHash>
+#include <QDirIterator>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+using namespace portolan;
+using views::PortDialog;
+using views::PortPlanModel;
+
+namespace {
+
+QString sample(const QString& name)
+{
+    return QStringLiteral(PORTOLAN_SAMPLES) + QLatin1Char('/') + name;
+}
+
+std::shared_ptr<const analysis::ProjectAnalysis> analyse(const QString& folder)
+{
+    auto r = analysis::analyzeProject(folder.toStdString());
+    if (!r)
+        return nullptr;
+    return std::make_shared<const analysis::ProjectAnalysis>(std::move(*r.value));
+}
+
+// Every file's path and bytes: equal before and after means the folder was not touched.
+QByteArray treeHash(const QString& folder)
+{
+    QStringList files;
+    QDirIterator it(folder, QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext())
+        files << it.next();
+    files.sort();
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    for (const QString& f : files) {
+        h.addData(f.toUtf8());
+        QFile file(f);
+        if (file.open(QIODevice::ReadOnly))
+            h.addData(file.readAll());
+    }
+    return h.result();
+}
+
+bool copyTree(const QString& from, const QString& to)
+{
+    QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString src = it.next();
+        const QString dst = to + src.mid(from.size());
+        QDir().mkpath(QFileInfo(dst).absolutePath());
+        if (!QFile::copy(src, dst))
+            return false;
+    }
+    return true;
+}
+
+bool pythonHasTorch(const QString& python)
+{
+    // From a neutral folder: a `torch` folder in the working directory (the build tree has one)
+    // would import as a namespace package.
+    QProcess p;
+    p.setWorkingDirectory(QDir::tempPath());
+    p.start(python, {QStringLiteral("-c"), QStringLiteral("import torch; torch.zeros(1)")});
+    return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+} // namespace
+
+class TestPortDialog : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_config.isValid());
+        // The trust store of this test only (core/dryrun TrustStore).
+        qputenv("PORTOLAN_CONFIG_DIR", m_config.path().toUtf8());
+        if (qEnvironmentVariableIsEmpty("PORTOLAN_RESOURCES"))
+            qputenv("PORTOLAN_RESOURCES", QByteArray(PORTOLAN_SOURCE_DIR "/resources"));
+    }
+
+    void planModel_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addRow("mnist-mlp") << "mnist-mlp-original";
+        QTest::addRow("small-cnn") << "small-cnn-original";
+        QTest::addRow("image-classifier") << "image-classifier-original";
+        QTest::addRow("alphabet-transformer") << "alphabet-transformer-original";
+    }
+    void planModel()
+    {
+        QFETCH(QString, project);
+        auto a = analyse(sample(project));
+        QVERIFY(a);
+        auto plan = port::planPort(*a);
+        QVERIFY2(plan, plan.error.message.c_str());
+        PortPlanModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setPlan(*plan.value, a.get());
+        for (const char* kind : {"entry", "model", "loss", "optimizer", "scheduler", "data", "loop",
+                                 "flags", "device-move", "leftover", "manual"})
+            QVERIFY2(model.groupIndex(QString::fromLatin1(kind)).isValid(), kind);
+
+        // The model's variable links to its code and is a choice the user can change.
+        const QModelIndex modelGroup = model.groupIndex(QStringLiteral("model"));
+        QVERIFY(model.rowCount(modelGroup) >= 2);
+        const QModelIndex variable = model.index(0, PortPlanModel::ChoiceColumn, modelGroup);
+        QCOMPARE(variable.data(PortPlanModel::OptionRole).toInt(),
+                 int(PortPlanModel::ModelVariableOption));
+        QVERIFY(variable.flags() & Qt::ItemIsEditable);
+        QVERIFY(!variable.data(PortPlanModel::FileRole).toString().isEmpty());
+        QVERIFY(variable.data(PortPlanModel::LineRole).toInt() > 0);
+        const QModelIndex label = model.index(0, PortPlanModel::ItemColumn, modelGroup);
+        QVERIFY(!(label.flags() & Qt::ItemIsEditable));
+
+        // An optimizer item points at its construction.
+        const QModelIndex opt = model.groupIndex(QStringLiteral("optimizer"));
+        QVERIFY(model.rowCount(opt) >= 1);
+        QVERIFY(model.index(0, 0, opt).data(PortPlanModel::LineRole).toInt() > 0);
+
+        // Editing the loss expression emits the choice; plain items refuse edits.
+        QSignalSpy edited(&model, &PortPlanModel::choiceEdited);
+        const QModelIndex lossGroup = model.groupIndex(QStringLiteral("loss"));
+        QModelIndex lossExpr;
+        for (int r = 0; r < model.rowCount(lossGroup); ++r) {
+            const QModelIndex i = model.index(r, PortPlanModel::ChoiceColumn, lossGroup);
+            if (i.data(PortPlanModel::OptionRole).toInt() == PortPlanModel::LossOption)
+                lossExpr = i;
+        }
+        QVERIFY(lossExpr.isValid());
+        QVERIFY(model.setData(lossExpr, QStringLiteral("criterion(output, target) * 1.0")));
+        QCOMPARE(edited.count(), 1);
+        QCOMPARE(edited.at(0).at(1).toString(), QStringLiteral("criterion(output, target) * 1.0"));
+        QVERIFY(
+            !model.setData(model.index(0, PortPlanModel::ChoiceColumn, opt), QStringLiteral("x")));
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void generatesEveryTarget_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QString>("target");
+        for (const char* p : {"mnist-mlp-original", "small-cnn-original"})
+            for (const auto& t : port::portTargets())
+                QTest::addRow("%s %s", p, t.c_str())
+                    << QString::fromLatin1(p) << QString::fromStdString(t);
+    }
+    void generatesEveryTarget()
+    {
+        QFETCH(QString, project);
+        QFETCH(QString, target);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        // A copy of the sample, so that the default sibling folder lands in the temporary folder.
+        const QString original = tmp.filePath(project);
+        QVERIFY(copyTree(sample(project), original));
+        const QByteArray before = treeHash(original);
+
+        PortDialog dialog(analyse(original), target);
+        dialog.setInteractive(false);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        QVERIFY(dialog.port());
+        QVERIFY(!dialog.isGenerating());
+        QVERIFY(dialog.errorText().isEmpty());
+        QCOMPARE(QFileInfo(dialog.outputFolder()).absolutePath(),
+                 QFileInfo(original).absolutePath());
+        QVERIFY(QFileInfo(dialog.outputFolder()).fileName().startsWith(project + QLatin1Char('-')));
+
+        // Every file of the port can be previewed, with the text that will be written.
+        const QStringList files = dialog.fileNames();
+        QVERIFY(!files.isEmpty());
+        for (const QString& f : files) {
+            QVERIFY(dialog.showFile(f));
+            QCOMPARE(dialog.shownFile(), f);
+            QVERIFY(!dialog.previewText().isEmpty());
+        }
+        // A partial port lists what is left, each at its TODO(portolan) in the port.
+        QCOMPARE(dialog.manualItems().size(), qsizetype(dialog.port()->manual.size()));
+        for (const auto& m : dialog.manualItems())
+            if (!m.portFile.isEmpty())
+                QVERIFY(files.contains(m.portFile));
+
+        QSignalSpy written(&dialog, &PortDialog::portWritten);
+        QString error;
+        QVERIFY2(dialog.writePort(&error), qPrintable(error));
+        QCOMPARE(written.count(), 1);
+        const QString out = written.at(0).at(0).toString();
+        QCOMPARE(out, dialog.writtenFolder());
+        for (const QString& f : files)
+            QVERIFY2(QFileInfo::exists(out + QLatin1Char('/') + f), qPrintable(f));
+        QCOMPARE(treeHash(original), before);
+        // Written once: the same dialog does not write again over it.
+        QVERIFY(!dialog.writePort());
+    }
+
+    void writeRefusesNonEmptyFolder()
+    {
+        QTemporaryDir tmp;
+        const QString original = tmp.filePath(QStringLiteral("mnist"));
+        QVERIFY(copyTree(sample(QStringLiteral("mnist-mlp-original")), original));
+        const QByteArray before = treeHash(original);
+        PortDialog dialog(analyse(original), QStringLiteral("determined-pytorchtrial"));
+        dialog.setInteractive(false);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        QCOMPARE(QFileInfo(dialog.outputFolder()).fileName(), QStringLiteral("mnist-determined"));
+
+        const QString busy = tmp.filePath(QStringLiteral("busy"));
+        QVERIFY(QDir().mkpath(busy));
+        QFile keep(busy + QStringLiteral("/keep.txt"));
+        QVERIFY(keep.open(QIODevice::WriteOnly));
+        keep.write("mine");
+        keep.close();
+        QSignalSpy written(&dialog, &PortDialog::portWritten);
+        dialog.setOutputFolder(busy);
+        QString error;
+        QVERIFY(!dialog.writePort(&error));
+        QVERIFY2(error.contains(QLatin1String("not empty")), qPrintable(error));
+        QCOMPARE(QDir(busy).entryList(QDir::Files), QStringList{QStringLiteral("keep.txt")});
+
+        // Inside the original is refused too: the original is never modified.
+        dialog.setOutputFolder(original + QStringLiteral("/port"));
+        QVERIFY(!dialog.writePort(&error));
+        QVERIFY2(error.contains(QLatin1String("outside the original")), qPrintable(error));
+        QCOMPARE(written.count(), 0);
+        QCOMPARE(treeHash(original), before);
+
+        // A taken default gets a number.
+        QVERIFY(QDir().mkpath(tmp.filePath(QStringLiteral("mnist-determined"))));
+        QFile taken(tmp.filePath(QStringLiteral("mnist-determined/x")));
+        QVERIFY(taken.open(QIODevice::WriteOnly));
+        taken.close();
+        QCOMPARE(QFileInfo(PortDialog::defaultOutputFolder(
+                               original, QStringLiteral("determined-pytorchtrial")))
+                     .fileName(),
+                 QStringLiteral("mnist-determined-2"));
+    }
+
+    void changedChoicePlansAgain()
+    {
+        PortDialog dialog(analyse(sample(QStringLiteral("mnist-mlp-original"))),
+                          QStringLiteral("graphcore-poptorch"));
+        dialog.setInteractive(false);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        PortPlanModel* model = dialog.planModel();
+        const QModelIndex lossGroup = model->groupIndex(QStringLiteral("loss"));
+        QModelIndex lossExpr;
+        for (int r = 0; r < model->rowCount(lossGroup); ++r) {
+            const QModelIndex i = model->index(r, PortPlanModel::ChoiceColumn, lossGroup);
+            if (i.data(PortPlanModel::OptionRole).toInt() == PortPlanModel::LossOption)
+                lossExpr = i;
+        }
+        QVERIFY(lossExpr.isValid());
+        const QString changed = dialog.plan()->lossExpression.text.empty()
+                                    ? QStringLiteral("0.0")
+                                    : QString::fromStdString(dialog.plan()->lossExpression.text) +
+                                          QStringLiteral(" * 1.0");
+        QVERIFY(model->setData(lossExpr, changed));
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 2, 30000);
+        QCOMPARE(QString::fromStdString(dialog.plan()->lossExpression.text), changed);
+        bool inPort = false;
+        for (const auto& f : dialog.port()->files)
+            inPort = inPort || QString::fromStdString(f.text).contains(changed);
+        QVERIFY(inPort);
+
+        // A plan item asks for its code in the original.
+        QSignalSpy code(&dialog, &PortDialog::codeRequested);
+        const QModelIndex modelGroup = model->groupIndex(QStringLiteral("model"));
+        QTreeView* view = nullptr;
+        for (auto* v : dialog.findChildren<QTreeView*>())
+            if (v->model() == model)
+                view = v;
+        QVERIFY(view);
+        emit view->clicked(model->index(0, 0, modelGroup));
+        QCOMPARE(code.count(), 1);
+        QCOMPARE(code.at(0).at(0).toString(), QString::fromStdString(dialog.plan()->root.string()));
+        QVERIFY(code.at(0).at(2).toInt() > 0);
+    }
+
+    void wizardAction_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QString>("guide");
+        QTest::addColumn<bool>("available");
+        QTest::addRow("original for determined") << "mnist-mlp-original"
+                                                 << "determined-pytorchtrial" << true;
+        QTest::addRow("original for poptorch") << "small-cnn-original"
+                                               << "graphcore-poptorch" << true;
+        QTest::addRow("ported project") << "mnist-mlp-cerebras-pytorch"
+                                        << "cerebras-pytorch" << false;
+    }
+    void wizardAction()
+    {
+        QFETCH(QString, project);
+        QFETCH(QString, guide);
+        QFETCH(bool, available);
+        views::AnalysisRunner runner;
+        views::PortingWizard wizard(&runner);
+        QSignalSpy done(&runner, &views::AnalysisRunner::finished);
+        runner.analyse(sample(project), guide);
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() >= 1, 60000);
+        QCOMPARE(wizard.canGeneratePort(), available);
+        QCOMPARE(wizard.portButton()->isEnabled(), available);
+        PortDialog* dialog = wizard.openPortDialog();
+        QCOMPARE(dialog != nullptr, available);
+        if (!dialog)
+            return;
+        dialog->setInteractive(false);
+        QSignalSpy generated(dialog, &PortDialog::generated);
+        QSignalSpy code(&wizard, &views::PortingWizard::codeRequested);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        QCOMPARE(QString::fromStdString(dialog->port()->target), guide);
+        emit dialog->codeRequested(QStringLiteral("/x"), QStringLiteral("train.py"), 3, 1);
+        QCOMPARE(code.count(), 1);
+        dialog->close();
+    }
+
+    void verifySignalFlow_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QString>("target");
+        QTest::addRow("mnist determined") << "mnist-mlp-original"
+                                          << "determined-pytorchtrial";
+        QTest::addRow("transformer determined") << "alphabet-transformer-original"
+                                                << "determined-pytorchtrial";
+        QTest::addRow("transformer poptorch") << "alphabet-transformer-original"
+                                              << "graphcore-poptorch";
+    }
+    void verifySignalFlow()
+    {
+        QFETCH(QString, project);
+        QFETCH(QString, target);
+        QTemporaryDir tmp;
+        const QString original = tmp.filePath(project);
+        QVERIFY(copyTree(sample(project), original));
+        PortDialog dialog(analyse(original), target);
+        dialog.setInteractive(false);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        QVERIFY(!dialog.verify()); // nothing written yet
+        QVERIFY(dialog.writePort());
+
+        // Untrusted: nothing runs, nobody is asked.
+        QSignalSpy started(&dialog, &PortDialog::verifyStarted);
+        QSignalSpy finished(&dialog, &PortDialog::verifyFinished);
+        QVERIFY(!dialog.verify());
+        QCOMPARE(started.count(), 0);
+
+        QVERIFY(!dryrun::TrustStore().setTrusted(original.toStdString(), true));
+        const QString python =
+            qEnvironmentVariable("PORTOLAN_PYTHON", QStringLiteral("/usr/bin/python3"));
+        dialog.setPython(python);
+        dialog.setVerifySteps(3);
+        QVERIFY(dialog.verify());
+        QCOMPARE(started.count(), 1);
+        QVERIFY(dialog.isVerifying());
+        QVERIFY(!dialog.verify()); // one at a time
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        QVERIFY(!dialog.isVerifying());
+        const port::VerifyResult* v = dialog.verifyResult();
+        QVERIFY(v);
+        QCOMPARE(finished.at(0).at(0).toBool(), v->agrees);
+        QVERIFY(v->checkErrors >= 0);
+        for (const auto& f : v->checkFindings)
+            qInfo("check: %s", f.toString().c_str());
+        qInfo("dry run: %d step(s) %s; original: %s", v->dryRunSteps, v->dryRunError.c_str(),
+              v->originalError.c_str());
+        if (!pythonHasTorch(python))
+            QSKIP(qPrintable(QStringLiteral("%1 has no torch: the signal flow is verified, the "
+                                            "dry runs and the loss agreement are not")
+                                 .arg(python)));
+        // What the dialog shows follows the result: the agreement, or the step where they part,
+        // and each side's losses as a labelled series. (Whether a given sample's port agrees is
+        // the engine's business, tested in tests/port; this checks the GUI shows it.)
+        qInfo("%s: check errors %d, dry-run steps %d, compared %d, agrees %d, first divergence %d",
+              qPrintable(project), v->checkErrors, v->dryRunSteps, v->stepsCompared, v->agrees,
+              v->firstDivergence);
+        QCOMPARE(dialog.lossChart()->runIds().size(),
+                 qsizetype(!v->originalLosses.empty()) + qsizetype(!v->portLosses.empty()));
+        if (!v->originalLosses.empty())
+            QCOMPARE(dialog.lossChart()->pointCount(1), int(v->originalLosses.size()));
+        if (!v->portLosses.empty())
+            QCOMPARE(dialog.lossChart()->pointCount(2), int(v->portLosses.size()));
+        const QString shown = dialog.verifySummaryText();
+        if (v->agrees)
+            QVERIFY2(shown.contains(QLatin1String("trains like the original")), qPrintable(shown));
+        else if (v->firstDivergence > 0)
+            QVERIFY2(shown.contains(QStringLiteral("at step %1").arg(v->firstDivergence)),
+                     qPrintable(shown));
+        else
+            QVERIFY2(shown.contains(QLatin1String("Not shown")), qPrintable(shown));
+        QVERIFY(shown.contains(QStringLiteral("%1 check error(s)").arg(v->checkErrors)));
+    }
+
+    // Renders the dialog at the two sizes the brief asks to look at (PORTOLAN_SHOTS=folder).
+    void screenshots()
+    {
+        const QString folder = qEnvironmentVariable("PORTOLAN_SHOTS");
+        if (folder.isEmpty())
+            QSKIP("set PORTOLAN_SHOTS to a folder to render the port dialog");
+        QTemporaryDir tmp;
+        const QString original = tmp.filePath(QStringLiteral("mnist-mlp-original"));
+        QVERIFY(copyTree(sample(QStringLiteral("mnist-mlp-original")), original));
+        PortDialog dialog(analyse(original), QStringLiteral("graphcore-poptorch"));
+        dialog.setInteractive(false);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        // Written and verified, so that every tab shows what a user sees after the last step.
+        dialog.setOutputFolder(tmp.filePath(QStringLiteral("mnist-mlp-original-poptorch")));
+        QVERIFY(dialog.writePort());
+        QVERIFY(!dryrun::TrustStore().setTrusted(original.toStdString(), true));
+        QSignalSpy finished(&dialog, &PortDialog::verifyFinished);
+        QVERIFY(dialog.verify());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        dialog.show();
+        for (const QSize size : {QSize(1024, 700), QSize(1400, 900)}) {
+            dialog.resize(size);
+            for (int tab = 0; tab < dialog.tabs()->count(); ++tab) {
+                dialog.tabs()->setCurrentIndex(tab);
+                QTest::qWait(100);
+                const QString file = QStringLiteral("%1/port-dialog-%2x%3-tab%4.png")
+                                         .arg(folder)
+                                         .arg(size.width())
+                                         .arg(size.height())
+                                         .arg(tab);
+                QVERIFY(dialog.grab().save(file));
+            }
+        }
+    }
+
+    // The YAML of a Determined port in the preview (its own highlighter).
+    void screenshotYaml()
+    {
+        const QString folder = qEnvironmentVariable("PORTOLAN_SHOTS");
+        if (folder.isEmpty())
+            QSKIP("set PORTOLAN_SHOTS to a folder to render the port dialog");
+        PortDialog dialog(analyse(sample(QStringLiteral("alphabet-transformer-original"))),
+                          QStringLiteral("determined-pytorchtrial"));
+        dialog.setInteractive(false);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        QString yaml;
+        for (const QString& f : dialog.fileNames())
+            if (f.endsWith(QLatin1String(".yaml")))
+                yaml = f;
+        QVERIFY(!yaml.isEmpty());
+        dialog.show();
+        dialog.resize(1024, 700);
+        dialog.tabs()->setCurrentIndex(1);
+        QVERIFY(dialog.showFile(yaml));
+        QTest::qWait(100);
+        QVERIFY(dialog.grab().save(folder + QStringLiteral("/port-dialog-1024x700-yaml.png")));
+    }
+
+private:
+    QTemporaryDir m_config;
+};
+
+QTEST_MAIN(TestPortDialog)
+#include "test_port_dialog.moc"

@@ -1,0 +1,640 @@
+#include "views/porting/port_dialog.h"
+
+#include "core/analysis/analysis.h"
+#include "views/code/code_view.h"
+#include "views/common/trust_prompt.h"
+#include "views/params/yaml_text_view.h"
+#include "views/porting/port_plan_model.h"
+#include "views/porting/port_verify_panel.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStyledItemDelegate>
+#include <QTabWidget>
+#include <QTreeView>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+#include <chrono>
+
+namespace portolan::views {
+
+namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+// The choice column edits in a combo box: the candidates the model offers, and any other value
+// typed (a model variable or a loss expression the plan did not think of).
+class ChoiceDelegate : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem&,
+                          const QModelIndex& index) const override
+    {
+        auto* box = new QComboBox(parent);
+        box->setEditable(true);
+        box->addItems(index.data(PortPlanModel::CandidatesRole).toStringList());
+        return box;
+    }
+    void setEditorData(QWidget* editor, const QModelIndex& index) const override
+    {
+        auto* box = static_cast<QComboBox*>(editor);
+        const QString current = index.data(Qt::EditRole).toString();
+        const int at = box->findText(current);
+        if (at >= 0)
+            box->setCurrentIndex(at);
+        else
+            box->setEditText(current);
+    }
+    void setModelData(QWidget* editor, QAbstractItemModel* model,
+                      const QModelIndex& index) const override
+    {
+        model->setData(index, static_cast<QComboBox*>(editor)->currentText());
+    }
+};
+
+// The short name a port folder gets for its target.
+QString targetSuffix(const QString& target)
+{
+    if (target.startsWith(QLatin1String("determined")))
+        return QStringLiteral("determined");
+    if (target.contains(QLatin1String("poptorch")))
+        return QStringLiteral("poptorch");
+    if (target == QLatin1String("cerebras-pytorch"))
+        return QStringLiteral("cerebras-runner");
+    if (target == QLatin1String("cerebras-cstorch"))
+        return QStringLiteral("cerebras-cstorch");
+    return QStringLiteral("cerebras");
+}
+
+bool isEmptyOrMissing(const QString& folder)
+{
+    const QFileInfo info(folder);
+    if (!info.exists())
+        return true;
+    return info.isDir() && QDir(folder).isEmpty(QDir::AllEntries | QDir::Hidden | QDir::System |
+                                                QDir::NoDotAndDotDot);
+}
+
+struct Generation
+{
+    Result<port::PortPlan> plan;
+    Result<port::PortResult> port;
+};
+
+} // namespace
+
+PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis,
+                       const QString& target, QWidget* parent)
+    : QDialog(parent), m_analysis(std::move(analysis)), m_target(target),
+      m_planModel(new PortPlanModel(this))
+{
+    m_root = m_analysis ? qs(m_analysis->root.string()) : QString();
+    setWindowTitle(tr("Generate the port for %1").arg(target));
+    setSizeGripEnabled(true);
+    m_python = qEnvironmentVariable("PORTOLAN_PYTHON", QStringLiteral("/usr/bin/python3"));
+
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    // Plan
+    m_planView = new QTreeView(this);
+    m_planView->setModel(m_planModel);
+    m_planView->setItemDelegateForColumn(PortPlanModel::ChoiceColumn, new ChoiceDelegate(this));
+    m_planView->setEditTriggers(QAbstractItemView::DoubleClicked |
+                                QAbstractItemView::EditKeyPressed);
+    m_planView->setAlternatingRowColors(true);
+    m_planView->setUniformRowHeights(true);
+    m_planView->header()->setStretchLastSection(false);
+    m_planView->header()->setSectionResizeMode(PortPlanModel::ItemColumn,
+                                               QHeaderView::ResizeToContents);
+    m_planView->header()->setSectionResizeMode(PortPlanModel::ChoiceColumn, QHeaderView::Stretch);
+    m_planView->header()->setSectionResizeMode(PortPlanModel::LocationColumn,
+                                               QHeaderView::ResizeToContents);
+    auto* planHint = new QLabel(
+        tr("Each part links to its code (click it). Double-click an underlined choice (the "
+           "training script, the model, the loss expression) to change it: the port is planned "
+           "again."),
+        this);
+    planHint->setWordWrap(true);
+    auto* planPage = new QWidget(this);
+    auto* planLayout = new QVBoxLayout(planPage);
+    planLayout->addWidget(planHint);
+    planLayout->addWidget(m_planView, 1);
+
+    // Files
+    m_fileList = new QListWidget(this);
+    m_fileList->setMinimumWidth(200);
+    m_codePreview = new CodeView(this);
+    m_yamlPreview = new YamlTextView(this);
+    m_yamlPreview->setReadOnly(true);
+    m_yamlPreview->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_previewStack = new QStackedWidget(this);
+    m_previewStack->addWidget(m_codePreview);
+    m_previewStack->addWidget(m_yamlPreview);
+    auto* filesPage = new QSplitter(Qt::Horizontal, this);
+    filesPage->addWidget(m_fileList);
+    filesPage->addWidget(m_previewStack);
+    filesPage->setStretchFactor(1, 1);
+    filesPage->setSizes({240, 700});
+
+    // Manual items
+    m_manualList = new QTreeWidget(this);
+    m_manualList->setColumnCount(3);
+    m_manualList->setHeaderLabels({tr("In the port"), tr("What is left to do"), tr("Original")});
+    m_manualList->setRootIsDecorated(false);
+    m_manualList->setAlternatingRowColors(true);
+    m_manualList->header()->setStretchLastSection(false);
+    m_manualList->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_manualList->header()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_manualList->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+
+    m_verifyPanel = new PortVerifyPanel(this);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->addTab(planPage, tr("Plan"));
+    m_tabs->addTab(filesPage, tr("Files"));
+    m_tabs->addTab(m_manualList, tr("Manual items"));
+    m_tabs->addTab(m_verifyPanel, tr("Verify"));
+
+    // Output
+    m_folder = new QLineEdit(this);
+    m_folder->setText(defaultOutputFolder(m_root, m_target));
+    m_folder->setToolTip(tr("A new or empty folder: the original is never modified"));
+    m_chooseButton = new QPushButton(tr("Choose…"), this);
+    m_writeButton = new QPushButton(tr("Write the Port"), this);
+    m_writeButton->setDefault(true);
+    auto* out = new QHBoxLayout;
+    out->addWidget(new QLabel(tr("Write to:"), this));
+    out->addWidget(m_folder, 1);
+    out->addWidget(m_chooseButton);
+    out->addWidget(m_writeButton);
+
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* close = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(m_status, 1);
+    bottom->addWidget(close);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_tabs, 1);
+    layout->addLayout(out);
+    layout->addLayout(bottom);
+
+    connect(close, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_chooseButton, &QPushButton::clicked, this, &PortDialog::chooseFolder);
+    connect(m_writeButton, &QPushButton::clicked, this, [this] {
+        QString error;
+        if (!writePort(&error) && m_interactive)
+            QMessageBox::warning(this, tr("Cannot write the port"), error);
+    });
+    connect(m_verifyPanel, &PortVerifyPanel::verifyRequested, this, &PortDialog::verify);
+    connect(m_folder, &QLineEdit::textChanged, this, &PortDialog::updateButtons);
+    connect(m_planModel, &PortPlanModel::choiceEdited, this,
+            [this](PortPlanModel::Option option, const QString& value) {
+                onChoiceEdited(int(option), value);
+            });
+    connect(m_planView, &QTreeView::clicked, this, [this](const QModelIndex& index) {
+        const QString file = index.data(PortPlanModel::FileRole).toString();
+        if (!file.isEmpty())
+            emit codeRequested(m_root, file, index.data(PortPlanModel::LineRole).toInt(),
+                               index.data(PortPlanModel::ColumnRole).toInt());
+    });
+    connect(m_fileList, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (m_port && row >= 0 && std::size_t(row) < m_port->files.size())
+            showFile(qs(m_port->files[std::size_t(row)].path));
+    });
+    // A check error is in the port: its line in the preview, and in the Code tab (the port is
+    // the open project once written).
+    connect(m_verifyPanel, &PortVerifyPanel::findingActivated, this,
+            [this](const QString& file, int line) {
+                if (!showFile(file, line))
+                    return;
+                emit codeRequested(m_written, file, line, 1);
+                m_tabs->setCurrentIndex(1);
+            });
+    connect(m_manualList, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
+        activateManual(m_manualList->indexOfTopLevelItem(item));
+    });
+
+    resize(1100, 760);
+    updateButtons();
+    generate();
+}
+
+PortDialog::~PortDialog() = default;
+
+QString PortDialog::defaultOutputFolder(const QString& project, const QString& target)
+{
+    const QFileInfo info(project);
+    const QString base = info.absolutePath() + QLatin1Char('/') + info.fileName() +
+                         QLatin1Char('-') + targetSuffix(target);
+    QString candidate = base;
+    for (int i = 2; !isEmptyOrMissing(candidate) && i < 100; ++i)
+        candidate = base + QLatin1Char('-') + QString::number(i);
+    return candidate;
+}
+
+void PortDialog::generate()
+{
+    if (!m_analysis)
+        return;
+    m_generating = true;
+    m_status->setText(tr("Planning the port…"));
+    updateButtons();
+    const quint64 id = m_planJob.next();
+    // Inputs by value: the analysis is shared and immutable, the options are copied.
+    runAsync(
+        this,
+        [analysis = m_analysis, options = m_options, target = m_target.toStdString()] {
+            Generation g;
+            const auto t0 = std::chrono::steady_clock::now();
+            g.plan = port::planPort(*analysis, options);
+            const double planMs =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
+            if (g.plan)
+                g.port = port::generatePort(*g.plan.value, target, {});
+            if (g.port)
+                g.port.value->planMs = planMs;
+            return g;
+        },
+        [this, id](Generation g) {
+            if (!m_planJob.isCurrent(id))
+                return;
+            m_generating = false;
+            if (!g.plan || !g.port) {
+                m_plan.reset();
+                m_port.reset();
+                m_error = qs(g.plan ? g.port.error.message : g.plan.error.message);
+                if (g.plan)
+                    m_planModel->setPlan(*g.plan.value, m_analysis.get());
+                else
+                    m_planModel->clear();
+                showPort();
+                emit generationFailed(m_error);
+                return;
+            }
+            m_error.clear();
+            m_plan = std::move(*g.plan.value);
+            m_port = std::move(*g.port.value);
+            m_planModel->setPlan(*m_plan, m_analysis.get());
+            showPort();
+            emit generated();
+        });
+}
+
+void PortDialog::onChoiceEdited(int option, const QString& value)
+{
+    switch (PortPlanModel::Option(option)) {
+    case PortPlanModel::EntryOption:
+        m_options.entry = value.toStdString();
+        break;
+    case PortPlanModel::ModelVariableOption:
+        m_options.modelVariable = value.toStdString();
+        break;
+    case PortPlanModel::ModelClassOption:
+        m_options.modelClass = value.toStdString();
+        break;
+    case PortPlanModel::LossOption:
+        m_options.lossExpression = value.toStdString();
+        break;
+    case PortPlanModel::NoOption:
+        return;
+    }
+    // A new plan makes the written port and its verification out of date.
+    generate();
+}
+
+void PortDialog::showPort()
+{
+    // Groups open, except long lists (the flags of a big script) that would push the rest of the
+    // plan out of sight; they open with a click.
+    for (int r = 0; r < m_planModel->rowCount(); ++r) {
+        const QModelIndex g = m_planModel->index(r, 0);
+        m_planView->setExpanded(g, m_planModel->rowCount(g) <= 6);
+        for (int c = 0; c < m_planModel->rowCount(g); ++c)
+            m_planView->expand(m_planModel->index(c, 0, g));
+    }
+    m_fileList->clear();
+    m_manualList->clear();
+    m_manualItems.clear();
+    if (!m_port) {
+        m_summary->setText(tr("<b>No port</b>: %1").arg(m_error.toHtmlEscaped()));
+        m_status->setText(m_error);
+        m_codePreview->setSource(QString(), QString());
+        m_tabs->setTabText(1, tr("Files"));
+        m_tabs->setTabText(2, tr("Manual items"));
+        updateButtons();
+        return;
+    }
+    const auto& p = *m_port;
+    for (const auto& f : p.files) {
+        auto* item = new QListWidgetItem(qs(f.path), m_fileList);
+        if (!f.from.empty())
+            item->setToolTip(tr("from %1").arg(qs(f.from)));
+        else
+            item->setToolTip(tr("written by Portolan"));
+    }
+
+    // Where each manual item is in the port: the TODO(portolan) comment that names the same
+    // construct (a `name` quoted in both), else the TODO lines in order, so that the user lands
+    // on the spot the port leaves open rather than on the original.
+    struct Todo
+    {
+        QString file;
+        int line;
+        QString text;
+        bool used = false;
+    };
+    QList<Todo> todos;
+    for (const auto& f : p.files) {
+        const QStringList lines = qs(f.text).split(QLatin1Char('\n'));
+        for (int i = 0; i < lines.size(); ++i)
+            if (lines[i].contains(QLatin1String("TODO(portolan)")))
+                todos.append({qs(f.path), i + 1, lines[i]});
+    }
+    static const QRegularExpression quoted(QStringLiteral("`([^`]+)`"));
+    for (const auto& m : p.manual) {
+        ManualItem item;
+        item.message = qs(m.message);
+        item.originalFile = qs(m.location.file);
+        item.originalLine = m.location.line;
+        Todo* match = nullptr;
+        for (auto it = quoted.globalMatch(item.message); it.hasNext() && !match;) {
+            const QString name = it.next().captured(1);
+            for (auto& t : todos)
+                if (!t.used && t.text.contains(name)) {
+                    match = &t;
+                    break;
+                }
+        }
+        for (auto& t : todos)
+            if (!match && !t.used)
+                match = &t;
+        if (match) {
+            match->used = true;
+            item.portFile = match->file;
+            item.portLine = match->line;
+        }
+        m_manualItems.append(item);
+        auto* row = new QTreeWidgetItem(m_manualList);
+        row->setText(0, item.portFile.isEmpty()
+                            ? tr("(not marked)")
+                            : QStringLiteral("%1:%2").arg(item.portFile).arg(item.portLine));
+        // One line per item (messages quote multi-line code); the whole text is the tooltip.
+        row->setText(1, item.message.simplified());
+        row->setToolTip(1, m.hint.empty() ? item.message
+                                          : item.message + QStringLiteral("\n\n") + qs(m.hint));
+        row->setText(2,
+                     item.originalFile.isEmpty()
+                         ? QString()
+                         : QStringLiteral("%1:%2").arg(item.originalFile).arg(item.originalLine));
+    }
+
+    m_tabs->setTabText(1, tr("Files (%1)").arg(p.files.size()));
+    m_tabs->setTabText(2, tr("Manual items (%1)").arg(p.manual.size()));
+    m_summary->setText(
+        tr("<b>%1</b> port of <code>%2</code> for <b>%3</b>%4 · %5 file(s) · %6 manual item(s) · "
+           "planned in %7 ms, generated in %8 ms")
+            .arg(p.full() ? tr("Full") : tr("Partial"),
+                 QFileInfo(m_root).fileName().toHtmlEscaped(), qs(p.target).toHtmlEscaped(),
+                 p.api.empty() ? QString() : tr(" (API %1)").arg(qs(p.api)))
+            .arg(p.files.size())
+            .arg(p.manual.size())
+            .arg(p.planMs, 0, 'f', 1)
+            .arg(p.generateMs, 0, 'f', 1));
+    QStringList notes;
+    for (const auto& n : p.notes)
+        notes << qs(n);
+    m_summary->setToolTip(notes.join(QLatin1Char('\n')));
+    m_status->setText(p.full() ? tr("Ready to write.")
+                               : tr("Partial: what the plan could not place is marked "
+                                    "TODO(portolan) in the port (Manual items)."));
+    if (!p.files.empty())
+        m_fileList->setCurrentRow(0);
+    updateButtons();
+}
+
+QStringList PortDialog::fileNames() const
+{
+    QStringList out;
+    if (m_port)
+        for (const auto& f : m_port->files)
+            out << qs(f.path);
+    return out;
+}
+
+bool PortDialog::showFile(const QString& path, int line)
+{
+    if (!m_port)
+        return false;
+    for (std::size_t i = 0; i < m_port->files.size(); ++i) {
+        const auto& f = m_port->files[i];
+        if (qs(f.path) != path)
+            continue;
+        m_shownFile = path;
+        if (m_fileList->currentRow() != int(i)) {
+            const QSignalBlocker block(m_fileList);
+            m_fileList->setCurrentRow(int(i));
+        }
+        const bool yaml =
+            path.endsWith(QLatin1String(".yaml")) || path.endsWith(QLatin1String(".yml"));
+        if (yaml) {
+            m_yamlPreview->setYaml(qs(f.text));
+            m_previewStack->setCurrentWidget(m_yamlPreview);
+            if (line > 0)
+                m_yamlPreview->goToLine(line, 1);
+        } else {
+            m_codePreview->setSource(path, qs(f.text));
+            // The spots the port leaves open stand out in the preview as warnings.
+            QVector<CodeMarker> markers;
+            for (const auto& m : m_manualItems)
+                if (m.portFile == path && m.portLine > 0)
+                    markers.append({m.portLine, 0, Severity::Warning, m.message});
+            m_codePreview->setMarkers(markers);
+            m_previewStack->setCurrentWidget(m_codePreview);
+            if (line > 0)
+                m_codePreview->goTo(line);
+        }
+        return true;
+    }
+    return false;
+}
+
+QString PortDialog::previewText() const
+{
+    return m_previewStack->currentWidget() == m_yamlPreview ? m_yamlPreview->toPlainText()
+                                                            : m_codePreview->toPlainText();
+}
+
+void PortDialog::activateManual(int row)
+{
+    if (row < 0 || row >= m_manualItems.size())
+        return;
+    const ManualItem& m = m_manualItems[row];
+    if (!m.portFile.isEmpty()) {
+        // Once written, the port is the open project: its code opens in the Code tab too.
+        if (!m_written.isEmpty())
+            emit codeRequested(m_written, m.portFile, m.portLine, 1);
+        showFile(m.portFile, m.portLine);
+        m_tabs->setCurrentIndex(1);
+    } else if (!m.originalFile.isEmpty()) {
+        emit codeRequested(m_root, m.originalFile, m.originalLine, 1);
+    }
+}
+
+QString PortDialog::outputFolder() const
+{
+    return QDir::cleanPath(m_folder->text().trimmed());
+}
+
+void PortDialog::setOutputFolder(const QString& folder)
+{
+    m_folder->setText(folder);
+}
+
+void PortDialog::chooseFolder()
+{
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("Folder for the port (new or empty)"), QFileInfo(outputFolder()).absolutePath());
+    if (!folder.isEmpty())
+        setOutputFolder(folder);
+}
+
+bool PortDialog::writePort(QString* error)
+{
+    auto fail = [&](const QString& message) {
+        m_status->setText(message);
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (!m_port)
+        return fail(tr("Nothing to write yet: the port is still being planned."));
+    const QString out = QFileInfo(outputFolder()).absoluteFilePath();
+    if (outputFolder().isEmpty())
+        return fail(tr("Choose a folder for the port."));
+    const QString root = QFileInfo(m_root).absoluteFilePath();
+    if (out == root || out.startsWith(root + QLatin1Char('/')))
+        return fail(tr("The port must be written outside the original project (%1): the "
+                       "original is never modified.")
+                        .arg(QDir::toNativeSeparators(root)));
+    if (!isEmptyOrMissing(out))
+        return fail(tr("%1 is not empty: choose a new or empty folder, the port never "
+                       "overwrites files.")
+                        .arg(QDir::toNativeSeparators(out)));
+    if (auto d = port::writePort(*m_port, out.toStdString()))
+        return fail(tr("Cannot write the port: %1").arg(qs(d->message)));
+    m_written = out;
+    m_verify.reset();
+    m_status->setText(tr("Written to %1. It is now the open project; Verify checks that it trains "
+                         "like the original.")
+                          .arg(QDir::toNativeSeparators(out)));
+    updateButtons();
+    emit portWritten(out);
+    return true;
+}
+
+void PortDialog::setVerifySteps(int steps)
+{
+    m_verifyPanel->setSteps(steps);
+}
+
+bool PortDialog::verify()
+{
+    if (m_verifying || !m_port || m_written.isEmpty())
+        return false;
+    // The dry runs run the original's code (and the port made from it): the Runs tab's trust.
+    QString why;
+    if (!ensureProjectTrusted(this, m_root, m_interactive, &why)) {
+        m_verifyPanel->showMessage(why.isEmpty() ? tr("Not verified: the project is not trusted.")
+                                                 : tr("Not verified: %1").arg(why.toHtmlEscaped()));
+        m_tabs->setCurrentIndex(3);
+        return false;
+    }
+    m_verifying = true;
+    m_verify.reset();
+    m_verifyPanel->showMessage(
+        tr("Verifying: checking the port, then dry runs of the original and the port (%1 "
+           "step(s))…")
+            .arg(m_verifyPanel->steps()));
+    m_tabs->setCurrentIndex(3);
+    updateButtons();
+    emit verifyStarted();
+    port::VerifyOptions options;
+    options.steps = m_verifyPanel->steps();
+    options.python = m_python.toStdString();
+    const quint64 id = m_verifyJob.next();
+    runAsync(
+        this,
+        [original = m_root.toStdString(), out = m_written.toStdString(), result = *m_port,
+         options] { return port::verifyPort(original, out, result, options); },
+        [this, id](port::VerifyResult v) {
+            if (!m_verifyJob.isCurrent(id))
+                return;
+            m_verifying = false;
+            m_verify = std::move(v);
+            showVerify();
+            updateButtons();
+            emit verifyFinished(m_verify->agrees);
+        });
+    return true;
+}
+
+void PortDialog::showVerify()
+{
+    if (m_verify)
+        m_verifyPanel->showResult(*m_verify, m_port && m_port->full());
+}
+
+LossChart* PortDialog::lossChart() const
+{
+    return m_verifyPanel->chart();
+}
+
+QString PortDialog::verifySummaryText() const
+{
+    return m_verifyPanel->summaryText();
+}
+
+void PortDialog::updateButtons()
+{
+    const bool ready = m_port && !m_generating;
+    m_writeButton->setEnabled(ready && m_written.isEmpty() &&
+                              !m_folder->text().trimmed().isEmpty());
+    m_chooseButton->setEnabled(m_written.isEmpty());
+    m_folder->setEnabled(m_written.isEmpty());
+    m_verifyPanel->verifyButton()->setEnabled(ready && !m_written.isEmpty() && !m_verifying);
+    m_verifyPanel->verifyButton()->setToolTip(m_written.isEmpty()
+                                                  ? tr("Write the port first")
+                                                  : tr("Check the port, dry-run original and "
+                                                       "port, and compare their losses"));
+    // Once written, the plan stays browsable (its items still link to the code) but no longer
+    // editable: the files on disk are the port.
+    m_planView->setEditTriggers(m_written.isEmpty() ? QAbstractItemView::DoubleClicked |
+                                                          QAbstractItemView::EditKeyPressed
+                                                    : QAbstractItemView::NoEditTriggers);
+}
+
+} // namespace portolan::views

@@ -1,0 +1,145 @@
+#include "views/porting/port_verify_panel.h"
+
+#include "views/runtime/loss_chart.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace portolan::views {
+
+namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+enum ItemRole
+{
+    FileRole = Qt::UserRole,
+    LineRole
+};
+
+} // namespace
+
+PortVerifyPanel::PortVerifyPanel(QWidget* parent) : QWidget(parent)
+{
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_chart = new LossChart(this);
+    m_chart->setMinimumHeight(180);
+    m_checks = new QListWidget(this);
+    m_checks->setMaximumHeight(110);
+    m_steps = new QSpinBox(this);
+    m_steps->setRange(1, 50);
+    m_steps->setValue(3);
+    m_steps->setToolTip(tr("Steps replayed from the original into the port and compared"));
+    m_verifyButton = new QPushButton(tr("Verify"), this);
+
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("Steps compared:"), this));
+    row->addWidget(m_steps);
+    row->addStretch(1);
+    row->addWidget(m_verifyButton);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(row);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_chart, 1);
+    layout->addWidget(m_checks);
+
+    connect(m_verifyButton, &QPushButton::clicked, this, &PortVerifyPanel::verifyRequested);
+    connect(m_checks, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+        const QString file = item->data(FileRole).toString();
+        if (!file.isEmpty())
+            emit findingActivated(file, item->data(LineRole).toInt());
+    });
+}
+
+int PortVerifyPanel::steps() const
+{
+    return m_steps->value();
+}
+
+void PortVerifyPanel::setSteps(int steps)
+{
+    m_steps->setValue(steps);
+}
+
+QString PortVerifyPanel::summaryText() const
+{
+    return m_summary->text();
+}
+
+void PortVerifyPanel::showMessage(const QString& html)
+{
+    m_summary->setText(html);
+    m_chart->clearRuns();
+    m_checks->clear();
+}
+
+void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
+{
+    QStringList lines;
+    lines << tr("<b>%1</b> port · %2 check error(s) · %3 dry-run step(s)")
+                 .arg(fullPort ? tr("Full") : tr("Partial"))
+                 .arg(v.checkErrors)
+                 .arg(v.dryRunSteps);
+    if (!v.dryRunError.empty())
+        lines << tr("Port's dry run: %1").arg(qs(v.dryRunError).toHtmlEscaped());
+    if (!v.originalError.empty())
+        lines << tr("Original's dry run: %1").arg(qs(v.originalError).toHtmlEscaped());
+    if (v.agrees) {
+        lines << tr("<b>The port trains like the original</b>: %1 step(s) compared, largest "
+                    "relative loss difference %2, largest weight difference %3.")
+                     .arg(v.stepsCompared)
+                     .arg(v.maxRelLossDiff, 0, 'g', 3)
+                     .arg(v.maxAbsWeightDiff, 0, 'g', 3);
+    } else if (v.firstDivergence > 0) {
+        const auto i = std::size_t(v.firstDivergence - 1);
+        const double a = i < v.originalLosses.size() ? v.originalLosses[i] : 0;
+        const double b = i < v.portLosses.size() ? v.portLosses[i] : 0;
+        lines << tr("<b>The port parts from the original at step %1</b>: loss %2 against %3 "
+                    "(relative difference %4).")
+                     .arg(v.firstDivergence)
+                     .arg(a, 0, 'g', 6)
+                     .arg(b, 0, 'g', 6)
+                     .arg(a != 0 ? std::abs(b - a) / std::abs(a) : std::abs(b - a), 0, 'g', 3);
+    } else {
+        lines << tr("<b>Not shown to train like the original</b> (no steps could be compared).");
+    }
+    m_summary->setText(lines.join(QStringLiteral("<br>")));
+
+    // Two labelled series over the compared steps.
+    auto points = [](const std::vector<double>& losses) {
+        QVector<QPointF> out;
+        for (std::size_t i = 0; i < losses.size(); ++i)
+            out.append(QPointF(double(i + 1), losses[i]));
+        return out;
+    };
+    m_chart->clearRuns();
+    if (!v.originalLosses.empty())
+        m_chart->setRun(1, tr("original"), points(v.originalLosses), {});
+    if (!v.portLosses.empty())
+        m_chart->setRun(2, tr("port"), points(v.portLosses), {});
+    m_chart->rescale();
+
+    m_checks->clear();
+    for (const auto& f : v.checkFindings) {
+        auto* item = new QListWidgetItem(qs(f.toString()), m_checks);
+        item->setData(FileRole, qs(f.location.file));
+        item->setData(LineRole, f.location.line);
+        if (!f.hint.empty())
+            item->setToolTip(qs(f.hint));
+    }
+    if (v.checkFindings.empty())
+        m_checks->addItem(v.checkErrors == 0 ? tr("check: no errors") : tr("check: not run"));
+}
+
+} // namespace portolan::views

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/port/generate.h"
+
+#include <QWidget>
+
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+
+namespace portolan::views {
+
+class LossChart;
+
+// The Verify page of the port dialog: how many steps to compare, the verdict (full or partial,
+// check errors, dry-run steps, the agreement or the first step where original and port part),
+// the per-step losses of both as two labelled series, and the port's check errors, each a link
+// to its line. It only shows; the dialog runs the verification.
+class PortVerifyPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit PortVerifyPanel(QWidget* parent = nullptr);
+
+    int steps() const;
+    void setSteps(int steps);
+    QPushButton* verifyButton() const { return m_verifyButton; }
+    LossChart* chart() const { return m_chart; }
+    QString summaryText() const;
+
+    // A message in place of a result (running, not trusted).
+    void showMessage(const QString& html);
+    void showResult(const port::VerifyResult& v, bool fullPort);
+
+signals:
+    void verifyRequested();
+    // A check error of the port: its file (relative to the port) and line.
+    void findingActivated(const QString& relativePath, int line);
+
+private:
+    QLabel* m_summary;
+    LossChart* m_chart;
+    QListWidget* m_checks;
+    QSpinBox* m_steps;
+    QPushButton* m_verifyButton;
+};
+
+} // namespace portolan::views
