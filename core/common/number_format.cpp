@@ -117,7 +117,11 @@ std::string count(double value, std::string_view noun)
 
 std::string parameters(double n)
 {
-    return count(n, "parameters");
+    // Model sizes read "1.5 B parameters" in every model card and paper, not "1.5 G".
+    std::string s = count(n, "parameters");
+    if (const auto at = s.find(" G parameters"); at != std::string::npos)
+        s.replace(at, 2, " B");
+    return s;
 }
 
 std::string samplesPerSecond(double rate)
@@ -166,6 +170,21 @@ std::string percent(double fraction)
     if (!std::isfinite(fraction))
         return kNotANumber;
     return fixed(100.0 * fraction, 1) + '%';
+}
+
+std::string withUnit(double value, std::string_view unit)
+{
+    if (unit == "bytes")
+        return bytes(value);
+    if (unit == "s")
+        return seconds(value);
+    if (unit == "flag")
+        return value != 0 ? "yes" : "no";
+    if (unit == "count")
+        return std::isfinite(value) ? fixed(value, 0) : kNotANumber; // tiles, stages: exact
+    if (unit == "ratio")
+        return number(value);
+    return count(value, unit);
 }
 
 double niceStep(double range, int target)

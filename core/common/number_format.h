@@ -17,7 +17,8 @@ std::string number(double value);
 // parameters", "351 samples/s", "12 k tiles". Values below 1 keep no prefix ("0.5 samples/s").
 // `noun` may be empty ("2.85 M").
 std::string count(double value, std::string_view noun = {});
-std::string parameters(double count);      // "25.6 M parameters", "54.3 k parameters"
+// "25.6 M parameters", "54.3 k parameters", "1.56 B parameters" (B, the models' own convention)
+std::string parameters(double count);
 std::string samplesPerSecond(double rate); // "2.85 M samples/s"
 // A unit symbol with its SI prefix attached: "8.25 GFLOP", "1.69 MFLOP", "512 FLOP".
 std::string si(double value, std::string_view unit);
@@ -32,6 +33,9 @@ inline std::string milliseconds(double ms)
 }
 // A fraction as a percentage with one decimal: 0.9884 -> "98.8%".
 std::string percent(double fraction);
+// A value with the unit names the reports use (report::Comparison rows): "bytes", "s",
+// "samples/s", "count" (exact), "ratio", "flag"; any other unit is a count of it.
+std::string withUnit(double value, std::string_view unit);
 
 // Axis ticks at round values (issue 26: "5 / 10 / 15 MiB", never "4.9 / 9.9 / 14.9 MiB"; an
 // integer step axis is never marked 1.5). The labels of one axis share their unit and their

@@ -107,7 +107,7 @@ private slots:
             << Kind::Parameters << 25'557'032.0 << "25.6 M parameters";
         QTest::addRow("parameters 0.05431 M")
             << Kind::Parameters << 54'310.0 << "54.3 k parameters";
-        QTest::addRow("parameters 1.5 B") << Kind::Parameters << 1.558e9 << "1.56 G parameters";
+        QTest::addRow("parameters 1.5 B") << Kind::Parameters << 1.558e9 << "1.56 B parameters";
         QTest::addRow("parameters few") << Kind::Parameters << 120.0 << "120 parameters";
 
         // FLOP: the prefix joins the unit.

@@ -1,5 +1,6 @@
 #include "views/porting/porting_wizard.h"
 
+#include "core/common/number_format.h"
 #include "core/guides/fix.h"
 #include "core/project/params_file.h"
 #include "views/porting/analysis_runner.h"
@@ -211,11 +212,12 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
     m_progress->setRange(0, std::max(1, m_steps->stepCount()));
     m_progress->setValue(m_steps->stepsDone());
     const auto& r = snapshot->result;
-    m_status->setText(tr("%1 error(s), %2 warning(s), %3 note(s) · checked in %4 ms")
-                          .arg(r.errors)
-                          .arg(r.warnings)
-                          .arg(r.infos)
-                          .arg(snapshot->milliseconds, 0, 'f', 0));
+    m_status->setText(
+        tr("%1 error(s), %2 warning(s), %3 note(s) · checked in %4")
+            .arg(r.errors)
+            .arg(r.warnings)
+            .arg(r.infos)
+            .arg(QString::fromStdString(format::milliseconds(snapshot->milliseconds))));
     selectStep(std::clamp(keepStep, 0, std::max(0, m_steps->stepCount() - 1)));
 }
 

@@ -509,8 +509,8 @@ void ProfilePanel::startCompile()
             const double ms = result->compileMilliseconds;
             const bool fits = result->fits;
             setResult(result);
-            setIdle(tr("Simulated in %1 ms: %2.")
-                        .arg(ms, 0, 'f', 1)
+            setIdle(tr("Simulated in %1: %2.")
+                        .arg(secondsText(ms / 1000))
                         .arg(fits ? tr("fits") : tr("does not fit")));
         });
 }
@@ -553,8 +553,8 @@ void ProfilePanel::findConfiguration()
             best.advice = true;
             m_settings->setOptions(best);
             recompile();
-            setIdle(tr("Found in %1 ms (%2 configurations simulated): %3.")
-                        .arg(r.value->milliseconds, 0, 'f', 0)
+            setIdle(tr("Found in %1 (%2 configurations simulated): %3.")
+                        .arg(secondsText(r.value->milliseconds / 1000))
                         .arg(r.value->simulated)
                         .arg(QString::fromStdString(sim::describeOptions(best))));
         });

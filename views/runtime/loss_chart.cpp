@@ -1,5 +1,6 @@
 #include "views/runtime/loss_chart.h"
 
+#include "views/common/nice_axis_ticker.h"
 #include "views/profile/plot_theme.h"
 
 #include <QCheckBox>
@@ -43,6 +44,8 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
 
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->xAxis->setLabel(tr("step"));
+    // Steps are whole: never a tick at 1.5 or 2.5 on a short run.
+    m_plot->xAxis->setTicker(NiceAxisTicker::make(format::Axis::Integer, 6));
     m_plot->yAxis->setLabel(tr("loss"));
     m_plot->legend->setVisible(true);
     m_plot->setNoAntialiasingOnDrag(true);
@@ -176,7 +179,7 @@ void LossChart::setLogScale(bool on)
     if (on)
         m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     else
-        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        m_plot->yAxis->setTicker(NiceAxisTicker::make(format::Axis::Number, 5));
     rescale();
 }
 

@@ -1,5 +1,6 @@
 #include "views/runtime/run_panel.h"
 
+#include "core/common/number_format.h"
 #include "core/cluster/cluster.h"
 #include "core/dryrun/dry_run.h"
 #include "core/graph/torch_child.h"
@@ -755,10 +756,11 @@ void RunPanel::onEvent(const RunEvent& e)
         }
         // A dry run has a handful of steps: each is worth a line.
         if (step % 50 == 0 || m_maxSteps <= 20)
-            appendLog(tr("step %1  loss %2  %3 samples/s")
+            appendLog(tr("step %1  loss %2  %3")
                           .arg(step)
                           .arg(e.loss ? QString::number(*e.loss, 'f', 4) : tr("n/a"))
-                          .arg(e.samplesPerSec ? *e.samplesPerSec : 0.0, 0, 'f', 0),
+                          .arg(QString::fromStdString(
+                              format::samplesPerSecond(e.samplesPerSec ? *e.samplesPerSec : 0.0))),
                       false);
         break;
     }
