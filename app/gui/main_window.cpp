@@ -113,6 +113,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(m_wizard, &views::PortingWizard::paramsFileChosen, this,
             [this](const QString& path) { m_params->openFile(path); });
+    // A step only a compile or a run can verify: its button leads to the tab that does it.
+    connect(m_wizard, &views::PortingWizard::compileRequested, this, [this] {
+        selectView(QStringLiteral("profile"));
+        m_profile->recompile();
+    });
+    connect(m_wizard, &views::PortingWizard::dryRunRequested, this, [this] {
+        m_runs->setRunKind(views::RunPanel::RunKind::DryRun);
+        selectView(QStringLiteral("runs"));
+    });
     connect(m_flow, &views::FlowPanel::locationActivated, this,
             [this](const QString& f, int l, int c) {
                 openCode(f, l, c);

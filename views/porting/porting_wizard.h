@@ -45,12 +45,20 @@ public:
     // run again. An empty path goes back to the default rule.
     bool chooseParamsFile(const QString& relativePath);
     QComboBox* paramsCombo() const { return m_paramsCombo; }
+    // The button of the action that verifies the shown step when it is "not verified" (hidden
+    // otherwise), and the reason beside it.
+    QPushButton* verifyButton() const { return m_verifyButton; }
+    QString notVerifiedText() const;
 
 signals:
     void findingActivated(const QString& relativePath, int line, int column);
     void message(const QString& text);
     // The user chose another params file (absolute path).
     void paramsFileChosen(const QString& path);
+    // A step only a compile or a run can verify: the user asked for it (MainWindow shows the
+    // Profile, or the Runs tab with a dry run).
+    void compileRequested();
+    void dryRunRequested();
 
 private:
     void showSnapshot(const PortingSnapshotPtr& snapshot);
@@ -72,6 +80,9 @@ private:
     QLabel* m_hint;
     QPushButton* m_fixButton;
     QPushButton* m_undoButton;
+    QLabel* m_verifyReason;
+    QPushButton* m_verifyButton;
+    int m_verifyAction = 0;
     QLabel* m_status;
     int m_currentStep = 0;
     struct Undo
