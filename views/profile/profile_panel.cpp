@@ -270,6 +270,7 @@ void ProfilePanel::setProject(const QString& folder)
 {
     cancelRecording();
     m_settings->forgetTargetChoice();
+    m_defaultTargetReason.clear();
     m_projectTraining.reset();
     m_source->setText(tr("Project %1").arg(QDir::toNativeSeparators(folder)));
     const quint64 id = m_recordTicket.next();
@@ -296,6 +297,14 @@ void ProfilePanel::setProject(const QString& folder)
             if (!m_recordTicket.isCurrent(id))
                 return; // cancelled or replaced; the count was settled there
             const graph::GraphSource& source = found.source;
+            // The vendor's hardware first, by the CLI's rule (sim::defaultTarget): a Cerebras
+            // config on a CS-2, a PopTorch project on an IPU, with the reason on the source line.
+            if (const sim::DefaultTarget d = sim::defaultTarget(source); !d.id.empty()) {
+                m_defaultTargetReason = QString::fromStdString(d.reason);
+                m_settings->suggestTarget(QString::fromStdString(d.id));
+                m_source->setText(tr("Project %1 · target: %2")
+                                      .arg(QDir::toNativeSeparators(folder), m_defaultTargetReason));
+            }
             QStringList args;
             for (const auto& a : graph::torchChildArguments(source))
                 args << QString::fromStdString(a);
@@ -344,6 +353,9 @@ void ProfilePanel::applyProjectTraining(sim::CompileOptions& o) const
 
 void ProfilePanel::suggestTarget(const QString& id)
 {
+    // The model source's own hardware (a Cerebras config) wins over the guide's suggestion.
+    if (!m_defaultTargetReason.isEmpty())
+        return;
     if (id.isEmpty() || !m_settings->suggestTarget(id))
         return;
     sim::CompileOptions o = m_settings->options();
