@@ -7,8 +7,8 @@
 #include "app/cli/cli_common.h"
 #include "core/cluster/cluster.h"
 #include "core/common/atomic_file.h"
-#include "core/common/number_format.h"
 #include "core/common/json.h"
+#include "core/common/number_format.h"
 #include "core/graph/torch_child.h"
 
 #include <atomic>

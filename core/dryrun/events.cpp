@@ -133,9 +133,8 @@ EventText describeEvent(const json& e)
     } else if (type == "step") {
         s << "step " << std::setw(4) << count(e, "step") << "  loss "
           << (hasNumber(e, "loss") ? fixed(e, "loss", 4) : std::string("n/a")) << "  "
-          << format::samplesPerSecond(hasNumber(e, "samples_per_sec")
-                                          ? e["samples_per_sec"].get<double>()
-                                          : 0.0)
+          << format::samplesPerSecond(
+                 hasNumber(e, "samples_per_sec") ? e["samples_per_sec"].get<double>() : 0.0)
           << "\n";
     } else if (type == "eval") {
         s << "eval at step " << count(e, "step") << ": loss "

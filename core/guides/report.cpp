@@ -161,17 +161,16 @@ nlohmann::json toSarif(const Guide& guide, const GuideResult& result,
         rootUri += '/';
     return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
             {"version", "2.1.0"},
-            {"runs",
-             nlohmann::json::array({{{"tool",
-                                      {{"driver",
-                                        {{"name", "Portolan"},
-                                         {"informationUri", "https://portolan.dev"},
-                                         {"semanticVersion", "0.1.0"},
-                                         {"rules", rules}}}}},
-                                     {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", rootUri}}}}},
-                                     {"results", results},
-                                     {"properties", {{"guide", guide.id},
-                                                     {"steps", stepStatuses}}}}})}};
+            {"runs", nlohmann::json::array(
+                         {{{"tool",
+                            {{"driver",
+                              {{"name", "Portolan"},
+                               {"informationUri", "https://portolan.dev"},
+                               {"semanticVersion", "0.1.0"},
+                               {"rules", rules}}}}},
+                           {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", rootUri}}}}},
+                           {"results", results},
+                           {"properties", {{"guide", guide.id}, {"steps", stepStatuses}}}}})}};
 }
 
 std::string guideOrderDot(const Guide& guide, const GuideResult* result)

@@ -14,10 +14,10 @@
 #include "views/porting/porting_wizard.h"
 
 #include <QAbstractItemModelTester>
-#include <QIcon>
-#include <QPushButton>
 #include <QComboBox>
 #include <QDirIterator>
+#include <QIcon>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -97,9 +97,9 @@ private slots:
             // Every step is done except those only a compile or a run can verify.
             int notVerified = 0;
             for (int s = 0; s < w.wizard()->stepsModel()->rowCount(); ++s)
-                notVerified += w.wizard()->stepsModel()->index(s).data(
-                                   views::GuideStepsModel::StatusRole) ==
-                               int(guides::StepStatus::NotVerified);
+                notVerified +=
+                    w.wizard()->stepsModel()->index(s).data(views::GuideStepsModel::StatusRole) ==
+                    int(guides::StepStatus::NotVerified);
             QCOMPARE(w.wizard()->stepsModel()->stepsDone(),
                      w.wizard()->stepsModel()->stepCount() - notVerified);
         }

@@ -144,9 +144,9 @@ private Q_SLOTS:
                    "/tests/sim/fixtures/fidelity/bert_base_pretraining.yaml"
             << "cs-2"
             << "a Cerebras Model Zoo config (bert_base_pretraining.yaml): Cerebras CS-2";
-        QTest::addRow("runtime model") << QString(PORTOLAN_SAMPLES "/small-cnn-poptorch")
-                                       << "ipu-mk2"
-                                       << "the input names no vendor's hardware";
+        QTest::addRow("runtime model")
+            << QString(PORTOLAN_SAMPLES "/small-cnn-poptorch") << "ipu-mk2"
+            << "the input names no vendor's hardware";
     }
     void defaultTargetOfAConfigOnItsOwn()
     {

@@ -116,7 +116,7 @@ QVariant GuideStepsModel::data(const QModelIndex& index, int role) const
         return QString::fromStdString(step.explanation);
     case VerifyActionRole:
         return r && r->status == guides::StepStatus::NotVerified ? int(r->verifyAction)
-                                                                  : int(guides::VerifyAction::None);
+                                                                 : int(guides::VerifyAction::None);
     case NotVerifiedReasonRole:
         return r ? QString::fromStdString(r->notVerifiedReason) : QString();
     }

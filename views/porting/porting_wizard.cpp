@@ -287,11 +287,11 @@ void PortingWizard::showStep(int row)
     m_verifyAction = index.data(GuideStepsModel::VerifyActionRole).toInt();
     const bool notVerified = m_verifyAction != int(guides::VerifyAction::None);
     m_verifyReason->setText(
-        notVerified ? tr("<b>Not verified:</b> %1.")
-                          .arg(index.data(GuideStepsModel::NotVerifiedReasonRole)
-                                   .toString()
-                                   .toHtmlEscaped())
-                    : QString());
+        notVerified
+            ? tr("<b>Not verified:</b> %1.")
+                  .arg(
+                      index.data(GuideStepsModel::NotVerifiedReasonRole).toString().toHtmlEscaped())
+            : QString());
     m_verifyReason->setVisible(notVerified);
     m_verifyButton->setText(GuideStepsModel::verifyActionText(m_verifyAction));
     m_verifyButton->setVisible(notVerified);

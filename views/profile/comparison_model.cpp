@@ -1,8 +1,7 @@
 #include "views/profile/comparison_model.h"
 
-#include "views/profile/plot_theme.h"
-
 #include "core/common/number_format.h"
+#include "views/profile/plot_theme.h"
 
 #include <QColor>
 #include <QFont>

@@ -1,8 +1,7 @@
 #include "views/profile/gantt_chart.h"
 
-#include "views/profile/plot_theme.h"
-
 #include "core/common/number_format.h"
+#include "views/profile/plot_theme.h"
 
 #include <QPainter>
 #include <algorithm>

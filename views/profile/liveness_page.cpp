@@ -1,6 +1,6 @@
 #include "views/profile/liveness_page.h"
-#include "views/common/nice_axis_ticker.h"
 
+#include "views/common/nice_axis_ticker.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/tile_stats.h"
 #include "views/profile/variable_table_model.h"

@@ -1,4 +1,5 @@
 #include "views/profile/memory_chart.h"
+
 #include "views/common/nice_axis_ticker.h"
 
 #include <algorithm>

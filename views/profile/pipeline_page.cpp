@@ -1,7 +1,7 @@
 #include "views/profile/pipeline_page.h"
-#include "views/common/nice_axis_ticker.h"
 
 #include "core/sim/summary.h"
+#include "views/common/nice_axis_ticker.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/gantt_chart.h"
 #include "views/profile/plot_theme.h"

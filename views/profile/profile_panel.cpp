@@ -302,8 +302,9 @@ void ProfilePanel::setProject(const QString& folder)
             if (const sim::DefaultTarget d = sim::defaultTarget(source); !d.id.empty()) {
                 m_defaultTargetReason = QString::fromStdString(d.reason);
                 m_settings->suggestTarget(QString::fromStdString(d.id));
-                m_source->setText(tr("Project %1 · target: %2")
-                                      .arg(QDir::toNativeSeparators(folder), m_defaultTargetReason));
+                m_source->setText(
+                    tr("Project %1 · target: %2")
+                        .arg(QDir::toNativeSeparators(folder), m_defaultTargetReason));
             }
             QStringList args;
             for (const auto& a : graph::torchChildArguments(source))

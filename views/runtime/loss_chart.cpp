@@ -109,6 +109,31 @@ void LossChart::setRun(qint64 id, const QString& label, const QVector<QPointF>& 
     rescale();
 }
 
+void LossChart::markFailed(qint64 id, const QString& reason)
+{
+    if (!m_series.contains(id))
+        return;
+    Series& s = m_series[id];
+    s.failed = true;
+    s.graph->setName(tr("%1 (failed)").arg(s.label));
+    // Nothing was drawn: no legend entries for empty curves.
+    if (s.evalSteps.isEmpty())
+        s.evalGraph->removeFromLegend();
+    if (s.steps.isEmpty()) {
+        s.graph->removeFromLegend();
+        m_placeholder->setText(
+            reason.isEmpty() ? tr("%1 failed before its first step").arg(s.label)
+                             : tr("%1 failed before its first step:\n%2").arg(s.label, reason));
+    }
+    recolour();
+    m_plot->replot();
+}
+
+QString LossChart::placeholderText() const
+{
+    return m_placeholder->visible() ? m_placeholder->text() : QString();
+}
+
 int LossChart::pointCount(qint64 id) const
 {
     return m_series.contains(id) ? int(m_series[id].steps.size()) : 0;
@@ -245,9 +270,23 @@ void LossChart::recolour()
         s.graph->setPen(QPen(c, 1.5));
         s.evalGraph->setPen(QPen(c.darker(130), 1.5));
     }
-    m_placeholder->setVisible(m_series.isEmpty());
+    // A failed run without points shows its reason where its curve would be; a failed curve
+    // is drawn dashed.
+    bool anyPoints = false, failedEmpty = false;
+    for (const Series& s : std::as_const(m_series)) {
+        anyPoints = anyPoints || !s.steps.isEmpty() || !s.evalSteps.isEmpty();
+        failedEmpty = failedEmpty || (s.failed && s.steps.isEmpty());
+        if (s.failed) {
+            QPen pen = s.graph->pen();
+            pen.setStyle(Qt::DashLine);
+            s.graph->setPen(pen);
+        }
+    }
+    if (m_series.isEmpty())
+        m_placeholder->setText(tr("No run shown: press Start, or select runs in the history"));
+    m_placeholder->setVisible(m_series.isEmpty() || (failedEmpty && !anyPoints));
     m_placeholder->setColor(palette().color(QPalette::PlaceholderText));
-    m_plot->legend->setVisible(!m_series.isEmpty());
+    m_plot->legend->setVisible(!m_series.isEmpty() && m_plot->legend->itemCount() > 0);
 }
 
 void LossChart::changeEvent(QEvent* event)
