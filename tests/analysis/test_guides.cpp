@@ -443,13 +443,13 @@ private slots:
         }
         QCOMPARE(clean.stepsPassed(), static_cast<int>(clean.steps.size()) - 2);
         const nlohmann::json cleanJson = guides::toJson(*g, clean);
-        QCOMPARE(cleanJson["steps"][4]["id"], "memory");
-        QCOMPARE(cleanJson["steps"][4]["status"], "not-verified");
-        QCOMPARE(cleanJson["steps"][4]["verify_action"], "compile");
+        QVERIFY(cleanJson["steps"][4]["id"] == "memory");
+        QVERIFY(cleanJson["steps"][4]["status"] == "not-verified");
+        QVERIFY(cleanJson["steps"][4]["verify_action"] == "compile");
         QVERIFY(cleanJson["steps"][4]["reason"].get<std::string>().find("compil") !=
                 std::string::npos);
         const nlohmann::json sarif = guides::toSarif(*g, clean, "/p");
-        QCOMPARE(sarif["runs"][0]["properties"]["steps"][4]["status"], "not-verified");
+        QVERIFY(sarif["runs"][0]["properties"]["steps"][4]["status"] == "not-verified");
         QVERIFY(guides::guideOrderDot(*g, &clean).find("not-verified (compile to verify)") !=
                 std::string::npos);
         // A step whose checks are porting advice for code without a trial class yet is done,
