@@ -12,6 +12,7 @@
 #include "views/porting/guide_steps_model.h"
 #include "views/porting/params_fix_dialog.h"
 #include "views/porting/porting_wizard.h"
+#include "views/profile/profile_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
