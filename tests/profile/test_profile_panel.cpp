@@ -664,7 +664,9 @@ private slots:
             results.clear();
             panel.suggestTarget(QStringLiteral("cs-2"));
             panel.suggestTarget(QStringLiteral("no-such-target")); // ignored
-            if (userPick.isEmpty())
+            // A Model Zoo config already opens on its vendor's CS-2 (sim::defaultTarget), so the
+            // guide's suggestion changes nothing then; a user's pick is never overridden.
+            if (userPick.isEmpty() && panel.defaultTargetReason().isEmpty())
                 QVERIFY(results.wait(60000));
             else
                 QVERIFY(!results.wait(1500));
@@ -676,7 +678,8 @@ private slots:
             QCOMPARE(r.options.training.microBatch, 32); // the params batch, whole
             QCOMPARE(r.options.training.gradAccum, 1);
         } else {
-            QCOMPARE(r.options.training.microBatch, 1);
+            // The user's pick keeps the samples per weight update of the form it was made in.
+            QCOMPARE(r.options.training.microBatch * r.options.training.gradAccum, 32);
         }
     }
 
