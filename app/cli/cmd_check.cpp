@@ -100,6 +100,13 @@ int runCheck(const CheckOptions& o)
             else if (!sr.findings.empty())
                 std::cout << "; notes: " << sr.findings.size();
             std::cout << "]\n";
+            if (sr.status == guides::StepStatus::NotVerified)
+                std::cout << "   not verified: " << sr.notVerifiedReason << "\n"
+                          << "   to verify: "
+                          << (sr.verifyAction == guides::VerifyAction::Compile
+                                  ? "portolan-cli compile PROJECT"
+                                  : "portolan-cli run PROJECT --dry-run --trust")
+                          << "\n";
             for (const auto& f : sr.findings) {
                 std::cout << "   " << f.toString() << "\n";
                 if (!f.related.empty()) {

@@ -199,12 +199,31 @@ void printSummary(const sim::CompileResult& r)
     std::cout << s.timing << "\n";
 }
 
-int runCompile(const CompileCliOptions& o)
+// Without --target, the hardware the input is for (sim::defaultTarget, the Profile's rule): a
+// Cerebras config compiles for a CS-2, a PopTorch project for an IPU; else the Profile's
+// default, an IPU Mk2. The reason is said.
+std::string targetOf(const CompileCliOptions& o)
 {
+    if (!o.target.empty())
+        return o.target;
+    sim::DefaultTarget d;
+    if (!o.input.empty() && o.synthetic.empty())
+        d = sim::defaultTarget(graph::chooseGraphSource(o.input));
+    if (d.id.empty())
+        d = {sim::CompileOptions{}.target, "the input names no vendor's hardware"};
+    std::cerr << "portolan-cli: target " << d.id << ": " << d.reason
+              << " (--target picks another)\n";
+    return d.id;
+}
+
+int runCompile(const CompileCliOptions& cliOptions)
+{
+    CompileCliOptions o = cliOptions;
     if (o.input.empty() && o.synthetic.empty()) {
         std::cerr << "portolan-cli compile: give a PROJECT, a PARAMS.yaml or a MODEL.pt\n";
         return ExitUsage;
     }
+    o.target = targetOf(o);
     sim::CompileOptions c;
     c.target = o.target;
     c.ipus = o.ipus;
@@ -370,7 +389,9 @@ Subcommand registerCompile(CLI::App& root)
                     "Input shape with batch for a .pt, e.g. 1,3,32,32");
     cmd->add_option("--input-dtype", o->inputDtype, "Input dtype for a .pt")
         ->check(CLI::IsMember({"float32", "float16", "int64", "int32"}));
-    cmd->add_option("--target", o->target, "ipu-mk1, ipu-mk2, ipu-bow, cs-2 or cs-3")->required();
+    cmd->add_option("--target", o->target,
+                    "ipu-mk1, ipu-mk2, ipu-bow, cs-2 or cs-3 (default: the input's vendor's: a "
+                    "Cerebras config on a CS-2, else an IPU Mk2)");
     cmd->add_option("--ipus", o->ipus, "IPUs per replica (pipeline stages)")
         ->check(CLI::Range(1, 1024));
     o->microBatchOption = cmd->add_option("--micro-batch", o->microBatch, "Samples per micro-batch")

@@ -2,6 +2,7 @@
 // port of an original PyTorch project (issue 24). The original is never modified.
 #include "app/cli/cli_common.h"
 #include "core/analysis/analysis.h"
+#include "core/common/number_format.h"
 #include "core/dryrun/dry_run.h"
 #include "core/port/generate.h"
 
@@ -139,7 +140,8 @@ int runPort(const PortCliOptions& o)
             std::cout << m.toString() << "\n";
         for (const auto& n : r.notes)
             std::cout << "note: " << n << "\n";
-        std::cout << "plan " << r.planMs << " ms, generation " << r.generateMs << " ms\n";
+        std::cout << "plan " << format::milliseconds(r.planMs) << ", generation "
+                  << format::milliseconds(r.generateMs) << "\n";
         if (verified) {
             const auto& v = *verified;
             std::cout << "verify: " << v.checkErrors << " check error(s), " << v.dryRunSteps

@@ -8,6 +8,7 @@
 #include "core/cluster/cluster.h"
 #include "core/common/atomic_file.h"
 #include "core/common/json.h"
+#include "core/common/number_format.h"
 #include "core/graph/torch_child.h"
 
 #include <atomic>
@@ -138,7 +139,8 @@ int follow(const Reporter& rep, std::int64_t jobId, const fs::path& output)
                 std::cout << line.text << std::endl;
             else if (type == "step")
                 std::cout << "step " << e.value("step", 0) << "  loss " << e.value("loss", 0.0)
-                          << "  " << e.value("samples_per_sec", 0.0) << " samples/s" << std::endl;
+                          << "  " << format::samplesPerSecond(e.value("samples_per_sec", 0.0))
+                          << std::endl;
             else if (type == "failed")
                 std::cerr << "portolan-cli: " << e.value("diagnostic", "") << std::endl;
             else if (type == "finished")

@@ -8,6 +8,7 @@
 #include "views/params/params_editor.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/flow_panel.h"
+#include "views/porting/guide_steps_model.h"
 #include "views/porting/porting_wizard.h"
 #include "views/profile/profile_panel.h"
 #include "views/project/project_files_model.h"
@@ -99,6 +100,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                 // picks a target there (a Cerebras port opens on a CS-2, not an IPU).
                 if (const guides::Guide* guide = snap->guide())
                     m_profile->suggestTarget(QString::fromStdString(guide->target));
+                if (const QString step = std::exchange(m_wizardStepToShow, QString());
+                    !step.isEmpty())
+                    for (int row = 0; row < m_wizard->stepsModel()->rowCount(); ++row)
+                        if (m_wizard->stepsModel()->index(row).data(
+                                views::GuideStepsModel::StepIdRole) == step)
+                            m_wizard->selectStep(row);
                 emit projectAnalysed();
             });
     connect(m_analysis, &views::AnalysisRunner::failed, this, [this](const QString& message) {
@@ -128,6 +135,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                 selectView(QStringLiteral("code"));
             });
     connect(m_wizard, &views::PortingWizard::portWritten, this, &MainWindow::openProject);
+    // A step only a compile or a run can verify: its button leads to the tab that does it.
+    connect(m_wizard, &views::PortingWizard::compileRequested, this, [this] {
+        selectView(QStringLiteral("profile"));
+        m_profile->recompile();
+    });
+    connect(m_wizard, &views::PortingWizard::dryRunRequested, this, [this] {
+        m_runs->setRunKind(views::RunPanel::RunKind::DryRun);
+        selectView(QStringLiteral("runs"));
+    });
     connect(m_flow, &views::FlowPanel::locationActivated, this,
             [this](const QString& f, int l, int c) {
                 openCode(f, l, c);
@@ -288,6 +304,10 @@ bool MainWindow::selectViewPath(const QString& path)
     if (view == QLatin1String("runs") && page == QLatin1String("slurm")) {
         // "Run on: Slurm cluster" with the job script to be submitted (nothing is submitted).
         m_runs->setRunOn(views::RunPanel::RunOn::Slurm);
+        return true;
+    }
+    if (view == QLatin1String("wizard")) {
+        m_wizardStepToShow = page; // a guide step id ("memory"), selected once analysed
         return true;
     }
     return view == QLatin1String("profile") && m_profile->showPage(page);

@@ -113,6 +113,7 @@ private:
     bool m_openParamsAfterAnalysis = false;
     QString m_paramsToOpen;            // a params file opened directly: its project opens around it
     bool m_startRunWhenLoaded = false; // --view runs:new
+    QString m_wizardStepToShow;        // --view wizard:STEP_ID, once the analysis is done
 };
 
 } // namespace portolan::app

@@ -5,6 +5,7 @@
 #include "app/torch/train_command.h"
 #include "core/cluster/cluster.h"
 #include "core/common/json.h"
+#include "core/common/number_format.h"
 #include "core/runtime/run_config.h"
 #include "core/runtime/trainer.h"
 
@@ -32,9 +33,10 @@ void printText(const nlohmann::json& e)
     std::ostringstream line;
     line << std::fixed;
     if (type == "started") {
-        line << "Training " << e.value("model", "") << " (" << e.value("parameters", 0)
-             << " parameters), mode " << e.value("mode", "") << ", " << e.value("max_steps", 0)
-             << " steps, " << e.value("threads", 0) << " threads, seed " << e.value("seed", 0);
+        line << "Training " << e.value("model", "") << " ("
+             << format::parameters(e.value("parameters", 0.0)) << "), mode " << e.value("mode", "")
+             << ", " << e.value("max_steps", 0) << " steps, " << e.value("threads", 0)
+             << " threads, seed " << e.value("seed", 0);
         if (e.contains("resumed_from"))
             line << "\nResumed from " << e["resumed_from"].value("path", "") << " (step "
                  << e["resumed_from"].value("step", 0) << ")";
@@ -50,7 +52,7 @@ void printText(const nlohmann::json& e)
     } else if (type == "step") {
         line << "step " << std::setw(6) << e.value("step", 0) << "  loss " << std::setprecision(4)
              << e.value("loss", 0.0) << "  lr " << std::setprecision(6) << e.value("lr", 0.0)
-             << "  " << std::setprecision(0) << e.value("samples_per_sec", 0.0) << " samples/s";
+             << "  " << format::samplesPerSecond(e.value("samples_per_sec", 0.0));
     } else if (type == "eval") {
         line << "eval at step " << e.value("step", 0) << ": loss " << std::setprecision(4)
              << e.value("loss", 0.0) << ", accuracy " << std::setprecision(3)
@@ -61,7 +63,7 @@ void printText(const nlohmann::json& e)
         line << "warning: " << e.value("message", "");
     } else if (type == "finished") {
         line << "finished (" << e.value("reason", "") << ") at step " << e.value("step", 0)
-             << " after " << std::setprecision(1) << e.value("elapsed_s", 0.0) << " s";
+             << " after " << format::seconds(e.value("elapsed_s", 0.0));
         if (e.contains("ranks"))
             line << "; final weights "
                  << (e.value("rank_weights_identical", false) ? "identical" : "DIFFER")

@@ -1,5 +1,7 @@
 #include "core/common/text.h"
 
+#include "core/common/number_format.h"
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -76,34 +78,16 @@ LineColumn lineColumnAt(std::string_view text, std::size_t offset)
     return lc;
 }
 
+// Both go through the one formatter so the CLI, the reports and the GUI print a size or a time
+// the same way (issue 26).
 std::string humanBytes(double bytes)
 {
-    static constexpr std::array<const char*, 6> units{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    std::size_t u = 0;
-    while (bytes >= 1024.0 && u + 1 < units.size()) {
-        bytes /= 1024.0;
-        ++u;
-    }
-    char buf[32];
-    if (u == 0)
-        std::snprintf(buf, sizeof buf, "%.0f %s", bytes, units[u]);
-    else
-        std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
-    return buf;
+    return format::bytes(bytes);
 }
 
 std::string humanSeconds(double seconds)
 {
-    static constexpr std::array<std::pair<double, const char*>, 4> units{
-        {{1.0, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}}};
-    if (seconds == 0.0)
-        return "0 s";
-    std::size_t u = 0;
-    while (std::abs(seconds) < units[u].first && u + 1 < units.size())
-        ++u;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g %s", seconds / units[u].first, units[u].second);
-    return buf;
+    return format::seconds(seconds);
 }
 
 std::string oneLine(std::string_view text, std::size_t max)

@@ -25,10 +25,9 @@ LineColumn lineColumnAt(std::string_view text, std::size_t offset);
 // and text longer than `max` bytes is cut with "...".
 std::string oneLine(std::string_view text, std::size_t max = 60);
 
-// "1.2 KiB", "3.4 MiB": sizes as people read them.
+// "1.2 KiB", "3.4 MiB": sizes as people read them (format::bytes, core/common/number_format.h).
 std::string humanBytes(double bytes);
-// "631 ns", "12.5 us", "4.20 ms", "1.50 s": durations of simulated steps, three significant
-// digits, in the largest unit that keeps the number at least 1.
+// "631 ns", "12.5 µs", "4.2 ms", "1.5 s": format::seconds.
 std::string humanSeconds(double seconds);
 
 // The parts one after the other in one allocation, for messages built in loops: a chain of `+`

@@ -2,6 +2,7 @@
 // trusting their shape (a project's code can write to the event pipe too), and the text-mode
 // line of each event. nlohmann's value() and get() throw on a member of another type, so every
 // member is read here through accessors that check the type first.
+#include "core/common/number_format.h"
 #include "core/dryrun/dry_run.h"
 
 #include <array>
@@ -132,7 +133,9 @@ EventText describeEvent(const json& e)
     } else if (type == "step") {
         s << "step " << std::setw(4) << count(e, "step") << "  loss "
           << (hasNumber(e, "loss") ? fixed(e, "loss", 4) : std::string("n/a")) << "  "
-          << fixed(e, "samples_per_sec", 0) << " samples/s\n";
+          << format::samplesPerSecond(
+                 hasNumber(e, "samples_per_sec") ? e["samples_per_sec"].get<double>() : 0.0)
+          << "\n";
     } else if (type == "eval") {
         s << "eval at step " << count(e, "step") << ": loss "
           << (hasNumber(e, "loss") ? fixed(e, "loss", 4) : std::string("n/a")) << "\n";
@@ -148,7 +151,7 @@ EventText describeEvent(const json& e)
         s << type << ": " << text(e, "message") << "\n";
     } else if (type == "finished") {
         s << "finished (" << text(e, "reason") << ") after " << count(e, "step") << " steps, "
-          << fixed(e, "elapsed_s", 1) << " s"
+          << format::seconds(hasNumber(e, "elapsed_s") ? e["elapsed_s"].get<double>() : 0.0)
           << (flag(e, "captured") ? ", captured" : ", no capture") << "\n";
     } else if (type == "failed") {
         return {"portolan-cli: " + text(e, "diagnostic", text(e, "message")) + "\n", true};

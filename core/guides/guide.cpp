@@ -58,9 +58,24 @@ const Guide* GuideSet::find(std::string_view id) const
     return nullptr;
 }
 
+std::string_view verifyActionName(VerifyAction a)
+{
+    switch (a) {
+    case VerifyAction::None:
+        return "";
+    case VerifyAction::Compile:
+        return "compile";
+    case VerifyAction::Run:
+        return "run";
+    }
+    return "";
+}
+
 std::string_view stepStatusName(StepStatus s)
 {
     switch (s) {
+    case StepStatus::NotVerified:
+        return "not-verified";
     case StepStatus::Passed:
         return "passed";
     case StepStatus::Findings:
@@ -82,7 +97,8 @@ std::vector<Finding> GuideResult::allFindings() const
 int GuideResult::stepsPassed() const
 {
     return static_cast<int>(std::count_if(steps.begin(), steps.end(), [](const StepResult& s) {
-        return s.status != StepStatus::Findings;
+        // A step not verified is not done: it waits for its compile or run.
+        return s.status == StepStatus::Passed || s.status == StepStatus::NotApplicable;
     }));
 }
 
@@ -210,6 +226,21 @@ Result<Guide> parseGuide(std::string_view yamlText, const std::string& path)
             if (const YAML::Node files = sn["files"]; files && files.IsSequence())
                 for (const auto& f : files)
                     s.files.push_back(f.Scalar());
+            if (const YAML::Node v = sn["verified-by"]; v && !v.IsNull()) {
+                if (!v.IsMap())
+                    throw GuideError{"'verified-by' must be a mapping with 'action' and 'reason'",
+                                     v.Mark()};
+                const std::string action = scalar(v, "action", true);
+                if (action == "compile")
+                    s.verifiedBy = VerifyAction::Compile;
+                else if (action == "run")
+                    s.verifiedBy = VerifyAction::Run;
+                else
+                    throw GuideError{"verified-by action '" + action +
+                                         "' is not one of: compile, run",
+                                     v["action"].Mark()};
+                s.verifiedByReason = scalar(v, "reason", true);
+            }
             if (const YAML::Node checks = sn["checks"]; checks && checks.IsSequence())
                 for (const auto& cn : checks) {
                     Check c = parseCheck(cn, path);

@@ -42,6 +42,17 @@ struct Check
     SourceLocation definedAt; // where in the guide YAML, for errors in guides
 };
 
+// What really verifies a step when reading the code cannot (issue 26: "Fits in memory" read
+// "passed" with only a deviceIterations note behind it). Such a step is "not verified" until
+// its findings say otherwise, and the GUI offers the action that verifies it.
+enum class VerifyAction : std::uint8_t
+{
+    None,    // the step's checks verify it
+    Compile, // a compilation (the Profile tab, portolan-cli compile): memory fit, precision
+    Run,     // a run (the Runs tab's dry run, portolan-cli run --dry-run): the loop, the data
+};
+std::string_view verifyActionName(VerifyAction a); // "", "compile", "run"
+
 struct Step
 {
     std::string id;
@@ -49,6 +60,9 @@ struct Step
     std::string explanation;
     std::vector<std::string> files; // files this step is about ("model.py"), may be empty
     std::vector<Check> checks;
+    // From the step's `verified-by: {action: compile, reason: ...}` in the guide YAML.
+    VerifyAction verifiedBy = VerifyAction::None;
+    std::string verifiedByReason; // one line: why reading the code cannot verify the step
 };
 
 struct Guide
@@ -83,9 +97,10 @@ Result<Guide> parseGuide(std::string_view yamlText, const std::string& path);
 
 enum class StepStatus : std::uint8_t
 {
-    Passed,   // nothing in it provably fails (it may list notes)
+    Passed,   // its checks ran and nothing in them provably fails (it may list notes)
     Findings, // errors or warnings
-    NotApplicable
+    NotApplicable,
+    NotVerified, // no finding, but only a compile or a run can verify it (Step::verifiedBy)
 };
 std::string_view stepStatusName(StepStatus s);
 
@@ -93,6 +108,9 @@ struct StepResult
 {
     std::string stepId;
     StepStatus status = StepStatus::Passed;
+    // NotVerified: why, and what would verify it (copied from the Step so reports need no guide).
+    VerifyAction verifyAction = VerifyAction::None;
+    std::string notVerifiedReason;
     std::vector<Finding> findings;
     int errors = 0;
     int warnings = 0;

@@ -84,6 +84,10 @@ nlohmann::json toJson(const Guide& guide, const GuideResult& result)
                          {"warnings", r.warnings},
                          {"infos", r.infos},
                          {"findings", findings}});
+        if (r.status == StepStatus::NotVerified) {
+            steps.back()["verify_action"] = verifyActionName(r.verifyAction);
+            steps.back()["reason"] = r.notVerifiedReason;
+        }
     }
     return {{"guide", guide.id},
             {"title", guide.title},
@@ -140,20 +144,33 @@ nlohmann::json toSarif(const Guide& guide, const GuideResult& result,
             r["ruleIndex"] = it->second;
         results.push_back(std::move(r));
     }
+    // The guide's steps with their status: SARIF results are findings only, and a step "not
+    // verified" has none, so its status and reason go in the run's property bag.
+    nlohmann::json stepStatuses = nlohmann::json::array();
+    for (std::size_t i = 0; i < guide.steps.size() && i < result.steps.size(); ++i) {
+        const auto& r = result.steps[i];
+        nlohmann::json st{{"id", guide.steps[i].id}, {"status", stepStatusName(r.status)}};
+        if (r.status == StepStatus::NotVerified) {
+            st["verify_action"] = verifyActionName(r.verifyAction);
+            st["reason"] = r.notVerifiedReason;
+        }
+        stepStatuses.push_back(std::move(st));
+    }
     std::string rootUri = "file://" + projectRoot;
     if (rootUri.back() != '/')
         rootUri += '/';
     return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
             {"version", "2.1.0"},
-            {"runs",
-             nlohmann::json::array({{{"tool",
-                                      {{"driver",
-                                        {{"name", "Portolan"},
-                                         {"informationUri", "https://portolan.dev"},
-                                         {"semanticVersion", "0.1.0"},
-                                         {"rules", rules}}}}},
-                                     {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", rootUri}}}}},
-                                     {"results", results}}})}};
+            {"runs", nlohmann::json::array(
+                         {{{"tool",
+                            {{"driver",
+                              {{"name", "Portolan"},
+                               {"informationUri", "https://portolan.dev"},
+                               {"semanticVersion", "0.1.0"},
+                               {"rules", rules}}}}},
+                           {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", rootUri}}}}},
+                           {"results", results},
+                           {"properties", {{"guide", guide.id}, {"steps", stepStatuses}}}}})}};
 }
 
 std::string guideOrderDot(const Guide& guide, const GuideResult* result)
@@ -173,6 +190,9 @@ std::string guideOrderDot(const Guide& guide, const GuideResult* result)
                 fill = r.errors ? "#f8d0d0" : "#fbeec8";
             } else if (r.status == StepStatus::Passed) {
                 fill = "#d4f0d4";
+            } else if (r.status == StepStatus::NotVerified) {
+                status += " (" + std::string(verifyActionName(r.verifyAction)) + " to verify)";
+                fill = "#e4e4f4";
             }
         }
         out << "  s" << i << " [label=\"" << (i + 1) << ". " << dotEscape(s.title) << "\\n"

@@ -101,9 +101,15 @@ GuideResult runGuide(const Guide& guide, const analysis::ProjectAnalysis& analys
         }
         // A step passes when nothing in it provably fails: notes ("could not verify") are listed
         // but do not hold the step back.
+        // A step only a compile or a run can verify is not "passed" on reading the code alone;
+        // its notes and the reason say what would verify it.
         if (sr.errors + sr.warnings > 0)
             sr.status = StepStatus::Findings;
-        else
+        else if (step.verifiedBy != VerifyAction::None && (anyApplicable || !sr.findings.empty())) {
+            sr.status = StepStatus::NotVerified;
+            sr.verifyAction = step.verifiedBy;
+            sr.notVerifiedReason = step.verifiedByReason;
+        } else
             sr.status = anyApplicable || !sr.findings.empty() ? StepStatus::Passed
                                                               : StepStatus::NotApplicable;
         result.errors += sr.errors;

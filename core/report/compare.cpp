@@ -1,5 +1,6 @@
 #include "core/report/compare.h"
 
+#include "core/common/number_format.h"
 #include "core/common/text.h"
 
 #include <cmath>
@@ -28,16 +29,7 @@ void memoryRows(std::vector<Delta>& rows, const std::string& prefix, const Memor
 
 std::string value(double v, const std::string& unit)
 {
-    char buf[64];
-    if (unit == "bytes")
-        return humanBytes(v);
-    if (unit == "flag")
-        return v != 0 ? "yes" : "no";
-    if (unit == "count")
-        std::snprintf(buf, sizeof buf, "%.0f", v);
-    else
-        std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
+    return format::withUnit(v, unit);
 }
 
 } // namespace

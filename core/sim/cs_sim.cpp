@@ -1,5 +1,7 @@
 #include "core/sim/cs_sim.h"
 
+#include "core/common/number_format.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -135,28 +137,24 @@ Result<CompileResult> simulateCs(const graph::OpGraph& g, const targets::Target&
         const bool small = params < pipelinedMax;
         const bool holds = double(need) < t.cs.sramBytes;
         mode = small && holds ? "layer-pipelined" : "weight-streaming";
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.3g", params / 1e9);
+        const std::string size = format::parameters(params);
         prof.modeReason =
-            small ? (holds ? std::string("under 1 B parameters (") + buf +
-                                 " B) and the layers fit the wafer: layer-pipelined"
-                           : std::string("under 1 B parameters (") + buf +
-                                 " B) but the layers need more than the wafer's SRAM: weight "
+            small ? (holds ? "under 1 B parameters (" + size +
+                                 ") and the layers fit the wafer: layer-pipelined"
+                           : "under 1 B parameters (" + size +
+                                 ") but the layers need more than the wafer's SRAM: weight "
                                  "streaming")
-                  : std::string(buf) +
-                        " B parameters: over the ~1 B that layer-pipelined execution holds (" +
+                  : size + ": over the ~1 B that layer-pipelined execution holds (" +
                         pipelinedSource + "): weight streaming";
     } else {
         prof.modeReason = "chosen by the user";
         if (mode == "layer-pipelined" && params >= pipelinedMax) {
             // Cerebras runs models of this size in weight streaming only: not a memory question.
             supported = false;
-            char buf[160];
-            std::snprintf(buf, sizeof buf,
-                          "layer-pipelined execution is not supported for %.3g B parameters: it "
-                          "holds models under %.3g B (",
-                          params / 1e9, pipelinedMax / 1e9);
-            const std::string why = buf + pipelinedSource + "); run it in weight-streaming mode";
+            const std::string why = "layer-pipelined execution is not supported for " +
+                                    format::parameters(params) + ": it holds models under " +
+                                    format::parameters(pipelinedMax) + " (" + pipelinedSource +
+                                    "); run it in weight-streaming mode";
             prof.modeReason += "; " + why;
             r.diagnostics.push_back(
                 {Severity::Error, "compile.cs-mode-unsupported", why, {t.file.string()}});

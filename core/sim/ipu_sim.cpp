@@ -1,5 +1,6 @@
 #include "core/sim/ipu_sim.h"
 
+#include "core/common/number_format.h"
 #include "core/common/resources.h"
 #include "core/sim/ipu_memory.h"
 #include "core/sim/layer_split.h"
@@ -620,9 +621,7 @@ std::vector<StageFill> ipuFill(const IpuProfile& prof, std::int64_t ipuBytes)
 
 std::string percent(double v)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
-    return buf;
+    return format::percent(v);
 }
 
 // The items the automatic split cuts between (layers, or ops when there are fewer layers than

@@ -89,4 +89,20 @@ void applyProjectSettings(const graph::ProjectTraining& p, targets::TargetKind t
     }
 }
 
+DefaultTarget defaultTarget(const graph::GraphSource& source)
+{
+    if (source.kind == graph::GraphSourceKind::ModelFamily)
+        return {"cs-2", "a Cerebras Model Zoo config (" + source.params.filename().string() +
+                            "): Cerebras CS-2"};
+    // Only a PopTorch project's capture brings a strategy or Options; a plain PyTorch capture
+    // names no hardware.
+    if (source.kind == graph::GraphSourceKind::Capture && source.training) {
+        const graph::ProjectTraining& t = *source.training;
+        if (t.ipus > 0 || !t.strategy.empty() || t.deviceIterations > 0 || t.replicas > 0 ||
+            t.halfPartials || !t.availableMemoryProportion.empty())
+            return {"ipu-mk2", "a PopTorch project: Graphcore IPU Mk2"};
+    }
+    return {};
+}
+
 } // namespace portolan::sim

@@ -44,4 +44,15 @@ void applyProjectTraining(const graph::ProjectTraining& p, targets::TargetKind t
 void applyProjectSettings(const graph::ProjectTraining& p, targets::TargetKind target,
                           CompileOptions& o, const TrainingOverrides& keep = {});
 
+// The vendor's hardware first (issue 26): the target a model source is for when the user names
+// none. A Cerebras Model Zoo config (a ModelFamily source) compiles for a CS-2, a captured
+// PopTorch project (its strategy or Options) for an IPU Mk2. An empty id means no preference:
+// the caller's default stands. `reason` says why, for the user.
+struct DefaultTarget
+{
+    std::string id;
+    std::string reason;
+};
+DefaultTarget defaultTarget(const graph::GraphSource& source);
+
 } // namespace portolan::sim

@@ -1,5 +1,6 @@
 #include "core/sim/summary.h"
 
+#include "core/common/number_format.h"
 #include "core/common/text.h"
 
 #include <cstdio>
@@ -87,9 +88,9 @@ std::string projectSplitLine(const ProjectSplit& p)
         return head + ": cannot be simulated: " + p.error;
     return head + ": " + (p.fits ? "fits" : "does not fit") + ", fullest tile " +
            bytes(p.maxTileBytes) + ", " + std::to_string(p.oomTiles) +
-           " tile(s) out of memory, balance " + fmt("%.3f", p.balance) + ", bubble " +
+           " tile(s) out of memory, balance " + fmt("%.2f", p.balance) + ", bubble " +
            fmt("%.1f", 100 * p.bubble) + "%, step " + humanSeconds(p.stepSeconds) + ", " +
-           fmt("%.5g", p.samplesPerSecond) + " samples/s";
+           format::samplesPerSecond(p.samplesPerSecond);
 }
 
 CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
@@ -103,8 +104,8 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
     s.lines.push_back("Model: " + g.name + " (" + g.origin + ")");
     s.lines.push_back("  " + std::to_string(g.ops.size()) + " ops in " +
                       std::to_string(g.layerNames.size()) + " layers, " +
-                      fmt("%.4g", double(g.totalParams()) / 1e6) + " M parameters, " +
-                      fmt("%.4g", g.totalForwardFlops() / 1e9) + " GFLOP forward per sample");
+                      format::parameters(double(g.totalParams())) + ", " +
+                      format::flop(g.totalForwardFlops()) + " forward per sample");
     std::string target = "Target: " + r.targetName;
     if (r.ipu && !r.ipu->systemName.empty())
         target += ", " + r.ipu->systemName;
@@ -131,9 +132,9 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
                           bytes(p.tileCapacity) + ", " + std::to_string(p.oomTiles) +
                           " tile(s) out of memory");
         s.lines.push_back("  bubble " + fmt("%.1f", 100 * p.bubble) + "%, balance " +
-                          fmt("%.2f", p.balance) + ", step " + fmt("%.3f", p.stepSeconds * 1e3) +
-                          " ms, " + fmt("%.1f", p.samplesPerSecond) + " samples/s");
-        s.tableHeader = {"stage", "IPU", "ops", "layers", "max tile", "IPU used", "OOM", "time ms"};
+                          fmt("%.2f", p.balance) + ", step " + format::seconds(p.stepSeconds) +
+                          ", " + format::samplesPerSecond(p.samplesPerSecond));
+        s.tableHeader = {"stage", "IPU", "ops", "layers", "max tile", "IPU used", "OOM", "time"};
         for (const auto& st : p.stages) {
             if (s.table.size() >= maxRows) {
                 ++s.tableRowsOmitted;
@@ -145,7 +146,7 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
                  std::to_string(st.firstLayer) + "-" + std::to_string(st.endLayer - 1),
                  bytes(st.maxTileBytes), st.usedBytes ? bytes(st.usedBytes) : "(shared)",
                  std::to_string(st.oomTiles),
-                 fmt("%.3f", (st.forwardSeconds + st.backwardSeconds) * 1e3)});
+                 format::seconds(st.forwardSeconds + st.backwardSeconds)});
         }
     }
     if (r.projectSplit)
@@ -154,8 +155,8 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
         const auto& c = *r.cs;
         s.lines.push_back("Mode: " + c.mode + " (" + c.modeReason + ")");
         s.lines.push_back("  held on the wafer " + bytes(c.onWaferBytes) + " of " +
-                          bytes(c.sramBytes) + ", " + fmt("%.1f", r.samplesPerSecond) +
-                          " samples/s (bottleneck: " + c.bottleneck + ")");
+                          bytes(c.sramBytes) + ", " + format::samplesPerSecond(r.samplesPerSecond) +
+                          " (bottleneck: " + c.bottleneck + ")");
         s.tableHeader = {"kernel", "PEs", "memory", "samples/s", "compute", "transmit", "util"};
         for (const auto& k : c.kernels) {
             if (s.table.size() >= maxRows) {
@@ -164,8 +165,8 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
             }
             s.table.push_back(
                 {k.name, std::to_string(k.activePes), bytes(k.memoryBytes),
-                 fmt("%.4g", k.samplesPerSecond), fmt("%.4g", k.computeSamplesPerSecond),
-                 fmt("%.4g", k.transmissionSamplesPerSecond), fmt("%.1f%%", 100 * k.utilisation)});
+                 format::count(k.samplesPerSecond), format::count(k.computeSamplesPerSecond),
+                 format::count(k.transmissionSamplesPerSecond), format::percent(k.utilisation)});
         }
     }
     const std::string where = r.ipu ? " per tile" : " of wafer SRAM";
@@ -189,7 +190,7 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
                            (r.ipu ? "tile" : "wafer"));
     for (const auto& d : r.diagnostics)
         s.diagnostics.push_back(d.toString());
-    s.timing = "Compiled in " + fmt("%.1f", r.compileMilliseconds) + " ms";
+    s.timing = "Compiled in " + format::milliseconds(r.compileMilliseconds);
     return s;
 }
 

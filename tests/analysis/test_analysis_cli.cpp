@@ -1,4 +1,5 @@
 // portolan-cli check / flow / info on the samples: exit codes and output formats.
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -66,6 +67,26 @@ private slots:
         QCOMPARE(j["guide"].toString(), QStringLiteral("determined-pytorchtrial"));
         QVERIFY(j["errors"].toInt() > 10);
         QCOMPARE(j["steps_total"].toInt(), 6);
+    }
+
+    // Issue 26: the memory step of a ported PopTorch project said "passed" with nothing behind
+    // it; it is "not-verified" with its reason and the compile that verifies it.
+    void checkSaysNotVerified()
+    {
+        const Run r = cli({"check", sample("small-cnn-poptorch"), "--format", "json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+        QJsonObject memory;
+        for (const auto& s : j["steps"].toArray())
+            if (s.toObject()["id"].toString() == QLatin1String("memory"))
+                memory = s.toObject();
+        QCOMPARE(memory["status"].toString(), QStringLiteral("not-verified"));
+        QCOMPARE(memory["verify_action"].toString(), QStringLiteral("compile"));
+        QVERIFY(!memory["reason"].toString().isEmpty());
+        QCOMPARE(j["steps_done"].toInt(), j["steps_total"].toInt() - 2);
+        const Run text = cli({"check", sample("small-cnn-poptorch")});
+        QVERIFY2(text.out.contains("Fits in memory  [not-verified"), text.out.constData());
+        QVERIFY(text.out.contains("to verify: portolan-cli compile"));
     }
 
     void checkTextShowsDiffs()

@@ -57,10 +57,10 @@ private slots:
         QTest::addColumn<QString>("expected");
         QTest::newRow("bytes") << 512.0 << true << "512 B";
         QTest::newRow("KiB") << 1536.0 << true << "1.5 KiB";
-        QTest::newRow("GiB") << 3.0 * 1024 * 1024 * 1024 << true << "3.0 GiB";
+        QTest::newRow("GiB") << 3.0 * 1024 * 1024 * 1024 << true << "3 GiB";
         QTest::newRow("zero seconds") << 0.0 << false << "0 s";
         QTest::newRow("ns") << 6.31e-7 << false << "631 ns";
-        QTest::newRow("us") << 1.25e-5 << false << "12.5 us";
+        QTest::newRow("us") << 1.25e-5 << false << "12.5 \u00b5s";
         QTest::newRow("ms") << 0.0042 << false << "4.2 ms";
         QTest::newRow("s") << 1.5 << false << "1.5 s";
         QTest::newRow("minutes stay seconds") << 125.0 << false << "125 s";

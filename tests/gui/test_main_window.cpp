@@ -79,8 +79,14 @@ private slots:
         const auto& r = *w.profilePanel()->result();
         QVERIFY2(QString::fromStdString(r.graph.origin).startsWith(QStringLiteral("params: ")),
                  r.graph.origin.c_str());
-        QCOMPARE(r.options.training.microBatch, 1); // the IPU rule of sim::applyProjectTraining
-        QCOMPARE(r.options.training.gradAccum, 32);
+        // Issue 26: a Cerebras config opened on its own compiles for a CS system, not an IPU,
+        // with the reason shown (sim::defaultTarget, the rule portolan-cli compile uses without
+        // --target); the batch is whole on a CS system (sim::applyProjectTraining).
+        QCOMPARE(r.options.target, std::string("cs-2"));
+        QVERIFY2(w.profilePanel()->defaultTargetReason().contains(QStringLiteral("Cerebras")),
+                 qPrintable(w.profilePanel()->defaultTargetReason()));
+        QCOMPARE(r.options.training.microBatch, 32);
+        QCOMPARE(r.options.training.gradAccum, 1);
     }
 
     void opensSampleProject()

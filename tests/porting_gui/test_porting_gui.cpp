@@ -3,6 +3,7 @@
 // and an edit on disk re-runs the checks.
 #include "app/gui/main_window.h"
 #include "core/analysis/analysis.h"
+#include "core/guides/guide.h"
 #include "views/code/code_view.h"
 #include "views/graph/graph_view.h"
 #include "views/porting/analysis_runner.h"
@@ -13,10 +14,13 @@
 #include "views/porting/port_dialog.h"
 #include "views/porting/port_plan_model.h"
 #include "views/porting/porting_wizard.h"
+#include "views/profile/profile_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDirIterator>
+#include <QIcon>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -93,8 +97,16 @@ private slots:
         QVERIFY(snap);
         QVERIFY(w.wizard()->stepsModel()->rowCount() >= 4);
         QCOMPARE(snap->result.errors > 0, expectErrors);
-        if (!expectErrors)
-            QCOMPARE(w.wizard()->stepsModel()->stepsDone(), w.wizard()->stepsModel()->stepCount());
+        if (!expectErrors) {
+            // Every step is done except those only a compile or a run can verify.
+            int notVerified = 0;
+            for (int s = 0; s < w.wizard()->stepsModel()->rowCount(); ++s)
+                notVerified +=
+                    w.wizard()->stepsModel()->index(s).data(views::GuideStepsModel::StatusRole) ==
+                    int(guides::StepStatus::NotVerified);
+            QCOMPARE(w.wizard()->stepsModel()->stepsDone(),
+                     w.wizard()->stepsModel()->stepCount() - notVerified);
+        }
         // Walk every step; each one lists its own findings.
         for (int s = 0; s < w.wizard()->stepsModel()->rowCount(); ++s) {
             w.wizard()->selectStep(s);
@@ -150,6 +162,50 @@ private slots:
                  QFileInfo(tmp.filePath(QStringLiteral("mnist-poptorch"))).canonicalFilePath());
         QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
         dialog->close();
+    }
+
+    // Issue 26: "Fits in memory" read "passed" with nothing behind it. It now says "not
+    // verified", why, and offers the compile that verifies it; the button leads to the Profile.
+    void notVerifiedStepOffersItsAction()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1200, 800);
+        w.show();
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(QStringLiteral(PORTOLAN_SAMPLES "/small-cnn-poptorch"));
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1, 20000);
+        views::PortingWizard* wiz = w.wizard();
+        views::GuideStepsModel* steps = wiz->stepsModel();
+        int memory = -1;
+        for (int s = 0; s < steps->rowCount(); ++s)
+            if (steps->index(s).data(views::GuideStepsModel::StepIdRole).toString() ==
+                QLatin1String("memory"))
+                memory = s;
+        QVERIFY(memory >= 0);
+        const QModelIndex m = steps->index(memory);
+        QCOMPARE(m.data(views::GuideStepsModel::StatusRole).toInt(),
+                 int(guides::StepStatus::NotVerified));
+        QVERIFY(m.data(Qt::DisplayRole).toString().endsWith(QStringLiteral("not verified")));
+        QVERIFY(!m.data(Qt::DisplayRole).toString().contains(QStringLiteral("passed")));
+        QVERIFY(m.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Compile the model")));
+        QVERIFY(!m.data(Qt::DecorationRole).value<QIcon>().isNull());
+        QVERIFY(w.selectView(QStringLiteral("wizard")));
+        wiz->selectStep(memory);
+        QVERIFY(wiz->verifyButton()->isVisible());
+        QCOMPARE(wiz->verifyButton()->text(), QStringLiteral("Compile the model"));
+        QVERIFY(wiz->notVerifiedText().contains(QStringLiteral("compil")));
+        QSignalSpy compile(wiz, &views::PortingWizard::compileRequested);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
+        wiz->verifyButton()->click();
+        QCOMPARE(compile.count(), 1);
+        QVERIFY(w.profilePanel()->isVisible());
+        QCOMPARE(views::GuideStepsModel::verifyActionText(int(guides::VerifyAction::Run)),
+                 QStringLiteral("Run a dry run first"));
+        // A step that passed shows no action.
+        wiz->selectStep(0);
+        QVERIFY(!wiz->verifyButton()->isVisibleTo(wiz));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
     }
 
     void findingOpensCode()

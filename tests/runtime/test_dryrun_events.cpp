@@ -93,7 +93,7 @@ void TestDryRunEvents::describeEvent_data()
         << false;
     QTest::addRow("step")
         << QByteArray(R"({"event": "step", "step": 12, "loss": 0.25, "samples_per_sec": 40.4})")
-        << "step   12  loss 0.2500  40 samples/s" << false;
+        << "step   12  loss 0.2500  40.4 samples/s" << false;
     QTest::addRow("step: loss is text")
         << QByteArray(R"({"event": "step", "step": [1], "loss": "nan"})") << "step    0  loss n/a"
         << false;
@@ -106,7 +106,7 @@ void TestDryRunEvents::describeEvent_data()
         << QByteArray(R"({"event": "arguments"})") << "arguments: {}" << false;
     QTest::addRow("finished: mistyped")
         << QByteArray(R"({"event": "finished", "reason": 1, "step": "2", "captured": 1})")
-        << "finished () after 0 steps, 0.0 s, no capture" << false;
+        << "finished () after 0 steps, 0 s, no capture" << false;
     QTest::addRow("failed")
         << QByteArray(R"({"event": "failed", "diagnostic": "error: no entry [dryrun.no-entry]"})")
         << "portolan-cli: error: no entry [dryrun.no-entry]" << true;

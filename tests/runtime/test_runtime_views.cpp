@@ -15,6 +15,8 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -53,6 +55,8 @@ private slots:
     void parseEventLine();
     void garbageIsHandled();
     void crashKeepsEarlierEventsInHistory();
+    void runThatCannotStartSaysWhy();
+    void failedRunInTheChart();
     void exitWithoutFinalEvent();
     void historyPersistsAndModelIsSane();
     void lossChart();
@@ -138,7 +142,12 @@ void TestRuntimeViews::crashKeepsEarlierEventsInHistory()
 {
     QTemporaryDir tmp;
     const QString project = tmp.filePath("crash");
-    QDir().mkpath(project);
+    QDir().mkpath(project + "/configs");
+    // A built-in run needs a params file to start (the fake CLI does not read it).
+    QFile params(project + "/configs/params.yaml");
+    QVERIFY(params.open(QIODevice::WriteOnly));
+    params.write("model: {}\n");
+    params.close();
     RunPanel panel;
     panel.setCliPath(kFakeCli);
     panel.setProject(project);
@@ -158,6 +167,76 @@ void TestRuntimeViews::crashKeepsEarlierEventsInHistory()
     QCOMPARE(reopened.lossCurve(run).size(), 2);
     QCOMPARE(r.model, QStringLiteral("fc_mnist"));
     QCOMPARE(panel.chart()->pointCount(run), 2);
+    // Marked failed in the chart (its legend says so) and in the history (alert colour, icon).
+    QVERIFY(panel.chart()->isFailed(run));
+    QCOMPARE(panel.historyModel()->index(0, RunHistoryModel::Status).data().toString(),
+             QStringLiteral("failed"));
+    QVERIFY(
+        panel.historyModel()->index(0, RunHistoryModel::Status).data(Qt::ForegroundRole).isValid());
+    QVERIFY(
+        panel.historyModel()->index(0, RunHistoryModel::Status).data(Qt::DecorationRole).isValid());
+}
+
+// Issue 26: a run that cannot start (no params file) had Start enabled and failed in the log
+// with "give --params". Start is disabled, and the reason is next to it; a dry run can start.
+void TestRuntimeViews::runThatCannotStartSaysWhy()
+{
+    QTemporaryDir tmp;
+    const QString project = tmp.filePath("no-params");
+    QDir().mkpath(project);
+    QFile code(project + "/train.py");
+    QVERIFY(code.open(QIODevice::WriteOnly));
+    code.write("print('hi')\n");
+    code.close();
+    RunPanel panel;
+    panel.setInteractive(false);
+    panel.setCliPath(kFakeCli);
+    panel.setProject(project);
+    panel.setRunKind(RunPanel::RunKind::Builtin);
+    panel.show();
+    QVERIFY(!panel.startButton()->isEnabled());
+    QVERIFY2(panel.startBlockedReason().contains(QStringLiteral("No params file")),
+             qPrintable(panel.startBlockedReason()));
+    QVERIFY(!panel.startBlockedReason().contains(QStringLiteral("--params")));
+    bool shown = false;
+    for (const QLabel* l : panel.findChildren<QLabel*>())
+        shown = shown || (l->isVisible() && l->text() == panel.startBlockedReason());
+    QVERIFY2(shown, "the reason is shown next to Start");
+    panel.start(); // ignored: nothing is run, nothing is written
+    QVERIFY(!panel.isRunning());
+    QCOMPARE(panel.currentRun(), 0);
+    QVERIFY(!QFileInfo::exists(project + "/.portolan/runs.sqlite"));
+    // A dry run needs no params file.
+    panel.setRunKind(RunPanel::RunKind::DryRun);
+    QVERIFY(panel.startBlockedReason().isEmpty());
+    QVERIFY(panel.startButton()->isEnabled());
+    // A params file chosen meanwhile (in the Porting tab) enables Start when the tab shows.
+    panel.setRunKind(RunPanel::RunKind::Builtin);
+    QFile params(project + "/params.yaml");
+    QVERIFY(params.open(QIODevice::WriteOnly));
+    params.write("model: {}\n");
+    params.close();
+    panel.hide();
+    panel.show();
+    QVERIFY(panel.startBlockedReason().isEmpty());
+    QVERIFY(panel.startButton()->isEnabled());
+}
+
+// A run that failed before its first step shows why in the chart, not an empty legend.
+void TestRuntimeViews::failedRunInTheChart()
+{
+    LossChart chart;
+    chart.setRun(1, QStringLiteral("run 1"), {}, {});
+    chart.markFailed(1, QStringLiteral("the run could not be started"));
+    QVERIFY(chart.isFailed(1));
+    QVERIFY2(chart.placeholderText().contains(QStringLiteral("failed before its first step")),
+             qPrintable(chart.placeholderText()));
+    QVERIFY(chart.placeholderText().contains(QStringLiteral("could not be started")));
+    QVERIFY(!chart.plot()->legend->visible());
+    // Another run with points: its curve and legend are shown.
+    chart.setRun(2, QStringLiteral("run 2"), {{1, 2.0}, {2, 1.5}}, {});
+    QVERIFY(chart.plot()->legend->visible());
+    QVERIFY(chart.placeholderText().isEmpty());
 }
 
 void TestRuntimeViews::exitWithoutFinalEvent()

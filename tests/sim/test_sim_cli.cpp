@@ -132,6 +132,37 @@ private Q_SLOTS:
                      qPrintable(family["reason"].toString()));
     }
 
+    // The vendor's hardware first (issue 26): a Cerebras config on its own compiles for a CS-2
+    // without --target, and says why; an input that names no vendor gets the Profile's IPU Mk2.
+    void defaultTargetOfAConfigOnItsOwn_data()
+    {
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<QString>("reason");
+        QTest::addRow("Model Zoo config")
+            << QString(PORTOLAN_SOURCE_DIR) +
+                   "/tests/sim/fixtures/fidelity/bert_base_pretraining.yaml"
+            << "cs-2"
+            << "a Cerebras Model Zoo config (bert_base_pretraining.yaml): Cerebras CS-2";
+        QTest::addRow("runtime model")
+            << QString(PORTOLAN_SAMPLES "/small-cnn-poptorch") << "ipu-mk2"
+            << "the input names no vendor's hardware";
+    }
+    void defaultTargetOfAConfigOnItsOwn()
+    {
+        QFETCH(QString, input);
+        QFETCH(QString, target);
+        QFETCH(QString, reason);
+        const QString report = m_dir.filePath("default-target.json");
+        const auto r = runCli({"compile", input, "--report", report});
+        QVERIFY2(r.exitCode == 0 || r.exitCode == 1, (r.out + r.err).constData());
+        QVERIFY2(r.err.contains(("target " + target + ": " + reason).toUtf8()), r.err.constData());
+        QFile f(report);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject j = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(j["options"].toObject()["target"].toString(), target);
+    }
+
     void compileParamsFile()
     {
         // A Model Zoo params file compiles directly; Graphcore's BERT-Base split counts blocks,

@@ -77,10 +77,16 @@ QVariant GuideStepsModel::data(const QModelIndex& index, int role) const
             return text + tr(" — not applicable");
         case guides::StepStatus::Findings:
             return text + tr(" — %n finding(s)", nullptr, findings);
+        case guides::StepStatus::NotVerified:
+            return text + tr(" — not verified");
         }
         return text;
     }
     case Qt::ToolTipRole:
+        if (r && r->status == guides::StepStatus::NotVerified)
+            return tr("Not verified: %1.\nTo verify: %2.")
+                .arg(QString::fromStdString(r->notVerifiedReason),
+                     verifyActionText(int(r->verifyAction)));
         return QString::fromStdString(step.explanation).left(400);
     case Qt::DecorationRole: {
         if (!r)
@@ -90,6 +96,9 @@ QVariant GuideStepsModel::data(const QModelIndex& index, int role) const
             return style->standardIcon(QStyle::SP_DialogApplyButton);
         if (r->status == guides::StepStatus::NotApplicable)
             return notApplicableIcon();
+        // A question mark: neither a tick (nothing backs one) nor a warning (nothing failed).
+        if (r->status == guides::StepStatus::NotVerified)
+            return style->standardIcon(QStyle::SP_MessageBoxQuestion);
         return style->standardIcon(r->errors > 0 ? QStyle::SP_MessageBoxCritical
                                                  : QStyle::SP_MessageBoxWarning);
     }
@@ -105,6 +114,24 @@ QVariant GuideStepsModel::data(const QModelIndex& index, int role) const
         return findings;
     case ExplanationRole:
         return QString::fromStdString(step.explanation);
+    case VerifyActionRole:
+        return r && r->status == guides::StepStatus::NotVerified ? int(r->verifyAction)
+                                                                 : int(guides::VerifyAction::None);
+    case NotVerifiedReasonRole:
+        return r ? QString::fromStdString(r->notVerifiedReason) : QString();
+    }
+    return {};
+}
+
+QString GuideStepsModel::verifyActionText(int action)
+{
+    switch (guides::VerifyAction(action)) {
+    case guides::VerifyAction::Compile:
+        return tr("Compile the model");
+    case guides::VerifyAction::Run:
+        return tr("Run a dry run first");
+    case guides::VerifyAction::None:
+        break;
     }
     return {};
 }

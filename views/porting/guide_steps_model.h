@@ -7,7 +7,8 @@
 namespace portolan::views {
 
 // The steps of the chosen guide, in the suggested order, each with its status: passed, findings
-// (with counts), or not applicable.
+// (with counts), not applicable, or not verified (only a compile or a run can verify it: the
+// reason and the action are roles, and the wizard offers the action as a button).
 class GuideStepsModel : public QAbstractListModel
 {
     Q_OBJECT
@@ -19,7 +20,11 @@ public:
         WarningsRole,                  // int
         FindingCountRole,              // int
         ExplanationRole,               // QString
+        VerifyActionRole,              // int (guides::VerifyAction) of a step not verified
+        NotVerifiedReasonRole,         // QString
     };
+    // The button text of the action that verifies a step ("Compile the model").
+    static QString verifyActionText(int action);
 
     explicit GuideStepsModel(QObject* parent = nullptr);
 

@@ -1,5 +1,6 @@
 #include "views/porting/porting_wizard.h"
 
+#include "core/common/number_format.h"
 #include "core/guides/fix.h"
 #include "core/port/generate.h"
 #include "core/project/params_file.h"
@@ -91,6 +92,13 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_undoButton = new QPushButton(tr("Undo Fix"), this);
     m_portButton = new QPushButton(tr("Generate the Port…"), this);
     m_status = new QLabel(this);
+    m_verifyReason = new QLabel(this);
+    m_verifyReason->setWordWrap(true);
+    m_verifyButton = new QPushButton(this);
+    m_verifyButton->hide();
+    auto* verifyRow = new QHBoxLayout;
+    verifyRow->addWidget(m_verifyReason, 1);
+    verifyRow->addWidget(m_verifyButton);
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_status, 1);
@@ -102,6 +110,7 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     auto* right = new QVBoxLayout(detail);
     right->setContentsMargins(0, 0, 0, 0);
     right->addWidget(m_stepTitle);
+    right->addLayout(verifyRow);
     auto* split = new QSplitter(Qt::Vertical, detail);
     split->addWidget(m_explanation);
     split->addWidget(m_findingTable);
@@ -140,6 +149,12 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
             [this] { applyFixOfFinding(m_findingTable->currentIndex().row()); });
     connect(m_undoButton, &QPushButton::clicked, this, &PortingWizard::undoLastFix);
     connect(m_portButton, &QPushButton::clicked, this, &PortingWizard::openPortDialog);
+    connect(m_verifyButton, &QPushButton::clicked, this, [this] {
+        if (m_verifyAction == int(guides::VerifyAction::Compile))
+            emit compileRequested();
+        else if (m_verifyAction == int(guides::VerifyAction::Run))
+            emit dryRunRequested();
+    });
 
     showSnapshot(nullptr);
 }
@@ -216,11 +231,12 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
     m_progress->setRange(0, std::max(1, m_steps->stepCount()));
     m_progress->setValue(m_steps->stepsDone());
     const auto& r = snapshot->result;
-    m_status->setText(tr("%1 error(s), %2 warning(s), %3 note(s) · checked in %4 ms")
-                          .arg(r.errors)
-                          .arg(r.warnings)
-                          .arg(r.infos)
-                          .arg(snapshot->milliseconds, 0, 'f', 0));
+    m_status->setText(
+        tr("%1 error(s), %2 warning(s), %3 note(s) · checked in %4")
+            .arg(r.errors)
+            .arg(r.warnings)
+            .arg(r.infos)
+            .arg(QString::fromStdString(format::milliseconds(snapshot->milliseconds))));
     selectStep(std::clamp(keepStep, 0, std::max(0, m_steps->stepCount() - 1)));
 }
 
@@ -238,6 +254,9 @@ void PortingWizard::showStep(int row)
 {
     const guides::Guide* g = m_snapshot ? m_snapshot->guide() : nullptr;
     if (!g || row < 0 || std::size_t(row) >= g->steps.size()) {
+        m_verifyAction = 0;
+        m_verifyReason->hide();
+        m_verifyButton->hide();
         m_stepTitle->setText(g ? tr("Select a step") : QString());
         m_explanation->clear();
         m_findings->setFindings({});
@@ -268,7 +287,25 @@ void PortingWizard::showStep(int row)
                                                               : std::vector<guides::Finding>{});
     if (m_findings->rowCount() > 0)
         m_findingTable->selectRow(0);
+    // A step "not verified" says why next to the action that verifies it.
+    const QModelIndex index = m_steps->index(row);
+    m_verifyAction = index.data(GuideStepsModel::VerifyActionRole).toInt();
+    const bool notVerified = m_verifyAction != int(guides::VerifyAction::None);
+    m_verifyReason->setText(
+        notVerified
+            ? tr("<b>Not verified:</b> %1.")
+                  .arg(
+                      index.data(GuideStepsModel::NotVerifiedReasonRole).toString().toHtmlEscaped())
+            : QString());
+    m_verifyReason->setVisible(notVerified);
+    m_verifyButton->setText(GuideStepsModel::verifyActionText(m_verifyAction));
+    m_verifyButton->setVisible(notVerified);
     updateButtons();
+}
+
+QString PortingWizard::notVerifiedText() const
+{
+    return m_verifyReason->isVisible() ? m_verifyReason->text() : QString();
 }
 
 void PortingWizard::selectFinding(int row)

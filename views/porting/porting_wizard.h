@@ -52,6 +52,10 @@ public:
     bool canGeneratePort() const;
     PortDialog* openPortDialog();
     QPushButton* portButton() const { return m_portButton; }
+    // The button of the action that verifies the shown step when it is "not verified" (hidden
+    // otherwise), and the reason beside it.
+    QPushButton* verifyButton() const { return m_verifyButton; }
+    QString notVerifiedText() const;
 
 signals:
     void findingActivated(const QString& relativePath, int line, int column);
@@ -62,6 +66,10 @@ signals:
     void codeRequested(const QString& root, const QString& relativePath, int line, int column);
     // The port was written to `folder`: open it as the current project.
     void portWritten(const QString& folder);
+    // A step only a compile or a run can verify: the user asked for it (MainWindow shows the
+    // Profile, or the Runs tab with a dry run).
+    void compileRequested();
+    void dryRunRequested();
 
 private:
     void showSnapshot(const PortingSnapshotPtr& snapshot);
@@ -84,6 +92,9 @@ private:
     QPushButton* m_fixButton;
     QPushButton* m_undoButton;
     QPushButton* m_portButton;
+    QLabel* m_verifyReason;
+    QPushButton* m_verifyButton;
+    int m_verifyAction = 0;
     QLabel* m_status;
     int m_currentStep = 0;
     struct Undo

@@ -1,5 +1,6 @@
 #include "views/profile/comparison_model.h"
 
+#include "core/common/number_format.h"
 #include "views/profile/plot_theme.h"
 
 #include <QColor>
@@ -10,15 +11,10 @@ namespace portolan::views {
 
 QString formatMetric(double value, const std::string& unit)
 {
-    if (unit == "bytes")
-        return (value < 0 ? QStringLiteral("-") : QString()) + bytesText(std::abs(value));
     if (unit == "flag")
         return value != 0 ? QObject::tr("yes") : QObject::tr("no");
-    if (unit == "count")
-        return QString::number(qint64(value));
-    if (unit == "ratio")
-        return QString::number(value, 'f', 3);
-    return QStringLiteral("%1 %2").arg(value, 0, 'g', 5).arg(QString::fromStdString(unit));
+    // The CLI's compare prints the same text (core/common/number_format.h).
+    return QString::fromStdString(format::withUnit(value, unit));
 }
 
 void ComparisonModel::setComparison(report::Comparison c)

@@ -58,13 +58,13 @@ QVariant CsKernelModel::data(const QModelIndex& index, int role) const
     case Capacity:
         return bytesText(double(k.capacityBytes));
     case SamplesPerSecond:
-        return QString::number(k.samplesPerSecond, 'g', 5);
+        return countText(k.samplesPerSecond);
     case ComputeSamples:
-        return QString::number(k.computeSamplesPerSecond, 'g', 5);
+        return countText(k.computeSamplesPerSecond);
     case TransmissionSamples:
-        return QString::number(k.transmissionSamplesPerSecond, 'g', 5);
+        return countText(k.transmissionSamplesPerSecond);
     case Utilisation:
-        return QStringLiteral("%1%").arg(100 * k.utilisation, 0, 'f', 1);
+        return percentText(k.utilisation);
     case Fits:
         return k.fits ? tr("yes") : tr("no");
     }

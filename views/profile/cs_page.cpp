@@ -48,9 +48,9 @@ void CsPage::setResult(const ResultPtr& result)
     if (result && result->cs) {
         const auto& cs = *result->cs;
         m_summary->setText(
-            tr("%1 (%2). %3 samples/s, bottleneck %4. On wafer %5 of %6 SRAM%7.")
+            tr("%1 (%2). %3, bottleneck %4. On wafer %5 of %6 SRAM%7.")
                 .arg(QString::fromStdString(cs.mode), QString::fromStdString(cs.modeReason))
-                .arg(cs.samplesPerSecond, 0, 'g', 5)
+                .arg(samplesPerSecondText(cs.samplesPerSecond))
                 .arg(QString::fromStdString(cs.bottleneck), bytesText(double(cs.onWaferBytes)),
                      bytesText(double(cs.sramBytes)),
                      cs.streamedBytes > 0

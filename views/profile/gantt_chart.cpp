@@ -1,5 +1,6 @@
 #include "views/profile/gantt_chart.h"
 
+#include "core/common/number_format.h"
 #include "views/profile/plot_theme.h"
 
 #include <QPainter>
@@ -86,14 +87,17 @@ void GanttChart::paintEvent(QPaintEvent*)
     // Time axis
     p.setPen(pal.color(QPalette::WindowText));
     p.drawLine(area.bottomLeft(), area.bottomRight());
-    for (int k = 0; k <= 5; ++k) {
-        const double t = end * k / 5;
-        const int x = int(xOf(t));
+    // Round times ("0 ms | 2 ms | 4 ms"), in one unit along the axis.
+    const format::Ticks ticks = format::niceTicks(0, end, format::Axis::Seconds, 5);
+    for (std::size_t k = 0; k < ticks.values.size(); ++k) {
+        const int x = int(xOf(ticks.values[k]));
         p.drawLine(x, area.bottom(), x, area.bottom() + 4);
-        // The last label ends at the axis end rather than running past the widget.
-        const QRect box = k == 5 ? QRect(x - 120, area.bottom() + 4, 120, fm.height())
-                                 : QRect(x - 60, area.bottom() + 4, 120, fm.height());
-        p.drawText(box, k == 5 ? Qt::AlignRight : Qt::AlignHCenter, secondsText(t));
+        // A label near the axis end ends there rather than running past the widget.
+        const bool last = x + 60 > area.right();
+        const QRect box = last ? QRect(x - 120, area.bottom() + 4, 120, fm.height())
+                               : QRect(x - 60, area.bottom() + 4, 120, fm.height());
+        p.drawText(box, last ? Qt::AlignRight : Qt::AlignHCenter,
+                   QString::fromStdString(ticks.labels[k]));
     }
     // The key under the axis; a shorter wording when the chart is narrow, elided if need be.
     const QString bubble = QString::number(100 * ipu.bubble, 'f', 1);

@@ -1,5 +1,6 @@
 #include "views/profile/liveness_page.h"
 
+#include "views/common/nice_axis_ticker.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/tile_stats.h"
 #include "views/profile/variable_table_model.h"
@@ -115,10 +116,7 @@ void LivenessPage::fill()
     m_plot->xAxis->setTickLabelRotation(steps.size() > 8 ? 45 : 0);
     m_plot->xAxis->setRange(-0.5, double(steps.size()) - 0.5);
     m_plot->yAxis->setRange(0, top * 1.1);
-    QSharedPointer<QCPAxisTickerText> yTicker(new QCPAxisTickerText);
-    for (int k = 0; k <= 4; ++k)
-        yTicker->addTick(top * 1.1 * k / 4, bytesText(top * 1.1 * k / 4));
-    m_plot->yAxis->setTicker(yTicker);
+    m_plot->yAxis->setTicker(NiceAxisTicker::make(format::Axis::Bytes, 4));
     m_plot->replot();
 }
 

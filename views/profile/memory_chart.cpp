@@ -1,5 +1,7 @@
 #include "views/profile/memory_chart.h"
 
+#include "views/common/nice_axis_ticker.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -123,10 +125,7 @@ void MemoryChart::applyHeight()
         m_height == Height::Data || (m_height == Height::Auto && cap > 0 && top < 0.25 * cap);
     const double ymax = (toData ? top : std::max(top, cap)) * 1.08 + 1;
     yAxis->setRange(0, ymax);
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    for (int k = 0; k <= 5; ++k)
-        ticker->addTick(ymax * k / 5, bytesText(ymax * k / 5));
-    yAxis->setTicker(ticker);
+    yAxis->setTicker(NiceAxisTicker::make(format::Axis::Bytes, 5));
 }
 
 void MemoryChart::setTileRange(int first, int end)

@@ -1,6 +1,7 @@
 #include "views/profile/pipeline_page.h"
 
 #include "core/sim/summary.h"
+#include "views/common/nice_axis_ticker.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/gantt_chart.h"
 #include "views/profile/plot_theme.h"
@@ -132,13 +133,13 @@ void PipelinePage::setResult(ResultPtr result)
         const QString count =
             ipu.stages.size() == 1 ? tr("1 stage") : tr("%1 stages").arg(ipu.stages.size());
         m_balance->setText(tr("%1 (%2 split), balance %3 (least / most busy IPU), slowest "
-                              "stage %4; bubble %5%; step %6, %7 samples/s.")
+                              "stage %4; bubble %5%; step %6, %7.")
                                .arg(count, QString::fromStdString(ipu.splitSource))
-                               .arg(ipu.balance, 0, 'f', 3)
+                               .arg(ipu.balance, 0, 'f', 2)
                                .arg(slow)
                                .arg(100 * ipu.bubble, 0, 'f', 1)
                                .arg(secondsText(ipu.stepSeconds))
-                               .arg(ipu.samplesPerSecond, 0, 'g', 5));
+                               .arg(samplesPerSecondText(ipu.samplesPerSecond)));
     } else {
         m_balance->setText(m_result ? tr("A CS report has no pipeline stages.")
                                     : tr("No report yet."));
@@ -223,15 +224,8 @@ void PipelinePage::fillStageChart()
     }
     const auto& stages = m_result->ipu->stages;
     m_stagePlot->yAxis2->setVisible(true);
-    // Times in the unit of the slowest stage (ns to s), so the axis reads "4.2", not "0.0000042".
-    double slowest = 1e-12;
-    for (const auto& s : stages)
-        slowest = std::max(slowest, s.forwardSeconds + s.backwardSeconds);
-    const QString unitName = secondsText(slowest).section(QLatin1Char(' '), 1);
-    const double unit = unitName == QLatin1String("s")    ? 1.0
-                        : unitName == QLatin1String("ms") ? 1e-3
-                        : unitName == QLatin1String("ns") ? 1e-9
-                                                          : 1e-6;
+    // Times stay in seconds; the ticker labels them in the unit of the axis ("2 ms", "4 ms").
+    constexpr double unit = 1.0;
     QVector<double> keysT, keysM, fwd, bwd, mem;
     double tmax = 1e-12, mmax = 1;
     QSharedPointer<QCPAxisTickerText> stageTicker(new QCPAxisTickerText);
@@ -265,16 +259,14 @@ void PipelinePage::fillStageChart()
         bars->setPen(Qt::NoPen);
     }
     m_stagePlot->xAxis->setLabel(tr("Stage"));
-    m_stagePlot->yAxis->setLabel(tr("Time (%1)").arg(unitName));
+    m_stagePlot->yAxis->setLabel(tr("Time"));
     m_stagePlot->yAxis2->setLabel(tr("Fullest tile"));
     m_stagePlot->xAxis->setRange(-0.7, double(stages.size()) - 0.3);
     constexpr double headroom = 1.6; // the legend row sits above the tallest bar
     m_stagePlot->yAxis->setRange(0, tmax * headroom);
     m_stagePlot->yAxis2->setRange(0, mmax * headroom);
-    QSharedPointer<QCPAxisTickerText> yTicker(new QCPAxisTickerText);
-    for (int k = 0; k <= 4; ++k)
-        yTicker->addTick(mmax * headroom * k / 4, bytesText(mmax * headroom * k / 4));
-    m_stagePlot->yAxis2->setTicker(yTicker);
+    m_stagePlot->yAxis->setTicker(NiceAxisTicker::make(format::Axis::Seconds, 4));
+    m_stagePlot->yAxis2->setTicker(NiceAxisTicker::make(format::Axis::Bytes, 4));
     m_stagePlot->yAxis2->setTickLabels(true);
     applyPlotTheme(m_stagePlot, pal);
     m_stagePlot->replot();

@@ -1,6 +1,6 @@
 #include "views/profile/plot_theme.h"
 
-#include "core/common/text.h"
+#include "core/common/number_format.h"
 
 #include <cmath>
 #include <qcustomplot.h>
@@ -41,16 +41,31 @@ QString memoryCategoryLabel(int category)
     return QString::fromLatin1(names[category % sim::kMemoryCategories]);
 }
 
+// All of these are the core formatter's text (core/common/number_format.h), so a number reads the
+// same in the GUI as in the CLI and the reports.
 QString bytesText(double bytes)
 {
-    return QString::fromStdString(humanBytes(bytes));
+    return QString::fromStdString(format::bytes(bytes));
 }
 
 QString secondsText(double seconds)
 {
-    QString s = QString::fromStdString(humanSeconds(seconds));
-    s.replace(QLatin1String(" us"), QStringLiteral(" µs"));
-    return s;
+    return QString::fromStdString(format::seconds(seconds));
+}
+
+QString countText(double value)
+{
+    return QString::fromStdString(format::count(value));
+}
+
+QString samplesPerSecondText(double rate)
+{
+    return QString::fromStdString(format::samplesPerSecond(rate));
+}
+
+QString percentText(double fraction)
+{
+    return QString::fromStdString(format::percent(fraction));
 }
 
 void applyPlotTheme(QCustomPlot* plot, const QPalette& p)

@@ -22,8 +22,11 @@ QColor seriesColor(int index, int count, const QPalette& p);
 QColor memoryCategoryColor(int category, const QPalette& p);
 QColor alertColor(const QPalette& p);      // out of memory, over capacity
 QString memoryCategoryLabel(int category); // "Always live", ...
-QString bytesText(double bytes);
-QString secondsText(double seconds);
+QString bytesText(double bytes);           // "4.9 MiB"
+QString secondsText(double seconds);       // "6.94 s", "5 µs"
+QString countText(double value);           // "2.85 M"
+QString samplesPerSecondText(double rate); // "2.85 M samples/s"
+QString percentText(double fraction);      // "98.8%"
 // Axis, grid, text and background colours of a QCustomPlot from the palette.
 void applyPlotTheme(QCustomPlot* plot, const QPalette& p);
 

@@ -270,6 +270,7 @@ void ProfilePanel::setProject(const QString& folder)
 {
     cancelRecording();
     m_settings->forgetTargetChoice();
+    m_defaultTargetReason.clear();
     m_projectTraining.reset();
     m_source->setText(tr("Project %1").arg(QDir::toNativeSeparators(folder)));
     const quint64 id = m_recordTicket.next();
@@ -296,6 +297,15 @@ void ProfilePanel::setProject(const QString& folder)
             if (!m_recordTicket.isCurrent(id))
                 return; // cancelled or replaced; the count was settled there
             const graph::GraphSource& source = found.source;
+            // The vendor's hardware first, by the CLI's rule (sim::defaultTarget): a Cerebras
+            // config on a CS-2, a PopTorch project on an IPU, with the reason on the source line.
+            if (const sim::DefaultTarget d = sim::defaultTarget(source); !d.id.empty()) {
+                m_defaultTargetReason = QString::fromStdString(d.reason);
+                m_settings->suggestTarget(QString::fromStdString(d.id));
+                m_source->setText(
+                    tr("Project %1 · target: %2")
+                        .arg(QDir::toNativeSeparators(folder), m_defaultTargetReason));
+            }
             QStringList args;
             for (const auto& a : graph::torchChildArguments(source))
                 args << QString::fromStdString(a);
@@ -344,6 +354,9 @@ void ProfilePanel::applyProjectTraining(sim::CompileOptions& o) const
 
 void ProfilePanel::suggestTarget(const QString& id)
 {
+    // The model source's own hardware (a Cerebras config) wins over the guide's suggestion.
+    if (!m_defaultTargetReason.isEmpty())
+        return;
     if (id.isEmpty() || !m_settings->suggestTarget(id))
         return;
     sim::CompileOptions o = m_settings->options();
@@ -509,8 +522,8 @@ void ProfilePanel::startCompile()
             const double ms = result->compileMilliseconds;
             const bool fits = result->fits;
             setResult(result);
-            setIdle(tr("Simulated in %1 ms: %2.")
-                        .arg(ms, 0, 'f', 1)
+            setIdle(tr("Simulated in %1: %2.")
+                        .arg(secondsText(ms / 1000))
                         .arg(fits ? tr("fits") : tr("does not fit")));
         });
 }
@@ -553,8 +566,8 @@ void ProfilePanel::findConfiguration()
             best.advice = true;
             m_settings->setOptions(best);
             recompile();
-            setIdle(tr("Found in %1 ms (%2 configurations simulated): %3.")
-                        .arg(r.value->milliseconds, 0, 'f', 0)
+            setIdle(tr("Found in %1 (%2 configurations simulated): %3.")
+                        .arg(secondsText(r.value->milliseconds / 1000))
                         .arg(r.value->simulated)
                         .arg(QString::fromStdString(sim::describeOptions(best))));
         });

@@ -51,6 +51,9 @@ public:
     // The hardware the project's guide ports to (a resources/targets id), until the user picks a
     // target: the project's training is mapped onto it again and the model recompiled.
     void suggestTarget(const QString& id);
+    // Why the Profile compiles for the model source's vendor's hardware ("a Cerebras Model Zoo
+    // config (params.yaml): Cerebras CS-2"); empty when the source names none.
+    QString defaultTargetReason() const { return m_defaultTargetReason; }
     void cancelRecording();
     bool isRecording() const { return m_recording > 0; }
     // Delay between a change of the settings and the re-simulation (150 ms: a spin box held
@@ -122,6 +125,8 @@ private:
     // How the project's params file trains (not a capture's, which records the micro-batch
     // itself): mapped onto the target whenever the target changes by suggestion.
     std::optional<graph::ProjectTraining> m_projectTraining;
+    // Why the target is the model source's vendor's (sim::defaultTarget); empty: no such rule.
+    QString m_defaultTargetReason;
     // The Model Zoo family of m_opGraph when it was built from a params file (or read from an
     // opened report): every result compiled from it carries it, so a saved report does.
     std::shared_ptr<const sim::ModelFamilyNotes> m_family;

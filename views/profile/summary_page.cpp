@@ -1,6 +1,7 @@
 #include "views/profile/summary_page.h"
 
 #include "core/sim/summary.h"
+#include "views/common/nice_axis_ticker.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/pipeline_page.h"
 #include "views/profile/tile_stats.h"
@@ -188,9 +189,7 @@ void SummaryPage::setResult(ResultPtr result)
             m_topTiles->setItem(int(k), 1, item(QString::number(t / stats.tilesPerIpu), true));
             m_topTiles->setItem(int(k), 2, item(bytesText(bytes), true));
             auto* pct =
-                item(QStringLiteral("%1%").arg(
-                         stats.capacity ? 100 * bytes / double(stats.capacity) : 0, 0, 'f', 1),
-                     true);
+                item(percentText(stats.capacity ? bytes / double(stats.capacity) : 0), true);
             if (stats.capacity && bytes > double(stats.capacity))
                 pct->setForeground(alertColor(palette()));
             m_topTiles->setItem(int(k), 3, pct);
@@ -212,7 +211,7 @@ void SummaryPage::setResult(ResultPtr result)
         m_advice->setItem(int(k), 1, item(bytesText(double(a.bytesSaved)), true));
         m_advice->setItem(int(k), 2, item(bytesText(double(a.peakBytesAfter)), true));
         m_advice->setItem(int(k), 3, item(a.fitsAfter ? tr("yes") : tr("no")));
-        m_advice->setItem(int(k), 4, item(QString::number(a.samplesPerSecondAfter, 'g', 5), true));
+        m_advice->setItem(int(k), 4, item(countText(a.samplesPerSecondAfter), true));
     }
     m_advice->resizeRowsToContents();
     fillHistogram();
@@ -259,12 +258,9 @@ void SummaryPage::fillHistogram()
     m_histogram->xAxis->setRange(0, top * 1.05);
     m_histogram->yAxis->setRange(
         0, std::max(1.0, *std::max_element(counts.begin(), counts.end()) * 1.1));
-    // Three labelled ticks: "1021.7 KiB" is wide, and five of them ran into each other at the
-    // histogram's usual width beside the fullest tiles.
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    for (int k = 0; k <= 2; ++k)
-        ticker->addTick(top * k / 2, bytesText(top * k / 2));
-    m_histogram->xAxis->setTicker(ticker);
+    // About three labelled ticks: byte labels are wide, and five of them ran into each other at
+    // the histogram's usual width beside the fullest tiles.
+    m_histogram->xAxis->setTicker(NiceAxisTicker::make(format::Axis::Bytes, 3));
     m_histogram->replot();
 }
 

@@ -1,5 +1,6 @@
 #include "views/runtime/loss_chart.h"
 
+#include "views/common/nice_axis_ticker.h"
 #include "views/profile/plot_theme.h"
 
 #include <QCheckBox>
@@ -43,6 +44,8 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
 
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->xAxis->setLabel(tr("step"));
+    // Steps are whole: never a tick at 1.5 or 2.5 on a short run.
+    m_plot->xAxis->setTicker(NiceAxisTicker::make(format::Axis::Integer, 6));
     m_plot->yAxis->setLabel(tr("loss"));
     m_plot->legend->setVisible(true);
     m_plot->setNoAntialiasingOnDrag(true);
@@ -104,6 +107,31 @@ void LossChart::setRun(qint64 id, const QString& label, const QVector<QPointF>& 
     refreshSeries(m_series[id]);
     recolour();
     rescale();
+}
+
+void LossChart::markFailed(qint64 id, const QString& reason)
+{
+    if (!m_series.contains(id))
+        return;
+    Series& s = m_series[id];
+    s.failed = true;
+    s.graph->setName(tr("%1 (failed)").arg(s.label));
+    // Nothing was drawn: no legend entries for empty curves.
+    if (s.evalSteps.isEmpty())
+        s.evalGraph->removeFromLegend();
+    if (s.steps.isEmpty()) {
+        s.graph->removeFromLegend();
+        m_placeholder->setText(
+            reason.isEmpty() ? tr("%1 failed before its first step").arg(s.label)
+                             : tr("%1 failed before its first step:\n%2").arg(s.label, reason));
+    }
+    recolour();
+    m_plot->replot();
+}
+
+QString LossChart::placeholderText() const
+{
+    return m_placeholder->visible() ? m_placeholder->text() : QString();
 }
 
 int LossChart::pointCount(qint64 id) const
@@ -176,7 +204,7 @@ void LossChart::setLogScale(bool on)
     if (on)
         m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     else
-        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        m_plot->yAxis->setTicker(NiceAxisTicker::make(format::Axis::Number, 5));
     rescale();
 }
 
@@ -242,9 +270,23 @@ void LossChart::recolour()
         s.graph->setPen(QPen(c, 1.5));
         s.evalGraph->setPen(QPen(c.darker(130), 1.5));
     }
-    m_placeholder->setVisible(m_series.isEmpty());
+    // A failed run without points shows its reason where its curve would be; a failed curve
+    // is drawn dashed.
+    bool anyPoints = false, failedEmpty = false;
+    for (const Series& s : std::as_const(m_series)) {
+        anyPoints = anyPoints || !s.steps.isEmpty() || !s.evalSteps.isEmpty();
+        failedEmpty = failedEmpty || (s.failed && s.steps.isEmpty());
+        if (s.failed) {
+            QPen pen = s.graph->pen();
+            pen.setStyle(Qt::DashLine);
+            s.graph->setPen(pen);
+        }
+    }
+    if (m_series.isEmpty())
+        m_placeholder->setText(tr("No run shown: press Start, or select runs in the history"));
+    m_placeholder->setVisible(m_series.isEmpty() || (failedEmpty && !anyPoints));
     m_placeholder->setColor(palette().color(QPalette::PlaceholderText));
-    m_plot->legend->setVisible(!m_series.isEmpty());
+    m_plot->legend->setVisible(!m_series.isEmpty() && m_plot->legend->itemCount() > 0);
 }
 
 void LossChart::changeEvent(QEvent* event)

@@ -27,6 +27,11 @@ public:
     void appendLoss(qint64 id, double step, double loss); // live
     void appendEval(qint64 id, double step, double loss);
     void removeRun(qint64 id);
+    // A run that failed: its legend entry says so, and a run that failed before its first step
+    // shows why in the chart instead of an empty legend ("run 1 / run 1 (eval)").
+    void markFailed(qint64 id, const QString& reason);
+    bool isFailed(qint64 id) const { return m_series.contains(id) && m_series[id].failed; }
+    QString placeholderText() const;
     void clearRuns();
     QList<qint64> runIds() const { return m_series.keys(); }
     int pointCount(qint64 id) const;
@@ -54,6 +59,7 @@ private:
         QCPGraph* graph = nullptr;
         QCPGraph* evalGraph = nullptr;
         double smoothed = 0; // running EMA for live appends
+        bool failed = false;
     };
     void refreshSeries(Series& s);
     void recolour();

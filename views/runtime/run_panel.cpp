@@ -1,13 +1,17 @@
 #include "views/runtime/run_panel.h"
 
 #include "core/cluster/cluster.h"
+#include "core/common/number_format.h"
 #include "core/dryrun/dry_run.h"
 #include "core/graph/torch_child.h"
 #include "core/project/params_file.h"
+#include "core/runtime/run_config.h"
 #include "views/common/trust_prompt.h"
+#include "views/profile/plot_theme.h"
 #include "views/runtime/argument_dialog.h"
 #include "views/runtime/loss_chart.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
@@ -31,6 +35,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardItemModel>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
@@ -66,6 +71,12 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
         return r.id;
     if (role == Qt::ToolTipRole)
         return r.reason.isEmpty() ? r.status : r.status + QStringLiteral(": ") + r.reason;
+    // A failed run stands out in the history: the status in the alert colour with an icon.
+    const bool failed = r.status == QLatin1String("failed");
+    if (role == Qt::ForegroundRole && failed && index.column() == Status)
+        return alertColor(QApplication::palette());
+    if (role == Qt::DecorationRole && failed && index.column() == Status)
+        return QApplication::style()->standardIcon(QStyle::SP_MessageBoxCritical);
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
@@ -83,7 +94,8 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
     case Steps:
         return r.lastStep;
     case Loss:
-        return QString::number(r.lastLoss, 'f', 4);
+        // No step ran: no loss to show (0.0000 read like a result).
+        return r.lastStep > 0 ? QString::number(r.lastLoss, 'f', 4) : QStringLiteral("–");
     case Status:
         return r.status;
     }
@@ -188,6 +200,9 @@ RunPanel::RunPanel(QWidget* parent)
     m_lossPattern =
         new QLineEdit(QStringLiteral("step\\s+(?<step>\\d+).*?loss\\s+(?<loss>[-+0-9.eE]+)"), this);
     m_start = new QPushButton(tr("Start"), this);
+    m_startReason = new QLabel(this);
+    m_startReason->setWordWrap(true);
+    m_startReason->hide();
     m_stop = new QPushButton(tr("Stop"), this);
     m_stop->setToolTip(tr("Finish the current step, write a checkpoint, then stop"));
     m_kill = new QPushButton(tr("Kill"), this);
@@ -225,6 +240,7 @@ RunPanel::RunPanel(QWidget* parent)
     buttons->addWidget(m_start);
     buttons->addWidget(m_stop);
     buttons->addWidget(m_kill);
+    buttons->addWidget(m_startReason, 2);
     buttons->addWidget(m_progress, 1);
     buttons->addWidget(m_remaining);
     auto* left = new QWidget(this);
@@ -509,6 +525,25 @@ void RunPanel::setProject(const QString& folder)
     updateButtons();
 }
 
+void RunPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    updateButtons();
+}
+
+QString RunPanel::startBlockedReason() const
+{
+    // The built-in runtime trains from the project's params file (the rule every tab uses); the
+    // dry run and the project's own command do not need one. Said here, next to Start, in GUI
+    // words: the run would only fail with "give --params" in the log.
+    if (m_project.isEmpty() || runKind() != RunKind::Builtin)
+        return {};
+    if (!runtime::findParamsFile(m_project.toStdString()))
+        return tr("No params file: the built-in runtime trains from configs/params.yaml, "
+                  "params.yaml or const.yaml. Choose one in the Porting tab, or try a dry run.");
+    return {};
+}
+
 bool RunPanel::isRunning() const
 {
     return m_controller->isRunning();
@@ -553,7 +588,11 @@ void RunPanel::updateButtons()
     m_form->setRowVisible(m_lossPattern, script);
     m_steps->setSpecialValueText(dry ? QString() : tr("from params"));
     m_steps->setMinimum(dry ? 1 : 0);
-    m_start->setEnabled(!running && !m_project.isEmpty() && slurmReady &&
+    const QString blocked = running ? QString() : startBlockedReason();
+    m_startReason->setText(blocked);
+    m_startReason->setVisible(!blocked.isEmpty());
+    m_start->setToolTip(blocked);
+    m_start->setEnabled(!running && !m_project.isEmpty() && slurmReady && blocked.isEmpty() &&
                         (script ? m_trusted->isChecked() : !m_cli.isEmpty()));
     m_runOn->setEnabled(!running);
     m_ranks->setEnabled(!running);
@@ -570,6 +609,11 @@ void RunPanel::start()
 {
     if (m_controller->isRunning() || m_project.isEmpty())
         return;
+    // A run that cannot start is not started (its reason is shown next to Start).
+    if (const QString why = startBlockedReason(); !why.isEmpty()) {
+        updateButtons();
+        return;
+    }
     if (!m_history->isOpen()) {
         // First run: .portolan/ is created now. In a git checkout, offer (never force) to keep
         // it out of version control.
@@ -742,10 +786,11 @@ void RunPanel::onEvent(const RunEvent& e)
         }
         // A dry run has a handful of steps: each is worth a line.
         if (step % 50 == 0 || m_maxSteps <= 20)
-            appendLog(tr("step %1  loss %2  %3 samples/s")
+            appendLog(tr("step %1  loss %2  %3")
                           .arg(step)
                           .arg(e.loss ? QString::number(*e.loss, 'f', 4) : tr("n/a"))
-                          .arg(e.samplesPerSec ? *e.samplesPerSec : 0.0, 0, 'f', 0),
+                          .arg(QString::fromStdString(
+                              format::samplesPerSecond(e.samplesPerSec ? *e.samplesPerSec : 0.0))),
                       false);
         break;
     }
@@ -807,6 +852,8 @@ void RunPanel::onFinished(RunStatus status, const QString& reason)
     appendLog(reason.isEmpty() || reason == name ? tr("run %1").arg(name)
                                                  : tr("run %1: %2").arg(name, reason),
               status == RunStatus::Failed);
+    if (status == RunStatus::Failed && m_currentRun)
+        m_chart->markFailed(m_currentRun, reason);
     m_chart->rescale();
     if (status == RunStatus::Completed)
         m_progress->setValue(m_progress->maximum());
@@ -833,10 +880,15 @@ void RunPanel::overlaySelection()
     for (qint64 id : m_chart->runIds())
         if (id != m_currentRun && !wanted.contains(id))
             m_chart->removeRun(id);
-    for (qint64 id : wanted)
-        if (id != m_currentRun || !m_controller->isRunning())
-            m_chart->setRun(id, tr("run %1").arg(id), m_history->lossCurve(id),
-                            m_history->evalPoints(id));
+    for (const QModelIndex& row : rows) {
+        const RunRecord& r = m_historyModel->runAt(row.row());
+        if (r.id == m_currentRun && m_controller->isRunning())
+            continue;
+        m_chart->setRun(r.id, tr("run %1").arg(r.id), m_history->lossCurve(r.id),
+                        m_history->evalPoints(r.id));
+        if (r.status == QLatin1String("failed"))
+            m_chart->markFailed(r.id, r.reason);
+    }
 }
 
 } // namespace portolan::views

@@ -111,6 +111,10 @@ public:
     QString dryRunArguments() const;
     bool isTrusted() const;
     bool isRunning() const;
+    // Why Start is disabled, shown next to it ("" when a run can start): a built-in run without
+    // a params file cannot start.
+    QString startBlockedReason() const;
+    QPushButton* startButton() const { return m_start; }
     // Without a user (screenshots, tests) nothing is asked: .gitignore is left alone.
     void setInteractive(bool interactive) { m_interactive = interactive; }
 
@@ -124,6 +128,11 @@ Q_SIGNALS:
     // A dry run stopped for arguments the entry requires; the panel asks for them when
     // interactive (and starts again), else it only reports them.
     void argumentsRequired(const QJsonArray& arguments);
+
+protected:
+    // The params file may have been chosen in the Porting tab meanwhile: Start's state is
+    // checked again when the tab is shown.
+    void showEvent(QShowEvent* event) override;
 
 private:
     void onEvent(const RunEvent& e);
@@ -167,6 +176,7 @@ private:
     QLineEdit* m_command;
     QLineEdit* m_lossPattern;
     QPushButton* m_start;
+    QLabel* m_startReason;
     QPushButton* m_stop;
     QPushButton* m_kill;
     QProgressBar* m_progress;
