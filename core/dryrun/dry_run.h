@@ -121,9 +121,14 @@ private:
 // One line of the event pipe, read. The driver writes JSON objects with an "event" member
 // (core/runtime/EVENTS.md), but anything may reach the pipe, with any member of any type: a line
 // that is not such an object is kept as an "output" event, and nothing here throws.
+// Read by the typed reader (core/runtime/run_event.h). A line that is not an event becomes an
+// "output" event with stream "events"; one shaped like an event with a field of the wrong type
+// becomes a "warning" of kind "refused-event" naming the field, with the reader's diagnostic in
+// `refusal`.
 struct EventLine
 {
     nlohmann::json event;
+    std::optional<Diagnostic> refusal;
     bool terminal = false;   // "finished" or "failed": the run's last event
     bool usageError = false; // a "failed" whose code means the user's input, not the project
 };
