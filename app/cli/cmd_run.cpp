@@ -112,6 +112,8 @@ int runDry(const RunCliOptions& o)
     } else if (const ParamsFileChoice choice = paramsFileFor(project);
                choice.source == ParamsSource::Saved) {
         options.params = choice.absolute(project).string();
+        options.paramsReason = "the project's saved choice (portolan-cli info --use-params, or "
+                               "the Params tab)";
     }
     options.steps = o.steps;
     options.batch = o.batch;

@@ -40,9 +40,10 @@ private:
 struct DryRunOptions
 {
     std::filesystem::path project;
-    std::string flavour; // empty: detected from the project's code (core/analysis)
-    std::string entry;   // relative to the project; empty: chosen by the driver
-    std::string params;  // Model Zoo params file or Determined experiment config
+    std::string flavour;      // empty: detected from the project's code (core/analysis)
+    std::string entry;        // relative to the project; empty: chosen by the driver
+    std::string params;       // Model Zoo params file or Determined experiment config
+    std::string paramsReason; // why that file, for the started event (empty: "given with --params")
     int steps = 3;
     int batch = 2;
     std::filesystem::path sdkPath; // a Cerebras Model Zoo checkout

@@ -325,7 +325,7 @@ void TestDryRunEvents::savedParamsFileReachesTheDryRun()
              {"run", project, "--dry-run", "--trust", "--steps", "1"});
     QVERIFY(real.waitForFinished(300000));
     const QString realOut = QString::fromUtf8(real.readAllStandardOutput());
-    QVERIFY2(realOut.contains("config: adaptive.yaml"),
+    QVERIFY2(realOut.contains("config: adaptive.yaml (the project's saved choice"),
              qPrintable(realOut + real.readAllStandardError()));
 }
 
