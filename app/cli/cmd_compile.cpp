@@ -1,22 +1,17 @@
 // portolan-cli compile (PROJECT | PARAMS.yaml | MODEL.pt --input-shape ...) --target ...:
 // simulated compilation for Graphcore IPUs and Cerebras CS systems; --auto searches for a
-// configuration that fits. Exits 1 when the model does not fit. A Model Zoo model is built from
-// its params here; other models are recorded by portolan-torch (the Torch child).
+// configuration that fits. Exits 1 when the model does not fit. The orchestration is
+// core/workflow's compileProject, which the Profile tab uses too; this file parses options and
+// prints.
 #include "app/cli/cli_common.h"
 #include "core/common/atomic_file.h"
 #include "core/common/text.h"
-#include "core/families/families.h"
-#include "core/graph/graph_source.h"
-#include "core/graph/torch_child.h"
 #include "core/report/report.h"
 #include "core/report/trace.h"
 #include "core/sim/auto_config.h"
-#include "core/sim/compile.h"
 #include "core/sim/layer_split.h"
-#include "core/sim/model_family.h"
-#include "core/sim/project_training.h"
 #include "core/sim/summary.h"
-#include "core/targets/target.h"
+#include "core/workflow/compile_project.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -71,42 +66,8 @@ struct CompileCliOptions
     const CLI::App* command = nullptr; // counts the other options the project must not override
 };
 
-bool isParamsFile(const std::filesystem::path& p)
-{
-    return p.extension() == ".yaml" || p.extension() == ".yml";
-}
-
-// A Model Zoo params file: the model built from its keys, and the training it asks for where
-// the command line says nothing (the batch from its data section, its optimizer, mixed
-// precision). Notes say what the builder inferred or simplified.
-void applyParamsDefaults(const families::ModelFromParams& m, const CompileCliOptions& o,
-                         const targets::Target& target, sim::CompileOptions& c)
-{
-    graph::ProjectTraining asked;
-    asked.optimizer = m.optimizer;
-    asked.batchSize = int(std::clamp<std::int64_t>(m.data.batchSize, 1, 1 << 24));
-    asked.mixedPrecision = m.mixedPrecision;
-    sim::TrainingOverrides keep;
-    keep.microBatch = o.microBatchOption->count() > 0;
-    keep.gradAccum = o.gradAccumOption->count() > 0;
-    keep.optimizer = o.optimizerOption->count() > 0;
-    keep.precision = o.precisionOption->count() > 0;
-    sim::applyProjectTraining(asked, target.kind, c.training, keep);
-    std::cout << "Params: " << m.family << " (" << m.architecture << ", "
-              << (m.inferred ? "family inferred" : "model.name") << "), " << m.layout
-              << " layout, batch " << m.data.batchSize;
-    if (m.data.sequence > 0)
-        std::cout << ", sequence " << m.data.sequence << " (" << m.data.sequenceFrom << ")";
-    std::cout << "\n";
-    for (const auto& n : m.notes)
-        std::cout << "  note: " << n << "\n";
-}
-
-// A captured project: the compile opens on its own settings (the capture's micro-batch, and a
-// PopTorch project's strategy and Options), by the rule the Profile tab uses; what the command
-// line says stays.
-void applyCaptureSettings(const graph::ProjectTraining& p, const CompileCliOptions& o,
-                          const targets::Target& target, sim::CompileOptions& c)
+// The settings given on the command line, which the project's own must not override.
+sim::TrainingOverrides givenSettings(const CompileCliOptions& o, const sim::CompileOptions& c)
 {
     const auto given = [&](const char* name) {
         return o.command && o.command->count(name) > 0;
@@ -120,40 +81,7 @@ void applyCaptureSettings(const graph::ProjectTraining& p, const CompileCliOptio
     keep.replicas = given("--replicas");
     keep.availableMemory = given("--available-memory-proportion") || given("--amp-per-ipu");
     keep.halfPartials = given("--half-partials");
-    sim::applyProjectSettings(p, target.kind, c, keep);
-    if (!p.strategy.empty() && target.kind != targets::TargetKind::Cs)
-        std::cout << "Project: " << p.strategy << " on " << p.ipus << " IPU"
-                  << (p.ipus == 1 ? "" : "s") << ", device iterations "
-                  << std::max(1, p.deviceIterations) << ", gradient accumulation "
-                  << std::max(1, p.gradAccum) << ", micro-batch " << p.batchSize << "\n";
-}
-
-Result<graph::OpGraph> loadGraph(const CompileCliOptions& o)
-{
-    if (!o.synthetic.empty())
-        return graph::runTorchChild(
-            {"synthetic", o.synthetic, "--heads", std::to_string(o.syntheticHeads), "--sequence",
-             std::to_string(o.syntheticSequence), "--vocab", std::to_string(o.syntheticVocab)});
-    std::filesystem::path in = o.input;
-    if (in.extension() == ".pt" || in.extension() == ".pth" || in.extension() == ".ptl") {
-        if (o.inputShape.empty())
-            return Result<graph::OpGraph>::fail(
-                {Severity::Error,
-                 "cli.input-shape",
-                 "a TorchScript model needs --input-shape, like 1,3,32,32",
-                 {o.input}});
-        if (auto shape = graph::parseShape(o.inputShape); !shape)
-            return Result<graph::OpGraph>::fail(shape.error);
-        return graph::runTorchChild(
-            {"torchscript", o.input, "--input-shape", o.inputShape, "--input-dtype", o.inputDtype});
-    }
-    const graph::GraphSource source = graph::chooseGraphSource(in);
-    const auto args = graph::torchChildArguments(source, o.recordBatch);
-    if (args.empty())
-        return Result<graph::OpGraph>::fail(source.message);
-    if (!source.message.message.empty())
-        std::cerr << "portolan-cli: " << source.message.message << "\n";
-    return graph::runTorchChild(args);
+    return keep;
 }
 
 void printSummary(const sim::CompileResult& r)
@@ -274,105 +202,64 @@ int runCompile(const CompileCliOptions& cliOptions)
         if (o.ipus == 1)
             c.ipus = s.value->stages();
     }
-    auto target = targets::loadTarget(o.target);
-    if (!target) {
-        printDiagnostic(std::cerr, target.error);
-        return ExitUsage;
-    }
-    Result<graph::OpGraph> graph = Result<graph::OpGraph>::fail({});
-    std::filesystem::path familyParams;
-    std::optional<sim::ModelFamilyNotes> familyNotes;
-    std::optional<graph::ProjectTraining> captured; // a capture's own settings
-    if (!o.input.empty() && o.synthetic.empty()) {
-        if (isParamsFile(o.input)) {
-            familyParams = o.input;
-        } else if (std::filesystem::is_directory(o.input) ||
-                   std::filesystem::path(o.input).filename() == "capture.json") {
-            const graph::GraphSource source = graph::chooseGraphSource(o.input);
-            if (source.kind == graph::GraphSourceKind::ModelFamily) {
-                familyParams = source.params;
-                std::cerr << "portolan-cli: " << source.message.message << "\n";
-            } else if (source.kind == graph::GraphSourceKind::Capture && source.training) {
-                captured = source.training;
-            }
-        }
-    }
-    if (captured)
-        applyCaptureSettings(*captured, o, *target.value, c);
-    if (!familyParams.empty()) {
-        auto m = families::buildFromParamsFile(familyParams);
-        if (m) {
-            applyParamsDefaults(*m.value, o, *target.value, c);
-            const auto& mv = *m.value;
-            familyNotes = sim::modelFamilyNotes(mv, familyParams);
-            graph = Result<graph::OpGraph>::ok(std::move(m.value->graph));
-        } else if (m.error.code == "families.unknown" || m.error.code == "families.no-model") {
-            graph = loadGraph(o); // a project's own params file: its model through the runtime
-            if (!graph) {
-                printDiagnostic(std::cerr, m.error);
-                return ExitUsage;
-            }
-        } else {
-            printDiagnostic(std::cerr, m.error);
-            return ExitUsage;
-        }
-    } else {
-        graph = loadGraph(o);
-    }
-    if (!graph) {
-        printDiagnostic(std::cerr, graph.error);
-        return ExitUsage;
-    }
-    Result<sim::CompileResult> result = Result<sim::CompileResult>::fail({});
+    // The orchestration (model source, the project's training, the simulators) is the
+    // workflow's, shared with the Profile tab.
+    workflow::CompileRequest request;
+    request.input.path = o.input;
+    request.input.inputShape = o.inputShape;
+    request.input.inputDtype = o.inputDtype;
+    request.input.recordBatch = o.recordBatch;
+    if (!o.synthetic.empty())
+        request.input.torchArguments = {"synthetic",  o.synthetic,
+                                        "--heads",    std::to_string(o.syntheticHeads),
+                                        "--sequence", std::to_string(o.syntheticSequence),
+                                        "--vocab",    std::to_string(o.syntheticVocab)};
+    request.options = c;
+    request.keep = givenSettings(o, c);
     if (!o.autoGoal.empty()) {
-        sim::AutoRequest req;
-        req.base = c;
-        req.goal = o.autoGoal == "throughput" ? sim::AutoRequest::Goal::HighestThroughput
-                                              : sim::AutoRequest::Goal::FewestIpus;
-        req.ipus = c.ipus;
-        req.maxIpus = o.maxIpus;
-        auto found = sim::findFittingConfiguration(*graph.value, *target.value, req);
-        if (!found) {
-            printDiagnostic(std::cerr, found.error);
-            return ExitUsage;
-        }
-        const auto& a = *found.value;
-        std::cout << "Search (" << o.autoGoal << "): " << a.simulated
-                  << " configurations simulated in " << humanSeconds(a.milliseconds / 1e3) << "\n";
-        for (const auto& p : a.pruned)
+        sim::AutoRequest search;
+        search.goal = o.autoGoal == "throughput" ? sim::AutoRequest::Goal::HighestThroughput
+                                                 : sim::AutoRequest::Goal::FewestIpus;
+        search.maxIpus = o.maxIpus;
+        request.search = search;
+    }
+    auto outcome = workflow::compileProject(request);
+    if (!outcome) {
+        printDiagnostic(std::cerr, outcome.error);
+        return ExitUsage;
+    }
+    for (const auto& d : outcome.value->diagnostics)
+        std::cerr << "portolan-cli: " << d.message << "\n";
+    for (const auto& n : outcome.value->notes)
+        std::cout << n << "\n";
+    if (const auto& a = outcome.value->search) {
+        std::cout << "Search (" << o.autoGoal << "): " << a->simulated
+                  << " configurations simulated in " << humanSeconds(a->milliseconds / 1e3) << "\n";
+        for (const auto& p : a->pruned)
             std::cout << "  pruned: " << p << "\n";
-        if (!a.found) {
+        if (!a->found) {
             std::cout << "No configuration fits.\n";
             return ExitFindings;
         }
-        std::cout << "Best: " << sim::describeOptions(a.best.options) << "\n";
-        sim::CompileOptions best = a.best.options;
-        best.advice = false;
-        result = sim::compileGraph(*graph.value, *target.value, best);
-    } else {
-        result = sim::compileGraph(*graph.value, *target.value, c);
+        std::cout << "Best: " << sim::describeOptions(a->best.options) << "\n";
     }
-    if (!result) {
-        printDiagnostic(std::cerr, result.error);
-        return ExitUsage;
-    }
-    result.value->modelFamily = familyNotes;
-    printSummary(*result.value);
+    const sim::CompileResult& result = *outcome.value->result;
+    printSummary(result);
     if (!o.reportPath.empty()) {
-        if (auto err = report::saveReport(o.reportPath, *result.value)) {
+        if (auto err = report::saveReport(o.reportPath, result)) {
             printDiagnostic(std::cerr, *err);
             return ExitUsage;
         }
         std::cout << "Report: " << o.reportPath << "\n";
     }
     if (!o.tracePath.empty()) {
-        if (auto err = writeFileAtomically(o.tracePath, report::chromeTrace(*result.value))) {
+        if (auto err = writeFileAtomically(o.tracePath, report::chromeTrace(result))) {
             printDiagnostic(std::cerr, *err);
             return ExitUsage;
         }
         std::cout << "Trace: " << o.tracePath << " (open in https://ui.perfetto.dev)\n";
     }
-    return result.value->fits ? ExitOk : ExitFindings;
+    return result.fits ? ExitOk : ExitFindings;
 }
 
 Subcommand registerCompile(CLI::App& root)

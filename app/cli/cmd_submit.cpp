@@ -10,6 +10,7 @@
 #include "core/common/json.h"
 #include "core/common/number_format.h"
 #include "core/graph/torch_child.h"
+#include "core/runtime/run_event.h"
 
 #include <atomic>
 #include <chrono>
@@ -67,7 +68,10 @@ public:
     {
         if (m_jsonl) {
             e["time"] = unixNow();
-            std::cout << e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+            // Written by the typed writer; what it refuses is a bug here, written as it is.
+            const auto typed = runtime::runEventFromJson(e);
+            std::cout << (typed ? runtime::toJsonLine(*typed.value)
+                                : e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
                       << std::endl;
         } else if (!text.empty()) {
             std::cout << text << std::endl;
@@ -129,32 +133,37 @@ int follow(const Reporter& rep, std::int64_t jobId, const fs::path& output)
     cluster::JobStatus status;
     cluster::TaskLineJoiner joiner;
     const auto handleLine = [&](const cluster::OutputLine& line) {
-        const auto e = nlohmann::json::parse(line.text, nullptr, false);
-        const bool isEvent = e.is_object() && e.contains("event");
+        // The typed reader: a field of the wrong type refuses the line instead of throwing
+        // out of nlohmann's value().
+        const auto read = runtime::parseRunEvent(line.text);
+        const bool isEvent = bool(read);
         if (isEvent && line.task <= 0) {
-            const std::string type = e.value("event", "");
-            terminal = terminal || type == "finished" || type == "failed";
-            failed = failed || type == "failed";
+            const runtime::RunEvent& e = *read.value;
+            terminal = terminal || e.isTerminal();
+            failed = failed || e.kind == runtime::RunEventKind::Failed;
             if (rep.jsonl())
                 std::cout << line.text << std::endl;
-            else if (type == "step")
-                std::cout << "step " << e.value("step", 0) << "  loss " << e.value("loss", 0.0)
-                          << "  " << format::samplesPerSecond(e.value("samples_per_sec", 0.0))
-                          << std::endl;
-            else if (type == "failed")
-                std::cerr << "portolan-cli: " << e.value("diagnostic", "") << std::endl;
-            else if (type == "finished")
-                std::cout << "finished (" << e.value("reason", "") << ") at step "
-                          << e.value("step", 0) << std::endl;
+            else if (e.kind == runtime::RunEventKind::Step)
+                std::cout << "step " << e.step << "  loss " << e.loss.value_or(0.0) << "  "
+                          << format::samplesPerSecond(e.samplesPerSec.value_or(0.0)) << std::endl;
+            else if (e.kind == runtime::RunEventKind::Failed)
+                std::cerr << "portolan-cli: " << e.diagnostic << std::endl;
+            else if (e.kind == runtime::RunEventKind::Finished)
+                std::cout << "finished (" << e.reason << ") at step " << e.step << std::endl;
             return;
         }
-        if (isEvent && e.value("event", "") == "failed")
+        if (isEvent && read.value->kind == runtime::RunEventKind::Failed)
             rep.event({{"event", "warning"},
                        {"kind", "rank-failed"},
                        {"rank", line.task},
                        {"message", "rank " + std::to_string(line.task) + ": " +
-                                       e.value("diagnostic", e.value("message", ""))}},
+                                       (read.value->diagnostic.empty() ? read.value->message
+                                                                       : read.value->diagnostic)}},
                       {});
+        else if (!isEvent && read.error.code == "events.field-type")
+            std::cerr << "portolan-cli: task " << line.task
+                      << ": event refused: " << read.error.message << ": " << line.text
+                      << std::endl;
         else if (!isEvent)
             std::cerr << (line.task >= 0 ? "task " + std::to_string(line.task) + ": " : "")
                       << line.text << std::endl;

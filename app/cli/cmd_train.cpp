@@ -9,6 +9,7 @@
 #include "core/cluster/cluster.h"
 #include "core/common/json.h"
 #include "core/graph/torch_child.h"
+#include "core/runtime/run_event.h"
 
 #include <algorithm>
 #include <atomic>
@@ -36,21 +37,21 @@ double unixNow()
            1000.0;
 }
 
-void writeEvent(const nlohmann::json& e)
+void writeEvent(const runtime::RunEvent& e)
 {
-    std::cout << e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+    std::cout << runtime::toJsonLine(e) << std::endl;
 }
 
 int failWith(const TrainCliOptions& o, const Diagnostic& d)
 {
-    if (o.events == "jsonl")
-        writeEvent(nlohmann::json{{"event", "failed"},
-                                  {"time", unixNow()},
-                                  {"message", d.message},
-                                  {"code", d.code},
-                                  {"diagnostic", d.toString()},
-                                  {"location", toJson(d.location)}});
-    else
+    if (o.events == "jsonl") {
+        runtime::RunEvent e = runtime::makeRunEvent("failed", unixNow());
+        e.message = d.message;
+        e.code = d.code;
+        e.diagnostic = d.toString();
+        e.fields["location"] = toJson(d.location);
+        writeEvent(e);
+    } else
         printDiagnostic(std::cerr, d);
     return ExitUsage;
 }
@@ -107,9 +108,8 @@ int runRanks(const TrainCliOptions& o)
                 }
                 rank0Spoke = true;
                 if (jsonl && out) {
-                    const auto e = nlohmann::json::parse(line, nullptr, false);
-                    if (e.is_object() &&
-                        (e.value("event", "") == "finished" || e.value("event", "") == "failed"))
+                    const auto e = runtime::parseRunEvent(line);
+                    if (e && e.value->isTerminal())
                         rank0Terminal = true;
                 }
                 (out ? std::cout : std::cerr) << line << std::endl;
@@ -118,14 +118,16 @@ int runRanks(const TrainCliOptions& o)
             if (jsonl && out) {
                 // The other ranks print only their own failure: a warning in rank 0's stream,
                 // which ends with rank 0's own account.
-                const auto e = nlohmann::json::parse(line, nullptr, false);
-                if (e.is_object() && e.value("event", "") == "failed")
-                    writeEvent({{"event", "warning"},
-                                {"time", unixNow()},
-                                {"kind", "rank-failed"},
-                                {"rank", rank},
-                                {"message", "rank " + std::to_string(rank) + ": " +
-                                                e.value("diagnostic", e.value("message", ""))}});
+                const auto e = runtime::parseRunEvent(line);
+                if (e && e.value->kind == runtime::RunEventKind::Failed) {
+                    runtime::RunEvent w = runtime::makeRunEvent("warning", unixNow());
+                    w.fields["kind"] = "rank-failed";
+                    w.fields["rank"] = rank;
+                    w.message =
+                        "rank " + std::to_string(rank) + ": " +
+                        (e.value->diagnostic.empty() ? e.value->message : e.value->diagnostic);
+                    writeEvent(w);
+                }
                 return true;
             }
             std::cerr << "rank " << rank << ": " << line << std::endl;
@@ -136,23 +138,24 @@ int runRanks(const TrainCliOptions& o)
                 return;
             const std::string message = "rank " + std::to_string(e.rank) + " " + howEnded(e) +
                                         " after " + std::to_string(int(e.seconds)) + " s";
-            if (jsonl)
-                writeEvent({{"event", "warning"},
-                            {"time", unixNow()},
-                            {"kind", "rank-ended"},
-                            {"rank", e.rank},
-                            {"message", message}});
-            else
+            if (jsonl) {
+                runtime::RunEvent w = runtime::makeRunEvent("warning", unixNow());
+                w.fields["kind"] = "rank-ended";
+                w.fields["rank"] = e.rank;
+                w.message = message;
+                writeEvent(w);
+            } else
                 std::cerr << "portolan-cli: " << message << std::endl;
         };
         outcome = cluster::launchRanks(argv, launch, onLine, onExit, &g_stop);
         if (!portInUse)
             break;
-        if (jsonl)
-            writeEvent({{"event", "info"},
-                        {"time", unixNow()},
-                        {"message", "rendezvous port " + std::to_string(outcome.masterPort) +
-                                        " was taken; starting the ranks again on another"}});
+        if (jsonl) {
+            runtime::RunEvent i = runtime::makeRunEvent("info", unixNow());
+            i.message = "rendezvous port " + std::to_string(outcome.masterPort) +
+                        " was taken; starting the ranks again on another";
+            writeEvent(i);
+        }
     }
     std::signal(SIGTERM, SIG_DFL);
     std::signal(SIGINT, SIG_DFL);

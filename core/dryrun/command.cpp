@@ -45,6 +45,8 @@ std::vector<std::string> childCommand(const DryRunOptions& o, const std::filesys
         cmd.insert(cmd.end(), {"--entry", o.entry});
     if (!o.params.empty())
         cmd.insert(cmd.end(), {"--params", o.params});
+    if (!o.params.empty() && !o.paramsReason.empty())
+        cmd.insert(cmd.end(), {"--params-reason", o.paramsReason});
     if (!o.sdkPath.empty())
         cmd.insert(cmd.end(), {"--sdk-path", o.sdkPath.string()});
     if (o.threads > 0)

@@ -40,9 +40,10 @@ private:
 struct DryRunOptions
 {
     std::filesystem::path project;
-    std::string flavour; // empty: detected from the project's code (core/analysis)
-    std::string entry;   // relative to the project; empty: chosen by the driver
-    std::string params;  // Model Zoo params file or Determined experiment config
+    std::string flavour;      // empty: detected from the project's code (core/analysis)
+    std::string entry;        // relative to the project; empty: chosen by the driver
+    std::string params;       // Model Zoo params file or Determined experiment config
+    std::string paramsReason; // why that file, for the started event (empty: "given with --params")
     int steps = 3;
     int batch = 2;
     std::filesystem::path sdkPath; // a Cerebras Model Zoo checkout
@@ -121,9 +122,14 @@ private:
 // One line of the event pipe, read. The driver writes JSON objects with an "event" member
 // (core/runtime/EVENTS.md), but anything may reach the pipe, with any member of any type: a line
 // that is not such an object is kept as an "output" event, and nothing here throws.
+// Read by the typed reader (core/runtime/run_event.h). A line that is not an event becomes an
+// "output" event with stream "events"; one shaped like an event with a field of the wrong type
+// becomes a "warning" of kind "refused-event" naming the field, with the reader's diagnostic in
+// `refusal`.
 struct EventLine
 {
     nlohmann::json event;
+    std::optional<Diagnostic> refusal;
     bool terminal = false;   // "finished" or "failed": the run's last event
     bool usageError = false; // a "failed" whose code means the user's input, not the project
 };

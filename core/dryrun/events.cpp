@@ -4,6 +4,7 @@
 // member is read here through accessors that check the type first.
 #include "core/common/number_format.h"
 #include "core/dryrun/dry_run.h"
+#include "core/runtime/run_event.h"
 
 #include <array>
 #include <iomanip>
@@ -108,15 +109,26 @@ void LineSplitter::flush(const Emit& emit)
 EventLine readEventLine(const std::string& line, double time)
 {
     EventLine out;
-    out.event = json::parse(line, nullptr, false);
-    const auto kind = out.event.is_object() ? out.event.find("event") : out.event.end();
-    if (!out.event.is_object() || kind == out.event.end() || !kind->is_string()) {
+    auto read = runtime::parseRunEvent(line);
+    if (!read && read.error.code == "events.field-type") {
+        // Shaped like ours with a field of the wrong type: never trusted as the event it claims
+        // to be (a "failed" refused here does not end the run), and said so.
+        out.refusal = read.error;
+        out.event = json{{"event", "warning"},
+                         {"time", time},
+                         {"kind", "refused-event"},
+                         {"message", "event refused: " + read.error.message + ": " + line}};
+        return out;
+    }
+    if (!read) {
+        // Not an event (a project writing to the pipe): passed on as text.
         out.event = json{{"event", "output"}, {"time", time}, {"stream", "events"}, {"text", line}};
         return out;
     }
-    const std::string type = kind->get<std::string>();
-    out.terminal = type == "finished" || type == "failed";
-    out.usageError = type == "failed" && isUsageCode(text(out.event, "code"));
+    out.terminal = read.value->isTerminal();
+    out.usageError =
+        read.value->kind == runtime::RunEventKind::Failed && isUsageCode(read.value->code);
+    out.event = std::move(read.value->fields);
     return out;
 }
 

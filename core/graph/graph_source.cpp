@@ -57,21 +57,10 @@ Result<fs::path> findParamsFile(const fs::path& project)
         return Result<fs::path>::ok(project);
     if (auto p = runtime::findParamsFile(project))
         return Result<fs::path>::ok(*p);
-    // Model Zoo ports keep several configs side by side (configs/roberta_base.yaml, ...): only
-    // one whose model the runtime rebuilds is taken, never the first in directory order.
-    std::vector<fs::path> configs;
-    if (fs::is_directory(project / "configs", ec))
-        for (const auto& e : fs::directory_iterator(project / "configs", ec))
-            if (e.path().extension() == ".yaml" || e.path().extension() == ".yml")
-                configs.push_back(e.path());
-    std::sort(configs.begin(), configs.end());
-    for (const auto& c : configs)
-        if (runtimeModelOf(c))
-            return Result<fs::path>::ok(c);
     return Result<fs::path>::fail(
         {Severity::Error,
          "compile.no-params",
-         "no params file (configs/params.yaml, params.yaml or const.yaml) in this project",
+         "no params file (no YAML file under configs/ or at the top level) in this project",
          {project.string()}});
 }
 

@@ -21,9 +21,9 @@
 
 namespace portolan::graph {
 
-// The params file Portolan builds the runtime model from: `project` itself when it is a file,
-// else configs/params.yaml, params.yaml or const.yaml, else the first configs/*.yaml (by name)
-// whose model the runtime knows. An error names where it looked.
+// The params file Portolan builds the model from: `project` itself when it is a file, else the
+// project's params file by the one rule (core/project/params_file.h paramsFileFor: the user's
+// saved choice, else the default). An error when the project has no YAML file at all.
 Result<std::filesystem::path> findParamsFile(const std::filesystem::path& project);
 
 // How the project trains, as its params file (or its capture) says; a compile of its model

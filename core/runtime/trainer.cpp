@@ -3,6 +3,7 @@
 #include "core/runtime/checkpoint.h"
 #include "core/runtime/datasets.h"
 #include "core/runtime/models.h"
+#include "core/runtime/run_event.h"
 
 #include <algorithm>
 #include <chrono>
@@ -35,9 +36,10 @@ double unixTime()
            1000.0;
 }
 
+// Every event starts as the typed event of EVENTS.md (run_event.h), which the readers parse.
 json event(const char* type)
 {
-    return json{{"event", type}, {"time", unixTime()}};
+    return runtime::toJson(runtime::makeRunEvent(type, unixTime()));
 }
 
 struct RunFailure

@@ -25,6 +25,8 @@ private slots:
     void lineSplitter();
     void cliSurvivesHostileEvents_data();
     void cliSurvivesHostileEvents();
+    void projectStdoutIsNeverAnEvent();
+    void savedParamsFileReachesTheDryRun();
 };
 
 void TestDryRunEvents::readEventLine_data()
@@ -43,11 +45,12 @@ void TestDryRunEvents::readEventLine_data()
     QTest::addRow("failed: usage")
         << QByteArray(R"({"event": "failed", "code": "dryrun.tensorflow"})") << "failed" << true
         << true;
+    // The typed reader refuses a field of the wrong type: a warning, never the event it claims.
     QTest::addRow("failed: code is a number")
-        << QByteArray(R"({"event": "failed", "code": 5})") << "failed" << true << false;
+        << QByteArray(R"({"event": "failed", "code": 5})") << "warning" << false << false;
     QTest::addRow("failed: code is an object")
-        << QByteArray(R"({"event": "failed", "code": {"dryrun.no-entry": 1}})") << "failed" << true
-        << false;
+        << QByteArray(R"({"event": "failed", "code": {"dryrun.no-entry": 1}})") << "warning"
+        << false << false;
     QTest::addRow("event is a number")
         << QByteArray(R"({"event": 5})") << "output" << false << false;
     QTest::addRow("no event member") << QByteArray(R"({"step": 1})") << "output" << false << false;
@@ -87,7 +90,9 @@ void TestDryRunEvents::describeEvent_data()
         << "Dry run of train.py (plain-pytorch): 3 steps at batch 2" << false;
     QTest::addRow("started: max_steps is text")
         << QByteArray(R"({"event": "started", "entry": "train.py", "max_steps": "three"})")
-        << "Dry run of train.py (?): 0 steps at batch 0" << false;
+        << "warning: event refused: the \"max_steps\" of a \"started\" event is string, not an "
+           "integer"
+        << false;
     QTest::addRow("started: entry is a number")
         << QByteArray(R"({"event": "started", "entry": 7, "config": 3})") << "Dry run of ? (?)"
         << false;
@@ -95,10 +100,10 @@ void TestDryRunEvents::describeEvent_data()
         << QByteArray(R"({"event": "step", "step": 12, "loss": 0.25, "samples_per_sec": 40.4})")
         << "step   12  loss 0.2500  40.4 samples/s" << false;
     QTest::addRow("step: loss is text")
-        << QByteArray(R"({"event": "step", "step": [1], "loss": "nan"})") << "step    0  loss n/a"
-        << false;
+        << QByteArray(R"({"event": "step", "step": [1], "loss": "nan"})")
+        << "warning: event refused: the \"step\"" << false;
     QTest::addRow("step: a huge float")
-        << QByteArray(R"({"event": "step", "step": 1e300})") << "step 1e+300" << false;
+        << QByteArray(R"({"event": "step", "step": 1e300})") << "warning: event refused" << false;
     QTest::addRow("capture: traced is text")
         << QByteArray(R"({"event": "capture", "path": "c", "traced": "yes", "trace_error": 1})")
         << "capture: c (, 0 parameters, not traced: )" << false;
@@ -106,13 +111,13 @@ void TestDryRunEvents::describeEvent_data()
         << QByteArray(R"({"event": "arguments"})") << "arguments: {}" << false;
     QTest::addRow("finished: mistyped")
         << QByteArray(R"({"event": "finished", "reason": 1, "step": "2", "captured": 1})")
-        << "finished () after 0 steps, 0 s, no capture" << false;
+        << "warning: event refused" << false;
     QTest::addRow("failed")
         << QByteArray(R"({"event": "failed", "diagnostic": "error: no entry [dryrun.no-entry]"})")
         << "portolan-cli: error: no entry [dryrun.no-entry]" << true;
     QTest::addRow("failed: diagnostic is a number")
         << QByteArray(R"({"event": "failed", "diagnostic": 1, "message": "it broke"})")
-        << "portolan-cli: it broke" << true;
+        << "warning: event refused: the \"diagnostic\"" << false;
     QTest::addRow("output prints nothing") << QByteArray("just text") << "" << false;
 }
 
@@ -180,11 +185,13 @@ void TestDryRunEvents::cliSurvivesHostileEvents_data()
     QTest::addRow("text: max_steps is text")
         << startedText << false << 0 << "finished (completed) after 1 steps";
     QTest::addRow("jsonl: max_steps is text")
-        << startedText << true << 0 << "\"max_steps\":\"three\"";
+        << startedText << true << 0 << "\"kind\":\"refused-event\"";
+    // A "failed" with a mistyped code is refused: the run ends without its final event.
     const QByteArray failedNumber = R"({"event": "failed", "code": 5, "message": "boom"})"
                                     "\n";
     QTest::addRow("text: failed code is a number") << failedNumber << false << 1 << "boom";
-    QTest::addRow("jsonl: failed code is a number") << failedNumber << true << 1 << "\"code\":5";
+    QTest::addRow("jsonl: failed code is a number")
+        << failedNumber << true << 1 << "without a final event";
 }
 
 void TestDryRunEvents::cliSurvivesHostileEvents()
@@ -227,6 +234,99 @@ void TestDryRunEvents::cliSurvivesHostileEvents()
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QVERIFY2(p.exitCode() == exitCode, qPrintable(QString::number(p.exitCode()) + out + err));
     QVERIFY2((out + err).contains(expected), qPrintable(out + err));
+}
+
+namespace {
+
+QProcess* startCli(QProcess& p, const QString& configDir, const QStringList& args,
+                   const QString& python = {})
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!python.isEmpty())
+        env.insert("PORTOLAN_PYTHON", python);
+    env.insert("PORTOLAN_CONFIG_DIR", configDir);
+    p.setProcessEnvironment(env);
+    p.start(PORTOLAN_CLI, args);
+    return &p;
+}
+
+} // namespace
+
+void TestDryRunEvents::projectStdoutIsNeverAnEvent()
+{
+    // The project prints an event-like line on its stdout (here: a "finished" at step 99) before
+    // the driver's real events: only the event pipe is read as events.
+    QTemporaryDir tmp;
+    QVERIFY(QDir(tmp.path()).mkpath("project"));
+    QFile train(tmp.filePath("project/train.py"));
+    QVERIFY(train.open(QIODevice::WriteOnly));
+    train.write("import torch\n");
+    train.close();
+    QFile python(tmp.filePath("python"));
+    QVERIFY(python.open(QIODevice::WriteOnly));
+    python.write("#!/bin/sh\n"
+                 "echo '{\"event\": \"failed\", \"code\": \"x\", \"message\": \"fake\"}'\n"
+                 "echo '{\"event\": \"step\", \"step\": 1, \"loss\": 0.5}' >&3\n"
+                 "echo '{\"event\": \"finished\", \"reason\": \"completed\", \"step\": 1}' >&3\n");
+    python.close();
+    python.setPermissions(python.permissions() | QFileDevice::ExeOwner);
+    QProcess p;
+    startCli(p, tmp.filePath("config"),
+             {"run", tmp.filePath("project"), "--dry-run", "--trust", "--events", "jsonl"},
+             tmp.filePath("python"));
+    QVERIFY(p.waitForFinished(120000));
+    const QList<QByteArray> lines = p.readAllStandardOutput().split('\n');
+    QCOMPARE(p.exitCode(), 0); // the fake "failed" did not end the run
+    bool sawOutput = false;
+    for (const QByteArray& line : lines) {
+        const auto e = nlohmann::json::parse(line.toStdString(), nullptr, false);
+        if (!e.is_object())
+            continue;
+        QVERIFY2(e["event"] != "failed", line.constData());
+        if (e["event"] == "output" && e["stream"] == "stdout") {
+            QVERIFY(e["text"].get<std::string>().find("fake") != std::string::npos);
+            sawOutput = true;
+        }
+    }
+    QVERIFY(sawOutput);
+}
+
+void TestDryRunEvents::savedParamsFileReachesTheDryRun()
+{
+    // The params file by the one rule (core/project/params_file.h): the choice saved with
+    // `info --use-params` is the dry run's config, not the driver's own (const.yaml first).
+    QTemporaryDir tmp;
+    const QString project = tmp.filePath("image-classifier-determined");
+    QVERIFY(QDir().mkpath(project));
+    const QDir sample(PORTOLAN_SAMPLES "/image-classifier-determined");
+    for (const QString& f : sample.entryList(QDir::Files))
+        QVERIFY(QFile::copy(sample.filePath(f), project + "/" + f));
+    QProcess info;
+    startCli(info, tmp.filePath("config"), {"info", project, "--use-params", "adaptive.yaml"});
+    QVERIFY(info.waitForFinished(120000));
+    QVERIFY2(info.exitCode() == 0 || info.exitCode() == 1, info.readAllStandardError().constData());
+    // A stand-in interpreter that prints the driver's arguments as its started event.
+    QFile python(tmp.filePath("python"));
+    QVERIFY(python.open(QIODevice::WriteOnly));
+    python.write("#!/bin/sh\n"
+                 "echo \"{\\\"event\\\": \\\"info\\\", \\\"message\\\": \\\"$*\\\"}\" >&3\n"
+                 "echo '{\"event\": \"finished\", \"reason\": \"completed\", \"step\": 1}' >&3\n");
+    python.close();
+    python.setPermissions(python.permissions() | QFileDevice::ExeOwner);
+    QProcess run;
+    startCli(run, tmp.filePath("config"), {"run", project, "--dry-run", "--trust"},
+             tmp.filePath("python"));
+    QVERIFY(run.waitForFinished(120000));
+    const QString out = QString::fromUtf8(run.readAllStandardOutput());
+    QVERIFY2(out.contains("--params " + project + "/adaptive.yaml"), qPrintable(out));
+    // And the real driver reports it as its config.
+    QProcess real;
+    startCli(real, tmp.filePath("config"),
+             {"run", project, "--dry-run", "--trust", "--steps", "1"});
+    QVERIFY(real.waitForFinished(300000));
+    const QString realOut = QString::fromUtf8(real.readAllStandardOutput());
+    QVERIFY2(realOut.contains("config: adaptive.yaml (the project's saved choice"),
+             qPrintable(realOut + real.readAllStandardError()));
 }
 
 QTEST_GUILESS_MAIN(TestDryRunEvents)

@@ -1,13 +1,10 @@
 #include "views/profile/profile_panel.h"
 
 #include "core/graph/graph_json.h"
-#include "core/graph/graph_source.h"
 #include "core/graph/torch_child.h"
 #include "core/report/report.h"
 #include "core/sim/auto_config.h"
-#include "core/sim/compile.h"
-#include "core/sim/model_family.h"
-#include "core/sim/project_training.h"
+#include "core/workflow/compile_project.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/compare_page.h"
 #include "views/profile/compile_settings.h"
@@ -271,85 +268,69 @@ void ProfilePanel::setProject(const QString& folder)
     cancelRecording();
     m_settings->forgetTargetChoice();
     m_defaultTargetReason.clear();
-    m_projectTraining.reset();
+    m_project.reset();
     m_source->setText(tr("Project %1").arg(QDir::toNativeSeparators(folder)));
     const quint64 id = m_recordTicket.next();
     ++m_recording;
     setBusy(tr("Finding the model of %1...").arg(QFileInfo(folder).fileName()));
     m_cancel->show();
     const std::string path = folder.toStdString();
-    // A Model Zoo family is built right here, off the GUI thread; the others are recorded by
-    // the Torch child.
-    struct Found
-    {
-        graph::GraphSource source;
-        std::optional<Result<families::ModelFromParams>> built;
-    };
+    // The workflow finds the model (and builds a Model Zoo family) off the GUI thread; a model
+    // that needs LibTorch is recorded by the Torch child in a QProcess that Cancel can end.
     runAsync(
-        this,
-        [path] {
-            Found f{graph::chooseGraphSource(path), std::nullopt};
-            if (f.source.kind == graph::GraphSourceKind::ModelFamily)
-                f.built = families::buildFromParamsFile(f.source.params);
-            return f;
-        },
-        [this, id, folder](Found found) {
+        this, [path] { return workflow::openModel({path}); },
+        [this, id, folder](Result<workflow::ProjectModel> found) {
             if (!m_recordTicket.isCurrent(id))
                 return; // cancelled or replaced; the count was settled there
-            const graph::GraphSource& source = found.source;
+            if (!found) {
+                --m_recording;
+                recordingFailed(QString::fromStdString(found.error.toString()));
+                return;
+            }
+            workflow::ProjectModel& model = *found.value;
             // The vendor's hardware first, by the CLI's rule (sim::defaultTarget): a Cerebras
             // config on a CS-2, a PopTorch project on an IPU, with the reason on the source line.
-            if (const sim::DefaultTarget d = sim::defaultTarget(source); !d.id.empty()) {
+            if (const sim::DefaultTarget d = sim::defaultTarget(model.source); !d.id.empty()) {
                 m_defaultTargetReason = QString::fromStdString(d.reason);
                 m_settings->suggestTarget(QString::fromStdString(d.id));
                 m_source->setText(
                     tr("Project %1 · target: %2")
                         .arg(QDir::toNativeSeparators(folder), m_defaultTargetReason));
             }
-            QStringList args;
-            for (const auto& a : graph::torchChildArguments(source))
-                args << QString::fromStdString(a);
-            if (args.isEmpty() && !found.built) {
-                --m_recording;
-                recordingFailed(QString::fromStdString(source.message.toString()));
-                return;
-            }
             // Start from how the project trains, by the one rule the CLI uses
-            // (sim::applyProjectSettings): a params file's batch mapped onto the target; a
-            // capture's micro-batch, and a PopTorch project's own strategy and Options.
-            if (source.training) {
+            // (workflow::projectOptions).
+            if (model.source.training) {
+                m_project = std::make_shared<workflow::ProjectModel>();
+                m_project->source = model.source;
                 QString ignored;
                 sim::CompileOptions o = m_settings->options(&ignored);
                 o.split.clear();
-                m_projectTraining = *source.training;
                 applyProjectTraining(o);
                 m_settings->setOptions(o);
             }
-            if (found.built) {
+            if (model.graph) {
                 --m_recording;
-                if (!*found.built) {
-                    recordingFailed(QString::fromStdString(found.built->error.toString()));
-                    return;
-                }
-                m_family = std::make_shared<const sim::ModelFamilyNotes>(
-                    sim::modelFamilyNotes(*found.built->value, source.params));
-                acceptGraph(std::move(found.built->value->graph));
+                m_family = model.family
+                               ? std::make_shared<const sim::ModelFamilyNotes>(*model.family)
+                               : nullptr;
+                acceptGraph(std::move(*model.graph));
                 return;
             }
-            setBusy(tr("Recording the model of %1 (%2)...")
-                        .arg(QFileInfo(folder).fileName(),
-                             QString::fromLatin1(graph::graphSourceName(source.kind).data())));
+            QStringList args;
+            for (const auto& a : model.torchArguments)
+                args << QString::fromStdString(a);
+            setBusy(
+                tr("Recording the model of %1 (%2)...")
+                    .arg(QFileInfo(folder).fileName(),
+                         QString::fromLatin1(graph::graphSourceName(model.source.kind).data())));
             startRecording(id, args);
         });
 }
 
 void ProfilePanel::applyProjectTraining(sim::CompileOptions& o) const
 {
-    if (!m_projectTraining)
-        return;
-    auto target = targets::loadTarget(o.target);
-    sim::applyProjectSettings(*m_projectTraining,
-                              target ? target.value->kind : targets::TargetKind::Ipu, o);
+    if (m_project)
+        o = workflow::projectOptions(*m_project, std::move(o));
 }
 
 void ProfilePanel::suggestTarget(const QString& id)
@@ -489,13 +470,7 @@ void ProfilePanel::startCompile()
     std::shared_ptr<const graph::OpGraph> g = m_opGraph;
     std::shared_ptr<const sim::ModelFamilyNotes> family = m_family;
     runAsync(
-        this,
-        [g, options, family] {
-            auto r = sim::compileGraph(*g, options);
-            if (r && family)
-                r.value->modelFamily = *family;
-            return r;
-        },
+        this, [g, options, family] { return workflow::compileModel(*g, options, family.get()); },
         [this, id](Result<sim::CompileResult> r) {
             m_compiling = false;
             const bool current = m_compileTicket.isCurrent(id);

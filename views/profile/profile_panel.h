@@ -4,8 +4,8 @@
 // re-simulates off the GUI thread when a setting changes, and pages for the summary, memory,
 // tile map, liveness, pipeline, CS placement, op graph and comparison of two reports.
 
-#include "core/graph/graph_source.h"
 #include "core/graph/op_graph.h"
+#include "core/workflow/compile_project.h"
 #include "views/common/job.h"
 #include "views/profile/plot_theme.h"
 
@@ -122,9 +122,9 @@ private:
 
     ResultPtr m_result;
     std::shared_ptr<const graph::OpGraph> m_opGraph; // what re-simulation compiles
-    // How the project's params file trains (not a capture's, which records the micro-batch
-    // itself): mapped onto the target whenever the target changes by suggestion.
-    std::optional<graph::ProjectTraining> m_projectTraining;
+    // The project's model source and how it trains (its graph is m_opGraph): mapped onto the
+    // target by workflow::projectOptions whenever the target changes by suggestion.
+    std::shared_ptr<workflow::ProjectModel> m_project;
     // Why the target is the model source's vendor's (sim::defaultTarget); empty: no such rule.
     QString m_defaultTargetReason;
     // The Model Zoo family of m_opGraph when it was built from a params file (or read from an

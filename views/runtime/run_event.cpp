@@ -1,63 +1,90 @@
 #include "views/runtime/run_event.h"
 
-#include <QHash>
+#include "core/runtime/run_event.h"
+
 #include <QJsonDocument>
 
 namespace portolan::views {
 
 namespace {
 
-std::optional<double> number(const QJsonObject& o, const char* key)
+RunEvent::Kind kindOf(runtime::RunEventKind k)
 {
-    const QJsonValue v = o.value(QLatin1String(key));
-    return v.isDouble() ? std::optional<double>(v.toDouble()) : std::nullopt;
+    using K = runtime::RunEventKind;
+    switch (k) {
+    case K::Started:
+        return RunEvent::Kind::Started;
+    case K::Step:
+        return RunEvent::Kind::Step;
+    case K::Eval:
+        return RunEvent::Kind::Eval;
+    case K::Checkpoint:
+        return RunEvent::Kind::Checkpoint;
+    case K::Warning:
+        return RunEvent::Kind::Warning;
+    case K::Info:
+        return RunEvent::Kind::Info;
+    case K::Arguments:
+        return RunEvent::Kind::Arguments;
+    case K::Capture:
+        return RunEvent::Kind::Capture;
+    case K::Output:
+        return RunEvent::Kind::Output;
+    case K::Finished:
+        return RunEvent::Kind::Finished;
+    case K::Failed:
+        return RunEvent::Kind::Failed;
+    case K::Submitted:
+    case K::Job:
+    case K::Other:
+        break;
+    }
+    return RunEvent::Kind::Other;
 }
 
-RunEvent::Kind kindOf(const QString& type)
+QString q(const std::string& s)
 {
-    static const QHash<QString, RunEvent::Kind> kinds{
-        {QStringLiteral("started"), RunEvent::Kind::Started},
-        {QStringLiteral("step"), RunEvent::Kind::Step},
-        {QStringLiteral("eval"), RunEvent::Kind::Eval},
-        {QStringLiteral("checkpoint"), RunEvent::Kind::Checkpoint},
-        {QStringLiteral("warning"), RunEvent::Kind::Warning},
-        {QStringLiteral("info"), RunEvent::Kind::Info},
-        {QStringLiteral("arguments"), RunEvent::Kind::Arguments},
-        {QStringLiteral("capture"), RunEvent::Kind::Capture},
-        {QStringLiteral("output"), RunEvent::Kind::Output},
-        {QStringLiteral("finished"), RunEvent::Kind::Finished},
-        {QStringLiteral("failed"), RunEvent::Kind::Failed},
-    };
-    return kinds.value(type, RunEvent::Kind::Other);
+    return QString::fromStdString(s);
+}
+
+// The core reader decides (core/runtime/run_event.h); this only converts to Qt types.
+RunEvent fromCore(const Result<runtime::RunEvent>& read, const QJsonObject& json)
+{
+    RunEvent e;
+    if (!read) {
+        if (read.error.code == "events.field-type")
+            e.refusal = q(read.error.message);
+        return e;
+    }
+    const runtime::RunEvent& c = *read.value;
+    e.kind = kindOf(c.kind);
+    e.type = q(c.type);
+    e.time = c.time;
+    e.step = c.step;
+    e.loss = c.loss;
+    e.lr = c.lr;
+    e.samplesPerSec = c.samplesPerSec;
+    e.accuracy = c.accuracy;
+    e.maxSteps = c.maxSteps;
+    e.parameters = c.parameters;
+    e.model = q(c.model);
+    e.message = q(c.message);
+    e.code = q(c.code);
+    e.diagnostic = q(c.diagnostic);
+    e.reason = q(c.reason);
+    e.path = q(c.path);
+    e.stream = q(c.stream);
+    e.text = q(c.text);
+    e.json = json;
+    return e;
 }
 
 } // namespace
 
 RunEvent RunEvent::fromJson(const QJsonObject& o)
 {
-    RunEvent e;
-    if (!o.value("event").isString() || o.value("event").toString().isEmpty())
-        return e;
-    e.type = o.value("event").toString();
-    e.kind = kindOf(e.type);
-    e.json = o;
-    e.time = o.value("time").toDouble();
-    e.step = o.value("step").toInteger();
-    e.loss = number(o, e.kind == Kind::Finished ? "final_loss" : "loss");
-    e.lr = number(o, "lr");
-    e.samplesPerSec = number(o, "samples_per_sec");
-    e.accuracy = number(o, "accuracy");
-    e.maxSteps = o.value("max_steps").toInteger();
-    e.parameters = o.value("parameters").toInteger();
-    e.model = o.value("model").toString();
-    e.message = o.value("message").toString();
-    e.code = o.value("code").toString();
-    e.diagnostic = o.value("diagnostic").toString();
-    e.reason = o.value("reason").toString();
-    e.path = o.value("path").toString();
-    e.stream = o.value("stream").toString();
-    e.text = o.value("text").toString();
-    return e;
+    const QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Compact);
+    return fromCore(runtime::parseRunEvent(std::string_view(text.constData(), text.size())), o);
 }
 
 RunEvent RunEvent::parse(const QByteArray& line)
@@ -65,11 +92,10 @@ RunEvent RunEvent::parse(const QByteArray& line)
     const QByteArray trimmed = line.trimmed();
     if (!trimmed.startsWith('{'))
         return {};
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(trimmed, &error);
-    if (error.error != QJsonParseError::NoError || !doc.isObject())
-        return {};
-    return fromJson(doc.object());
+    const auto read = runtime::parseRunEvent(std::string_view(trimmed.constData(), trimmed.size()));
+    if (!read)
+        return fromCore(read, {});
+    return fromCore(read, QJsonDocument::fromJson(trimmed).object());
 }
 
 RunEvent RunEvent::makeStep(qint64 step, double loss, double time)

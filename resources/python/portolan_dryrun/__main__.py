@@ -18,6 +18,8 @@ def parse(argv):
     p.add_argument("--entry", default=None, help="entry script, relative to the project")
     p.add_argument("--params", default=None,
                    help="Model Zoo params file or Determined experiment config")
+    p.add_argument("--params-reason", default=None,
+                   help="why this params file (portolan-cli: the project's saved choice)")
     p.add_argument("--steps", type=int, default=3, help="optimizer steps (default 3)")
     p.add_argument("--batch", type=int, default=2, help="dry-run micro-batch (default 2)")
     p.add_argument("--sdk-path", default=None, help="a Cerebras Model Zoo checkout")

@@ -59,6 +59,10 @@ class DryRun:
         self.t0 = time.time()
 
     # ------------------------------------------------------------------- helpers
+    def params_reason(self):
+        """Why the --params file: portolan-cli says when it is the project's saved choice."""
+        return getattr(self.o, "params_reason", None) or "given with --params"
+
     def rel(self, path):
         try:
             r = os.path.relpath(os.path.realpath(path), self.root)
@@ -119,7 +123,7 @@ class DryRun:
                 entry = runs[0]
             entry_dir = os.path.dirname(os.path.join(self.root, entry))
             if o.params:
-                config, reason = os.path.abspath(o.params), "given with --params"
+                config, reason = os.path.abspath(o.params), self.params_reason()
             else:
                 config, reason = plan.choose_modelzoo_config(self.root, entry_dir)
             model_dir = os.path.join(self.root, ".portolan", "dryrun", "model_dir")
@@ -130,7 +134,7 @@ class DryRun:
         elif flavour == "determined-pytorchtrial":
             if o.params:
                 config_path = os.path.abspath(o.params)
-                config, reason = plan.load_yaml(config_path), "given with --params"
+                config, reason = plan.load_yaml(config_path), self.params_reason()
             else:
                 config_path, config, reason = plan.choose_experiment_config(self.root)
             if not isinstance(config, dict) or "entrypoint" not in config:
