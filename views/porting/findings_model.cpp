@@ -43,11 +43,19 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
             return QString::fromStdString(f.location.toString());
         case MessageColumn:
             return QString::fromStdString(f.message) + (f.fix ? tr("  [fix available]") : QString());
-        case CheckColumn:
-            return QString::fromStdString(f.checkId);
+        case CheckColumn: {
+            // The guide's prefix is the same on every row (the chosen workflow): the column
+            // shows the check's own name so that the finding keeps the width; the tooltip has
+            // the full id.
+            const auto dot = f.checkId.find('.');
+            return QString::fromStdString(dot == std::string::npos ? f.checkId
+                                                                   : f.checkId.substr(dot + 1));
+        }
         }
         return {};
     case Qt::ToolTipRole:
+        if (index.column() == CheckColumn)
+            return QString::fromStdString(f.checkId);
         return QString::fromStdString(f.message + (f.hint.empty() ? "" : "\n\nHow to fix: " + f.hint));
     case Qt::DecorationRole:
         if (index.column() == SeverityColumn) {
