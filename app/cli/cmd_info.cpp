@@ -2,14 +2,14 @@
 #include "app/cli/cli_common.h"
 #include "core/analysis/analysis.h"
 #include "core/analysis/facts.h"
-#include "core/guides/session.h"
-#include "core/python/resolve.h"
 #include "core/common/atomic_file.h"
 #include "core/common/json.h"
 #include "core/common/text.h"
+#include "core/guides/session.h"
 #include "core/project/params_file.h"
 #include "core/project/project_json.h"
 #include "core/project/project_scan.h"
+#include "core/python/resolve.h"
 #include "core/python/syntax.h"
 
 #include <iomanip>
@@ -148,16 +148,16 @@ int runInfo(const InfoOptions& o)
                             : f.index.functions[std::size_t(e.definition.index)].nameSpan.line;
                     where = f.path + ":" + std::to_string(line);
                 }
-                std::string via = "a subclass of " +
-                                  (e.classContract ? e.classContract->name : std::string("?"));
+                std::string via =
+                    "a subclass of " + (e.classContract ? e.classContract->name : std::string("?"));
                 if (e.vendorCall >= 0) {
                     const auto& vc = facts.vendorCalls[std::size_t(e.vendorCall)];
                     const auto& cf = a.python[std::size_t(vc.file)];
                     via = vc.api->name + "(" + e.parameter + "=...) at " + cf.path + ":" +
                           std::to_string(cf.index.calls[std::size_t(vc.call)].span.line);
                 }
-                std::cout << "  " << std::left << std::setw(11) << e.role << " " << e.text
-                          << " (" << where << "), via " << via << "\n";
+                std::cout << "  " << std::left << std::setw(11) << e.role << " " << e.text << " ("
+                          << where << "), via " << via << "\n";
             }
         }
         if (!facts.providedPrefixes.empty() || !facts.provided.empty()) {

@@ -100,8 +100,8 @@ void detectApiGeneration(const ProjectAnalysis& a, FlavourReport& r)
 {
     const Flavour f = r.beingPorted ? r.portingTo : r.flavour;
     const bool cerebrasTorch = f == Flavour::CerebrasPyTorch || f == Flavour::CerebrasLayers;
-    const bool suggestedCerebras = r.suggestedGuide == "cerebras-pytorch" ||
-                                   r.suggestedGuide == "cerebras-layers";
+    const bool suggestedCerebras =
+        r.suggestedGuide == "cerebras-pytorch" || r.suggestedGuide == "cerebras-layers";
     if (!cerebrasTorch && !suggestedCerebras)
         return;
     auto add = [&](ApiGeneration g, std::string what, const std::string& file, int line,
@@ -115,8 +115,7 @@ void detectApiGeneration(const ProjectAnalysis& a, FlavourReport& r)
             for (const auto& rule : ImportRules)
                 if (underModule(full, rule.module) ||
                     underModule(imp.module.empty() ? imp.name : imp.module, rule.module)) {
-                    add(rule.generation, "imports " + full, file.path, imp.span.line,
-                        rule.weight);
+                    add(rule.generation, "imports " + full, file.path, imp.span.line, rule.weight);
                     break;
                 }
         }
@@ -173,8 +172,8 @@ void detectApiGeneration(const ProjectAnalysis& a, FlavourReport& r)
         else
             r.generationReason = "no marker of a newer generation";
     } else {
-        r.generationReason = "the strongest evidence is for the " +
-                             std::string(apiGenerationName(best));
+        r.generationReason =
+            "the strongest evidence is for the " + std::string(apiGenerationName(best));
     }
     r.apiGeneration = best;
     // The guide follows the generation; the layers guide stays the runner's companion.
@@ -182,8 +181,7 @@ void detectApiGeneration(const ProjectAnalysis& a, FlavourReport& r)
         const bool changed = r.suggestedGuide != guideIdFor(best);
         r.suggestedGuide = std::string(guideIdFor(best));
         if (changed && !cerebrasTorch)
-            r.suggestionReason += "; the port follows the " +
-                                  std::string(apiGenerationName(best)) +
+            r.suggestionReason += "; the port follows the " + std::string(apiGenerationName(best)) +
                                   ", Cerebras' current generation";
     }
 }

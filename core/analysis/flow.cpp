@@ -292,16 +292,17 @@ private:
                 edge(secId, entry);
             }
             if (const ConfigKey* opt = cfg.find("trainer.init.optimizer")) {
-                const std::string id = node(FlowNodeKind::Optimizer, cfg.path + ":optimizer",
-                                            "optimizer (built by the Trainer)",
-                                            {cfg.path, opt->line, opt->column});
+                const std::string id =
+                    node(FlowNodeKind::Optimizer, cfg.path + ":optimizer",
+                         "optimizer (built by the Trainer)", {cfg.path, opt->line, opt->column});
                 edge(entry, id, "optimizer");
             }
-            for (const char* loader : {"trainer.fit.train_dataloader", "trainer.fit.val_dataloader"})
+            for (const char* loader :
+                 {"trainer.fit.train_dataloader", "trainer.fit.val_dataloader"})
                 if (const ConfigKey* k = cfg.find(loader)) {
                     const std::string label = std::string(loader).substr(12);
-                    const std::string id = node(FlowNodeKind::Data, cfg.path + ":" + loader,
-                                                label, {cfg.path, k->line, k->column});
+                    const std::string id = node(FlowNodeKind::Data, cfg.path + ":" + loader, label,
+                                                {cfg.path, k->line, k->column});
                     edge(entry, id, label);
                 }
         }

@@ -39,8 +39,8 @@ ModelConfigClasses modelConfigClasses(const ProjectAnalysis& a, const std::strin
                 todo.erase(todo.begin());
                 if (!seen.insert({tf, tc}).second)
                     continue;
-                const auto& tcls =
-                    a.python[static_cast<std::size_t>(tf)].index.classes[static_cast<std::size_t>(tc)];
+                const auto& tcls = a.python[static_cast<std::size_t>(tf)]
+                                       .index.classes[static_cast<std::size_t>(tc)];
                 for (const auto& field : tcls.fields)
                     if (!out.field(field.name))
                         out.fields.push_back({field.name, tcls.name, tf, field.span});
@@ -63,9 +63,8 @@ std::pair<int, int> modelClassFor(const ProjectAnalysis& a, const ModelConfigCla
 {
     std::set<std::string> names;
     for (const auto& [f, c] : configs.classes)
-        names.insert(a.python[static_cast<std::size_t>(f)]
-                         .index.classes[static_cast<std::size_t>(c)]
-                         .name);
+        names.insert(
+            a.python[static_cast<std::size_t>(f)].index.classes[static_cast<std::size_t>(c)].name);
     // Of the classes built from the config, the one no other project code builds: an inner
     // network that takes the same config is a part of the model, not the model.
     std::pair<int, int> any{-1, -1};

@@ -762,7 +762,8 @@ TrainedModules trainedModules(const ProjectAnalysis& a, const std::vector<std::s
                         out.classes.push_back(v.symbol);
                     } else if (v.symbol.kind == python::SymbolKind::Function &&
                                v.symbol.rest.empty()) {
-                        for (const auto& r : a.resolver->returnValues(v.symbol.file, v.symbol.index))
+                        for (const auto& r :
+                             a.resolver->returnValues(v.symbol.file, v.symbol.index))
                             values.push_back(r);
                     } else if (v.symbol.kind == python::SymbolKind::Parameter &&
                                v.symbol.rest.empty() && v.symbol.function >= 0) {
@@ -772,14 +773,14 @@ TrainedModules trainedModules(const ProjectAnalysis& a, const std::vector<std::s
                         fnSym.file = v.symbol.file;
                         fnSym.index = v.symbol.function;
                         const PythonFile& pf = a.python[static_cast<std::size_t>(v.symbol.file)];
-                        const auto& fd = pf.index.functions[static_cast<std::size_t>(
-                            v.symbol.function)];
+                        const auto& fd =
+                            pf.index.functions[static_cast<std::size_t>(v.symbol.function)];
                         for (const auto& site : a.resolver->callSites(fnSym)) {
                             const PythonFile& sf = a.python[static_cast<std::size_t>(site.file)];
                             const Call& sc = sf.index.calls[static_cast<std::size_t>(site.call)];
                             for (std::size_t ai = 0; ai < sc.arguments.size(); ++ai)
-                                if (python::Resolver::parameterFor(fd, sc, ai, !fd.className.empty()) ==
-                                    v.symbol.index)
+                                if (python::Resolver::parameterFor(
+                                        fd, sc, ai, !fd.className.empty()) == v.symbol.index)
                                     for (const auto& w : a.resolver->argumentValues(
                                              site.file, sc, sc.arguments[ai]))
                                         values.push_back(w);
@@ -942,9 +943,10 @@ void ruleForwardComputesLoss(RuleContext& ctx)
                 training = training || (u.function == id && u.chain == "self.training");
             const bool computes = functionComputesLoss(f, id, loss);
             if (!training || !computes)
-                ctx.emit(f, fwd->nameSpan,
-                         {{"name", cls},
-                          {"detail", !computes ? "computes no loss" : "does not check self.training"}});
+                ctx.emit(
+                    f, fwd->nameSpan,
+                    {{"name", cls},
+                     {"detail", !computes ? "computes no loss" : "does not check self.training"}});
             break;
         }
     }

@@ -76,7 +76,7 @@ std::vector<std::pair<int, int>> modelClasses(const analysis::ProjectAnalysis& a
             bool takesConfig = false;
             for (const auto& prm : init->parameters)
                 takesConfig = takesConfig || prm.name == "config" || prm.name == "params" ||
-                               prm.annotation.ends_with("Config");
+                              prm.annotation.ends_with("Config");
             if (!takesConfig)
                 continue;
             python::Symbol self;
@@ -113,8 +113,9 @@ void ruleModelReturnsLoss(RuleContext& ctx)
         const auto& c = f.index.classes[static_cast<std::size_t>(cls)];
         const python::Symbol fwd = a.resolver->method(file, cls, "forward");
         if (fwd.kind != SymbolKind::Function) {
-            ctx.note(f, c.nameSpan, "could not verify that " + c.name +
-                                        " returns its loss: its forward is not in the project");
+            ctx.note(f, c.nameSpan,
+                     "could not verify that " + c.name +
+                         " returns its loss: its forward is not in the project");
             continue;
         }
         const PythonFile& ff = fileAt(a, fwd.file);
@@ -155,8 +156,8 @@ void ruleModelReturnsLoss(RuleContext& ctx)
             std::string detail =
                 anyReturn ? "returns " + oneLine(returned) + ", not the loss" : "returns nothing";
             if (lossLine)
-                detail += " (the loss computed at line " + std::to_string(lossLine) +
-                          " is not returned)";
+                detail +=
+                    " (the loss computed at line " + std::to_string(lossLine) + " is not returned)";
             ctx.emit(ff, fn.nameSpan, {{"name", c.name}, {"detail", detail}});
         } else {
             ctx.note(ff, fn.nameSpan,
@@ -192,8 +193,7 @@ void ruleTrainerModelKeys(RuleContext& ctx)
         if (!nameKey || nameKey->value.empty())
             continue;
         any = true;
-        const analysis::ModelConfigClasses fields =
-            analysis::modelConfigClasses(a, nameKey->value);
+        const analysis::ModelConfigClasses fields = analysis::modelConfigClasses(a, nameKey->value);
         if (fields.classes.empty()) {
             // The model is registered elsewhere (the Model Zoo's own registry): nothing to claim.
             continue;
@@ -208,12 +208,13 @@ void ruleTrainerModelKeys(RuleContext& ctx)
             for (const auto& field : fields.fields)
                 names.push_back(field.name);
             const std::string near = params::closestMatch(key, names);
-            ctx.emit(cfg.path, k->line, k->column,
-                     {{"key", key},
-                      {"name", cls.name},
-                      {"detail", cls.name + " (" + fileAt(a, cf).path + ":" +
-                                     std::to_string(cls.nameSpan.line) + ") has no field '" + key +
-                                     "'" + (near.empty() ? "" : "; did you mean '" + near + "'?")}});
+            ctx.emit(
+                cfg.path, k->line, k->column,
+                {{"key", key},
+                 {"name", cls.name},
+                 {"detail", cls.name + " (" + fileAt(a, cf).path + ":" +
+                                std::to_string(cls.nameSpan.line) + ") has no field '" + key + "'" +
+                                (near.empty() ? "" : "; did you mean '" + near + "'?")}});
         }
     }
     if (!any)

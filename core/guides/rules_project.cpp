@@ -351,8 +351,9 @@ namespace {
 bool isPython2Builtin(std::string_view name)
 {
     static const std::set<std::string_view> names{
-        "unicode", "unichr", "basestring", "long", "xrange", "raw_input", "file", "reduce",
-        "cmp", "execfile", "reload", "buffer", "intern", "apply", "coerce", "StandardError"};
+        "unicode", "unichr", "basestring", "long",         "xrange", "raw_input",
+        "file",    "reduce", "cmp",        "execfile",     "reload", "buffer",
+        "intern",  "apply",  "coerce",     "StandardError"};
     return names.count(name) > 0;
 }
 

@@ -357,8 +357,8 @@ void judgeReturns(RuleContext& ctx, int file, FunctionId fn, const std::vector<s
     std::function<Verdict(const Value&, std::string&, int)> verdictOf =
         [&](const Value& v, std::string& what, int depth) {
             const Verdict verdict = judge(ctx.analysis, v, accept, what);
-            if (verdict != Verdict::Unknown || !chains || depth > 4 ||
-                v.kind != ValueKind::Call || v.call < 0)
+            if (verdict != Verdict::Unknown || !chains || depth > 4 || v.kind != ValueKind::Call ||
+                v.call < 0)
                 return verdict;
             const PythonFile& vf = fileAt(ctx.analysis, v.file);
             const python::Call& c = vf.index.calls[static_cast<std::size_t>(v.call)];

@@ -17,7 +17,7 @@ namespace portolan::guides {
 
 struct SessionOptions
 {
-    std::string guideId;        // the guide asked for; empty: the one the flavour suggests
+    std::string guideId; // the guide asked for; empty: the one the flavour suggests
     // --api runner|cstorch|trainer: the Cerebras API generation's guide, when no guide is asked
     // for; for a Cerebras project or an original going to Cerebras.
     std::string apiGeneration;

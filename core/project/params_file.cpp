@@ -80,9 +80,10 @@ bool isToolConfig(std::string_view relative)
         lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     const std::string stem = lower.substr(0, lower.rfind('.'));
     static const std::vector<std::string> tools{
-        "benchmarks", "benchmark", "environment", "env", "mkdocs", "docker-compose", "compose",
-        "codecov", "readthedocs", "pre-commit-config", "requirements", "conda", "travis",
-        "gitlab-ci", "azure-pipelines", "appveyor", "pipeline", "tests", "test"};
+        "benchmarks",     "benchmark", "environment", "env",         "mkdocs",
+        "docker-compose", "compose",   "codecov",     "readthedocs", "pre-commit-config",
+        "requirements",   "conda",     "travis",      "gitlab-ci",   "azure-pipelines",
+        "appveyor",       "pipeline",  "tests",       "test"};
     if (std::find(tools.begin(), tools.end(), stem) != tools.end())
         return true;
     return stem.ends_with("-ci") || stem.ends_with("_ci") || stem.starts_with("ci-") ||
@@ -114,8 +115,7 @@ namedByCode(const fs::path& root, const std::vector<std::string>& candidates)
             // The path as the project writes it: relative ("configs/x.yaml", "./x.yml") or
             // its file name alone, in quotes.
             const std::string name = fs::path(c).filename().string();
-            for (const std::string& needle :
-                 {c, "./" + c, name, "./" + name}) {
+            for (const std::string& needle : {c, "./" + c, name, "./" + name}) {
                 for (const char q : {'"', '\''}) {
                     const std::string quoted = std::string(1, q) + needle + q;
                     const auto at = t.find(quoted);
@@ -123,7 +123,9 @@ namedByCode(const fs::path& root, const std::vector<std::string>& candidates)
                     const auto pos = at != std::string::npos ? at : atEnd;
                     if (pos == std::string::npos)
                         continue;
-                    const auto line = 1 + std::count(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(pos), '\n');
+                    const auto line =
+                        1 +
+                        std::count(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(pos), '\n');
                     return std::make_pair(c, script + ":" + std::to_string(line));
                 }
             }

@@ -111,7 +111,8 @@ private slots:
         QTest::addRow("cstorch compile, optimizer too") << compile << "compile(m, backend, opt)"
                                                         << "positional";
         QTest::addRow("cstorch DataLoader, input_fn arguments")
-            << "cerebras_pytorch.utils.data.DataLoader" << "DataLoader(input_fn, params, x=1)"
+            << "cerebras_pytorch.utils.data.DataLoader"
+            << "DataLoader(input_fn, params, x=1)"
             << "";
         QTest::addRow("splat: cannot tell") << run << "run(*args, **kwargs)"
                                             << "";

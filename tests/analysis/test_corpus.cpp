@@ -135,8 +135,9 @@ private slots:
         QVERIFY2(!a.flavour.evidence.empty(), "a flavour without evidence");
         const std::string generation =
             e["api_generation"] ? e["api_generation"].as<std::string>() : std::string();
-        QCOMPARE(QString::fromStdString(std::string(analysis::apiGenerationId(a.flavour.apiGeneration))),
-                 QString::fromStdString(generation));
+        QCOMPARE(
+            QString::fromStdString(std::string(analysis::apiGenerationId(a.flavour.apiGeneration))),
+            QString::fromStdString(generation));
         if (!generation.empty() && e["kind"].as<std::string>() != "original")
             QVERIFY2(!a.flavour.generationEvidence.empty(), "a generation without evidence");
     }
@@ -316,8 +317,9 @@ private slots:
         const bool fixture = project.startsWith("fixture:");
         const std::string name = fixture ? project.mid(8).toStdString() : project.toStdString();
         const fs::path root = fs::path(tmp.path().toStdString()) / name;
-        fs::copy(fixture ? std::string(PORTOLAN_ANALYSIS_FIXTURES) + "/../../fixtures/projects/" + name
-                         : corpusRoot() + "/projects/" + name,
+        fs::copy(fixture
+                     ? std::string(PORTOLAN_ANALYSIS_FIXTURES) + "/../../fixtures/projects/" + name
+                     : corpusRoot() + "/projects/" + name,
                  root, fs::copy_options::recursive);
         auto findings = [&](const fs::path& dir) {
             auto a = testing::analyse(dir.string());
@@ -351,7 +353,8 @@ private slots:
         std::string all;
         for (const auto& a : added)
             all += "\n" + a;
-        QVERIFY2(added.size() == 1, (std::to_string(added.size()) + " new findings:" + all).c_str());
+        QVERIFY2(added.size() == 1,
+                 (std::to_string(added.size()) + " new findings:" + all).c_str());
         const std::string want = file.toStdString() + ":" + std::to_string(line) + ":";
         QVERIFY2(added.front().starts_with(want), added.front().c_str());
         QVERIFY2(added.front().find(": error: ") != std::string::npos, added.front().c_str());

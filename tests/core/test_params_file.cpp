@@ -82,9 +82,8 @@ private slots:
         QTest::addRow("argparse default")
             << "p.add_argument('--config', default=\"configs/b.yaml\")\n"
             << "configs/b.yaml";
-        QTest::addRow("a tool's file named in code stays out")
-            << "open('benchmarks.yml')\n"
-            << "configs/a.yaml";
+        QTest::addRow("a tool's file named in code stays out") << "open('benchmarks.yml')\n"
+                                                               << "configs/a.yaml";
     }
     void namedByCode()
     {

@@ -89,9 +89,10 @@ private slots:
         // 100 ms in a normal build; sanitizer builds run everything several times slower and
         // scale every time limit by the same factor (PORTOLAN_TEST_TIMEOUT_SCALE).
         const qint64 limit = 100 * PORTOLAN_TEST_TIMEOUT_SCALE;
-        QVERIFY2(stall < limit, qPrintable(QStringLiteral("GUI thread stalled %1 ms (limit %2 ms)")
-                                               .arg(stall)
-                                               .arg(limit)));
+        QVERIFY2(
+            stall < limit,
+            qPrintable(
+                QStringLiteral("GUI thread stalled %1 ms (limit %2 ms)").arg(stall).arg(limit)));
 
         // The window explains what it skipped.
         ProjectFilesModel* m = w.filesModel();

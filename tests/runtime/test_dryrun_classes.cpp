@@ -186,9 +186,10 @@ void TestDryRunClasses::modelZooNames()
     for (const char* release : {"modelzoo-R1.6.0", "modelzoo-R1.8.0"})
         trees << QString::fromUtf8(corpus) + "/sdk/" + release;
     QProcess p;
-    p.start("/usr/bin/python3",
-            QStringList{QStringLiteral(PORTOLAN_SOURCE_DIR "/tests/runtime/python/modelzoo_names.py")}
-                + trees);
+    p.start(
+        "/usr/bin/python3",
+        QStringList{QStringLiteral(PORTOLAN_SOURCE_DIR "/tests/runtime/python/modelzoo_names.py")} +
+            trees);
     QVERIFY(p.waitForFinished(900000));
     const QString out = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
     // Exit 0: every name resolves with the checkout (or needs a named third-party package);

@@ -16,7 +16,8 @@ void FindingsModel::setFindings(std::vector<guides::Finding> findings)
 
 const guides::Finding* FindingsModel::findingAt(int row) const
 {
-    return row >= 0 && std::size_t(row) < m_findings.size() ? &m_findings[std::size_t(row)] : nullptr;
+    return row >= 0 && std::size_t(row) < m_findings.size() ? &m_findings[std::size_t(row)]
+                                                            : nullptr;
 }
 
 int FindingsModel::rowCount(const QModelIndex& parent) const
@@ -42,7 +43,8 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
         case LocationColumn:
             return QString::fromStdString(f.location.toString());
         case MessageColumn:
-            return QString::fromStdString(f.message) + (f.fix ? tr("  [fix available]") : QString());
+            return QString::fromStdString(f.message) +
+                   (f.fix ? tr("  [fix available]") : QString());
         case CheckColumn: {
             // The guide's prefix is the same on every row (the chosen workflow): the column
             // shows the check's own name so that the finding keeps the width; the tooltip has
@@ -56,7 +58,8 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == CheckColumn)
             return QString::fromStdString(f.checkId);
-        return QString::fromStdString(f.message + (f.hint.empty() ? "" : "\n\nHow to fix: " + f.hint));
+        return QString::fromStdString(f.message +
+                                      (f.hint.empty() ? "" : "\n\nHow to fix: " + f.hint));
     case Qt::DecorationRole:
         if (index.column() == SeverityColumn) {
             const auto icon = f.severity == Severity::Error     ? QStyle::SP_MessageBoxCritical

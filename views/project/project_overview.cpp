@@ -1,9 +1,8 @@
 #include "views/project/project_overview.h"
 
-#include "views/common/diagnostics_model.h"
-
 #include "core/analysis/analysis.h"
 #include "core/analysis/port_scope.h"
+#include "views/common/diagnostics_model.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -101,8 +100,8 @@ void ProjectOverview::showAnalysis(const analysis::ProjectAnalysis& a)
         tr("Detected: <b>%1</b>").arg(QString::fromStdString(a.flavour.summary()).toHtmlEscaped());
     if (a.flavour.apiGeneration != analysis::ApiGeneration::None)
         flavour += QStringLiteral(" · ") +
-                   QString::fromStdString(std::string(analysis::apiGenerationName(
-                                              a.flavour.apiGeneration)))
+                   QString::fromStdString(
+                       std::string(analysis::apiGenerationName(a.flavour.apiGeneration)))
                        .toHtmlEscaped();
     m_flavour->setText(flavour);
     // The checks treat these as notes at most; say which and why, so that a quiet test folder
