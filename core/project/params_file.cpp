@@ -134,6 +134,28 @@ namedByCode(const fs::path& root, const std::vector<std::string>& candidates)
     return std::nullopt;
 }
 
+// Does a YAML file have `key:` at the top level? Read as text (the first 256 KiB): the rule must
+// stay cheap and must not depend on the file parsing.
+bool hasTopLevelKey(const fs::path& file, std::string_view key)
+{
+    const auto text = readFile(file);
+    if (!text)
+        return false;
+    const std::string_view t(text.value->data(),
+                             std::min<std::size_t>(text.value->size(), 1u << 18));
+    for (std::size_t pos = 0; pos < t.size();) {
+        const auto eol = t.find('\n', pos);
+        const std::string_view line =
+            t.substr(pos, eol == std::string_view::npos ? eol : eol - pos);
+        if (line.starts_with(key) && line.size() > key.size() && line[key.size()] == ':')
+            return true;
+        if (eol == std::string_view::npos)
+            break;
+        pos = eol + 1;
+    }
+    return false;
+}
+
 } // namespace
 
 std::string_view paramsSourceName(ParamsSource s)
@@ -227,7 +249,17 @@ ParamsFileChoice paramsFileFor(const fs::path& root, const std::string& override
         }
         staleNote = "; the saved choice " + *saved + " no longer exists";
     }
-    // The file the project's own code reads comes first: it is what its entry point runs.
+    // The Model Zoo's current layout: a Trainer YAML (trainer: at the top level) beside a legacy
+    // classic params.yaml is what the current release runs (the legacy file is converted).
+    for (const auto& cand : c.candidates)
+        if (!isToolConfig(cand) && hasTopLevelKey(root / cand, "trainer")) {
+            c.path = cand;
+            c.source = ParamsSource::Default;
+            c.reason =
+                "the Model Zoo Trainer configuration (trainer: at the top level)" + staleNote;
+            return c;
+        }
+    // Then the file the project's own code reads: it is what its entry point runs.
     if (const auto named = namedByCode(root, c.candidates)) {
         c.path = named->first;
         c.source = ParamsSource::Default;

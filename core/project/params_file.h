@@ -4,8 +4,10 @@
 // checks, flow), so that they never disagree about the file they read:
 //   1. an explicit choice for this call (the CLI's --params),
 //   2. else the choice the user saved with the project (PROJECT/.portolan/params-file),
-//   3. else the default: the YAML file the project's own top-level code names in a string literal
-//      (`config_file = "./configs.yml"`: what its entry point reads), then configs/params.yaml,
+//   3. else the default: a Model Zoo Trainer YAML (`trainer:` at the top level, the current
+//      layout, which a release runs in place of a legacy params.yaml beside it), then the YAML
+//      file the project's own top-level code names in a string literal (`config_file =
+//      "./configs.yml"`: what its entry point reads), then configs/params.yaml,
 //      params.yaml, const.yaml, then the first YAML file under configs/ by name, then the first
 //      at the top level by name. Tool configuration (a benchmark runner's benchmarks.yml, CI,
 //      documentation, environments) is offered but never the default.

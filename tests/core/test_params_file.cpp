@@ -60,6 +60,11 @@ private slots:
             << "default";
         QTest::addRow("no YAML at all") << QStringList{"README.md"} << ""
                                         << "none";
+        // The Model Zoo's current layout wins over a legacy params.yaml beside it.
+        QTest::addRow("trainer layout before legacy params.yaml")
+            << QStringList{"configs/params.yaml", "configs/params_v2.yaml:trainer"}
+            << "configs/params_v2.yaml"
+            << "default";
         // A benchmark runner's file (Graphcore applications) is never the default.
         QTest::addRow("benchmarks.yml is a tool's")
             << QStringList{"benchmarks.yml", "model_configs.yml"} << "model_configs.yml"
@@ -107,8 +112,14 @@ private slots:
         QFETCH(QString, source);
         QTemporaryDir dir;
         const fs::path root = dir.path().toStdString();
-        for (const auto& f : files)
-            touch(root / f.toStdString());
+        for (const auto& f : files) {
+            // "path:key" writes a file whose top-level key is `key`.
+            const QStringList parts = f.split(QLatin1Char(':'));
+            touch(root / parts.front().toStdString());
+            if (parts.size() > 1)
+                std::ofstream(root / parts.front().toStdString())
+                    << parts.back().toStdString() << ":\n  init: {}\n";
+        }
         const ParamsFileChoice c = paramsFileFor(root);
         QCOMPARE(QString::fromStdString(c.path), expected);
         QCOMPARE(QString::fromStdString(std::string(paramsSourceName(c.source))), source);
