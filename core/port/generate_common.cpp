@@ -1,6 +1,5 @@
-#include "core/port/generate_internal.h"
-
 #include "core/common/atomic_file.h"
+#include "core/port/generate_internal.h"
 #include "core/python/index.h"
 
 #include <algorithm>
@@ -68,8 +67,7 @@ bool Slicer::excluded(const Stmt& s) const
         return true;
     if (!m_parser.empty() && (s.defines.count(m_parser) || s.uses.count(m_parser)))
         return true;
-    if (s.type == "if_statement" &&
-        m_src->text(s.condition).find("__name__") != std::string::npos)
+    if (s.type == "if_statement" && m_src->text(s.condition).find("__name__") != std::string::npos)
         return true;
     if (s.type != "function_definition" && s.type != "decorated_definition" &&
         containsMethodCall(*m_src, s.node, "backward"))
@@ -150,8 +148,7 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
         }
         const bool definition = s->type == "function_definition" ||
                                 s->type == "decorated_definition" ||
-                                s->type == "class_definition" ||
-                                s->type == "import_statement" ||
+                                s->type == "class_definition" || s->type == "import_statement" ||
                                 s->type == "import_from_statement";
         if (definition && !isLocal) {
             if (module.insert(s).second)
@@ -192,7 +189,9 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
             }
         }
     }
-    auto byPosition = [](const Stmt* a, const Stmt* b) { return a->start < b->start; };
+    auto byPosition = [](const Stmt* a, const Stmt* b) {
+        return a->start < b->start;
+    };
     out.module.assign(module.begin(), module.end());
     std::sort(out.module.begin(), out.module.end(), byPosition);
     out.local.assign(local.begin(), local.end());
@@ -387,8 +386,8 @@ std::string lossName(const PortPlan& plan)
 
 std::vector<std::string> portTargets()
 {
-    return {"determined-pytorchtrial", "graphcore-poptorch", "cerebras-trainer",
-            "cerebras-cstorch", "cerebras-pytorch"};
+    return {"determined-pytorchtrial", "graphcore-poptorch", "cerebras-trainer", "cerebras-cstorch",
+            "cerebras-pytorch"};
 }
 
 std::string targetGuide(const std::string& to, const std::string& api, std::string* apiOut)
@@ -451,9 +450,9 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
         manual.insert(manual.end(), r.value->manual.begin(), r.value->manual.end());
         r.value->manual = std::move(manual);
         r.value->notes.insert(r.value->notes.begin(), plan.notes.begin(), plan.notes.end());
-        r.value->generateMs = std::chrono::duration<double, std::milli>(
-                                  std::chrono::steady_clock::now() - t0)
-                                  .count();
+        r.value->generateMs =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count();
     }
     return r;
 }
@@ -539,8 +538,7 @@ std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& st
     return out;
 }
 
-StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers,
-                  bool argsGlobal)
+StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers, bool argsGlobal)
 {
     StepCode sc;
     if (!plan.loop)
@@ -639,8 +637,8 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
                 while (e < value.size() &&
                        (std::isalnum(static_cast<unsigned char>(value[e])) || value[e] == '_'))
                     ++e;
-                const std::string rep = rules.flag(value.substr(at + prefix.size(),
-                                                                e - at - prefix.size()));
+                const std::string rep =
+                    rules.flag(value.substr(at + prefix.size(), e - at - prefix.size()));
                 value.replace(at, e - at, rep);
                 at += rep.size();
             }
@@ -674,10 +672,27 @@ void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out)
             sc.batchNames.count(n) || n == plan.argsName || plan.deviceNames.count(n))
             continue;
         out.manual.push_back(manualFinding(
-            "`" + n + "` is needed by the port but its definition could not be moved (it is "
-                      "defined in another function, or nowhere the plan can see)",
+            "`" + n +
+                "` is needed by the port but its definition could not be moved (it is "
+                "defined in another function, or nowhere the plan can see)",
             plan.loop ? plan.loop->loop : CodeRef{}, "define `" + n + "` where the port uses it"));
     }
+}
+
+std::string splitFutures(std::string& module)
+{
+    std::string futures, rest;
+    std::size_t at = 0;
+    while (at < module.size()) {
+        auto e = module.find('\n', at);
+        if (e == std::string::npos)
+            e = module.size();
+        const std::string line = module.substr(at, e - at);
+        (line.starts_with("from __future__") ? futures : rest) += line + "\n";
+        at = e + 1;
+    }
+    module = rest;
+    return futures;
 }
 
 } // namespace portolan::port::detail

@@ -46,15 +46,15 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     const std::string bs = plan.train.batchSize;
     if (!haveGlobal) {
         const std::string prefix = plan.argsName + ".";
-        if (!plan.argsName.empty() && bs.starts_with(prefix) && hp.count(bs.substr(prefix.size()))) {
+        if (!plan.argsName.empty() && bs.starts_with(prefix) &&
+            hp.count(bs.substr(prefix.size()))) {
             hp[bs.substr(prefix.size())].key = "global_batch_size";
             keyOf[bs.substr(prefix.size())] = "global_batch_size";
         } else {
             Hyper h;
             h.key = "global_batch_size";
-            h.value = !bs.empty() && bs.find_first_not_of("0123456789 ") == std::string::npos
-                          ? bs
-                          : "32";
+            h.value =
+                !bs.empty() && bs.find_first_not_of("0123456789 ") == std::string::npos ? bs : "32";
             h.comment = "the training DataLoader's batch size";
             hp["global_batch_size"] = h;
         }
@@ -90,8 +90,8 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                         plan.modelBinding + ")\n";
             for (const auto& o : plan.optimizers)
                 if (!o.synthesized && s->defines.count(o.variable))
-                    init += ind + o.variable + " = self.context.wrap_optimizer(" + o.variable +
-                            ")\n";
+                    init +=
+                        ind + o.variable + " = self.context.wrap_optimizer(" + o.variable + ")\n";
             for (const auto& sch : plan.schedulers)
                 if (s->defines.count(sch.variable))
                     init += ind + sch.variable + " = self.context.wrap_lr_scheduler(\n" + ind +
@@ -135,7 +135,8 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     }
     for (const auto& n : sc.init.unresolved)
         if (sc.bodyFree.count(n) && !sc.rename.count(n))
-            out.notes.push_back("`" + n + "` is read by the training step but defined nowhere "
+            out.notes.push_back("`" + n +
+                                "` is read by the training step but defined nowhere "
                                 "the port can see");
 
     // The data loaders.
@@ -164,10 +165,10 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
         m += ")\n";
         return m;
     };
-    const std::string trainLoader = loader("build_training_data_loader", plan.train, plan.train,
-                                           true);
-    const std::string evalLoader = loader("build_validation_data_loader", plan.eval, plan.train,
-                                          false);
+    const std::string trainLoader =
+        loader("build_training_data_loader", plan.train, plan.train, true);
+    const std::string evalLoader =
+        loader("build_validation_data_loader", plan.eval, plan.train, false);
 
     // train_batch / evaluate_batch
     RenderRules body = rules;
@@ -201,8 +202,9 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                                    " with a closure (LBFGS): Determined steps without one; "
                                    "re-evaluate the loss by hand if needed");
             out.manual.push_back(manualFinding(
-                "optimizer step with a closure (" + o.qualified + "): Determined's "
-                "step_optimizer takes no closure",
+                "optimizer step with a closure (" + o.qualified +
+                    "): Determined's "
+                    "step_optimizer takes no closure",
                 o.construction, "use an optimizer without a closure, or step it by hand"));
         }
         train += ind + "self.context.step_optimizer(self." + o.variable + ")\n";
@@ -238,16 +240,16 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
         if (!plan.argsName.empty() && s->uses.count(plan.argsName)) {
             const std::string what = s->name.empty() ? "a module-level statement" : s->name;
             module = module;
-            out.manual.push_back(manualFinding(
-                what + " reads the command-line flags (`" + plan.argsName +
-                    ".…`) at module level: pass the values from the trial",
-                CodeRef{plan.entry, s->line, s->column, s->start, s->end, ""},
-                "give the function the hyperparameters it needs as parameters"));
+            out.manual.push_back(
+                manualFinding(what + " reads the command-line flags (`" + plan.argsName +
+                                  ".…`) at module level: pass the values from the trial",
+                              CodeRef{plan.entry, s->line, s->column, s->start, s->end, ""},
+                              "give the function the hyperparameters it needs as parameters"));
         }
     for (const auto& n : unknownFlags)
-        out.manual.push_back(manualFinding("`" + plan.argsName + "." + n +
-                                               "` is not a flag of the script",
-                                           CodeRef{plan.entry, 1, 0, 0, 0, ""}));
+        out.manual.push_back(
+            manualFinding("`" + plan.argsName + "." + n + "` is not a flag of the script",
+                          CodeRef{plan.entry, 1, 0, 0, 0, ""}));
 
     std::string text = "\"\"\"Determined PyTorchTrial generated by Portolan from " + plan.entry +
                        ".\n\nThe model, loss and data code are the original's, moved here; "
@@ -255,22 +257,9 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                        "are in const.yaml.\n\"\"\"\n";
     // Imports from __future__ must come first.
     text += "from typing import Any, Dict\n\n";
-    std::string futures;
-    {
-        std::string rest;
-        std::size_t at = 0;
-        while (at < module.size()) {
-            auto e = module.find('\n', at);
-            if (e == std::string::npos)
-                e = module.size();
-            const std::string line = module.substr(at, e - at);
-            (line.starts_with("from __future__") ? futures : rest) += line + "\n";
-            at = e + 1;
-        }
-        module = rest;
-    }
-    text = text.substr(0, text.find("from typing")) + futures +
-           text.substr(text.find("from typing"));
+    const std::string futures = splitFutures(module);
+    text =
+        text.substr(0, text.find("from typing")) + futures + text.substr(text.find("from typing"));
     text += "import torch\nfrom determined.pytorch import DataLoader, LRScheduler, PyTorchTrial, "
             "PyTorchTrialContext\n";
     text += module;
@@ -295,11 +284,11 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                 "\n";
         out.hyperparameters[it->second.key] = it->second.value;
         if (it->second.value == "null" && f.required)
-            out.manual.push_back(manualFinding(
-                "the flag " + (f.options.empty() ? f.dest : f.options.front()) +
-                    " is required and has no default: set hyperparameters." + it->second.key +
-                    " in const.yaml",
-                CodeRef{plan.entry, f.span.line, f.span.column - 1, 0, 0, ""}));
+            out.manual.push_back(
+                manualFinding("the flag " + (f.options.empty() ? f.dest : f.options.front()) +
+                                  " is required and has no default: set hyperparameters." +
+                                  it->second.key + " in const.yaml",
+                              CodeRef{plan.entry, f.span.line, f.span.column - 1, 0, 0, ""}));
     }
     if (const auto it = hp.find("global_batch_size");
         it != hp.end() && written.insert("global_batch_size").second) {
@@ -313,8 +302,9 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
             epochs = h.value;
     yaml += "searcher:\n  name: single\n  metric: validation_loss\n  smaller_is_better: true\n"
             "  max_length:\n    epochs: " +
-            epochs + "\nrecords_per_epoch: 60000\nmin_validation_period:\n  epochs: 1\n"
-                     "resources:\n  slots_per_trial: 1\nmax_restarts: 0\n";
+            epochs +
+            "\nrecords_per_epoch: 60000\nmin_validation_period:\n  epochs: 1\n"
+            "resources:\n  slots_per_trial: 1\nmax_restarts: 0\n";
     out.files.push_back(GeneratedFile{"const.yaml", "", yaml});
     copyOtherFiles(plan, out);
     out.entry = "model_def:Trial";

@@ -63,7 +63,7 @@ struct Hyper
     std::string key;   // the key in the config
     std::string value; // YAML text
     std::string comment;
-    std::string type;  // Python annotation for typed configs
+    std::string type; // Python annotation for typed configs
 };
 std::map<std::string, Hyper> hyperparameters(const PortPlan& plan,
                                              const std::map<std::string, std::string>& values);
@@ -72,6 +72,9 @@ std::string header(const PortPlan& plan, const std::string& what);
 std::string todo(const std::string& indent, const std::string& what);
 bool isBuiltin(const std::string& name);
 std::string indentText(const std::string& text, const std::string& indent);
+// Takes the `from __future__` lines out of `module` (they must stay first in the port's file)
+// and returns them.
+std::string splitFutures(std::string& module);
 // The Python files of the original other than the entry, copied verbatim.
 void copyOtherFiles(const PortPlan& plan, PortResult& out, const std::set<std::string>& skip = {});
 // The text of the loss expression ("loss" variable) after the forward statements.

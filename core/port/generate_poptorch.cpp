@@ -29,7 +29,6 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     for (const auto& d : plan.deviceNames)
         rules.rename[d] = "torch.device(\"cpu\")";
 
-
     // Where the flags are parsed: at module level, or inside a function (main()).
     const auto argparse = slicer.argparseStatements();
     bool argparseAtModule = true;
@@ -51,12 +50,14 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     // The wrapper.
     std::string wrapper;
     wrapper += "class TrainingModel(torch.nn.Module):\n";
-    wrapper += ind + "\"\"\"The model with its loss computed inside forward: PopTorch compiles "
-                     "forward, loss\n" +
+    wrapper += ind +
+               "\"\"\"The model with its loss computed inside forward: PopTorch compiles "
+               "forward, loss\n" +
                ind + "and backward into one program.\"\"\"\n\n";
     wrapper += ind + "def __init__(self, model, **values):\n";
     wrapper += ind2 + "super().__init__()\n" + ind2 + "self.model = model\n";
-    wrapper += ind2 + "for name, value in values.items():\n" + ind2 + "    setattr(self, name, value)\n\n";
+    wrapper +=
+        ind2 + "for name, value in values.items():\n" + ind2 + "    setattr(self, name, value)\n\n";
     std::vector<std::string> params = lp.batchNames;
     std::string paramText;
     for (const auto& p : params)
@@ -111,10 +112,10 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
             continue;
         }
         if (o.closure)
-            out.manual.push_back(manualFinding(
-                "optimizer step with a closure (" + o.qualified +
-                    "): PopTorch has no LBFGS and runs no closure",
-                o.construction, "use poptorch.optim.SGD/Adam/AdamW/RMSprop/LAMB"));
+            out.manual.push_back(manualFinding("optimizer step with a closure (" + o.qualified +
+                                                   "): PopTorch has no LBFGS and runs no closure",
+                                               o.construction,
+                                               "use poptorch.optim.SGD/Adam/AdamW/RMSprop/LAMB"));
         if (o.synthesized) {
             main += ind + "# The original updates the weights by hand with plain SGD.\n";
             main += ind + "optimizer = poptorch.optim.SGD(" + plan.modelBinding +
@@ -126,17 +127,17 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
         }
     }
     if (!sc.between.empty())
-        out.manual.push_back(manualFinding(
-            "code between backward() and the optimizer step (" +
-                src.text(sc.between.front()->start, sc.between.front()->end) +
-                "): PopTorch runs backward and the step inside the program",
-            CodeRef{plan.entry, sc.between.front()->line, sc.between.front()->column,
-                    sc.between.front()->start, sc.between.front()->end, ""},
-            "gradient clipping: poptorch.optim optimizers take max_grad_norm"));
+        out.manual.push_back(
+            manualFinding("code between backward() and the optimizer step (" +
+                              src.text(sc.between.front()->start, sc.between.front()->end) +
+                              "): PopTorch runs backward and the step inside the program",
+                          CodeRef{plan.entry, sc.between.front()->line, sc.between.front()->column,
+                                  sc.between.front()->start, sc.between.front()->end, ""},
+                          "gradient clipping: poptorch.optim optimizers take max_grad_norm"));
     for (const auto& s : plan.schedulers)
         main += ind + "# " + s.variable + " (" + s.qualified +
-                ") is stepped as in the original; call training_model.setOptimizer(" +
-                optimizer + ") after it.\n";
+                ") is stepped as in the original; call training_model.setOptimizer(" + optimizer +
+                ") after it.\n";
     std::string extras;
     for (const auto& a : sc.attributes)
         extras += ", " + a + "=" + a;
@@ -154,12 +155,12 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     if (lp.indexName.empty())
         main += ind2 + "for " + lp.batchTarget + " in train_loader:\n";
     else
-        main += ind2 + "for " + lp.indexName + ", " + lp.batchTarget +
-                " in enumerate(train_loader):\n";
+        main +=
+            ind2 + "for " + lp.indexName + ", " + lp.batchTarget + " in enumerate(train_loader):\n";
     main += ind3 + loss + " = training_model(" + args + ")\n";
     for (const auto& s : plan.schedulers)
-        main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" +
-                (s.perBatch ? ind3 : ind2) + "training_model.setOptimizer(" + optimizer + ")\n";
+        main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" + (s.perBatch ? ind3 : ind2) +
+                "training_model.setOptimizer(" + optimizer + ")\n";
     main += ind + "training_model.detachFromDevice()\n";
     if (plan.evaluation && !plan.modelBinding.empty()) {
         main += ind + "# Evaluation: the model itself, compiled for inference.\n";
@@ -179,18 +180,8 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     RenderRules moduleRules;
     moduleRules.deviceNames = plan.deviceNames;
     std::string module = slicer.moduleText(moduleStmts, moduleRules, true);
-    std::string futures, rest;
-    {
-        std::size_t at = 0;
-        while (at < module.size()) {
-            auto e = module.find('\n', at);
-            if (e == std::string::npos)
-                e = module.size();
-            const std::string line = module.substr(at, e - at);
-            (line.starts_with("from __future__") ? futures : rest) += line + "\n";
-            at = e + 1;
-        }
-    }
+    std::string rest = module;
+    const std::string futures = splitFutures(rest);
     std::string text;
     text += "\"\"\"PopTorch port generated by Portolan from " + plan.entry +
             ".\n\nThe model, loss and data code are the original's; the loss is computed "
