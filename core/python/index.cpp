@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tree_sitter/api.h>
 #include <unordered_set>
 
@@ -333,6 +334,49 @@ private:
         }
         return false;
     }
+    // A membership test `"k" in m["a"]` (positive) or `"k" not in m` (negative), as the key
+    // path it proves present in one branch: {base, keys..., "k"}.
+    struct Guard
+    {
+        std::pair<std::string, std::vector<std::string>> path;
+        bool positive = true;
+    };
+    std::optional<Guard> membershipGuard(TSNode n) const
+    {
+        if (ts_node_is_null(n) || type(n) != "comparison_operator" ||
+            ts_node_named_child_count(n) != 2)
+            return std::nullopt;
+        bool positive = true;
+        bool found = false;
+        for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
+            const TSNode c = ts_node_child(n, i);
+            if (ts_node_is_named(c))
+                continue;
+            const std::string_view op = type(c);
+            if (op == "in" || op == "not in") {
+                positive = op == "in";
+                found = true;
+            }
+        }
+        std::string key;
+        Guard g;
+        g.positive = positive;
+        bool viaAlias = false;
+        if (!found || !stringValue(ts_node_named_child(n, 0), key) ||
+            !keyChain(ts_node_named_child(n, 1), g.path.first, g.path.second, viaAlias))
+            return std::nullopt;
+        g.path.second.push_back(std::move(key));
+        return g;
+    }
+    // A read whose path starts with a guarded path handles the key's absence.
+    bool guarded(const std::string& base, const std::vector<std::string>& keys) const
+    {
+        for (const auto& [gb, gk] : m_guards)
+            if (gb == base && gk.size() <= keys.size() &&
+                std::equal(gk.begin(), gk.end(), keys.begin()))
+                return true;
+        return false;
+    }
     std::string aliasKey(const std::string& name) const
     {
         return std::to_string(m_function) + ":" + name;
@@ -408,20 +452,47 @@ private:
         // Everything but the first condition of these runs only sometimes.
         if (t == "if_statement" || t == "while_statement" || t == "conditional_expression" ||
             t == "boolean_operator") {
+            // `"k" in m` as the condition guards the branch it selects: there a read of m["k"]
+            // handles the key's absence (`mp = p["model"] if "model" in p else p`).
+            TSNode condition = field(n, "condition");
+            if (t == "conditional_expression" && ts_node_named_child_count(n) == 3)
+                condition = ts_node_named_child(n, 1);
+            if (t == "boolean_operator")
+                condition = field(n, "left");
+            auto guard = membershipGuard(condition);
+            // `"k" in m and m["k"]`, `"k" not in m or m["k"]`: the right side is guarded.
+            if (guard && t == "boolean_operator") {
+                const TSNode op = field(n, "operator");
+                const bool isAnd = !ts_node_is_null(op) && type(op) == "and";
+                if (isAnd != guard->positive)
+                    guard.reset();
+                else
+                    guard->positive = true;
+            }
             int named = 0;
             children(n, [&](TSNode c, std::string_view f) {
                 bool always = false;
-                if (t == "boolean_operator")
+                bool guarded = false;
+                if (t == "boolean_operator") {
                     always = f == "left";
-                else if (t == "conditional_expression")
+                    guarded = guard && !always;
+                } else if (t == "conditional_expression") {
                     always = ts_node_is_named(c) && named == 1; // a if COND else b
-                else
+                    guarded =
+                        guard && ts_node_is_named(c) && (guard->positive ? named == 0 : named == 2);
+                } else {
                     always = f == "condition";
+                    guarded = guard && (guard->positive ? f == "consequence" : f == "alternative");
+                }
                 if (ts_node_is_named(c))
                     ++named;
                 if (!always)
                     ++m_conditional;
+                if (guarded)
+                    m_guards.push_back(guard->path);
                 walk(c, depth + 1);
+                if (guarded)
+                    m_guards.pop_back();
                 if (!always)
                     --m_conditional;
             });
@@ -908,8 +979,9 @@ private:
             std::vector<std::string> keys;
             bool viaAlias = false;
             if (keyChain(n, base, keys, viaAlias) && !keys.empty()) {
+                const bool handled = guarded(base, keys);
                 m_out.keyReads.push_back(
-                    {base, std::move(keys), span(n), m_function, viaAlias, false});
+                    {base, std::move(keys), span(n), m_function, viaAlias, handled});
                 m_out.keyReads.back().conditional = m_conditional > 0;
             } else {
                 // params["model"][i]: keep the string prefix.
@@ -924,8 +996,9 @@ private:
                         keys.clear();
                         viaAlias = false;
                         if (keyChain(cur, base, keys, viaAlias) && !keys.empty()) {
+                            const bool handled = guarded(base, keys);
                             m_out.keyReads.push_back(
-                                {base, std::move(keys), span(cur), m_function, viaAlias, false});
+                                {base, std::move(keys), span(cur), m_function, viaAlias, handled});
                             m_out.keyReads.back().conditional = m_conditional > 0;
                             break;
                         }
@@ -1072,6 +1145,8 @@ private:
     FunctionId m_classFunction = ModuleLevel;
     int m_inError = 0;
     int m_conditional = 0; // depth of conditions, loops and handlers around the current node
+    // Key paths proved present by the membership tests around the current node.
+    std::vector<std::pair<std::string, std::vector<std::string>>> m_guards;
     bool m_nextIsObject = false;
     std::vector<std::string> m_pendingDecorators;
     std::vector<std::pair<int, std::string>> m_argStack;

@@ -366,6 +366,57 @@ private slots:
         QCOMPARE(idx.aliases[0].name, std::string("mp"));
         QCOMPARE(idx.aliases[0].keys, (std::vector<std::string>{"model"}));
     }
+
+    // A membership test of the same key guards the branch it selects: the read there handles the
+    // key's absence (isDefault); a read in the other branch, or of another key, does not.
+    void membershipGuardsHandleAbsence_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<bool>("handled");
+        QTest::newRow("conditional expression") << "mp = p['model'] if 'model' in p else p\n"
+                                                << "model" << true;
+        QTest::newRow("negated, else branch") << "mp = p if 'model' not in p else p['model']\n"
+                                              << "model" << true;
+        QTest::newRow("if statement, nested path")
+            << "if 'depth' in p['model']:\n    d = p['model']['depth']\n"
+            << "model.depth" << true;
+        QTest::newRow("guard covers deeper reads")
+            << "if 'model' in p:\n    d = p['model']['depth']\n"
+            << "model.depth" << true;
+        QTest::newRow("and") << "d = 'lr' in p and p['lr']\n"
+                             << "lr" << true;
+        QTest::newRow("not in ... or") << "d = 'lr' not in p or p['lr']\n"
+                                       << "lr" << true;
+        QTest::newRow("other key") << "mp = p['model'] if 'data' in p else p\n"
+                                   << "model" << false;
+        QTest::newRow("other mapping") << "mp = p['model'] if 'model' in q else p\n"
+                                       << "model" << false;
+        QTest::newRow("wrong branch") << "mp = p if 'model' in p else p['model']\n"
+                                      << "model" << false;
+        QTest::newRow("if, else branch") << "if 'lr' in p:\n    pass\nelse:\n    d = p['lr']\n"
+                                         << "lr" << false;
+        QTest::newRow("or with positive test") << "d = 'lr' in p or p['lr']\n"
+                                               << "lr" << false;
+    }
+    void membershipGuardsHandleAbsence()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, path);
+        QFETCH(bool, handled);
+        // The source becomes the body of f(p, q): every line indented once.
+        std::string indented = "def f(p, q):\n";
+        for (const QString& line : source.split('\n', Qt::SkipEmptyParts))
+            indented += "    " + line.toStdString() + "\n";
+        const PyIndex idx = indexSource(indented, "f.py");
+        const KeyRead* read = nullptr;
+        for (const auto& k : idx.keyReads)
+            if (k.base == "p" && k.path() == path.toStdString())
+                read = &k;
+        QVERIFY2(read,
+                 qPrintable("no read of " + path + " in:\n" + QString::fromStdString(indented)));
+        QCOMPARE(read->isDefault, handled);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestResolve)
