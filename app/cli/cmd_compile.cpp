@@ -26,6 +26,7 @@ struct CompileCliOptions
 {
     std::string input;
     std::string inputShape;
+    std::string namedConfig;
     std::string inputDtype = "float32";
     std::string target;
     int ipus = 1;
@@ -136,7 +137,7 @@ std::string targetOf(const CompileCliOptions& o)
         return o.target;
     sim::DefaultTarget d;
     if (!o.input.empty() && o.synthetic.empty())
-        d = sim::defaultTarget(graph::chooseGraphSource(o.input));
+        d = sim::defaultTarget(graph::chooseGraphSource(o.input, o.namedConfig));
     if (d.id.empty())
         d = {sim::CompileOptions{}.target, "the input names no vendor's hardware"};
     std::cerr << "portolan-cli: target " << d.id << ": " << d.reason
@@ -207,6 +208,7 @@ int runCompile(const CompileCliOptions& cliOptions)
     workflow::CompileRequest request;
     request.input.path = o.input;
     request.input.inputShape = o.inputShape;
+    request.input.namedConfig = o.namedConfig;
     request.input.inputDtype = o.inputDtype;
     request.input.recordBatch = o.recordBatch;
     if (!o.synthetic.empty())
@@ -272,6 +274,9 @@ Subcommand registerCompile(CLI::App& root)
     cmd->add_option("INPUT", o->input,
                     "Project folder, Model Zoo params file (.yaml: the model is built from its "
                     "model: keys), or TorchScript MODEL.pt");
+    cmd->add_option("--config", o->namedConfig,
+                    "A Graphcore application config's named configuration (default: the first "
+                    "that describes a model)");
     cmd->add_option("--input-shape", o->inputShape,
                     "Input shape with batch for a .pt, e.g. 1,3,32,32");
     cmd->add_option("--input-dtype", o->inputDtype, "Input dtype for a .pt")

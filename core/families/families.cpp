@@ -1,6 +1,7 @@
 #include "core/families/families.h"
 
 #include "core/families/family_builders.h"
+#include "core/families/graphcore_config.h"
 
 #include <algorithm>
 #include <cctype>
@@ -175,43 +176,6 @@ YAML::Node at(const YAML::Node& n, const char* key)
     return c.IsDefined() ? c : YAML::Node();
 }
 
-// YAML merge keys (`<<: *base`), which yaml-cpp 0.7 leaves as a plain "<<" key: the merged
-// map's entries are copied in where the map does not set them. In place, so positions survive.
-void resolveMerges(YAML::Node n, int depth = 0)
-{
-    if (depth > 64 || !n.IsDefined())
-        return;
-    if (n.IsSequence()) {
-        for (std::size_t i = 0; i < n.size(); ++i)
-            resolveMerges(n[i], depth + 1);
-        return;
-    }
-    if (!n.IsMap())
-        return;
-    if (n["<<"].IsDefined()) {
-        YAML::Node merged = n["<<"];
-        n.remove("<<");
-        std::vector<YAML::Node> sources;
-        if (merged.IsSequence())
-            for (std::size_t i = 0; i < merged.size(); ++i)
-                sources.push_back(merged[i]);
-        else
-            sources.push_back(merged);
-        for (YAML::Node src : sources) {
-            resolveMerges(src, depth + 1);
-            if (!src.IsMap())
-                continue;
-            for (auto it = src.begin(); it != src.end(); ++it) {
-                const std::string key = it->first.as<std::string>("");
-                if (!key.empty() && !n[key].IsDefined())
-                    n[key] = it->second;
-            }
-        }
-    }
-    for (auto it = n.begin(); it != n.end(); ++it)
-        resolveMerges(it->second, depth + 1);
-}
-
 // A fine-tuning config's `pretrain_params_path`: the pretraining params it starts from, relative
 // to the folder the model runs from (the config's folder or the one above `configs/`). The
 // corpus flattens folders into file names with "__" after a release prefix, and keeps one copy
@@ -333,7 +297,8 @@ DataSection readData(const ParamsSection& d, const std::string& sectionName)
     return s;
 }
 
-Result<ModelFromParams> build(YAML::Node root, const std::string& file)
+Result<ModelFromParams> build(YAML::Node root, const std::string& file,
+                              const std::string& namedConfigName = {})
 {
     try {
         resolveMerges(root);
@@ -341,6 +306,33 @@ Result<ModelFromParams> build(YAML::Node root, const std::string& file)
             throw ParamsError(params::diagnosticAt(root, file, "families.not-params",
                                                    "the file is not a mapping of sections"));
         ModelFromParams out;
+        // A Graphcore application's named configurations: build the chosen one, translated
+        // into the classic layout, and keep its execution settings.
+        if (!root["model"].IsDefined() && !root["trainer"].IsDefined()) {
+            if (auto named = namedConfig(root, file, namedConfigName)) {
+                if (!*named)
+                    return Result<ModelFromParams>::fail(named->error);
+                NamedConfig& config = *named->value;
+                auto built = build(config.classic, file);
+                if (!built)
+                    return built;
+                ModelFromParams& m = *built.value;
+                m.layout = "graphcore";
+                m.namedConfig = config.name;
+                m.namedConfigs = config.names;
+                m.execution = config.settings;
+                m.inferred = true;
+                m.familyReason = config.familyReason;
+                m.notes.push_back("the named configuration '" + config.name + "' (" +
+                                  std::to_string(config.names.size()) +
+                                  " in the file; the family '" + config.family +
+                                  "' is inferred from " + config.familyReason + ")");
+                m.graph.name = config.family + " (" + config.name + ")";
+                m.graph.origin = "params: " + file + ", named configuration '" + config.name +
+                                 "' (" + m.architecture + " builder, family inferred)";
+                return built;
+            }
+        }
         const bool classic = root["model"].IsDefined();
         const YAML::Node init = at(at(root, "trainer"), "init");
         const bool trainer = !classic && at(init, "model").IsMap();
@@ -430,6 +422,43 @@ Result<ModelFromParams> build(YAML::Node root, const std::string& file)
 
 } // namespace
 
+// YAML merge keys (`<<: *base`), which yaml-cpp 0.7 leaves as a plain "<<" key: the merged
+// map's entries are copied in where the map does not set them. In place, so positions survive.
+void resolveMerges(YAML::Node n, int depth)
+{
+    if (depth > 64 || !n.IsDefined())
+        return;
+    if (n.IsSequence()) {
+        for (std::size_t i = 0; i < n.size(); ++i)
+            resolveMerges(n[i], depth + 1);
+        return;
+    }
+    if (!n.IsMap())
+        return;
+    if (n["<<"].IsDefined()) {
+        YAML::Node merged = n["<<"];
+        n.remove("<<");
+        std::vector<YAML::Node> sources;
+        if (merged.IsSequence())
+            for (std::size_t i = 0; i < merged.size(); ++i)
+                sources.push_back(merged[i]);
+        else
+            sources.push_back(merged);
+        for (YAML::Node src : sources) {
+            resolveMerges(src, depth + 1);
+            if (!src.IsMap())
+                continue;
+            for (auto it = src.begin(); it != src.end(); ++it) {
+                const std::string key = it->first.as<std::string>("");
+                if (!key.empty() && !n[key].IsDefined())
+                    n[key] = it->second;
+            }
+        }
+    }
+    for (auto it = n.begin(); it != n.end(); ++it)
+        resolveMerges(it->second, depth + 1);
+}
+
 const std::vector<FamilyInfo>& knownFamilies()
 {
     static const std::vector<FamilyInfo> list = [] {
@@ -449,16 +478,20 @@ Result<bool> isModelParams(const std::filesystem::path& file)
             return Result<bool>::ok(false);
         if (root["model"].IsDefined())
             return Result<bool>::ok(true);
-        return Result<bool>::ok(at(at(at(root, "trainer"), "init"), "model").IsMap());
+        if (at(at(at(root, "trainer"), "init"), "model").IsMap())
+            return Result<bool>::ok(true);
+        const auto named = namedConfig(root, file.string());
+        return Result<bool>::ok(named && *named);
     } catch (const ParamsError& e) {
         return Result<bool>::fail(e.diagnostic());
     }
 }
 
-Result<ModelFromParams> buildFromParamsFile(const std::filesystem::path& file)
+Result<ModelFromParams> buildFromParamsFile(const std::filesystem::path& file,
+                                            const std::string& namedConfig)
 {
     try {
-        return build(params::loadParamsFile(file.string()), file.string());
+        return build(params::loadParamsFile(file.string()), file.string(), namedConfig);
     } catch (const ParamsError& e) {
         return Result<ModelFromParams>::fail(e.diagnostic());
     }

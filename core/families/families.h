@@ -10,10 +10,12 @@
 // layout's `trainer.fit.train_dataloader`). Plain header: no LibTorch, no Qt.
 
 #include "core/common/diagnostic.h"
+#include "core/families/graphcore_config.h"
 #include "core/graph/op_graph.h"
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,7 +40,12 @@ struct ModelFromParams
     std::string architecture; // decoder, encoder, encoder-decoder, unet, dit, vit, mlp, llava
     bool inferred = false;    // model.name was absent: the family comes from keys and path
     std::string familyReason; // "model.name" or what the inference went by
-    std::string layout;       // classic or trainer
+    std::string layout;       // classic, trainer or graphcore (named configurations)
+    // A Graphcore application config: the named configuration built, every one in the file,
+    // and how it runs (its IPUs, split, replication, ...).
+    std::string namedConfig;
+    std::vector<std::string> namedConfigs;
+    std::optional<ExecutionSettings> execution;
     DataSection data;
     std::string optimizer;          // adamw, adam, sgd, sgd-momentum, lamb, adafactor, or ""
     bool mixedPrecision = false;    // the params ask for fp16/bf16 compute
@@ -49,8 +56,11 @@ struct ModelFromParams
 // not). Errors are syntax errors with their position.
 Result<bool> isModelParams(const std::filesystem::path& file);
 
-// Builds the model of a params file. Errors carry file:line:column of the offending key.
-Result<ModelFromParams> buildFromParamsFile(const std::filesystem::path& file);
+// Builds the model of a params file. Errors carry file:line:column of the offending key. For a
+// file of Graphcore named configurations, `namedConfig` picks one (empty: the first that
+// describes a model the builders know).
+Result<ModelFromParams> buildFromParamsFile(const std::filesystem::path& file,
+                                            const std::string& namedConfig = {});
 // The same from YAML text; `fileName` names it in messages and helps infer the family.
 Result<ModelFromParams> buildFromParamsText(std::string_view text, const std::string& fileName);
 

@@ -10,6 +10,10 @@
 
 namespace portolan::families {
 
+// YAML merge keys (`<<: *base`), which yaml-cpp 0.7 leaves as a plain "<<" key, resolved in
+// place.
+void resolveMerges(YAML::Node n, int depth = 0);
+
 struct BuildContext
 {
     params::ParamsSection model;

@@ -22,10 +22,41 @@ std::optional<std::string> runtimeModelOf(const fs::path& params)
     }
 }
 
-// A Model Zoo model the family builders know, with the training its params file asks for.
-std::optional<ProjectTraining> familyTraining(const fs::path& params)
+// A Graphcore named configuration runs micro-batches on a pipeline of its own: its settings are
+// the project's, as a PopTorch capture's Options are.
+void applyExecutionSettings(const families::ExecutionSettings& e, const std::string& name,
+                            ProjectTraining& t)
 {
-    auto m = families::buildFromParamsFile(params);
+    t.namedConfig = name;
+    t.batchIsMicroBatch = true;
+    t.batchSize = std::max(1, e.microBatchSize);
+    t.gradAccum = std::max(1, e.gradientAccumulation);
+    t.replicas = e.replicationFactor;
+    t.deviceIterations = e.deviceIterations;
+    t.layersPerIpu = e.layersPerIpu;
+    t.ipus = e.ipusPerReplica > 0 ? e.ipusPerReplica : int(e.layersPerIpu.size());
+    if (e.matmulProportion.size() == 1)
+        t.matmulProportion = e.matmulProportion.front();
+    else
+        for (std::size_t i = 0; i < e.matmulProportion.size(); ++i)
+            t.availableMemoryProportion[int(i)] = e.matmulProportion[i];
+    t.serializationFactor = e.embeddingSerializationFactor;
+    t.recompute = e.recomputeEveryLayer.value_or(false);
+    t.optimizerOffChip = e.optimizerStateOffchip.value_or(false);
+    t.replicatedTensorSharding = e.replicatedTensorSharding.value_or(false);
+    t.halfPartials = e.halfPartials.value_or(false);
+    t.halfFirstOrderMomentum = e.halfFirstOrderMomentum.value_or(false);
+    // "16.16": fp16 weights and compute; "16.32": fp16 compute with fp32 masters.
+    t.fp16 = e.precision == "16.16";
+    t.mixedPrecision = t.mixedPrecision || e.precision == "16.32";
+    t.strategy = "the named configuration '" + name + "'";
+}
+
+// A Model Zoo model the family builders know, with the training its params file asks for.
+std::optional<ProjectTraining> familyTraining(const fs::path& params,
+                                              const std::string& namedConfig = {})
+{
+    auto m = families::buildFromParamsFile(params, namedConfig);
     if (!m)
         return std::nullopt;
     ProjectTraining t;
@@ -36,6 +67,8 @@ std::optional<ProjectTraining> familyTraining(const fs::path& params)
     t.batchSize =
         int(std::clamp<std::int64_t>(m.value->data.batchSize, 1, std::numeric_limits<int>::max()));
     t.mixedPrecision = m.value->mixedPrecision;
+    if (m.value->execution)
+        applyExecutionSettings(*m.value->execution, m.value->namedConfig, t);
     return t;
 }
 
@@ -122,9 +155,10 @@ std::string_view graphSourceName(GraphSourceKind k)
     return "none";
 }
 
-GraphSource chooseGraphSource(const fs::path& input)
+GraphSource chooseGraphSource(const fs::path& input, const std::string& namedConfig)
 {
     GraphSource s;
+    s.namedConfig = namedConfig;
     std::error_code ec;
     const auto fromCapture = [&](const fs::path& dir) {
         s.kind = GraphSourceKind::Capture;
@@ -142,7 +176,7 @@ GraphSource chooseGraphSource(const fs::path& input)
     if (fs::is_regular_file(input, ec)) {
         s.params = input;
         if (!runtimeModelOf(input)) {
-            if (auto t = familyTraining(input)) {
+            if (auto t = familyTraining(input, namedConfig)) {
                 s.kind = GraphSourceKind::ModelFamily;
                 s.training = *t;
                 return s;
@@ -179,15 +213,28 @@ GraphSource chooseGraphSource(const fs::path& input)
 
     // 2. A Model Zoo family built from the same params file (the project's chosen one).
     if (params) {
-        if (auto t = familyTraining(*params.value)) {
+        if (auto t = familyTraining(*params.value, namedConfig)) {
             s.kind = GraphSourceKind::ModelFamily;
             s.params = *params.value;
             s.training = *t;
             s.message = {Severity::Info,
                          "compile.from-family",
-                         passedOver + "; building it from the model: keys instead",
+                         passedOver + "; building it from " +
+                             (t->namedConfig.empty()
+                                  ? std::string("the model: keys")
+                                  : "its named configuration '" + t->namedConfig + "'") +
+                             " instead",
                          {s.params.string()}};
             return s;
+        }
+        // A named configuration asked for by name that the file lacks: say so, not "no model".
+        if (!namedConfig.empty()) {
+            auto m = families::buildFromParamsFile(*params.value, namedConfig);
+            if (!m && m.error.code == "families.no-named-config") {
+                s.kind = GraphSourceKind::None;
+                s.message = m.error;
+                return s;
+            }
         }
         passedOver += ", and no Model Zoo model family describes it";
     }
@@ -230,7 +277,7 @@ std::vector<std::string> torchChildArguments(const GraphSource& source, int reco
 
 Result<OpGraph> buildModelFamily(const GraphSource& source)
 {
-    auto m = families::buildFromParamsFile(source.params);
+    auto m = families::buildFromParamsFile(source.params, source.namedConfig);
     if (!m)
         return Result<OpGraph>::fail(m.error);
     return Result<OpGraph>::ok(std::move(m.value->graph));

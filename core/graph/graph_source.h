@@ -48,6 +48,16 @@ struct ProjectTraining
     // Per IPU: the proportion set with poptorch.set_available_memory on that IPU (the smallest
     // when several), else Options.setAvailableMemoryProportion's "IPUn".
     std::map<int, double> availableMemoryProportion;
+    // A Graphcore application's named configuration ("" otherwise), and what it sets beyond the
+    // above: its layers per IPU, and the memory and precision settings Graphcore's configs give.
+    std::string namedConfig;
+    std::vector<int> layersPerIpu;
+    double matmulProportion = 0; // one value for every IPU (0: not said)
+    int serializationFactor = 0;
+    bool recompute = false;
+    bool optimizerOffChip = false;
+    bool replicatedTensorSharding = false;
+    bool halfFirstOrderMomentum = false;
 };
 Result<ProjectTraining> projectTraining(const std::filesystem::path& projectOrParams);
 // How a captured project trains: its optimizer and batch, and for PopTorch its Options and the
@@ -68,13 +78,17 @@ struct GraphSource
     GraphSourceKind kind = GraphSourceKind::None;
     std::filesystem::path params;  // RuntimeModel, ModelFamily
     std::filesystem::path capture; // Capture: the capture folder
+    // ModelFamily from a file of Graphcore named configurations: the one asked for ("" the
+    // first that describes a model).
+    std::string namedConfig;
     std::optional<ProjectTraining> training;
     // None: what went wrong and what to do. Otherwise, notes on the sources passed over.
     Diagnostic message;
 };
 
 // `input` is a project folder, a params file, a capture folder or a capture.json.
-GraphSource chooseGraphSource(const std::filesystem::path& input);
+GraphSource chooseGraphSource(const std::filesystem::path& input,
+                              const std::string& namedConfig = {});
 
 // The portolan-torch arguments that record the chosen source (empty for ModelFamily and None,
 // which need no LibTorch). `recordBatch` is the batch of a runtime model's forward pass.

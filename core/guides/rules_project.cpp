@@ -258,6 +258,28 @@ void ruleConfigKeysExist(RuleContext& ctx)
         }
 }
 
+// The flags a YAML configuration sets when the project hands a mapping to argparse's defaults
+// (`parser.set_defaults(**config[args.config])`, as Graphcore's applications load their named
+// configurations): every add_argument dest and every `args.x` read. Empty when no project code
+// does that.
+std::set<std::string> argparseDefaultsNames(const ProjectAnalysis& a)
+{
+    bool handsOver = false;
+    for (const auto& f : a.python)
+        for (const auto& c : f.index.calls)
+            if (c.callee.ends_with("set_defaults"))
+                for (const auto& arg : c.arguments)
+                    handsOver = handsOver || arg.text.starts_with("**");
+    std::set<std::string> names;
+    if (!handsOver)
+        return names;
+    for (const auto& flag : a.facts().flags)
+        names.insert(flag.dest);
+    for (const auto& use : a.facts().cliUses)
+        names.insert(use.dest);
+    return names;
+}
+
 void ruleConfigKeysUnused(RuleContext& ctx)
 {
     const RuleParams& p = ctx.check.params;
@@ -274,6 +296,7 @@ void ruleConfigKeysUnused(RuleContext& ctx)
         if (r.target == target)
             (r.verified ? paths : suffixes).push_back(r.path);
     const std::string section = p.get("section");
+    const std::set<std::string> flagNames = argparseDefaultsNames(ctx.analysis);
     for (const ConfigFile* cfg : configs) {
         for (const auto& k : cfg->keys) {
             const std::string top = k.path.substr(0, k.path.find('.'));
@@ -293,6 +316,9 @@ void ruleConfigKeysUnused(RuleContext& ctx)
             for (const auto& s : suffixes)
                 used = used || k.path == s || k.path.ends_with("." + s) ||
                        k.path.find("." + s + ".") != std::string::npos;
+            // A named configuration's key becomes a flag's default (`name.key` -> args.key).
+            if (!used && k.depth == 2 && flagNames.count(k.path.substr(top.size() + 1)))
+                used = true;
             if (!used)
                 ctx.emit(cfg->path, k.line, k.column,
                          {{"key", k.path}, {"name", k.path}, {"detail", cfg->path}});

@@ -65,6 +65,17 @@ void applyProjectSettings(const graph::ProjectTraining& p, targets::TargetKind t
             t.gradAccum = accum;
         if (!keep.halfPartials && p.halfPartials)
             t.halfPartials = true;
+        if (!keep.ipus && !p.layersPerIpu.empty() && int(p.layersPerIpu.size()) == o.ipus)
+            o.split = p.layersPerIpu;
+        if (!keep.availableMemory && p.matmulProportion > 0)
+            t.availableMemoryProportion = std::clamp(p.matmulProportion, 0.01, 1.0);
+        // Graphcore's memory settings, as the configuration turns them on.
+        if (p.serializationFactor > 1)
+            t.serializationFactor = p.serializationFactor;
+        t.recompute = t.recompute || p.recompute;
+        t.optimizerOffChip = t.optimizerOffChip || p.optimizerOffChip;
+        t.replicatedTensorSharding = t.replicatedTensorSharding || p.replicatedTensorSharding;
+        t.halfFirstOrderMomentum = t.halfFirstOrderMomentum || p.halfFirstOrderMomentum;
         if (!keep.availableMemory && !p.availableMemoryProportion.empty() && p.ipus > 0 &&
             o.ipus == p.ipus) {
             std::vector<double> perIpu(std::size_t(o.ipus), t.availableMemoryProportion);
@@ -91,6 +102,10 @@ void applyProjectSettings(const graph::ProjectTraining& p, targets::TargetKind t
 
 DefaultTarget defaultTarget(const graph::GraphSource& source)
 {
+    if (source.kind == graph::GraphSourceKind::ModelFamily && source.training &&
+        !source.training->namedConfig.empty())
+        return {"ipu-mk2", "a Graphcore application config (" + source.params.filename().string() +
+                               ", '" + source.training->namedConfig + "'): Graphcore IPU Mk2"};
     if (source.kind == graph::GraphSourceKind::ModelFamily)
         return {"cs-2", "a Cerebras Model Zoo config (" + source.params.filename().string() +
                             "): Cerebras CS-2"};

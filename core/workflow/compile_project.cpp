@@ -73,12 +73,12 @@ Result<ProjectModel> openModel(const ModelInput& in)
     if (isTorchScript(in.path))
         return openTorchScript(in);
     ProjectModel m;
-    m.source = graph::chooseGraphSource(in.path);
+    m.source = graph::chooseGraphSource(in.path, in.namedConfig);
     const graph::GraphSource& s = m.source;
     if (s.kind == graph::GraphSourceKind::None)
         return Result<ProjectModel>::fail(s.message);
     if (s.kind == graph::GraphSourceKind::ModelFamily) {
-        auto built = families::buildFromParamsFile(s.params);
+        auto built = families::buildFromParamsFile(s.params, s.namedConfig);
         if (!built)
             return Result<ProjectModel>::fail(built.error);
         m.family = sim::modelFamilyNotes(*built.value, s.params);
@@ -90,7 +90,7 @@ Result<ProjectModel> openModel(const ModelInput& in)
     // know either: the builder's error, with its file:line:column, says more than the Torch
     // child's "unknown model" would.
     if (s.kind == graph::GraphSourceKind::RuntimeModel && !runtimeKnows(s.params)) {
-        auto built = families::buildFromParamsFile(s.params);
+        auto built = families::buildFromParamsFile(s.params, s.namedConfig);
         if (!built && built.error.code != "families.unknown" &&
             built.error.code != "families.no-model")
             return Result<ProjectModel>::fail(built.error);

@@ -30,7 +30,8 @@ struct ModelInput
     std::filesystem::path path;
     std::string inputShape; // TorchScript: "1,3,32,32"
     std::string inputDtype = "float32";
-    int recordBatch = 2; // the batch of a runtime model's recording forward pass
+    std::string namedConfig; // a Graphcore application config: which named configuration
+    int recordBatch = 2;     // the batch of a runtime model's recording forward pass
     // Benchmarks: the Torch child's arguments for a synthetic graph; `path` is then ignored.
     std::vector<std::string> torchArguments;
 };

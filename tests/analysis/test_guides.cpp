@@ -539,6 +539,36 @@ private slots:
         QVERIFY2(notes >= notPortNotes, qPrintable(QString::number(notes)));
     }
 
+    // A YAML of named configurations handed to argparse's defaults (set_defaults(**named)):
+    // a key that is a flag of the parser is read, under every named configuration and through
+    // the merged defaults; a key that is no flag is still unused. Without the hand-over, the
+    // same keys are unused.
+    void namedConfigKeysAreFlagDefaults()
+    {
+        const std::string id = "graphcore-poptorch.keys-unused";
+        QStringList unused;
+        for (const auto& f : findingsOf(id, "project:named-config-poptorch"))
+            unused << QString::fromStdString(f.message.substr(0, f.message.find(' ', 1)));
+        unused.sort();
+        QCOMPARE(unused, (QStringList{"'tiny_2ipu.not_a_flag'", "'tiny_4ipu.not_a_flag'"}));
+
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "named";
+        copyTree(testing::projectPath("project:named-config-poptorch"), root);
+        std::string text = *readFile(root / "args.py").value;
+        const std::string from = "parser.set_defaults(**named)";
+        const auto at = text.find(from);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, from.size(), "print(named)");
+        QVERIFY(!writeFileAtomically(root / "args.py", text));
+        auto a = testing::analyse(root.string());
+        QVERIFY(a);
+        int count = 0;
+        for (const auto& f : guides::runGuide(*testing::guideOfCheck(id), *a).allFindings())
+            count += f.checkId == id;
+        QVERIFY2(count > 20, qPrintable(QString::number(count)));
+    }
+
     // The same application with the loss taken out of the module trainingModel receives: the
     // forward-loss check fires there, and only there.
     void forwardLossOnTheTrainedModule()
