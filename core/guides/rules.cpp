@@ -115,6 +115,10 @@ namespace {
 
 const std::map<std::string_view, void (*)(RuleContext&)>& kinds();
 
+} // namespace
+
+// Helpers shared with the other rule files (declared in rules.h).
+
 std::string lastPart(const std::string& dotted)
 {
     const auto dot = dotted.rfind('.');
@@ -197,7 +201,7 @@ bool placeOk(const RuleContext& ctx, const PythonFile& f, FunctionId id)
 }
 
 bool isWrapped(const ProjectAnalysis& a, const PythonFile& f, const Call& call,
-               const std::vector<std::string>& wrappers, int depth = 0)
+               const std::vector<std::string>& wrappers, int depth)
 {
     for (int p = call.parentCall; p >= 0; p = f.index.calls[static_cast<std::size_t>(p)].parentCall)
         if (calleeOk(wrappers, f.index.calls[static_cast<std::size_t>(p)]))
@@ -233,6 +237,8 @@ bool isWrapped(const ProjectAnalysis& a, const PythonFile& f, const Call& call,
                     return true;
     return false;
 }
+
+namespace {
 
 bool receiverFrom(const PythonFile& f, const Call& call, const std::vector<std::string>& globs)
 {
@@ -284,7 +290,10 @@ bool argsOk(const RuleParams& p, const Call& c)
     return true;
 }
 
-template <typename Fn> void forCalls(RuleContext& ctx, Fn&& fn)
+} // namespace
+
+void forCalls(RuleContext& ctx,
+              const std::function<void(const PythonFile&, const python::Call&)>& fn)
 {
     const RuleParams& p = ctx.check.params;
     const GlobSet callees(p.list("callee"));
@@ -307,6 +316,8 @@ template <typename Fn> void forCalls(RuleContext& ctx, Fn&& fn)
         }
     }
 }
+
+namespace {
 
 // unless-project-calls + unless-argument: the rule does not apply when the project makes such a
 // call (wrap_lr_scheduler(..., step_mode=MANUAL_STEP) makes stepping by hand the right thing).
@@ -360,7 +371,6 @@ void ruleForbiddenCall(RuleContext& ctx)
     });
 }
 
-void ruleRequiredCall(RuleContext& ctx);
 // bs = self.context.get_per_slot_batch_size(); DataLoader(..., batch_size=bs): the argument's
 // assignments are looked at too.
 bool valueResolvesTo(const RuleContext& ctx, const PythonFile& f, const Call& c,
@@ -425,228 +435,6 @@ void ruleForbiddenImport(RuleContext& ctx)
     }
 }
 
-void emitMissing(RuleContext& ctx, const std::string& detail)
-{
-    SourceLocation loc;
-    if (!findAnchor(ctx.analysis, ctx.check.params.list("anchor"), loc)) {
-        if (!ctx.analysis.python.empty())
-            loc = {ctx.analysis.python.front().path, 1, 1};
-        else
-            loc = {".", 0, 0};
-    }
-    ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}});
-}
-
-// Whether the check runs. When it does not, the check is "not applicable" (the step shows so)
-// unless the port's entries cover it: then it stays applicable and, with nothing to report, the
-// step reads as passed, which is what the user has done.
-bool onlyIfOk(RuleContext& ctx)
-{
-    const RuleParams& p = ctx.check.params;
-    // Porting advice for code that does not hand over to a vendor yet; once it does, the
-    // vendor's contract for the entries (the trial class, the runner's functions) checks the
-    // same thing, in the step that names the entries.
-    if (p.flag("only-without-entries") && ctx.analysis.facts().hasEntries())
-        return false;
-    ctx.applicable = false;
-    if (p.has("only-if-class-base")) {
-        bool any = false;
-        for (const auto& f : ctx.analysis.python)
-            for (std::size_t c = 0; c < f.index.classes.size(); ++c)
-                any = any || classIndexHasBase(ctx.analysis, f, static_cast<int>(c),
-                                               p.list("only-if-class-base"));
-        if (!any)
-            return false;
-    }
-    if (p.has("only-if-function")) {
-        bool any = false;
-        for (const auto& f : ctx.analysis.python)
-            for (std::size_t i = 0; i < f.index.functions.size(); ++i)
-                any = any ||
-                      functionNameOk(p.list("only-if-function"), f, static_cast<FunctionId>(i));
-        if (!any)
-            return false;
-    }
-    if (p.has("only-if-call")) {
-        bool any = false;
-        for (const auto& f : ctx.analysis.python)
-            for (std::size_t c = 0; c < f.index.calls.size(); ++c)
-                any = any || calleeMatches(ctx.analysis, f, static_cast<int>(c),
-                                           p.list("only-if-call"), p.flag("resolved-only"));
-        if (!any)
-            return false;
-    }
-    ctx.applicable = true;
-    return true;
-}
-
-void ruleRequiredCall(RuleContext& ctx)
-{
-    if (!onlyIfOk(ctx))
-        return;
-    const auto& keywords = ctx.check.params.list("keywords");
-    const PythonFile* partialFile = nullptr;
-    const Call* partial = nullptr;
-    bool found = false;
-    forCalls(ctx, [&](const PythonFile& f, const Call& c) {
-        bool all = true;
-        for (const auto& k : keywords)
-            all = all && c.keyword(k) != nullptr;
-        if (all)
-            found = true;
-        else if (!partial) {
-            partial = &c;
-            partialFile = &f;
-        }
-    });
-    if (found)
-        return;
-    if (partial) {
-        std::string missing;
-        for (const auto& k : keywords)
-            if (!partial->keyword(k))
-                missing += (missing.empty() ? "" : ", ") + k;
-        ctx.emit(*partialFile, partial->nameSpan,
-                 {{"detail", "missing " + missing}, {"name", partial->callee}});
-        return;
-    }
-    emitMissing(ctx, "no call to " + ctx.check.params.get("callee"));
-}
-
-void ruleRequiredClass(RuleContext& ctx)
-{
-    if (!onlyIfOk(ctx))
-        return;
-    const RuleParams& p = ctx.check.params;
-    bool found = false;
-    for (const auto& f : ctx.analysis.python) {
-        if (!fileOk(p, f))
-            continue;
-        for (std::size_t ci = 0; ci < f.index.classes.size(); ++ci) {
-            const auto& cls = f.index.classes[ci];
-            if (!classIndexHasBase(ctx.analysis, f, static_cast<int>(ci), p.list("base")))
-                continue;
-            found = true;
-            for (const auto& m : p.list("methods"))
-                if (std::find(cls.methods.begin(), cls.methods.end(), m) == cls.methods.end())
-                    ctx.emit(f, cls.nameSpan,
-                             {{"name", cls.name}, {"detail", cls.name + " has no method " + m}});
-            for (const auto& spec : p.list("method-params")) {
-                const std::string method = spec.substr(0, spec.find(':'));
-                const std::string want = spec.substr(spec.find(':') + 1);
-                const python::FunctionDef* fn = f.index.findFunction(cls.name + "." + method);
-                if (!fn)
-                    continue;
-                std::string got;
-                for (const auto& prm : fn->parameters)
-                    got += (got.empty() ? "" : ",") + prm.name;
-                if (got != want)
-                    ctx.emit(f, fn->nameSpan,
-                             {{"name", cls.name},
-                              {"detail",
-                               concat(method, "(", got, ") should be ", method, "(", want, ")")}});
-            }
-        }
-    }
-    if (!found)
-        emitMissing(ctx, "no class derived from " + p.get("base"));
-}
-
-void ruleRequiredFunction(RuleContext& ctx)
-{
-    if (!onlyIfOk(ctx))
-        return;
-    const RuleParams& p = ctx.check.params;
-    bool found = false;
-    for (const auto& f : ctx.analysis.python) {
-        if (!fileOk(p, f))
-            continue;
-        for (std::size_t i = 0; i < f.index.functions.size(); ++i) {
-            if (!functionNameOk(p.list("name"), f, static_cast<FunctionId>(i)))
-                continue;
-            found = true;
-            const auto& fn = f.index.functions[i];
-            if (!p.has("params"))
-                continue;
-            std::vector<std::string> got;
-            for (const auto& prm : fn.parameters)
-                got.push_back(prm.name);
-            if (got != p.list("params")) {
-                std::string want, have;
-                for (const auto& s : p.list("params"))
-                    want += (want.empty() ? "" : ", ") + s;
-                for (const auto& s : got)
-                    have += (have.empty() ? "" : ", ") + s;
-                ctx.emit(f, fn.nameSpan,
-                         {{"name", fn.name},
-                          {"detail",
-                           concat(fn.name, "(", have, ") should be ", fn.name, "(", want, ")")}});
-            }
-        }
-    }
-    if (!found)
-        emitMissing(ctx, "no function " + p.get("name"));
-}
-
-// What a function returns, over every return path (locals followed to their assignments, project
-// calls to what they return): an error only when every value is known and none fits; a note when
-// some value cannot be told.
-void ruleReturnsCall(RuleContext& ctx)
-{
-    const RuleParams& p = ctx.check.params;
-    bool any = false;
-    for (const auto& f : ctx.analysis.python) {
-        if (!fileOk(p, f))
-            continue;
-        const int file = ctx.fileIndex(f);
-        for (std::size_t i = 0; i < f.index.functions.size(); ++i) {
-            const FunctionId id = static_cast<FunctionId>(i);
-            if (!functionNameOk(p.list("function"), f, id) || !placeOk(ctx, f, id))
-                continue;
-            any = true;
-            bool ok = false, unknown = false;
-            std::string unknownText;
-            const auto values = ctx.analysis.resolver->returnValues(file, id);
-            for (const auto& v : values) {
-                if (!p.has("callee")) {
-                    // Anything but None is a value returned.
-                    ok = ok || v.kind != python::ValueKind::None;
-                    continue;
-                }
-                if (v.kind == python::ValueKind::Call && v.call >= 0) {
-                    const PythonFile& vf = ctx.analysis.python[static_cast<std::size_t>(v.file)];
-                    const Call& c = vf.index.calls[static_cast<std::size_t>(v.call)];
-                    const bool match = anyGlob(p.list("callee"), c.callee) ||
-                                       anyGlob(p.list("callee"), v.symbol.qualified);
-                    if (match) {
-                        bool all = true;
-                        for (const auto& k : p.list("keywords"))
-                            all = all && c.keyword(k) != nullptr;
-                        ok = ok || all;
-                        continue;
-                    }
-                }
-                if (!v.known() && !unknown) {
-                    unknown = true;
-                    unknownText = v.text;
-                }
-            }
-            const auto& fn = f.index.functions[i];
-            if (ok)
-                continue;
-            if (unknown)
-                ctx.note(f, fn.nameSpan,
-                         "could not verify what " + fn.qualifiedName + "() returns: the value " +
-                             (unknownText.empty() ? std::string("is not known")
-                                                  : "comes from " + oneLine(unknownText)));
-            else
-                ctx.emit(f, fn.nameSpan, {{"name", fn.qualifiedName}});
-        }
-    }
-    if (!any)
-        ctx.applicable = false;
-}
-
 void ruleAttributeUse(RuleContext& ctx)
 {
     const RuleParams& p = ctx.check.params;
@@ -692,279 +480,6 @@ void ruleForbiddenAssignment(RuleContext& ctx)
             ctx.emit(f, as.span, {{"name", as.target}, {"detail", as.value}});
         }
     }
-}
-
-// Module subclasses the project builds outside other modules: the models that are trained. A
-// class call is resolved to the project class it builds; one assigned to an attribute of an
-// attribute (self.model.head = Head()) is a submodule of a model, not a model.
-std::vector<std::pair<const PythonFile*, const Call*>>
-modelInstantiations(const ProjectAnalysis& a, const std::vector<std::string>& bases)
-{
-    std::vector<std::pair<const PythonFile*, const Call*>> out;
-    for (const auto& f : a.python) {
-        const int file = a.indexOf(&f);
-        for (std::size_t i = 0; i < f.index.calls.size(); ++i) {
-            const Call& c = f.index.calls[i];
-            if (c.callee.empty())
-                continue;
-            const python::Symbol s = a.resolver->callee(file, static_cast<int>(i));
-            if (s.kind != python::SymbolKind::Class || !s.rest.empty())
-                continue;
-            const PythonFile& df = a.python[static_cast<std::size_t>(s.file)];
-            if (!classIndexHasBase(a, df, s.index, bases))
-                continue;
-            if (classHasBase(a, f, className(f, c.function), bases))
-                continue; // a layer built inside another module
-            if (std::count(c.assignedTo.begin(), c.assignedTo.end(), '.') >= 2)
-                continue;
-            out.emplace_back(&f, &c);
-        }
-    }
-    return out;
-}
-
-// The project classes a training hand-over (poptorch.trainingModel) receives, resolved through
-// locals, factories and wrappers' construction; `handOvers` counts the calls, `unresolved` the
-// ones whose module could not be told.
-struct TrainedModules
-{
-    std::vector<python::Symbol> classes;
-    int handOvers = 0;
-    std::vector<std::pair<const PythonFile*, const Call*>> unresolved;
-};
-
-TrainedModules trainedModules(const ProjectAnalysis& a, const std::vector<std::string>& handOver)
-{
-    TrainedModules out;
-    const auto& facts = a.facts();
-    for (int file = 0; file < static_cast<int>(a.python.size()); ++file) {
-        const PythonFile& f = a.python[static_cast<std::size_t>(file)];
-        for (std::size_t i = 0; i < f.index.calls.size(); ++i) {
-            const Call& c = f.index.calls[i];
-            const std::string& q = facts.calleeQualified[static_cast<std::size_t>(file)][i];
-            if (q.empty() || !anyGlob(handOver, q))
-                continue;
-            ++out.handOvers;
-            const python::Argument* arg = c.keyword("model");
-            if (!arg && !c.arguments.empty() && c.arguments.front().keyword.empty())
-                arg = &c.arguments.front();
-            bool found = false;
-            if (arg) {
-                std::vector<python::Value> values = a.resolver->argumentValues(file, c, *arg);
-                // A factory: what the project function returns.
-                for (std::size_t k = 0; k < values.size() && k < 64; ++k) {
-                    const python::Value v = values[k];
-                    if (v.kind != python::ValueKind::Call &&
-                        !(v.symbol.kind == python::SymbolKind::Parameter))
-                        continue;
-                    if (v.symbol.kind == python::SymbolKind::Class && v.symbol.rest.empty()) {
-                        found = true;
-                        out.classes.push_back(v.symbol);
-                    } else if (v.symbol.kind == python::SymbolKind::Function &&
-                               v.symbol.rest.empty()) {
-                        for (const auto& r :
-                             a.resolver->returnValues(v.symbol.file, v.symbol.index))
-                            values.push_back(r);
-                    } else if (v.symbol.kind == python::SymbolKind::Parameter &&
-                               v.symbol.rest.empty() && v.symbol.function >= 0) {
-                        // A parameter (train(model, opts)): what the callers pass for it.
-                        python::Symbol fnSym;
-                        fnSym.kind = python::SymbolKind::Function;
-                        fnSym.file = v.symbol.file;
-                        fnSym.index = v.symbol.function;
-                        const PythonFile& pf = a.python[static_cast<std::size_t>(v.symbol.file)];
-                        const auto& fd =
-                            pf.index.functions[static_cast<std::size_t>(v.symbol.function)];
-                        for (const auto& site : a.resolver->callSites(fnSym)) {
-                            const PythonFile& sf = a.python[static_cast<std::size_t>(site.file)];
-                            const Call& sc = sf.index.calls[static_cast<std::size_t>(site.call)];
-                            for (std::size_t ai = 0; ai < sc.arguments.size(); ++ai)
-                                if (python::Resolver::parameterFor(
-                                        fd, sc, ai, !fd.className.empty()) == v.symbol.index)
-                                    for (const auto& w : a.resolver->argumentValues(
-                                             site.file, sc, sc.arguments[ai]))
-                                        values.push_back(w);
-                        }
-                    } else if (v.symbol.kind == python::SymbolKind::Instance &&
-                               (v.symbol.rest == "train" || v.symbol.rest == "half" ||
-                                v.symbol.rest == "float")) {
-                        // model.train() / model.half() return the module itself.
-                        python::Symbol cls = v.symbol;
-                        cls.kind = python::SymbolKind::Class;
-                        cls.rest.clear();
-                        found = true;
-                        out.classes.push_back(cls);
-                    }
-                }
-            }
-            if (!found)
-                out.unresolved.emplace_back(&f, &c);
-        }
-    }
-    return out;
-}
-
-bool functionComputesLoss(const PythonFile& f, FunctionId id, const std::vector<std::string>& loss)
-{
-    for (const auto& c : f.index.calls)
-        if (c.function == id && calleeOk(loss, c))
-            return true;
-    return false;
-}
-
-enum class LossVerdict : std::uint8_t
-{
-    Computes,
-    DoesNot,
-    Unknown
-};
-
-// Whether a module class's forward computes a loss, itself or in the submodules it hands its
-// input to (`self.net(x)` where __init__ assigned `self.net = Net(...)`). A submodule whose class
-// cannot be told (assigned from a parameter, a factory) makes the answer Unknown.
-LossVerdict forwardLoss(const ProjectAnalysis& a, int file, int cls,
-                        const std::vector<std::string>& loss, int depth)
-{
-    const python::Symbol fwd = a.resolver->method(file, cls, "forward");
-    if (fwd.kind != python::SymbolKind::Function)
-        return LossVerdict::Unknown;
-    const PythonFile& ff = a.python[static_cast<std::size_t>(fwd.file)];
-    if (functionComputesLoss(ff, fwd.index, loss))
-        return LossVerdict::Computes;
-    LossVerdict out = LossVerdict::DoesNot;
-    const std::string& className =
-        a.python[static_cast<std::size_t>(file)].index.classes[static_cast<std::size_t>(cls)].name;
-    for (const auto& c : ff.index.calls) {
-        if (c.function != fwd.index || !c.callee.starts_with("self."))
-            continue;
-        const std::string attr = c.callee.substr(5);
-        if (attr.find('.') != std::string::npos)
-            continue;
-        // A method of the module itself (self.compute(x)): its own calls count too.
-        if (const python::FunctionDef* m = ff.index.findFunction(className + "." + attr)) {
-            if (functionComputesLoss(ff, static_cast<FunctionId>(m - ff.index.functions.data()),
-                                     loss))
-                return LossVerdict::Computes;
-            continue;
-        }
-        // A submodule: the class __init__ built it from, when it says.
-        bool resolved = false;
-        for (const auto& as : ff.index.assignments) {
-            if (as.target != "self." + attr || as.call < 0)
-                continue;
-            const python::FunctionDef* in = ff.index.function(as.function);
-            if (!in || in->className != className)
-                continue;
-            const python::Symbol built = a.resolver->callee(fwd.file, as.call);
-            // A torch.nn layer computes no loss unless it is one (its call would have matched).
-            if (built.kind == python::SymbolKind::External &&
-                built.qualified.starts_with("torch.nn.") && !anyGlob(loss, built.qualified)) {
-                resolved = true;
-                continue;
-            }
-            if (built.kind != python::SymbolKind::Class || !built.rest.empty() || depth > 3)
-                continue;
-            resolved = true;
-            const LossVerdict inner = forwardLoss(a, built.file, built.index, loss, depth + 1);
-            if (inner == LossVerdict::Computes)
-                return LossVerdict::Computes;
-            if (inner == LossVerdict::Unknown)
-                out = LossVerdict::Unknown;
-        }
-        if (!resolved)
-            out = LossVerdict::Unknown;
-    }
-    return out;
-}
-
-void ruleForwardComputesLoss(RuleContext& ctx)
-{
-    const RuleParams& p = ctx.check.params;
-    const auto bases = p.has("base") ? p.list("base") : std::vector<std::string>{"*Module"};
-    const auto& loss = p.list("loss");
-    // A project that hands a module to the training API: exactly those modules are checked.
-    if (p.has("hand-over")) {
-        const TrainedModules trained = trainedModules(ctx.analysis, p.list("hand-over"));
-        if (trained.handOvers > 0) {
-            for (const auto& [f, call] : trained.unresolved)
-                ctx.note(*f, call->nameSpan,
-                         "could not verify that the module given to " + call->callee +
-                             "() computes its loss in forward: the analysis cannot tell which "
-                             "module it is");
-            std::set<std::pair<int, int>> done;
-            for (const auto& cls : trained.classes) {
-                if (!done.insert({cls.file, cls.index}).second)
-                    continue;
-                const PythonFile& cf = ctx.analysis.python[static_cast<std::size_t>(cls.file)];
-                const auto& cd = cf.index.classes[static_cast<std::size_t>(cls.index)];
-                const python::Symbol fwd =
-                    ctx.analysis.resolver->method(cls.file, cls.index, "forward");
-                if (fwd.kind != python::SymbolKind::Function) {
-                    ctx.note(cf, cd.nameSpan,
-                             "could not verify that " + cd.name +
-                                 " computes its loss: its forward is not in the project");
-                    continue;
-                }
-                const PythonFile& ff = ctx.analysis.python[static_cast<std::size_t>(fwd.file)];
-                const LossVerdict verdict = forwardLoss(ctx.analysis, cls.file, cls.index, loss, 0);
-                if (verdict == LossVerdict::Computes)
-                    continue;
-                const auto& fn = ff.index.functions[static_cast<std::size_t>(fwd.index)];
-                if (verdict == LossVerdict::Unknown)
-                    ctx.note(ff, fn.nameSpan,
-                             "could not verify that " + cd.name +
-                                 ".forward computes the loss: it hands its input to a submodule, "
-                                 "which may");
-                else
-                    ctx.emit(ff, fn.nameSpan, {{"name", cd.name}, {"detail", "computes no loss"}});
-            }
-            return;
-        }
-    }
-    // An original: the models it builds are what will be handed over.
-    const auto uses = modelInstantiations(ctx.analysis, bases);
-    std::set<std::string> done;
-    for (const auto& [file, call] : uses) {
-        const std::string cls = lastPart(call->callee);
-        if (!done.insert(cls).second)
-            continue;
-        for (const auto& f : ctx.analysis.python) {
-            const python::ClassDef* c = f.index.findClass(cls);
-            if (!c)
-                continue;
-            const python::FunctionDef* fwd = f.index.findFunction(cls + ".forward");
-            if (!fwd) {
-                ctx.emit(f, c->nameSpan, {{"name", cls}, {"detail", cls + " has no forward"}});
-                break;
-            }
-            const FunctionId id = static_cast<FunctionId>(fwd - f.index.functions.data());
-            bool training = false;
-            for (const auto& u : f.index.attributes)
-                training = training || (u.function == id && u.chain == "self.training");
-            const bool computes = functionComputesLoss(f, id, loss);
-            if (!training || !computes)
-                ctx.emit(
-                    f, fwd->nameSpan,
-                    {{"name", cls},
-                     {"detail", !computes ? "computes no loss" : "does not check self.training"}});
-            break;
-        }
-    }
-    if (uses.empty())
-        ctx.applicable = false;
-}
-
-void ruleModuleMustBeWrapped(RuleContext& ctx)
-{
-    const RuleParams& p = ctx.check.params;
-    const auto bases = p.has("base") ? p.list("base") : std::vector<std::string>{"*Module"};
-    const auto uses = modelInstantiations(ctx.analysis, bases);
-    for (const auto& [file, call] : uses)
-        if (ctx.inScope(*file, call->function) &&
-            !isWrapped(ctx.analysis, *file, *call, p.list("wrapper")))
-            ctx.emit(*file, call->nameSpan, {{"name", call->callee}});
-    if (uses.empty())
-        ctx.applicable = false;
 }
 
 const std::map<std::string_view, void (*)(RuleContext&)>& kinds()

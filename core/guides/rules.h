@@ -4,6 +4,7 @@
 #include "core/guides/guide.h"
 #include "core/python/index.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -93,6 +94,29 @@ bool calleeMatches(const analysis::ProjectAnalysis& a, const analysis::PythonFil
 std::vector<std::string> classAncestry(const analysis::ProjectAnalysis& a,
                                        const analysis::PythonFile& f, int cls);
 
+// Small helpers the rule files share (rules.cpp).
+std::string lastPart(const std::string& dotted);   // "a.b.c" -> "c"
+std::string receiverOf(const std::string& callee); // "self.model.cuda" -> "self.model"
+bool fileOk(const RuleParams& p, const analysis::PythonFile& f); // the check's files/exclude
+bool calleeOk(const std::vector<std::string>& globs, const python::Call& c);
+// The class a function belongs to ("" at module level or for a free function).
+const std::string& className(const analysis::PythonFile& f, python::FunctionId id);
+bool classIndexHasBase(const analysis::ProjectAnalysis& a, const analysis::PythonFile& f, int cls,
+                       const std::vector<std::string>& bases);
+bool classHasBase(const analysis::ProjectAnalysis& a, const analysis::PythonFile& f,
+                  const std::string& cls, const std::vector<std::string>& bases);
+bool functionNameOk(const std::vector<std::string>& globs, const analysis::PythonFile& f,
+                    python::FunctionId id);
+bool placeOk(const RuleContext& ctx, const analysis::PythonFile& f, python::FunctionId id);
+// Is what `call` builds handed to one of `wrappers`: nested in it, assigned to a name passed to
+// it, or returned from a helper whose every caller wraps it?
+bool isWrapped(const analysis::ProjectAnalysis& a, const analysis::PythonFile& f,
+               const python::Call& call, const std::vector<std::string>& wrappers, int depth = 0);
+
+// Every call that the check's callee/exclude/arguments/place parameters select.
+void forCalls(RuleContext& ctx,
+              const std::function<void(const analysis::PythonFile&, const python::Call&)>& fn);
+
 // Rules that live in their own files.
 void ruleConfigFile(RuleContext& ctx);
 void ruleConfigSections(RuleContext& ctx);
@@ -107,6 +131,16 @@ void ruleEntryReturns(RuleContext& ctx);
 void ruleClassContract(RuleContext& ctx);
 void ruleCliFlags(RuleContext& ctx);
 void ruleHostSideMetrics(RuleContext& ctx);
+// rules_required.cpp: what a project must have (a call, class, function, returned value), and
+// whether a check's `only-if` holds (false: the check does not apply).
+bool onlyIfOk(RuleContext& ctx);
+void ruleRequiredCall(RuleContext& ctx);
+void ruleRequiredClass(RuleContext& ctx);
+void ruleRequiredFunction(RuleContext& ctx);
+void ruleReturnsCall(RuleContext& ctx);
+// rules_modules.cpp: the modules a project trains, their forward loss, their wrapping.
+void ruleForwardComputesLoss(RuleContext& ctx);
+void ruleModuleMustBeWrapped(RuleContext& ctx);
 // rules_cerebras.cpp: the cstorch and Trainer generations.
 void ruleModelReturnsLoss(RuleContext& ctx);
 void ruleTrainerModelKeys(RuleContext& ctx);

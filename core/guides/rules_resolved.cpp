@@ -32,12 +32,6 @@ const PythonFile& fileAt(const ProjectAnalysis& a, int index)
     return a.python[static_cast<std::size_t>(index)];
 }
 
-std::string lastPart(const std::string& dotted)
-{
-    const auto dot = dotted.rfind('.');
-    return dot == std::string::npos ? dotted : dotted.substr(dot + 1);
-}
-
 std::string signaturesText(const analysis::VendorCall& vc, const std::string& name)
 {
     std::string out;
