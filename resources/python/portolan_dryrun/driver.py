@@ -170,8 +170,8 @@ class DryRun:
 
     # ------------------------------------------------------------------- install
     def install(self):
-        from . import capture, datafiles, folders, session, subcommands, synthetic, weights
-        from . import workers
+        from . import capture, compat, datafiles, folders, session, subcommands, synthetic
+        from . import weights, workers
         from . import modelzoo_finder
 
         ctx = self.context
@@ -205,6 +205,8 @@ class DryRun:
         # A program with sub-commands runs the one that trains; worker processes run inline.
         subcommands.install(self.session, self.in_project)
         workers.install(self.session, self.in_project)
+        # Calls that newer NumPy/torch accept get their newer meaning on Debian's (said once).
+        compat.install(self.session)
         self.third_party = plan.third_party_imports(self.root, self.files)
         if "torchvision" in self.third_party:
             synthetic.install_vision_fallbacks(self.session)
