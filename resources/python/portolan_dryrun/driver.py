@@ -321,7 +321,7 @@ class DryRun:
                 "dryrun.no-steps",
                 "the entry point ended before the first training step (no optimizer step and "
                 "no backward pass ran)" + self._no_step_hint()))
-        self.capture.finish(s.steps_done)
+        self.capture.finish(s.steps_done, s)
         captured = self.capture.data is not None
         self.events.emit("finished", reason=reason, step=s.steps_done,
                          elapsed_s=round(time.time() - self.t0, 3), final_loss=s.last_loss,
