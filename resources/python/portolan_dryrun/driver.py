@@ -170,8 +170,8 @@ class DryRun:
 
     # ------------------------------------------------------------------- install
     def install(self):
-        from . import capture, compat, datafiles, folders, session, subcommands, synthetic
-        from . import weights, workers
+        from . import capture, compat, datafiles, folders, session, subcommands, summaries
+        from . import synthetic, weights, workers
         from . import modelzoo_finder
 
         ctx = self.context
@@ -207,6 +207,8 @@ class DryRun:
         workers.install(self.session, self.in_project)
         # Calls that newer NumPy/torch accept get their newer meaning on Debian's (said once).
         compat.install(self.session)
+        # Logging through torch.utils.tensorboard without the tensorboard package: dropped.
+        summaries.install(self.session)
         self.third_party = plan.third_party_imports(self.root, self.files)
         if "torchvision" in self.third_party:
             synthetic.install_vision_fallbacks(self.session)
@@ -418,11 +420,22 @@ class DryRun:
                            file=str(name), traceback=traceback.format_exception(
                                type(e), e, e.__traceback__)[-8:])
         frames = traceback.extract_tb(e.__traceback__)
-        if isinstance(e, AssertionError) and frames and "exists(" in (frames[-1].line or ""):
+        if isinstance(e, AssertionError) and frames and re.search(
+                r"(exists|is_?dir|is_?file)\(", frames[-1].line or ""):
             return Failure("dryrun.data-missing",
                            f"a file or folder the project needs is not there ({frames[-1].line.strip()} "
                            f"failed at {self.rel(frames[-1].filename)}:{frames[-1].lineno}); put "
                            "the project's data in place (a dry run never downloads)",
+                           EXIT_FAILED, location)
+        if isinstance(e, (AssertionError, RuntimeError)) and re.search(
+                r"does not exist|not found|no such file", first, re.IGNORECASE) and re.search(
+                r"data|file|folder|dir|path|root", first, re.IGNORECASE) and \
+                not any(isinstance(x, (ModuleNotFoundError, NotImplementedError)) for x in chain):
+            # A data loader's own check of its data folder ("The path X does not exist",
+            # "Dataset not found or incomplete").
+            return Failure("dryrun.data-missing",
+                           f"the project's data is not there ({type(e).__name__}: {first[:300]});"
+                           " put the project's data in place (a dry run never downloads)",
                            EXIT_FAILED, location)
         code = "dryrun.project-error"
         message = f"{type(e).__name__}: {first}"
