@@ -19,6 +19,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QMap>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -36,6 +37,10 @@ private:
     int m_reached = 0;
     int m_needsModelZoo = 0;
     int m_rows = 0;
+    // The Model Zoo R1.x ports again, with --sdk-path of their release ($PORTOLAN_CORPUS/sdk).
+    int m_sdkRows = 0;
+    int m_sdkReached = 0;
+    QMap<QString, int> m_sdkOutcomes;
 
 private slots:
     void initTestCase();
@@ -192,6 +197,27 @@ void TestDryRunCorpus::project_data()
     row("pytorch-gcn", {}, "", "completed", "cora/cora.content");
     row("pytorch-reinforcement-learning", {}, "", "dryrun.missing-package", "gymnasium");
     row("pytorch-language-translation", {}, "", "dryrun.missing-package", "torchtext");
+
+    // The Model Zoo R1.x ports with the Model Zoo checkout of their release (MANIFEST.tsv:
+    // 86a02c89cc is R1.6.0, a1f6f5116c is R1.8.0): the open modelzoo code runs for real, only
+    // the closed SDK is stood in. Each row "NAME@sdk" either reaches 3 steps, or ends on the
+    // project's missing data or on a third-party package, named with its Debian package or as
+    // one Debian lacks; never on a Model Zoo module or an SDK name that does not resolve.
+    const QString sdk = QString::fromUtf8(qgetenv("PORTOLAN_CORPUS")) + "/sdk";
+    if (!QDir(sdk).exists())
+        return;
+    const QList<QPair<const char*, const char*>> ports = {{"cerebras-pt-bert", "R1.6.0"},
+                                                          {"cerebras-pt-gpt2", "R1.6.0"},
+                                                          {"cerebras-pt-t5", "R1.6.0"},
+                                                          {"cerebras-pt-gptj", "R1.8.0"},
+                                                          {"cerebras-pt-unet", "R1.8.0"}};
+    for (const auto& [name, release] : ports) {
+        const QString checkout = sdk + "/modelzoo-" + release;
+        if (QDir(checkout).exists())
+            QTest::addRow("%s@sdk", name)
+                << QString(name) + "@sdk" << QStringList{"--sdk-path", checkout} << QString()
+                << QStringLiteral("sdk") << QString();
+    }
 }
 
 void TestDryRunCorpus::project()
@@ -202,7 +228,7 @@ void TestDryRunCorpus::project()
     QFETCH(QString, expected);
     QFETCH(QString, mentions);
     const QString project = m_work.filePath(name);
-    QVERIFY(copyProject(m_projects + "/" + name, project));
+    QVERIFY(copyProject(m_projects + "/" + name.section('@', 0, 0), project));
     if (!prepare.isEmpty()) {
         QProcess p;
         p.setWorkingDirectory(project);
@@ -232,6 +258,17 @@ void TestDryRunCorpus::project()
                    .arg(args.mid(1).join(' ') + (prepare.isEmpty() ? "" : " [" + prepare + "]"))
                    .arg(why)
                    .arg(r.seconds, 0, 'f', 1);
+    if (expected == "sdk") {
+        ++m_sdkRows;
+        m_sdkReached += steps >= 3 && captured ? 1 : 0;
+        ++m_sdkOutcomes[outcome];
+        const QString message = end.value("message").toString();
+        QVERIFY2(outcome == "completed" || outcome == "dryrun.data-missing" ||
+                     (outcome == "dryrun.missing-package" &&
+                      (message.contains("apt install") || message.contains("does not package"))),
+                 qPrintable(name + ": " + outcome + ": " + message));
+        return;
+    }
     ++m_rows;
     m_reached += steps >= 3 && captured ? 1 : 0;
     m_needsModelZoo += outcome == "dryrun.needs-modelzoo" ? 1 : 0;
@@ -308,6 +345,16 @@ void TestDryRunCorpus::cleanupTestCase()
                              .arg(m_reached)
                              .arg(m_rows)
                              .arg(m_needsModelZoo);
+    if (m_sdkRows > 0) {
+        QStringList outcomes;
+        for (auto it = m_sdkOutcomes.cbegin(); it != m_sdkOutcomes.cend(); ++it)
+            outcomes << QStringLiteral("%1 %2").arg(it.key()).arg(it.value());
+        qInfo().noquote() << QStringLiteral("Model Zoo R1.x ports with --sdk-path of their "
+                                            "release: %1 of %2 reached 3 steps and captured (%3)")
+                                 .arg(m_sdkReached)
+                                 .arg(m_sdkRows)
+                                 .arg(outcomes.join(", "));
+    }
     qInfo().noquote()
         << "\ndry run -> capture -> compile (ipu-mk2, cs-2)\nproject                    "
            "        | model                              |     params | GFLOP/smpl | fits";
