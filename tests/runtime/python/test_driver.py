@@ -70,7 +70,8 @@ class PlanTest(unittest.TestCase):
         # A model folder whose only config is a Trainer YAML (trainer: at the top level, no
         # train_input/model): it is the params file, as core's params-file rule chooses it, and
         # it comes before a legacy params.yaml beside it.
-        trainer = "trainer:\n  init:\n    model:\n      name: tiny\n  fit:\n    train_dataloader: {}\n"
+        trainer = ("trainer:\n  init:\n    model:\n      name: tiny\n"
+                   "  fit:\n    train_dataloader: {}\n")
         with tempfile.TemporaryDirectory() as root:
             write(root, "run.py", "")
             write(root, "configs/tiny_trainer.yaml", trainer)
