@@ -31,41 +31,50 @@ def _numpy_major():
         return 2
 
 
+def _quiet(key, call, how):
+    pass
+
+
+# Module-level, so that a project's pickled reference to np.array (a transform handed to
+# DataLoader workers started by spawn) names a function the worker can import.
+_ORIGINAL_ARRAY = np.array
+_ORIGINAL_ASARRAY = np.asarray
+_said = _quiet
+
+
 def install(session):
+    global _said
+
     def said(key, call, how):
         session.warn_once(
             f"compat:{key}", f"{call} is newer API than this Python has; the dry run gives it "
             f"its newer meaning: {how}", kind="compat", call=call)
 
+    _said = said
     if _numpy_major() < 2:
-        _install_numpy(said)
+        np.array = array
+        np.asarray = asarray
     _install_sparse(said)
 
 
 # --------------------------------------------------------------------------------- NumPy 2
-def _install_numpy(said):
-    original_array = np.array
-    original_asarray = np.asarray
+@functools.wraps(_ORIGINAL_ARRAY)
+def array(obj, *args, **kwargs):
+    if "copy" in kwargs and kwargs["copy"] is None:
+        _said("numpy-copy-none", "numpy.array(copy=None)",
+              f"copy only if needed, as copy=False does on NumPy {np.__version__}")
+        kwargs["copy"] = False
+    return _ORIGINAL_ARRAY(obj, *args, **kwargs)
 
-    @functools.wraps(original_array)
-    def array(obj, *args, **kwargs):
-        if "copy" in kwargs and kwargs["copy"] is None:
-            said("numpy-copy-none", "numpy.array(copy=None)",
-                 f"copy only if needed, as copy=False does on NumPy {np.__version__}")
-            kwargs["copy"] = False
-        return original_array(obj, *args, **kwargs)
 
-    @functools.wraps(original_asarray)
-    def asarray(a, *args, **kwargs):
-        if "copy" in kwargs:
-            copy = kwargs.pop("copy")
-            said("numpy-asarray-copy", "numpy.asarray(copy=...)",
-                 f"numpy.array with that copy mode on NumPy {np.__version__}")
-            return array(a, *args, copy=copy, **kwargs)
-        return original_asarray(a, *args, **kwargs)
-
-    np.array = array
-    np.asarray = asarray
+@functools.wraps(_ORIGINAL_ASARRAY)
+def asarray(a, *args, **kwargs):
+    if "copy" in kwargs:
+        copy = kwargs.pop("copy")
+        _said("numpy-asarray-copy", "numpy.asarray(copy=...)",
+              f"numpy.array with that copy mode on NumPy {np.__version__}")
+        return array(a, *args, copy=copy, **kwargs)
+    return _ORIGINAL_ASARRAY(a, *args, **kwargs)
 
 
 # --------------------------------------------------------------------------------- sparse

@@ -423,10 +423,11 @@ class DryRun:
         if isinstance(e, AssertionError) and frames and re.search(
                 r"(exists|is_?dir|is_?file)\(", frames[-1].line or ""):
             return Failure("dryrun.data-missing",
-                           f"a file or folder the project needs is not there ({frames[-1].line.strip()} "
-                           f"failed at {self.rel(frames[-1].filename)}:{frames[-1].lineno}); put "
-                           "the project's data in place (a dry run never downloads)",
-                           EXIT_FAILED, location)
+                           f"a file or folder the project needs is not there "
+                           f"({frames[-1].line.strip()} failed at "
+                           f"{self.rel(frames[-1].filename)}:{frames[-1].lineno}); put the "
+                           "project's data in place (a dry run never downloads)"
+                           + self._data_dirs_hint(), EXIT_FAILED, location)
         if isinstance(e, (AssertionError, RuntimeError)) and re.search(
                 r"does not exist|not found|no such file", first, re.IGNORECASE) and re.search(
                 r"data|file|folder|dir|path|root", first, re.IGNORECASE) and \
@@ -435,8 +436,8 @@ class DryRun:
             # "Dataset not found or incomplete").
             return Failure("dryrun.data-missing",
                            f"the project's data is not there ({type(e).__name__}: {first[:300]});"
-                           " put the project's data in place (a dry run never downloads)",
-                           EXIT_FAILED, location)
+                           " put the project's data in place (a dry run never downloads)"
+                           + self._data_dirs_hint(), EXIT_FAILED, location)
         code = "dryrun.project-error"
         message = f"{type(e).__name__}: {first}"
         if frames and os.path.realpath(frames[-1].filename).startswith(STANDINS + os.sep):
@@ -449,6 +450,27 @@ class DryRun:
         return Failure(code, message[:2000], EXIT_FAILED, location,
                        exception=type(e).__name__,
                        traceback=traceback.format_exception(type(e), e, e.__traceback__)[-12:])
+
+    def _data_dirs_hint(self):
+        """For a Model Zoo run: where its params file says the data is (train_input.data_dir,
+        eval_input.data_dir), which is what the user points at the data."""
+        config = self.context.get("config")
+        if self.context.get("kind") != "modelzoo" or not config:
+            return ""
+        try:
+            params = plan.load_yaml(os.path.join(self.root, config))
+        except Exception:  # noqa: BLE001 - the hint is optional
+            return ""
+        if not isinstance(params, dict):
+            return ""
+        named = []
+        for section in ("train_input", "eval_input"):
+            value = params.get(section, {}).get("data_dir") if isinstance(
+                params.get(section), dict) else None
+            if value:
+                shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+                named.append(f"{section}.data_dir is {shown}")
+        return f" ({'; '.join(named)} in {config})" if named else ""
 
     @staticmethod
     def standin_signature(message):

@@ -11,6 +11,7 @@ to import (Model Zoo R1.8's summaries: `tensorboard.backend.event_processing.io_
 IsSummaryEventsFile`, which tells an event file by "tfevents" in its name) is there too. With
 tensorboard installed, torch's and tensorboard's own modules are used.
 """
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -57,6 +58,8 @@ def install(session):
     writer.SummaryWriter = module.SummaryWriter
     module.writer = writer
     module.__path__ = []  # a package, so that `torch.utils.tensorboard.writer` imports
+    module.__spec__ = importlib.machinery.ModuleSpec(module.__name__, None, is_package=True)
+    writer.__spec__ = importlib.machinery.ModuleSpec(writer.__name__, None)
     sys.modules["torch.utils.tensorboard"] = module
     sys.modules["torch.utils.tensorboard.writer"] = writer
     import torch.utils
@@ -73,6 +76,8 @@ def _install_package():
     for name in names:
         module = types.ModuleType(name)
         module.__path__ = []
+        # A spec, so that importlib.util.find_spec(name) answers instead of raising.
+        module.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
         module.__doc__ = "stand-in (tensorboard is not installed): see portolan_dryrun.summaries"
         sys.modules[name] = module
         if parent is not None:
