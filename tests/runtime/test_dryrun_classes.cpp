@@ -1,7 +1,8 @@
 // `portolan-cli run PROJECT --dry-run` on fixtures written for each habit of real projects that
 // the dry run answers in general (DESIGN §13): downloads of pretrained weights, a missing image
 // folder, sub-commands, worker processes, hyperparameters a trial rejects, PopTorch combined
-// batches, NumPy 2 / torch 2 calls, TensorBoard logging without tensorboard, and layer-local
+// batches, NumPy 2 / torch 2 calls, TensorBoard logging without tensorboard, a segmentation
+// data set without its files, an appliance-only Model Zoo input option, and layer-local
 // training. Each reaches its 3 steps and says what it made up or chose, in a warning of its kind.
 // Also: every modelzoo.common name the Model Zoo R1.6/R1.8 models import resolves with a
 // checkout and with the built-in fallback (tests/runtime/python/modelzoo_names.py on
@@ -112,6 +113,16 @@ void TestDryRunClasses::habits_data()
                                        << "plain-pytorch"
                                        << "compat"
                                        << "copy=None" << 3;
+    // torchvision's Cityscapes over a missing root: frames and label maps of its own layout.
+    QTest::addRow("segmentation data missing") << "segmentation-missing-root"
+                                               << "plain-pytorch"
+                                               << "synthetic-data"
+                                               << "Cityscapes" << 1;
+    // A Model Zoo params file turning on use_worker_cache, which only the appliance has.
+    QTest::addRow("appliance-only input option") << "modelzoo-appliance-option"
+                                                 << "cerebras-pytorch"
+                                                 << "appliance-option"
+                                                 << "train_input.use_worker_cache" << 1;
     // from torch.utils.tensorboard import SummaryWriter without the tensorboard package.
     QTest::addRow("summaries without tensorboard") << "summaries-without-tensorboard"
                                                    << "plain-pytorch"

@@ -55,6 +55,7 @@ def install(session):
         np.array = array
         np.asarray = asarray
     _install_sparse(said)
+    _install_autocast(said)
 
 
 # --------------------------------------------------------------------------------- NumPy 2
@@ -132,3 +133,32 @@ def _install_sparse(said):
         return original_to_sparse(self, *args, **kwargs)
 
     torch.Tensor.to_sparse = to_sparse
+
+
+# --------------------------------------------------------------------------------- autocast
+def _install_autocast(said):
+    """torch 1.13 disables a CUDA autocast on a machine without CUDA (with its own warning), then
+    still asks the CUDA device whether it supports bfloat16, which raises "Torch not compiled
+    with CUDA enabled"; torch 2 asks only when the autocast is enabled. The question is answered
+    "yes" for that one check, so the disabled autocast is what the project gets."""
+    if torch.cuda.is_available():
+        return
+    autocast = torch.amp.autocast_mode.autocast
+    original_init = autocast.__init__
+    version = torch.__version__
+
+    @functools.wraps(original_init)
+    def __init__(self, device_type, *args, **kwargs):
+        dtype = kwargs.get("dtype", args[0] if args else None)
+        if device_type != "cuda" or dtype != torch.bfloat16:
+            return original_init(self, device_type, *args, **kwargs)
+        said("autocast-bf16", "a bfloat16 CUDA autocast without CUDA",
+             f"disabled without asking the missing CUDA device (torch {version} asks it)")
+        asked = torch.cuda.is_bf16_supported
+        torch.cuda.is_bf16_supported = lambda: True
+        try:
+            return original_init(self, device_type, *args, **kwargs)
+        finally:
+            torch.cuda.is_bf16_supported = asked
+
+    autocast.__init__ = __init__

@@ -126,11 +126,13 @@ class DryRun:
                 config, reason = os.path.abspath(o.params), self.params_reason()
             else:
                 config, reason = plan.choose_modelzoo_config(self.root, entry_dir)
+            run_config = self.cpu_params(config)
             model_dir = os.path.join(self.root, ".portolan", "dryrun", "model_dir")
             ctx.update(kind="modelzoo", entry=entry,
                        entry_reason="given with --entry" if o.entry else "the Model Zoo run.py",
                        config=self.rel(config), config_reason=reason,
-                       argv=["--mode", "train", "--params", config, "--model_dir", model_dir])
+                       argv=["--mode", "train", "--params", run_config, "--model_dir",
+                             model_dir])
         elif flavour == "determined-pytorchtrial":
             if o.params:
                 config_path = os.path.abspath(o.params)
@@ -167,6 +169,39 @@ class DryRun:
         self.entry = ctx["entry"]
         self.context = ctx
         return ctx
+
+    # Model Zoo input options that only the Cerebras appliance has (its worker-side data
+    # cache): on the CPU the Model Zoo's own loaders refuse them, so the dry run turns them off.
+    APPLIANCE_ONLY_INPUT = ("use_worker_cache",)
+
+    def cpu_params(self, config):
+        """The params file the CPU run reads: the project's own, or, when it turns on an
+        appliance-only input option, a copy with that option off (said at the start)."""
+        self.params_notes = []
+        try:
+            params = plan.load_yaml(config)
+        except Exception:  # noqa: BLE001 - the run reports an unreadable file itself
+            return config
+        if not isinstance(params, dict):
+            return config
+        for section in ("train_input", "eval_input"):
+            inputs = params.get(section)
+            if not isinstance(inputs, dict):
+                continue
+            for key in self.APPLIANCE_ONLY_INPUT:
+                if inputs.get(key) is True:
+                    inputs[key] = False
+                    self.params_notes.append(f"{section}.{key}")
+        if not self.params_notes:
+            return config
+        import yaml
+
+        folder = os.path.join(self.root, ".portolan", "dryrun")
+        os.makedirs(folder, exist_ok=True)
+        copy = os.path.join(folder, "cpu-" + os.path.basename(config))
+        with open(copy, "w", encoding="utf-8") as f:
+            yaml.safe_dump(params, f, sort_keys=False)
+        return copy
 
     # ------------------------------------------------------------------- install
     def install(self):
@@ -252,6 +287,11 @@ class DryRun:
             api_evidence=ctx.get("api_evidence"),
             python=sys.version.split()[0], torch=torch.__version__,
             project=self.root)
+        for option in getattr(self, "params_notes", []):
+            self.events.emit("warning", kind="appliance-option",
+                             message=f"{option} is an option of the Cerebras appliance, which "
+                             "a CPU run refuses: the dry run turns it off (in a copy of "
+                             f"{ctx.get('config')} under .portolan/dryrun)", option=option)
         self.events.emit("info", message=f"dry run on the CPU: {self.o.steps} optimizer steps "
                          f"at batch {self.o.batch} (the config's batch is kept for the "
                          "capture's figures); --batch and --steps change them")
