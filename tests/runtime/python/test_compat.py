@@ -50,6 +50,12 @@ class CompatTest(unittest.TestCase):
         # Dense products are untouched.
         self.assertEqual((dense @ torch.randn(4, 2)).shape, (3, 2))
 
+    @unittest.skipIf(torch.cuda.is_available(), "CUDA is there: torch's own autocast")
+    def test_bf16_cuda_autocast_without_cuda_is_disabled(self):
+        with torch.cuda.amp.autocast(dtype=torch.bfloat16):
+            self.assertFalse(torch.is_autocast_enabled())
+        self.assertIn("compat:autocast-bf16", SESSION.warned)
+
     def test_to_sparse_of_sparse(self):
         s = torch.eye(3).to_sparse()
         self.assertIs(s.to_sparse(), s)
