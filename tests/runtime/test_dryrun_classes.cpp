@@ -1,9 +1,12 @@
 // `portolan-cli run PROJECT --dry-run` on fixtures written for each habit of real projects that
 // the dry run answers in general (DESIGN §13): downloads of pretrained weights, a missing image
-// folder, sub-commands, worker processes, hyperparameters a trial rejects, and PopTorch combined
-// batches. Each reaches its 3 steps and says what it made up or chose, in a warning of its kind.
+// folder, sub-commands, worker processes, hyperparameters a trial rejects, PopTorch combined
+// batches, NumPy 2 / torch 2 calls, TensorBoard logging without tensorboard, a segmentation
+// data set without its files, an appliance-only Model Zoo input option, and layer-local
+// training. Each reaches its 3 steps and says what it made up or chose, in a warning of its kind.
 // Also: every modelzoo.common name the Model Zoo R1.6/R1.8 models import resolves with a
-// checkout (tests/runtime/python/modelzoo_names.py on $PORTOLAN_CORPUS/sdk).
+// checkout and with the built-in fallback (tests/runtime/python/modelzoo_names.py on
+// $PORTOLAN_CORPUS/sdk).
 #include "dryrun_support.h"
 
 #include <QDir>
@@ -60,6 +63,7 @@ private slots:
     void habits_data();
     void habits();
     void userChosenSubcommand();
+    void layerLocalTraining();
     void cerebrasGenerations_data();
     void cerebrasGenerations();
     void modelZooNames();
@@ -103,6 +107,27 @@ void TestDryRunClasses::habits_data()
                                              << "determined-pytorchtrial"
                                              << "invalid-hp-redraw"
                                              << "hidden_size=" << 1;
+    // np.array(copy=None), dense @ sparse and to_sparse() of a sparse tensor (NumPy 2 and
+    // torch 2 API): given their newer meaning on Debian's NumPy 1.24 and torch 1.13.
+    QTest::addRow("newer library API") << "newer-library-api"
+                                       << "plain-pytorch"
+                                       << "compat"
+                                       << "copy=None" << 3;
+    // torchvision's Cityscapes over a missing root: frames and label maps of its own layout.
+    QTest::addRow("segmentation data missing") << "segmentation-missing-root"
+                                               << "plain-pytorch"
+                                               << "synthetic-data"
+                                               << "Cityscapes" << 1;
+    // A Model Zoo params file turning on use_worker_cache, which only the appliance has.
+    QTest::addRow("appliance-only input option") << "modelzoo-appliance-option"
+                                                 << "cerebras-pytorch"
+                                                 << "appliance-option"
+                                                 << "train_input.use_worker_cache" << 1;
+    // from torch.utils.tensorboard import SummaryWriter without the tensorboard package.
+    QTest::addRow("summaries without tensorboard") << "summaries-without-tensorboard"
+                                                   << "plain-pytorch"
+                                                   << "no-summaries"
+                                                   << "SummaryWriter" << 1;
     // A plain DataLoader of combined batches feeding a PopTorch model with 10 device
     // iterations and 3 accumulated micro-batches: 2 x 30 samples per call.
     QTest::addRow("poptorch device iterations") << "poptorch-device-iterations"
@@ -149,6 +174,26 @@ void TestDryRunClasses::userChosenSubcommand()
     QVERIFY(QFileInfo::exists(project + "/exported.pt"));
 }
 
+void TestDryRunClasses::layerLocalTraining()
+{
+    // Each block steps its own optimizer after calling its own forward() directly: no module
+    // call owns the optimizer's parameters at the first step, so the block is found by its
+    // parameters and captured at its next direct call, with the inputs of that call.
+    const QString project = copy(kFixtures + "/layer-local-training", "layer-local-training");
+    const DryRunResult r = runDry(project, {"--trust"});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(r.all("step").size(), 3);
+    QVERIFY2(r.terminal().value("captured").toBool(), qPrintable(describe(r)));
+    QFile f(project + "/.portolan/capture/capture.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject c = QJsonDocument::fromJson(f.readAll()).object();
+    const QJsonObject model = c.value("model").toObject();
+    QCOMPARE(model.value("class").toString(), QStringLiteral("__main__.LocalBlock"));
+    QVERIFY2(model.value("chosen_as").toString().contains("directly"),
+             qPrintable(model.value("chosen_as").toString()));
+    QCOMPARE(c.value("inputs").toArray().first().toObject().value("shape").toArray().size(), 2);
+}
+
 // Ports of the newer Cerebras generations, in the shape a generated port has: the cstorch flow
 // (backend, compile, a traced step, cstorch.optim) and the Trainer (a typed model config, the
 // trainer: {init, fit} YAML), each run by the stand-in of the closed SDK for 3 steps and
@@ -192,10 +237,11 @@ void TestDryRunClasses::modelZooNames()
             trees);
     QVERIFY(p.waitForFinished(900000));
     const QString out = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
-    // Exit 0: every name resolves with the checkout (or needs a named third-party package);
-    // names the built-in fallback lacks are listed, not failed.
+    // Exit 0: every name resolves with the checkout (or needs a named third-party package) and
+    // with the built-in fallback alone.
     QVERIFY2(p.exitCode() == 0, qPrintable(out.right(4000)));
     QVERIFY2(out.contains("not resolved with the checkout: 0"), qPrintable(out.right(4000)));
+    QVERIFY2(out.contains("with the fallback alone: 0"), qPrintable(out.right(4000)));
 }
 
 QTEST_GUILESS_MAIN(TestDryRunClasses)

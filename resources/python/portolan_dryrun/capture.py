@@ -5,6 +5,7 @@ model, traced on the first batch in training mode) and capture.json (module tree
 first-call shapes, IPU of each module, the declared pipeline, options, optimizer). Anything not
 known is null, never guessed.
 """
+import gc
 import inspect
 import json
 import os
@@ -65,6 +66,24 @@ def find_model(session, optimizer):
     reason = "the module whose parameters the optimizer owns" if owned is not None else \
         "the module whose parameters got gradients (the script has no optimizer)"
     return _wrapped(module), args, kwargs, reason
+
+
+def owner_of_parameters(optimizer):
+    """The live module owning most of the optimizer's parameters (the outermost of those that
+    own the same), found without any call of it; None when no module owns any."""
+    owned = {id(p) for g in optimizer.param_groups for p in g["params"]}
+    best = None
+    for obj in gc.get_objects():
+        if not isinstance(obj, torch.nn.Module):
+            continue
+        params = {id(p) for p in obj.parameters()}
+        mine = params & owned
+        if not mine:
+            continue
+        key = (len(mine), -(len(params) - len(mine)), sum(1 for _ in obj.modules()))
+        if best is None or key > best[0]:
+            best = (key, obj)
+    return _wrapped(best[1]) if best is not None else None
 
 
 def all_models(session, chosen, chosen_optimizer):
@@ -466,6 +485,7 @@ class Capture:
         self.hold = False  # True: the capture event waits for release() (a trial attempt)
         self.pending = None
         self.emitted = False
+        self.waiting = None  # why the first step found no model, while a direct call is awaited
 
     def _event(self, session, fields):
         if self.hold:
@@ -492,10 +512,27 @@ class Capture:
     def write(self, session, optimizer):
         os.makedirs(self.folder, exist_ok=True)
         model, args, kwargs, reason = find_model(session, optimizer)
+        if model is None and optimizer is not None and self.waiting is None:
+            # No module call owns the optimizer's parameters: the project calls the module's
+            # forward() directly (layer-local training). Find the module by its parameters and
+            # capture it at its next direct call.
+            owner = owner_of_parameters(optimizer)
+            if owner is not None:
+                self.waiting = reason
+                session.watch_direct_forward(owner, lambda: self.write(session, optimizer))
+                session.events.emit(
+                    "info", message=f"{_type_name(owner)} trains through direct calls of its "
+                    "forward() (not module(x)): the capture is taken at its next call")
+                return None
         if model is None:
             self.data = None
-            session.events.emit("warning", message=f"no capture: {reason}")
+            if self.waiting is None:
+                session.events.emit("warning", message=f"no capture: {reason}")
             return None
+        if self.waiting is not None:
+            reason = "the module whose parameters the optimizer owns, called through its " \
+                "forward() directly"
+            self.waiting = None
         session.model = model
         trace_file, error, root = trace(session, model, args, kwargs,
                                         os.path.join(self.folder, "model.pt"))
@@ -554,9 +591,12 @@ class Capture:
                                   models=[m["class"] for m in self.data["models"]]))
         return self.data
 
-    def finish(self, steps):
+    def finish(self, steps, session=None):
         """Records the steps actually done (the capture was written after the first)."""
         if self.data is None:
+            if self.waiting is not None and session is not None:
+                session.events.emit("warning", message=f"no capture: {self.waiting}, and the "
+                                    "module owning them was not called again")
             return
         self.data["steps"] = steps
         _write_json(os.path.join(self.folder, "capture.json"), self.data)

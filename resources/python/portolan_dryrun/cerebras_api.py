@@ -106,6 +106,26 @@ def _trainer_config(entry_dir, current):
     return None
 
 
+def _runner_takes_device(sdk):
+    """Whether the R1.x runner of a checkout (--sdk-path) reads the target device first
+    (`run.py CPU --mode train ...`, R1.8), from its command-line parser's source."""
+    if not sdk:
+        return False
+    base = os.path.realpath(sdk)
+    if os.path.basename(base) == "modelzoo" and not os.path.isdir(os.path.join(base, "modelzoo")):
+        base = os.path.dirname(base)
+    for rel in ("modelzoo/common/run_utils/cli_parser.py", "modelzoo/common/pytorch/run_utils.py"):
+        try:
+            with open(os.path.join(base, rel), "r", encoding="utf-8") as f:
+                text = f.read()
+        except OSError:
+            continue
+        if re.search(r"""dest\s*=\s*["']target_device["']|add_argument\(\s*["']target_device["']""",
+                     text):
+            return True
+    return False
+
+
 def plan(dryrun, ctx):
     """Adds the generation to the plan: ctx["api"], its evidence, the command line."""
     api, evidence = detect(dryrun.root, dryrun.files)
@@ -114,6 +134,11 @@ def plan(dryrun, ctx):
         evidence = [f"given with --api (detected: {api})"]
         api = forced
     ctx["api"], ctx["api_evidence"] = api, evidence
+    if api == "runner" and ctx.get("kind") == "modelzoo" and \
+            _runner_takes_device(dryrun.o.sdk_path) and ctx["argv"][:1] != ["CPU"] and \
+            "CPU" not in dryrun.o.args:
+        # The checkout's own runner (R1.8) takes the target device first, as a sub-command.
+        ctx["argv"] = ["CPU"] + list(ctx["argv"])
     if api == "runner" or ctx.get("kind") != "modelzoo":
         return ctx
     argv = list(ctx["argv"])

@@ -126,11 +126,13 @@ class DryRun:
                 config, reason = os.path.abspath(o.params), self.params_reason()
             else:
                 config, reason = plan.choose_modelzoo_config(self.root, entry_dir)
+            run_config = self.cpu_params(config)
             model_dir = os.path.join(self.root, ".portolan", "dryrun", "model_dir")
             ctx.update(kind="modelzoo", entry=entry,
                        entry_reason="given with --entry" if o.entry else "the Model Zoo run.py",
                        config=self.rel(config), config_reason=reason,
-                       argv=["--mode", "train", "--params", config, "--model_dir", model_dir])
+                       argv=["--mode", "train", "--params", run_config, "--model_dir",
+                             model_dir])
         elif flavour == "determined-pytorchtrial":
             if o.params:
                 config_path = os.path.abspath(o.params)
@@ -168,10 +170,43 @@ class DryRun:
         self.context = ctx
         return ctx
 
+    # Model Zoo input options that only the Cerebras appliance has (its worker-side data
+    # cache): on the CPU the Model Zoo's own loaders refuse them, so the dry run turns them off.
+    APPLIANCE_ONLY_INPUT = ("use_worker_cache",)
+
+    def cpu_params(self, config):
+        """The params file the CPU run reads: the project's own, or, when it turns on an
+        appliance-only input option, a copy with that option off (said at the start)."""
+        self.params_notes = []
+        try:
+            params = plan.load_yaml(config)
+        except Exception:  # noqa: BLE001 - the run reports an unreadable file itself
+            return config
+        if not isinstance(params, dict):
+            return config
+        for section in ("train_input", "eval_input"):
+            inputs = params.get(section)
+            if not isinstance(inputs, dict):
+                continue
+            for key in self.APPLIANCE_ONLY_INPUT:
+                if inputs.get(key) is True:
+                    inputs[key] = False
+                    self.params_notes.append(f"{section}.{key}")
+        if not self.params_notes:
+            return config
+        import yaml
+
+        folder = os.path.join(self.root, ".portolan", "dryrun")
+        os.makedirs(folder, exist_ok=True)
+        copy = os.path.join(folder, "cpu-" + os.path.basename(config))
+        with open(copy, "w", encoding="utf-8") as f:
+            yaml.safe_dump(params, f, sort_keys=False)
+        return copy
+
     # ------------------------------------------------------------------- install
     def install(self):
-        from . import capture, datafiles, folders, session, subcommands, synthetic, weights
-        from . import workers
+        from . import capture, compat, datafiles, folders, session, subcommands, summaries
+        from . import synthetic, weights, workers
         from . import modelzoo_finder
 
         ctx = self.context
@@ -205,6 +240,10 @@ class DryRun:
         # A program with sub-commands runs the one that trains; worker processes run inline.
         subcommands.install(self.session, self.in_project)
         workers.install(self.session, self.in_project)
+        # Calls that newer NumPy/torch accept get their newer meaning on Debian's (said once).
+        compat.install(self.session)
+        # Logging through torch.utils.tensorboard without the tensorboard package: dropped.
+        summaries.install(self.session)
         self.third_party = plan.third_party_imports(self.root, self.files)
         if "torchvision" in self.third_party:
             synthetic.install_vision_fallbacks(self.session)
@@ -248,6 +287,11 @@ class DryRun:
             api_evidence=ctx.get("api_evidence"),
             python=sys.version.split()[0], torch=torch.__version__,
             project=self.root)
+        for option in getattr(self, "params_notes", []):
+            self.events.emit("warning", kind="appliance-option",
+                             message=f"{option} is an option of the Cerebras appliance, which "
+                             "a CPU run refuses: the dry run turns it off (in a copy of "
+                             f"{ctx.get('config')} under .portolan/dryrun)", option=option)
         self.events.emit("info", message=f"dry run on the CPU: {self.o.steps} optimizer steps "
                          f"at batch {self.o.batch} (the config's batch is kept for the "
                          "capture's figures); --batch and --steps change them")
@@ -319,7 +363,7 @@ class DryRun:
                 "dryrun.no-steps",
                 "the entry point ended before the first training step (no optimizer step and "
                 "no backward pass ran)" + self._no_step_hint()))
-        self.capture.finish(s.steps_done)
+        self.capture.finish(s.steps_done, s)
         captured = self.capture.data is not None
         self.events.emit("finished", reason=reason, step=s.steps_done,
                          elapsed_s=round(time.time() - self.t0, 3), final_loss=s.last_loss,
@@ -416,12 +460,24 @@ class DryRun:
                            file=str(name), traceback=traceback.format_exception(
                                type(e), e, e.__traceback__)[-8:])
         frames = traceback.extract_tb(e.__traceback__)
-        if isinstance(e, AssertionError) and frames and "exists(" in (frames[-1].line or ""):
+        if isinstance(e, AssertionError) and frames and re.search(
+                r"(exists|is_?dir|is_?file)\(", frames[-1].line or ""):
             return Failure("dryrun.data-missing",
-                           f"a file or folder the project needs is not there ({frames[-1].line.strip()} "
-                           f"failed at {self.rel(frames[-1].filename)}:{frames[-1].lineno}); put "
-                           "the project's data in place (a dry run never downloads)",
-                           EXIT_FAILED, location)
+                           f"a file or folder the project needs is not there "
+                           f"({frames[-1].line.strip()} failed at "
+                           f"{self.rel(frames[-1].filename)}:{frames[-1].lineno}); put the "
+                           "project's data in place (a dry run never downloads)"
+                           + self._data_dirs_hint(), EXIT_FAILED, location)
+        if isinstance(e, (AssertionError, RuntimeError)) and re.search(
+                r"does not exist|not found|no such file", first, re.IGNORECASE) and re.search(
+                r"data|file|folder|dir|path|root", first, re.IGNORECASE) and \
+                not any(isinstance(x, (ModuleNotFoundError, NotImplementedError)) for x in chain):
+            # A data loader's own check of its data folder ("The path X does not exist",
+            # "Dataset not found or incomplete").
+            return Failure("dryrun.data-missing",
+                           f"the project's data is not there ({type(e).__name__}: {first[:300]});"
+                           " put the project's data in place (a dry run never downloads)"
+                           + self._data_dirs_hint(), EXIT_FAILED, location)
         code = "dryrun.project-error"
         message = f"{type(e).__name__}: {first}"
         if frames and os.path.realpath(frames[-1].filename).startswith(STANDINS + os.sep):
@@ -434,6 +490,27 @@ class DryRun:
         return Failure(code, message[:2000], EXIT_FAILED, location,
                        exception=type(e).__name__,
                        traceback=traceback.format_exception(type(e), e, e.__traceback__)[-12:])
+
+    def _data_dirs_hint(self):
+        """For a Model Zoo run: where its params file says the data is (train_input.data_dir,
+        eval_input.data_dir), which is what the user points at the data."""
+        config = self.context.get("config")
+        if self.context.get("kind") != "modelzoo" or not config:
+            return ""
+        try:
+            params = plan.load_yaml(os.path.join(self.root, config))
+        except Exception:  # noqa: BLE001 - the hint is optional
+            return ""
+        if not isinstance(params, dict):
+            return ""
+        named = []
+        for section in ("train_input", "eval_input"):
+            value = params.get(section, {}).get("data_dir") if isinstance(
+                params.get(section), dict) else None
+            if value:
+                shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+                named.append(f"{section}.data_dir is {shown}")
+        return f" ({'; '.join(named)} in {config})" if named else ""
 
     @staticmethod
     def standin_signature(message):

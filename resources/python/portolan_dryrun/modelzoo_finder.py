@@ -39,7 +39,10 @@ class ModelZooFinder(importlib.abc.MetaPathFinder):
     def __init__(self, project, mount, standins, sdk, fallback):
         self.project = project
         self.mount = mount
-        self.roots = [r for r in (standins, sdk, fallback) if r]
+        # The Model Zoo is open source: with a checkout its own code runs for real, and only the
+        # closed SDK (cerebras.framework.torch, cerebras_pytorch, cerebras.pytorch, found on
+        # sys.path) is stood in. Without one, Portolan's stand-ins of the runner come first.
+        self.roots = [r for r in (sdk, standins, fallback) if r]
         self.missing = []
         self.resolved = {}
 

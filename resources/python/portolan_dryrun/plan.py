@@ -212,9 +212,33 @@ def load_yaml(path):
         return yaml.safe_load(f)
 
 
+def _trainer_yaml(entry_dir):
+    """The first Trainer YAML by name in configs/, then beside the entry point; None if none."""
+    for folder in (os.path.join(entry_dir, "configs"), entry_dir):
+        if not os.path.isdir(folder):
+            continue
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            if not name.endswith((".yaml", ".yml")) or not os.path.isfile(path):
+                continue
+            try:
+                config = load_yaml(path)
+            except (yaml.YAMLError, OSError):
+                continue
+            if isinstance(config, dict) and isinstance(config.get("trainer"), (dict, list)):
+                return path
+    return None
+
+
 def choose_modelzoo_config(root, entry_dir):
-    """(config, reason): configs/params.yaml or params.yaml, else the smallest model among the
-    YAML files under configs/ (a dry run checks the code; the compilers scale it up)."""
+    """(config, reason): a Trainer YAML (`trainer:` at the top level, what the current Model Zoo
+    runs, as core's params-file rule chooses it), else configs/params.yaml or params.yaml, else
+    the smallest model among the YAML files under configs/ (a dry run checks the code; the
+    compilers scale it up)."""
+    trainer = _trainer_yaml(entry_dir)
+    if trainer is not None:
+        return trainer, f"{os.path.relpath(trainer, entry_dir)}: the Model Zoo Trainer " \
+            "configuration (trainer: at the top level)"
     for rel in ("configs/params.yaml", "params.yaml"):
         path = os.path.join(entry_dir, rel)
         if os.path.isfile(path):
@@ -235,8 +259,9 @@ def choose_modelzoo_config(root, entry_dir):
                 candidates.append((_model_size(params), name, path))
     if not candidates:
         raise PlanError("dryrun.no-config",
-                        "no Model Zoo params file (configs/params.yaml, params.yaml or "
-                        "configs/*.yaml with train_input/model); give --params")
+                        "no Model Zoo params file (a Trainer YAML with trainer: at the top "
+                        "level, configs/params.yaml, params.yaml or configs/*.yaml with "
+                        "train_input/model); give --params")
     sized = [c for c in candidates if c[0] is not None]
     if sized:
         sized.sort()

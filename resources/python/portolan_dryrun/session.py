@@ -467,36 +467,81 @@ class Session:
         def call(module, *args, **kwargs):
             if session.tracing or hooks.recording_suspended:
                 return original(module, *args, **kwargs)
-            stack = session.stack
-            depth = len(stack)
-            record = None
-            first = False
-            if session.window_open:
-                record = session.records.get(module)
-                if record is None:
-                    record = ModuleRecord()
-                    session.records[module] = record
-                record.calls += 1
-                first = record.calls == 1
-                if first:
-                    record.order = session.order
-                    session.order += 1
-                    record.inputs = describe((args, kwargs))
-                    record.ipu = session.ipu_of(module)
-                    record.block = session.block_of(module)
-            if depth == 0:
-                session.note_top_call(module, args, kwargs)
-            stack.append(module)
-            try:
-                out = original(module, *args, **kwargs)
-            finally:
-                if stack and stack[-1] is module:
-                    stack.pop()
-            if first:
-                record.outputs = describe(out)
-            return out
+            return session.run_recorded(module, args, kwargs,
+                                        lambda: original(module, *args, **kwargs))
 
         torch.nn.Module.__call__ = call
+
+    def run_recorded(self, module, args, kwargs, run):
+        """One call of a module, recorded while the window is open (shapes, order, device),
+        and noted as a top-level call when no other module call encloses it."""
+        stack = self.stack
+        depth = len(stack)
+        record = None
+        first = False
+        if self.window_open:
+            record = self.records.get(module)
+            if record is None:
+                record = ModuleRecord()
+                self.records[module] = record
+            record.calls += 1
+            first = record.calls == 1
+            if first:
+                record.order = self.order
+                self.order += 1
+                record.inputs = describe((args, kwargs))
+                record.ipu = self.ipu_of(module)
+                record.block = self.block_of(module)
+        if depth == 0:
+            self.note_top_call(module, args, kwargs)
+        stack.append(module)
+        try:
+            out = run()
+        finally:
+            if stack and stack[-1] is module:
+                stack.pop()
+        if first:
+            record.outputs = describe(out)
+        return out
+
+    def watch_direct_forward(self, module, then):
+        """Records the next call of `module.forward(...)` made directly (not through
+        `module(...)`, which the Module.__call__ patch already sees), then calls `then()`.
+
+        Layer-local training (each layer calls its own forward and steps its own optimizer)
+        never goes through __call__ at the top. The class's forward is wrapped only until that
+        one call, so copies of the module and other instances keep the class as it was."""
+        session = self
+        cls = type(module)
+        own = cls.__dict__.get("forward")
+        original = cls.forward
+
+        def restore():
+            if own is None:
+                try:
+                    delattr(cls, "forward")
+                except AttributeError:
+                    pass
+            else:
+                cls.forward = own
+
+        def forward(this, *args, **kwargs):
+            if this is not module or session.tracing or hooks.recording_suspended or \
+                    (session.stack and session.stack[-1] is this):
+                return original(this, *args, **kwargs)
+            restore()
+            opened = session.window_open
+            session.window_open = True  # the shapes of the layers it calls, as at step 1
+            try:
+                out = session.run_recorded(this, args, kwargs,
+                                           lambda: original(this, *args, **kwargs))
+            finally:
+                session.window_open = opened
+            then()
+            return out
+
+        cls.forward = forward
+        return restore
 
     def ipu_of(self, module):
         blocks = sys.modules.get("poptorch._blocks")

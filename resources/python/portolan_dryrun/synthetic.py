@@ -4,7 +4,8 @@ is announced by a warning event that says what it replaces and with which shapes
 Two sources of shapes:
 - torchvision's data sets, whose image size and class count are fixed by the data set: when
   one cannot load (files absent, download refused), the same class is filled with random images
-  of that size and goes through the project's own transforms (install_vision_fallbacks);
+  of that size and goes through the project's own transforms (install_vision_fallbacks); a
+  segmentation data set (Cityscapes) gets a few random frames and label maps as files;
 - the model's first layer, when the project's loader itself cannot be built: a batch that the
   first layer accepts, probed by forward passes without gradients (candidates).
 """
@@ -28,6 +29,11 @@ VISION = {
 }
 TRAIN_SAMPLES = 1024
 TEST_SAMPLES = 256
+# Segmentation data sets read image files by path: name: (height, width, label ids). Few
+# samples, written as files under .portolan/dryrun/synthetic-data (Cityscapes' frames are 1024 x
+# 2048 with 34 label ids).
+SEGMENTATION = {"Cityscapes": (1024, 2048, 34)}
+SEGMENTATION_SAMPLES = {True: 4, False: 2}
 
 
 def _fill(dataset, name, bound, error, session):
@@ -73,13 +79,75 @@ def _fill(dataset, name, bound, error, session):
     session.synthetic = True
 
 
+def _fill_segmentation(dataset, name, bound, error, session):
+    """Random frames and label maps, as files of the data set's own layout and size, listed in
+    the attributes its __getitem__ reads (images, targets per target type)."""
+    import json
+    import os
+
+    from PIL import Image
+    from torchvision.datasets.vision import VisionDataset
+
+    h, w, classes = SEGMENTATION[name]
+    args = bound.arguments
+    split = args.get("split", "train")
+    train = split == "train"
+    kinds = args.get("target_type", "instance")
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    folder = os.path.join(os.getcwd(), ".portolan", "dryrun", "synthetic-data",
+                          f"torchvision-{name}", split)
+    os.makedirs(folder, exist_ok=True)
+    gen = torch.Generator().manual_seed(3 if train else 4)
+    images, targets = [], []
+    for i in range(SEGMENTATION_SAMPLES[train]):
+        image = os.path.join(folder, f"frame{i:03d}.png")
+        if not os.path.isfile(image):
+            pixels = torch.randint(0, 256, (h, w, 3), dtype=torch.uint8, generator=gen)
+            Image.fromarray(pixels.numpy(), "RGB").save(image, compress_level=1)
+        ids = torch.randint(0, classes, (h, w), dtype=torch.uint8, generator=gen).numpy()
+        paths = []
+        for kind in kinds:
+            path = os.path.join(folder, f"frame{i:03d}_{kind}" +
+                                (".json" if kind == "polygon" else ".png"))
+            if not os.path.isfile(path):
+                if kind == "polygon":
+                    with open(path, "w", encoding="utf-8") as f:
+                        json.dump({"imgHeight": h, "imgWidth": w, "objects": []}, f)
+                elif kind == "color":
+                    Image.fromarray(ids, "L").convert("RGBA").save(path, compress_level=1)
+                elif kind == "instance":
+                    Image.fromarray(ids.astype("int32"), "I").save(path, compress_level=1)
+                else:
+                    Image.fromarray(ids, "L").save(path, compress_level=1)
+            paths.append(path)
+        images.append(image)
+        targets.append(paths)
+    VisionDataset.__init__(dataset, args.get("root", "."), args.get("transforms"),
+                           args.get("transform"), args.get("target_transform"))
+    dataset.split = split
+    dataset.mode = "gtFine" if args.get("mode", "fine") == "fine" else "gtCoarse"
+    dataset.target_type = kinds
+    dataset.images_dir = dataset.targets_dir = folder
+    dataset.images, dataset.targets = images, targets
+    reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    session.events.emit(
+        "warning", kind="synthetic-data",
+        message=(f"{'train' if train else 'eval'} data is synthetic: torchvision.datasets."
+                 f"{name} could not load from {args.get('root')} ({reason}); using "
+                 f"{len(images)} random {h}x{w} colour frames with {classes} label ids "
+                 f"({', '.join(kinds)}), through the project's own transforms"),
+        dataset=f"torchvision.datasets.{name}", samples=len(images), shape=[3, h, w],
+        classes=classes)
+    session.synthetic = True
+
+
 def install_vision_fallbacks(session):
     """Makes torchvision's fixed-shape data sets fall back to random images of their shape."""
     try:
         import torchvision.datasets as datasets
     except ImportError:
         return False
-    for name in VISION:
+    for name in list(VISION) + list(SEGMENTATION):
         cls = getattr(datasets, name, None)
         if cls is None or getattr(cls.__init__, "_portolan", False):
             continue
@@ -97,7 +165,10 @@ def install_vision_fallbacks(session):
                         raise error from None
                     bound.apply_defaults()
                     own = type(self).__name__
-                    _fill(self, own if own in VISION else name, bound, error, session)
+                    if name in SEGMENTATION:
+                        _fill_segmentation(self, name, bound, error, session)
+                    else:
+                        _fill(self, own if own in VISION else name, bound, error, session)
 
             __init__._portolan = True
             __init__.__doc__ = original.__doc__

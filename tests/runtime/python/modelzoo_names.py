@@ -9,7 +9,7 @@ the TensorFlow folders (a dry run runs PyTorch code). Each module is
 imported in a child process with the dry run's Model Zoo finder, as portolan_dryrun sets it up
 (stand-ins of the closed SDK first on sys.path), once per configuration; a name resolves when
 its module imports and, for `from M import N`, M has N (or M.N is a module). Exit status 1 when
-a name fails in a configuration that must hold it (see `required`).
+a name fails with the checkout (a third-party package it needs aside) or with the fallback.
 """
 import ast
 import json
@@ -64,8 +64,12 @@ CHILD = r"""
 import importlib, json, sys, traceback
 sys.path.insert(0, STANDINS)
 sys.path.insert(0, PYTHON)
-from portolan_dryrun import modelzoo_finder
+from portolan_dryrun import modelzoo_finder, summaries
 modelzoo_finder.install(sys, "/nonexistent", None, STANDINS, SDK, FALLBACK)
+class _Session:  # what the dry run installs before the project runs, without its events
+    def warn_once(self, *args, **kwargs):
+        pass
+summaries.install(_Session())
 out = {}
 for module, names in json.loads(sys.stdin.read()):
     try:
@@ -143,7 +147,9 @@ def main(argv):
               f"{sum(r['sdk'].startswith('package: ') for r in rows)} that need a package not "
               f"installed: {', '.join(packages) or 'none'}); with the fallback alone: "
               f"{len(bad_fallback)}")
-    return 1 if any(not ok(r["sdk"]) for r in rows) else 0
+    # Both must hold every name: the checkout (or a named third-party package it needs), and
+    # the built-in fallback a user without a checkout runs on.
+    return 1 if any(not ok(r["sdk"]) or r["fallback"] != "ok" for r in rows) else 0
 
 
 def ok(verdict):

@@ -276,6 +276,65 @@ class ModelZooTest(unittest.TestCase):
             torch.finfo(torch.float16).min
         self.assertEqual(encoder(emb(ids), mask=mask).shape, (2, 10, 16))
 
+    def test_fallback_decoder_pieces(self):
+        # The R1.8 names models import without a checkout: a GPT-J block with rotary
+        # embeddings, T5's relative position bias, and the losses, trained one step.
+        from modelzoo.common.pytorch.layers import (BiaslessLayerNorm, GPTJDecoderLayer,
+                                                    RelativePositionEmbeddingLayer)
+        from modelzoo.common.pytorch.layers.utils import apply_position_bias
+        from modelzoo.common.pytorch.model_utils.GPTLMHeadModelLoss import GPTLMHeadModelLoss
+        from modelzoo.common.pytorch.model_utils.RotaryPositionEmbeddingHelper import \
+            RotaryPositionEmbeddingHelper
+        from modelzoo.common.pytorch.model_utils.T5ForConditionalGenerationLoss import \
+            T5ForConditionalGenerationLoss
+
+        block = GPTJDecoderLayer(d_model=16, nhead=4, dim_feedforward=32)
+        rotary = RotaryPositionEmbeddingHelper(max_position_embeddings=32, rotary_dim=2)
+        x = torch.randn(2, 10, 16)
+        causal = torch.triu(torch.ones(10, 10, dtype=torch.bool), 1)
+        y = BiaslessLayerNorm(16)(block(x, tgt_mask=causal,
+                                        rotary_position_embedding_helper=rotary))
+        self.assertEqual(y.shape, (2, 10, 16))
+        # Rotation keeps each pair's length: the norm of a rotated head is the same.
+        q = torch.randn(1, 10, 4, 4)
+        self.assertTrue(torch.allclose(rotary.rotate_tensor(q, 10).norm(dim=-1),
+                                       q.norm(dim=-1), atol=1e-5))
+        bias = RelativePositionEmbeddingLayer(num_heads=4, bidirectional_relative_attention=True)
+        self.assertEqual(apply_position_bias(bias, 10, 12).shape, (4, 10, 12))
+        self.assertIsNone(apply_position_bias(rotary, 10, 10))
+        head = torch.nn.Linear(16, 50)
+        labels = torch.randint(0, 50, (2, 10))
+        mask = torch.ones(2, 10)
+        loss = GPTLMHeadModelLoss(50, "num_tokens", 1.0)(head(y), labels, mask) + \
+            T5ForConditionalGenerationLoss(1.0, "batch_size")(head(y), labels, mask)
+        loss.backward()
+        self.assertIsNotNone(block.q_proj.weight.grad)
+        with self.assertRaisesRegex(ValueError, "loss_weight"):
+            GPTLMHeadModelLoss(50, "num_tokens", 0.5)
+
+    def test_fallback_metrics_and_helpers(self):
+        from modelzoo.common.pytorch.metrics import (DiceCoefficientMetric, FBetaScoreMetric,
+                                                     MeanIOUMetric)
+        from modelzoo.common.pytorch.model_utils.activations import get_activation
+        from modelzoo.common.pytorch.model_utils.create_initializer import create_initializer
+
+        labels = torch.tensor([0, 1, 1, 2])
+        perfect = {m: m(3) for m in (MeanIOUMetric, DiceCoefficientMetric, FBetaScoreMetric)}
+        for metric in perfect.values():
+            metric(labels, labels)
+            self.assertAlmostEqual(metric.compute(), 1.0)
+        iou = MeanIOUMetric(2)
+        iou(torch.tensor([0, 1]), torch.tensor([1, 1]))  # class 0: 0/1, class 1: 1/2
+        self.assertAlmostEqual(iou.compute(), 0.25)
+        self.assertIs(get_activation("RELU"), torch.nn.functional.relu)
+        with self.assertRaises(KeyError):
+            get_activation("no-such")
+        w = torch.empty(64, 64)
+        create_initializer({"name": "truncated_normal", "std": 0.02})(w)
+        self.assertLessEqual(float(w.abs().max()), 0.04 + 1e-6)
+        with self.assertRaisesRegex(ValueError, "Initializer name"):
+            create_initializer({})
+
     def test_runner_command_line(self):
         from modelzoo.common.pytorch import run_utils
         from portolan_dryrun.session import ArgumentsError, Session

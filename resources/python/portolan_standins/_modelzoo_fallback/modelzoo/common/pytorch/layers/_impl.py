@@ -254,3 +254,123 @@ def _clone(module):
     import copy
 
     return copy.deepcopy(module)
+
+
+class BiaslessLayerNorm(nn.Module):
+    """Layer normalisation with a learned scale and no bias."""
+
+    def __init__(self, hidden_size, eps=1e-6, device=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(hidden_size, device=device))
+        self.variance_epsilon = eps
+
+    def forward(self, hidden_states):
+        return nn.functional.layer_norm(hidden_states, self.weight.shape, self.weight, None,
+                                        self.variance_epsilon)
+
+
+class RelativePositionEmbeddingLayer(nn.Module):
+    """T5's relative position bias: one learned scalar per head and distance bucket. Distances
+    below half the buckets have a bucket each; longer ones share log-spaced buckets up to
+    max_relative_positions; bidirectional attention splits the buckets by direction."""
+
+    def __init__(self, num_heads, relative_attention_bias=None,
+                 num_relative_attention_buckets=32, max_relative_positions=128,
+                 bidirectional_relative_attention=False, allow_negative_buckets=False,
+                 relative_attn_bias_initializer="xavier_uniform"):
+        super().__init__()
+        self.num_heads = num_heads
+        self.num_buckets = num_relative_attention_buckets
+        self.max_distance = max_relative_positions
+        self.bidirectional = bidirectional_relative_attention
+        self.allow_negative_buckets = allow_negative_buckets
+        self.relative_attention_bias = relative_attention_bias if relative_attention_bias \
+            is not None else nn.Embedding(num_relative_attention_buckets, num_heads)
+        if relative_attention_bias is None:
+            nn.init.xavier_uniform_(self.relative_attention_bias.weight)
+
+    def _bucket(self, relative):
+        buckets = self.num_buckets
+        out = torch.zeros_like(relative)
+        if self.bidirectional:
+            buckets //= 2
+            out = out + (relative > 0).long() * buckets
+            distance = relative.abs()
+        else:
+            distance = (-relative).clamp(min=0)
+        exact = buckets // 2
+        small = distance < exact
+        far = exact + (torch.log(distance.float().clamp(min=1) / exact) /
+                       math.log(self.max_distance / exact) * (buckets - exact)).long()
+        far = far.clamp(max=buckets - 1)
+        return out + torch.where(small, distance, far)
+
+    def forward(self, seq_length, key_length, past_kv=None):
+        """[num_heads, seq_length, key_length] additive attention bias."""
+        device = self.relative_attention_bias.weight.device
+        offset = past_kv[0].shape[-2] if past_kv is not None else 0
+        query = torch.arange(offset, offset + seq_length, device=device)[:, None]
+        key = torch.arange(key_length, device=device)[None, :]
+        values = self.relative_attention_bias(self._bucket(key - query))
+        return values.permute(2, 0, 1)
+
+
+class GPTJDecoderLayer(nn.Module):
+    """GPT-J's decoder block: attention and feed-forward in parallel off the layer-normed input
+    (one shared norm, or one each with use_untied_layer_norm), rotary position embeddings on
+    queries and keys, and their sum added to the input."""
+
+    def __init__(self, d_model, nhead, use_untied_layer_norm=False, dim_feedforward=2048,
+                 dropout=0.0, activation="gelu", layer_norm_eps=1e-5,
+                 use_projection_bias_in_attention=False, use_ffn_bias_in_attention=True,
+                 use_ffn_bias=True, attention_dropout_rate=None, device=None,
+                 **cerebras_options):
+        super().__init__()
+        if d_model % nhead:
+            raise ValueError(f"d_model {d_model} is not divisible by nhead {nhead}")
+        self.nhead = nhead
+        self.norm1 = nn.LayerNorm(d_model, eps=layer_norm_eps, device=device)
+        self.norm3 = nn.LayerNorm(d_model, eps=layer_norm_eps, device=device) \
+            if use_untied_layer_norm else None
+        bias = bool(use_projection_bias_in_attention)
+        self.q_proj = nn.Linear(d_model, d_model, bias=bias, device=device)
+        self.k_proj = nn.Linear(d_model, d_model, bias=bias, device=device)
+        self.v_proj = nn.Linear(d_model, d_model, bias=bias, device=device)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bool(use_ffn_bias_in_attention),
+                                  device=device)
+        self.linear1 = nn.Linear(d_model, dim_feedforward, bias=use_ffn_bias, device=device)
+        self.linear2 = nn.Linear(dim_feedforward, d_model, bias=use_ffn_bias, device=device)
+        self.activation = _activation(activation)
+        self.dropout = nn.Dropout(dropout)
+        self.attention_dropout = nn.Dropout(dropout if attention_dropout_rate is None
+                                            else attention_dropout_rate)
+        self.cerebras_options = cerebras_options
+
+    def _attention(self, x, mask, helper, position_bias):
+        b, s, d = x.shape
+        heads = lambda t: t.view(b, s, self.nhead, d // self.nhead)  # noqa: E731
+        q, k, v = heads(self.q_proj(x)), heads(self.k_proj(x)), heads(self.v_proj(x))
+        if helper is not None:
+            q, k = helper.rotate_tensor(q, s), helper.rotate_tensor(k, s)
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+        logits = q @ k.transpose(-1, -2) / math.sqrt(d // self.nhead)
+        if position_bias is not None:
+            logits = logits + position_bias.to(logits.dtype).unsqueeze(0)
+        if mask is not None:
+            mask = _additive_mask(mask, logits.dtype)
+            logits = logits.masked_fill(mask, float("-inf")) if mask.dtype == torch.bool \
+                else logits + mask
+        weights = self.attention_dropout(torch.softmax(logits.float(), -1).to(q.dtype))
+        out = (weights @ v).transpose(1, 2).reshape(b, s, d)
+        return self.out_proj(out)
+
+    def forward(self, tgt, memory=None, tgt_mask=None, memory_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None,
+                rotary_position_embedding_helper=None, past_kv=None, cache_present_kv=False,
+                self_attn_position_bias=None, cross_attn_position_bias=None):
+        normed = self.norm1(tgt)
+        attended = self._attention(normed, tgt_mask, rotary_position_embedding_helper,
+                                   self_attn_position_bias)
+        ff_in = self.norm3(tgt) if self.norm3 is not None else normed
+        fed = self.linear2(self.dropout(self.activation(self.linear1(ff_in))))
+        return tgt + self.dropout(attended) + self.dropout(fed)

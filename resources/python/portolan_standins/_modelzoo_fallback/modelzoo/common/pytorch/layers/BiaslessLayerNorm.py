@@ -1,0 +1,1 @@
+from ._impl import BiaslessLayerNorm  # noqa: F401

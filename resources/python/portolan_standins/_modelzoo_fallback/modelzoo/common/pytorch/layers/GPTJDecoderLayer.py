@@ -1,0 +1,1 @@
+from ._impl import GPTJDecoderLayer  # noqa: F401

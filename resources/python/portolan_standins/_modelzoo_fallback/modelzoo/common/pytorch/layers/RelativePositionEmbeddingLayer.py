@@ -1,0 +1,1 @@
+from ._impl import RelativePositionEmbeddingLayer  # noqa: F401

@@ -1,0 +1,1 @@
+"""cerebras.pb.common (stand-in): see cerebras.pb."""

@@ -1,0 +1,1 @@
+"""cerebras.pb.stack (stand-in): see cerebras.pb."""
