@@ -3,6 +3,8 @@
 // read-only after construction except the callers index, which is built once on first use.
 #include "core/python/resolve.h"
 
+#include "core/python/resolve_internal.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -11,9 +13,6 @@
 namespace portolan::python {
 
 namespace {
-
-// Imports, re-exports and return values are followed this deep; deeper chains are "unknown".
-constexpr int MaxDepth = 8;
 
 std::vector<std::string> splitDots(std::string_view s)
 {
@@ -127,41 +126,6 @@ bool Value::known() const
         return true; // literals
     }
 }
-
-struct Resolver::Binding
-{
-    enum Kind : std::uint8_t
-    {
-        Function,
-        Class,
-        Import,
-        Local
-    } kind = Local;
-    int index = -1;
-};
-
-struct Resolver::FileTables
-{
-    std::unordered_map<std::string, Binding> module;               // module-level names
-    std::vector<std::vector<std::pair<std::string, int>>> methods; // per class: name -> function
-    std::vector<int> classOfFunction;                              // -1 for plain functions
-};
-
-struct Resolver::Callers
-{
-    std::once_flag once;
-    std::map<std::uint64_t, std::vector<CallSite>> sites;
-};
-
-namespace {
-
-std::uint64_t callerKey(int file, SymbolKind kind, int index)
-{
-    return (std::uint64_t(std::uint32_t(file)) << 32) | (std::uint64_t(kind) << 24) |
-           std::uint64_t(std::uint32_t(index) & 0xFFFFFF);
-}
-
-} // namespace
 
 Resolver::Resolver(std::vector<const PyIndex*> files)
     : m_files(std::move(files)), m_callers(std::make_unique<Callers>())
@@ -393,7 +357,7 @@ Symbol Resolver::fromQualified(int fromFile, const std::string& dotted, int dept
 Symbol Resolver::fromImport(int file, const Import& imp, const std::vector<std::string>& parts,
                             std::size_t from, int depth) const
 {
-    if (depth > MaxDepth)
+    if (depth > MaxResolveDepth)
         return {};
     std::string target;
     if (imp.name.empty())
@@ -429,7 +393,7 @@ Symbol Resolver::fromImport(int file, const Import& imp, const std::vector<std::
 Symbol Resolver::follow(Symbol s, const std::vector<std::string>& parts, std::size_t from,
                         int depth) const
 {
-    if (from >= parts.size() || depth > MaxDepth)
+    if (from >= parts.size() || depth > MaxResolveDepth)
         return s;
     switch (s.kind) {
     case SymbolKind::Module:
@@ -551,7 +515,7 @@ Symbol Resolver::method(int file, int cls, std::string_view name) const
 {
     // This class, then its project ancestors, depth first in base order (close enough to the
     // MRO for the single-inheritance code the checks look at).
-    for (int depth = 0, f = file, c = cls; depth < MaxDepth && f >= 0 && c >= 0; ++depth) {
+    for (int depth = 0, f = file, c = cls; depth < MaxResolveDepth && f >= 0 && c >= 0; ++depth) {
         const auto& tables = *m_tables[static_cast<std::size_t>(f)];
         for (const auto& [n, fn] : tables.methods[static_cast<std::size_t>(c)])
             if (n == name) {
@@ -613,208 +577,6 @@ std::vector<std::string> Resolver::ancestors(int file, int cls, bool* unknown) c
         }
     }
     return out;
-}
-
-std::vector<Value> Resolver::valuesOf(int file, FunctionId fn, ValueKind kind, int call,
-                                      const std::string& text, const Span& span, int depth) const
-{
-    Value v;
-    v.kind = kind;
-    v.file = file;
-    v.span = span;
-    v.text = text;
-    if (kind == ValueKind::Call && call >= 0) {
-        v.call = call;
-        v.symbol = callee(file, call);
-        if (v.symbol.kind == SymbolKind::Function && v.symbol.rest.empty() && depth < MaxDepth) {
-            auto inner = returns(v.symbol.file, v.symbol.index, depth + 1);
-            if (!inner.empty())
-                return inner;
-        }
-        return {v};
-    }
-    if (kind == ValueKind::Name) {
-        auto out = namedValues(file, fn, text, span.startByte, depth + 1);
-        for (auto& n : out)
-            if (n.span.line == 0)
-                n.span = span; // a name nothing assigns: point at where it is used
-        return out;
-    }
-    return {v};
-}
-
-std::vector<Value> Resolver::namedValues(int file, FunctionId fn, std::string_view name,
-                                         std::uint32_t before, int depth) const
-{
-    const PyIndex& idx = index(file);
-    std::vector<Value> out;
-    if (depth > MaxDepth) {
-        Value v;
-        v.kind = ValueKind::Name;
-        v.file = file;
-        v.text = std::string(name);
-        return {v};
-    }
-    // Assignments to the name in this function (a loop can bring a later one round, so all of
-    // them count, not only the ones before the use).
-    bool assigned = false;
-    for (const auto& as : idx.assignments) {
-        if (as.function != fn || as.target != name)
-            continue;
-        assigned = true;
-        if (as.augmented) {
-            Value v;
-            v.kind = ValueKind::Other;
-            v.file = file;
-            v.span = as.span;
-            v.text = as.value;
-            out.push_back(std::move(v));
-            continue;
-        }
-        // `x = x.cuda()` and friends: the value is the call; follow it like any other.
-        auto vs = valuesOf(file, fn, as.kind, as.call, as.value, as.span, depth + 1);
-        out.insert(out.end(), vs.begin(), vs.end());
-    }
-    (void)before;
-    if (assigned)
-        return out;
-    Value v;
-    v.kind = ValueKind::Name;
-    v.file = file;
-    v.text = std::string(name);
-    v.symbol = resolve(file, fn, name);
-    if (v.symbol.kind == SymbolKind::Local && v.symbol.function == ModuleLevel && fn != ModuleLevel)
-        return namedValues(file, ModuleLevel, name, 0, depth + 1);
-    return {v};
-}
-
-std::vector<Value> Resolver::returns(int file, FunctionId fn, int depth) const
-{
-    const PyIndex& idx = index(file);
-    std::vector<Value> out;
-    bool any = false;
-    for (const auto& r : idx.returns) {
-        if (r.function != fn)
-            continue;
-        any = true;
-        if (r.text.empty()) {
-            Value v;
-            v.kind = ValueKind::None;
-            v.file = file;
-            v.span = r.span;
-            out.push_back(std::move(v));
-            continue;
-        }
-        auto vs = valuesOf(file, fn, r.kind, r.call, r.text, r.valueSpan, depth + 1);
-        out.insert(out.end(), vs.begin(), vs.end());
-    }
-    if (!any && fn >= 0) {
-        Value v;
-        v.kind = ValueKind::None;
-        v.file = file;
-        v.span = idx.functions[static_cast<std::size_t>(fn)].nameSpan;
-        v.text = "(no return statement)";
-        out.push_back(std::move(v));
-    }
-    return out;
-}
-
-std::vector<Value> Resolver::returnValues(int file, FunctionId fn) const
-{
-    return returns(file, fn, 0);
-}
-
-std::vector<Value> Resolver::nameValues(int file, FunctionId fn, std::string_view name) const
-{
-    return namedValues(file, fn, name, 0xFFFFFFFFu, 0);
-}
-
-std::vector<Value> Resolver::argumentValues(int file, const Call& call, const Argument& arg) const
-{
-    const PyIndex& idx = index(file);
-    // The argument's own call, when it is one: the call whose span is the argument's value.
-    int argCall = -1;
-    ValueKind kind = ValueKind::Other;
-    const std::string& t = arg.text;
-    if (arg.isString)
-        kind = ValueKind::String;
-    else if (!t.empty() && t.find_first_of("()[]{}+-*/%<>=!&|^~,:'\" ") == std::string::npos &&
-             !std::isdigit(static_cast<unsigned char>(t[0])))
-        kind = t.find('.') == std::string::npos ? ValueKind::Name : ValueKind::Attribute;
-    else if (!t.empty() && t.back() == ')')
-        for (std::size_t i = 0; i < idx.calls.size(); ++i)
-            if (idx.calls[i].span.startByte == arg.valueSpan.startByte &&
-                idx.calls[i].span.endByte == arg.valueSpan.endByte) {
-                argCall = static_cast<int>(i);
-                kind = ValueKind::Call;
-                break;
-            }
-    if (kind == ValueKind::Attribute) {
-        Value v;
-        v.kind = ValueKind::Name;
-        v.file = file;
-        v.span = arg.valueSpan;
-        v.text = t;
-        v.symbol = resolve(file, call.function, t);
-        if (!v.symbol.isDefinition())
-            v.kind = ValueKind::Attribute;
-        return {v};
-    }
-    return valuesOf(file, call.function, kind, argCall, t, arg.valueSpan, 0);
-}
-
-void Resolver::buildCallers() const
-{
-    std::call_once(m_callers->once, [this] {
-        for (int f = 0; f < fileCount(); ++f) {
-            const PyIndex& idx = index(f);
-            for (std::size_t c = 0; c < idx.calls.size(); ++c) {
-                if (idx.calls[c].callee.empty())
-                    continue;
-                const Symbol s = callee(f, static_cast<int>(c));
-                if (s.isDefinition())
-                    m_callers->sites[callerKey(s.file, s.kind, s.index)].push_back(
-                        {f, static_cast<int>(c)});
-            }
-        }
-    });
-}
-
-const std::vector<CallSite>& Resolver::callSites(const Symbol& definition) const
-{
-    static const std::vector<CallSite> none;
-    if (!definition.isDefinition())
-        return none;
-    buildCallers();
-    const auto it =
-        m_callers->sites.find(callerKey(definition.file, definition.kind, definition.index));
-    return it == m_callers->sites.end() ? none : it->second;
-}
-
-int Resolver::parameterFor(const FunctionDef& fn, const Call& call, std::size_t argument,
-                           bool skipSelf)
-{
-    const Argument& arg = call.arguments[argument];
-    if (arg.text.starts_with("*"))
-        return -1; // *xs / **kw: cannot tell which parameters they fill
-    const std::size_t first = skipSelf && !fn.parameters.empty() ? 1 : 0;
-    if (!arg.keyword.empty()) {
-        for (std::size_t p = first; p < fn.parameters.size(); ++p)
-            if (fn.parameters[p].name == arg.keyword && fn.parameters[p].star == 0)
-                return static_cast<int>(p);
-        return -1;
-    }
-    std::size_t position = 0;
-    for (std::size_t i = 0; i < argument; ++i) {
-        if (call.arguments[i].text.starts_with("*"))
-            return -1;
-        if (call.arguments[i].keyword.empty())
-            ++position;
-    }
-    std::size_t p = first + position;
-    if (p < fn.parameters.size() && fn.parameters[p].star == 0 && !fn.parameters[p].keywordOnly)
-        return static_cast<int>(p);
-    return -1;
 }
 
 } // namespace portolan::python
