@@ -25,8 +25,13 @@ struct PortResult
     std::vector<GeneratedFile> files;
     std::vector<guides::Finding> manual;
     std::vector<std::string> notes;
-    std::string entry;  // what runs the port ("model_def:Trial", "train.py", ...)
+    std::string entry; // what runs the port ("model_def:Trial", "train.py", ...)
     std::map<std::string, std::string> hyperparameters; // key -> YAML value written
+    // Where a step of the original begins ("main.py:47", the first statement of its batch loop)
+    // when its batches do not come from a DataLoader: the verification seeds the random state
+    // there, as the port's replay does when its loader hands out a batch, so batches the step
+    // draws itself (get_batch() helpers) are the same in both runs. "" when not needed.
+    std::string originalStepStart;
     double planMs = 0;
     double generateMs = 0;
 
@@ -79,8 +84,7 @@ VerifyResult verifyPort(const std::filesystem::path& original, const std::filesy
                         const PortResult& result, const VerifyOptions& options);
 
 nlohmann::json findingJson(const guides::Finding& f);
-nlohmann::json toJson(const PortResult& r, const std::string& output,
-                      const VerifyResult* verify);
+nlohmann::json toJson(const PortResult& r, const std::string& output, const VerifyResult* verify);
 nlohmann::json toJson(const PortPlan& plan);
 
 } // namespace portolan::port

@@ -36,6 +36,7 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
             if (s->type == "function_definition" || s->type == "decorated_definition")
                 m_function = s;
     }
+    findCallers();
     // The parser: what `args` is parsed from.
     if (m_src)
         for (const auto& f : plan.flags) {
@@ -52,6 +53,64 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
             walk(m_src->statements());
             break;
         }
+}
+
+void Slicer::findCallers()
+{
+    if (!m_src || !m_function || m_function->name.empty())
+        return;
+    // The parameter names, in order (self/cls excluded by position only in methods, which
+    // are not batch-loop functions of a script).
+    std::vector<std::string> params;
+    const TSNode def = m_function->type == "decorated_definition"
+                           ? ts_node_child_by_field_name(m_function->node, "definition", 10)
+                           : m_function->node;
+    const TSNode plist = ts_node_child_by_field_name(def, "parameters", 10);
+    for (uint32_t i = 0; !ts_node_is_null(plist) && i < ts_node_named_child_count(plist); ++i) {
+        const TSNode p = ts_node_named_child(plist, i);
+        const std::string type = ts_node_type(p);
+        TSNode nameNode = p;
+        if (type != "identifier")
+            nameNode = ts_node_child_by_field_name(p, "name", 4);
+        if (ts_node_is_null(nameNode) && ts_node_named_child_count(p) > 0)
+            nameNode = ts_node_named_child(p, 0);
+        params.push_back(ts_node_is_null(nameNode) ? std::string() : m_src->text(nameNode));
+    }
+    std::function<void(TSNode)> walk = [&](TSNode n) {
+        if (std::string_view(ts_node_type(n)) == "call") {
+            const TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+            if (m_src->text(fn) == m_function->name) {
+                Caller c;
+                c.call = ts_node_start_byte(n);
+                for (const Stmt* s : m_src->chainAt(ts_node_start_byte(n), ts_node_end_byte(n)))
+                    if (s->type == "function_definition" || s->type == "decorated_definition")
+                        c.function = s;
+                const TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+                std::size_t position = 0;
+                for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+                    const TSNode a = ts_node_named_child(args, i);
+                    const std::string at = ts_node_type(a);
+                    if (at == "keyword_argument") {
+                        const std::string k =
+                            m_src->text(ts_node_child_by_field_name(a, "name", 4));
+                        if (m_src->text(ts_node_child_by_field_name(a, "value", 5)) == k)
+                            c.passed.insert(k);
+                        continue;
+                    }
+                    if (at == "identifier" && position < params.size() &&
+                        m_src->text(a) == params[position])
+                        c.passed.insert(params[position]);
+                    ++position;
+                }
+                if (c.function != m_function && !c.passed.empty())
+                    m_callers.push_back(c);
+            }
+        }
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+            walk(ts_node_named_child(n, i));
+    };
+    for (const auto& s : m_src->statements())
+        walk(s.node);
 }
 
 bool Slicer::excluded(const Stmt& s) const
@@ -116,32 +175,61 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
 }
 
 Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& exclude,
-                    const std::set<std::string>& forceLocal) const
+                    const std::set<std::string>& forceLocal, std::uint32_t at) const
 {
     Slice out;
     if (!m_src)
         return out;
     std::set<const Stmt*> local, module;
-    std::set<std::pair<std::string, bool>> seen;
-    std::vector<std::pair<std::string, bool>> work; // (name, module scope only)
+    // A name is looked up in a scope: 0 the batch loop's function, -1 the module only, k > 0
+    // the k-th caller of the loop's function (for the parameters it passes under their name).
+    std::set<std::pair<std::string, int>> seen;
+    std::vector<std::pair<std::string, int>> work;
+    int first = 0;
+    for (std::size_t k = 0; at > 0 && k < m_callers.size(); ++k) {
+        const Stmt* f = m_callers[k].function;
+        if (f && f->start <= at && at < f->end)
+            first = static_cast<int>(k) + 1;
+    }
     for (const auto& n : names)
-        work.emplace_back(n, false);
+        work.emplace_back(n, first);
     while (!work.empty()) {
-        const auto [name, moduleOnly] = work.back();
+        const auto [name, scope] = work.back();
         work.pop_back();
-        if (!seen.insert({name, moduleOnly}).second)
+        if (!seen.insert({name, scope}).second)
             continue;
         if (exclude.count(name) || isBuiltin(name) || name == m_plan.argsName ||
             m_plan.deviceNames.count(name))
             continue;
         const Stmt* s = nullptr;
         bool isLocal = false;
-        if (!moduleOnly && m_function) {
+        int foundScope = -1;
+        if (scope == 0 && m_function) {
             s = definer(m_function->body, name, m_loopStart);
             isLocal = s != nullptr;
+            foundScope = 0;
+            // A parameter of the loop's function: its definition is in the caller.
+            for (std::size_t k = 0; !s && k < m_callers.size(); ++k) {
+                const auto& c = m_callers[k];
+                // The model, the optimizers and the schedulers the plan names are the training's
+                // even when the caller does not pass them (a scheduler stepped per epoch).
+                if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function)
+                    continue;
+                s = definer(c.function->body, name, c.call);
+                isLocal = s != nullptr;
+                foundScope = static_cast<int>(k) + 1;
+            }
+        } else if (scope > 0) {
+            const auto& c = m_callers[static_cast<std::size_t>(scope - 1)];
+            s = definer(c.function->body, name, c.call);
+            isLocal = s != nullptr;
+            foundScope = scope;
         }
-        if (!s)
+        if (!s) {
             s = definer(m_src->statements(), name, m_function ? m_function->start : m_loopStart);
+            foundScope = -1;
+            isLocal = false;
+        }
         if (!s) {
             out.unresolved.insert(name);
             continue;
@@ -154,13 +242,13 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
             if (module.insert(s).second)
                 for (const auto& u : s->uses)
                     if (!s->defines.count(u))
-                        work.emplace_back(u, true);
+                        work.emplace_back(u, -1);
             continue;
         }
         (isLocal ? local : module).insert(s);
         for (const auto& u : s->uses)
             if (!s->defines.count(u))
-                work.emplace_back(u, moduleOnly && !isLocal);
+                work.emplace_back(u, isLocal ? foundScope : -1);
     }
     // Module-level script statements that read the flags or a local value run in the generated
     // function too; definitions stay at module level.
@@ -450,6 +538,8 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
         manual.insert(manual.end(), r.value->manual.begin(), r.value->manual.end());
         r.value->manual = std::move(manual);
         r.value->notes.insert(r.value->notes.begin(), plan.notes.begin(), plan.notes.end());
+        if (plan.loop && !plan.train.isDataLoader && plan.loop->bodyLine > 0)
+            r.value->originalStepStart = plan.entry + ":" + std::to_string(plan.loop->bodyLine);
         r.value->generateMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count();
@@ -619,7 +709,8 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
     for (const auto& [k, v] : data.keywords)
         for (const auto& n : identifiersOf(v))
             names.insert(n);
-    const Slice sl = slicer.slice(names, {});
+    // Read where the loader is built (the caller of the loop's function, for a loader passed in).
+    const Slice sl = slicer.slice(names, {}, {}, data.construction.start);
     dc.module = sl.module;
     dc.statements = renderLocal(slicer, sl.local, rules, indent);
     dc.dataset = render(src, ds, rules);
@@ -647,6 +738,65 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
     }
     dc.ok = true;
     return dc;
+}
+
+DataCode loopValuesCode(const PortPlan& plan, const Slicer& slicer, const RenderRules& rules,
+                        const std::string& indent)
+{
+    DataCode dc;
+    if (!plan.loop || plan.train.isDataLoader)
+        return dc;
+    const Stmt* loop = slicer.statementAt(plan.loop->loop);
+    if (!loop || loop->type != "for_statement")
+        return dc;
+    const auto& src = slicer.source();
+    TSNode iter = loop->forIter;
+    if (std::string_view(ts_node_type(iter)) == "call" &&
+        src.text(ts_node_child_by_field_name(iter, "function", 8)) == "enumerate") {
+        const TSNode args = ts_node_child_by_field_name(iter, "arguments", 9);
+        if (ts_node_named_child_count(args) < 1)
+            return dc;
+        iter = ts_node_named_child(args, 0);
+    }
+    const Slice sl = slicer.slice(usedNames(src, iter), {});
+    dc.module = sl.module;
+    dc.statements = renderLocal(slicer, sl.local, rules, indent);
+    dc.dataset = "LoopValues(lambda: " + render(src, iter, rules) + ")";
+    dc.keywords.emplace_back("collate_fn", "one_value");
+    dc.ok = true;
+    return dc;
+}
+
+guides::Finding nonLoaderManual(const PortPlan& plan)
+{
+    return manualFinding("the training batches come from `" + plan.loop->iterable +
+                             "`, not from a torch DataLoader: the target's data loader must be "
+                             "written by hand",
+                         plan.loop->loop, "wrap the batches in a torch.utils.data.Dataset");
+}
+
+std::string loopValuesHelpers()
+{
+    return R"(
+
+class LoopValues(torch.utils.data.IterableDataset):
+    """The values the original's training loop ran over, one per step (Portolan): each step
+    builds its batch from its value, as the original's loop body did."""
+
+    def __init__(self, make, limit=None):
+        super().__init__()
+        self.make = make
+        self.limit = limit
+
+    def __iter__(self):
+        values = iter(self.make())
+        return values if self.limit is None else itertools.islice(values, self.limit)
+
+
+def one_value(values):
+    """A batch is one value of the original's loop (global_batch_size 1)."""
+    return values[0]
+)";
 }
 
 } // namespace portolan::port::detail

@@ -40,6 +40,16 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                 h.key = e->key;
         keyOf[dest] = h.key;
     }
+    // A loop that builds its own batches (no DataLoader) steps once per value of its loop: the
+    // port's batch is one such value, and a batch-size flag keeps its own name (it sizes the
+    // batches the step builds, not Determined's).
+    const bool loopValues = plan.loop && !plan.train.isDataLoader;
+    if (loopValues)
+        for (auto& [dest, h] : hp)
+            if (h.key == "global_batch_size") {
+                h.key = dest;
+                keyOf[dest] = dest;
+            }
     bool haveGlobal = false;
     for (const auto& [d, h] : hp)
         haveGlobal = haveGlobal || h.key == "global_batch_size";
@@ -56,6 +66,11 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
             h.value =
                 !bs.empty() && bs.find_first_not_of("0123456789 ") == std::string::npos ? bs : "32";
             h.comment = "the training DataLoader's batch size";
+            if (loopValues) {
+                h.value = "1";
+                h.comment = "one value of the original's training loop per batch: the step "
+                            "builds its batch";
+            }
             hp["global_batch_size"] = h;
         }
     }
@@ -147,14 +162,27 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
         DataCode dc = dataCode(plan, slicer, data, rules, ind);
         if (!dc.ok && !train)
             dc = dataCode(plan, slicer, fallback, rules, ind);
+        bool values = false;
+        if (!dc.ok && !plan.eval.isDataLoader) {
+            dc = loopValuesCode(plan, slicer, rules, ind);
+            values = dc.ok;
+            // Validation: a few of the training loop's steps (the loop may never end).
+            if (values && !train) {
+                dc.dataset.insert(dc.dataset.size() - 1, ", limit=10");
+                m += ind + "# The original has no validation data: ten of its training steps "
+                           "stand in.\n";
+            }
+        }
         if (!dc.ok) {
+            if (train && plan.loop && !plan.train.isDataLoader && plan.loop->batchTarget.size())
+                out.manual.push_back(nonLoaderManual(plan));
             m += todo(ind, "build the " + std::string(train ? "training" : "validation") +
                                " data: the original's batches come from `" +
                                (train ? lp.iterable : data.variable) + "`");
             m += ind + "raise NotImplementedError(\"TODO(portolan): " + method + "\")\n";
             return m;
         }
-        if (!train && !data.isDataLoader)
+        if (!train && !data.isDataLoader && !values)
             m += ind + "# The original has no validation loader: the training data stands in.\n";
         moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
         m += dc.statements;
@@ -263,6 +291,8 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     text += "import torch\nfrom determined.pytorch import DataLoader, LRScheduler, PyTorchTrial, "
             "PyTorchTrialContext\n";
     text += module;
+    if (trainLoader.find("LoopValues(") != std::string::npos)
+        text += "import itertools\n" + loopValuesHelpers();
     text += "\n\nclass Trial(PyTorchTrial):\n";
     text += init + "\n" + trainLoader + "\n" + evalLoader + "\n" + train + "\n" + eval;
     out.files.push_back(GeneratedFile{"model_def.py", plan.entry, text});

@@ -4,6 +4,7 @@
 #include "core/port/generate_internal.h"
 
 #include <algorithm>
+#include <set>
 
 namespace portolan::port::detail {
 
@@ -93,6 +94,8 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
             main += ",\n" + ind2 + k + "=" + v;
         main += ")\n";
     } else {
+        if (!plan.train.isDataLoader && !lp.batchTarget.empty())
+            out.manual.push_back(nonLoaderManual(plan));
         main += todo(ind, "the batches come from `" + lp.iterable +
                               "`: build a poptorch.DataLoader(opts, dataset, batch_size=...)");
         main += ind + "train_loader = " + lp.iterable + "\n";
@@ -116,6 +119,19 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
                                                    "): PopTorch has no LBFGS and runs no closure",
                                                o.construction,
                                                "use poptorch.optim.SGD/Adam/AdamW/RMSprop/LAMB"));
+        // trainingModel takes these (torch.optim's or poptorch.optim's); any other is a
+        // choice the user makes, so it is a manual item rather than a silent swap.
+        static const std::set<std::string> supported{"SGD", "Adam", "AdamW", "RMSprop", "LAMB"};
+        const std::string cls = o.qualified.substr(o.qualified.rfind('.') + 1);
+        if (!o.synthesized && !o.closure && !supported.count(cls)) {
+            out.manual.push_back(manualFinding(
+                "optimizer " + o.variable + " (" + o.qualified +
+                    ") is not one PopTorch trains with: choose one of poptorch.optim's "
+                    "(SGD, Adam, AdamW, RMSprop, LAMB)",
+                o.construction, "replace it with the closest poptorch.optim optimizer"));
+            main += todo(ind, "`" + o.variable + "` is a " + cls +
+                                  ": PopTorch trains with SGD, Adam, AdamW, RMSprop or LAMB");
+        }
         if (o.synthesized) {
             main += ind + "# The original updates the weights by hand with plain SGD.\n";
             main += ind + "optimizer = poptorch.optim.SGD(" + plan.modelBinding +

@@ -89,8 +89,7 @@ class Planner
 public:
     Planner(const analysis::ProjectAnalysis& a, const PortOptions& o, PortPlan& p)
         : m_a(a), m_o(o), m_p(p)
-    {
-    }
+    {}
 
     Result<bool> run();
 
@@ -195,8 +194,8 @@ const Call* Planner::innerCall(const Assignment& a) const
     // `Net().to(device)`: the construction is the call inside the device move.
     for (int guard = 0; guard < 4; ++guard) {
         const std::string m = lastPart(c->callee.empty() ? std::string() : c->callee);
-        const bool move = c->callee.empty() || m == "to" || m == "cuda" || m == "double" ||
-                          m == "float";
+        const bool move =
+            c->callee.empty() || m == "to" || m == "cuda" || m == "double" || m == "float";
         if (!move)
             return c;
         const Call* inner = nullptr;
@@ -277,13 +276,15 @@ bool Planner::findLoop()
     if (const auto* def = idx().function(m_loopFunction))
         lp.function = def->name;
     lp.backward = refOf(m_p.entry, src(), backward->span);
+    for (const auto& s : best->body)
+        if (!s.isComment() && lp.bodyLine == 0)
+            lp.bodyLine = s.line;
     const std::string receiver = receiverOf(backward->callee);
     lp.lossName = receiver;
     if (best->type == "for_statement") {
         TSNode target = best->forTarget;
         TSNode iter = best->forIter;
-        if (nodeType(iter) == "call" &&
-            src().text(fieldOf(iter, "function")) == "enumerate") {
+        if (nodeType(iter) == "call" && src().text(fieldOf(iter, "function")) == "enumerate") {
             const TSNode args = fieldOf(iter, "arguments");
             if (ts_node_named_child_count(args) >= 1)
                 iter = ts_node_named_child(args, 0);
@@ -330,15 +331,14 @@ void Planner::analyseBody(const Stmt& loop)
             step = !scheduler && !m_p.optimizers.empty();
         }
         // A hand-written SGD update: for p in model.parameters(): p.data.add_(...)
-        const bool manualUpdate = s.type == "for_statement" &&
-                                  src().text(s.forIter).ends_with(".parameters()") &&
-                                  (containsMethodCall(f, s.node, "add_") ||
-                                   containsMethodCall(f, s.node, "sub_"));
-        const bool zero = containsMethodCall(f, s.node, "zero_grad") && !back && !step &&
-                          s.defines.empty();
-        const bool mode = (containsMethodCall(f, s.node, "train") ||
-                           containsMethodCall(f, s.node, "eval")) &&
-                          s.type == "expression_statement" && s.defines.empty();
+        const bool manualUpdate =
+            s.type == "for_statement" && src().text(s.forIter).ends_with(".parameters()") &&
+            (containsMethodCall(f, s.node, "add_") || containsMethodCall(f, s.node, "sub_"));
+        const bool zero =
+            containsMethodCall(f, s.node, "zero_grad") && !back && !step && s.defines.empty();
+        const bool mode =
+            (containsMethodCall(f, s.node, "train") || containsMethodCall(f, s.node, "eval")) &&
+            s.type == "expression_statement" && s.defines.empty();
         if (back) {
             int count = 0;
             for (const auto& c : idx().calls)
@@ -400,10 +400,10 @@ void Planner::analyseBody(const Stmt& loop)
                                         "), the same update");
                 m_p.optimizers.push_back(o);
             } else if (s.type == "if_statement" && !s.other.empty()) {
-                m_p.manual.push_back(manualFinding(
-                    "the optimizer step is conditional (" + src().text(s.condition) +
-                        "); the port always steps the optimizer",
-                    ref));
+                m_p.manual.push_back(manualFinding("the optimizer step is conditional (" +
+                                                       src().text(s.condition) +
+                                                       "); the port always steps the optimizer",
+                                                   ref));
             }
             phase = 2;
             continue;
@@ -416,13 +416,13 @@ void Planner::analyseBody(const Stmt& loop)
             lp.afterStep.push_back(ref);
     }
     if (lp.steps.empty() && m_p.optimizers.empty())
-        m_p.manual.push_back(manualFinding("no optimizer step found in the training loop",
-                                           lp.loop, "step a torch.optim optimizer in the loop"));
+        m_p.manual.push_back(manualFinding("no optimizer step found in the training loop", lp.loop,
+                                           "step a torch.optim optimizer in the loop"));
     if (lp.backwardCount > 1)
-        m_p.manual.push_back(manualFinding(
-            "several backward() calls per step (" + std::to_string(lp.backwardCount) +
-                "): the target runs one loss per step",
-            lp.backward, "combine the losses into one, or write the step by hand"));
+        m_p.manual.push_back(
+            manualFinding("several backward() calls per step (" + std::to_string(lp.backwardCount) +
+                              "): the target runs one loss per step",
+                          lp.backward, "combine the losses into one, or write the step by hand"));
     for (const auto& s : lp.afterStep)
         m_p.leftovers.push_back(PlanItem{"logging", "", s, "after the optimizer step: left out"});
     for (const auto& s : lp.zeroGrads)
@@ -504,9 +504,9 @@ void Planner::findModel()
     }
     const Assignment* a = assignmentOf(m_p.modelVariable, m_loopFunction);
     if (!a) {
-        m_p.manual.push_back(manualFinding("the construction of `" + m_p.modelVariable +
-                                               "` was not found",
-                                           m_p.loop ? m_p.loop->loop : CodeRef{}));
+        m_p.manual.push_back(
+            manualFinding("the construction of `" + m_p.modelVariable + "` was not found",
+                          m_p.loop ? m_p.loop->loop : CodeRef{}));
         return;
     }
     m_p.modelBinding = a->target;
@@ -609,8 +609,8 @@ void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out
         else if (arg.keyword == "batch_size")
             out.batchSize = arg.text.substr(arg.text.find('=') + 1);
         else if (!arg.keyword.empty())
-            out.keywords.emplace_back(arg.keyword, src().text(arg.valueSpan.startByte,
-                                                              arg.valueSpan.endByte));
+            out.keywords.emplace_back(arg.keyword,
+                                      src().text(arg.valueSpan.startByte, arg.valueSpan.endByte));
     }
 }
 
@@ -622,8 +622,8 @@ void Planner::findEval()
             if (m_p.evaluation)
                 return;
             if (s.type == "for_statement" && &s != m_loopStmt &&
-                !containsMethodCall(src(), s.node, "backward") &&
-                s.uses.count(m_p.modelVariable) && !m_p.modelVariable.empty()) {
+                !containsMethodCall(src(), s.node, "backward") && s.uses.count(m_p.modelVariable) &&
+                !m_p.modelVariable.empty()) {
                 const std::string iter = src().text(s.forIter);
                 if (iter.ends_with(".parameters()") || iter.starts_with("range("))
                     continue;
@@ -676,12 +676,11 @@ void Planner::findDevices()
     m_p.deviceNames.insert("device");
     for (const auto& c : idx().calls) {
         const std::string m = lastPart(c.callee);
-        if (m != "cuda" && !(m == "to" && c.arguments.size() == 1 &&
-                             m_p.deviceNames.count(c.arguments[0].text)))
+        if (m != "cuda" &&
+            !(m == "to" && c.arguments.size() == 1 && m_p.deviceNames.count(c.arguments[0].text)))
             continue;
-        m_p.deviceMoves.push_back(
-            PlanItem{"device-move", c.callee, refOf(m_p.entry, src(), c.span),
-                     "dropped: the target places the model and the batches"});
+        m_p.deviceMoves.push_back(PlanItem{"device-move", c.callee, refOf(m_p.entry, src(), c.span),
+                                           "dropped: the target places the model and the batches"});
     }
 }
 
@@ -695,8 +694,8 @@ void Planner::findLeftovers()
                                              "saving: the target checkpoints the trial itself"});
     }
     for (const auto& s : src().statements())
-        if (s.type == "if_statement" && src().text(s.condition).find("__name__") !=
-                                            std::string::npos)
+        if (s.type == "if_statement" &&
+            src().text(s.condition).find("__name__") != std::string::npos)
             m_p.leftovers.push_back(PlanItem{"main", "if __name__", refOf(m_p.entry, src(), s),
                                              "the script's entry: the target runs the port"});
 }
@@ -728,28 +727,23 @@ Result<bool> Planner::run()
             most = count;
             m_p.argsName = n;
         }
-    m_p.paramsDetermined =
-        guides::planParamsFromArgparse(m_a, guides::ParamsTarget::Determined);
+    m_p.paramsDetermined = guides::planParamsFromArgparse(m_a, guides::ParamsTarget::Determined);
     m_p.paramsCerebras = guides::planParamsFromArgparse(m_a, guides::ParamsTarget::Cerebras);
     findOptimizers();
     findDevices();
     if (!findLoop()) {
         Diagnostic d;
         d.code = "port.no-loop";
-        d.message = "no training loop to port: backward() is not called inside a loop in " +
-                    m_p.entry;
+        d.message =
+            "no training loop to port: backward() is not called inside a loop in " + m_p.entry;
         d.location.file = m_p.entry;
         return Result<bool>::fail(d);
     }
     findModel();
     findLoss();
     findData(m_p.loop->iterable, m_loopFunction, m_p.train);
-    if (!m_p.train.isDataLoader)
-        m_p.manual.push_back(manualFinding(
-            "the training batches come from `" + m_p.loop->iterable +
-                "`, not from a torch DataLoader: the target's data loader must be written by "
-                "hand",
-            m_p.loop->loop, "wrap the batches in a torch.utils.data.Dataset"));
+    // Batches that do not come from a DataLoader are the generators' to place (Determined
+    // hands out the loop's values: nonLoaderManual in generate_common.cpp).
     // Optimizers never stepped in the loop are not the training's.
     for (auto& o : m_p.optimizers)
         if (!o.synthesized && m_p.loop)
