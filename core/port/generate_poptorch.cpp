@@ -60,6 +60,37 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     wrapper +=
         ind2 + "for name, value in values.items():\n" + ind2 + "    setattr(self, name, value)\n\n";
     std::vector<std::string> params = lp.batchNames;
+    // A loop that builds its own batches (get_batch() helpers): its values come from the
+    // loader, and the statements that build the batch from them run on the host, before the
+    // program, which takes the tensors they build (the leading statements that do not use the
+    // model or the criterion).
+    DataCode loopData = loopValuesCode(plan, slicer, rules, ind);
+    std::vector<const Stmt*> host;
+    if (loopData.ok) {
+        std::set<std::string> modelNames{plan.modelVariable, plan.modelBinding,
+                                         plan.criterionVariable};
+        std::size_t n = 0;
+        while (n < sc.forward.size()) {
+            bool usesModel = false;
+            for (const auto& m : modelNames)
+                usesModel = usesModel || (!m.empty() && sc.forward[n]->uses.count(m));
+            if (usesModel)
+                break;
+            ++n;
+        }
+        host.assign(sc.forward.begin(), sc.forward.begin() + static_cast<std::ptrdiff_t>(n));
+        sc.forward.erase(sc.forward.begin(), sc.forward.begin() + static_cast<std::ptrdiff_t>(n));
+        const auto rest = slicer.freeNames(sc.forward);
+        params.clear();
+        std::set<std::string> given;
+        for (const Stmt* s : host)
+            for (const auto& d : s->defines)
+                if (rest.count(d) && given.insert(d).second)
+                    params.push_back(d);
+        for (const auto& b : lp.batchNames)
+            if (rest.count(b) && given.insert(b).second)
+                params.push_back(b);
+    }
     std::string paramText;
     for (const auto& p : params)
         paramText += ", " + p;
@@ -84,7 +115,17 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
         main += renderLocal(slicer, {s}, rules, ind);
     main += ind + "opts = poptorch.Options()\n";
     DataCode dc = dataCode(plan, slicer, plan.train, rules, ind);
-    if (dc.ok) {
+    if (loopData.ok) {
+        moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
+        main += loopData.statements;
+        main += ind + "# One value of the original's loop per batch: the batch is built from it\n";
+        main += ind + "# on the host, as the original's loop body did.\n";
+        main += ind + "train_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
+                loopData.dataset + ",\n" + ind2 + "batch_size=1";
+        for (const auto& [k, v] : loopData.keywords)
+            main += ",\n" + ind2 + k + "=" + v;
+        main += ")\n";
+    } else if (dc.ok) {
         moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
         main += dc.statements;
         std::string bs = plan.train.batchSize.empty() ? "1" : plan.train.batchSize;
@@ -173,6 +214,7 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     else
         main +=
             ind2 + "for " + lp.indexName + ", " + lp.batchTarget + " in enumerate(train_loader):\n";
+    main += renderLocal(slicer, host, rules, ind3);
     main += ind3 + loss + " = training_model(" + args + ")\n";
     for (const auto& s : plan.schedulers)
         main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" + (s.perBatch ? ind3 : ind2) +
@@ -204,6 +246,8 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
             "inside forward\n(TrainingModel), and PopTorch runs backward and the optimizer "
             "step.\n\"\"\"\n";
     text += futures + "import torch\nimport poptorch\n" + rest;
+    if (loopData.ok)
+        text += "import itertools\n" + loopValuesHelpers();
     text += "\n\n" + wrapper + "\n\n" + main + "\n\nif __name__ == \"__main__\":\n    main()\n";
     out.files.push_back(GeneratedFile{"train.py", plan.entry, text});
     copyOtherFiles(plan, out);

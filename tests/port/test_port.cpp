@@ -504,9 +504,10 @@ for step in range(100):
         << "NotImplementedError"
         << "";
     QTest::newRow("drawn-batches/poptorch")
-        << drawn << "graphcore-poptorch" << false << "TODO(portolan)"
-        << ""
-        << "not from a torch DataLoader";
+        << drawn << "graphcore-poptorch" << true
+        << "x, y = get_batch()\n            loss = training_model(x, y)"
+        << "NotImplementedError"
+        << "";
     // A tensor sliced by a stepped range read from a flag (the bptt style).
     const QString sliced = R"(
 data = torch.randn(200, 8)
