@@ -370,10 +370,16 @@ std::string yamlValue(const std::string& python, const std::string& type)
     if (number) {
         if (type == "float" && python.find_first_of(".eE") == std::string::npos)
             return python + ".0";
+        // YAML 1.1 (PyYAML, Determined) reads `1e-4` as a string: a float needs its dot.
+        const auto e = python.find_first_of("eE");
+        if (e != std::string::npos && python.find('.') == std::string::npos)
+            return python.substr(0, e) + ".0" + python.substr(e);
         return python;
     }
+    // One string literal only (`"./" + str(x) + "/"` is an expression, not a string).
     if ((python.front() == '"' || python.front() == '\'') && python.back() == python.front() &&
-        python.size() >= 2)
+        python.size() >= 2 && python.find(python.front(), 1) == python.size() - 1 &&
+        python.find('\\') == std::string::npos)
         return "\"" + python.substr(1, python.size() - 2) + "\"";
     return "null";
 }

@@ -257,6 +257,57 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                                 plan.evaluation->loop.where() +
                                 " is not carried over: evaluate_batch reports the loss");
 
+    // The flags namespace itself handed to a function (`get_data(opts)`): the port has no
+    // namespace, only hyperparameters, so the call must be given the values it reads. Each such
+    // line gets a TODO(portolan) above it; one port.manual item names the first.
+    std::string bareLine;
+    auto markBare = [&](std::string& piece) {
+        const std::string& a = plan.argsName;
+        const auto isId = [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+        };
+        std::string done;
+        std::size_t ls = 0;
+        while (ls < piece.size()) {
+            std::size_t le = piece.find('\n', ls);
+            if (le == std::string::npos)
+                le = piece.size();
+            const std::string line = piece.substr(ls, le - ls);
+            bool bare = false;
+            for (std::size_t at = line.find(a); !a.empty() && at != std::string::npos;
+                 at = line.find(a, at + 1)) {
+                const std::size_t end = at + a.size();
+                bare = bare ||
+                       !((at > 0 && isId(line[at - 1])) || (end < line.size() && isId(line[end])));
+            }
+            if (bare && line.find_first_not_of(' ') != std::string::npos &&
+                line[line.find_first_not_of(' ')] != '#') {
+                const std::string indent = line.substr(0, line.find_first_not_of(' '));
+                done += todo(indent, "`" + a +
+                                         "` (the flags namespace) does not exist in the port: "
+                                         "give this call the hyperparameters it reads");
+                if (bareLine.empty())
+                    bareLine = line.substr(indent.size());
+            }
+            done += line + (le < piece.size() ? "\n" : "");
+            ls = le + 1;
+        }
+        piece = done;
+    };
+    std::string trainLoaderText = trainLoader, evalLoaderText = evalLoader;
+    if (!plan.argsName.empty()) {
+        markBare(init);
+        markBare(trainLoaderText);
+        markBare(evalLoaderText);
+        markBare(train);
+    }
+    if (!bareLine.empty())
+        out.manual.push_back(manualFinding(
+            "the flags namespace `" + plan.argsName + "` is used whole (`" + bareLine +
+                "`): the port reads hyperparameters one by one; give the call the values it "
+                "needs",
+            plan.loop->loop, "pass the values it reads from self.context.get_hparam"));
+
     // Module level of model_def.py
     std::sort(moduleStmts.begin(), moduleStmts.end(),
               [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
@@ -294,7 +345,7 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     if (trainLoader.find("LoopValues(") != std::string::npos)
         text += "import itertools\n" + loopValuesHelpers();
     text += "\n\nclass Trial(PyTorchTrial):\n";
-    text += init + "\n" + trainLoader + "\n" + evalLoader + "\n" + train + "\n" + eval;
+    text += init + "\n" + trainLoaderText + "\n" + evalLoaderText + "\n" + train + "\n" + eval;
     out.files.push_back(GeneratedFile{"model_def.py", plan.entry, text});
 
     // const.yaml
