@@ -539,7 +539,22 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
     if (r) {
         r.value->target = guide;
         r.value->api = a;
-        // The plan's own manual items come first.
+        // The plan's own manual items come first. They are about code the port does not move
+        // (a conditional step, an annealed rate): each is named by a TODO(portolan) under the
+        // docstring of the file that holds the training step, with its place in the original.
+        if (!plan.manual.empty() && !r.value->files.empty()) {
+            auto& main = r.value->files.front();
+            std::string todos;
+            for (const auto& m : plan.manual)
+                todos += detail::todo("", m.message + " (" + m.location.file + ":" +
+                                              std::to_string(m.location.line) + ")");
+            std::size_t at = 0;
+            if (main.text.starts_with("\"\"\"")) {
+                const auto close = main.text.find("\"\"\"\n", 3);
+                at = close == std::string::npos ? 0 : close + 4;
+            }
+            main.text.insert(at, todos);
+        }
         auto manual = plan.manual;
         manual.insert(manual.end(), r.value->manual.begin(), r.value->manual.end());
         r.value->manual = std::move(manual);

@@ -532,6 +532,27 @@ for batch, i in enumerate(range(0, data.size(0) - 1, args.batch_size)):
         << "range(0, data.size(0) - 1, self.context.get_hparam(\"batch_size\"))"
         << "global_batch_size\")"
         << "";
+    // A learning rate annealed by hand between epochs: the port builds its optimizer once.
+    const QString annealed = R"(
+model = Net(args.hidden)
+lr = args.lr
+for epoch in range(3):
+    for data, target in train_loader:
+        model.zero_grad()
+        loss = F.nll_loss(model(data), target)
+        loss.backward()
+        for p in model.parameters():
+            p.data.add_(p.grad, alpha=-lr)
+    lr /= 4.0
+)";
+    QTest::newRow("annealed-rate/determined")
+        << annealed << "determined-pytorchtrial" << false << "torch.optim.SGD("
+        << ""
+        << "the learning rate changes during training (`lr /= 4.0`)";
+    QTest::newRow("annealed-rate/poptorch")
+        << annealed << "graphcore-poptorch" << false << "# TODO(portolan): the learning rate"
+        << ""
+        << "the learning rate changes";
     // An optimizer PopTorch does not train with is named, not swapped silently.
     const QString adadelta = R"(
 model = Net(args.hidden)
