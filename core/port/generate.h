@@ -6,6 +6,7 @@
 
 #include "core/port/plan.h"
 
+#include <atomic>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -53,6 +54,7 @@ struct VerifyResult
     int firstDivergence = 0; // 1-based step, 0: none
     std::string originalError;
     bool agrees = false;
+    bool cancelled = false; // stopped by VerifyOptions::stop
     double milliseconds = 0;
 };
 
@@ -79,6 +81,9 @@ struct VerifyOptions
     std::vector<std::string> originalArgs;
     int timeoutSeconds = 600;
     std::filesystem::path workDir; // where records go (a temporary folder)
+    // Set to true (from another thread) to stop: the running dry run's process group is ended
+    // and the verification returns with `cancelled`.
+    const std::atomic<bool>* stop = nullptr;
 };
 VerifyResult verifyPort(const std::filesystem::path& original, const std::filesystem::path& port,
                         const PortResult& result, const VerifyOptions& options);

@@ -109,8 +109,29 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
 
     // main()
     std::string main = "def main():\n";
-    if (!argparseAtModule)
-        main += renderLocal(slicer, argparse, RenderRules{}, ind);
+    if (!argparseAtModule) {
+        // The flags parsed in a helper (`def parse_args(): ... return parser.parse_args()`,
+        // called as `args = parse_args()`): the helper stays a module function and main()
+        // calls it as the original did; parsed in the loop's function itself, its statements
+        // move into main().
+        const Stmt* helper = nullptr;
+        for (const Stmt* a : argparse)
+            for (const Stmt* c : src.chainAt(a->start, a->end))
+                if ((c->type == "function_definition" || c->type == "decorated_definition") &&
+                    c != slicer.loopFunction() && src.topDefinition(c->name) == c)
+                    helper = c;
+        const Stmt* call = nullptr;
+        if (helper && slicer.loopFunction())
+            for (const auto& st : slicer.loopFunction()->body)
+                if (st.defines.count(plan.argsName) && st.uses.count(helper->name))
+                    call = &st;
+        if (call) {
+            moduleStmts.push_back(helper);
+            main += renderLocal(slicer, {call}, RenderRules{}, ind);
+        } else {
+            main += renderLocal(slicer, argparse, RenderRules{}, ind);
+        }
+    }
     for (const Stmt* s : sc.init.local)
         main += renderLocal(slicer, {s}, rules, ind);
     main += ind + "opts = poptorch.Options()\n";

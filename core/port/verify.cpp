@@ -52,8 +52,9 @@ RunOutcome dryRun(const fs::path& project, const std::string& flavour,
     if (!seedAt.empty())
         limits.environment.emplace_back("PORTOLAN_REPLAY_SEED_AT", seedAt);
     std::string stderrTail;
-    const auto outcome =
-        dryrun::runChild(cmd, limits, [&](dryrun::Stream s, const std::string& line) {
+    const auto outcome = dryrun::runChild(
+        cmd, limits,
+        [&](dryrun::Stream s, const std::string& line) {
             if (s == dryrun::Stream::Stderr) {
                 stderrTail += line + "\n";
                 if (stderrTail.size() > 2000)
@@ -75,7 +76,8 @@ RunOutcome dryRun(const fs::path& project, const std::string& flavour,
             } else if (kind == "failed") {
                 out.error = e.value("diagnostic", e.value("message", std::string("failed")));
             }
-        });
+        },
+        o.stop);
     if (!outcome.started)
         out.error = "cannot start " + o.python.string() + ": " + outcome.startError;
     else if (!out.finished && out.error.empty())
@@ -157,6 +159,12 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
                {"--record", record.string(), "--capture-dir", (work / "capture-original").string()},
                o.originalArgs, o, result.originalStepStart);
     v.originalLosses = orig.losses;
+    if (o.stop && o.stop->load()) {
+        v.cancelled = true;
+        v.originalError = "cancelled";
+        fs::remove_all(work, ec);
+        return v;
+    }
     if (!orig.error.empty())
         v.originalError = orig.error;
     const bool recorded = fs::exists(record / "record.pt", ec);
@@ -167,6 +175,7 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
         result.target == "graphcore-poptorch" ? o.originalArgs : std::vector<std::string>{};
     const auto mine = dryRun(portCopy, flavourOf(result.target), extra, portArgs, o);
     v.dryRunSteps = mine.steps;
+    v.cancelled = o.stop && o.stop->load();
     v.portLosses = mine.losses;
     if (!mine.error.empty())
         v.dryRunError = mine.error;

@@ -95,6 +95,7 @@ private slots:
     void outputFolder();
     void generatesPatterns_data();
     void generatesPatterns();
+    void argparseInHelper();
 };
 
 void TestPort::plansPatterns_data()
@@ -603,6 +604,56 @@ void TestPort::generatesPatterns()
     // Every manual item is written into the port at its spot.
     if (!r.value->full())
         QVERIFY(has(all, "TODO(portolan)"));
+}
+
+// The flags parsed in a helper function the training function calls (`args = parse_args()`):
+// the PopTorch port keeps the helper at module level and calls it, instead of pasting the
+// helper's body (and its `return`) into main().
+void TestPort::argparseInHelper()
+{
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root);
+    std::ofstream(root / "main.py") << R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lr", type=float, default=0.1)
+    return parser.parse_args()
+
+
+def main():
+    args = parse_args()
+    model = nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
+    loss_fn = nn.CrossEntropyLoss()
+    loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))), batch_size=4)
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
+)";
+    auto a = analyse(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a);
+    QVERIFY(plan);
+    auto r = port::generatePort(*plan.value, "graphcore-poptorch", "");
+    QVERIFY(r);
+    const auto* train = file(*r.value, "train.py");
+    QVERIFY(train);
+    const std::string& t = train->text;
+    QVERIFY2(has(t, "\ndef parse_args():\n"), t.c_str());
+    QVERIFY2(has(t, "def main():\n    args = parse_args()\n"), t.c_str());
+    QVERIFY2(!has(t, "def main():\n    parser = "), t.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPort)
