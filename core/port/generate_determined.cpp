@@ -257,16 +257,17 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                                 plan.evaluation->loop.where() +
                                 " is not carried over: evaluate_batch reports the loss");
 
-    // The flags namespace itself handed to a function (`get_data(opts)`): the port has no
-    // namespace, only hyperparameters, so the call must be given the values it reads. Each such
-    // line gets a TODO(portolan) above it; one port.manual item names the first.
-    std::string bareLine;
+    // The flags namespace itself handed to a function (`make_loader(args, ...)`): the port
+    // rebuilds it from the hyperparameters (every flag under its own name) in the method that
+    // needs it, so the function reads the same values.
+    bool namespaceUsed = false;
     auto markBare = [&](std::string& piece) {
         const std::string& a = plan.argsName;
         const auto isId = [](char c) {
             return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
         };
         std::string done;
+        bool given = false;
         std::size_t ls = 0;
         while (ls < piece.size()) {
             std::size_t le = piece.find('\n', ls);
@@ -280,14 +281,12 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                 bare = bare ||
                        !((at > 0 && isId(line[at - 1])) || (end < line.size() && isId(line[end])));
             }
-            if (bare && line.find_first_not_of(' ') != std::string::npos &&
-                line[line.find_first_not_of(' ')] != '#') {
-                const std::string indent = line.substr(0, line.find_first_not_of(' '));
-                done += todo(indent, "`" + a +
-                                         "` (the flags namespace) does not exist in the port: "
-                                         "give this call the hyperparameters it reads");
-                if (bareLine.empty())
-                    bareLine = line.substr(indent.size());
+            const auto first = line.find_first_not_of(' ');
+            if (bare && !given && first != std::string::npos && line[first] != '#' &&
+                !line.starts_with("    def ")) {
+                done += line.substr(0, first) + a + " = self.flags()\n";
+                given = true;
+                namespaceUsed = true;
             }
             done += line + (le < piece.size() ? "\n" : "");
             ls = le + 1;
@@ -301,12 +300,19 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
         markBare(evalLoaderText);
         markBare(train);
     }
-    if (!bareLine.empty())
-        out.manual.push_back(manualFinding(
-            "the flags namespace `" + plan.argsName + "` is used whole (`" + bareLine +
-                "`): the port reads hyperparameters one by one; give the call the values it "
-                "needs",
-            plan.loop->loop, "pass the values it reads from self.context.get_hparam"));
+    std::string flagsMethod;
+    if (namespaceUsed) {
+        flagsMethod = "    def flags(self) -> types.SimpleNamespace:\n"
+                      "        # The original's flags namespace, rebuilt from the hyperparameters "
+                      "for the code\n        # that takes it whole.\n"
+                      "        return types.SimpleNamespace(\n";
+        std::set<std::string> seen;
+        for (const auto& f : plan.flags)
+            if (seen.insert(f.dest).second)
+                flagsMethod += "            " + f.dest + "=self.context.get_hparam(\"" +
+                               (keyOf.count(f.dest) ? keyOf.at(f.dest) : f.dest) + "\"),\n";
+        flagsMethod += "        )\n\n";
+    }
 
     // Module level of model_def.py
     std::sort(moduleStmts.begin(), moduleStmts.end(),
@@ -315,8 +321,13 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     RenderRules moduleRules;
     moduleRules.deviceNames = plan.deviceNames;
     std::string module = slicer.moduleText(moduleStmts, moduleRules);
-    for (const Stmt* s : moduleStmts)
-        if (!plan.argsName.empty() && s->uses.count(plan.argsName)) {
+    for (const Stmt* s : moduleStmts) {
+        // A function taking the namespace as its own parameter reads what it is given.
+        bool parameter = false;
+        if (s->type == "function_definition" || s->type == "decorated_definition")
+            for (const auto& n : parameterNames(src, *s))
+                parameter = parameter || n == plan.argsName;
+        if (!plan.argsName.empty() && s->uses.count(plan.argsName) && !parameter) {
             const std::string what = s->name.empty() ? "a module-level statement" : s->name;
             module = module;
             out.manual.push_back(
@@ -325,6 +336,7 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                               CodeRef{plan.entry, s->line, s->column, s->start, s->end, ""},
                               "give the function the hyperparameters it needs as parameters"));
         }
+    }
     for (const auto& n : unknownFlags)
         out.manual.push_back(
             manualFinding("`" + plan.argsName + "." + n + "` is not a flag of the script",
@@ -342,10 +354,13 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     text += "import torch\nfrom determined.pytorch import DataLoader, LRScheduler, PyTorchTrial, "
             "PyTorchTrialContext\n";
     text += module;
+    if (namespaceUsed)
+        text += "import types\n";
     if (trainLoader.find("LoopValues(") != std::string::npos)
         text += "import itertools\n" + loopValuesHelpers();
     text += "\n\nclass Trial(PyTorchTrial):\n";
-    text += init + "\n" + trainLoaderText + "\n" + evalLoaderText + "\n" + train + "\n" + eval;
+    text += init + "\n" + flagsMethod + trainLoaderText + "\n" + evalLoaderText + "\n" + train +
+            "\n" + eval;
     out.files.push_back(GeneratedFile{"model_def.py", plan.entry, text});
 
     // const.yaml

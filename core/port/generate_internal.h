@@ -51,6 +51,7 @@ private:
     const Stmt* definer(const std::vector<Stmt>& scope, const std::string& name,
                         std::uint32_t before) const;
     bool excluded(const Stmt& s) const;
+    bool isDeviceBranch(const Stmt& s) const;
 
     const PortPlan& m_plan;
     const SourceFile* m_src = nullptr;
@@ -113,6 +114,8 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
 // Renders `stmts` (in the slicer's source, from any scope) with their preceding comments.
 std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& stmts,
                         const RenderRules& rules, const std::string& indent);
+// The parameter names of a function definition, in order ("" for one without a plain name).
+std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def);
 // The identifiers of a Python expression's text (rough: for texts that are not nodes).
 std::set<std::string> identifiersOf(const std::string& text);
 // The data loader's dataset and keyword values, rendered, with the statements they need.

@@ -59,21 +59,7 @@ void Slicer::findCallers()
         return;
     // The parameter names, in order (self/cls excluded by position only in methods, which
     // are not batch-loop functions of a script).
-    std::vector<std::string> params;
-    const TSNode def = m_function->type == "decorated_definition"
-                           ? ts_node_child_by_field_name(m_function->node, "definition", 10)
-                           : m_function->node;
-    const TSNode plist = ts_node_child_by_field_name(def, "parameters", 10);
-    for (uint32_t i = 0; !ts_node_is_null(plist) && i < ts_node_named_child_count(plist); ++i) {
-        const TSNode p = ts_node_named_child(plist, i);
-        const std::string type = ts_node_type(p);
-        TSNode nameNode = p;
-        if (type != "identifier")
-            nameNode = ts_node_child_by_field_name(p, "name", 4);
-        if (ts_node_is_null(nameNode) && ts_node_named_child_count(p) > 0)
-            nameNode = ts_node_named_child(p, 0);
-        params.push_back(ts_node_is_null(nameNode) ? std::string() : m_src->text(nameNode));
-    }
+    const std::vector<std::string> params = parameterNames(*m_src, *m_function);
     std::function<void(TSNode)> walk = [&](TSNode n) {
         if (std::string_view(ts_node_type(n)) == "call") {
             const TSNode fn = ts_node_child_by_field_name(n, "function", 8);
@@ -111,9 +97,66 @@ void Slicer::findCallers()
         walk(s.node);
 }
 
+std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)
+{
+    std::vector<std::string> params;
+    const TSNode node = def.type == "decorated_definition"
+                            ? ts_node_child_by_field_name(def.node, "definition", 10)
+                            : def.node;
+    const TSNode plist = ts_node_child_by_field_name(node, "parameters", 10);
+    for (uint32_t i = 0; !ts_node_is_null(plist) && i < ts_node_named_child_count(plist); ++i) {
+        const TSNode p = ts_node_named_child(plist, i);
+        TSNode nameNode = p;
+        if (std::string_view(ts_node_type(p)) != "identifier")
+            nameNode = ts_node_child_by_field_name(p, "name", 4);
+        if (ts_node_is_null(nameNode) && ts_node_named_child_count(p) > 0)
+            nameNode = ts_node_named_child(p, 0);
+        params.push_back(ts_node_is_null(nameNode) ? std::string() : src.text(nameNode));
+    }
+    return params;
+}
+
+// `if torch.cuda.is_available(): model = model.cuda(); device = torch.device("cuda")`: a branch
+// on the accelerator whose statements only move values to the device or pick the device. The
+// target places the model and the batches, so the branch is dropped as a whole (kept, it
+// would shadow the model's construction with `model = model`).
+bool Slicer::isDeviceBranch(const Stmt& s) const
+{
+    if (s.type != "if_statement")
+        return false;
+    const std::string cond = m_src->text(s.condition);
+    bool device = cond.find("cuda") != std::string::npos ||
+                  cond.find("accelerator") != std::string::npos ||
+                  cond.find("mps") != std::string::npos;
+    for (const auto& d : m_plan.deviceNames)
+        device = device || s.uses.count(d);
+    if (!device)
+        return false;
+    auto onlyDevice = [&](const std::vector<Stmt>& block) {
+        for (const auto& b : block) {
+            if (b.isComment())
+                continue;
+            if (b.type != "expression_statement")
+                return false;
+            bool names = !b.defines.empty();
+            for (const auto& d : b.defines)
+                names = names && m_plan.deviceNames.count(d);
+            const std::string t = m_src->text(b.start, b.end);
+            const bool move = b.defines.size() == 1 && (t.find(".cuda(") != std::string::npos ||
+                                                        t.find(".to(") != std::string::npos);
+            if (!names && !move)
+                return false;
+        }
+        return true;
+    };
+    return onlyDevice(s.body) && onlyDevice(s.other);
+}
+
 bool Slicer::excluded(const Stmt& s) const
 {
     if (s.isComment())
+        return true;
+    if (isDeviceBranch(s))
         return true;
     if (m_plan.loop && containsLoop(s, m_loopStart) && s.type != "function_definition" &&
         s.type != "decorated_definition")

@@ -554,6 +554,51 @@ for epoch in range(3):
         << annealed << "graphcore-poptorch" << false << "# TODO(portolan): the learning rate"
         << ""
         << "the learning rate changes";
+    // The flags namespace handed whole to a helper: the Determined port rebuilds it from the
+    // hyperparameters where the helper is called.
+    const QString whole = R"(
+
+def make_loader(args):
+    return DataLoader(dataset, batch_size=args.batch_size)
+
+
+model = Net(args.hidden)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+loader = make_loader(args)
+for data, target in loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("namespace-whole/determined")
+        << whole << "determined-pytorchtrial" << true << "args = self.flags()\n"
+        << "TODO(portolan)"
+        << "";
+    // A branch on the accelerator that only moves the model and picks the device is dropped
+    // whole: the model's construction above it is what the port builds.
+    const QString branch = R"(
+model = Net(args.hidden)
+if torch.cuda.is_available():
+    model = model.cuda()
+    device = torch.device("cuda")
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("device-branch/determined")
+        << branch << "determined-pytorchtrial" << true
+        << "model = Net(self.context.get_hparam(\"hidden\"))\n        model = "
+           "self.context.wrap_model(model)"
+        << " model = model\n"
+        << "";
+    QTest::newRow("device-branch/poptorch")
+        << branch << "graphcore-poptorch" << true << "model = Net(args.hidden)\n"
+        << "is_available():\n"
+        << "";
     // An optimizer PopTorch does not train with is named, not swapped silently.
     const QString adadelta = R"(
 model = Net(args.hidden)
