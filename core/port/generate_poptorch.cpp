@@ -141,7 +141,7 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
         main += loopData.statements;
         main += ind + "# One value of the original's loop per batch: the batch is built from it\n";
         main += ind + "# on the host, as the original's loop body did.\n";
-        main += ind + "train_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
+        main += ind + "step_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
                 loopData.dataset + ",\n" + ind2 + "batch_size=1";
         for (const auto& [k, v] : loopData.keywords)
             main += ",\n" + ind2 + k + "=" + v;
@@ -229,12 +229,15 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     std::string args;
     for (std::size_t i = 0; i < params.size(); ++i)
         args += (i ? ", " : "") + params[i];
+    // A loader of the loop's values gets its own name: the original's iterable may be called
+    // train_loader itself, which the values' lambda reads.
+    const std::string loaderName = loopData.ok ? "step_loader" : "train_loader";
     main += ind + "for epoch in " + epochs + ":\n";
     if (lp.indexName.empty())
-        main += ind2 + "for " + lp.batchTarget + " in train_loader:\n";
+        main += ind2 + "for " + lp.batchTarget + " in " + loaderName + ":\n";
     else
-        main +=
-            ind2 + "for " + lp.indexName + ", " + lp.batchTarget + " in enumerate(train_loader):\n";
+        main += ind2 + "for " + lp.indexName + ", " + lp.batchTarget + " in enumerate(" +
+                loaderName + "):\n";
     main += renderLocal(slicer, host, rules, ind3);
     main += ind3 + loss + " = training_model(" + args + ")\n";
     for (const auto& s : plan.schedulers)

@@ -575,6 +575,13 @@ for data, target in loader:
         << whole << "determined-pytorchtrial" << true << "args = self.flags()\n"
         << "TODO(portolan)"
         << "";
+    // The loop's values come from a loader a helper builds: PopTorch's loader of those values
+    // has its own name, so the values' lambda does not read the loader itself.
+    QTest::newRow("namespace-whole/poptorch")
+        << whole << "graphcore-poptorch" << true << "for data, target in step_loader:\n"
+        << "step_loader = poptorch.DataLoader(\n        opts,\n        LoopValues(lambda: "
+           "step_loader"
+        << "";
     // A branch on the accelerator that only moves the model and picks the device is dropped
     // whole: the model's construction above it is what the port builds.
     const QString branch = R"(
