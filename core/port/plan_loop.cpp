@@ -24,6 +24,35 @@ bool Planner::findLoop()
             backward = &c;
         }
     }
+    // No backward inside a loop of its own function: the step may be a function called once
+    // per iteration of a loop elsewhere (`for epoch in ...: train_iter(...)`, an episode loop
+    // calling finish_episode()). Its statements are then the step, and the calling loop the
+    // loop over steps.
+    const Stmt* stepFunction = nullptr;
+    for (const auto& c : calls) {
+        if (best || (!c.callee.ends_with(".backward") && c.callee != "backward"))
+            continue;
+        const Stmt* def = nullptr;
+        for (const Stmt* s : src().chainAt(c.span.startByte, c.span.endByte))
+            if (s->type == "function_definition")
+                def = s;
+        if (!def || def->name.empty())
+            continue;
+        for (const auto& d : calls) {
+            if (d.callee != def->name)
+                continue;
+            const Stmt* loop = nullptr;
+            for (const Stmt* s : src().chainAt(d.span.startByte, d.span.endByte))
+                if (s->type == "for_statement" || s->type == "while_statement")
+                    loop = s;
+            if (loop && !(loop->start >= def->start && loop->end <= def->end)) {
+                best = loop;
+                backward = &c;
+                stepFunction = def;
+                break;
+            }
+        }
+    }
     if (!best || !backward)
         return false;
     m_loopStmt = best;
@@ -64,6 +93,31 @@ bool Planner::findLoop()
             lp.loop, "write the batch source as a DataLoader"));
     }
     m_p.loop = lp;
+    if (stepFunction) {
+        // What the calling loop does besides the call (the batches an episode collects, a
+        // break on a flag) is not the step: named, so the port is partial rather than silent.
+        for (const auto& s : best->body) {
+            if (s.isComment() || s.uses.count(stepFunction->name))
+                continue;
+            std::string what = src().text(s.start, std::min(s.end, s.start + 60));
+            std::replace(what.begin(), what.end(), '\n', ' ');
+            what.erase(std::unique(what.begin(), what.end(),
+                                   [](char a, char b) { return a == ' ' && b == ' '; }),
+                       what.end());
+            m_p.manual.push_back(manualFinding("the training step is " + stepFunction->name +
+                                                   "(), called once per iteration "
+                                                   "of the loop at " +
+                                                   lp.loop.where() +
+                                                   "; what the loop does around the call "
+                                                   "(`" +
+                                                   what + "`…) is not carried over",
+                                               refOf(m_p.entry, src(), s),
+                                               "move it into the step, or into the data loader"));
+            break;
+        }
+        analyseBody(*stepFunction);
+        return true;
+    }
     analyseBody(*best);
     return true;
 }

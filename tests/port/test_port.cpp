@@ -582,6 +582,31 @@ for data, target in loader:
         << "step_loader = poptorch.DataLoader(\n        opts,\n        LoopValues(lambda: "
            "step_loader"
         << "";
+    // The step is a function the loop calls once per iteration (an episode loop that collects
+    // its batch around the call): the function's statements are the step, and what the loop
+    // does besides the call is a named manual item.
+    const QString called = R"(
+model = Net(args.hidden)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+saved = []
+
+
+def finish():
+    optimizer.zero_grad()
+    loss = torch.stack(saved).sum()
+    loss.backward()
+    optimizer.step()
+    del saved[:]
+
+
+for episode in range(10):
+    saved.append(model(torch.randn(1, 8)).sum())
+    finish()
+)";
+    QTest::newRow("step-function-in-loop/determined")
+        << called << "determined-pytorchtrial" << false << "self.context.backward(loss)"
+        << ""
+        << "the training step is finish(), called once per iteration";
     // A branch on the accelerator that only moves the model and picks the device is dropped
     // whole: the model's construction above it is what the port builds.
     const QString branch = R"(
