@@ -6,6 +6,7 @@
 
 #include "core/port/plan.h"
 
+#include <atomic>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -25,8 +26,13 @@ struct PortResult
     std::vector<GeneratedFile> files;
     std::vector<guides::Finding> manual;
     std::vector<std::string> notes;
-    std::string entry;  // what runs the port ("model_def:Trial", "train.py", ...)
+    std::string entry; // what runs the port ("model_def:Trial", "train.py", ...)
     std::map<std::string, std::string> hyperparameters; // key -> YAML value written
+    // Where a step of the original begins ("main.py:47", the first statement of its batch loop)
+    // when its batches do not come from a DataLoader: the verification seeds the random state
+    // there, as the port's replay does when its loader hands out a batch, so batches the step
+    // draws itself (get_batch() helpers) are the same in both runs. "" when not needed.
+    std::string originalStepStart;
     double planMs = 0;
     double generateMs = 0;
 
@@ -48,6 +54,7 @@ struct VerifyResult
     int firstDivergence = 0; // 1-based step, 0: none
     std::string originalError;
     bool agrees = false;
+    bool cancelled = false; // stopped by VerifyOptions::stop
     double milliseconds = 0;
 };
 
@@ -74,13 +81,15 @@ struct VerifyOptions
     std::vector<std::string> originalArgs;
     int timeoutSeconds = 600;
     std::filesystem::path workDir; // where records go (a temporary folder)
+    // Set to true (from another thread) to stop: the running dry run's process group is ended
+    // and the verification returns with `cancelled`.
+    const std::atomic<bool>* stop = nullptr;
 };
 VerifyResult verifyPort(const std::filesystem::path& original, const std::filesystem::path& port,
                         const PortResult& result, const VerifyOptions& options);
 
 nlohmann::json findingJson(const guides::Finding& f);
-nlohmann::json toJson(const PortResult& r, const std::string& output,
-                      const VerifyResult* verify);
+nlohmann::json toJson(const PortResult& r, const std::string& output, const VerifyResult* verify);
 nlohmann::json toJson(const PortPlan& plan);
 
 } // namespace portolan::port

@@ -241,6 +241,8 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
         if (!dc.ok && !train)
             dc = dataCode(plan, slicer, fallback, dataRules, indent);
         if (!dc.ok) {
+            if (train && !plan.train.isDataLoader && !lp.batchTarget.empty())
+                out.manual.push_back(nonLoaderManual(plan));
             t += todo(indent, "build the DataLoader: the original's batches come from `" +
                                   lp.iterable + "`");
             t += indent + "raise NotImplementedError(\"TODO(portolan): the data\")\n";

@@ -12,261 +12,6 @@ namespace detail {
 
 namespace {
 
-bool containsLoop(const Stmt& s, std::uint32_t loopStart)
-{
-    return s.start <= loopStart && loopStart < s.end;
-}
-
-} // namespace
-
-bool isBuiltin(const std::string& name)
-{
-    return python::isBuiltinName(name) || name == "self" || name == "__name__" ||
-           name == "__file__";
-}
-
-Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
-{
-    m_src = plan.source(plan.entry);
-    if (plan.loop)
-        m_loopStart = plan.loop->loop.start;
-    if (m_src && plan.loop) {
-        const auto chain = m_src->chainAt(plan.loop->loop.start, plan.loop->loop.end);
-        for (const Stmt* s : chain)
-            if (s->type == "function_definition" || s->type == "decorated_definition")
-                m_function = s;
-    }
-    // The parser: what `args` is parsed from.
-    if (m_src)
-        for (const auto& f : plan.flags) {
-            (void)f;
-            std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& v) {
-                for (const auto& s : v) {
-                    const std::string t = m_src->text(s.start, s.end);
-                    if (m_parser.empty() && t.find("ArgumentParser(") != std::string::npos &&
-                        s.defines.size() == 1 && s.type == "expression_statement")
-                        m_parser = *s.defines.begin();
-                    walk(s.body);
-                }
-            };
-            walk(m_src->statements());
-            break;
-        }
-}
-
-bool Slicer::excluded(const Stmt& s) const
-{
-    if (s.isComment())
-        return true;
-    if (m_plan.loop && containsLoop(s, m_loopStart) && s.type != "function_definition" &&
-        s.type != "decorated_definition")
-        return true;
-    if (m_function && &s == m_function)
-        return true;
-    if (!m_plan.argsName.empty() && s.defines.count(m_plan.argsName))
-        return true;
-    if (!m_parser.empty() && (s.defines.count(m_parser) || s.uses.count(m_parser)))
-        return true;
-    if (s.type == "if_statement" && m_src->text(s.condition).find("__name__") != std::string::npos)
-        return true;
-    if (s.type != "function_definition" && s.type != "decorated_definition" &&
-        containsMethodCall(*m_src, s.node, "backward"))
-        return true;
-    return false;
-}
-
-const Stmt* Slicer::definer(const std::vector<Stmt>& scope, const std::string& name,
-                            std::uint32_t before) const
-{
-    const Stmt* last = nullptr;
-    const Stmt* first = nullptr;
-    for (const auto& s : scope) {
-        if (!s.defines.count(name) || excluded(s))
-            continue;
-        if (s.start < before)
-            last = &s;
-        if (!first)
-            first = &s;
-    }
-    return last ? last : first;
-}
-
-std::vector<const Stmt*> Slicer::argparseStatements() const
-{
-    std::vector<const Stmt*> out;
-    if (!m_src || m_parser.empty())
-        return out;
-    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& v) {
-        for (const auto& s : v) {
-            if (s.isComment())
-                continue;
-            if (s.type == "function_definition" || s.type == "decorated_definition" ||
-                s.type == "class_definition") {
-                walk(s.body);
-                continue;
-            }
-            if (s.defines.count(m_parser) || s.uses.count(m_parser) ||
-                (!m_plan.argsName.empty() && s.defines.count(m_plan.argsName) &&
-                 s.uses.count(m_parser)))
-                out.push_back(&s);
-        }
-    };
-    walk(m_src->statements());
-    return out;
-}
-
-Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& exclude,
-                    const std::set<std::string>& forceLocal) const
-{
-    Slice out;
-    if (!m_src)
-        return out;
-    std::set<const Stmt*> local, module;
-    std::set<std::pair<std::string, bool>> seen;
-    std::vector<std::pair<std::string, bool>> work; // (name, module scope only)
-    for (const auto& n : names)
-        work.emplace_back(n, false);
-    while (!work.empty()) {
-        const auto [name, moduleOnly] = work.back();
-        work.pop_back();
-        if (!seen.insert({name, moduleOnly}).second)
-            continue;
-        if (exclude.count(name) || isBuiltin(name) || name == m_plan.argsName ||
-            m_plan.deviceNames.count(name))
-            continue;
-        const Stmt* s = nullptr;
-        bool isLocal = false;
-        if (!moduleOnly && m_function) {
-            s = definer(m_function->body, name, m_loopStart);
-            isLocal = s != nullptr;
-        }
-        if (!s)
-            s = definer(m_src->statements(), name, m_function ? m_function->start : m_loopStart);
-        if (!s) {
-            out.unresolved.insert(name);
-            continue;
-        }
-        const bool definition = s->type == "function_definition" ||
-                                s->type == "decorated_definition" ||
-                                s->type == "class_definition" || s->type == "import_statement" ||
-                                s->type == "import_from_statement";
-        if (definition && !isLocal) {
-            if (module.insert(s).second)
-                for (const auto& u : s->uses)
-                    if (!s->defines.count(u))
-                        work.emplace_back(u, true);
-            continue;
-        }
-        (isLocal ? local : module).insert(s);
-        for (const auto& u : s->uses)
-            if (!s->defines.count(u))
-                work.emplace_back(u, moduleOnly && !isLocal);
-    }
-    // Module-level script statements that read the flags or a local value run in the generated
-    // function too; definitions stay at module level.
-    bool moved = true;
-    while (moved) {
-        moved = false;
-        std::set<std::string> localNames;
-        for (const Stmt* s : local)
-            localNames.insert(s->defines.begin(), s->defines.end());
-        for (auto it = module.begin(); it != module.end();) {
-            const Stmt* s = *it;
-            const bool definition = !s->name.empty() || s->type == "import_statement" ||
-                                    s->type == "import_from_statement";
-            bool reads = !definition && !argsGlobal && !m_plan.argsName.empty() &&
-                         s->uses.count(m_plan.argsName);
-            for (const auto& d : s->defines)
-                reads = reads || (!definition && forceLocal.count(d));
-            for (const auto& u : s->uses)
-                reads = reads || (!definition && localNames.count(u) && !s->defines.count(u));
-            if (reads) {
-                local.insert(s);
-                it = module.erase(it);
-                moved = true;
-            } else {
-                ++it;
-            }
-        }
-    }
-    auto byPosition = [](const Stmt* a, const Stmt* b) {
-        return a->start < b->start;
-    };
-    out.module.assign(module.begin(), module.end());
-    std::sort(out.module.begin(), out.module.end(), byPosition);
-    out.local.assign(local.begin(), local.end());
-    std::sort(out.local.begin(), out.local.end(), byPosition);
-    for (const Stmt* s : out.local)
-        out.localDefines.insert(s->defines.begin(), s->defines.end());
-    for (const Stmt* s : out.module)
-        if (!m_plan.argsName.empty() && s->uses.count(m_plan.argsName))
-            out.argsUsers.push_back(s);
-    return out;
-}
-
-std::string Slicer::moduleText(const std::vector<const Stmt*>& extra, const RenderRules& rules,
-                               bool keepArgparse) const
-{
-    std::string out;
-    if (!m_src)
-        return out;
-    std::set<const Stmt*> done;
-    for (const auto& s : m_src->statements()) {
-        if (s.type != "import_statement" && s.type != "import_from_statement" &&
-            s.type != "future_import_statement")
-            continue;
-        const std::string t = m_src->text(s.start, s.end);
-        if (!keepArgparse && t.find("argparse") != std::string::npos)
-            continue;
-        out += t + "\n";
-        done.insert(&s);
-    }
-    out += "\n";
-    for (const Stmt* s : extra) {
-        if (done.count(s))
-            continue;
-        RenderRules r = rules;
-        out += "\n" + renderStatements(*m_src, {s}, r, "", &m_src->statements());
-        if (!s->name.empty())
-            out += "\n";
-    }
-    return out;
-}
-
-std::vector<const Stmt*> Slicer::statements(const std::vector<CodeRef>& refs) const
-{
-    std::vector<const Stmt*> out;
-    for (const auto& r : refs)
-        if (const Stmt* s = statementAt(r))
-            out.push_back(s);
-    return out;
-}
-
-const Stmt* Slicer::statementAt(const CodeRef& ref) const
-{
-    if (!m_src || !ref.valid())
-        return nullptr;
-    const auto chain = m_src->chainAt(ref.start, ref.end);
-    for (const Stmt* s : chain)
-        if (s->start == ref.start && s->end == ref.end)
-            return s;
-    return nullptr;
-}
-
-std::set<std::string> Slicer::freeNames(const std::vector<const Stmt*>& stmts) const
-{
-    std::set<std::string> defined, out;
-    for (const Stmt* s : stmts) {
-        for (const auto& u : s->uses)
-            if (!defined.count(u))
-                out.insert(u);
-        defined.insert(s->defines.begin(), s->defines.end());
-    }
-    return out;
-}
-
-namespace {
-
 std::string yamlValue(const std::string& python, const std::string& type)
 {
     if (python.empty())
@@ -282,10 +27,16 @@ std::string yamlValue(const std::string& python, const std::string& type)
     if (number) {
         if (type == "float" && python.find_first_of(".eE") == std::string::npos)
             return python + ".0";
+        // YAML 1.1 (PyYAML, Determined) reads `1e-4` as a string: a float needs its dot.
+        const auto e = python.find_first_of("eE");
+        if (e != std::string::npos && python.find('.') == std::string::npos)
+            return python.substr(0, e) + ".0" + python.substr(e);
         return python;
     }
+    // One string literal only (`"./" + str(x) + "/"` is an expression, not a string).
     if ((python.front() == '"' || python.front() == '\'') && python.back() == python.front() &&
-        python.size() >= 2)
+        python.size() >= 2 && python.find(python.front(), 1) == python.size() - 1 &&
+        python.find('\\') == std::string::npos)
         return "\"" + python.substr(1, python.size() - 2) + "\"";
     return "null";
 }
@@ -445,11 +196,28 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
     if (r) {
         r.value->target = guide;
         r.value->api = a;
-        // The plan's own manual items come first.
+        // The plan's own manual items come first. They are about code the port does not move
+        // (a conditional step, an annealed rate): each is named by a TODO(portolan) under the
+        // docstring of the file that holds the training step, with its place in the original.
+        if (!plan.manual.empty() && !r.value->files.empty()) {
+            auto& main = r.value->files.front();
+            std::string todos;
+            for (const auto& m : plan.manual)
+                todos += detail::todo("", m.message + " (" + m.location.file + ":" +
+                                              std::to_string(m.location.line) + ")");
+            std::size_t at = 0;
+            if (main.text.starts_with("\"\"\"")) {
+                const auto close = main.text.find("\"\"\"\n", 3);
+                at = close == std::string::npos ? 0 : close + 4;
+            }
+            main.text.insert(at, todos);
+        }
         auto manual = plan.manual;
         manual.insert(manual.end(), r.value->manual.begin(), r.value->manual.end());
         r.value->manual = std::move(manual);
         r.value->notes.insert(r.value->notes.begin(), plan.notes.begin(), plan.notes.end());
+        if (plan.loop && !plan.train.isDataLoader && plan.loop->bodyLine > 0)
+            r.value->originalStepStart = plan.entry + ":" + std::to_string(plan.loop->bodyLine);
         r.value->generateMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count();
@@ -619,7 +387,8 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
     for (const auto& [k, v] : data.keywords)
         for (const auto& n : identifiersOf(v))
             names.insert(n);
-    const Slice sl = slicer.slice(names, {});
+    // Read where the loader is built (the caller of the loop's function, for a loader passed in).
+    const Slice sl = slicer.slice(names, {}, {}, data.construction.start);
     dc.module = sl.module;
     dc.statements = renderLocal(slicer, sl.local, rules, indent);
     dc.dataset = render(src, ds, rules);
@@ -647,6 +416,65 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
     }
     dc.ok = true;
     return dc;
+}
+
+DataCode loopValuesCode(const PortPlan& plan, const Slicer& slicer, const RenderRules& rules,
+                        const std::string& indent)
+{
+    DataCode dc;
+    if (!plan.loop || plan.train.isDataLoader)
+        return dc;
+    const Stmt* loop = slicer.statementAt(plan.loop->loop);
+    if (!loop || loop->type != "for_statement")
+        return dc;
+    const auto& src = slicer.source();
+    TSNode iter = loop->forIter;
+    if (std::string_view(ts_node_type(iter)) == "call" &&
+        src.text(ts_node_child_by_field_name(iter, "function", 8)) == "enumerate") {
+        const TSNode args = ts_node_child_by_field_name(iter, "arguments", 9);
+        if (ts_node_named_child_count(args) < 1)
+            return dc;
+        iter = ts_node_named_child(args, 0);
+    }
+    const Slice sl = slicer.slice(usedNames(src, iter), {});
+    dc.module = sl.module;
+    dc.statements = renderLocal(slicer, sl.local, rules, indent);
+    dc.dataset = "LoopValues(lambda: " + render(src, iter, rules) + ")";
+    dc.keywords.emplace_back("collate_fn", "one_value");
+    dc.ok = true;
+    return dc;
+}
+
+guides::Finding nonLoaderManual(const PortPlan& plan)
+{
+    return manualFinding("the training batches come from `" + plan.loop->iterable +
+                             "`, not from a torch DataLoader: the target's data loader must be "
+                             "written by hand",
+                         plan.loop->loop, "wrap the batches in a torch.utils.data.Dataset");
+}
+
+std::string loopValuesHelpers()
+{
+    return R"(
+
+class LoopValues(torch.utils.data.IterableDataset):
+    """The values the original's training loop ran over, one per step (Portolan): each step
+    builds its batch from its value, as the original's loop body did."""
+
+    def __init__(self, make, limit=None):
+        super().__init__()
+        self.make = make
+        self.limit = limit
+
+    def __iter__(self):
+        values = iter(self.make())
+        return values if self.limit is None else itertools.islice(values, self.limit)
+
+
+def one_value(values):
+    """A batch is one value of the original's loop (global_batch_size 1)."""
+    return values[0]
+)";
 }
 
 } // namespace portolan::port::detail

@@ -40,6 +40,16 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                 h.key = e->key;
         keyOf[dest] = h.key;
     }
+    // A loop that builds its own batches (no DataLoader) steps once per value of its loop: the
+    // port's batch is one such value, and a batch-size flag keeps its own name (it sizes the
+    // batches the step builds, not Determined's).
+    const bool loopValues = plan.loop && !plan.train.isDataLoader;
+    if (loopValues)
+        for (auto& [dest, h] : hp)
+            if (h.key == "global_batch_size") {
+                h.key = dest;
+                keyOf[dest] = dest;
+            }
     bool haveGlobal = false;
     for (const auto& [d, h] : hp)
         haveGlobal = haveGlobal || h.key == "global_batch_size";
@@ -56,6 +66,11 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
             h.value =
                 !bs.empty() && bs.find_first_not_of("0123456789 ") == std::string::npos ? bs : "32";
             h.comment = "the training DataLoader's batch size";
+            if (loopValues) {
+                h.value = "1";
+                h.comment = "one value of the original's training loop per batch: the step "
+                            "builds its batch";
+            }
             hp["global_batch_size"] = h;
         }
     }
@@ -147,14 +162,27 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
         DataCode dc = dataCode(plan, slicer, data, rules, ind);
         if (!dc.ok && !train)
             dc = dataCode(plan, slicer, fallback, rules, ind);
+        bool values = false;
+        if (!dc.ok && !plan.eval.isDataLoader) {
+            dc = loopValuesCode(plan, slicer, rules, ind);
+            values = dc.ok;
+            // Validation: a few of the training loop's steps (the loop may never end).
+            if (values && !train) {
+                dc.dataset.insert(dc.dataset.size() - 1, ", limit=10");
+                m += ind + "# The original has no validation data: ten of its training steps "
+                           "stand in.\n";
+            }
+        }
         if (!dc.ok) {
+            if (train && plan.loop && !plan.train.isDataLoader && plan.loop->batchTarget.size())
+                out.manual.push_back(nonLoaderManual(plan));
             m += todo(ind, "build the " + std::string(train ? "training" : "validation") +
                                " data: the original's batches come from `" +
                                (train ? lp.iterable : data.variable) + "`");
             m += ind + "raise NotImplementedError(\"TODO(portolan): " + method + "\")\n";
             return m;
         }
-        if (!train && !data.isDataLoader)
+        if (!train && !data.isDataLoader && !values)
             m += ind + "# The original has no validation loader: the training data stands in.\n";
         moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
         m += dc.statements;
@@ -229,6 +257,63 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                                 plan.evaluation->loop.where() +
                                 " is not carried over: evaluate_batch reports the loss");
 
+    // The flags namespace itself handed to a function (`make_loader(args, ...)`): the port
+    // rebuilds it from the hyperparameters (every flag under its own name) in the method that
+    // needs it, so the function reads the same values.
+    bool namespaceUsed = false;
+    auto markBare = [&](std::string& piece) {
+        const std::string& a = plan.argsName;
+        const auto isId = [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+        };
+        std::string done;
+        bool given = false;
+        std::size_t ls = 0;
+        while (ls < piece.size()) {
+            std::size_t le = piece.find('\n', ls);
+            if (le == std::string::npos)
+                le = piece.size();
+            const std::string line = piece.substr(ls, le - ls);
+            bool bare = false;
+            for (std::size_t at = line.find(a); !a.empty() && at != std::string::npos;
+                 at = line.find(a, at + 1)) {
+                const std::size_t end = at + a.size();
+                bare = bare ||
+                       !((at > 0 && isId(line[at - 1])) || (end < line.size() && isId(line[end])));
+            }
+            const auto first = line.find_first_not_of(' ');
+            if (bare && !given && first != std::string::npos && line[first] != '#' &&
+                !line.starts_with("    def ")) {
+                done += line.substr(0, first) + a + " = self.flags()\n";
+                given = true;
+                namespaceUsed = true;
+            }
+            done += line + (le < piece.size() ? "\n" : "");
+            ls = le + 1;
+        }
+        piece = done;
+    };
+    std::string trainLoaderText = trainLoader, evalLoaderText = evalLoader;
+    if (!plan.argsName.empty()) {
+        markBare(init);
+        markBare(trainLoaderText);
+        markBare(evalLoaderText);
+        markBare(train);
+    }
+    std::string flagsMethod;
+    if (namespaceUsed) {
+        flagsMethod = "    def flags(self) -> types.SimpleNamespace:\n"
+                      "        # The original's flags namespace, rebuilt from the hyperparameters "
+                      "for the code\n        # that takes it whole.\n"
+                      "        return types.SimpleNamespace(\n";
+        std::set<std::string> seen;
+        for (const auto& f : plan.flags)
+            if (seen.insert(f.dest).second)
+                flagsMethod += "            " + f.dest + "=self.context.get_hparam(\"" +
+                               (keyOf.count(f.dest) ? keyOf.at(f.dest) : f.dest) + "\"),\n";
+        flagsMethod += "        )\n\n";
+    }
+
     // Module level of model_def.py
     std::sort(moduleStmts.begin(), moduleStmts.end(),
               [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
@@ -236,8 +321,13 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     RenderRules moduleRules;
     moduleRules.deviceNames = plan.deviceNames;
     std::string module = slicer.moduleText(moduleStmts, moduleRules);
-    for (const Stmt* s : moduleStmts)
-        if (!plan.argsName.empty() && s->uses.count(plan.argsName)) {
+    for (const Stmt* s : moduleStmts) {
+        // A function taking the namespace as its own parameter reads what it is given.
+        bool parameter = false;
+        if (s->type == "function_definition" || s->type == "decorated_definition")
+            for (const auto& n : parameterNames(src, *s))
+                parameter = parameter || n == plan.argsName;
+        if (!plan.argsName.empty() && s->uses.count(plan.argsName) && !parameter) {
             const std::string what = s->name.empty() ? "a module-level statement" : s->name;
             module = module;
             out.manual.push_back(
@@ -246,6 +336,7 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                               CodeRef{plan.entry, s->line, s->column, s->start, s->end, ""},
                               "give the function the hyperparameters it needs as parameters"));
         }
+    }
     for (const auto& n : unknownFlags)
         out.manual.push_back(
             manualFinding("`" + plan.argsName + "." + n + "` is not a flag of the script",
@@ -263,8 +354,13 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     text += "import torch\nfrom determined.pytorch import DataLoader, LRScheduler, PyTorchTrial, "
             "PyTorchTrialContext\n";
     text += module;
+    if (namespaceUsed)
+        text += "import types\n";
+    if (trainLoader.find("LoopValues(") != std::string::npos)
+        text += "import itertools\n" + loopValuesHelpers();
     text += "\n\nclass Trial(PyTorchTrial):\n";
-    text += init + "\n" + trainLoader + "\n" + evalLoader + "\n" + train + "\n" + eval;
+    text += init + "\n" + flagsMethod + trainLoaderText + "\n" + evalLoaderText + "\n" + train +
+            "\n" + eval;
     out.files.push_back(GeneratedFile{"model_def.py", plan.entry, text});
 
     // const.yaml

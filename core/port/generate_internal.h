@@ -26,8 +26,10 @@ public:
     // provided by the generated code itself.
     // Names in `forceLocal` are built inside the generated function even when the original builds
     // them at module level (the model, the optimizers: the target constructs them).
+    // `at` (a position in the entry, 0: the batch loop) is where the names are read: a position
+    // in a caller of the loop's function starts the lookup there.
     Slice slice(std::set<std::string> names, const std::set<std::string>& exclude,
-                const std::set<std::string>& forceLocal = {}) const;
+                const std::set<std::string>& forceLocal = {}, std::uint32_t at = 0) const;
     // Module-level statements (imports first) the generated file needs: every import of the entry
     // but argparse's, plus `slice.module`.
     std::string moduleText(const std::vector<const Stmt*>& extra, const RenderRules& rules,
@@ -49,10 +51,22 @@ private:
     const Stmt* definer(const std::vector<Stmt>& scope, const std::string& name,
                         std::uint32_t before) const;
     bool excluded(const Stmt& s) const;
+    bool isDeviceBranch(const Stmt& s) const;
 
     const PortPlan& m_plan;
     const SourceFile* m_src = nullptr;
     const Stmt* m_function = nullptr; // the function holding the batch loop
+    // Where the batch loop's function is called with a parameter passed under its own name
+    // (`train(args, model, device, train_loader, optimizer, epoch)` in main()): the name's
+    // definition is looked up in the caller, before the call.
+    struct Caller
+    {
+        const Stmt* function = nullptr; // the calling function (nullptr: module level)
+        std::uint32_t call = 0;         // the call's position
+        std::set<std::string> passed;   // parameters given a same-named argument
+    };
+    std::vector<Caller> m_callers;
+    void findCallers();
     std::uint32_t m_loopStart = 0;
     std::string m_parser;
 };
@@ -100,6 +114,8 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
 // Renders `stmts` (in the slicer's source, from any scope) with their preceding comments.
 std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& stmts,
                         const RenderRules& rules, const std::string& indent);
+// The parameter names of a function definition, in order ("" for one without a plain name).
+std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def);
 // The identifiers of a Python expression's text (rough: for texts that are not nodes).
 std::set<std::string> identifiersOf(const std::string& text);
 // The data loader's dataset and keyword values, rendered, with the statements they need.
@@ -113,6 +129,16 @@ struct DataCode
 };
 DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& data,
                   const RenderRules& rules, const std::string& indent);
+// The training loop runs over values that are not batches (`count(1)`, `range(0, n, bptt)`):
+// its step builds the batch itself (get_batch() helpers, slices of a tensor). The port's loader
+// then hands out those values, one per step, and the step builds the batch as the original did.
+// `dataset` is `LoopValues(lambda: <the loop's iterable>)`; `statements` what it needs.
+DataCode loopValuesCode(const PortPlan& plan, const Slicer& slicer, const RenderRules& rules,
+                        const std::string& indent);
+// The port.manual item of a target that does not place non-DataLoader batches.
+guides::Finding nonLoaderManual(const PortPlan& plan);
+// The module-level helpers loopValuesCode's dataset uses (LoopValues, one_value).
+std::string loopValuesHelpers();
 
 Result<PortResult> generateDetermined(const PortPlan& plan,
                                       const std::map<std::string, std::string>& values);

@@ -4,6 +4,7 @@
 #include "core/port/generate_internal.h"
 
 #include <algorithm>
+#include <set>
 
 namespace portolan::port::detail {
 
@@ -59,6 +60,37 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     wrapper +=
         ind2 + "for name, value in values.items():\n" + ind2 + "    setattr(self, name, value)\n\n";
     std::vector<std::string> params = lp.batchNames;
+    // A loop that builds its own batches (get_batch() helpers): its values come from the
+    // loader, and the statements that build the batch from them run on the host, before the
+    // program, which takes the tensors they build (the leading statements that do not use the
+    // model or the criterion).
+    DataCode loopData = loopValuesCode(plan, slicer, rules, ind);
+    std::vector<const Stmt*> host;
+    if (loopData.ok) {
+        std::set<std::string> modelNames{plan.modelVariable, plan.modelBinding,
+                                         plan.criterionVariable};
+        std::size_t n = 0;
+        while (n < sc.forward.size()) {
+            bool usesModel = false;
+            for (const auto& m : modelNames)
+                usesModel = usesModel || (!m.empty() && sc.forward[n]->uses.count(m));
+            if (usesModel)
+                break;
+            ++n;
+        }
+        host.assign(sc.forward.begin(), sc.forward.begin() + static_cast<std::ptrdiff_t>(n));
+        sc.forward.erase(sc.forward.begin(), sc.forward.begin() + static_cast<std::ptrdiff_t>(n));
+        const auto rest = slicer.freeNames(sc.forward);
+        params.clear();
+        std::set<std::string> given;
+        for (const Stmt* s : host)
+            for (const auto& d : s->defines)
+                if (rest.count(d) && given.insert(d).second)
+                    params.push_back(d);
+        for (const auto& b : lp.batchNames)
+            if (rest.count(b) && given.insert(b).second)
+                params.push_back(b);
+    }
     std::string paramText;
     for (const auto& p : params)
         paramText += ", " + p;
@@ -77,13 +109,44 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
 
     // main()
     std::string main = "def main():\n";
-    if (!argparseAtModule)
-        main += renderLocal(slicer, argparse, RenderRules{}, ind);
+    if (!argparseAtModule) {
+        // The flags parsed in a helper (`def parse_args(): ... return parser.parse_args()`,
+        // called as `args = parse_args()`): the helper stays a module function and main()
+        // calls it as the original did; parsed in the loop's function itself, its statements
+        // move into main().
+        const Stmt* helper = nullptr;
+        for (const Stmt* a : argparse)
+            for (const Stmt* c : src.chainAt(a->start, a->end))
+                if ((c->type == "function_definition" || c->type == "decorated_definition") &&
+                    c != slicer.loopFunction() && src.topDefinition(c->name) == c)
+                    helper = c;
+        const Stmt* call = nullptr;
+        if (helper && slicer.loopFunction())
+            for (const auto& st : slicer.loopFunction()->body)
+                if (st.defines.count(plan.argsName) && st.uses.count(helper->name))
+                    call = &st;
+        if (call) {
+            moduleStmts.push_back(helper);
+            main += renderLocal(slicer, {call}, RenderRules{}, ind);
+        } else {
+            main += renderLocal(slicer, argparse, RenderRules{}, ind);
+        }
+    }
     for (const Stmt* s : sc.init.local)
         main += renderLocal(slicer, {s}, rules, ind);
     main += ind + "opts = poptorch.Options()\n";
     DataCode dc = dataCode(plan, slicer, plan.train, rules, ind);
-    if (dc.ok) {
+    if (loopData.ok) {
+        moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
+        main += loopData.statements;
+        main += ind + "# One value of the original's loop per batch: the batch is built from it\n";
+        main += ind + "# on the host, as the original's loop body did.\n";
+        main += ind + "step_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
+                loopData.dataset + ",\n" + ind2 + "batch_size=1";
+        for (const auto& [k, v] : loopData.keywords)
+            main += ",\n" + ind2 + k + "=" + v;
+        main += ")\n";
+    } else if (dc.ok) {
         moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
         main += dc.statements;
         std::string bs = plan.train.batchSize.empty() ? "1" : plan.train.batchSize;
@@ -93,6 +156,8 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
             main += ",\n" + ind2 + k + "=" + v;
         main += ")\n";
     } else {
+        if (!plan.train.isDataLoader && !lp.batchTarget.empty())
+            out.manual.push_back(nonLoaderManual(plan));
         main += todo(ind, "the batches come from `" + lp.iterable +
                               "`: build a poptorch.DataLoader(opts, dataset, batch_size=...)");
         main += ind + "train_loader = " + lp.iterable + "\n";
@@ -116,6 +181,19 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
                                                    "): PopTorch has no LBFGS and runs no closure",
                                                o.construction,
                                                "use poptorch.optim.SGD/Adam/AdamW/RMSprop/LAMB"));
+        // trainingModel takes these (torch.optim's or poptorch.optim's); any other is a
+        // choice the user makes, so it is a manual item rather than a silent swap.
+        static const std::set<std::string> supported{"SGD", "Adam", "AdamW", "RMSprop", "LAMB"};
+        const std::string cls = o.qualified.substr(o.qualified.rfind('.') + 1);
+        if (!o.synthesized && !o.closure && !supported.count(cls)) {
+            out.manual.push_back(manualFinding(
+                "optimizer " + o.variable + " (" + o.qualified +
+                    ") is not one PopTorch trains with: choose one of poptorch.optim's "
+                    "(SGD, Adam, AdamW, RMSprop, LAMB)",
+                o.construction, "replace it with the closest poptorch.optim optimizer"));
+            main += todo(ind, "`" + o.variable + "` is a " + cls +
+                                  ": PopTorch trains with SGD, Adam, AdamW, RMSprop or LAMB");
+        }
         if (o.synthesized) {
             main += ind + "# The original updates the weights by hand with plain SGD.\n";
             main += ind + "optimizer = poptorch.optim.SGD(" + plan.modelBinding +
@@ -151,12 +229,16 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     std::string args;
     for (std::size_t i = 0; i < params.size(); ++i)
         args += (i ? ", " : "") + params[i];
+    // A loader of the loop's values gets its own name: the original's iterable may be called
+    // train_loader itself, which the values' lambda reads.
+    const std::string loaderName = loopData.ok ? "step_loader" : "train_loader";
     main += ind + "for epoch in " + epochs + ":\n";
     if (lp.indexName.empty())
-        main += ind2 + "for " + lp.batchTarget + " in train_loader:\n";
+        main += ind2 + "for " + lp.batchTarget + " in " + loaderName + ":\n";
     else
-        main +=
-            ind2 + "for " + lp.indexName + ", " + lp.batchTarget + " in enumerate(train_loader):\n";
+        main += ind2 + "for " + lp.indexName + ", " + lp.batchTarget + " in enumerate(" +
+                loaderName + "):\n";
+    main += renderLocal(slicer, host, rules, ind3);
     main += ind3 + loss + " = training_model(" + args + ")\n";
     for (const auto& s : plan.schedulers)
         main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" + (s.perBatch ? ind3 : ind2) +
@@ -188,6 +270,8 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
             "inside forward\n(TrainingModel), and PopTorch runs backward and the optimizer "
             "step.\n\"\"\"\n";
     text += futures + "import torch\nimport poptorch\n" + rest;
+    if (loopData.ok)
+        text += "import itertools\n" + loopValuesHelpers();
     text += "\n\n" + wrapper + "\n\n" + main + "\n\nif __name__ == \"__main__\":\n    main()\n";
     out.files.push_back(GeneratedFile{"train.py", plan.entry, text});
     copyOtherFiles(plan, out);

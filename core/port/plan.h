@@ -43,11 +43,11 @@ struct PlanItem
 
 struct OptimizerPlan
 {
-    std::string variable;  // "optimizer"
-    std::string qualified; // "torch.optim.Adam"
-    CodeRef construction;  // the call expression
-    CodeRef statement;     // the statement that builds it (may be an if around it)
-    bool closure = false;  // .step(closure) (LBFGS)
+    std::string variable;     // "optimizer"
+    std::string qualified;    // "torch.optim.Adam"
+    CodeRef construction;     // the call expression
+    CodeRef statement;        // the statement that builds it (may be an if around it)
+    bool closure = false;     // .step(closure) (LBFGS)
     bool synthesized = false; // made from a hand-written SGD update (no optimizer in the code)
     std::string learningRate; // synthesized: the rate expression
 };
@@ -62,31 +62,32 @@ struct SchedulerPlan
 
 struct DataPlan
 {
-    std::string variable;  // "train_loader"
-    CodeRef construction;  // DataLoader(...) call
-    CodeRef dataset;       // its first argument
-    std::string batchSize; // the batch_size argument as written
+    std::string variable;                                      // "train_loader"
+    CodeRef construction;                                      // DataLoader(...) call
+    CodeRef dataset;                                           // its first argument
+    std::string batchSize;                                     // the batch_size argument as written
     std::vector<std::pair<std::string, std::string>> keywords; // other keyword args, as written
     bool isDataLoader = false; // a torch DataLoader (else some other iterable)
 };
 
 struct LoopPlan
 {
-    CodeRef loop;             // the `for` over batches
-    CodeRef epochLoop;        // the loop around it (or around the call of its function)
-    std::string function;     // the function holding the batch loop ("" at module level)
-    std::string batchTarget;  // "(data, target)" as written
+    CodeRef loop;                        // the `for` over batches
+    int bodyLine = 0;                    // the line of the loop body's first statement
+    CodeRef epochLoop;                   // the loop around it (or around the call of its function)
+    std::string function;                // the function holding the batch loop ("" at module level)
+    std::string batchTarget;             // "(data, target)" as written
     std::vector<std::string> batchNames; // {"data", "target"}
-    std::string indexName;    // enumerate's index ("batch_idx"), "" when none
-    std::string iterable;     // what is iterated ("train_loader")
-    std::string lossName;     // the variable .backward() is called on
-    CodeRef backward;         // loss.backward()
-    std::vector<CodeRef> steps;       // optimizer.step() calls
+    std::string indexName;               // enumerate's index ("batch_idx"), "" when none
+    std::string iterable;                // what is iterated ("train_loader")
+    std::string lossName;                // the variable .backward() is called on
+    CodeRef backward;                    // loss.backward()
+    std::vector<CodeRef> steps;          // optimizer.step() calls
     std::vector<CodeRef> zeroGrads;
-    std::vector<CodeRef> forward;     // statements from the start of the body to backward
+    std::vector<CodeRef> forward; // statements from the start of the body to backward
     std::vector<CodeRef> betweenBackwardAndStep; // gradient clipping, ...
-    std::vector<CodeRef> afterStep;   // logging, accumulation of metrics: left over
-    std::vector<CodeRef> modeSwitches; // model.train() / model.eval()
+    std::vector<CodeRef> afterStep;              // logging, accumulation of metrics: left over
+    std::vector<CodeRef> modeSwitches;           // model.train() / model.eval()
     int backwardCount = 0;
 };
 
@@ -97,35 +98,35 @@ struct EvalPlan
     std::string iterable;
     std::string batchTarget;
     std::vector<std::string> batchNames;
-    std::vector<CodeRef> body; // the statements of the evaluation loop body
+    std::vector<CodeRef> body;        // the statements of the evaluation loop body
     std::vector<std::string> metrics; // names accumulated (test_loss, correct)
 };
 
 struct PortOptions
 {
-    std::string modelClass;  // the user's choice of the model class ("" = planned)
+    std::string modelClass; // the user's choice of the model class ("" = planned)
     std::string modelVariable;
     std::string lossExpression; // replaces the planned loss expression (Python text)
-    std::string entry;       // the training script ("" = planned)
+    std::string entry;          // the training script ("" = planned)
 };
 
 struct PortPlan
 {
     std::filesystem::path root;
-    std::string entry; // the training script (relative)
+    std::string entry;    // the training script (relative)
     std::string argsName; // "args" / "opt": the argparse namespace, "" when none
     // model
     std::string modelVariable;
     std::string modelClass; // the class the construction instantiates (or a factory)
     std::string modelClassFile;
-    CodeRef modelConstruction; // the expression, device moves stripped when rendered
-    CodeRef modelStatement;    // the statement holding it
+    CodeRef modelConstruction;           // the expression, device moves stripped when rendered
+    CodeRef modelStatement;              // the statement holding it
     std::vector<std::string> modelFlags; // flags the construction reads
     bool modelFromFactory = false;
     // loss
     std::string criterionVariable;
-    CodeRef criterion;       // nn.CrossEntropyLoss() construction
-    CodeRef lossExpression;  // the value of `loss = ...` in the loop
+    CodeRef criterion;                    // nn.CrossEntropyLoss() construction
+    CodeRef lossExpression;               // the value of `loss = ...` in the loop
     std::vector<std::string> lossHelpers; // project functions the loss calls
     std::vector<OptimizerPlan> optimizers;
     std::vector<SchedulerPlan> schedulers;

@@ -37,9 +37,9 @@ nlohmann::json toJson(const PortResult& r, const std::string& output, const Veri
     j["entry"] = r.entry;
     j["files"] = nlohmann::json::array();
     for (const auto& f : r.files)
-        j["files"].push_back({{"path", f.path},
-                              {"from", f.from.empty() ? nlohmann::json(nullptr)
-                                                      : nlohmann::json(f.from)}});
+        j["files"].push_back(
+            {{"path", f.path},
+             {"from", f.from.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.from)}});
     j["manual"] = nlohmann::json::array();
     for (const auto& m : r.manual)
         j["manual"].push_back(findingJson(m));
@@ -112,12 +112,9 @@ nlohmann::json toJson(const PortPlan& p)
     j["train_data"] = data(p.train);
     j["eval_data"] = data(p.eval);
     if (p.loop)
-        j["loop"] = {{"loop", refJson(p.loop->loop)},
-                     {"function", p.loop->function},
-                     {"batch", p.loop->batchTarget},
-                     {"index", p.loop->indexName},
-                     {"iterable", p.loop->iterable},
-                     {"loss", p.loop->lossName},
+        j["loop"] = {{"loop", refJson(p.loop->loop)},          {"function", p.loop->function},
+                     {"batch", p.loop->batchTarget},           {"index", p.loop->indexName},
+                     {"iterable", p.loop->iterable},           {"loss", p.loop->lossName},
                      {"backward_calls", p.loop->backwardCount}};
     if (p.evaluation)
         j["evaluation"] = {{"loop", refJson(p.evaluation->loop)},
@@ -128,7 +125,8 @@ nlohmann::json toJson(const PortPlan& p)
     auto items = [](const std::vector<PlanItem>& v) {
         nlohmann::json a = nlohmann::json::array();
         for (const auto& i : v)
-            a.push_back({{"kind", i.kind}, {"name", i.name}, {"at", refJson(i.at)}, {"note", i.note}});
+            a.push_back(
+                {{"kind", i.kind}, {"name", i.name}, {"at", refJson(i.at)}, {"note", i.note}});
         return a;
     };
     j["device_moves"] = items(p.deviceMoves);

@@ -36,9 +36,8 @@ template <typename Fn> void eachNamed(TSNode n, Fn&& fn)
 
 bool isStatementType(std::string_view t)
 {
-    return t.ends_with("_statement") || t == "function_definition" ||
-           t == "class_definition" || t == "decorated_definition" || t == "comment" ||
-           t == "future_import_statement";
+    return t.ends_with("_statement") || t == "function_definition" || t == "class_definition" ||
+           t == "decorated_definition" || t == "comment" || t == "future_import_statement";
 }
 
 constexpr int MaxDepth = 200;

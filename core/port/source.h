@@ -6,14 +6,13 @@
 // reading a hyperparameter and dropping device moves (`.to(device)`, `.cuda()`). Comments and
 // layout inside a statement survive; only the edited tokens change.
 
-#include <tree_sitter/api.h>
-
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <tree_sitter/api.h>
 #include <vector>
 
 namespace portolan::port {
@@ -24,8 +23,8 @@ struct Stmt
     std::string type; // tree-sitter's: "for_statement", "expression_statement", "comment", ...
     std::uint32_t start = 0;
     std::uint32_t end = 0;
-    int line = 0;   // 1-based
-    int column = 0; // 0-based, bytes
+    int line = 0;     // 1-based
+    int column = 0;   // 0-based, bytes
     std::string name; // function_definition / class_definition: its name
     std::set<std::string> defines;
     std::set<std::string> uses;

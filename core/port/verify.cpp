@@ -29,7 +29,7 @@ struct RunOutcome
 
 RunOutcome dryRun(const fs::path& project, const std::string& flavour,
                   const std::vector<std::string>& extra, const std::vector<std::string>& args,
-                  const VerifyOptions& o)
+                  const VerifyOptions& o, const std::string& seedAt = {})
 {
     RunOutcome out;
     dryrun::DryRunOptions d;
@@ -47,30 +47,37 @@ RunOutcome dryRun(const fs::path& project, const std::string& flavour,
     limits.memoryLimitMb = dryrun::defaultMemoryLimitMb();
     limits.workingDirectory = project;
     limits.environment = dryrun::childEnvironment(pythonDir);
+    // replay.py seeds the random state where a step of the original begins (see
+    // PortResult::originalStepStart).
+    if (!seedAt.empty())
+        limits.environment.emplace_back("PORTOLAN_REPLAY_SEED_AT", seedAt);
     std::string stderrTail;
-    const auto outcome = dryrun::runChild(cmd, limits, [&](dryrun::Stream s, const std::string& line) {
-        if (s == dryrun::Stream::Stderr) {
-            stderrTail += line + "\n";
-            if (stderrTail.size() > 2000)
-                stderrTail.erase(0, stderrTail.size() - 2000);
-        }
-        if (s != dryrun::Stream::Events)
-            return;
-        const auto e = dryrun::readEventLine(line, 0).event;
-        const std::string kind = e.value("event", "");
-        if (kind == "step") {
-            ++out.steps;
-            out.losses.push_back(e.contains("loss") && e["loss"].is_number()
-                                     ? e["loss"].get<double>()
-                                     : std::nan(""));
-        } else if (kind == "replay") {
-            out.replay = e;
-        } else if (kind == "finished") {
-            out.finished = true;
-        } else if (kind == "failed") {
-            out.error = e.value("diagnostic", e.value("message", std::string("failed")));
-        }
-    });
+    const auto outcome = dryrun::runChild(
+        cmd, limits,
+        [&](dryrun::Stream s, const std::string& line) {
+            if (s == dryrun::Stream::Stderr) {
+                stderrTail += line + "\n";
+                if (stderrTail.size() > 2000)
+                    stderrTail.erase(0, stderrTail.size() - 2000);
+            }
+            if (s != dryrun::Stream::Events)
+                return;
+            const auto e = dryrun::readEventLine(line, 0).event;
+            const std::string kind = e.value("event", "");
+            if (kind == "step") {
+                ++out.steps;
+                out.losses.push_back(e.contains("loss") && e["loss"].is_number()
+                                         ? e["loss"].get<double>()
+                                         : std::nan(""));
+            } else if (kind == "replay") {
+                out.replay = e;
+            } else if (kind == "finished") {
+                out.finished = true;
+            } else if (kind == "failed") {
+                out.error = e.value("diagnostic", e.value("message", std::string("failed")));
+            }
+        },
+        o.stop);
     if (!outcome.started)
         out.error = "cannot start " + o.python.string() + ": " + outcome.startError;
     else if (!out.finished && out.error.empty())
@@ -147,11 +154,17 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
     copyProject(original, copy);
     fs::create_directories(portCopy, ec);
     copyProject(port, portCopy);
-    const auto orig = dryRun(copy, "",
-                             {"--record", record.string(), "--capture-dir",
-                              (work / "capture-original").string()},
-                             o.originalArgs, o);
+    const auto orig =
+        dryRun(copy, "",
+               {"--record", record.string(), "--capture-dir", (work / "capture-original").string()},
+               o.originalArgs, o, result.originalStepStart);
     v.originalLosses = orig.losses;
+    if (o.stop && o.stop->load()) {
+        v.cancelled = true;
+        v.originalError = "cancelled";
+        fs::remove_all(work, ec);
+        return v;
+    }
     if (!orig.error.empty())
         v.originalError = orig.error;
     const bool recorded = fs::exists(record / "record.pt", ec);
@@ -162,6 +175,7 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
         result.target == "graphcore-poptorch" ? o.originalArgs : std::vector<std::string>{};
     const auto mine = dryRun(portCopy, flavourOf(result.target), extra, portArgs, o);
     v.dryRunSteps = mine.steps;
+    v.cancelled = o.stop && o.stop->load();
     v.portLosses = mine.losses;
     if (!mine.error.empty())
         v.dryRunError = mine.error;

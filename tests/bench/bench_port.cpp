@@ -1,11 +1,16 @@
 // Plan and generation time of the porting engine (issue 24) for every corpus original
 // (pytorch-* under the corpus folder), for each target; the figure to reach is under 1 s each,
 // without the dry runs. `bench_port [CORPUS] [--write OUT]` also writes every port under OUT.
+// `--verify` (which runs the projects' code: use it on a corpus you trust) also verifies each
+// port (check, the dry runs of original and port, the replay) and prints its time and verdict;
+// the ports then go under OUT or a temporary folder. PORTOLAN_PYTHON picks the interpreter.
 #include "core/analysis/analysis.h"
 #include "core/port/generate.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,24 +21,30 @@ int main(int argc, char** argv)
     using clock = std::chrono::steady_clock;
     fs::path corpus = "/work/shared/corpus/projects";
     fs::path write;
+    bool verify = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--write" && i + 1 < argc)
+        if (a == "--verify")
+            verify = true;
+        else if (a == "--write" && i + 1 < argc)
             write = argv[++i];
         else
             corpus = a;
     }
     std::vector<fs::path> projects;
     std::error_code ec;
+    if (verify && write.empty())
+        write = fs::temp_directory_path() / "bench_port";
     for (const auto& e : fs::directory_iterator(corpus, ec))
         if (e.is_directory() && e.path().filename().string().starts_with("pytorch-"))
             projects.push_back(e.path());
     std::sort(projects.begin(), projects.end());
-    const std::vector<std::pair<std::string, std::string>> targets{
-        {"determined-pytorchtrial", ""}, {"graphcore-poptorch", ""}, {"cerebras", "trainer"},
-        {"cerebras", "runner"}};
-    std::printf("%-34s %-26s %9s %9s %9s  %s\n", "project", "target", "analyse", "plan",
-                "generate", "status");
+    const std::vector<std::pair<std::string, std::string>> targets{{"determined-pytorchtrial", ""},
+                                                                   {"graphcore-poptorch", ""},
+                                                                   {"cerebras", "trainer"},
+                                                                   {"cerebras", "runner"}};
+    std::printf("%-34s %-26s %9s %9s %9s  %s\n", "project", "target", "analyse", "plan", "generate",
+                "status");
     for (const auto& p : projects) {
         for (const auto& [to, api] : targets) {
             const auto t0 = clock::now();
@@ -61,13 +72,30 @@ int main(int argc, char** argv)
                              " manual)";
                     guide = r.value->target;
                     if (!write.empty()) {
-                        const fs::path out = write / (p.filename().string() + "--" +
-                                                      r.value->target);
+                        const fs::path out =
+                            write / (p.filename().string() + "--" + r.value->target);
                         fs::remove_all(out, ec);
                         if (auto err = portolan::port::writePort(*r.value, out))
                             status += " write failed: " + err->message;
                         for (const auto& m : r.value->manual)
                             status += "\n      manual: " + m.toString();
+                        if (verify && api != "runner") {
+                            portolan::port::VerifyOptions vo;
+                            if (const char* py = std::getenv("PORTOLAN_PYTHON"); py && *py)
+                                vo.python = py;
+                            const auto v = portolan::port::verifyPort(p, out, *r.value, vo);
+                            char line[256];
+                            std::snprintf(
+                                line, sizeof line,
+                                "\n      verify: %.0f ms, check errors %d, dry-run "
+                                "steps %d, %s",
+                                v.milliseconds, v.checkErrors, v.dryRunSteps,
+                                v.agrees ? "agrees"
+                                : v.firstDivergence
+                                    ? ("parts at step " + std::to_string(v.firstDivergence)).c_str()
+                                    : "not compared");
+                            status += line;
+                        }
                     }
                 }
             }

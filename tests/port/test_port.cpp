@@ -6,7 +6,6 @@
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <filesystem>
 #include <fstream>
 
@@ -94,6 +93,9 @@ private slots:
     void twoOptimizers();
     void lbfgsClosure();
     void outputFolder();
+    void generatesPatterns_data();
+    void generatesPatterns();
+    void argparseInHelper();
 };
 
 void TestPort::plansPatterns_data()
@@ -112,7 +114,8 @@ for epoch in range(args.epochs):
         loss = F.nll_loss(output, target)
         loss.backward()
         optimizer.step()
-)" << "batch=data,target;index=;loss=F.nll_loss(output, target);model=Net;iter=train_loader";
+)"
+        << "batch=data,target;index=;loss=F.nll_loss(output, target);model=Net;iter=train_loader";
     QTest::addRow("enumerate loop")
         << R"(model = Net(args.hidden)
 optimizer = optim.Adam(model.parameters(), lr=args.lr)
@@ -123,7 +126,8 @@ def train(model, loader, optimizer):
         loss.backward()
         optimizer.step()
 train(model, train_loader, optimizer)
-)" << "batch=data,target;index=batch_idx;model=Net;iter=loader;dataloader=1";
+)"
+        << "batch=data,target;index=batch_idx;model=Net;iter=loader;dataloader=1";
     QTest::addRow("loss in a helper")
         << R"(def compute_loss(output, target):
     return F.nll_loss(output, target) * 1.0
@@ -134,9 +138,9 @@ for data, target in train_loader:
     loss = compute_loss(model(data), target)
     loss.backward()
     optimizer.step()
-)" << "helper=compute_loss;loss=compute_loss(model(data), target)";
-    QTest::addRow("model from a factory")
-        << R"(def build_model(hidden):
+)"
+        << "helper=compute_loss;loss=compute_loss(model(data), target)";
+    QTest::addRow("model from a factory") << R"(def build_model(hidden):
     return Net(hidden)
 model = build_model(args.hidden)
 optimizer = optim.SGD(model.parameters(), lr=args.lr)
@@ -145,9 +149,9 @@ for data, target in train_loader:
     loss = F.nll_loss(model(data), target)
     loss.backward()
     optimizer.step()
-)" << "model=build_model;factory=1";
-    QTest::addRow("train and eval switches")
-        << R"(model = Net(args.hidden)
+)"
+                                          << "model=build_model;factory=1";
+    QTest::addRow("train and eval switches") << R"(model = Net(args.hidden)
 optimizer = optim.SGD(model.parameters(), lr=args.lr)
 for epoch in range(args.epochs):
     for data, target in train_loader:
@@ -161,9 +165,9 @@ for epoch in range(args.epochs):
         total = 0
         for data, target in train_loader:
             total += F.nll_loss(model(data), target).item()
-)" << "switches=1;eval=1";
-    QTest::addRow("StepLR scheduler")
-        << R"(model = Net(args.hidden)
+)"
+                                             << "switches=1;eval=1";
+    QTest::addRow("StepLR scheduler") << R"(model = Net(args.hidden)
 optimizer = optim.SGD(model.parameters(), lr=args.lr)
 scheduler = StepLR(optimizer, step_size=1, gamma=0.7)
 for epoch in range(args.epochs):
@@ -173,7 +177,8 @@ for epoch in range(args.epochs):
         loss.backward()
         optimizer.step()
     scheduler.step()
-)" << "scheduler=torch.optim.lr_scheduler.StepLR;perbatch=0";
+)"
+                                      << "scheduler=torch.optim.lr_scheduler.StepLR;perbatch=0";
 }
 
 void TestPort::plansPatterns()
@@ -430,6 +435,302 @@ for data, target in train_loader:
     const std::string after((std::istreambuf_iterator<char>(again)), {});
     QCOMPARE(after, before);
     QVERIFY(!fs::exists(f.root() / "model_def.py"));
+}
+
+// Pattern classes of the generators, each on a fixture written for it: the port's status, text it
+// must and must not have, and the manual item it must name (empty: none expected).
+void TestPort::generatesPatterns_data()
+{
+    QTest::addColumn<QString>("body");
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<bool>("full");
+    QTest::addColumn<QString>("contains");
+    QTest::addColumn<QString>("absent");
+    QTest::addColumn<QString>("manual");
+
+    // The examples' train(args, model, device, loader, optimizer, epoch) called from main():
+    // the names it is passed are built in main, and the scheduler main steps per epoch too.
+    const QString caller = R"(
+
+def train(args, model, device, loader, optimizer, epoch):
+    model.train()
+    for data, target in loader:
+        data, target = data.to(device), target.to(device)
+        optimizer.zero_grad()
+        loss = F.nll_loss(model(data), target)
+        loss.backward()
+        optimizer.step()
+
+
+def main():
+    model = Net(args.hidden).to(device)
+    optimizer = optim.Adam(model.parameters(), lr=args.lr)
+    scheduler = StepLR(optimizer, step_size=1, gamma=0.7)
+    loader = DataLoader(dataset, batch_size=args.batch_size)
+    for epoch in range(args.epochs):
+        train(args, model, device, loader, optimizer, epoch)
+        scheduler.step()
+
+
+if __name__ == '__main__':
+    main()
+)";
+    QTest::newRow("names-in-caller/determined")
+        << caller << "determined-pytorchtrial" << true << "model = Net(self.context.get_hparam("
+        << "raise NotImplementedError"
+        << "";
+    QTest::newRow("names-in-caller/poptorch")
+        << caller << "graphcore-poptorch" << true << "poptorch.trainingModel"
+        << "TODO(portolan)"
+        << "";
+    // A loop over step numbers whose body draws its batch (a get_batch() helper), no loader.
+    const QString drawn = R"(
+
+def get_batch(size=8):
+    x = torch.randn(size, 8)
+    return x, (x.sum(1) > 0).long()
+
+
+model = Net(args.hidden)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for step in range(100):
+    x, y = get_batch()
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("drawn-batches/determined")
+        << drawn << "determined-pytorchtrial" << true << "LoopValues(lambda: range(100))"
+        << "NotImplementedError"
+        << "";
+    QTest::newRow("drawn-batches/poptorch")
+        << drawn << "graphcore-poptorch" << true
+        << "x, y = get_batch()\n            loss = training_model(x, y)"
+        << "NotImplementedError"
+        << "";
+    // A tensor sliced by a stepped range read from a flag (the bptt style).
+    const QString sliced = R"(
+data = torch.randn(200, 8)
+labels = torch.randint(0, 3, (200,))
+
+
+def get_slice(i, width):
+    return data[i:i + width], labels[i:i + width]
+
+
+model = Net(args.hidden)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for batch, i in enumerate(range(0, data.size(0) - 1, args.batch_size)):
+    x, y = get_slice(i, args.batch_size)
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("sliced-tensor/determined")
+        << sliced << "determined-pytorchtrial" << true
+        << "range(0, data.size(0) - 1, self.context.get_hparam(\"batch_size\"))"
+        << "global_batch_size\")"
+        << "";
+    // A learning rate annealed by hand between epochs: the port builds its optimizer once.
+    const QString annealed = R"(
+model = Net(args.hidden)
+lr = args.lr
+for epoch in range(3):
+    for data, target in train_loader:
+        model.zero_grad()
+        loss = F.nll_loss(model(data), target)
+        loss.backward()
+        for p in model.parameters():
+            p.data.add_(p.grad, alpha=-lr)
+    lr /= 4.0
+)";
+    QTest::newRow("annealed-rate/determined")
+        << annealed << "determined-pytorchtrial" << false << "torch.optim.SGD("
+        << ""
+        << "the learning rate changes during training (`lr /= 4.0`)";
+    QTest::newRow("annealed-rate/poptorch")
+        << annealed << "graphcore-poptorch" << false << "# TODO(portolan): the learning rate"
+        << ""
+        << "the learning rate changes";
+    // The flags namespace handed whole to a helper: the Determined port rebuilds it from the
+    // hyperparameters where the helper is called.
+    const QString whole = R"(
+
+def make_loader(args):
+    return DataLoader(dataset, batch_size=args.batch_size)
+
+
+model = Net(args.hidden)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+loader = make_loader(args)
+for data, target in loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("namespace-whole/determined")
+        << whole << "determined-pytorchtrial" << true << "args = self.flags()\n"
+        << "TODO(portolan)"
+        << "";
+    // The loop's values come from a loader a helper builds: PopTorch's loader of those values
+    // has its own name, so the values' lambda does not read the loader itself.
+    QTest::newRow("namespace-whole/poptorch")
+        << whole << "graphcore-poptorch" << true << "for data, target in step_loader:\n"
+        << "step_loader = poptorch.DataLoader(\n        opts,\n        LoopValues(lambda: "
+           "step_loader"
+        << "";
+    // The step is a function the loop calls once per iteration (an episode loop that collects
+    // its batch around the call): the function's statements are the step, and what the loop
+    // does besides the call is a named manual item.
+    const QString called = R"(
+model = Net(args.hidden)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+saved = []
+
+
+def finish():
+    optimizer.zero_grad()
+    loss = torch.stack(saved).sum()
+    loss.backward()
+    optimizer.step()
+    del saved[:]
+
+
+for episode in range(10):
+    saved.append(model(torch.randn(1, 8)).sum())
+    finish()
+)";
+    QTest::newRow("step-function-in-loop/determined")
+        << called << "determined-pytorchtrial" << false << "self.context.backward(loss)"
+        << ""
+        << "the training step is finish(), called once per iteration";
+    // A branch on the accelerator that only moves the model and picks the device is dropped
+    // whole: the model's construction above it is what the port builds.
+    const QString branch = R"(
+model = Net(args.hidden)
+if torch.cuda.is_available():
+    model = model.cuda()
+    device = torch.device("cuda")
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("device-branch/determined")
+        << branch << "determined-pytorchtrial" << true
+        << "model = Net(self.context.get_hparam(\"hidden\"))\n        model = "
+           "self.context.wrap_model(model)"
+        << " model = model\n"
+        << "";
+    QTest::newRow("device-branch/poptorch")
+        << branch << "graphcore-poptorch" << true << "model = Net(args.hidden)\n"
+        << "is_available():\n"
+        << "";
+    // An optimizer PopTorch does not train with is named, not swapped silently.
+    const QString adadelta = R"(
+model = Net(args.hidden)
+optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("unsupported-optimizer/poptorch")
+        << adadelta << "graphcore-poptorch" << false << "TODO(portolan)"
+        << ""
+        << "not one PopTorch trains with";
+    QTest::newRow("unsupported-optimizer/determined")
+        << adadelta << "determined-pytorchtrial" << true << "optim.Adadelta("
+        << "TODO(portolan)"
+        << "";
+}
+
+void TestPort::generatesPatterns()
+{
+    QFETCH(QString, body);
+    QFETCH(QString, target);
+    QFETCH(bool, full);
+    QFETCH(QString, contains);
+    QFETCH(QString, absent);
+    QFETCH(QString, manual);
+    Fixture f;
+    f.write(body.toStdString());
+    auto a = analyse(f.root());
+    QVERIFY(a);
+    auto plan = port::planPort(*a);
+    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
+    auto r = port::generatePort(*plan.value, target.toStdString(), "");
+    QVERIFY(r);
+    std::string all, manuals;
+    for (const auto& g : r.value->files)
+        all += g.text + "\n";
+    for (const auto& m : r.value->manual)
+        manuals += m.message + "\n";
+    QVERIFY2(r.value->full() == full, manuals.c_str());
+    QVERIFY2(has(all, contains.toStdString()), all.c_str());
+    if (!absent.isEmpty())
+        QVERIFY2(!has(all, absent.toStdString()), all.c_str());
+    if (!manual.isEmpty())
+        QVERIFY2(has(manuals, manual.toStdString()), manuals.c_str());
+    // Every manual item is written into the port at its spot.
+    if (!r.value->full())
+        QVERIFY(has(all, "TODO(portolan)"));
+}
+
+// The flags parsed in a helper function the training function calls (`args = parse_args()`):
+// the PopTorch port keeps the helper at module level and calls it, instead of pasting the
+// helper's body (and its `return`) into main().
+void TestPort::argparseInHelper()
+{
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root);
+    std::ofstream(root / "main.py") << R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lr", type=float, default=0.1)
+    return parser.parse_args()
+
+
+def main():
+    args = parse_args()
+    model = nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
+    loss_fn = nn.CrossEntropyLoss()
+    loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))), batch_size=4)
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
+)";
+    auto a = analyse(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a);
+    QVERIFY(plan);
+    auto r = port::generatePort(*plan.value, "graphcore-poptorch", "");
+    QVERIFY(r);
+    const auto* train = file(*r.value, "train.py");
+    QVERIFY(train);
+    const std::string& t = train->text;
+    QVERIFY2(has(t, "\ndef parse_args():\n"), t.c_str());
+    QVERIFY2(has(t, "def main():\n    args = parse_args()\n"), t.c_str());
+    QVERIFY2(!has(t, "def main():\n    parser = "), t.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPort)

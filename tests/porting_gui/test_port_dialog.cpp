@@ -8,8 +8,10 @@
 #include "views/porting/analysis_runner.h"
 #include "views/porting/port_dialog.h"
 #include "views/porting/port_plan_model.h"
+#include "views/porting/port_verify_panel.h"
 #include "views/porting/porting_wizard.h"
 #include "views/runtime/loss_chart.h"
+#include "views/runtime/run_history.h"
 
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>
@@ -25,6 +27,8 @@
 using namespace portolan;
 using views::PortDialog;
 using views::PortPlanModel;
+using views::PortVerifyPanel;
+using views::RunHistory;
 
 namespace {
 
@@ -413,6 +417,51 @@ private slots:
         else
             QVERIFY2(shown.contains(QLatin1String("Not shown")), qPrintable(shown));
         QVERIFY(shown.contains(QStringLiteral("%1 check error(s)").arg(v->checkErrors)));
+        // The two dry runs are two labelled runs of the port's Runs history, with their losses;
+        // the original folder gets no history.
+        RunHistory history;
+        QVERIFY(history.open(dialog.writtenFolder()));
+        QVERIFY(dialog.originalRunId() > 0 && dialog.portRunId() > 0);
+        QCOMPARE(history.run(dialog.originalRunId()).model,
+                 QStringLiteral("original (verification)"));
+        QCOMPARE(history.run(dialog.portRunId()).model, QStringLiteral("port (verification)"));
+        QCOMPARE(history.lossCurve(dialog.originalRunId()).size(),
+                 qsizetype(v->originalLosses.size()));
+        QCOMPARE(history.lossCurve(dialog.portRunId()).size(), qsizetype(v->portLosses.size()));
+        QVERIFY(!QFileInfo::exists(original + QStringLiteral("/.portolan/runs.sqlite")));
+    }
+
+    // Cancel stops a running verification: the button is live only while it runs, the
+    // dialog reports the stop, and no result (nor agreement) is claimed.
+    void cancelVerify()
+    {
+        QTemporaryDir tmp;
+        const QString original = tmp.filePath(QStringLiteral("mnist-mlp-original"));
+        QVERIFY(copyTree(sample(QStringLiteral("mnist-mlp-original")), original));
+        PortDialog dialog(analyse(original), QStringLiteral("determined-pytorchtrial"));
+        dialog.setInteractive(false);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        QVERIFY(dialog.writePort());
+        QVERIFY(!dialog.cancelVerify()); // nothing runs
+        QVERIFY(!dryrun::TrustStore().setTrusted(original.toStdString(), true));
+        dialog.setPython(
+            qEnvironmentVariable("PORTOLAN_PYTHON", QStringLiteral("/usr/bin/python3")));
+        auto* panel = dialog.findChild<PortVerifyPanel*>();
+        QVERIFY(panel);
+        QVERIFY(!panel->cancelButton()->isEnabled());
+        QSignalSpy finished(&dialog, &PortDialog::verifyFinished);
+        QVERIFY(dialog.verify());
+        QVERIFY(panel->cancelButton()->isEnabled());
+        QVERIFY(dialog.cancelVerify());
+        QVERIFY(!panel->cancelButton()->isEnabled());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        QVERIFY(!dialog.isVerifying());
+        QVERIFY(!dialog.verifyResult());
+        QVERIFY2(dialog.verifySummaryText().contains(QLatin1String("cancelled")),
+                 qPrintable(dialog.verifySummaryText()));
+        QVERIFY(panel->verifyButton()->isEnabled());
     }
 
     // Renders the dialog at the two sizes the brief asks to look at (PORTOLAN_SHOTS=folder).

@@ -5,6 +5,7 @@
 
 #include <QDialog>
 #include <QStringList>
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -83,6 +84,11 @@ public:
     // and weight agreement). False when it cannot start (nothing written, not trusted, running).
     bool verify();
     bool isVerifying() const { return m_verifying; }
+    // Stops a running verification: its dry-run child processes are ended. False when none runs.
+    bool cancelVerify();
+    // The last verification's runs in the port's Runs history (original, port); 0 when none.
+    qint64 originalRunId() const { return m_runIds.first; }
+    qint64 portRunId() const { return m_runIds.second; }
     const port::VerifyResult* verifyResult() const { return m_verify ? &*m_verify : nullptr; }
     void setVerifySteps(int steps);
     void setPython(const QString& python) { m_python = python; }
@@ -105,6 +111,7 @@ private:
     void generate();
     void showPort();
     void showVerify();
+    void recordVerifyRuns(const port::VerifyResult& v);
     void updateButtons();
     void chooseFolder();
     void onChoiceEdited(int option, const QString& value);
@@ -117,6 +124,9 @@ private:
     std::optional<port::PortPlan> m_plan;
     std::optional<port::PortResult> m_port;
     std::optional<port::VerifyResult> m_verify;
+    // The running verification's stop flag (shared with its worker, which may outlive a cancel).
+    std::shared_ptr<std::atomic<bool>> m_verifyStop;
+    std::pair<qint64, qint64> m_runIds{0, 0};
     QList<ManualItem> m_manualItems;
     QString m_error;
     QString m_written;

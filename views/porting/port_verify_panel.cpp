@@ -42,12 +42,16 @@ PortVerifyPanel::PortVerifyPanel(QWidget* parent) : QWidget(parent)
     m_steps->setValue(3);
     m_steps->setToolTip(tr("Steps replayed from the original into the port and compared"));
     m_verifyButton = new QPushButton(tr("Verify"), this);
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_cancelButton->setToolTip(tr("Stop the verification's dry runs"));
+    m_cancelButton->setEnabled(false);
 
     auto* row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("Steps compared:"), this));
     row->addWidget(m_steps);
     row->addStretch(1);
     row->addWidget(m_verifyButton);
+    row->addWidget(m_cancelButton);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(row);
     layout->addWidget(m_summary);
@@ -55,6 +59,7 @@ PortVerifyPanel::PortVerifyPanel(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_checks);
 
     connect(m_verifyButton, &QPushButton::clicked, this, &PortVerifyPanel::verifyRequested);
+    connect(m_cancelButton, &QPushButton::clicked, this, &PortVerifyPanel::cancelRequested);
     connect(m_checks, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
         const QString file = item->data(FileRole).toString();
         if (!file.isEmpty())

@@ -26,6 +26,7 @@ public:
     int steps() const;
     void setSteps(int steps);
     QPushButton* verifyButton() const { return m_verifyButton; }
+    QPushButton* cancelButton() const { return m_cancelButton; }
     LossChart* chart() const { return m_chart; }
     QString summaryText() const;
 
@@ -35,6 +36,7 @@ public:
 
 signals:
     void verifyRequested();
+    void cancelRequested();
     // A check error of the port: its file (relative to the port) and line.
     void findingActivated(const QString& relativePath, int line);
 
@@ -44,6 +46,7 @@ private:
     QListWidget* m_checks;
     QSpinBox* m_steps;
     QPushButton* m_verifyButton;
+    QPushButton* m_cancelButton;
 };
 
 } // namespace portolan::views

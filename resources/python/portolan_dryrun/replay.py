@@ -78,19 +78,28 @@ class Replay:
         self.loaded = None
         self.weights_loaded = False
         self.replayed = 0
+        # How the parameters were found: "optimizer", or "module" (no optimizer: the weights
+        # are updated by hand, which the session may count as a step before the update runs).
+        self.adopted_by = None
+        self.start_of_last = None
         if replay_dir:
             self.loaded = torch.load(os.path.join(replay_dir, "record.pt"))
 
     # ------------------------------------------------------------------ install
     def install(self):
+        # The same random state when the project's own code starts in both runs: module-level
+        # draws (a target function drawn with torch.randn at import) are then the same.
+        torch.manual_seed(SEED - 1)
+        self._seed_at_step_start()
         self._patch_optimizer()
         self._patch_module_call()
         self._patch_loader()
         self._patch_steps()
 
-    def _adopt(self, params):
+    def _adopt(self, params, how="optimizer"):
         if self.params is not None:
             return
+        self.adopted_by = how
         self.params = [p for p in params if isinstance(p, torch.Tensor)]
         if self.record_dir:
             self.initial = [p.detach().clone() for p in self.params]
@@ -109,6 +118,41 @@ class Replay:
                     p.copy_(w)
             self.weights_loaded = True
 
+    def _seed_at_step_start(self):
+        # An original whose step draws its own batch (a get_batch() helper, no DataLoader) is
+        # seeded where its loop body begins, with the seed the port's replay sets when its
+        # loader hands out the same step: both then draw the same batch. PORTOLAN_REPLAY_SEED_AT
+        # is "file:line" (relative to the working directory), set by the verification.
+        where = os.environ.get("PORTOLAN_REPLAY_SEED_AT", "")
+        path, _, line = where.rpartition(":")
+        if not path or not line.isdigit():
+            return
+        target = os.path.realpath(path)
+        line = int(line)
+        owner = self
+        import sys
+
+        def local(frame, event, arg):
+            if event == "line" and frame.f_lineno == line and not owner.done:
+                k = owner.session.steps_done
+                if k < owner.steps:
+                    owner._step_start(k)
+                    torch.manual_seed(SEED + k)
+            return local
+
+        known = {}
+
+        def trace(frame, event, arg):
+            if owner.done:
+                return None
+            name = frame.f_code.co_filename
+            mine = known.get(name)
+            if mine is None:
+                mine = known[name] = os.path.realpath(name) == target
+            return local if mine else None
+
+        sys.settrace(trace)
+
     def _patch_optimizer(self):
         owner = self
         original = torch.optim.Optimizer.__init__
@@ -125,7 +169,7 @@ class Replay:
 
         def call(module, *args, **kwargs):
             if owner.params is None and any(True for _ in module.parameters()):
-                owner._adopt(list(module.parameters()))
+                owner._adopt(list(module.parameters()), "module")
             return original(module, *args, **kwargs)
 
         torch.nn.Module.__call__ = call
@@ -143,6 +187,7 @@ class Replay:
         k = self.session.steps_done
         if k >= self.steps or self.done:
             return batch
+        self._step_start(k)
         if self.record_dir:
             self.batches[k] = _clone(batch)
         if self.loaded is not None:
@@ -157,6 +202,12 @@ class Replay:
                                      "than the original's: it is not replaced")
         torch.manual_seed(SEED + k)
         return batch
+
+    def _step_start(self, k):
+        # The weights when the last compared step starts (after K - 1 updates): the point both
+        # runs agree on when the original updates its weights by hand.
+        if k == self.steps - 1 and self.params is not None:
+            self.start_of_last = [p.detach().clone() for p in self.params]
 
     def _patch_steps(self):
         owner = self
@@ -178,10 +229,16 @@ class Replay:
     # ------------------------------------------------------------------ finish
     def finish(self):
         final = [p.detach().clone() for p in (self.params or [])]
+        at_start = self.adopted_by == "module" and self.start_of_last is not None
+        if self.loaded is not None and self.loaded.get("final_at") == "last-step-start":
+            final = self.start_of_last or []
         if self.record_dir:
+            if at_start:
+                final = self.start_of_last
             os.makedirs(self.record_dir, exist_ok=True)
             batches = [self.batches.get(k) for k in range(self.steps)]
             torch.save({"initial": self.initial or [], "batches": batches, "final": final,
+                        "final_at": "last-step-start" if at_start else "end",
                         "losses": self.losses},
                        os.path.join(self.record_dir, "record.pt"))
             self.events.emit("record", steps=len(self.losses), tensors=len(final),

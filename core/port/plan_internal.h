@@ -1,0 +1,142 @@
+#pragma once
+// The planner's pieces, shared by plan.cpp (entry, lookups, run), plan_loop.cpp (the batch
+// loop and its body) and plan_parts.cpp (optimizers, model, loss, data, evaluation, devices,
+// leftovers). Not a public header.
+
+#include "core/analysis/facts.h"
+#include "core/port/plan.h"
+#include "core/python/resolve.h"
+
+#include <cstring>
+
+namespace portolan::port::planning {
+
+using python::Assignment;
+using python::Call;
+using python::FunctionId;
+using python::ModuleLevel;
+using python::PyIndex;
+
+inline std::string_view nodeType(TSNode n)
+{
+    return ts_node_is_null(n) ? std::string_view() : std::string_view(ts_node_type(n));
+}
+
+inline TSNode fieldOf(TSNode n, const char* name)
+{
+    return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+}
+
+inline CodeRef refOf(const std::string& file, const SourceFile& src, std::uint32_t start,
+                     std::uint32_t end, int line, int column)
+{
+    CodeRef r;
+    r.file = file;
+    r.start = start;
+    r.end = end;
+    r.line = line;
+    r.column = column;
+    r.text = src.text(start, end);
+    return r;
+}
+
+inline CodeRef refOf(const std::string& file, const SourceFile& src, const python::Span& s)
+{
+    return refOf(file, src, s.startByte, s.endByte, s.line, s.column - 1);
+}
+
+inline CodeRef refOf(const std::string& file, const SourceFile& src, const Stmt& s)
+{
+    return refOf(file, src, s.start, s.end, s.line, s.column);
+}
+
+inline std::string lastPart(const std::string& dotted)
+{
+    const auto dot = dotted.rfind('.');
+    return dot == std::string::npos ? dotted : dotted.substr(dot + 1);
+}
+
+inline std::string receiverOf(const std::string& callee)
+{
+    const auto dot = callee.rfind('.');
+    return dot == std::string::npos ? std::string() : callee.substr(0, dot);
+}
+
+inline bool within(const python::Span& s, std::uint32_t start, std::uint32_t end)
+{
+    return s.startByte >= start && s.endByte <= end;
+}
+
+// The statement of its own scope (function body or module) that holds a position: the chain's
+// element right after the innermost enclosing definition.
+inline const Stmt* scopeStatement(const std::vector<const Stmt*>& chain)
+{
+    const Stmt* found = nullptr;
+    bool take = true;
+    for (const Stmt* s : chain) {
+        if (take) {
+            found = s;
+            take = false;
+        }
+        if (s->type == "function_definition" || s->type == "decorated_definition" ||
+            s->type == "class_definition")
+            take = true;
+    }
+    return take ? nullptr : found;
+}
+
+class Planner
+{
+public:
+    Planner(const analysis::ProjectAnalysis& a, const PortOptions& o, PortPlan& p)
+        : m_a(a), m_o(o), m_p(p)
+    {}
+
+    Result<bool> run();
+
+private:
+    const PyIndex& idx() const { return m_a.python[static_cast<std::size_t>(m_file)].index; }
+    const SourceFile& src() const { return *m_p.sources.at(m_p.entry); }
+    const std::string& qualified(int call) const
+    {
+        static const std::string none;
+        const auto& q = m_a.facts().calleeQualified;
+        if (m_file < 0 || static_cast<std::size_t>(m_file) >= q.size())
+            return none;
+        const auto& f = q[static_cast<std::size_t>(m_file)];
+        return call >= 0 && static_cast<std::size_t>(call) < f.size()
+                   ? f[static_cast<std::size_t>(call)]
+                   : none;
+    }
+    std::string resolvedName(const Call& c) const
+    {
+        const auto i = static_cast<int>(&c - idx().calls.data());
+        const auto& q = qualified(i);
+        return q.empty() ? c.resolved : q;
+    }
+
+    bool chooseEntry();
+    bool findLoop();
+    void analyseBody(const Stmt& loop);
+    void findOptimizers();
+    void findModel();
+    void findLoss();
+    void findData(const std::string& iterable, FunctionId fn, DataPlan& out);
+    void findEval();
+    void findDevices();
+    void findLeftovers();
+    void findLrChanges();
+    void synthesizeSgd(const Stmt& s, const CodeRef& ref);
+    const Assignment* assignmentOf(const std::string& name, FunctionId fn, int depth = 0) const;
+    FunctionId functionAt(std::uint32_t byte) const;
+    const Call* innerCall(const Assignment& a) const;
+
+    const analysis::ProjectAnalysis& m_a;
+    const PortOptions& m_o;
+    PortPlan& m_p;
+    int m_file = -1;
+    FunctionId m_loopFunction = ModuleLevel;
+    const Stmt* m_loopStmt = nullptr;
+};
+
+} // namespace portolan::port::planning

@@ -1,0 +1,254 @@
+// The batch loop of the training and the roles of its statements.
+#include "core/port/plan_internal.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace portolan::port::planning {
+
+bool Planner::findLoop()
+{
+    const auto& calls = idx().calls;
+    const Stmt* best = nullptr;
+    const Call* backward = nullptr;
+    for (const auto& c : calls) {
+        if (!c.callee.ends_with(".backward") && c.callee != "backward")
+            continue;
+        const auto chain = src().chainAt(c.span.startByte, c.span.endByte);
+        const Stmt* loop = nullptr;
+        for (const Stmt* s : chain)
+            if (s->type == "for_statement" || s->type == "while_statement")
+                loop = s;
+        if (loop && !best) {
+            best = loop;
+            backward = &c;
+        }
+    }
+    // No backward inside a loop of its own function: the step may be a function called once
+    // per iteration of a loop elsewhere (`for epoch in ...: train_iter(...)`, an episode loop
+    // calling finish_episode()). Its statements are then the step, and the calling loop the
+    // loop over steps.
+    const Stmt* stepFunction = nullptr;
+    for (const auto& c : calls) {
+        if (best || (!c.callee.ends_with(".backward") && c.callee != "backward"))
+            continue;
+        const Stmt* def = nullptr;
+        for (const Stmt* s : src().chainAt(c.span.startByte, c.span.endByte))
+            if (s->type == "function_definition")
+                def = s;
+        if (!def || def->name.empty())
+            continue;
+        for (const auto& d : calls) {
+            if (d.callee != def->name)
+                continue;
+            const Stmt* loop = nullptr;
+            for (const Stmt* s : src().chainAt(d.span.startByte, d.span.endByte))
+                if (s->type == "for_statement" || s->type == "while_statement")
+                    loop = s;
+            if (loop && !(loop->start >= def->start && loop->end <= def->end)) {
+                best = loop;
+                backward = &c;
+                stepFunction = def;
+                break;
+            }
+        }
+    }
+    if (!best || !backward)
+        return false;
+    m_loopStmt = best;
+    m_loopFunction = functionAt(best->start);
+    LoopPlan lp;
+    lp.loop = refOf(m_p.entry, src(), *best);
+    if (const auto* def = idx().function(m_loopFunction))
+        lp.function = def->name;
+    lp.backward = refOf(m_p.entry, src(), backward->span);
+    for (const auto& s : best->body)
+        if (!s.isComment() && lp.bodyLine == 0)
+            lp.bodyLine = s.line;
+    const std::string receiver = receiverOf(backward->callee);
+    lp.lossName = receiver;
+    if (best->type == "for_statement") {
+        TSNode target = best->forTarget;
+        TSNode iter = best->forIter;
+        if (nodeType(iter) == "call" && src().text(fieldOf(iter, "function")) == "enumerate") {
+            const TSNode args = fieldOf(iter, "arguments");
+            if (ts_node_named_child_count(args) >= 1)
+                iter = ts_node_named_child(args, 0);
+            TSNode t = target;
+            if (nodeType(t) == "tuple_pattern" || nodeType(t) == "pattern_list" ||
+                nodeType(t) == "parenthesized_expression") {
+                if (ts_node_named_child_count(t) == 2) {
+                    lp.indexName = src().text(ts_node_named_child(t, 0));
+                    target = ts_node_named_child(t, 1);
+                }
+            }
+        }
+        lp.batchTarget = src().text(target);
+        lp.batchNames = targetNames(src(), target);
+        lp.iterable = src().text(iter);
+    } else {
+        m_p.manual.push_back(manualFinding(
+            "the training loop is a `while` loop, not a loop over batches: where the batches "
+            "come from must be written by hand",
+            lp.loop, "write the batch source as a DataLoader"));
+    }
+    m_p.loop = lp;
+    if (stepFunction) {
+        // What the calling loop does besides the call (the batches an episode collects, a
+        // break on a flag) is not the step: named, so the port is partial rather than silent.
+        for (const auto& s : best->body) {
+            if (s.isComment() || s.uses.count(stepFunction->name))
+                continue;
+            std::string what = src().text(s.start, std::min(s.end, s.start + 60));
+            std::replace(what.begin(), what.end(), '\n', ' ');
+            what.erase(std::unique(what.begin(), what.end(),
+                                   [](char a, char b) { return a == ' ' && b == ' '; }),
+                       what.end());
+            m_p.manual.push_back(manualFinding("the training step is " + stepFunction->name +
+                                                   "(), called once per iteration "
+                                                   "of the loop at " +
+                                                   lp.loop.where() +
+                                                   "; what the loop does around the call "
+                                                   "(`" +
+                                                   what + "`…) is not carried over",
+                                               refOf(m_p.entry, src(), s),
+                                               "move it into the step, or into the data loader"));
+            break;
+        }
+        analyseBody(*stepFunction);
+        return true;
+    }
+    analyseBody(*best);
+    return true;
+}
+
+void Planner::analyseBody(const Stmt& loop)
+{
+    auto& lp = *m_p.loop;
+    const auto& f = src();
+    int phase = 0; // 0 before backward, 1 between backward and step, 2 after step
+    for (const auto& s : loop.body) {
+        if (s.isComment())
+            continue;
+        const CodeRef ref = refOf(m_p.entry, f, s);
+        const bool back = containsMethodCall(f, s.node, "backward");
+        bool step = false;
+        for (const auto& o : m_p.optimizers)
+            step = step || containsMethodCall(f, s.node, "step", o.variable);
+        if (!step && containsMethodCall(f, s.node, "step")) {
+            bool scheduler = false;
+            for (const auto& sc : m_p.schedulers)
+                scheduler = scheduler || containsMethodCall(f, s.node, "step", sc.variable);
+            step = !scheduler && !m_p.optimizers.empty();
+        }
+        // A hand-written SGD update: for p in model.parameters(): p.data.add_(...)
+        const bool manualUpdate =
+            s.type == "for_statement" && src().text(s.forIter).ends_with(".parameters()") &&
+            (containsMethodCall(f, s.node, "add_") || containsMethodCall(f, s.node, "sub_"));
+        const bool zero =
+            containsMethodCall(f, s.node, "zero_grad") && !back && !step && s.defines.empty();
+        const bool mode =
+            (containsMethodCall(f, s.node, "train") || containsMethodCall(f, s.node, "eval")) &&
+            s.type == "expression_statement" && s.defines.empty();
+        if (back) {
+            int count = 0;
+            for (const auto& c : idx().calls)
+                if (c.callee.ends_with(".backward") && within(c.span, s.start, s.end))
+                    ++count;
+            lp.backwardCount += count;
+            if (phase == 0 && s.type == "expression_statement" && count == 1) {
+                phase = 1;
+                continue;
+            }
+            lp.forward.push_back(ref); // a backward inside a compound statement
+            phase = 1;
+            continue;
+        }
+        if (zero) {
+            lp.zeroGrads.push_back(ref);
+            continue;
+        }
+        if (mode) {
+            lp.modeSwitches.push_back(ref);
+            continue;
+        }
+        if (step || manualUpdate) {
+            lp.steps.push_back(ref);
+            if (manualUpdate && m_p.optimizers.empty()) {
+                synthesizeSgd(s, ref);
+            } else if (s.type == "if_statement" && !s.other.empty()) {
+                m_p.manual.push_back(manualFinding("the optimizer step is conditional (" +
+                                                       src().text(s.condition) +
+                                                       "); the port always steps the optimizer",
+                                                   ref));
+            }
+            phase = 2;
+            continue;
+        }
+        if (phase == 0)
+            lp.forward.push_back(ref);
+        else if (phase == 1)
+            lp.betweenBackwardAndStep.push_back(ref);
+        else
+            lp.afterStep.push_back(ref);
+    }
+    if (lp.steps.empty() && m_p.optimizers.empty())
+        m_p.manual.push_back(manualFinding("no optimizer step found in the training loop", lp.loop,
+                                           "step a torch.optim optimizer in the loop"));
+    if (lp.backwardCount > 1)
+        m_p.manual.push_back(
+            manualFinding("several backward() calls per step (" + std::to_string(lp.backwardCount) +
+                              "): the target runs one loss per step",
+                          lp.backward, "combine the losses into one, or write the step by hand"));
+    for (const auto& s : lp.afterStep)
+        m_p.leftovers.push_back(PlanItem{"logging", "", s, "after the optimizer step: left out"});
+    for (const auto& s : lp.zeroGrads)
+        m_p.leftovers.push_back(
+            PlanItem{"zero-grad", "", s, "the target zeroes the gradients itself"});
+    for (const auto& s : lp.modeSwitches)
+        m_p.leftovers.push_back(
+            PlanItem{"mode-switch", "", s, "the target switches train/eval mode itself"});
+}
+
+// A hand-written SGD update (`for p in model.parameters(): p.data.add_(-lr * p.grad)`): the
+// port uses torch.optim.SGD with the rate that scales the gradient, the same update.
+void Planner::synthesizeSgd(const Stmt& s, const CodeRef& ref)
+{
+    // The update is SGD by hand: param -= lr * grad. The rate is what scales grad.
+    OptimizerPlan o;
+    o.variable = "optimizer";
+    o.qualified = "torch.optim.SGD";
+    o.synthesized = true;
+    const std::string text = ref.text;
+    std::string lr;
+    if (auto a = text.find("alpha=-"); a != std::string::npos) {
+        lr = text.substr(a + 7);
+        lr = lr.substr(0, lr.find(')'));
+    } else if (auto b = text.find("add_(-"); b != std::string::npos) {
+        lr = text.substr(b + 6);
+        lr = lr.substr(0, lr.find('*'));
+    } else if (auto c = text.find("sub_("); c != std::string::npos) {
+        lr = text.substr(c + 5);
+        lr = lr.substr(0, lr.find('*'));
+    }
+    while (!lr.empty() && lr.back() == ' ')
+        lr.pop_back();
+    o.learningRate = lr;
+    o.construction = ref;
+    o.statement = ref;
+    const TSNode iter = s.forIter;
+    const std::string it = src().text(iter);
+    m_p.modelVariable = it.substr(0, it.size() - std::string(".parameters()").size());
+    if (lr.empty())
+        m_p.manual.push_back(
+            manualFinding("the weights are updated by hand and the learning rate could not be "
+                          "read from the update",
+                          ref, "use a torch.optim optimizer"));
+    else
+        m_p.notes.push_back("the hand-written update at " + ref.where() +
+                            " is plain SGD: the port uses torch.optim.SGD(lr=" + lr +
+                            "), the same update");
+    m_p.optimizers.push_back(o);
+}
+
+} // namespace portolan::port::planning

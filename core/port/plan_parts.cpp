@@ -1,0 +1,337 @@
+// The parts of the training the loop uses: optimizers, model, loss, data, evaluation, device
+// moves, leftovers.
+#include "core/port/plan_internal.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace portolan::port::planning {
+
+void Planner::findOptimizers()
+{
+    for (std::size_t i = 0; i < idx().calls.size(); ++i) {
+        const auto& c = idx().calls[i];
+        const std::string q = resolvedName(c);
+        const bool sched = q.starts_with("torch.optim.lr_scheduler.");
+        const bool opt = !sched && q.starts_with("torch.optim.") &&
+                         std::isupper(static_cast<unsigned char>(lastPart(q)[0]));
+        if (!opt && !sched)
+            continue;
+        if (c.assignedTo.empty())
+            continue;
+        const auto chain = src().chainAt(c.span.startByte, c.span.endByte);
+        const Stmt* st = scopeStatement(chain);
+        if (opt) {
+            OptimizerPlan o;
+            o.variable = c.assignedTo;
+            o.qualified = q;
+            o.construction = refOf(m_p.entry, src(), c.span);
+            if (st)
+                o.statement = refOf(m_p.entry, src(), *st);
+            m_p.optimizers.push_back(o);
+        } else {
+            SchedulerPlan s;
+            s.variable = c.assignedTo;
+            s.qualified = q;
+            s.construction = refOf(m_p.entry, src(), c.span);
+            m_p.schedulers.push_back(s);
+        }
+    }
+}
+
+void Planner::findModel()
+{
+    if (!m_o.modelVariable.empty())
+        m_p.modelVariable = m_o.modelVariable;
+    if (m_p.modelVariable.empty()) {
+        for (const auto& o : m_p.optimizers) {
+            if (o.synthesized)
+                continue;
+            const auto& c = idx().calls;
+            for (const auto& call : c) {
+                if (call.span.startByte != o.construction.start)
+                    continue;
+                if (!call.arguments.empty()) {
+                    std::string t = call.arguments[0].text;
+                    if (auto p = t.find(".parameters()"); p != std::string::npos)
+                        m_p.modelVariable = t.substr(0, p);
+                }
+            }
+            if (!m_p.modelVariable.empty())
+                break;
+        }
+    }
+    if (m_p.modelVariable.empty() && m_p.loop) {
+        // The receiver of zero_grad(), or what the forward calls.
+        for (const auto& z : m_p.loop->zeroGrads) {
+            const auto p = z.text.find(".zero_grad");
+            if (p != std::string::npos && z.text.find('(') > p)
+                m_p.modelVariable = z.text.substr(0, p);
+        }
+    }
+    if (m_p.modelVariable.empty()) {
+        m_p.manual.push_back(manualFinding("the model could not be found (no optimizer is given "
+                                           "`model.parameters()`)",
+                                           m_p.loop ? m_p.loop->loop : CodeRef{},
+                                           "choose the model variable"));
+        return;
+    }
+    const Assignment* a = assignmentOf(m_p.modelVariable, m_loopFunction);
+    if (!a) {
+        m_p.manual.push_back(
+            manualFinding("the construction of `" + m_p.modelVariable + "` was not found",
+                          m_p.loop ? m_p.loop->loop : CodeRef{}));
+        return;
+    }
+    m_p.modelBinding = a->target;
+    const Call* c = innerCall(*a);
+    if (c) {
+        m_p.modelConstruction = refOf(m_p.entry, src(), c->span);
+        const auto sym = m_a.resolver->callee(m_file, static_cast<int>(c - idx().calls.data()));
+        if (sym.kind == python::SymbolKind::Class) {
+            m_p.modelClass = lastPart(sym.qualified);
+            m_p.modelClassFile = m_a.python[static_cast<std::size_t>(sym.file)].path;
+        } else if (sym.kind == python::SymbolKind::Function) {
+            m_p.modelClass = lastPart(sym.qualified);
+            m_p.modelClassFile = m_a.python[static_cast<std::size_t>(sym.file)].path;
+            m_p.modelFromFactory = true;
+        } else {
+            m_p.modelClass = resolvedName(*c);
+        }
+    } else {
+        m_p.modelConstruction = refOf(m_p.entry, src(), a->span);
+    }
+    if (!m_o.modelClass.empty())
+        m_p.modelClass = m_o.modelClass;
+    const auto chain = src().chainAt(a->span.startByte, a->span.endByte);
+    if (const Stmt* st = scopeStatement(chain))
+        m_p.modelStatement = refOf(m_p.entry, src(), *st);
+    for (const auto& u : m_a.facts().cliUses)
+        if (u.file == m_file && u.span.startByte >= m_p.modelStatement.start &&
+            u.span.endByte <= m_p.modelStatement.end)
+            m_p.modelFlags.push_back(u.dest);
+}
+
+void Planner::findLoss()
+{
+    if (!m_p.loop)
+        return;
+    auto& lp = *m_p.loop;
+    for (const auto& a : idx().assignments) {
+        if (a.target != lp.lossName || a.augmented)
+            continue;
+        if (a.span.startByte < lp.loop.start || a.span.endByte > lp.backward.start)
+            continue;
+        // The value: after "target = ".
+        const std::string text = src().text(a.span.startByte, a.span.endByte);
+        const auto eq = text.find('=');
+        if (eq == std::string::npos)
+            continue;
+        std::uint32_t start = a.span.startByte + static_cast<std::uint32_t>(eq) + 1;
+        while (start < a.span.endByte && src().text()[start] == ' ')
+            ++start;
+        m_p.lossExpression = refOf(m_p.entry, src(), start, a.span.endByte, a.span.line,
+                                   a.span.column - 1 + static_cast<int>(start - a.span.startByte));
+    }
+    if (!m_o.lossExpression.empty())
+        m_p.lossExpression.text = m_o.lossExpression;
+    if (!m_p.lossExpression.valid() && lp.lossName.find_first_of("().") == std::string::npos)
+        m_p.notes.push_back("the loss `" + lp.lossName + "` is not assigned in the loop body");
+    // Criterion and helpers: the calls inside the loss expression.
+    for (std::size_t i = 0; i < idx().calls.size(); ++i) {
+        const auto& c = idx().calls[i];
+        if (!m_p.lossExpression.valid() ||
+            !within(c.span, m_p.lossExpression.start, m_p.lossExpression.end))
+            continue;
+        const auto sym = m_a.resolver->callee(m_file, static_cast<int>(i));
+        if (sym.kind == python::SymbolKind::Function && sym.rest.empty())
+            m_p.lossHelpers.push_back(lastPart(sym.qualified));
+        if (c.callee.find('.') == std::string::npos && !c.callee.empty()) {
+            if (const auto* a = assignmentOf(c.callee, m_loopFunction); a && a->call >= 0) {
+                const auto& cc = idx().calls[static_cast<std::size_t>(a->call)];
+                const std::string q = resolvedName(cc);
+                if (q.starts_with("torch.nn.") || q.find("Loss") != std::string::npos) {
+                    m_p.criterionVariable = c.callee;
+                    m_p.criterion = refOf(m_p.entry, src(), cc.span);
+                }
+            }
+        }
+    }
+}
+
+void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out)
+{
+    out.variable = iterable;
+    if (iterable.find_first_of("()[]. ") != std::string::npos)
+        return;
+    const Assignment* a = assignmentOf(iterable, fn);
+    if (!a || a->call < 0)
+        return;
+    const Call& c = idx().calls[static_cast<std::size_t>(a->call)];
+    const std::string q = resolvedName(c);
+    out.construction = refOf(m_p.entry, src(), c.span);
+    out.isDataLoader = q.ends_with("DataLoader");
+    if (!out.isDataLoader)
+        return;
+    for (const auto& arg : c.arguments) {
+        if (arg.text.starts_with("**"))
+            continue;
+        if (arg.keyword.empty() && !out.dataset.valid())
+            out.dataset = refOf(m_p.entry, src(), arg.valueSpan);
+        else if (arg.keyword == "dataset")
+            out.dataset = refOf(m_p.entry, src(), arg.valueSpan);
+        else if (arg.keyword == "batch_size")
+            out.batchSize = arg.text.substr(arg.text.find('=') + 1);
+        else if (!arg.keyword.empty())
+            out.keywords.emplace_back(arg.keyword,
+                                      src().text(arg.valueSpan.startByte, arg.valueSpan.endByte));
+    }
+}
+
+void Planner::findEval()
+{
+    // The first loop over batches that calls the model and runs no backward.
+    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& stmts) {
+        for (const auto& s : stmts) {
+            if (m_p.evaluation)
+                return;
+            if (s.type == "for_statement" && &s != m_loopStmt &&
+                !containsMethodCall(src(), s.node, "backward") && s.uses.count(m_p.modelVariable) &&
+                !m_p.modelVariable.empty()) {
+                const std::string iter = src().text(s.forIter);
+                if (iter.ends_with(".parameters()") || iter.starts_with("range("))
+                    continue;
+                EvalPlan e;
+                e.loop = refOf(m_p.entry, src(), s);
+                e.iterable = iter;
+                TSNode target = s.forTarget;
+                TSNode it = s.forIter;
+                if (nodeType(it) == "call" && src().text(fieldOf(it, "function")) == "enumerate") {
+                    it = ts_node_named_child(fieldOf(it, "arguments"), 0);
+                    e.iterable = src().text(it);
+                    if (ts_node_named_child_count(target) == 2)
+                        target = ts_node_named_child(target, 1);
+                }
+                e.batchTarget = src().text(target);
+                e.batchNames = targetNames(src(), target);
+                for (const auto& b : s.body) {
+                    if (b.isComment())
+                        continue;
+                    e.body.push_back(refOf(m_p.entry, src(), b));
+                    if (b.type == "expression_statement" &&
+                        nodeType(ts_node_named_child(b.node, 0)) == "augmented_assignment")
+                        for (const auto& d : b.defines)
+                            e.metrics.push_back(d);
+                }
+                e.function = "";
+                if (const auto* def = idx().function(functionAt(s.start)))
+                    e.function = def->name;
+                m_p.evaluation = e;
+                findData(e.iterable, functionAt(s.start), m_p.eval);
+                return;
+            }
+            walk(s.body);
+            walk(s.other);
+        }
+    };
+    walk(src().statements());
+}
+
+void Planner::findDevices()
+{
+    for (const auto& a : idx().assignments) {
+        const bool device = a.value.find("torch.device(") != std::string::npos ||
+                            a.value.find("current_accelerator") != std::string::npos ||
+                            a.value.find("\"cuda\"") != std::string::npos ||
+                            a.value.find("'cuda'") != std::string::npos;
+        if (device && a.target.find_first_of(",.[ ") == std::string::npos)
+            m_p.deviceNames.insert(a.target);
+    }
+    m_p.deviceNames.insert("device");
+    for (const auto& c : idx().calls) {
+        const std::string m = lastPart(c.callee);
+        if (m != "cuda" &&
+            !(m == "to" && c.arguments.size() == 1 && m_p.deviceNames.count(c.arguments[0].text)))
+            continue;
+        m_p.deviceMoves.push_back(PlanItem{"device-move", c.callee, refOf(m_p.entry, src(), c.span),
+                                           "dropped: the target places the model and the batches"});
+    }
+}
+
+void Planner::findLeftovers()
+{
+    for (const auto& c : idx().calls) {
+        const std::string m = lastPart(c.callee);
+        if (m == "save" || m == "save_image" || m == "save_state_dict" || m == "export")
+            m_p.leftovers.push_back(PlanItem{"checkpoint", c.callee,
+                                             refOf(m_p.entry, src(), c.span),
+                                             "saving: the target checkpoints the trial itself"});
+    }
+    for (const auto& s : src().statements())
+        if (s.type == "if_statement" &&
+            src().text(s.condition).find("__name__") != std::string::npos)
+            m_p.leftovers.push_back(PlanItem{"main", "if __name__", refOf(m_p.entry, src(), s),
+                                             "the script's entry: the target runs the port"});
+}
+
+// The learning rate changed while training (`lr /= 4.0` after an epoch, `group["lr"] = ...`):
+// the port builds its optimizer once, with the starting rate, so such a change is not carried
+// over; it is reported where it happens, to be written as an LR scheduler.
+void Planner::findLrChanges()
+{
+    std::set<std::string> rates;
+    for (const auto& o : m_p.optimizers) {
+        if (o.synthesized) {
+            // The rate of a hand-written update: a plain name (`lr`).
+            if (!o.learningRate.empty() &&
+                o.learningRate.find_first_not_of(
+                    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                    std::string::npos &&
+                !std::isdigit(static_cast<unsigned char>(o.learningRate[0])))
+                rates.insert(o.learningRate);
+            continue;
+        }
+        for (const auto& c : idx().calls)
+            if (c.span.startByte == o.construction.start)
+                for (const auto& arg : c.arguments)
+                    if (arg.keyword == "lr" &&
+                        arg.text.substr(arg.text.find('=') + 1).find_first_of("().[]+-*/ ") ==
+                            std::string::npos)
+                        rates.insert(src().text(arg.valueSpan.startByte, arg.valueSpan.endByte));
+    }
+    // A name holding the same rate (`lr = args.lr`, annealed by hand while the optimizer's
+    // construction reads the flag) is the rate too.
+    std::set<std::string> values;
+    for (const auto& o : m_p.optimizers)
+        for (const auto& c : idx().calls)
+            if (!o.synthesized && c.span.startByte == o.construction.start)
+                for (const auto& arg : c.arguments)
+                    if (arg.keyword == "lr")
+                        values.insert(src().text(arg.valueSpan.startByte, arg.valueSpan.endByte));
+    for (const auto& a : idx().assignments)
+        if (!a.augmented && values.count(a.value) &&
+            a.target.find_first_of(".[, ") == std::string::npos)
+            rates.insert(a.target);
+    for (const auto& a : idx().assignments) {
+        const bool group = a.target.ends_with("[\"lr\"]") || a.target.ends_with("['lr']");
+        bool changed = group;
+        if (!changed && rates.count(a.target)) {
+            // A change: an augmented assignment, or one inside a loop.
+            changed = a.augmented;
+            for (const Stmt* s : src().chainAt(a.span.startByte, a.span.endByte))
+                changed = changed || s->type == "for_statement" || s->type == "while_statement";
+        }
+        if (!changed)
+            continue;
+        const std::string text = src().text(a.span.startByte, a.span.endByte);
+        m_p.manual.push_back(manualFinding(
+            "the learning rate changes during training (`" + text +
+                "`): the port keeps the starting rate; write the change as an LR scheduler",
+            refOf(m_p.entry, src(), a.span),
+            "torch.optim.lr_scheduler (StepLR, ReduceLROnPlateau, LambdaLR) wrapped by the "
+            "target"));
+    }
+}
+
+} // namespace portolan::port::planning

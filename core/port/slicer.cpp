@@ -1,0 +1,397 @@
+// The Slicer: which statements of the original a piece of generated code needs, traced from
+// the batch loop's function into its callers and the module (generate_internal.h).
+#include "core/port/generate_internal.h"
+#include "core/python/index.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace portolan::port::detail {
+
+namespace {
+
+bool containsLoop(const Stmt& s, std::uint32_t loopStart)
+{
+    return s.start <= loopStart && loopStart < s.end;
+}
+
+} // namespace
+
+bool isBuiltin(const std::string& name)
+{
+    return python::isBuiltinName(name) || name == "self" || name == "__name__" ||
+           name == "__file__";
+}
+
+Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
+{
+    m_src = plan.source(plan.entry);
+    if (plan.loop)
+        m_loopStart = plan.loop->loop.start;
+    if (m_src && plan.loop) {
+        const auto chain = m_src->chainAt(plan.loop->loop.start, plan.loop->loop.end);
+        for (const Stmt* s : chain)
+            if (s->type == "function_definition" || s->type == "decorated_definition")
+                m_function = s;
+    }
+    findCallers();
+    // The parser: what `args` is parsed from.
+    if (m_src)
+        for (const auto& f : plan.flags) {
+            (void)f;
+            std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& v) {
+                for (const auto& s : v) {
+                    const std::string t = m_src->text(s.start, s.end);
+                    if (m_parser.empty() && t.find("ArgumentParser(") != std::string::npos &&
+                        s.defines.size() == 1 && s.type == "expression_statement")
+                        m_parser = *s.defines.begin();
+                    walk(s.body);
+                }
+            };
+            walk(m_src->statements());
+            break;
+        }
+}
+
+void Slicer::findCallers()
+{
+    if (!m_src || !m_function || m_function->name.empty())
+        return;
+    // The parameter names, in order (self/cls excluded by position only in methods, which
+    // are not batch-loop functions of a script).
+    const std::vector<std::string> params = parameterNames(*m_src, *m_function);
+    std::function<void(TSNode)> walk = [&](TSNode n) {
+        if (std::string_view(ts_node_type(n)) == "call") {
+            const TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+            if (m_src->text(fn) == m_function->name) {
+                Caller c;
+                c.call = ts_node_start_byte(n);
+                for (const Stmt* s : m_src->chainAt(ts_node_start_byte(n), ts_node_end_byte(n)))
+                    if (s->type == "function_definition" || s->type == "decorated_definition")
+                        c.function = s;
+                const TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+                std::size_t position = 0;
+                for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+                    const TSNode a = ts_node_named_child(args, i);
+                    const std::string at = ts_node_type(a);
+                    if (at == "keyword_argument") {
+                        const std::string k =
+                            m_src->text(ts_node_child_by_field_name(a, "name", 4));
+                        if (m_src->text(ts_node_child_by_field_name(a, "value", 5)) == k)
+                            c.passed.insert(k);
+                        continue;
+                    }
+                    if (at == "identifier" && position < params.size() &&
+                        m_src->text(a) == params[position])
+                        c.passed.insert(params[position]);
+                    ++position;
+                }
+                if (c.function != m_function && !c.passed.empty())
+                    m_callers.push_back(c);
+            }
+        }
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+            walk(ts_node_named_child(n, i));
+    };
+    for (const auto& s : m_src->statements())
+        walk(s.node);
+}
+
+std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)
+{
+    std::vector<std::string> params;
+    const TSNode node = def.type == "decorated_definition"
+                            ? ts_node_child_by_field_name(def.node, "definition", 10)
+                            : def.node;
+    const TSNode plist = ts_node_child_by_field_name(node, "parameters", 10);
+    for (uint32_t i = 0; !ts_node_is_null(plist) && i < ts_node_named_child_count(plist); ++i) {
+        const TSNode p = ts_node_named_child(plist, i);
+        TSNode nameNode = p;
+        if (std::string_view(ts_node_type(p)) != "identifier")
+            nameNode = ts_node_child_by_field_name(p, "name", 4);
+        if (ts_node_is_null(nameNode) && ts_node_named_child_count(p) > 0)
+            nameNode = ts_node_named_child(p, 0);
+        params.push_back(ts_node_is_null(nameNode) ? std::string() : src.text(nameNode));
+    }
+    return params;
+}
+
+// `if torch.cuda.is_available(): model = model.cuda(); device = torch.device("cuda")`: a branch
+// on the accelerator whose statements only move values to the device or pick the device. The
+// target places the model and the batches, so the branch is dropped as a whole (kept, it
+// would shadow the model's construction with `model = model`).
+bool Slicer::isDeviceBranch(const Stmt& s) const
+{
+    if (s.type != "if_statement")
+        return false;
+    const std::string cond = m_src->text(s.condition);
+    bool device = cond.find("cuda") != std::string::npos ||
+                  cond.find("accelerator") != std::string::npos ||
+                  cond.find("mps") != std::string::npos;
+    for (const auto& d : m_plan.deviceNames)
+        device = device || s.uses.count(d);
+    if (!device)
+        return false;
+    auto onlyDevice = [&](const std::vector<Stmt>& block) {
+        for (const auto& b : block) {
+            if (b.isComment())
+                continue;
+            if (b.type != "expression_statement")
+                return false;
+            bool names = !b.defines.empty();
+            for (const auto& d : b.defines)
+                names = names && m_plan.deviceNames.count(d);
+            const std::string t = m_src->text(b.start, b.end);
+            const bool move = b.defines.size() == 1 && (t.find(".cuda(") != std::string::npos ||
+                                                        t.find(".to(") != std::string::npos);
+            if (!names && !move)
+                return false;
+        }
+        return true;
+    };
+    return onlyDevice(s.body) && onlyDevice(s.other);
+}
+
+bool Slicer::excluded(const Stmt& s) const
+{
+    if (s.isComment())
+        return true;
+    if (isDeviceBranch(s))
+        return true;
+    if (m_plan.loop && containsLoop(s, m_loopStart) && s.type != "function_definition" &&
+        s.type != "decorated_definition")
+        return true;
+    if (m_function && &s == m_function)
+        return true;
+    if (!m_plan.argsName.empty() && s.defines.count(m_plan.argsName))
+        return true;
+    if (!m_parser.empty() && (s.defines.count(m_parser) || s.uses.count(m_parser)))
+        return true;
+    if (s.type == "if_statement" && m_src->text(s.condition).find("__name__") != std::string::npos)
+        return true;
+    if (s.type != "function_definition" && s.type != "decorated_definition" &&
+        containsMethodCall(*m_src, s.node, "backward"))
+        return true;
+    return false;
+}
+
+const Stmt* Slicer::definer(const std::vector<Stmt>& scope, const std::string& name,
+                            std::uint32_t before) const
+{
+    const Stmt* last = nullptr;
+    const Stmt* first = nullptr;
+    for (const auto& s : scope) {
+        if (!s.defines.count(name) || excluded(s))
+            continue;
+        if (s.start < before)
+            last = &s;
+        if (!first)
+            first = &s;
+    }
+    return last ? last : first;
+}
+
+std::vector<const Stmt*> Slicer::argparseStatements() const
+{
+    std::vector<const Stmt*> out;
+    if (!m_src || m_parser.empty())
+        return out;
+    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& v) {
+        for (const auto& s : v) {
+            if (s.isComment())
+                continue;
+            if (s.type == "function_definition" || s.type == "decorated_definition" ||
+                s.type == "class_definition") {
+                walk(s.body);
+                continue;
+            }
+            if (s.defines.count(m_parser) || s.uses.count(m_parser) ||
+                (!m_plan.argsName.empty() && s.defines.count(m_plan.argsName) &&
+                 s.uses.count(m_parser)))
+                out.push_back(&s);
+        }
+    };
+    walk(m_src->statements());
+    return out;
+}
+
+Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& exclude,
+                    const std::set<std::string>& forceLocal, std::uint32_t at) const
+{
+    Slice out;
+    if (!m_src)
+        return out;
+    std::set<const Stmt*> local, module;
+    // A name is looked up in a scope: 0 the batch loop's function, -1 the module only, k > 0
+    // the k-th caller of the loop's function (for the parameters it passes under their name).
+    std::set<std::pair<std::string, int>> seen;
+    std::vector<std::pair<std::string, int>> work;
+    int first = 0;
+    for (std::size_t k = 0; at > 0 && k < m_callers.size(); ++k) {
+        const Stmt* f = m_callers[k].function;
+        if (f && f->start <= at && at < f->end)
+            first = static_cast<int>(k) + 1;
+    }
+    for (const auto& n : names)
+        work.emplace_back(n, first);
+    while (!work.empty()) {
+        const auto [name, scope] = work.back();
+        work.pop_back();
+        if (!seen.insert({name, scope}).second)
+            continue;
+        if (exclude.count(name) || isBuiltin(name) || name == m_plan.argsName ||
+            m_plan.deviceNames.count(name))
+            continue;
+        const Stmt* s = nullptr;
+        bool isLocal = false;
+        int foundScope = -1;
+        if (scope == 0 && m_function) {
+            s = definer(m_function->body, name, m_loopStart);
+            isLocal = s != nullptr;
+            foundScope = 0;
+            // A parameter of the loop's function: its definition is in the caller.
+            for (std::size_t k = 0; !s && k < m_callers.size(); ++k) {
+                const auto& c = m_callers[k];
+                // The model, the optimizers and the schedulers the plan names are the training's
+                // even when the caller does not pass them (a scheduler stepped per epoch).
+                if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function)
+                    continue;
+                s = definer(c.function->body, name, c.call);
+                isLocal = s != nullptr;
+                foundScope = static_cast<int>(k) + 1;
+            }
+        } else if (scope > 0) {
+            const auto& c = m_callers[static_cast<std::size_t>(scope - 1)];
+            s = definer(c.function->body, name, c.call);
+            isLocal = s != nullptr;
+            foundScope = scope;
+        }
+        if (!s) {
+            s = definer(m_src->statements(), name, m_function ? m_function->start : m_loopStart);
+            foundScope = -1;
+            isLocal = false;
+        }
+        if (!s) {
+            out.unresolved.insert(name);
+            continue;
+        }
+        const bool definition = s->type == "function_definition" ||
+                                s->type == "decorated_definition" ||
+                                s->type == "class_definition" || s->type == "import_statement" ||
+                                s->type == "import_from_statement";
+        if (definition && !isLocal) {
+            if (module.insert(s).second)
+                for (const auto& u : s->uses)
+                    if (!s->defines.count(u))
+                        work.emplace_back(u, -1);
+            continue;
+        }
+        (isLocal ? local : module).insert(s);
+        for (const auto& u : s->uses)
+            if (!s->defines.count(u))
+                work.emplace_back(u, isLocal ? foundScope : -1);
+    }
+    // Module-level script statements that read the flags or a local value run in the generated
+    // function too; definitions stay at module level.
+    bool moved = true;
+    while (moved) {
+        moved = false;
+        std::set<std::string> localNames;
+        for (const Stmt* s : local)
+            localNames.insert(s->defines.begin(), s->defines.end());
+        for (auto it = module.begin(); it != module.end();) {
+            const Stmt* s = *it;
+            const bool definition = !s->name.empty() || s->type == "import_statement" ||
+                                    s->type == "import_from_statement";
+            bool reads = !definition && !argsGlobal && !m_plan.argsName.empty() &&
+                         s->uses.count(m_plan.argsName);
+            for (const auto& d : s->defines)
+                reads = reads || (!definition && forceLocal.count(d));
+            for (const auto& u : s->uses)
+                reads = reads || (!definition && localNames.count(u) && !s->defines.count(u));
+            if (reads) {
+                local.insert(s);
+                it = module.erase(it);
+                moved = true;
+            } else {
+                ++it;
+            }
+        }
+    }
+    auto byPosition = [](const Stmt* a, const Stmt* b) {
+        return a->start < b->start;
+    };
+    out.module.assign(module.begin(), module.end());
+    std::sort(out.module.begin(), out.module.end(), byPosition);
+    out.local.assign(local.begin(), local.end());
+    std::sort(out.local.begin(), out.local.end(), byPosition);
+    for (const Stmt* s : out.local)
+        out.localDefines.insert(s->defines.begin(), s->defines.end());
+    for (const Stmt* s : out.module)
+        if (!m_plan.argsName.empty() && s->uses.count(m_plan.argsName))
+            out.argsUsers.push_back(s);
+    return out;
+}
+
+std::string Slicer::moduleText(const std::vector<const Stmt*>& extra, const RenderRules& rules,
+                               bool keepArgparse) const
+{
+    std::string out;
+    if (!m_src)
+        return out;
+    std::set<const Stmt*> done;
+    for (const auto& s : m_src->statements()) {
+        if (s.type != "import_statement" && s.type != "import_from_statement" &&
+            s.type != "future_import_statement")
+            continue;
+        const std::string t = m_src->text(s.start, s.end);
+        if (!keepArgparse && t.find("argparse") != std::string::npos)
+            continue;
+        out += t + "\n";
+        done.insert(&s);
+    }
+    out += "\n";
+    for (const Stmt* s : extra) {
+        if (done.count(s))
+            continue;
+        RenderRules r = rules;
+        out += "\n" + renderStatements(*m_src, {s}, r, "", &m_src->statements());
+        if (!s->name.empty())
+            out += "\n";
+    }
+    return out;
+}
+
+std::vector<const Stmt*> Slicer::statements(const std::vector<CodeRef>& refs) const
+{
+    std::vector<const Stmt*> out;
+    for (const auto& r : refs)
+        if (const Stmt* s = statementAt(r))
+            out.push_back(s);
+    return out;
+}
+
+const Stmt* Slicer::statementAt(const CodeRef& ref) const
+{
+    if (!m_src || !ref.valid())
+        return nullptr;
+    const auto chain = m_src->chainAt(ref.start, ref.end);
+    for (const Stmt* s : chain)
+        if (s->start == ref.start && s->end == ref.end)
+            return s;
+    return nullptr;
+}
+
+std::set<std::string> Slicer::freeNames(const std::vector<const Stmt*>& stmts) const
+{
+    std::set<std::string> defined, out;
+    for (const Stmt* s : stmts) {
+        for (const auto& u : s->uses)
+            if (!defined.count(u))
+                out.insert(u);
+        defined.insert(s->defines.begin(), s->defines.end());
+    }
+    return out;
+}
+
+} // namespace portolan::port::detail
