@@ -110,7 +110,7 @@ TilePlan planContraction(const ContractionShape& s, int operandBytes, int partia
     // of times. One memo per thread (simulations run on worker threads), cleared when large.
     using Key = std::array<std::int64_t, 8>;
     thread_local std::map<Key, TilePlan> memo;
-    const Key key{s.groups, s.rows,        s.inner,       s.cols, s.batchInGroups ? 1 : 0,
+    const Key key{s.groups,     s.rows,        s.inner, s.cols, s.batchInGroups ? 1 : 0,
                   operandBytes, partialsBytes, tiles};
     if (auto it = memo.find(key); it != memo.end())
         return it->second;

@@ -111,6 +111,7 @@ Placement placementOfItems(const SplitItems& it, const std::vector<int>& starts)
 struct AutomaticSplit
 {
     Result<CompileResult> result = Result<CompileResult>::fail({});
+    Placement placement; // the placement `result` is of
     std::vector<StageFill> fill;
     std::vector<Diagnostic> notes; // what the split did, for the result's diagnostics
 };
@@ -160,16 +161,19 @@ AutomaticSplit splitLayout(const Context& x, PhaseCache& cache, const SplitItems
     // simulated once.
     std::optional<Result<CompileResult>> first;
     std::string failed;
+    Placement firstPlacement;
     const StageMeasure measure = [&](const std::vector<int>& starts) {
-        auto r =
-            simulatePlacement(x, placementOfItems(items, starts), prof, x.g.diagnostics, cache);
+        Placement placement = placementOfItems(items, starts);
+        auto r = simulatePlacement(x, placement, prof, x.g.diagnostics, cache);
         if (!r) {
             failed = r.error.message;
             return std::vector<StageFill>(std::size_t(p), StageFill{2, 2});
         }
         auto fill = ipuFill(*r.value->ipu, ipuBytes);
-        if (!first)
+        if (!first) {
             first = std::move(r);
+            firstPlacement = std::move(placement);
+        }
         return fill;
     };
     // When the IPUs together are over capacity (their fullest tiles average more than a tile),
@@ -191,9 +195,10 @@ AutomaticSplit splitLayout(const Context& x, PhaseCache& cache, const SplitItems
               });
     if (repaired.moves == 0 && first) {
         out.result = std::move(*first);
+        out.placement = std::move(firstPlacement);
     } else {
-        out.result = simulatePlacement(x, placementOfItems(items, repaired.starts), prof,
-                                       x.g.diagnostics, cache);
+        out.placement = placementOfItems(items, repaired.starts);
+        out.result = simulatePlacement(x, out.placement, prof, x.g.diagnostics, cache);
         if (out.result && repaired.moves > 0 && first && *first) {
             const auto before = ipuFill(*first->value->ipu, ipuBytes);
             std::string was, now;
@@ -220,8 +225,14 @@ AutomaticSplit splitLayout(const Context& x, PhaseCache& cache, const SplitItems
 
 } // namespace
 
-Result<CompileResult> splitAutomatically(const Context& x, PhaseCache& cache)
+Result<CompileResult> splitAutomatically(const Context& full, PhaseCache& cache)
 {
+    // The first layout is measured in the caller's detail, usually the one kept; the tied-head
+    // alternative reads only figures (fills, fullest tiles) and is simulated again in full
+    // detail only when it is chosen.
+    const Context& x = full;
+    Context figures = full;
+    figures.detail = Detail::Figures;
     std::vector<double> cost;
     std::vector<std::int64_t> memory;
     ipuOpCosts(x.g, x.t, x.o, x.k, cost, memory);
@@ -235,7 +246,7 @@ Result<CompileResult> splitAutomatically(const Context& x, PhaseCache& cache)
     if (a.result && overCapacity(a.fill)) {
         const SplitItems withOwner = splitItems(x.g, x.ipus, true);
         if (withOwner.count != contiguous.count && withOwner.count >= x.ipus) {
-            AutomaticSplit b = splitLayout(x, cache, withOwner, cost, memory);
+            AutomaticSplit b = splitLayout(figures, cache, withOwner, cost, memory);
             const auto worst = [](const std::vector<StageFill>& f) {
                 double w = 0;
                 for (const auto& s : f)
@@ -249,6 +260,12 @@ Result<CompileResult> splitAutomatically(const Context& x, PhaseCache& cache)
                                    "(as Graphcore places it): with the last layers, an IPU was "
                                    "over capacity",
                                    {}});
+                if (full.detail == Detail::Full) {
+                    IpuProfile prof;
+                    prof.splitSource = "automatic";
+                    b.result = simulatePlacement(full, b.placement, std::move(prof),
+                                                 full.g.diagnostics, cache);
+                }
                 a = std::move(b);
             }
         }
