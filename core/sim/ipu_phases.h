@@ -84,8 +84,8 @@ struct IpuMemory
 IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedStage*>& stages);
 
 // The results of the place and memory phases by key, for the placements of one context (one
-// graph, target and options apart from the split). `generation` marks what the latest
-// simulation used, so the rest can be dropped.
+// graph, target and options apart from the split). `generation` marks what each simulation
+// used, so the rest can be dropped.
 struct PhaseCache
 {
     template <typename Value> struct Slot
@@ -97,7 +97,7 @@ struct PhaseCache
     std::map<std::vector<StageKey>, Slot<IpuMemory>> ipus;
     int generation = 0;
 
-    // Drops what the latest simulation did not use.
+    // Drops what neither of the latest two simulations used.
     void keepLatest();
 };
 

@@ -286,11 +286,19 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
         }
     }
     const int base = ipu * tiles;
-    std::array<std::vector<std::int64_t>, kMemoryCategories> diff;
-    for (auto& d : diff)
-        d.assign(std::size_t(tiles) + 1, 0);
-    std::vector<std::int64_t> contractionTouch(static_cast<std::size_t>(tiles) + 1, 0);
-    std::vector<std::int64_t> otherTouch(static_cast<std::size_t>(tiles) + 1, 0);
+    // Difference arrays over the IPU's tiles, one per category; with Detail::Figures only the
+    // total is wanted, so every category adds into the first (the same integer sums). Kept per
+    // thread between IPUs: at 256 IPUs, fresh arrays cost more in page faults than the sums.
+    const bool full = x.detail == Detail::Full;
+    thread_local std::array<std::vector<std::int64_t>, kMemoryCategories> diff;
+    thread_local std::vector<std::int64_t> contractionTouch, otherTouch;
+    for (int cat = 0; cat < (full ? kMemoryCategories : 1); ++cat)
+        diff[std::size_t(cat)].assign(std::size_t(tiles) + 1, 0);
+    contractionTouch.assign(std::size_t(tiles) + 1, 0);
+    otherTouch.assign(std::size_t(tiles) + 1, 0);
+    const auto category = [&](MemoryCategory c) -> std::vector<std::int64_t>& {
+        return diff[full ? std::size_t(c) : 0];
+    };
     const auto add = [&](std::vector<std::int64_t>& d, int firstTile, int tileCount,
                          std::int64_t bytes) {
         addTileRange(d, computeTiles, firstTile - base, tileCount, bytes);
@@ -307,8 +315,8 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
             if (live) {
                 const auto cat =
                     v.alwaysLive ? MemoryCategory::AlwaysLive : MemoryCategory::NotAlwaysLive;
-                add(diff[int(cat)], v.firstTile, v.tileCount, v.bytesPerTile);
-                add(diff[int(MemoryCategory::Gaps)], v.firstTile, v.tileCount, k.gapBytesPerPiece);
+                add(category(cat), v.firstTile, v.tileCount, v.bytesPerTile);
+                add(category(MemoryCategory::Gaps), v.firstTile, v.tileCount, k.gapBytesPerPiece);
             }
         }
         // The op's compute runs where its tensors live: vertices, their state and the exchange
@@ -336,17 +344,16 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
             const std::int64_t vertices =
                 std::int64_t(x.o.training.inference ? 1 : k.computeSetsPerOp) *
                 k.verticesPerComputeSet;
-            add(diff[int(MemoryCategory::VertexState)], v.firstTile, v.tileCount,
+            add(category(MemoryCategory::VertexState), v.firstTile, v.tileCount,
                 vertices * k.vertexStateBytes);
             const double received = x.passes * double(op.inputBytes) * x.microBatch / v.tileCount;
-            add(diff[int(MemoryCategory::ExchangeCode)], v.firstTile, v.tileCount,
+            add(category(MemoryCategory::ExchangeCode), v.firstTile, v.tileCount,
                 k.exchangeCodePerOp + std::int64_t(received * k.exchangeCodePerByte));
         }
     }
     // Control code: every compute tile runs the whole program of its IPU's stages.
-    add(diff[int(MemoryCategory::ControlCode)], base, computeTiles,
+    add(category(MemoryCategory::ControlCode), base, computeTiles,
         k.controlBytesBase + k.controlBytesPerStep * steps);
-    const bool full = x.detail == Detail::Full;
     if (full)
         for (auto& cat : out.tileBytes)
             cat.assign(std::size_t(tiles), 0);
@@ -359,15 +366,18 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
         const std::int64_t code =
             (runMM > 0 ? k.codeMatmulBytes : 0) + (runOther > 0 ? k.codeOtherBytes : 0);
         std::int64_t total = code;
-        if (full)
+        if (full) {
             out.tileBytes[int(MemoryCategory::VertexCode)][std::size_t(local)] = code;
-        for (int cat = 0; cat < kMemoryCategories; ++cat) {
-            if (cat == int(MemoryCategory::VertexCode))
-                continue;
-            runs[std::size_t(cat)] += diff[std::size_t(cat)][std::size_t(local)];
-            if (full)
+            for (int cat = 0; cat < kMemoryCategories; ++cat) {
+                if (cat == int(MemoryCategory::VertexCode))
+                    continue;
+                runs[std::size_t(cat)] += diff[std::size_t(cat)][std::size_t(local)];
                 out.tileBytes[std::size_t(cat)][std::size_t(local)] = runs[std::size_t(cat)];
-            total += runs[std::size_t(cat)];
+                total += runs[std::size_t(cat)];
+            }
+        } else {
+            runs[0] += diff[0][std::size_t(local)];
+            total += runs[0];
         }
         out.usedBytes += total;
         out.maxTileBytes = std::max(out.maxTileBytes, total);
@@ -379,8 +389,13 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
 
 void PhaseCache::keepLatest()
 {
-    std::erase_if(stages, [&](const auto& e) { return e.second.generation != generation; });
-    std::erase_if(ipus, [&](const auto& e) { return e.second.generation != generation; });
+    // The latest two: a compile's declared-split simulation (compile.h) may share the context
+    // of the user's split, and must not push out the stages the next split edit reuses.
+    const auto old = [&](const auto& e) {
+        return generation - e.second.generation > 1;
+    };
+    std::erase_if(stages, old);
+    std::erase_if(ipus, old);
 }
 
 } // namespace portolan::sim::ipu

@@ -162,11 +162,11 @@ double compileWithAdvice(const std::string& name, const std::string& file, int i
         sim::CompileOptions from = edit;
         from.split[0] -= 1;
         from.split[1] += 1;
-        (void)sim::compileGraph(g, from, &cache);
+        (void)workflow::compileModel(g, from, nullptr, &cache);
         std::vector<double> incremental;
         for (int i = 0; i < 6; ++i) {
             const auto t0 = std::chrono::steady_clock::now();
-            auto r = sim::compileGraph(g, i % 2 == 0 ? edit : from, &cache);
+            auto r = workflow::compileModel(g, i % 2 == 0 ? edit : from, nullptr, &cache);
             incremental.push_back(ms(t0));
         }
         *splitEditMs = median(incremental);
