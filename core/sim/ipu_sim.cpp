@@ -171,6 +171,7 @@ struct IpuSimCache::Impl
         std::size_t ops = 0;
         std::int64_t params = 0;
         std::string target;
+        std::filesystem::path targetFile;
         const IpuModelConstants* constants = nullptr;
         CompileOptions options; // split cleared, advice off
         ipu::PhaseCache phases;
@@ -194,7 +195,8 @@ struct IpuSimCache::Impl
         ++uses;
         for (auto& e : entries)
             if (e.graph == &g && e.ops == g.ops.size() && e.params == params &&
-                e.target == t.name && e.constants == &k && e.options == key) {
+                e.target == t.name && e.targetFile == t.file && e.constants == &k &&
+                e.options == key) {
                 e.lastUse = uses;
                 return e.phases;
             }
@@ -202,7 +204,7 @@ struct IpuSimCache::Impl
             entries.erase(std::min_element(
                 entries.begin(), entries.end(),
                 [](const Entry& a, const Entry& b) { return a.lastUse < b.lastUse; }));
-        entries.push_back({&g, g.ops.size(), params, t.name, &k, std::move(key), {}, uses});
+        entries.push_back({&g, g.ops.size(), params, t.name, t.file, &k, std::move(key), {}, uses});
         return entries.back().phases;
     }
 };

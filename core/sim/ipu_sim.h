@@ -54,8 +54,9 @@ enum class SimDetail
 // The stages and IPUs of the latest simulations of one graph, kept so that the next one
 // re-simulates only what changed: a split edit re-places the stages whose ops moved (and their
 // IPUs), and the remedies of the advice each keep their own. The results are identical to a
-// simulation without it. Tied to the graph it was used with (by address and size): clear() it
-// when that graph is changed in place. One simulation at a time uses it (it locks).
+// simulation without it. Tied to the graph it was used with (by address and size) and to the
+// targets by name and file: clear() it when either is changed in place. One simulation at a
+// time uses it (it locks).
 class IpuSimCache
 {
 public:
