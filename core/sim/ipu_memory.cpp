@@ -5,16 +5,25 @@
 #include "core/sim/memory_model.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace portolan::sim {
 
 bool isContraction(const std::string& kind)
 {
+    // Asked for every op of every stage of every simulation, of a handful of distinct kinds:
+    // the substring search is remembered per kind (per thread: simulations run on workers).
+    thread_local std::unordered_map<std::string, bool> known;
+    if (auto it = known.find(kind); it != known.end())
+        return it->second;
+    bool found = false;
     for (const char* k : {"Linear", "Conv", "matmul", "linear", "conv", "mm", "bmm", "addmm",
                           "Bilinear", "convolution", "baddbmm"})
-        if (kind.find(k) != std::string::npos)
-            return true;
-    return false;
+        found = found || kind.find(k) != std::string::npos;
+    if (known.size() > 1024) // kinds come from the model: bounded anyway, but never unbounded
+        known.clear();
+    known.emplace(kind, found);
+    return found;
 }
 
 std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
