@@ -54,6 +54,10 @@ std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
     return out;
 }
 
+// Longer than the other phases (about 150 lines) on purpose: it is one table of an op's memory
+// terms (weights, accumulators, state, masters, stash, temporaries, update) written top to
+// bottom with each term's source beside it, which reads better whole than cut into helpers
+// that would share a dozen locals.
 std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConfig& c,
                                      const IpuModelConstants& k, std::int64_t tileBytes, int tiles,
                                      int first, int end, const std::vector<bool>* vocabulary)
