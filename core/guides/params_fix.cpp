@@ -301,10 +301,14 @@ void describe(const analysis::CliFlag& flag, ParamsEntry& e)
         e.comment += " (" + note + ")";
 }
 
+} // namespace
+
 bool isIdentifierChar(char c)
 {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
+
+namespace {
 
 // Does `args.x` at `end` (the end of the attribute) get assigned to (`=`, `+=`, ...)?
 bool isAssigned(const std::string& src, std::size_t end)
@@ -372,13 +376,11 @@ bool isTrialClass(const ProjectAnalysis& a, const analysis::PythonFile& f, int c
 
 // --- the plan ---------------------------------------------------------------------------------
 
-std::optional<ParamsPlan> planParamsFromArgparse(const ProjectAnalysis& a, ParamsTarget target,
-                                                 const FlagSections& table)
+namespace {
+
+// Plan, phase 1: the file, its sections and, for Determined, the trial's entrypoint.
+ParamsPlan emptyPlan(const ProjectAnalysis& a, ParamsTarget target, const FlagSections& table)
 {
-    const auto& facts = a.facts();
-    if (facts.flags.empty() || facts.cliUses.empty() || !a.resolver)
-        return std::nullopt;
-    const python::Resolver& r = *a.resolver;
     ParamsPlan plan;
     plan.target = target;
     plan.file = target == ParamsTarget::Cerebras ? "configs/params.yaml" : "const.yaml";
@@ -387,148 +389,181 @@ std::optional<ParamsPlan> planParamsFromArgparse(const ProjectAnalysis& a, Param
         plan.name = a.root.parent_path().filename().string();
     plan.sections = target == ParamsTarget::Cerebras ? table.sections
                                                      : std::vector<std::string>{"hyperparameters"};
-    if (target == ParamsTarget::Determined)
-        for (const auto& f : a.python) {
-            for (int c = 0; c < int(f.index.classes.size()) && plan.entrypoint.empty(); ++c)
-                if (isTrialClass(a, f, c)) {
-                    std::string module = f.path.substr(0, f.path.size() - 3);
-                    std::replace(module.begin(), module.end(), '/', '.');
-                    plan.entrypoint = module + ":" + f.index.classes[std::size_t(c)].name;
-                }
-            if (!plan.entrypoint.empty())
-                break;
-        }
+    if (target != ParamsTarget::Determined)
+        return plan;
+    for (const auto& f : a.python) {
+        for (int c = 0; c < int(f.index.classes.size()) && plan.entrypoint.empty(); ++c)
+            if (isTrialClass(a, f, c)) {
+                std::string module = f.path.substr(0, f.path.size() - 3);
+                std::replace(module.begin(), module.end(), '/', '.');
+                plan.entrypoint = module + ":" + f.index.classes[std::size_t(c)].name;
+            }
+        if (!plan.entrypoint.empty())
+            break;
+    }
+    return plan;
+}
 
-    // The first definition of each dest.
-    std::map<std::string, const analysis::CliFlag*> flags;
-    for (const auto& f : facts.flags)
-        flags.emplace(f.dest, &f);
-
-    // Flags the code assigns to keep their command-line value: none of their uses move.
+// Flags the code assigns to keep their command-line value: none of their uses move.
+std::set<std::string> assignedFlags(const ProjectAnalysis& a)
+{
     std::set<std::string> assigned;
-    for (const auto& u : facts.cliUses) {
+    for (const auto& u : a.facts().cliUses) {
         const auto& src = a.python[std::size_t(u.file)].text;
         const std::string prefix = u.namespaceName + "." + u.dest;
         if (src.compare(u.span.startByte, prefix.size(), prefix) == 0 &&
             u.span.endByte - u.span.startByte == prefix.size() && isAssigned(src, u.span.endByte))
             assigned.insert(u.dest);
     }
+    return assigned;
+}
 
-    std::map<std::pair<int, int>, int> loadOf; // (file, assignment) -> loads index
-    auto leave = [&](const analysis::CliUse& u, const std::string& text, std::string why) {
-        plan.leftAlone.push_back({{a.python[std::size_t(u.file)].path, u.span.line, u.span.column},
-                                  text,
-                                  std::move(why)});
-    };
-    for (const auto& u : facts.cliUses) {
-        const analysis::PythonFile& file = a.python[std::size_t(u.file)];
+// In a Determined trial's method, the hyperparameter comes from the trial's context: the
+// method's first parameter, or empty when the use is not in a trial's method.
+std::string trialSelf(const ProjectAnalysis& a, const analysis::CliUse& u)
+{
+    const analysis::PythonFile& file = a.python[std::size_t(u.file)];
+    const python::PyIndex& index = file.index;
+    python::FunctionId method = u.function;
+    while (method != python::ModuleLevel && index.functions[std::size_t(method)].className.empty())
+        method = index.functions[std::size_t(method)].parent;
+    if (method == python::ModuleLevel)
+        return {};
+    const int cls = a.resolver->classOf(u.file, method);
+    const auto& def = index.functions[std::size_t(method)];
+    if (cls >= 0 && isTrialClass(a, file, cls) && !def.parameters.empty())
+        return def.parameters.front().name;
+    return {};
+}
+
+// Where the params file is loaded for the namespace parsed by assignment `as` of `file`: on the
+// line after it, into a variable the file does not use yet, with `import yaml` after the
+// imports at the top when the file has none.
+ParamsPlan::Load loadAfter(const ProjectAnalysis& a, int fileIndex, const python::Assignment& as)
+{
+    const analysis::PythonFile& file = a.python[std::size_t(fileIndex)];
+    const auto& src = file.text;
+    const python::PyIndex& index = file.index;
+    ParamsPlan::Load load;
+    load.file = fileIndex;
+    load.at = nextLineStart(src, as.span.endByte);
+    load.indent = indentAt(src, as.span.startByte);
+    for (const char* name : {"params", "yaml_params", "params_dict"})
+        if (!fileMentions(index, name)) {
+            load.variable = name;
+            break;
+        }
+    if (load.variable.empty())
+        load.variable = "portolan_params";
+    bool hasYaml = false;
+    std::uint32_t afterImports = 0;
+    for (const auto& imp : index.imports) {
+        if (imp.function != python::ModuleLevel)
+            continue;
+        if (imp.boundName() == "yaml" && imp.name.empty())
+            hasYaml = true;
+        // After the imports at the top: those before the first definition or statement that
+        // uses the namespace.
+        if (imp.span.startByte < as.span.startByte && indentAt(src, imp.span.startByte).empty())
+            afterImports = std::max(afterImports, nextLineStart(src, imp.span.endByte));
+    }
+    load.needsImport = !hasYaml;
+    load.importAt = afterImports;
+    return load;
+}
+
+// Plan, phase 2: each use of a flag, rewritten to read the params file or left alone with the
+// reason.
+class UsePlanner
+{
+public:
+    UsePlanner(const ProjectAnalysis& a, ParamsTarget target, ParamsPlan& plan)
+        : m_a(a), m_target(target), m_plan(plan), m_assigned(assignedFlags(a))
+    {
+        for (const auto& f : a.facts().flags)
+            m_flags.emplace(f.dest, &f); // the first definition of each dest
+    }
+
+    void plan(const analysis::CliUse& u)
+    {
+        const analysis::PythonFile& file = m_a.python[std::size_t(u.file)];
         const auto& src = file.text;
         const python::PyIndex& index = file.index;
         const std::string text = u.namespaceName + "." + u.dest;
         if (src.compare(u.span.startByte, text.size(), text) != 0 ||
             (u.span.startByte + text.size() < src.size() &&
-             isIdentifierChar(src[u.span.startByte + text.size()]))) {
-            leave(u, text, "written in a way the fix does not rewrite");
-            continue;
-        }
-        if (!flags.count(u.dest)) {
-            leave(u, text, "not a command-line flag: the code sets it");
-            continue;
-        }
-        if (assigned.count(u.dest)) {
-            leave(u, text, "the code assigns to " + text + ", so it stays a command-line value");
-            continue;
-        }
+             isIdentifierChar(src[u.span.startByte + text.size()])))
+            return leave(u, text, "written in a way the fix does not rewrite");
+        if (!m_flags.count(u.dest))
+            return leave(u, text, "not a command-line flag: the code sets it");
+        if (m_assigned.count(u.dest))
+            return leave(u, text,
+                         "the code assigns to " + text + ", so it stays a command-line value");
         ParamsPlan::Rewrite rw;
         rw.file = u.file;
         rw.span = u.span;
         rw.span.endByte = u.span.startByte + static_cast<std::uint32_t>(text.size());
         rw.text = text;
         rw.dest = u.dest;
-        // In a Determined trial, the hyperparameter comes from the trial's context.
-        if (target == ParamsTarget::Determined) {
-            python::FunctionId method = u.function;
-            while (method != python::ModuleLevel &&
-                   index.functions[std::size_t(method)].className.empty())
-                method = index.functions[std::size_t(method)].parent;
-            if (method != python::ModuleLevel) {
-                const int cls = r.classOf(u.file, method);
-                const auto& def = index.functions[std::size_t(method)];
-                if (cls >= 0 && isTrialClass(a, file, cls) && !def.parameters.empty()) {
-                    rw.trialSelf = def.parameters.front().name;
-                    plan.rewrites.push_back(std::move(rw));
-                    continue;
-                }
+        if (m_target == ParamsTarget::Determined) {
+            rw.trialSelf = trialSelf(m_a, u);
+            if (!rw.trialSelf.empty()) {
+                m_plan.rewrites.push_back(std::move(rw));
+                return;
             }
         }
-        const python::Symbol s = r.resolve(u.file, u.function, u.namespaceName);
-        if (s.kind == SymbolKind::Parameter) {
-            leave(u, text,
-                  u.namespaceName + " is passed to " +
-                      index.functions[std::size_t(s.function)].qualifiedName +
-                      "(); pass the params dictionary instead");
-            continue;
-        }
-        if (s.kind != SymbolKind::Local || s.file != u.file) {
-            leave(u, text, "the fix cannot tell where " + u.namespaceName + " is parsed");
-            continue;
-        }
+        const python::Symbol s = m_a.resolver->resolve(u.file, u.function, u.namespaceName);
+        if (s.kind == SymbolKind::Parameter)
+            return leave(u, text,
+                         u.namespaceName + " is passed to " +
+                             index.functions[std::size_t(s.function)].qualifiedName +
+                             "(); pass the params dictionary instead");
         int assignment = -1;
-        for (int i = 0; i < int(index.assignments.size()); ++i) {
-            const auto& as = index.assignments[std::size_t(i)];
-            if (as.function == s.function && as.target == u.namespaceName && !as.augmented) {
-                assignment = i;
-                break;
-            }
-        }
-        if (assignment < 0) {
-            leave(u, text, "the fix cannot tell where " + u.namespaceName + " is parsed");
-            continue;
-        }
-        const auto& as = index.assignments[std::size_t(assignment)];
-        const std::uint32_t at = nextLineStart(src, as.span.endByte);
-        if (u.function == s.function && u.span.startByte < at) {
-            leave(u, text, "read before the flags are parsed");
-            continue;
-        }
-        auto [it, fresh] = loadOf.emplace(std::make_pair(u.file, assignment), 0);
-        if (fresh) {
-            ParamsPlan::Load load;
-            load.file = u.file;
-            load.at = at;
-            load.indent = indentAt(src, as.span.startByte);
-            for (const char* name : {"params", "yaml_params", "params_dict"})
-                if (!fileMentions(index, name)) {
-                    load.variable = name;
+        if (s.kind == SymbolKind::Local && s.file == u.file)
+            for (int i = 0; i < int(index.assignments.size()); ++i) {
+                const auto& as = index.assignments[std::size_t(i)];
+                if (as.function == s.function && as.target == u.namespaceName && !as.augmented) {
+                    assignment = i;
                     break;
                 }
-            if (load.variable.empty())
-                load.variable = "portolan_params";
-            bool hasYaml = false;
-            std::uint32_t afterImports = 0;
-            for (const auto& imp : index.imports) {
-                if (imp.function != python::ModuleLevel)
-                    continue;
-                if (imp.boundName() == "yaml" && imp.name.empty())
-                    hasYaml = true;
-                // After the imports at the top: those before the first definition or statement
-                // that uses the namespace.
-                if (imp.span.startByte < as.span.startByte &&
-                    indentAt(src, imp.span.startByte).empty())
-                    afterImports = std::max(afterImports, nextLineStart(src, imp.span.endByte));
             }
-            load.needsImport = !hasYaml;
-            load.importAt = afterImports;
-            it->second = int(plan.loads.size());
-            plan.loads.push_back(std::move(load));
+        if (assignment < 0)
+            return leave(u, text, "the fix cannot tell where " + u.namespaceName + " is parsed");
+        const auto& as = index.assignments[std::size_t(assignment)];
+        if (u.function == s.function && u.span.startByte < nextLineStart(src, as.span.endByte))
+            return leave(u, text, "read before the flags are parsed");
+        auto [it, fresh] = m_loadOf.emplace(std::make_pair(u.file, assignment), 0);
+        if (fresh) {
+            it->second = int(m_plan.loads.size());
+            m_plan.loads.push_back(loadAfter(m_a, u.file, as));
         }
         rw.load = it->second;
-        plan.rewrites.push_back(std::move(rw));
+        m_plan.rewrites.push_back(std::move(rw));
     }
-    if (plan.rewrites.empty())
-        return std::nullopt;
 
-    // One entry per flag the fix rewrites, in the order the flags are defined.
+private:
+    void leave(const analysis::CliUse& u, const std::string& text, std::string why)
+    {
+        m_plan.leftAlone.push_back(
+            {{m_a.python[std::size_t(u.file)].path, u.span.line, u.span.column},
+             text,
+             std::move(why)});
+    }
+
+    const ProjectAnalysis& m_a;
+    ParamsTarget m_target;
+    ParamsPlan& m_plan;
+    std::set<std::string> m_assigned;
+    std::map<std::string, const analysis::CliFlag*> m_flags;
+    std::map<std::pair<int, int>, int> m_loadOf; // (file, assignment) -> loads index
+};
+
+// Plan, phase 3: one entry per flag the fix rewrites, in the order the flags are defined, each
+// in its section under a key no other entry has.
+void planEntries(const ProjectAnalysis& a, ParamsTarget target, const FlagSections& table,
+                 ParamsPlan& plan)
+{
+    const auto& facts = a.facts();
     std::map<std::string, int> uses;
     for (const auto& rw : plan.rewrites)
         ++uses[rw.dest];
@@ -574,209 +609,24 @@ std::optional<ParamsPlan> planParamsFromArgparse(const ProjectAnalysis& a, Param
         e.uses = uses[flag.dest];
         plan.entries.push_back(std::move(e));
     }
-    return plan;
-}
-
-// --- the file and the fix ---------------------------------------------------------------------
-
-std::string renderParamsFile(const ParamsPlan& plan)
-{
-    std::set<std::string> scripts;
-    for (const auto& e : plan.entries)
-        scripts.insert(e.definedAt.file);
-    std::string from;
-    for (const auto& s : scripts)
-        from += (from.empty() ? "" : ", ") + s;
-    std::string out = "# Written by Portolan from the command-line flags of " + from +
-                      ": one key per flag\n# the code reads; each comment is the flag's help.\n";
-    auto entriesOf = [&](const std::string& section) {
-        std::string body;
-        for (const auto& e : plan.entries)
-            if (e.section == section)
-                body += "  " + e.key + ": " + e.value + "  # " + e.comment + "\n";
-        return body;
-    };
-    if (plan.target == ParamsTarget::Determined) {
-        out += "name: " + plan.name + "\n";
-        const std::string body = entriesOf("hyperparameters");
-        out += body.empty() ? "hyperparameters: {}\n" : "hyperparameters:\n" + body;
-        std::string epochs = "1";
-        for (const auto& e : plan.entries)
-            if (e.key == "num_epochs" && !e.value.empty() &&
-                std::all_of(e.value.begin(), e.value.end(),
-                            [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-                epochs = e.value;
-        out += "searcher:\n  name: single\n  metric: validation_loss\n  smaller_is_better: true\n"
-               "  max_length:\n    epochs: " +
-               epochs + "\n";
-        out += plan.entrypoint.empty()
-                   ? "# entrypoint: model_def:Trial  # module:Class of the trial class, once it "
-                     "exists\n"
-                   : "entrypoint: " + plan.entrypoint + "\n";
-        return out;
-    }
-    std::vector<std::string> sections = plan.sections;
-    for (const auto& e : plan.entries)
-        if (std::find(sections.begin(), sections.end(), e.section) == sections.end())
-            sections.push_back(e.section);
-    for (const auto& s : sections) {
-        const std::string body = entriesOf(s);
-        out += s;
-        out += body.empty() ? ": {}\n" : ":\n";
-        out += body;
-    }
-    return out;
-}
-
-namespace {
-
-std::string subscript(const std::string& variable, const ParamsEntry& e)
-{
-    return variable + "[\"" + e.section + "\"][\"" + e.key + "\"]";
-}
-
-Diagnostic planError(const std::string& message)
-{
-    Diagnostic d;
-    d.code = "fix.failed";
-    d.message = message;
-    return d;
-}
-
-bool isKey(const std::string& s)
-{
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-        return isIdentifierChar(c) || c == '-' || c == '.';
-    });
 }
 
 } // namespace
 
-std::string leftAloneSummary(const ParamsPlan& plan)
+std::optional<ParamsPlan> planParamsFromArgparse(const ProjectAnalysis& a, ParamsTarget target,
+                                                 const FlagSections& table)
 {
-    // One line per flag and reason: "opt.manualSeed at main.py:45 (4 uses): the code assigns..."
-    struct Group
-    {
-        const LeftUse* first;
-        int count;
-    };
-    std::vector<Group> groups;
-    for (const auto& l : plan.leftAlone) {
-        auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
-            return g.first->text == l.text && g.first->reason == l.reason;
-        });
-        if (it == groups.end())
-            groups.push_back({&l, 1});
-        else
-            ++it->count;
-    }
-    std::string out;
-    for (const auto& g : groups) {
-        out += (out.empty() ? "" : "; ") + g.first->text + " at " + g.first->at.file + ":" +
-               std::to_string(g.first->at.line);
-        if (g.count > 1)
-            out += " (" + std::to_string(g.count) + " uses)";
-        out += ": " + g.first->reason;
-    }
-    return out;
-}
-
-Result<Fix> buildParamsFix(const ProjectAnalysis& a, const ParamsPlan& plan)
-{
-    std::set<std::pair<std::string, std::string>> seen;
-    for (const auto& e : plan.entries) {
-        if (!isKey(e.section) || !isKey(e.key))
-            return Result<Fix>::fail(
-                planError("'" + e.section + "." + e.key + "' is not a plain YAML key"));
-        if (!seen.insert({e.section, e.key}).second)
-            return Result<Fix>::fail(
-                planError("two flags would both be " + e.section + "." + e.key));
-    }
-    std::error_code ec;
-    if (std::filesystem::exists(a.root / plan.file, ec))
-        return Result<Fix>::fail(planError(plan.file + " exists already"));
-
-    Fix fix;
-    std::map<int, std::vector<TextEdit>> byFile;
-    auto add = [&](int file, std::uint32_t start, std::uint32_t end, std::string replacement) {
-        const auto& f = a.python[std::size_t(file)];
-        byFile[file].push_back(
-            {f.path, start, end, f.text.substr(start, end - start), std::move(replacement)});
-    };
-    for (const auto& load : plan.loads) {
-        const std::string& v = load.variable;
-        std::string code =
-            concat(load.indent, "with open(\"", plan.file, "\") as ", v, "_stream:\n", load.indent,
-                   "    ", v, " = yaml.safe_load(", v, "_stream)\n");
-        const std::string import = "import yaml\n";
-        if (load.needsImport && load.importAt != load.at)
-            add(load.file, load.importAt, load.importAt, import);
-        else if (load.needsImport)
-            code.insert(0, import);
-        add(load.file, load.at, load.at, code);
-    }
-    // Two loads in one file share one `import yaml`.
-    for (auto& [file, edits] : byFile) {
-        bool imported = false;
-        std::vector<TextEdit> kept;
-        for (auto& e : edits) {
-            if (e.replacement == "import yaml\n") {
-                if (imported)
-                    continue;
-                imported = true;
-            }
-            kept.push_back(std::move(e));
-        }
-        edits = std::move(kept);
-    }
-    int rewritten = 0;
-    for (const auto& rw : plan.rewrites) {
-        const ParamsEntry* e = plan.entry(rw.dest);
-        if (!e)
-            continue;
-        std::string with;
-        if (!rw.trialSelf.empty())
-            with = rw.trialSelf + ".context.get_hparam(\"" + e->key + "\")";
-        else
-            with = subscript(plan.loads[std::size_t(rw.load)].variable, *e);
-        add(rw.file, rw.span.startByte, rw.span.endByte, with);
-        ++rewritten;
-    }
-    for (auto& [file, edits] : byFile)
-        for (auto& e : edits)
-            fix.edits.push_back(std::move(e));
-    TextEdit created;
-    created.file = plan.file;
-    created.createsFile = true;
-    created.replacement = renderParamsFile(plan);
-    fix.edits.push_back(std::move(created));
-
-    fix.description = "write " + plan.file + " from " + std::to_string(plan.entries.size()) +
-                      " command-line flag" + (plan.entries.size() == 1 ? "" : "s") +
-                      " and read it in " + std::to_string(rewritten) + " place" +
-                      (rewritten == 1 ? "" : "s");
-    if (!plan.leftAlone.empty())
-        fix.description += "; left as they are: " + leftAloneSummary(plan);
-    return Result<Fix>::ok(std::move(fix));
-}
-
-std::optional<Fix> paramsFixOfCheck(const Check& check, const ProjectAnalysis& a)
-{
-    if (check.fixKind != "params-from-argparse")
+    const auto& facts = a.facts();
+    if (facts.flags.empty() || facts.cliUses.empty() || !a.resolver)
         return std::nullopt;
-    const ParamsTarget target = check.fixParams.get("target") == "determined"
-                                    ? ParamsTarget::Determined
-                                    : ParamsTarget::Cerebras;
-    if (target == ParamsTarget::Determined ? !a.experimentConfigs().empty()
-                                           : a.paramsConfig() != nullptr)
+    ParamsPlan plan = emptyPlan(a, target, table);
+    UsePlanner uses(a, target, plan);
+    for (const auto& u : facts.cliUses)
+        uses.plan(u);
+    if (plan.rewrites.empty())
         return std::nullopt;
-    auto plan = planParamsFromArgparse(a, target);
-    if (!plan)
-        return std::nullopt;
-    auto fix = buildParamsFix(a, *plan);
-    if (!fix)
-        return std::nullopt;
-    return std::move(*fix.value);
+    planEntries(a, target, table, plan);
+    return plan;
 }
 
 } // namespace portolan::guides

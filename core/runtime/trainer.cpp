@@ -16,6 +16,7 @@ namespace portolan::runtime {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using Clock = std::chrono::steady_clock;
 
 void setComputeThreads(int threads)
 {
@@ -132,6 +133,15 @@ private:
             m_sink(e);
     }
     void setUpRanks();
+    // The phases of execute(), in order.
+    json prepare();
+    int64_t openTrainingData(json& started);
+    void resume(json& started);
+    void startDistributed(json& started);
+    void announce(json& started, int64_t maxSteps);
+    bool trainLoop(int64_t maxSteps);
+    json stepEvent(double stepLoss, double lr, double seconds, int64_t samples, int64_t steps);
+    void finish(bool stopped);
     void trainStep(double& stepLoss, bool& stopped, int64_t& samples);
     json dataJson(const Dataset& d, const InputConfig& in, int64_t batches) const;
 
@@ -152,6 +162,7 @@ private:
     int m_world = 1;
     std::shared_ptr<Communicator> m_comm;
     std::unique_ptr<GradientReducer> m_reducer;
+    Clock::time_point m_started;
     double m_waitSum = 0; // over the steps since the last step event
     double m_reduceSum = 0;
 };
@@ -312,10 +323,9 @@ void Run::setUpRanks()
     m_comm = unwrap(Communicator::connect(m_options.distributed));
 }
 
-RunOutcome Run::execute()
+// Phase 1: threads, seed, ranks and the model; the "started" event's first fields.
+json Run::prepare()
 {
-    using Clock = std::chrono::steady_clock;
-    const auto started = Clock::now();
     setComputeThreads(m_options.threads);
     m_seed = m_options.seed.value_or(m_config.seed);
     setUpRanks();
@@ -326,112 +336,156 @@ RunOutcome Run::execute()
     m_checkpointDir = m_options.checkpointDir.empty()
                           ? m_config.projectDir / ".portolan" / "checkpoints"
                           : m_options.checkpointDir;
-    const RunMode mode = m_options.mode;
-    const bool training = mode != RunMode::Eval;
-    const bool evaluating = mode != RunMode::Train;
-
-    json started_ = event("started");
-    started_["mode"] = runModeName(mode);
-    started_["model"] = m_model.name;
+    json started = event("started");
+    started["mode"] = runModeName(m_options.mode);
+    started["model"] = m_model.name;
     int64_t paramCount = 0;
     for (const auto& p : m_params)
         paramCount += p.numel();
-    started_["parameters"] = paramCount;
-    started_["threads"] = torch::get_num_threads();
-    started_["seed"] = m_seed;
-    started_["config"] = toJson(m_config);
+    started["parameters"] = paramCount;
+    started["threads"] = torch::get_num_threads();
+    started["seed"] = m_seed;
+    started["config"] = toJson(m_config);
+    return started;
+}
 
-    int64_t maxSteps = 0;
-    if (training) {
-        auto data = unwrap(makeDataset(m_config, Split::Train));
-        m_train = std::make_unique<DataLoader>(data, m_config.train.batchSize,
-                                               m_config.train.shuffle, m_config.train.dropLast,
-                                               m_config.train.seed * 7919 + m_seed);
-        m_train->shard(m_rank, m_world);
-        if (m_config.train.batchSize < m_world)
-            throw RunFailure{
-                {Severity::Error,
-                 "runtime.batch-ranks",
-                 "the training batch size (" + std::to_string(m_config.train.batchSize) +
-                     ") is smaller than the number of ranks (" + std::to_string(m_world) +
-                     "): the params file's batch size is global, each rank takes a "
-                     "share of it",
-                 {m_config.paramsFile.string(), 0, 0}}};
-        const int64_t perEpoch = m_train->batchesPerEpoch();
-        if (perEpoch == 0)
-            throw RunFailure{diagnosticAt(m_config.modelSection, m_config.paramsFile.string(),
-                                          "runtime.data-too-small",
-                                          "the training set has fewer samples than one batch")};
-        started_["data"]["train"] = dataJson(*data, m_config.train, perEpoch);
-        const int64_t accum = std::max<int64_t>(m_config.gradAccumSteps, 1);
-        maxSteps = m_options.steps.value_or(
-            m_config.maxSteps > 0 ? m_config.maxSteps
-                                  : std::max<int64_t>(m_config.numEpochs * perEpoch / accum, 1));
-        m_schedule = m_config.optimizer.schedule;
-        if (m_config.lrStepEpochs > 0) {
-            // Determined's StepLR stepped every epoch (records_per_epoch / global batch).
-            const int64_t stepsPerEpoch = m_config.recordsPerEpoch > 0
-                                              ? m_config.recordsPerEpoch / m_config.train.batchSize
-                                              : perEpoch;
-            m_schedule = LrSchedule::stepDecay(
-                m_schedule.at(0), m_config.lrStepEpochs * stepsPerEpoch, m_config.lrGamma);
-        }
+// Phase 2 (training): the rank's share of the training data, the step count and the learning
+// rate schedule. Returns the optimizer steps to run.
+int64_t Run::openTrainingData(json& started)
+{
+    auto data = unwrap(makeDataset(m_config, Split::Train));
+    m_train =
+        std::make_unique<DataLoader>(data, m_config.train.batchSize, m_config.train.shuffle,
+                                     m_config.train.dropLast, m_config.train.seed * 7919 + m_seed);
+    m_train->shard(m_rank, m_world);
+    if (m_config.train.batchSize < m_world)
+        throw RunFailure{{Severity::Error,
+                          "runtime.batch-ranks",
+                          "the training batch size (" + std::to_string(m_config.train.batchSize) +
+                              ") is smaller than the number of ranks (" + std::to_string(m_world) +
+                              "): the params file's batch size is global, each rank takes a "
+                              "share of it",
+                          {m_config.paramsFile.string(), 0, 0}}};
+    const int64_t perEpoch = m_train->batchesPerEpoch();
+    if (perEpoch == 0)
+        throw RunFailure{diagnosticAt(m_config.modelSection, m_config.paramsFile.string(),
+                                      "runtime.data-too-small",
+                                      "the training set has fewer samples than one batch")};
+    started["data"]["train"] = dataJson(*data, m_config.train, perEpoch);
+    const int64_t accum = std::max<int64_t>(m_config.gradAccumSteps, 1);
+    const int64_t maxSteps = m_options.steps.value_or(
+        m_config.maxSteps > 0 ? m_config.maxSteps
+                              : std::max<int64_t>(m_config.numEpochs * perEpoch / accum, 1));
+    m_schedule = m_config.optimizer.schedule;
+    if (m_config.lrStepEpochs > 0) {
+        // Determined's StepLR stepped every epoch (records_per_epoch / global batch).
+        const int64_t stepsPerEpoch = m_config.recordsPerEpoch > 0
+                                          ? m_config.recordsPerEpoch / m_config.train.batchSize
+                                          : perEpoch;
+        m_schedule = LrSchedule::stepDecay(m_schedule.at(0), m_config.lrStepEpochs * stepsPerEpoch,
+                                           m_config.lrGamma);
     }
-    if (evaluating) {
-        m_evalData = unwrap(makeDataset(m_config, Split::Eval));
-        DataLoader probe(m_evalData, m_config.eval.batchSize, false, m_config.eval.dropLast, 0);
-        started_["data"]["eval"] = dataJson(*m_evalData, m_config.eval, probe.batchesPerEpoch());
-    }
-    m_optimizer = makeOptimizer(m_config.optimizer, m_params);
+    return maxSteps;
+}
 
-    fs::path resume = m_options.resumeFrom;
-    if (resume.empty() && mode == RunMode::Eval)
-        resume = latestCheckpoint(m_checkpointDir);
-    if (!resume.empty()) {
-        const auto state =
-            unwrap(loadCheckpoint(resume, m_model.net, m_optimizer.get(), m_model.name));
-        m_step = state.step;
-        if (m_train)
-            m_train->seek(state.data);
-        started_["resumed_from"] = {{"path", resume.string()}, {"step", m_step}};
-    }
-    if (m_comm) {
-        // Rank 0's weights everywhere (a resumed run's too), once: from here on identical
-        // weights on every rank mean that the gradient all-reduce is right.
-        std::vector<at::Tensor> state = m_params;
-        for (const auto& b : m_model.net->buffers())
-            state.push_back(b);
-        m_comm->broadcast(state, "the broadcast of rank 0's weights");
-        // Dropout draws its own masks on each rank.
-        if (m_rank > 0)
-            torch::manual_seed(uint64_t(m_seed) * 1000003ULL + uint64_t(m_rank) * 7919ULL +
-                               uint64_t(m_step));
-        const auto& d = m_options.distributed;
-        m_reducer = std::make_unique<GradientReducer>(m_comm, m_params, d.bucketMb);
-        started_["distributed"] = {
-            {"world_size", m_world},
-            {"backend", "gloo"},
-            {"rendezvous", d.env.masterAddr + ":" + std::to_string(d.env.masterPort)},
-            {"source", d.env.source},
-            {"rank_batch", (m_config.train.batchSize + m_world - 1) / m_world},
-            {"buckets", m_reducer->bucketCount()},
-            {"bucket_mb", d.bucketMb},
-            {"overlap", d.bucketMb > 0},
-            {"timeout_s", double(d.timeout.count()) / 1000.0}};
-        if (d.env.jobId > 0)
-            started_["distributed"]["job_id"] = d.env.jobId;
-    }
-    started_["max_steps"] = maxSteps;
-    started_["checkpoint_dir"] = m_checkpointDir.string();
-    emit(started_);
+// Phase 3: a checkpoint to resume from (the latest one for an evaluation), weights, optimizer
+// and data position.
+void Run::resume(json& started)
+{
+    fs::path from = m_options.resumeFrom;
+    if (from.empty() && m_options.mode == RunMode::Eval)
+        from = latestCheckpoint(m_checkpointDir);
+    if (from.empty())
+        return;
+    const auto state = unwrap(loadCheckpoint(from, m_model.net, m_optimizer.get(), m_model.name));
+    m_step = state.step;
+    if (m_train)
+        m_train->seek(state.data);
+    started["resumed_from"] = {{"path", from.string()}, {"step", m_step}};
+}
+
+// Phase 4 (several ranks): rank 0's weights everywhere (a resumed run's too), once: from here
+// on identical weights on every rank mean that the gradient all-reduce is right.
+void Run::startDistributed(json& started)
+{
+    if (!m_comm)
+        return;
+    std::vector<at::Tensor> state = m_params;
+    for (const auto& b : m_model.net->buffers())
+        state.push_back(b);
+    m_comm->broadcast(state, "the broadcast of rank 0's weights");
+    // Dropout draws its own masks on each rank.
+    if (m_rank > 0)
+        torch::manual_seed(uint64_t(m_seed) * 1000003ULL + uint64_t(m_rank) * 7919ULL +
+                           uint64_t(m_step));
+    const auto& d = m_options.distributed;
+    m_reducer = std::make_unique<GradientReducer>(m_comm, m_params, d.bucketMb);
+    started["distributed"] = {
+        {"world_size", m_world},
+        {"backend", "gloo"},
+        {"rendezvous", d.env.masterAddr + ":" + std::to_string(d.env.masterPort)},
+        {"source", d.env.source},
+        {"rank_batch", (m_config.train.batchSize + m_world - 1) / m_world},
+        {"buckets", m_reducer->bucketCount()},
+        {"bucket_mb", d.bucketMb},
+        {"overlap", d.bucketMb > 0},
+        {"timeout_s", double(d.timeout.count()) / 1000.0}};
+    if (d.env.jobId > 0)
+        started["distributed"]["job_id"] = d.env.jobId;
+}
+
+// The "started" event, and a warning for each split whose data is synthetic.
+void Run::announce(json& started, int64_t maxSteps)
+{
+    started["max_steps"] = maxSteps;
+    started["checkpoint_dir"] = m_checkpointDir.string();
+    emit(started);
     for (const char* split : {"train", "eval"})
-        if (started_["data"].contains(split) && started_["data"][split]["synthetic"].get<bool>()) {
+        if (started["data"].contains(split) && started["data"][split]["synthetic"].get<bool>()) {
             json w = event("warning");
             w["message"] = std::string(split) + " data is " +
-                           started_["data"][split]["source"].get<std::string>();
+                           started["data"][split]["source"].get<std::string>();
             emit(w);
         }
+}
 
+// The "step" event of the steps since the last one: loss, learning rate and throughput (with
+// several ranks, every rank's and the all-reduce's share).
+json Run::stepEvent(double stepLoss, double lr, double seconds, int64_t samples, int64_t steps)
+{
+    const double rate = seconds > 0 ? double(samples) / seconds : 0.0;
+    json e = event("step");
+    e["step"] = m_step;
+    e["loss"] = stepLoss;
+    e["lr"] = lr;
+    e["epoch"] = m_train->position().epoch;
+    e["samples_per_sec"] = rate;
+    if (m_comm) {
+        const at::Tensor rates =
+            m_comm->allgather(torch::tensor({rate}, torch::kDouble),
+                              "the throughput report of step " + std::to_string(m_step));
+        json perRank = json::array();
+        double total = 0;
+        for (int r = 0; r < m_world; ++r) {
+            perRank.push_back(rates[r][0].item<double>());
+            total += perRank.back().get<double>();
+        }
+        e["samples_per_sec"] = total;
+        e["rank_samples_per_sec"] = perRank;
+        e["allreduce_wait_s"] = m_waitSum / double(steps);
+        e["allreduce_s"] = m_reduceSum / double(steps);
+        m_waitSum = m_reduceSum = 0;
+    }
+    e["elapsed_s"] = std::chrono::duration<double>(Clock::now() - m_started).count();
+    return e;
+}
+
+// Phase 5: the optimizer steps, with their events, evaluations and checkpoints, until the last
+// step or a stop; then the last checkpoint and evaluation. Returns whether it was stopped.
+bool Run::trainLoop(int64_t maxSteps)
+{
+    const bool training = m_options.mode != RunMode::Eval;
+    const bool evaluating = m_options.mode != RunMode::Train;
     const int64_t logSteps = std::max<int64_t>(m_options.logSteps.value_or(m_config.logSteps), 1);
     const int64_t evalEvery = m_options.evalEvery.value_or(m_config.evalEvery);
     const int64_t checkpointSteps = m_options.checkpointSteps.value_or(m_config.checkpointSteps);
@@ -458,31 +512,7 @@ RunOutcome Run::execute()
         if (m_step % logSteps == 0 || m_step == maxSteps || stopped) {
             const double seconds =
                 std::chrono::duration<double>(Clock::now() - intervalStart).count();
-            const double rate = seconds > 0 ? double(intervalSamples) / seconds : 0.0;
-            json e = event("step");
-            e["step"] = m_step;
-            e["loss"] = stepLoss;
-            e["lr"] = lr;
-            e["epoch"] = m_train->position().epoch;
-            e["samples_per_sec"] = rate;
-            if (m_comm) {
-                const at::Tensor rates =
-                    m_comm->allgather(torch::tensor({rate}, torch::kDouble),
-                                      "the throughput report of step " + std::to_string(m_step));
-                json perRank = json::array();
-                double total = 0;
-                for (int r = 0; r < m_world; ++r) {
-                    perRank.push_back(rates[r][0].item<double>());
-                    total += perRank.back().get<double>();
-                }
-                e["samples_per_sec"] = total;
-                e["rank_samples_per_sec"] = perRank;
-                e["allreduce_wait_s"] = m_waitSum / double(intervalSteps);
-                e["allreduce_s"] = m_reduceSum / double(intervalSteps);
-                m_waitSum = m_reduceSum = 0;
-            }
-            e["elapsed_s"] = std::chrono::duration<double>(Clock::now() - started).count();
-            emit(e);
+            emit(stepEvent(stepLoss, lr, seconds, intervalSamples, intervalSteps));
             intervalStart = Clock::now();
             intervalSamples = 0;
             intervalSteps = 0;
@@ -502,13 +532,19 @@ RunOutcome Run::execute()
         checkpoint();
     if (evaluating && !stopped && lastEvalStep != m_step)
         evaluate();
+    return stopped;
+}
 
+// Phase 6: the outcome and the "finished" event (with several ranks, whether their weights
+// ended identical).
+void Run::finish(bool stopped)
+{
     m_outcome.reason = stopped ? "stopped" : "completed";
     m_outcome.step = m_step;
     json f = event("finished");
     f["reason"] = m_outcome.reason;
     f["step"] = m_step;
-    f["elapsed_s"] = std::chrono::duration<double>(Clock::now() - started).count();
+    f["elapsed_s"] = std::chrono::duration<double>(Clock::now() - m_started).count();
     if (!m_outcome.losses.empty())
         f["final_loss"] = m_outcome.losses.back();
     if (!m_outcome.evals.empty())
@@ -527,6 +563,25 @@ RunOutcome Run::execute()
         f["rank_weight_max_diff"] = m_outcome.rankWeights.maxDifference;
     }
     emit(f);
+}
+
+RunOutcome Run::execute()
+{
+    m_started = Clock::now();
+    json started = prepare();
+    int64_t maxSteps = 0;
+    if (m_options.mode != RunMode::Eval)
+        maxSteps = openTrainingData(started);
+    if (m_options.mode != RunMode::Train) {
+        m_evalData = unwrap(makeDataset(m_config, Split::Eval));
+        DataLoader probe(m_evalData, m_config.eval.batchSize, false, m_config.eval.dropLast, 0);
+        started["data"]["eval"] = dataJson(*m_evalData, m_config.eval, probe.batchesPerEpoch());
+    }
+    m_optimizer = makeOptimizer(m_config.optimizer, m_params);
+    resume(started);
+    startDistributed(started);
+    announce(started, maxSteps);
+    finish(trainLoop(maxSteps));
     return m_outcome;
 }
 

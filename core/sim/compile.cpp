@@ -13,17 +13,17 @@ namespace portolan::sim {
 namespace {
 
 Result<CompileResult> simulate(const graph::OpGraph& g, const targets::Target& t,
-                               const CompileOptions& o)
+                               const CompileOptions& o, IpuSimCache* cache, SimDetail detail)
 {
     if (t.kind == targets::TargetKind::Cs)
         return simulateCs(g, t, o);
-    return simulateIpu(g, t, o);
+    return simulateIpu(g, t, o, ipuModelConstants(), cache, detail);
 }
 
 } // namespace
 
 std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Target& t,
-                                   const CompileResult& base)
+                                   const CompileResult& base, IpuSimCache* cache)
 {
     const auto vocab = vocabularyOps(g, ipuModelConstants().vocabularyMinRows);
     const bool hasVocabulary = std::find(vocab.begin(), vocab.end(), true) != vocab.end();
@@ -31,7 +31,8 @@ std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Targe
     for (auto& c : remedyOptions(base.options, t)) {
         if (c.id == "serialize-embedding" && !hasVocabulary)
             continue;
-        auto r = simulate(g, t, c.options);
+        // A remedy's line reads only the figures: the simulation skips the names and the tiles.
+        auto r = simulate(g, t, c.options, cache, SimDetail::Figures);
         if (!r)
             continue;
         Remedy rem;
@@ -49,7 +50,7 @@ std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Targe
 }
 
 std::optional<ProjectSplit> simulateProjectSplit(const graph::OpGraph& g, const targets::Target& t,
-                                                 const CompileOptions& base)
+                                                 const CompileOptions& base, IpuSimCache* cache)
 {
     const auto& d = g.declaredSplit;
     if (d.empty() || t.kind == targets::TargetKind::Cs)
@@ -88,7 +89,7 @@ std::optional<ProjectSplit> simulateProjectSplit(const graph::OpGraph& g, const 
     o.training.availableMemoryProportionPerStage =
         perStage(o.training.availableMemoryProportionPerStage);
     o.training.recomputePerStage = perStage(o.training.recomputePerStage);
-    auto r = simulateIpu(g, t, o);
+    auto r = simulateIpu(g, t, o, ipuModelConstants(), cache, SimDetail::Figures);
     if (!r || !r.value->ipu) {
         p.error = r ? std::string("no IPU profile") : r.error.message;
         return p;
@@ -105,7 +106,7 @@ std::optional<ProjectSplit> simulateProjectSplit(const graph::OpGraph& g, const 
 }
 
 Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Target& t,
-                                   const CompileOptions& o)
+                                   const CompileOptions& o, IpuSimCache* cache)
 {
     const auto start = std::chrono::steady_clock::now();
     if (o.training.microBatch < 1 || o.training.gradAccum < 1 || o.training.replicas < 1 ||
@@ -115,7 +116,7 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
              "compile.options",
              "micro-batch, gradient accumulation, replicas and IPUs must be at least 1",
              {}});
-    auto r = simulate(g, t, o);
+    auto r = simulate(g, t, o, cache, SimDetail::Full);
     if (!r)
         return r;
     // A result either fits or does not: an error of the compilation itself (a mode or an option
@@ -135,19 +136,20 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
                      : std::string());
     }
     if (o.advice && !r.value->fits)
-        r.value->advice = adviseRemedies(g, t, *r.value);
-    r.value->projectSplit = simulateProjectSplit(g, t, o);
+        r.value->advice = adviseRemedies(g, t, *r.value, cache);
+    r.value->projectSplit = simulateProjectSplit(g, t, o, cache);
     r.value->compileMilliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return r;
 }
 
-Result<CompileResult> compileGraph(const graph::OpGraph& g, const CompileOptions& o)
+Result<CompileResult> compileGraph(const graph::OpGraph& g, const CompileOptions& o,
+                                   IpuSimCache* cache)
 {
     auto t = targets::loadTarget(o.target);
     if (!t)
         return Result<CompileResult>::fail(t.error);
-    return compileGraph(g, *t.value, o);
+    return compileGraph(g, *t.value, o, cache);
 }
 
 } // namespace portolan::sim

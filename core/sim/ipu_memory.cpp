@@ -5,16 +5,25 @@
 #include "core/sim/memory_model.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace portolan::sim {
 
 bool isContraction(const std::string& kind)
 {
+    // Asked for every op of every stage of every simulation, of a handful of distinct kinds:
+    // the substring search is remembered per kind (per thread: simulations run on workers).
+    thread_local std::unordered_map<std::string, bool> known;
+    if (auto it = known.find(kind); it != known.end())
+        return it->second;
+    bool found = false;
     for (const char* k : {"Linear", "Conv", "matmul", "linear", "conv", "mm", "bmm", "addmm",
                           "Bilinear", "convolution", "baddbmm"})
-        if (kind.find(k) != std::string::npos)
-            return true;
-    return false;
+        found = found || kind.find(k) != std::string::npos;
+    if (known.size() > 1024) // kinds come from the model: bounded anyway, but never unbounded
+        known.clear();
+    known.emplace(kind, found);
+    return found;
 }
 
 std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
@@ -45,6 +54,10 @@ std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
     return out;
 }
 
+// Longer than the other phases (about 150 lines) on purpose: it is one table of an op's memory
+// terms (weights, accumulators, state, masters, stash, temporaries, update) written top to
+// bottom with each term's source beside it, which reads better whole than cut into helpers
+// that would share a dozen locals.
 std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConfig& c,
                                      const IpuModelConstants& k, std::int64_t tileBytes, int tiles,
                                      int first, int end, const std::vector<bool>* vocabulary)

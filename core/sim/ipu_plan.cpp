@@ -1,6 +1,8 @@
 #include "core/sim/ipu_plan.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
 
 namespace portolan::sim {
 
@@ -58,7 +60,9 @@ std::optional<ContractionShape> contractionShape(const graph::Op& op)
     return s;
 }
 
-TilePlan planContraction(const ContractionShape& s, int operandBytes, int partialsBytes, int tiles)
+namespace {
+
+TilePlan searchPlan(const ContractionShape& s, int operandBytes, int partialsBytes, int tiles)
 {
     TilePlan best;
     tiles = std::max(1, tiles);
@@ -95,6 +99,26 @@ TilePlan planContraction(const ContractionShape& s, int operandBytes, int partia
             consider(left, a, b);
         }
     return best;
+}
+
+} // namespace
+
+TilePlan planContraction(const ContractionShape& s, int operandBytes, int partialsBytes, int tiles)
+{
+    // The search is a pure function of its arguments, and a model repeats its blocks' shapes:
+    // each simulation of an 80-block model would otherwise search the same few shapes thousands
+    // of times. One memo per thread (simulations run on worker threads), cleared when large.
+    using Key = std::array<std::int64_t, 8>;
+    thread_local std::map<Key, TilePlan> memo;
+    const Key key{s.groups,     s.rows,        s.inner, s.cols, s.batchInGroups ? 1 : 0,
+                  operandBytes, partialsBytes, tiles};
+    if (auto it = memo.find(key); it != memo.end())
+        return it->second;
+    if (memo.size() > 4096)
+        memo.clear();
+    const TilePlan plan = searchPlan(s, operandBytes, partialsBytes, tiles);
+    memo.emplace(key, plan);
+    return plan;
 }
 
 ContractionShape atMicroBatch(ContractionShape s, int microBatch, int serialization)

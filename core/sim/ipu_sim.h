@@ -9,6 +9,8 @@
 #include "core/sim/profile.h"
 #include "core/targets/target.h"
 
+#include <memory>
+
 namespace portolan::sim {
 
 struct IpuModelConstants
@@ -40,9 +42,42 @@ struct IpuModelConstants
 const IpuModelConstants& ipuModelConstants();
 Result<IpuModelConstants> loadIpuModelConstants(const std::filesystem::path& file);
 
+// Full: the whole profile. Figures: what the advice and a search read (fits, the fullest tile,
+// throughput and the stage figures), without the variables' names, the program steps, the
+// bytes per tile and the graph, which take most of the time at 70 B scale.
+enum class SimDetail
+{
+    Full,
+    Figures
+};
+
+// The stages and IPUs of the latest simulations of one graph, kept so that the next one
+// re-simulates only what changed: a split edit re-places the stages whose ops moved (and their
+// IPUs), and the remedies of the advice each keep their own. The results are identical to a
+// simulation without it. Tied to the graph it was used with (by address and size) and to the
+// targets by name and file: clear() it when either is changed in place. One simulation at a
+// time uses it (it locks).
+class IpuSimCache
+{
+public:
+    IpuSimCache();
+    ~IpuSimCache();
+    IpuSimCache(const IpuSimCache&) = delete;
+    IpuSimCache& operator=(const IpuSimCache&) = delete;
+    void clear();
+
+private:
+    friend Result<CompileResult> simulateIpu(const graph::OpGraph&, const targets::Target&,
+                                             const CompileOptions&, const IpuModelConstants&,
+                                             IpuSimCache*, SimDetail);
+    struct Impl;
+    std::unique_ptr<Impl> m;
+};
+
 Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target& target,
                                   const CompileOptions& options,
-                                  const IpuModelConstants& k = ipuModelConstants());
+                                  const IpuModelConstants& k = ipuModelConstants(),
+                                  IpuSimCache* cache = nullptr, SimDetail detail = SimDetail::Full);
 
 // The stage costs (seconds per micro-batch) and memory (bytes) of each op, as the partitioner
 // sees them.

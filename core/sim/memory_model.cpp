@@ -21,12 +21,29 @@ std::int64_t scaled(std::int64_t bytes, graph::DType t, Precision p)
     return atComputePrecision(bytes, t, p);
 }
 
-std::vector<int> producers(const OpGraph& g, int i)
+// Calls f with each op whose output op i reads: its recorded inputs, or the op before it. No
+// copy: this runs for every op of every stage of every simulation.
+template <typename F> void forEachProducer(const OpGraph& g, int i, F&& f)
 {
     const Op& op = g.ops[std::size_t(i)];
-    if (!op.inputOps.empty())
-        return op.inputOps;
-    return {i - 1};
+    if (op.inputOps.empty()) {
+        f(i - 1);
+        return;
+    }
+    for (int p : op.inputOps)
+        f(p);
+}
+
+// The op whose output op i's output lives in (views share their producer's storage), or -1 for
+// the model's input. Followed on demand, so that a stage's memory costs its own ops, not the
+// whole graph's.
+int storageOf(const OpGraph& g, int i)
+{
+    while (i >= 0 && g.ops[std::size_t(i)].aliasesInput) {
+        const Op& op = g.ops[std::size_t(i)];
+        i = op.inputOps.empty() ? i - 1 : op.inputOps.front();
+    }
+    return i;
 }
 
 } // namespace
@@ -48,15 +65,6 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
     const int cb = computeBytes(c.precision);
     const int slots = optimizerSlots(c.optimizer);
 
-    // The storage each op's output lives in: views share their producer's.
-    std::vector<int> storage(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) {
-        storage[std::size_t(i)] = i;
-        if (g.ops[std::size_t(i)].aliasesInput) {
-            const int p = producers(g, i).front();
-            storage[std::size_t(i)] = p >= 0 ? storage[std::size_t(p)] : -1;
-        }
-    }
     const auto storageBytes = [&](int s) -> std::int64_t {
         if (s < 0)
             return graph::elementCount(g.inputShape) * graph::dtypeBytes(g.inputDtype);
@@ -86,8 +94,7 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
             // Forward only: the output and what it reads, nothing kept for a backward.
             m.activation = scaled(op.activationBytes, op.dtype, c.precision);
             std::int64_t in = 0;
-            for (int p : producers(g, i))
-                in += storageBytes(p >= 0 ? storage[std::size_t(p)] : -1);
+            forEachProducer(g, i, [&](int p) { in += storageBytes(storageOf(g, p)); });
             m.temporary = m.activation + in;
             continue;
         }
@@ -103,16 +110,14 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
         }
         m.activation = scaled(op.activationBytes, op.dtype, c.precision);
         std::int64_t in = 0;
-        for (int p : producers(g, i))
-            in += storageBytes(p >= 0 ? storage[std::size_t(p)] : -1);
+        forEachProducer(g, i, [&](int p) { in += storageBytes(storageOf(g, p)); });
         // Backward of this op holds the gradient of its output and of its input, plus the new
         // weight gradient before it is added to the accumulated one.
         m.temporary = m.activation + in;
         if (op.savesOutput)
-            keep(storage[std::size_t(i)], i);
+            keep(storageOf(g, i), i);
         if (op.savesInputs)
-            for (int p : producers(g, i))
-                keep(p >= 0 ? storage[std::size_t(p)] : -1, i);
+            forEachProducer(g, i, [&](int p) { keep(storageOf(g, p), i); });
         // Dropout noise follows the precision; max-pool indices keep their own type.
         m.stash += op.extraSavedScales ? scaled(op.extraSavedBytes, op.dtype, c.precision)
                                        : op.extraSavedBytes;
@@ -137,7 +142,7 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
             if (layerLast(i) || i + 1 == end) {
                 maxLayerStash = std::max(maxLayerStash, layerStash);
                 layerStash = 0;
-                m.stash = storageBytes(storage[std::size_t(i)]);
+                m.stash = storageBytes(storageOf(g, i));
             }
         }
         out.front().temporary += maxLayerStash;

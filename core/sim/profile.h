@@ -197,6 +197,8 @@ struct CompileOptions
     std::vector<int> split; // layers per stage; empty: automatic
     std::string csMode;     // "", layer-pipelined, weight-streaming
     bool advice = true;
+
+    bool operator==(const CompileOptions&) const = default;
 };
 
 struct CompileResult

@@ -78,6 +78,8 @@ struct TrainingConfig
     // The settings the stages on IPU `ipu` run with (the per-IPU values, when given, in place
     // of the single ones).
     TrainingConfig forStage(int ipu) const;
+
+    bool operator==(const TrainingConfig&) const = default;
 };
 
 // "0,1,1,1" / "0.15,0.18,0.2,0.25": the per-stage lists as the CLI and reports write them

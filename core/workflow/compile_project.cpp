@@ -127,9 +127,10 @@ std::string strategyNote(const ProjectModel& model, const sim::CompileOptions& o
 }
 
 Result<sim::CompileResult> compileModel(const graph::OpGraph& g, const sim::CompileOptions& options,
-                                        const sim::ModelFamilyNotes* family)
+                                        const sim::ModelFamilyNotes* family,
+                                        sim::IpuSimCache* cache)
 {
-    auto r = sim::compileGraph(g, options);
+    auto r = sim::compileGraph(g, options, cache);
     if (r && family)
         r.value->modelFamily = *family;
     return r;

@@ -11,6 +11,7 @@
 
 #include "core/graph/graph_source.h"
 #include "core/sim/auto_config.h"
+#include "core/sim/ipu_sim.h"
 #include "core/sim/model_family.h"
 #include "core/sim/profile.h"
 #include "core/sim/project_training.h"
@@ -61,9 +62,11 @@ sim::CompileOptions projectOptions(const ProjectModel& model, sim::CompileOption
 // when it brings none or the target is a CS system.
 std::string strategyNote(const ProjectModel& model, const sim::CompileOptions& options);
 
-// Simulates `g` with `options` and attaches the model family's notes to the report.
+// Simulates `g` with `options` and attaches the model family's notes to the report. With a
+// cache kept for `g` (sim::IpuSimCache), a split edit re-simulates only the stages it touches.
 Result<sim::CompileResult> compileModel(const graph::OpGraph& g, const sim::CompileOptions& options,
-                                        const sim::ModelFamilyNotes* family = nullptr);
+                                        const sim::ModelFamilyNotes* family = nullptr,
+                                        sim::IpuSimCache* cache = nullptr);
 
 // Records a graph with the Torch child's arguments; graph::runTorchChild by default.
 using GraphRecorder = std::function<Result<graph::OpGraph>(const std::vector<std::string>&)>;

@@ -469,8 +469,15 @@ void ProfilePanel::startCompile()
     emit compileStarted();
     std::shared_ptr<const graph::OpGraph> g = m_opGraph;
     std::shared_ptr<const sim::ModelFamilyNotes> family = m_family;
+    if (m_simGraph != g) { // holding the graph keeps its address from being reused
+        m_simGraph = g;
+        m_simCache = std::make_shared<sim::IpuSimCache>();
+    }
     runAsync(
-        this, [g, options, family] { return workflow::compileModel(*g, options, family.get()); },
+        this,
+        [g, options, family, cache = m_simCache] {
+            return workflow::compileModel(*g, options, family.get(), cache.get());
+        },
         [this, id](Result<sim::CompileResult> r) {
             m_compiling = false;
             const bool current = m_compileTicket.isCurrent(id);

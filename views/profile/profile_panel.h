@@ -122,6 +122,11 @@ private:
 
     ResultPtr m_result;
     std::shared_ptr<const graph::OpGraph> m_opGraph; // what re-simulation compiles
+    // The stages of the latest simulations of m_simGraph (a split drag re-places only the
+    // stages it touches); replaced with m_opGraph, whose address it is keyed by. Used on the
+    // worker thread only.
+    std::shared_ptr<const graph::OpGraph> m_simGraph;
+    std::shared_ptr<sim::IpuSimCache> m_simCache;
     // The project's model source and how it trains (its graph is m_opGraph): mapped onto the
     // target by workflow::projectOptions whenever the target changes by suggestion.
     std::shared_ptr<workflow::ProjectModel> m_project;

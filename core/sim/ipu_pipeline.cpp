@@ -1,0 +1,204 @@
+// One placement through the place, memory, schedule and summary phases of the IPU simulation
+// (ipu_phases.h), with the place and memory results reused from the cache where their keys
+// match.
+#include "core/sim/ipu_memory.h"
+#include "core/sim/ipu_phases.h"
+#include "core/sim/schedule.h"
+
+#include <algorithm>
+#include <map>
+
+namespace portolan::sim::ipu {
+
+namespace {
+
+template <typename Key, typename Value, typename Make>
+std::shared_ptr<const Value> cached(const Context& x, PhaseCache& cache,
+                                    std::map<Key, PhaseCache::Slot<Value>>& slots, const Key& key,
+                                    Make make)
+{
+    auto it = slots.find(key);
+    // A result without the names and tiles serves only a simulation that does not want them.
+    if (it == slots.end() || (x.detail == Detail::Full && it->second.value->detail != Detail::Full))
+        it = slots
+                 .insert_or_assign(
+                     key, PhaseCache::Slot<Value>{std::make_shared<const Value>(make()), 0})
+                 .first;
+    it->second.generation = cache.generation;
+    return it->second.value;
+}
+
+// Schedule phase: the pipeline's events, the step time with the slowest stage's weight update,
+// the bubble and the throughput.
+void schedulePipeline(const Context& x, const std::vector<double>& fwd,
+                      const std::vector<double>& bwd, const std::vector<double>& link,
+                      IpuProfile& prof)
+{
+    const auto& c = x.o.training;
+    const int m = c.inference ? 1 : std::max(1, c.gradAccum);
+    prof.schedule = simulateSchedule(c.schedule, fwd, bwd, link, m);
+    double makespan = 0;
+    for (const auto& e : prof.schedule)
+        makespan = std::max(makespan, e.end);
+    double maxUpdate = 0;
+    if (!c.inference)
+        for (const auto& st : prof.stages) {
+            std::int64_t params = 0;
+            for (int i = st.firstOp; i < st.endOp; ++i)
+                params += x.g.ops[std::size_t(i)].paramCount;
+            // Weight update: a few FLOPs per parameter, bound by memory like elementwise work.
+            maxUpdate = std::max(maxUpdate,
+                                 10.0 * double(params) / (x.peakFlops * x.k.elementwiseEfficiency));
+        }
+    prof.stepSeconds = makespan + maxUpdate;
+    prof.bubble = bubbleFraction(int(fwd.size()), m);
+    const double samples = x.microBatch * m * std::max(1, c.replicas);
+    prof.samplesPerSecond = prof.stepSeconds > 0 ? samples / prof.stepSeconds : 0;
+    // Balance is between IPUs, not stages: a stage that shares an IPU (the tied head back on the
+    // embeddings' IPU) adds its time to that IPU's, so a small head stage does not read as a
+    // badly balanced pipeline.
+    std::map<int, double> perIpu;
+    for (std::size_t s = 0; s < fwd.size(); ++s)
+        perIpu[prof.stages[s].ipu] += fwd[s] + bwd[s];
+    double slow = 0, fast = 1e300;
+    for (const auto& [ipu, tt] : perIpu) {
+        slow = std::max(slow, tt);
+        fast = std::min(fast, tt);
+    }
+    prof.balance = slow > 0 ? fast / slow : 1;
+}
+
+// Summary phase: whether the target can keep the optimizer state off chip at all, and whether
+// the model fits.
+void summarize(const Context& x, CompileResult& r)
+{
+    const auto& c = x.o.training;
+    const auto& t = x.t;
+    const int n = int(x.g.ops.size());
+    bool supported = true;
+    if (c.optimizerOffChip && !c.inference && !t.ipu.streamingMemory) {
+        // Not a memory figure: the target cannot do it (ipu-mk1.yaml streaming_memory: false).
+        supported = false;
+        r.diagnostics.push_back(
+            {Severity::Error,
+             "compile.no-streaming-memory",
+             t.name + " has no streaming memory, so optimizer state cannot be kept off chip (" +
+                 t.file.filename().string() + ": streaming_memory: false); keep it on chip",
+             {}});
+    } else if (c.optimizerOffChip && !c.inference) {
+        const int slots = optimizerSlots(c.optimizer);
+        const std::int64_t perParam =
+            slots * x.k.optimizerStateBytes -
+            (c.halfFirstOrderMomentum && slots > 0 ? x.k.optimizerStateBytes - x.k.halfMomentumBytes
+                                                   : 0) +
+            (c.precision == Precision::Mixed ? 4 : 0);
+        std::int64_t offChip = 0;
+        for (int i = 0; i < n; ++i)
+            offChip += x.g.ops[std::size_t(i)].paramCount * perParam;
+        if (c.replicatedTensorSharding)
+            offChip /= std::max(1, c.replicas);
+        if (double(offChip) > t.ipu.streamingMemoryBytes * x.ipus) {
+            supported = false;
+            r.diagnostics.push_back({Severity::Error,
+                                     "compile.streaming-memory",
+                                     "the optimizer state does not fit in streaming memory",
+                                     {}});
+        }
+    }
+    r.memory = estimateTrainingMemory(x.g, c, 0, n, 1);
+    // Fits only when every tile holds its share and the target can run it at all.
+    r.fits = r.ipu->oomTiles == 0 && supported;
+    r.peakBytes = r.ipu->maxTileBytes;
+    r.capacityBytes = t.ipu.tileMemoryBytes;
+    r.samplesPerSecond = r.ipu->samplesPerSecond;
+}
+
+} // namespace
+
+Result<CompileResult> simulatePlacement(const Context& x, const Placement& placement,
+                                        IpuProfile prof, std::vector<Diagnostic> diagnostics,
+                                        PhaseCache& cache)
+{
+    CompileResult r;
+    r.options = x.o;
+    r.targetName = x.t.name;
+    r.targetKind = "ipu";
+    r.diagnostics = std::move(diagnostics);
+    const bool full = x.detail == Detail::Full;
+    const int stageCount = int(placement.stages.size());
+    prof.ipusPerReplica = x.ipus;
+    prof.tilesPerIpu = x.tiles;
+    prof.ioTilesPerIpu = x.ioTiles;
+    prof.tileCapacity = x.t.ipu.tileMemoryBytes;
+    if (full)
+        for (auto& cat : prof.tileBytes)
+            cat.assign(std::size_t(x.tiles) * std::size_t(x.ipus), 0);
+    r.opStage.assign(x.g.ops.size(), 0);
+
+    // Place: each stage, in pipeline order (an IPU's mapping continues where its previous
+    // stage's ended).
+    std::vector<std::shared_ptr<const PlacedStage>> placed;
+    std::vector<StageKey> keys;
+    std::vector<int> cursor(static_cast<std::size_t>(x.ipus), 0);
+    std::vector<double> fwd, bwd, link;
+    int stepBase = 0;
+    for (int s = 0; s < stageCount; ++s) {
+        const StagePlacement& place = placement.stages[std::size_t(s)];
+        const StageKey key{
+            place.firstOp, place.endOp, place.ipu, s, stageCount, cursor[std::size_t(place.ipu)],
+            stepBase};
+        auto stage = cached(x, cache, cache.stages, key, [&] { return placeStage(x, key); });
+        cursor[std::size_t(place.ipu)] = stage->cursorAfter;
+        stepBase += stage->stepCount;
+        std::fill(r.opStage.begin() + place.firstOp, r.opStage.begin() + place.endOp, s);
+        if (full) {
+            prof.variables.insert(prof.variables.end(), stage->variables.begin(),
+                                  stage->variables.end());
+            prof.steps.insert(prof.steps.end(), stage->steps.begin(), stage->steps.end());
+        }
+        prof.stages.push_back(stage->profile);
+        fwd.push_back(stage->forward);
+        bwd.push_back(stage->backward);
+        link.push_back(stage->link);
+        keys.push_back(key);
+        placed.push_back(std::move(stage));
+    }
+
+    // Memory: IPU by IPU. The IPU's figures go to its stages (the first one carries them when
+    // several share).
+    for (int ipu = 0; ipu < x.ipus; ++ipu) {
+        std::vector<int> mine;
+        std::vector<StageKey> mineKeys;
+        std::vector<const PlacedStage*> mineStages;
+        for (int s = 0; s < stageCount; ++s)
+            if (keys[std::size_t(s)].ipu == ipu) {
+                mine.push_back(s);
+                mineKeys.push_back(keys[std::size_t(s)]);
+                mineStages.push_back(placed[std::size_t(s)].get());
+            }
+        if (mine.empty())
+            continue;
+        const auto memory =
+            cached(x, cache, cache.ipus, mineKeys, [&] { return ipuMemory(x, ipu, mineStages); });
+        StageProfile& head = prof.stages[std::size_t(mine.front())];
+        head.usedBytes = memory->usedBytes;
+        head.oomTiles = memory->oomTiles;
+        for (int s : mine)
+            prof.stages[std::size_t(s)].maxTileBytes = memory->maxTileBytes;
+        prof.oomTiles += memory->oomTiles;
+        prof.maxTileBytes = std::max(prof.maxTileBytes, memory->maxTileBytes);
+        prof.totalBytes += memory->usedBytes;
+        if (full)
+            for (int cat = 0; cat < kMemoryCategories; ++cat)
+                std::copy(memory->tileBytes[std::size_t(cat)].begin(),
+                          memory->tileBytes[std::size_t(cat)].end(),
+                          prof.tileBytes[std::size_t(cat)].begin() + std::ptrdiff_t(ipu) * x.tiles);
+    }
+
+    schedulePipeline(x, fwd, bwd, link, prof);
+    r.ipu = std::move(prof);
+    summarize(x, r);
+    return Result<CompileResult>::ok(std::move(r));
+}
+
+} // namespace portolan::sim::ipu

@@ -1,0 +1,193 @@
+// The incremental IPU simulation (sim::IpuSimCache): a compile that reuses the stages and IPUs of
+// earlier ones (a split edit, the advice's remedies, the automatic split's alternatives) must
+// give the same report, byte for byte, as a compile from nothing. Models of three families
+// built from small params written here, each through a series of split edits and option
+// changes; and the advice's figures-only remedies against the same remedies simulated in full.
+#include "core/families/families.h"
+#include "core/report/report.h"
+#include "core/sim/compile.h"
+#include "core/sim/ipu_sim.h"
+#include "core/sim/remedies.h"
+
+#include <QTest>
+
+using namespace portolan;
+using namespace portolan::sim;
+
+namespace {
+
+// The report without its timing, which is the one field that may differ.
+std::string reportText(const CompileResult& r)
+{
+    auto j = report::toJson(r);
+    j.erase("compile_milliseconds");
+    return j.dump();
+}
+
+const char* kGpt = R"(model:
+  name: gpt2
+  vocab_size: 8192
+  hidden_size: 256
+  num_hidden_layers: 8
+  num_heads: 4
+  filter_size: 1024
+  max_position_embeddings: 512
+  share_embedding_weights: true
+train_input:
+  batch_size: 8
+  max_sequence_length: 256
+)";
+
+const char* kBert = R"(model:
+  name: bert
+  vocab_size: 30522
+  hidden_size: 512
+  num_hidden_layers: 6
+  num_heads: 8
+  filter_size: 2048
+  max_position_embeddings: 512
+train_input:
+  batch_size: 16
+  max_sequence_length: 128
+  max_predictions_per_seq: 20
+)";
+
+const char* kLlama = R"(model:
+  name: llama
+  vocab_size: 16000
+  hidden_size: 512
+  num_hidden_layers: 10
+  num_heads: 8
+  filter_size: 1408
+  position_embedding_type: rotary
+  rotary_dim: 64
+  share_embedding_weights: false
+  norm_type: rmsnorm
+  nonlinearity: swiglu
+  max_position_embeddings: 1024
+train_input:
+  batch_size: 4
+  max_sequence_length: 512
+)";
+
+} // namespace
+
+class TestSimIncremental : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void sameAsFull_data()
+    {
+        QTest::addColumn<QByteArray>("params");
+        QTest::addColumn<int>("ipus");
+        QTest::addColumn<bool>("fp16");
+        QTest::addRow("gpt2 tied head, 4 IPUs") << QByteArray(kGpt) << 4 << false;
+        QTest::addRow("bert, 3 IPUs, fp16") << QByteArray(kBert) << 3 << true;
+        QTest::addRow("llama, 5 IPUs, fp16") << QByteArray(kLlama) << 5 << true;
+    }
+    // A series of compiles through one cache, each compared with a compile without it: split
+    // edits (a boundary moved one way and back, two at once, a stage count change), the
+    // automatic split, and options that change every stage.
+    void sameAsFull()
+    {
+        QFETCH(QByteArray, params);
+        QFETCH(int, ipus);
+        QFETCH(bool, fp16);
+        auto built = families::buildFromParamsText(params.toStdString(), "model.yaml");
+        QVERIFY2(built, built ? "" : built.error.toString().c_str());
+        const graph::OpGraph& g = built.value->graph;
+        const int layers = int(g.layerNames.size());
+        QVERIFY(layers >= 2 * ipus);
+        CompileOptions base;
+        base.target = "ipu-mk2";
+        base.ipus = ipus;
+        base.training.precision = fp16 ? Precision::Fp16 : Precision::Fp32;
+        base.training.optimizer = Optimizer::Adam;
+        base.training.microBatch = 2;
+        base.training.gradAccum = 8;
+        std::vector<int> even(std::size_t(ipus), layers / ipus);
+        even.back() += layers - (layers / ipus) * ipus;
+
+        std::vector<CompileOptions> series;
+        const auto withSplit = [&](std::vector<int> split) {
+            CompileOptions o = base;
+            o.split = std::move(split);
+            o.ipus = int(o.split.size());
+            series.push_back(o);
+        };
+        withSplit(even);
+        auto moved = even;
+        ++moved[0];
+        --moved[1];
+        withSplit(moved); // one boundary moved by a layer
+        withSplit(even);  // and back
+        auto two = even;
+        ++two[0];
+        --two[1];
+        --two[std::size_t(ipus) - 2];
+        ++two[std::size_t(ipus) - 1];
+        withSplit(two); // two boundaries at once
+        auto fewer = even;
+        fewer[std::size_t(ipus) - 2] += fewer.back();
+        fewer.pop_back();
+        withSplit(fewer);       // one stage fewer: every stage's pipeline place changes
+        series.push_back(base); // the automatic split
+        CompileOptions recompute = base;
+        recompute.training.recompute = true;
+        recompute.split = moved;
+        series.push_back(recompute); // every stage's memory changes
+        CompileOptions inference = base;
+        inference.training.inference = true;
+        series.push_back(inference);
+
+        IpuSimCache cache;
+        for (std::size_t i = 0; i < series.size(); ++i) {
+            const auto incremental = compileGraph(g, series[i], &cache);
+            const auto full = compileGraph(g, series[i]);
+            QVERIFY2(incremental && full, qPrintable(QString::number(i)));
+            QVERIFY(incremental.value->ipu && !incremental.value->ipu->variables.empty());
+            QVERIFY2(reportText(*incremental.value) == reportText(*full.value),
+                     qPrintable(QStringLiteral("compile %1 of the series differs").arg(i)));
+        }
+        // A cache cleared, or used with another graph, starts again from nothing.
+        cache.clear();
+        const auto again = compileGraph(g, series[1], &cache);
+        const auto full = compileGraph(g, series[1]);
+        QVERIFY(again && full);
+        QCOMPARE(reportText(*again.value), reportText(*full.value));
+    }
+
+    // The advice simulates each remedy on figures only (no names, no bytes per tile): its lines
+    // must read as a full compile of the remedy's options does.
+    void adviceFiguresAsFull()
+    {
+        auto built = families::buildFromParamsText(kLlama, "llama.yaml");
+        QVERIFY(built);
+        const graph::OpGraph& g = built.value->graph;
+        auto target = targets::loadTarget("ipu-mk2");
+        QVERIFY(target);
+        CompileOptions o;
+        o.target = "ipu-mk2";
+        o.ipus = 2;
+        o.training.optimizer = Optimizer::Adam;
+        o.training.microBatch = 8;
+        auto r = compileGraph(g, *target.value, o);
+        QVERIFY(r);
+        QVERIFY2(!r.value->fits, "the fixture must not fit, so that advice is given");
+        QVERIFY(r.value->advice.size() >= 3);
+        for (const auto& remedy : r.value->advice) {
+            auto options = applyRemedy(o, remedy.id, *target.value);
+            QVERIFY(options);
+            options->advice = false;
+            auto each = compileGraph(g, *target.value, *options);
+            QVERIFY(each);
+            QCOMPARE(remedy.peakBytesAfter, each.value->peakBytes);
+            QCOMPARE(remedy.fitsAfter, each.value->fits);
+            QCOMPARE(remedy.samplesPerSecondAfter, each.value->samplesPerSecond);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSimIncremental)
+#include "test_sim_incremental.moc"
