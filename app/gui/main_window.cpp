@@ -98,6 +98,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                 }
                 // The Profile tab compiles for the hardware the guide ports to, until the user
                 // picks a target there (a Cerebras port opens on a CS-2, not an IPU).
+                {
+                    const ParamsFileChoice& choice = snap->analysis->paramsFile;
+                    QStringList candidates;
+                    for (const auto& c : choice.candidates)
+                        candidates << QString::fromStdString(c);
+                    m_profile->setParamsFiles(QString::fromStdString(snap->analysis->root.string()),
+                                              candidates, QString::fromStdString(choice.path));
+                }
                 if (const guides::Guide* guide = snap->guide())
                     m_profile->suggestTarget(QString::fromStdString(guide->target));
                 if (const QString step = std::exchange(m_wizardStepToShow, QString());
@@ -118,8 +126,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_wizard, &views::PortingWizard::findingActivated, this, showCode);
     connect(m_wizard, &views::PortingWizard::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
-    connect(m_wizard, &views::PortingWizard::paramsFileChosen, this,
-            [this](const QString& path) { m_params->openFile(path); });
+    connect(m_wizard, &views::PortingWizard::paramsFileChosen, this, [this](const QString& path) {
+        m_params->openFile(path);
+        m_profile->setProject(path); // the Profile compiles the file the user chose
+    });
     connect(m_wizard, &views::PortingWizard::codeRequested, this,
             [this](const QString& root, const QString& file, int line, int column) {
                 // The port dialog outlives a change of project (it opens the port it wrote):

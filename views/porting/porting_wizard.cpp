@@ -33,30 +33,34 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_guideCombo = new QComboBox(this);
     m_guideCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_paramsCombo = new QComboBox(this);
-    m_paramsCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_paramsCombo->setMinimumContentsLength(16);
-    // The two choices keep their full text; the detection line wraps instead when the row is
-    // short of room (a long guide title and a long params file name left both clipped).
-    for (QComboBox* box : {m_guideCombo, m_paramsCombo})
-        box->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
+    // The params file takes the rest of the row, so a long path shows in full when there is
+    // room, and the tab still fits a 1024-pixel window when there is not.
+    m_paramsCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_paramsCombo->setMinimumContentsLength(24);
+    m_guideCombo->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
+    m_paramsCombo->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     m_flavour = new QLabel(this);
     m_flavour->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_flavour->setWordWrap(true);
-    m_flavour->setMinimumWidth(160);
     m_progress = new QProgressBar(this);
     m_progress->setFormat(tr("%v / %m steps done"));
     m_progress->setMinimumWidth(180);
     m_progress->setMaximumWidth(260);
 
-    auto* top = new QHBoxLayout;
-    top->addWidget(new QLabel(tr("Target workflow:"), this));
-    top->addWidget(m_guideCombo);
-    top->addSpacing(12);
-    top->addWidget(new QLabel(tr("Params file:"), this));
-    top->addWidget(m_paramsCombo);
-    top->addSpacing(12);
-    top->addWidget(m_flavour, 1);
-    top->addWidget(m_progress);
+    // Two rows: the choices above, what was detected and the progress below. On one row the
+    // tab could not shrink below about 1,100 pixels.
+    auto* choices = new QHBoxLayout;
+    choices->addWidget(new QLabel(tr("Target workflow:"), this));
+    choices->addWidget(m_guideCombo);
+    choices->addSpacing(12);
+    choices->addWidget(new QLabel(tr("Params file:"), this));
+    choices->addWidget(m_paramsCombo, 1);
+    auto* detected = new QHBoxLayout;
+    detected->addWidget(m_flavour, 1);
+    detected->addWidget(m_progress);
+    auto* top = new QVBoxLayout;
+    top->addLayout(choices);
+    top->addLayout(detected);
 
     m_stepList = new QListView(this);
     m_stepList->setModel(m_steps);
