@@ -23,6 +23,7 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <utility>
 
 namespace portolan::views {
 
@@ -241,7 +242,27 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
             .arg(r.warnings)
             .arg(r.infos)
             .arg(QString::fromStdString(format::milliseconds(snapshot->milliseconds))));
-    selectStep(std::clamp(keepStep, 0, std::max(0, m_steps->stepCount() - 1)));
+    // A re-check of the same project and guide keeps the user's step; a new project or guide
+    // opens on the step with something to do, not on a step 1 with nothing to show.
+    const QString key = QString::fromStdString(snapshot->analysis->root.string()) +
+                        QLatin1Char('\n') + QString::fromStdString(snapshot->guideId);
+    const bool fresh = key != std::exchange(m_shownKey, key);
+    selectStep(fresh ? firstStepToShow()
+                     : std::clamp(keepStep, 0, std::max(0, m_steps->stepCount() - 1)));
+}
+
+int PortingWizard::firstStepToShow() const
+{
+    // Errors and warnings first, then a step with notes only, then the first step.
+    for (const bool notesToo : {false, true})
+        for (int row = 0; row < m_steps->rowCount(); ++row) {
+            const QModelIndex i = m_steps->index(row);
+            const int serious = i.data(GuideStepsModel::ErrorsRole).toInt() +
+                                i.data(GuideStepsModel::WarningsRole).toInt();
+            if (serious > 0 || (notesToo && i.data(GuideStepsModel::FindingCountRole).toInt() > 0))
+                return row;
+        }
+    return 0;
 }
 
 void PortingWizard::selectStep(int row)

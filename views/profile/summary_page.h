@@ -41,6 +41,7 @@ private:
     QWidget* m_tilePane = nullptr; // fullest tiles and histogram: IPU reports only
     QTableWidget* m_topTiles = nullptr;
     QTableWidget* m_advice = nullptr;
+    QLabel* m_adviceEmpty = nullptr;
     QCustomPlot* m_histogram = nullptr;
 };
 

@@ -7,8 +7,8 @@
 // in the trust store shared with portolan-cli).
 #include "views/runtime/run_controller.h"
 #include "views/runtime/run_history.h"
+#include "views/runtime/run_history_model.h"
 
-#include <QAbstractTableModel>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -33,35 +33,6 @@ class QFormLayout;
 namespace portolan::views {
 
 class LossChart;
-
-// The runs of a project for the history list (newest first).
-class RunHistoryModel : public QAbstractTableModel
-{
-    Q_OBJECT
-
-public:
-    enum Column
-    {
-        Id,
-        Started,
-        Mode,
-        Model,
-        Steps,
-        Loss,
-        Status,
-        ColumnCount
-    };
-    explicit RunHistoryModel(QObject* parent = nullptr);
-    void setRuns(const QList<RunRecord>& runs);
-    const RunRecord& runAt(int row) const { return m_runs[row]; }
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role) const override;
-    QVariant headerData(int section, Qt::Orientation o, int role) const override;
-
-private:
-    QList<RunRecord> m_runs;
-};
 
 class RunPanel : public QWidget
 {
@@ -135,6 +106,13 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    void createRunChoices();
+    void createSlurmControls();
+    void createDryRunControls();
+    void createProgressAndHistory();
+    void layOut();
+    void connectControls();
+    static QString scriptCommand(const QString& folder);
     void onEvent(const RunEvent& e);
     bool ensureTrusted();
     void askForArguments(const QJsonObject& failure);

@@ -1,0 +1,78 @@
+#include "views/runtime/run_history_model.h"
+
+#include "views/profile/plot_theme.h"
+
+#include <QApplication>
+#include <QDateTime>
+#include <QStyle>
+
+namespace portolan::views {
+
+RunHistoryModel::RunHistoryModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void RunHistoryModel::setRuns(const QList<RunRecord>& runs)
+{
+    beginResetModel();
+    m_runs = runs;
+    endResetModel();
+}
+
+int RunHistoryModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_runs.size());
+}
+
+int RunHistoryModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= m_runs.size())
+        return {};
+    const RunRecord& r = m_runs[index.row()];
+    if (role == Qt::UserRole)
+        return r.id;
+    if (role == Qt::ToolTipRole)
+        return r.reason.isEmpty() ? r.status : r.status + QStringLiteral(": ") + r.reason;
+    // A failed run stands out in the history: the status in the alert colour with an icon.
+    const bool failed = r.status == QLatin1String("failed");
+    if (role == Qt::ForegroundRole && failed && index.column() == Status)
+        return alertColor(QApplication::palette());
+    if (role == Qt::DecorationRole && failed && index.column() == Status)
+        return QApplication::style()->standardIcon(QStyle::SP_MessageBoxCritical);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (index.column()) {
+    case Id:
+        return r.id;
+    case Started: {
+        const QDateTime t = QDateTime::fromString(r.startedAt, Qt::ISODate);
+        return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm"))
+                           : r.startedAt;
+    }
+    case Mode:
+        return r.mode;
+    case Model:
+        return r.model;
+    case Steps:
+        return r.lastStep;
+    case Loss:
+        // No step ran: no loss to show (0.0000 read like a result).
+        return r.lastStep > 0 ? QString::number(r.lastLoss, 'f', 4) : QStringLiteral("–");
+    case Status:
+        return r.status;
+    }
+    return {};
+}
+
+QVariant RunHistoryModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const char* names[] = {"#", "Started", "Mode", "Model", "Steps", "Loss", "Status"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+} // namespace portolan::views

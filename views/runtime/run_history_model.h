@@ -1,0 +1,39 @@
+#pragma once
+
+#include "views/runtime/run_history.h"
+
+#include <QAbstractTableModel>
+#include <QList>
+
+namespace portolan::views {
+
+// The runs of a project for the history list (newest first).
+class RunHistoryModel : public QAbstractTableModel
+{
+    Q_OBJECT
+
+public:
+    enum Column
+    {
+        Id,
+        Started,
+        Mode,
+        Model,
+        Steps,
+        Loss,
+        Status,
+        ColumnCount
+    };
+    explicit RunHistoryModel(QObject* parent = nullptr);
+    void setRuns(const QList<RunRecord>& runs);
+    const RunRecord& runAt(int row) const { return m_runs[row]; }
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+private:
+    QList<RunRecord> m_runs;
+};
+
+} // namespace portolan::views
