@@ -191,6 +191,32 @@ private slots:
         QCOMPARE(panel.statusText(), error);
     }
 
+    // No remedy: the table gives way to a sentence saying why (fits, or nothing tried helps),
+    // and a result with remedies shows the table again.
+    void adviceEmptyExplained()
+    {
+        ProfilePanel panel;
+        panel.resize(1000, 700);
+        panel.show();
+        auto fits = test::compileSmall("cs-2", 1);
+        QVERIFY(fits);
+        auto noAdvice = std::make_shared<sim::CompileResult>(*fits);
+        noAdvice->advice.clear();
+        panel.setResult(noAdvice);
+        const auto* empty = panel.summaryPage()->findChild<QLabel*>(QStringLiteral("adviceEmpty"));
+        QVERIFY(empty);
+        QVERIFY(empty->isVisible());
+        QVERIFY(!panel.summaryPage()->adviceTable()->isVisible());
+        QVERIFY2(empty->text().contains(noAdvice->fits ? QStringLiteral("Nothing to fix")
+                                                       : QStringLiteral("No remedy")),
+                 qPrintable(empty->text()));
+        auto big = test::compileSmall("ipu-mk1", 1, 512, 1);
+        QVERIFY(big);
+        panel.setResult(big);
+        QCOMPARE(empty->isVisible(), big->advice.empty());
+        QCOMPARE(panel.summaryPage()->adviceTable()->isVisible(), !big->advice.empty());
+    }
+
     void remedyAppliesAndResimulates()
     {
         ProfilePanel panel;

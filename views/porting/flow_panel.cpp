@@ -20,6 +20,7 @@ FlowPanel::FlowPanel(AnalysisRunner* runner, QWidget* parent) : QWidget(parent)
     m_which = new QComboBox(this);
     m_which->addItems({tr("Information flow"), tr("Suggested order of the guide")});
     m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("flowStatus"));
     m_status->setWordWrap(true); // an empty diagram explains itself in a sentence
     auto tool = [this](const QString& text, const QString& tip) {
         auto* b = new QToolButton(this);

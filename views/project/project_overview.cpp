@@ -70,8 +70,8 @@ void ProjectOverview::updateHeadings()
     // say what this table holds and where the checks' findings are, and drop the empty table.
     m_diagnosticsHeading->setWordWrap(true);
     m_diagnosticsHeading->setText(
-        n == 0 ? tr("Reading the project: no problems (every file Portolan reads parsed). "
-                    "The porting checks' findings are in the Porting tab.")
+        n == 0 ? tr("Diagnostics: none. Every file Portolan reads was read and parsed; the "
+                    "porting checks' findings are listed in the Porting tab.")
                : tr("Diagnostics (%1)").arg(QLocale().toString(n)));
     m_table->setVisible(n > 0);
     for (QLabel* note : {m_skipped, m_watchNote, m_flavour, m_notPort})
