@@ -8,6 +8,19 @@
 
 namespace portolan::views {
 
+QString syntheticBadge(const QStringList& what)
+{
+    const bool data = what.contains(QLatin1String("data"));
+    const bool weights = what.contains(QLatin1String("weights"));
+    if (data && weights)
+        return QObject::tr("synthetic data and weights");
+    if (data)
+        return QObject::tr("synthetic data");
+    if (weights)
+        return QObject::tr("synthetic weights");
+    return {};
+}
+
 RunHistoryModel::RunHistoryModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void RunHistoryModel::setRuns(const QList<RunRecord>& runs)
@@ -34,8 +47,13 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
     const RunRecord& r = m_runs[index.row()];
     if (role == Qt::UserRole)
         return r.id;
-    if (role == Qt::ToolTipRole)
-        return r.reason.isEmpty() ? r.status : r.status + QStringLiteral(": ") + r.reason;
+    if (role == Qt::ToolTipRole) {
+        QString tip = r.reason.isEmpty() ? r.status : r.status + QStringLiteral(": ") + r.reason;
+        if (!r.synthetic.isEmpty())
+            tip += tr("\nThis run used %1: its loss is not the project's real training.")
+                       .arg(syntheticBadge(r.synthetic));
+        return tip;
+    }
     // A failed run stands out in the history: the status in the alert colour with an icon.
     const bool failed = r.status == QLatin1String("failed");
     if (role == Qt::ForegroundRole && failed && index.column() == Status)
@@ -62,7 +80,10 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
         // No step ran: no loss to show (0.0000 read like a result).
         return r.lastStep > 0 ? QString::number(r.lastLoss, 'f', 4) : QStringLiteral("–");
     case Status:
-        return r.status;
+        // A loss curve of made-up inputs looks like real training: the row says so.
+        return r.synthetic.isEmpty()
+                   ? r.status
+                   : r.status + QStringLiteral(" · ") + syntheticBadge(r.synthetic);
     }
     return {};
 }

@@ -7,6 +7,10 @@
 
 namespace portolan::views {
 
+// The badge of a run on made-up inputs ("synthetic data and weights"), empty for a real one:
+// one wording for the history row, the chart's title and the panel.
+QString syntheticBadge(const QStringList& what);
+
 // The runs of a project for the history list (newest first).
 class RunHistoryModel : public QAbstractTableModel
 {

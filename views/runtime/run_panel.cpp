@@ -440,6 +440,8 @@ void RunPanel::start()
     m_progress->setValue(0);
     m_remaining->clear();
     m_chart->setRun(m_currentRun, tr("run %1").arg(m_currentRun), {}, {});
+    m_synthetic.clear();
+    showSyntheticBadge();
     bool ok = false;
     if (kind == RunKind::Script) {
         QStringList parts = args;
@@ -569,6 +571,15 @@ void RunPanel::onEvent(const RunEvent& e)
                   false);
         break;
     case RunEvent::Kind::Warning:
+        if (const QString kind = e.json.value("kind").toString();
+            kind.startsWith(QLatin1String("synthetic-"))) {
+            m_synthetic << kind.mid(10);
+            m_synthetic.removeDuplicates();
+            m_synthetic.sort();
+            showSyntheticBadge();
+        }
+        appendLog(e.type + ": " + e.message, false);
+        break;
     case RunEvent::Kind::Info:
         appendLog(e.type + ": " + e.message, false);
         break;
@@ -653,7 +664,23 @@ void RunPanel::overlaySelection()
                         m_history->evalPoints(r.id));
         if (r.status == QLatin1String("failed"))
             m_chart->markFailed(r.id, r.reason);
+        m_chart->markSynthetic(r.id, syntheticBadge(r.synthetic));
     }
+}
+
+// The badge beside the progress bar, and in the chart, while the run uses made-up inputs.
+void RunPanel::showSyntheticBadge()
+{
+    const QString badge = syntheticBadge(m_synthetic);
+    m_syntheticBadge->setText(tr("⚠ %1").arg(badge));
+    m_syntheticBadge->setVisible(!badge.isEmpty());
+    if (m_currentRun)
+        m_chart->markSynthetic(m_currentRun, badge);
+}
+
+QString RunPanel::syntheticBadgeText() const
+{
+    return m_syntheticBadge->isHidden() ? QString() : m_syntheticBadge->text();
 }
 
 } // namespace portolan::views

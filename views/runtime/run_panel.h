@@ -86,6 +86,8 @@ public:
     // a params file cannot start.
     QString startBlockedReason() const;
     QPushButton* startButton() const { return m_start; }
+    // "⚠ synthetic data and weights" while the current run uses made-up inputs, else empty.
+    QString syntheticBadgeText() const;
     // Without a user (screenshots, tests) nothing is asked: .gitignore is left alone.
     void setInteractive(bool interactive) { m_interactive = interactive; }
 
@@ -112,6 +114,7 @@ private:
     void createProgressAndHistory();
     void layOut();
     void connectControls();
+    void showSyntheticBadge();
     static QString scriptCommand(const QString& folder);
     void onEvent(const RunEvent& e);
     bool ensureTrusted();
@@ -159,6 +162,8 @@ private:
     QPushButton* m_kill;
     QProgressBar* m_progress;
     QLabel* m_remaining;
+    QLabel* m_syntheticBadge = nullptr;
+    QStringList m_synthetic; // what the current run made up: "data", "weights"
     QPlainTextEdit* m_log;
     QTableView* m_historyView;
     qint64 m_currentRun = 0;

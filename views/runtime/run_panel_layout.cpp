@@ -121,6 +121,14 @@ void RunPanel::createProgressAndHistory()
     m_kill = new QPushButton(tr("Kill"), this);
     m_progress = new QProgressBar(this);
     m_remaining = new QLabel(this);
+    m_syntheticBadge = new QLabel(this);
+    m_syntheticBadge->setObjectName(QStringLiteral("syntheticBadge"));
+    m_syntheticBadge->setToolTip(tr("The run used made-up inputs (see the warnings in the log): "
+                                    "its loss is not the project's real training"));
+    QFont bold = m_syntheticBadge->font();
+    bold.setBold(true);
+    m_syntheticBadge->setFont(bold);
+    m_syntheticBadge->hide();
     m_log = new QPlainTextEdit(this);
     m_log->setReadOnly(true);
     m_log->setPlaceholderText(tr("The run's log appears here."));
@@ -161,6 +169,7 @@ void RunPanel::layOut()
     buttons->addWidget(m_startReason, 2);
     buttons->addWidget(m_progress, 1);
     buttons->addWidget(m_remaining);
+    buttons->addWidget(m_syntheticBadge);
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->addLayout(form);
