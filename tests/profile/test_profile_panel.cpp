@@ -14,6 +14,7 @@
 #include "views/profile/memory_chart.h"
 #include "views/profile/memory_page.h"
 #include "views/profile/pipeline_page.h"
+#include "views/profile/plot_theme.h"
 #include "views/profile/profile_panel.h"
 #include "views/profile/split_bar.h"
 #include "views/profile/summary_page.h"
@@ -509,6 +510,45 @@ private slots:
         MemoryChart* chart = panel.memoryPage()->chart();
         QCOMPARE(chart->xAxis->tickLabelColor(), QColor(230, 230, 230));
         shoot(panel, QStringLiteral("dark-"));
+    }
+
+    // One colour language: red means over capacity or an error, so no stage colour is red in
+    // either palette; forward and backward are one hue apart from the stages; the pipeline's
+    // and the liveness chart's legends sit in a row of their own, not over the data.
+    void colourLanguage_data()
+    {
+        QTest::addColumn<bool>("dark");
+        QTest::addRow("light") << false;
+        QTest::addRow("dark") << true;
+    }
+    void colourLanguage()
+    {
+        QFETCH(bool, dark);
+        QPalette pal;
+        if (dark) {
+            pal.setColor(QPalette::Window, QColor(30, 30, 30));
+            pal.setColor(QPalette::WindowText, QColor(230, 230, 230));
+        } else {
+            pal.setColor(QPalette::Window, QColor(240, 240, 240));
+            pal.setColor(QPalette::WindowText, QColor(10, 10, 10));
+        }
+        for (int i = 0; i < 64; ++i) {
+            const int hue = seriesColor(i, 64, pal).hslHue();
+            QVERIFY2(hue >= 30 && hue <= 330, qPrintable(QString::number(hue)));
+        }
+        QCOMPARE(forwardColor(pal).hslHue(), backwardColor(pal).hslHue());
+        QVERIFY(forwardColor(pal) != backwardColor(pal));
+        QVERIFY(forwardColor(pal).hslHue() != alertColor(pal).hslHue());
+
+        ProfilePanel panel;
+        panel.resize(1000, 700);
+        QString error;
+        QVERIFY(panel.openReport(m_ipuReport, &error));
+        for (QCustomPlot* plot : {panel.findChild<QCustomPlot*>(QStringLiteral("stageChart")),
+                                  panel.findChild<QCustomPlot*>(QStringLiteral("livenessChart"))}) {
+            QVERIFY(plot);
+            QCOMPARE(plot->legend->layout(), static_cast<QCPLayout*>(plot->plotLayout()));
+        }
     }
 
     // A project's model is recorded by the Torch child (portolan-torch), off the GUI thread:

@@ -62,6 +62,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_paramsCombo->setMinimumContentsLength(12);
     m_paramsCombo->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     m_paramsCombo->setToolTip(tr("The params file whose model is compiled"));
+    m_paramsCombo->setPlaceholderText(tr("none chosen"));
     m_paramsRow = new QWidget(left);
     auto* paramsRow = new QHBoxLayout(m_paramsRow);
     paramsRow->setContentsMargins(0, 0, 0, 0);
