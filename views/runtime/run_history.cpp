@@ -1,5 +1,7 @@
 #include "views/runtime/run_history.h"
 
+#include "views/runtime/run_history_model.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -186,20 +188,19 @@ QList<RunRecord> RunHistory::runs() const
 QStringList RunHistory::synthetic(qint64 run) const
 {
     // The dry run announces each thing it makes up with a warning of kind synthetic-data or
-    // synthetic-weights (resources/python/portolan_dryrun/datafiles.py).
+    // synthetic-weights (resources/python/portolan_dryrun/datafiles.py); the built-in runtime
+    // marks generated data in its started event.
     QStringList out;
     if (!isOpen())
         return out;
     QSqlQuery q(QSqlDatabase::database(m_connection));
-    q.prepare(QStringLiteral("SELECT body FROM events WHERE run_id = ? AND type = 'warning'"));
+    q.prepare(QStringLiteral(
+        "SELECT body FROM events WHERE run_id = ? AND type IN ('warning', 'started')"));
     q.addBindValue(run);
     if (!q.exec())
         return out;
-    while (q.next()) {
-        const QString kind = fromText(q.value(0).toString()).value("kind").toString();
-        if (kind.startsWith(QLatin1String("synthetic-")))
-            out << kind.mid(10);
-    }
+    while (q.next())
+        out << syntheticInputs(fromText(q.value(0).toString()));
     out.removeDuplicates();
     out.sort();
     return out;

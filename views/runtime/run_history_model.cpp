@@ -8,6 +8,22 @@
 
 namespace portolan::views {
 
+QStringList syntheticInputs(const QJsonObject& event)
+{
+    const QString type = event.value(QLatin1String("event")).toString();
+    if (type == QLatin1String("warning")) {
+        const QString kind = event.value(QLatin1String("kind")).toString();
+        if (kind.startsWith(QLatin1String("synthetic-")))
+            return {kind.mid(10)};
+    } else if (type == QLatin1String("started")) {
+        const QJsonObject data = event.value(QLatin1String("data")).toObject();
+        for (const char* split : {"train", "eval"})
+            if (data.value(QLatin1String(split)).toObject().value("synthetic").toBool())
+                return {QStringLiteral("data")};
+    }
+    return {};
+}
+
 QString syntheticBadge(const QStringList& what)
 {
     const bool data = what.contains(QLatin1String("data"));
@@ -67,8 +83,8 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
         return r.id;
     case Started: {
         const QDateTime t = QDateTime::fromString(r.startedAt, Qt::ISODate);
-        return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm"))
-                           : r.startedAt;
+        // Month, day and time: the year took the room of the Model and Loss columns.
+        return t.isValid() ? t.toLocalTime().toString(QStringLiteral("MM-dd hh:mm")) : r.startedAt;
     }
     case Mode:
         return r.mode;
@@ -80,10 +96,9 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
         // No step ran: no loss to show (0.0000 read like a result).
         return r.lastStep > 0 ? QString::number(r.lastLoss, 'f', 4) : QStringLiteral("–");
     case Status:
-        // A loss curve of made-up inputs looks like real training: the row says so.
-        return r.synthetic.isEmpty()
-                   ? r.status
-                   : r.status + QStringLiteral(" · ") + syntheticBadge(r.synthetic);
+        // A loss curve of made-up inputs looks like real training: the row says so, short in a
+        // narrow column; the tooltip names what was made up.
+        return r.synthetic.isEmpty() ? r.status : r.status + tr(" · ⚠ synthetic");
     }
     return {};
 }

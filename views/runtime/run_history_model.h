@@ -3,13 +3,18 @@
 #include "views/runtime/run_history.h"
 
 #include <QAbstractTableModel>
+#include <QJsonObject>
 #include <QList>
+#include <QStringList>
 
 namespace portolan::views {
 
 // The badge of a run on made-up inputs ("synthetic data and weights"), empty for a real one:
 // one wording for the history row, the chart's title and the panel.
 QString syntheticBadge(const QStringList& what);
+// What one event says was made up: a dry run's warning of kind synthetic-data or
+// synthetic-weights, or the built-in runtime's started event with data.train/eval.synthetic.
+QStringList syntheticInputs(const QJsonObject& event);
 
 // The runs of a project for the history list (newest first).
 class RunHistoryModel : public QAbstractTableModel

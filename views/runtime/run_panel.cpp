@@ -516,6 +516,12 @@ void RunPanel::onEvent(const RunEvent& e)
 {
     if (m_currentRun)
         m_history->appendEvent(m_currentRun, e);
+    if (const QStringList made = syntheticInputs(e.json); !made.isEmpty()) {
+        m_synthetic << made;
+        m_synthetic.removeDuplicates();
+        m_synthetic.sort();
+        showSyntheticBadge();
+    }
     switch (e.kind) {
     case RunEvent::Kind::Started:
         m_maxSteps = e.maxSteps;
@@ -571,15 +577,6 @@ void RunPanel::onEvent(const RunEvent& e)
                   false);
         break;
     case RunEvent::Kind::Warning:
-        if (const QString kind = e.json.value("kind").toString();
-            kind.startsWith(QLatin1String("synthetic-"))) {
-            m_synthetic << kind.mid(10);
-            m_synthetic.removeDuplicates();
-            m_synthetic.sort();
-            showSyntheticBadge();
-        }
-        appendLog(e.type + ": " + e.message, false);
-        break;
     case RunEvent::Kind::Info:
         appendLog(e.type + ": " + e.message, false);
         break;

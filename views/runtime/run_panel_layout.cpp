@@ -138,8 +138,13 @@ void RunPanel::createProgressAndHistory()
     m_historyView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_historyView->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_historyView->verticalHeader()->hide();
+    // The figures keep their width; the model's name takes what is left and elides, so Steps,
+    // Loss and Status stay in sight in a narrow panel.
     m_historyView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_historyView->horizontalHeader()->setStretchLastSection(true);
+    m_historyView->horizontalHeader()->setSectionResizeMode(RunHistoryModel::Model,
+                                                            QHeaderView::Stretch);
+    m_historyView->horizontalHeader()->setStretchLastSection(false);
+    m_historyView->setTextElideMode(Qt::ElideMiddle);
 }
 
 // The form and history on the left, the chart beside the log (or job script) on the
@@ -188,7 +193,11 @@ void RunPanel::layOut()
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(left);
     split->addWidget(right);
+    // The history's columns (number, start, mode, model, steps, loss, status) need about a
+    // third of the width: at 1:3 they hid behind a scroll bar.
+    split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
+    split->setSizes({380, 620}); // the start, in proportion; the size hints gave the form 250
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
     layout->addWidget(split, 1);
