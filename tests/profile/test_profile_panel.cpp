@@ -211,8 +211,25 @@ private slots:
         QVERIFY2(empty->text().contains(noAdvice->fits ? QStringLiteral("Nothing to fix")
                                                        : QStringLiteral("No remedy")),
                  qPrintable(empty->text()));
+        if (!noAdvice->fits) {
+            // The way out is offered in place: the link starts the search.
+            QSignalSpy find(panel.summaryPage(), &SummaryPage::findConfigurationRequested);
+            emit const_cast<QLabel*>(empty)->linkActivated(QStringLiteral("find"));
+            QCOMPARE(find.count(), 1);
+        }
         auto big = test::compileSmall("ipu-mk1", 1, 512, 1);
         QVERIFY(big);
+        auto bigNoAdvice = std::make_shared<sim::CompileResult>(*big);
+        bigNoAdvice->advice.clear();
+        panel.setResult(bigNoAdvice);
+        if (!bigNoAdvice->fits) {
+            QVERIFY2(empty->text().contains(QStringLiteral("No remedy")),
+                     qPrintable(empty->text()));
+            QSignalSpy find(panel.summaryPage(), &SummaryPage::findConfigurationRequested);
+            emit const_cast<QLabel*>(empty)->linkActivated(QStringLiteral("find"));
+            QCOMPARE(find.count(), 1);
+            QVERIFY(waitIdle(panel)); // the search ran and settled
+        }
         panel.setResult(big);
         QCOMPARE(empty->isVisible(), big->advice.empty());
         QCOMPARE(panel.summaryPage()->adviceTable()->isVisible(), !big->advice.empty());

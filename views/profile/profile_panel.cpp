@@ -152,6 +152,8 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
             &ProfilePanel::findConfiguration);
     connect(m_summary, &SummaryPage::remedyActivated, this,
             [this](const QString& id) { m_settings->applyRemedy(id.toStdString()); });
+    connect(m_summary, &SummaryPage::findConfigurationRequested, this,
+            &ProfilePanel::findConfiguration);
     connect(m_summary, &SummaryPage::tileActivated, this, [this](int tile) {
         showPage(QStringLiteral("memory"));
         m_memory->chart()->showTiles(tile - 20, tile + 20);

@@ -90,6 +90,8 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     m_adviceEmpty->setWordWrap(true);
     m_adviceEmpty->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_adviceEmpty->hide();
+    // The way out of "no remedy" is the search, offered where the remedies would be.
+    connect(m_adviceEmpty, &QLabel::linkActivated, this, &SummaryPage::findConfigurationRequested);
     grid->addWidget(m_adviceEmpty, 3, 0, 1, 2);
     auto* tiles = new QGridLayout(m_tilePane);
     tiles->setContentsMargins(0, 0, 0, 0);
@@ -228,9 +230,9 @@ void SummaryPage::setResult(ResultPtr result)
     m_adviceEmpty->setText(
         r.fits ? tr("Nothing to fix: the model fits as it is. A remedy is listed here when a "
                     "change of settings would make it fit or run faster.")
-               : tr("No remedy found among the settings Portolan tries. \"Find a configuration "
-                    "that fits\" searches more IPUs, splits and batch sizes; another target may "
-                    "have the memory."));
+               : tr("No remedy found among the settings Portolan tries. <a href=\"find\">Find a "
+                    "configuration that fits</a> searches more IPUs, splits and batch sizes; "
+                    "another target may have the memory."));
     fillHistogram();
 }
 

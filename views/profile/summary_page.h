@@ -27,6 +27,7 @@ public:
 signals:
     void remedyActivated(const QString& id);
     void tileActivated(int tile);
+    void findConfigurationRequested(); // from the empty advice's link
 
 protected:
     void changeEvent(QEvent* event) override;
