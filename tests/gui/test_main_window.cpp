@@ -203,6 +203,33 @@ private slots:
 
     // A narrow project dock gives the names its room: the kind column goes first, then the
     // size; both stay in the tooltip.
+    // Siblings that share their start keep their ends when cut; other names keep both ends.
+    void siblingNamesElideAtTheStart()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("configs")));
+        for (const char* name : {"configs/params_bert_base.yaml", "configs/params_bert_large.yaml",
+                                 "model.py", "run.py"}) {
+            QFile f(tmp.filePath(QString::fromLatin1(name)));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+        }
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        w.openProject(tmp.path());
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+        using portolan::views::ProjectTreeView;
+        const auto mode = [&](const char* path) {
+            return ProjectTreeView::elideModeFor(
+                w.filesModel()->indexForPath(QString::fromLatin1(path)));
+        };
+        QCOMPARE(mode("configs/params_bert_base.yaml"), Qt::ElideLeft);
+        QCOMPARE(mode("configs/params_bert_large.yaml"), Qt::ElideLeft);
+        QCOMPARE(mode("model.py"), Qt::ElideMiddle);
+        QCOMPARE(mode("run.py"), Qt::ElideMiddle);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
+    }
+
     void narrowTreeKeepsNames()
     {
         MainWindow w;
