@@ -48,6 +48,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_projectDock = new QDockWidget(tr("Project"), this);
     m_projectDock->setObjectName(QStringLiteral("projectDock"));
     m_projectDock->setWidget(m_tree);
+    // Names stay readable at 1024 pixels: the views fit beside a dock of this width
+    // (test_layout_fit), where the Porting tab's minimum left it under 100 pixels.
+    m_projectDock->setMinimumWidth(150);
     addDockWidget(Qt::LeftDockWidgetArea, m_projectDock);
 
     m_views = new QTabWidget(this);

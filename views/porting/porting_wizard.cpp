@@ -23,6 +23,7 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <utility>
 
 namespace portolan::views {
@@ -68,7 +69,7 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_stepList->setSpacing(2);
     m_stepList->setWordWrap(true);
     m_stepList->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_stepList->setMinimumWidth(260);
+    m_stepList->setMinimumWidth(200);
 
     m_stepTitle = new QLabel(this);
     QFont f = m_stepTitle->font();
@@ -89,7 +90,16 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     h->setSectionResizeMode(FindingsModel::SeverityColumn, QHeaderView::ResizeToContents);
     h->setSectionResizeMode(FindingsModel::LocationColumn, QHeaderView::ResizeToContents);
     h->setSectionResizeMode(FindingsModel::MessageColumn, QHeaderView::Stretch);
-    h->setSectionResizeMode(FindingsModel::CheckColumn, QHeaderView::ResizeToContents);
+    // The finding is what a user reads; the check's name gives way to it: at most about 14
+    // characters (the whole name is in the tooltip), the rest of the width goes to the finding.
+    h->setSectionResizeMode(FindingsModel::CheckColumn, QHeaderView::Interactive);
+    connect(m_findings, &QAbstractItemModel::modelReset, this, [this] {
+        const int most = m_findingTable->fontMetrics().averageCharWidth() * 14;
+        m_findingTable->resizeColumnToContents(FindingsModel::CheckColumn);
+        QHeaderView* header = m_findingTable->horizontalHeader();
+        if (header->sectionSize(FindingsModel::CheckColumn) > most)
+            header->resizeSection(FindingsModel::CheckColumn, most);
+    });
     m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
     m_hint->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -97,6 +107,7 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_undoButton = new QPushButton(tr("Undo Fix"), this);
     m_portButton = new QPushButton(tr("Generate the Port…"), this);
     m_status = new QLabel(this);
+    m_status->setWordWrap(true); // the counts wrap before the buttons are pushed out
     m_verifyReason = new QLabel(this);
     m_verifyReason->setWordWrap(true);
     m_verifyButton = new QPushButton(this);
@@ -129,7 +140,7 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     body->addWidget(m_stepList);
     body->addWidget(detail);
     body->setStretchFactor(1, 1);
-    body->setSizes({340, 800});
+    body->setSizes({280, 800});
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
