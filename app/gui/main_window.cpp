@@ -153,10 +153,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         selectView(QStringLiteral("profile"));
         m_profile->recompile();
     });
-    connect(m_wizard, &views::PortingWizard::dryRunRequested, this, [this] {
+    const auto toDryRun = [this] {
         m_runs->setRunKind(views::RunPanel::RunKind::DryRun);
         selectView(QStringLiteral("runs"));
-    });
+    };
+    connect(m_wizard, &views::PortingWizard::dryRunRequested, this, toDryRun);
+    connect(m_profile, &views::ProfilePanel::dryRunRequested, this, toDryRun);
     connect(m_flow, &views::FlowPanel::locationActivated, this,
             [this](const QString& f, int l, int c) {
                 openCode(f, l, c);

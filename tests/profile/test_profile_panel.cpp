@@ -608,10 +608,17 @@ private slots:
             QVERIFY2(text.contains(message), qPrintable(text));
             QVERIFY2(panel.statusText().contains(message), qPrintable(panel.statusText()));
             QVERIFY(!panel.result());
+            // The GUI's way out beside the CLI's wording: a button that asks for the dry run.
+            auto* dry = panel.findChild<QPushButton*>(QStringLiteral("dryRunForModel"));
+            QVERIFY(dry && !dry->isHidden());
+            QSignalSpy asked(&panel, &ProfilePanel::dryRunRequested);
+            dry->click();
+            QCOMPARE(asked.count(), 1);
             return;
         }
         QVERIFY2(failed.isEmpty(),
                  failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        QVERIFY(panel.findChild<QPushButton*>(QStringLiteral("dryRunForModel"))->isHidden());
         QVERIFY(panel.result());
         const auto kept = panel.result(); // r stays valid when a re-simulation replaces it
         const auto& r = *kept;

@@ -92,6 +92,12 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_status->setObjectName(QStringLiteral("profileStatus"));
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_dryRun = new QPushButton(tr("Dry-Run the Project in the Runs Tab"), left);
+    m_dryRun->setObjectName(QStringLiteral("dryRunForModel"));
+    m_dryRun->setToolTip(tr("Runs the project's own code for a few steps and captures its model, "
+                            "which this tab then compiles"));
+    m_dryRun->hide();
+    connect(m_dryRun, &QPushButton::clicked, this, &ProfilePanel::dryRunRequested);
     auto* open = new QPushButton(tr("Open Report..."), left);
     auto* save = new QPushButton(tr("Save Report..."), left);
     auto* buttons = new QHBoxLayout;
@@ -103,6 +109,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     leftLayout->addWidget(m_progress);
     leftLayout->addWidget(m_cancel);
     leftLayout->addWidget(m_status);
+    leftLayout->addWidget(m_dryRun);
     leftLayout->addLayout(buttons);
     leftLayout->addStretch();
     auto* scroll = new QScrollArea(this);
@@ -322,6 +329,7 @@ bool ProfilePanel::openReport(const QString& file, QString* error)
 
 void ProfilePanel::setProject(const QString& folder)
 {
+    m_dryRun->hide();
     cancelRecording();
     m_settings->forgetTargetChoice();
     m_defaultTargetReason.clear();
@@ -478,6 +486,9 @@ void ProfilePanel::acceptGraph(graph::OpGraph g)
 void ProfilePanel::recordingFailed(const QString& message)
 {
     setIdle(message);
+    // Nothing knows the model until a dry run captures it: the GUI's way to that is a button,
+    // not the portolan-cli command the message names.
+    m_dryRun->setVisible(message.contains(QLatin1String("compile.no-model")));
     emit compileFailed(message);
 }
 

@@ -95,6 +95,8 @@ signals:
     void reportLoaded(const QString& file);
     void reportFailed(const QString& message);
     void compileFailed(const QString& message);
+    // The model is unknown until a dry run captures it: the user asked for one.
+    void dryRunRequested();
 
 private:
     void startCompile();
@@ -116,6 +118,7 @@ private:
     QTabWidget* m_tabs = nullptr;
     QWidget* m_paramsRow = nullptr;
     QComboBox* m_paramsCombo = nullptr;
+    QPushButton* m_dryRun = nullptr; // shown when only a dry run can tell the model
     QTimer* m_debounce = nullptr;
     SummaryPage* m_summary = nullptr;
     MemoryPage* m_memory = nullptr;
