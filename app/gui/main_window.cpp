@@ -48,6 +48,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_projectDock = new QDockWidget(tr("Project"), this);
     m_projectDock->setObjectName(QStringLiteral("projectDock"));
     m_projectDock->setWidget(m_tree);
+    // Names stay readable at 1024 pixels: the views fit beside a dock of this width
+    // (test_layout_fit), where the Porting tab's minimum left it under 100 pixels.
+    m_projectDock->setMinimumWidth(150);
     addDockWidget(Qt::LeftDockWidgetArea, m_projectDock);
 
     m_views = new QTabWidget(this);
@@ -98,6 +101,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                 }
                 // The Profile tab compiles for the hardware the guide ports to, until the user
                 // picks a target there (a Cerebras port opens on a CS-2, not an IPU).
+                {
+                    const ParamsFileChoice& choice = snap->analysis->paramsFile;
+                    QStringList candidates;
+                    for (const auto& c : choice.candidates)
+                        candidates << QString::fromStdString(c);
+                    m_profile->setParamsFiles(QString::fromStdString(snap->analysis->root.string()),
+                                              candidates, QString::fromStdString(choice.path));
+                }
                 if (const guides::Guide* guide = snap->guide())
                     m_profile->suggestTarget(QString::fromStdString(guide->target));
                 if (const QString step = std::exchange(m_wizardStepToShow, QString());
@@ -118,8 +129,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_wizard, &views::PortingWizard::findingActivated, this, showCode);
     connect(m_wizard, &views::PortingWizard::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
-    connect(m_wizard, &views::PortingWizard::paramsFileChosen, this,
-            [this](const QString& path) { m_params->openFile(path); });
+    connect(m_wizard, &views::PortingWizard::paramsFileChosen, this, [this](const QString& path) {
+        m_params->openFile(path);
+        m_profile->setProject(path); // the Profile compiles the file the user chose
+    });
     connect(m_wizard, &views::PortingWizard::codeRequested, this,
             [this](const QString& root, const QString& file, int line, int column) {
                 // The port dialog outlives a change of project (it opens the port it wrote):
@@ -140,10 +153,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         selectView(QStringLiteral("profile"));
         m_profile->recompile();
     });
-    connect(m_wizard, &views::PortingWizard::dryRunRequested, this, [this] {
+    const auto toDryRun = [this] {
         m_runs->setRunKind(views::RunPanel::RunKind::DryRun);
         selectView(QStringLiteral("runs"));
-    });
+    };
+    connect(m_wizard, &views::PortingWizard::dryRunRequested, this, toDryRun);
+    connect(m_profile, &views::ProfilePanel::dryRunRequested, this, toDryRun);
     connect(m_flow, &views::FlowPanel::locationActivated, this,
             [this](const QString& f, int l, int c) {
                 openCode(f, l, c);

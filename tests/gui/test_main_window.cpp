@@ -19,6 +19,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -180,8 +181,21 @@ private slots:
         const auto* heading = w.findChild<QLabel*>(QStringLiteral("diagnosticsHeading"));
         QVERIFY(heading);
         QCOMPARE(rows == 0, clean);
-        QCOMPARE(heading->text(), clean ? QStringLiteral("Diagnostics: none")
-                                        : QStringLiteral("Diagnostics (%1)").arg(rows));
+        if (clean) {
+            // "none" says where the checks' findings are, and no empty table sits under it.
+            QVERIFY2(heading->text().startsWith(QStringLiteral("Diagnostics: none")) &&
+                         heading->text().contains(QStringLiteral("Porting tab")),
+                     qPrintable(heading->text()));
+            QVERIFY(w.findChild<ProjectOverview*>()->findChild<QTableView*>()->isHidden());
+            // No params file, no flow: the Flow tab says why instead of "0 nodes, 0 edges".
+            w.selectView(QStringLiteral("flow"));
+            const auto* flow = w.findChild<QLabel*>(QStringLiteral("flowStatus"));
+            QVERIFY(flow);
+            QTRY_VERIFY2_WITH_TIMEOUT(flow->text().startsWith(QStringLiteral("Nothing to draw")),
+                                      qPrintable(flow->text()), 20000);
+        } else {
+            QCOMPARE(heading->text(), QStringLiteral("Diagnostics (%1)").arg(rows));
+        }
         const auto* skipped = w.findChild<QLabel*>(QStringLiteral("skippedSummary"));
         QVERIFY(skipped);
         QVERIFY(skipped->text().isEmpty() && skipped->isHidden());
@@ -189,6 +203,33 @@ private slots:
 
     // A narrow project dock gives the names its room: the kind column goes first, then the
     // size; both stay in the tooltip.
+    // Siblings that share their start keep their ends when cut; other names keep both ends.
+    void siblingNamesElideAtTheStart()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("configs")));
+        for (const char* name : {"configs/params_bert_base.yaml", "configs/params_bert_large.yaml",
+                                 "model.py", "run.py"}) {
+            QFile f(tmp.filePath(QString::fromLatin1(name)));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+        }
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        w.openProject(tmp.path());
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+        using portolan::views::ProjectTreeView;
+        const auto mode = [&](const char* path) {
+            return ProjectTreeView::elideModeFor(
+                w.filesModel()->indexForPath(QString::fromLatin1(path)));
+        };
+        QCOMPARE(mode("configs/params_bert_base.yaml"), Qt::ElideLeft);
+        QCOMPARE(mode("configs/params_bert_large.yaml"), Qt::ElideLeft);
+        QCOMPARE(mode("model.py"), Qt::ElideMiddle);
+        QCOMPARE(mode("run.py"), Qt::ElideMiddle);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
+    }
+
     void narrowTreeKeepsNames()
     {
         MainWindow w;

@@ -107,6 +107,19 @@ private slots:
             QCOMPARE(w.wizard()->stepsModel()->stepsDone(),
                      w.wizard()->stepsModel()->stepCount() - notVerified);
         }
+        // It opens on the first step with errors or warnings (else with notes), not on a step 1
+        // with nothing to show.
+        int expected = -1;
+        for (const bool notesToo : {false, true})
+            for (int s = 0; s < w.wizard()->stepsModel()->rowCount() && expected < 0; ++s) {
+                const QModelIndex i = w.wizard()->stepsModel()->index(s);
+                if (i.data(views::GuideStepsModel::ErrorsRole).toInt() +
+                            i.data(views::GuideStepsModel::WarningsRole).toInt() >
+                        0 ||
+                    (notesToo && i.data(views::GuideStepsModel::FindingCountRole).toInt() > 0))
+                    expected = s;
+            }
+        QCOMPARE(w.wizard()->currentStep(), std::max(expected, 0));
         // Walk every step; each one lists its own findings.
         for (int s = 0; s < w.wizard()->stepsModel()->rowCount(); ++s) {
             w.wizard()->selectStep(s);

@@ -14,6 +14,7 @@
 #include "views/profile/memory_chart.h"
 #include "views/profile/memory_page.h"
 #include "views/profile/pipeline_page.h"
+#include "views/profile/plot_theme.h"
 #include "views/profile/profile_panel.h"
 #include "views/profile/split_bar.h"
 #include "views/profile/summary_page.h"
@@ -189,6 +190,49 @@ private slots:
         QCOMPARE(failed.count(), 1);
         QVERIFY(!panel.result());
         QCOMPARE(panel.statusText(), error);
+    }
+
+    // No remedy: the table gives way to a sentence saying why (fits, or nothing tried helps),
+    // and a result with remedies shows the table again.
+    void adviceEmptyExplained()
+    {
+        ProfilePanel panel;
+        panel.resize(1000, 700);
+        panel.show();
+        auto fits = test::compileSmall("cs-2", 1);
+        QVERIFY(fits);
+        auto noAdvice = std::make_shared<sim::CompileResult>(*fits);
+        noAdvice->advice.clear();
+        panel.setResult(noAdvice);
+        const auto* empty = panel.summaryPage()->findChild<QLabel*>(QStringLiteral("adviceEmpty"));
+        QVERIFY(empty);
+        QVERIFY(empty->isVisible());
+        QVERIFY(!panel.summaryPage()->adviceTable()->isVisible());
+        QVERIFY2(empty->text().contains(noAdvice->fits ? QStringLiteral("Nothing to fix")
+                                                       : QStringLiteral("No remedy")),
+                 qPrintable(empty->text()));
+        if (!noAdvice->fits) {
+            // The way out is offered in place: the link starts the search.
+            QSignalSpy find(panel.summaryPage(), &SummaryPage::findConfigurationRequested);
+            emit const_cast<QLabel*>(empty)->linkActivated(QStringLiteral("find"));
+            QCOMPARE(find.count(), 1);
+        }
+        auto big = test::compileSmall("ipu-mk1", 1, 512, 1);
+        QVERIFY(big);
+        auto bigNoAdvice = std::make_shared<sim::CompileResult>(*big);
+        bigNoAdvice->advice.clear();
+        panel.setResult(bigNoAdvice);
+        if (!bigNoAdvice->fits) {
+            QVERIFY2(empty->text().contains(QStringLiteral("No remedy")),
+                     qPrintable(empty->text()));
+            QSignalSpy find(panel.summaryPage(), &SummaryPage::findConfigurationRequested);
+            emit const_cast<QLabel*>(empty)->linkActivated(QStringLiteral("find"));
+            QCOMPARE(find.count(), 1);
+            QVERIFY(waitIdle(panel)); // the search ran and settled
+        }
+        panel.setResult(big);
+        QCOMPARE(empty->isVisible(), big->advice.empty());
+        QCOMPARE(panel.summaryPage()->adviceTable()->isVisible(), !big->advice.empty());
     }
 
     void remedyAppliesAndResimulates()
@@ -485,6 +529,45 @@ private slots:
         shoot(panel, QStringLiteral("dark-"));
     }
 
+    // One colour language: red means over capacity or an error, so no stage colour is red in
+    // either palette; forward and backward are one hue apart from the stages; the pipeline's
+    // and the liveness chart's legends sit in a row of their own, not over the data.
+    void colourLanguage_data()
+    {
+        QTest::addColumn<bool>("dark");
+        QTest::addRow("light") << false;
+        QTest::addRow("dark") << true;
+    }
+    void colourLanguage()
+    {
+        QFETCH(bool, dark);
+        QPalette pal;
+        if (dark) {
+            pal.setColor(QPalette::Window, QColor(30, 30, 30));
+            pal.setColor(QPalette::WindowText, QColor(230, 230, 230));
+        } else {
+            pal.setColor(QPalette::Window, QColor(240, 240, 240));
+            pal.setColor(QPalette::WindowText, QColor(10, 10, 10));
+        }
+        for (int i = 0; i < 64; ++i) {
+            const int hue = seriesColor(i, 64, pal).hslHue();
+            QVERIFY2(hue >= 30 && hue <= 330, qPrintable(QString::number(hue)));
+        }
+        QCOMPARE(forwardColor(pal).hslHue(), backwardColor(pal).hslHue());
+        QVERIFY(forwardColor(pal) != backwardColor(pal));
+        QVERIFY(forwardColor(pal).hslHue() != alertColor(pal).hslHue());
+
+        ProfilePanel panel;
+        panel.resize(1000, 700);
+        QString error;
+        QVERIFY(panel.openReport(m_ipuReport, &error));
+        for (QCustomPlot* plot : {panel.findChild<QCustomPlot*>(QStringLiteral("stageChart")),
+                                  panel.findChild<QCustomPlot*>(QStringLiteral("livenessChart"))}) {
+            QVERIFY(plot);
+            QCOMPARE(plot->legend->layout(), static_cast<QCPLayout*>(plot->plotLayout()));
+        }
+    }
+
     // A project's model is recorded by the Torch child (portolan-torch), off the GUI thread:
     // the runtime's model of a sample, a dry run's capture (here one without model.pt, whose
     // graph comes from the module tree, and with a BeginBlock split), or a message saying what
@@ -525,10 +608,17 @@ private slots:
             QVERIFY2(text.contains(message), qPrintable(text));
             QVERIFY2(panel.statusText().contains(message), qPrintable(panel.statusText()));
             QVERIFY(!panel.result());
+            // The GUI's way out beside the CLI's wording: a button that asks for the dry run.
+            auto* dry = panel.findChild<QPushButton*>(QStringLiteral("dryRunForModel"));
+            QVERIFY(dry && !dry->isHidden());
+            QSignalSpy asked(&panel, &ProfilePanel::dryRunRequested);
+            dry->click();
+            QCOMPARE(asked.count(), 1);
             return;
         }
         QVERIFY2(failed.isEmpty(),
                  failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        QVERIFY(panel.findChild<QPushButton*>(QStringLiteral("dryRunForModel"))->isHidden());
         QVERIFY(panel.result());
         const auto kept = panel.result(); // r stays valid when a re-simulation replaces it
         const auto& r = *kept;

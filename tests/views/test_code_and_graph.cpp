@@ -3,7 +3,9 @@
 #include "views/code/code_view.h"
 #include "views/graph/graph_view.h"
 #include "views/graph/graphviz_render.h"
+#include "views/params/yaml_text_view.h"
 
+#include <QImage>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBlock>
@@ -20,17 +22,28 @@ private slots:
         QTest::addColumn<QString>("source");
         QTest::addColumn<QString>("token");
         QTest::addColumn<int>("cls");
-        QTest::addRow("keyword") << "def f(x):\n    return x\n" << "def" << int(TokenClass::Keyword);
-        QTest::addRow("return") << "def f(x):\n    return x\n" << "return" << int(TokenClass::Keyword);
-        QTest::addRow("function name") << "def forward(x):\n    pass\n" << "forward" << int(TokenClass::Function);
-        QTest::addRow("class name") << "class Net(Base):\n    pass\n" << "Net" << int(TokenClass::Class);
-        QTest::addRow("string") << "x = 'hi'\n" << "'hi'" << int(TokenClass::String);
-        QTest::addRow("comment") << "x = 1  # note\n" << "# note" << int(TokenClass::Comment);
-        QTest::addRow("number") << "x = 3.5\n" << "3.5" << int(TokenClass::Number);
-        QTest::addRow("constant") << "x = None\n" << "None" << int(TokenClass::Constant);
-        QTest::addRow("call") << "y = torch.zeros(3)\n" << "zeros" << int(TokenClass::Function);
-        QTest::addRow("self") << "def f(self):\n    self.x = 1\n" << "self" << int(TokenClass::Builtin);
-        QTest::addRow("utf-8 before") << "s = 'café'\nx = 42\n" << "42" << int(TokenClass::Number);
+        QTest::addRow("keyword") << "def f(x):\n    return x\n"
+                                 << "def" << int(TokenClass::Keyword);
+        QTest::addRow("return") << "def f(x):\n    return x\n"
+                                << "return" << int(TokenClass::Keyword);
+        QTest::addRow("function name") << "def forward(x):\n    pass\n"
+                                       << "forward" << int(TokenClass::Function);
+        QTest::addRow("class name") << "class Net(Base):\n    pass\n"
+                                    << "Net" << int(TokenClass::Class);
+        QTest::addRow("string") << "x = 'hi'\n"
+                                << "'hi'" << int(TokenClass::String);
+        QTest::addRow("comment") << "x = 1  # note\n"
+                                 << "# note" << int(TokenClass::Comment);
+        QTest::addRow("number") << "x = 3.5\n"
+                                << "3.5" << int(TokenClass::Number);
+        QTest::addRow("constant") << "x = None\n"
+                                  << "None" << int(TokenClass::Constant);
+        QTest::addRow("call") << "y = torch.zeros(3)\n"
+                              << "zeros" << int(TokenClass::Function);
+        QTest::addRow("self") << "def f(self):\n    self.x = 1\n"
+                              << "self" << int(TokenClass::Builtin);
+        QTest::addRow("utf-8 before") << "s = 'café'\nx = 42\n"
+                                      << "42" << int(TokenClass::Number);
     }
     void highlight()
     {
@@ -38,7 +51,8 @@ private slots:
         QFETCH(QString, token);
         QFETCH(int, cls);
         const QByteArray utf8 = source.toUtf8();
-        const auto spans = highlightPython(std::string_view(utf8.constData(), std::size_t(utf8.size())));
+        const auto spans =
+            highlightPython(std::string_view(utf8.constData(), std::size_t(utf8.size())));
         const int at = int(utf8.indexOf(token.toUtf8()));
         QVERIFY(at >= 0);
         bool found = false;
@@ -67,7 +81,8 @@ private slots:
         for (int i = 1; i <= 200; ++i)
             text += QStringLiteral("x%1 = %1  # line\n").arg(i);
         view.setSource(QStringLiteral("model.py"), text);
-        view.setMarkers({{120, 1, Severity::Error, QStringLiteral("bad")}, {5, 0, Severity::Info, QStringLiteral("fyi")}});
+        view.setMarkers({{120, 1, Severity::Error, QStringLiteral("bad")},
+                         {5, 0, Severity::Info, QStringLiteral("fyi")}});
         view.goTo(120, 3);
         QCOMPARE(view.textCursor().blockNumber(), 119);
         QCOMPARE(view.textCursor().positionInBlock(), 2);
@@ -86,12 +101,55 @@ private slots:
         view.goTo(-3);
     }
 
+    // A finding's message is written at the end of its line: red-ish pixels appear right of
+    // the line's text on the marked line, and none on an unmarked one.
+    void codeViewInlineMessage_data()
+    {
+        QTest::addColumn<bool>("marked");
+        QTest::addRow("marked line") << true;
+        QTest::addRow("no marker") << false;
+    }
+    void codeViewInlineMessage()
+    {
+        QFETCH(bool, marked);
+        CodeView view;
+        view.resize(700, 200);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setSource(QStringLiteral("data.txt"), QStringLiteral("x = 1\n"));
+        if (marked)
+            view.setMarkers({{1, 1, Severity::Error, QStringLiteral("a message about x")}});
+        const QTextBlock block = view.document()->firstBlock();
+        const int textRight = int(block.layout()->lineAt(0).naturalTextWidth()) + 10;
+        const QImage image = view.viewport()->grab().toImage();
+        const int lineHeight = view.fontMetrics().height();
+        int strong = 0;
+        for (int y = 0; y < lineHeight + 4 && y < image.height(); ++y)
+            for (int x = textRight; x < image.width(); ++x) {
+                const QColor c = image.pixelColor(x, y);
+                strong += c.red() > 150 && c.green() < 110 && c.blue() < 110;
+            }
+        QCOMPARE(strong > 10, marked);
+    }
+
+    // The params YAML view numbers its lines like the code view (findings cite a line).
+    void yamlViewHasLineNumbers()
+    {
+        YamlTextView view;
+        view.resize(400, 200);
+        view.setYaml(QStringLiteral("a: 1\nb: 2\n"));
+        view.show();
+        QVERIFY(view.viewport()->geometry().left() >= view.lineNumberAreaWidth());
+        QVERIFY(view.lineNumberAreaWidth() > 3 * view.fontMetrics().horizontalAdvance('9'));
+    }
+
     void renderDot_data()
     {
         QTest::addColumn<QByteArray>("dot");
         QTest::addColumn<bool>("ok");
         QTest::addRow("simple") << QByteArray("digraph G { a -> b; b -> c; }") << true;
-        QTest::addRow("ids and labels") << QByteArray("digraph G { n1 [id=\"n1\" label=\"model.py:12\"]; n1 -> n2; }") << true;
+        QTest::addRow("ids and labels")
+            << QByteArray("digraph G { n1 [id=\"n1\" label=\"model.py:12\"]; n1 -> n2; }") << true;
         QTest::addRow("syntax error") << QByteArray("digraph G { a -> ; }") << false;
         QTest::addRow("garbage") << QByteArray("\x01\x02 not dot at all {{{") << false;
         QTest::addRow("empty") << QByteArray("") << false;
@@ -125,8 +183,9 @@ private slots:
         view.show();
         QSignalSpy rendered(&view, &GraphView::rendered);
         QSignalSpy activated(&view, &GraphView::nodeActivated);
-        view.setDot("digraph G { node [shape=box]; cfg [label=\"configs/params.yaml\" URL=\"x:1\"]; "
-                    "fn [label=\"get_params()\"]; cfg -> fn; }");
+        view.setDot(
+            "digraph G { node [shape=box]; cfg [label=\"configs/params.yaml\" URL=\"x:1\"]; "
+            "fn [label=\"get_params()\"]; cfg -> fn; }");
         QTRY_COMPARE_WITH_TIMEOUT(rendered.count(), 1, 10000);
         QVERIFY(view.svg().contains("cfg"));
         // Click across the widget until a node answers; empty space must not activate anything.
@@ -138,7 +197,8 @@ private slots:
             }
         }
         QVERIFY(hit);
-        QVERIFY(activated.first().first().toString() == "cfg" || activated.first().first().toString() == "fn");
+        QVERIFY(activated.first().first().toString() == "cfg" ||
+                activated.first().first().toString() == "fn");
     }
 
     void graphViewReportsErrors()

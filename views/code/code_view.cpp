@@ -4,27 +4,16 @@
 
 #include <QFontDatabase>
 #include <QHelpEvent>
+#include <QPaintEvent>
 #include <QPainter>
 #include <QStyle>
 #include <QTextBlock>
+#include <QTextLayout>
 #include <QToolTip>
 
 namespace portolan::views {
 
-class LineNumberArea : public QWidget
-{
-public:
-    explicit LineNumberArea(CodeView* view) : QWidget(view), m_view(view) {}
-    QSize sizeHint() const override { return {m_view->lineNumberAreaWidth(), 0}; }
-
-protected:
-    void paintEvent(QPaintEvent* event) override { m_view->paintLineNumbers(event); }
-
-private:
-    CodeView* m_view;
-};
-
-CodeView::CodeView(QWidget* parent) : QPlainTextEdit(parent)
+CodeView::CodeView(QWidget* parent) : NumberedTextEdit(parent)
 {
     setReadOnly(true);
     // What the empty tab is for, before anything is opened.
@@ -34,12 +23,7 @@ CodeView::CodeView(QWidget* parent) : QPlainTextEdit(parent)
     setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     setFont(mono);
-    m_gutter = new LineNumberArea(this);
     m_highlighter = new PythonHighlighter(document());
-    connect(this, &QPlainTextEdit::blockCountChanged, this,
-            [this] { setViewportMargins(lineNumberAreaWidth(), 0, 0, 0); });
-    connect(this, &QPlainTextEdit::updateRequest, this, &CodeView::updateGutter);
-    setViewportMargins(lineNumberAreaWidth(), 0, 0, 0);
 }
 
 void CodeView::setSource(const QString& fileName, const QString& text)
@@ -55,7 +39,7 @@ void CodeView::setMarkers(const QVector<CodeMarker>& markers)
 {
     m_markers = markers;
     rebuildSelections();
-    m_gutter->update();
+    viewport()->update();
 }
 
 void CodeView::goTo(int line, int column)
@@ -69,13 +53,6 @@ void CodeView::goTo(int line, int column)
     setTextCursor(c);
     centerCursor();
     rebuildSelections();
-}
-
-int CodeView::lineNumberAreaWidth() const
-{
-    const auto digits = static_cast<int>(QString::number(std::max(1, blockCount())).size());
-    const int marker = fontMetrics().height();
-    return 8 + marker + fontMetrics().horizontalAdvance(QLatin1Char('9')) * std::max(3, digits);
 }
 
 QColor CodeView::markerColor(Severity s) const
@@ -129,16 +106,9 @@ void CodeView::rebuildSelections()
     setExtraSelections(selections);
 }
 
-void CodeView::resizeEvent(QResizeEvent* event)
-{
-    QPlainTextEdit::resizeEvent(event);
-    const QRect cr = contentsRect();
-    m_gutter->setGeometry(QRect(cr.left(), cr.top(), lineNumberAreaWidth(), cr.height()));
-}
-
 void CodeView::changeEvent(QEvent* event)
 {
-    QPlainTextEdit::changeEvent(event);
+    NumberedTextEdit::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
         m_highlighter->setPalette(palette());
         rebuildSelections();
@@ -161,50 +131,57 @@ bool CodeView::event(QEvent* event)
         }
         QToolTip::hideText();
     }
-    return QPlainTextEdit::event(event);
+    return NumberedTextEdit::event(event);
 }
 
-void CodeView::updateGutter(const QRect& rect, int dy)
+void CodeView::paintLineMarker(QPainter& painter, int line, const QRect& box)
 {
-    if (dy)
-        m_gutter->scroll(0, dy);
-    else
-        m_gutter->update(0, rect.y(), m_gutter->width(), rect.height());
+    // The most severe marker of the line, as a dot left of the number.
+    const CodeMarker* worst = nullptr;
+    for (const CodeMarker& m : m_markers)
+        if (m.line == line && (!worst || m.severity > worst->severity))
+            worst = &m;
+    if (!worst)
+        return;
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(markerColor(worst->severity));
+    painter.drawEllipse(box);
 }
 
-void CodeView::paintLineNumbers(QPaintEvent* event)
+void CodeView::paintEvent(QPaintEvent* event)
 {
-    QPainter painter(m_gutter);
-    painter.fillRect(event->rect(), palette().color(QPalette::AlternateBase));
-    const int markerSize = fontMetrics().height() - 4;
-    QTextBlock block = firstVisibleBlock();
-    int number = block.blockNumber();
-    int top = qRound(blockBoundingGeometry(block).translated(contentOffset()).top());
-    int bottom = top + qRound(blockBoundingRect(block).height());
-    while (block.isValid() && top <= event->rect().bottom()) {
-        if (block.isVisible() && bottom >= event->rect().top()) {
-            const int line = number + 1;
-            const bool current = textCursor().blockNumber() == number;
-            painter.setPen(
-                palette().color(current ? QPalette::Active : QPalette::Disabled, QPalette::Text));
-            painter.drawText(0, top, m_gutter->width() - 4, fontMetrics().height(), Qt::AlignRight,
-                             QString::number(line));
-            // The most severe marker of the line, as a dot left of the number.
-            const CodeMarker* worst = nullptr;
-            for (const CodeMarker& m : m_markers)
-                if (m.line == line && (!worst || m.severity > worst->severity))
-                    worst = &m;
-            if (worst) {
-                painter.setRenderHint(QPainter::Antialiasing);
-                painter.setPen(Qt::NoPen);
-                painter.setBrush(markerColor(worst->severity));
-                painter.drawEllipse(QRect(3, top + 2, markerSize, markerSize));
+    NumberedTextEdit::paintEvent(event);
+    // Each finding's message at the end of its line, in its severity's colour, so a reader
+    // sees what is wrong without hovering (the tooltip still has the whole text).
+    if (m_markers.isEmpty())
+        return;
+    QPainter painter(viewport());
+    QFont italic = font();
+    italic.setItalic(true);
+    painter.setFont(italic);
+    const QFontMetrics fm(italic);
+    const QPointF offset = contentOffset();
+    for (QTextBlock block = firstVisibleBlock(); block.isValid(); block = block.next()) {
+        const QRectF box = blockBoundingGeometry(block).translated(offset);
+        if (box.top() > event->rect().bottom())
+            break;
+        if (!block.isVisible() || box.bottom() < event->rect().top())
+            continue;
+        QStringList messages;
+        Severity worst = Severity::Info;
+        for (const CodeMarker& m : m_markers)
+            if (m.line == block.blockNumber() + 1) {
+                messages << m.message;
+                worst = std::max(worst, m.severity);
             }
-        }
-        block = block.next();
-        top = bottom;
-        bottom = top + qRound(blockBoundingRect(block).height());
-        ++number;
+        if (messages.isEmpty() || !block.layout() || block.layout()->lineCount() == 0)
+            continue;
+        const QTextLine last = block.layout()->lineAt(block.layout()->lineCount() - 1);
+        const qreal x = box.left() + last.naturalTextWidth() + 3 * fm.averageCharWidth();
+        painter.setPen(markerColor(worst));
+        painter.drawText(QPointF(x, box.top() + last.y() + last.ascent()),
+                         QStringLiteral("◀ ") + messages.join(QStringLiteral(" · ")));
     }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/common/diagnostic.h"
+#include "views/common/numbered_text_edit.h"
 
 #include <QPlainTextEdit>
 #include <QVector>
@@ -19,8 +20,9 @@ struct CodeMarker
 };
 
 // Read-only source view: line numbers, tree-sitter syntax colours, finding markers in the gutter
-// and as line backgrounds, with the message as a tooltip. Colours come from the palette.
-class CodeView : public QPlainTextEdit
+// and as line backgrounds, with the message at the end of the line and as a tooltip. Colours come
+// from the palette.
+class CodeView : public NumberedTextEdit
 {
     Q_OBJECT
 public:
@@ -36,21 +38,16 @@ public:
     // Puts the cursor at line:column (1-based) and centres it.
     void goTo(int line, int column = 1);
 
-    int lineNumberAreaWidth() const;
-
 protected:
-    void resizeEvent(QResizeEvent* event) override;
     bool event(QEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
+    void paintLineMarker(QPainter& painter, int line, const QRect& box) override;
     void changeEvent(QEvent* event) override;
 
 private:
-    friend class LineNumberArea;
-    void paintLineNumbers(QPaintEvent* event);
-    void updateGutter(const QRect& rect, int dy);
     void rebuildSelections();
     QColor markerColor(Severity s) const;
 
-    QWidget* m_gutter = nullptr;
     PythonHighlighter* m_highlighter = nullptr;
     QString m_fileName;
     QVector<CodeMarker> m_markers;

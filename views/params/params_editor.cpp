@@ -8,6 +8,7 @@
 #include <QAbstractButton>
 #include <QAction>
 #include <QComboBox>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QHeaderView>
@@ -15,6 +16,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
@@ -73,7 +75,36 @@ ParamsEditor::ParamsEditor(QWidget* parent) : QWidget(parent)
     });
     vertical->setStretchFactor(0, 4);
     vertical->setStretchFactor(1, 1);
-    layout->addWidget(vertical, 1);
+    // Before a file is open the tab said nothing (a blank form beside a blank text): it says
+    // what fills it and offers to open a file.
+    m_empty = new QWidget(this);
+    m_empty->setObjectName(QStringLiteral("paramsEmpty"));
+    auto* emptyLayout = new QVBoxLayout(m_empty);
+    auto* emptyText = new QLabel(
+        tr("No params file is open. This tab shows a project's params file (a Cerebras "
+           "params.yaml, a Model Zoo Trainer YAML, a Determined experiment config) as a form "
+           "beside its text, and keeps its comments on every edit.\n\n"
+           "The project's own file opens here when the project is analysed; a project without "
+           "one lists none in the Porting tab's \"Params file\". Open another file with the "
+           "button or File > Open Params File."),
+        m_empty);
+    emptyText->setWordWrap(true);
+    auto* openButton = new QPushButton(tr("Open a Params File…"), m_empty);
+    openButton->setObjectName(QStringLiteral("openParamsFile"));
+    connect(openButton, &QPushButton::clicked, this, [this] {
+        const QString file =
+            QFileDialog::getOpenFileName(this, tr("Open Params File"), QString(),
+                                         tr("YAML files (*.yaml *.yml);;All files (*)"));
+        if (!file.isEmpty())
+            openFile(file);
+    });
+    emptyLayout->addWidget(emptyText);
+    emptyLayout->addWidget(openButton, 0, Qt::AlignLeft);
+    emptyLayout->addStretch();
+    m_pages = new QStackedWidget(this);
+    m_pages->addWidget(m_empty);
+    m_pages->addWidget(vertical);
+    layout->addWidget(m_pages, 1);
     m_status = new QLabel(this);
     layout->addWidget(m_status);
 
@@ -109,6 +140,7 @@ bool ParamsEditor::openFile(const QString& path)
     }
     m_doc = std::move(*opened.value);
     m_lastError.clear();
+    m_pages->setCurrentIndex(1);
     m_diagnosticsModel->setBaseFolder(QFileInfo(path).absolutePath());
     watch();
     afterChange(true, true);

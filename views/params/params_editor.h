@@ -15,6 +15,7 @@ class QAction;
 class QComboBox;
 class QFileSystemWatcher;
 class QLabel;
+class QStackedWidget;
 class QTableView;
 class QTimer;
 
@@ -108,6 +109,8 @@ private:
     QTableView* m_diagnosticsView = nullptr;
     QComboBox* m_schemaBox = nullptr;
     QLabel* m_status = nullptr;
+    QStackedWidget* m_pages = nullptr; // the empty state, then the form and its text
+    QWidget* m_empty = nullptr;
     QLabel* m_dirtyMarker = nullptr;
     QAction* m_undo = nullptr;
     QAction* m_redo = nullptr;

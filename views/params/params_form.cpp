@@ -2,6 +2,7 @@
 
 #include "core/params/params_document.h"
 #include "core/params/validate.h"
+#include "views/common/tab_rows.h"
 #include "views/params/list_field.h"
 #include "views/params/lr_schedule_editor.h"
 #include "views/params/params_field.h"
@@ -9,6 +10,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QScopeGuard>
 #include <QScrollArea>
 #include <QVBoxLayout>
 
@@ -54,6 +56,10 @@ ParamsForm::ParamsForm(QWidget* parent) : QWidget(parent)
     layout->setContentsMargins(0, 0, 0, 0);
     m_tabs = new QTabWidget(this);
     m_tabs->setDocumentMode(true);
+    // Sections as rows of buttons: a Model Zoo config's ten sections in a tab bar hid the last
+    // ones behind scroll arrows.
+    m_rows = new TabRows(m_tabs, 4, this);
+    layout->addWidget(m_rows);
     layout->addWidget(m_tabs);
 }
 
@@ -78,6 +84,7 @@ void ParamsForm::rebuild(const params::ParamsDocument& doc, const params::Schema
         m_tabs->currentIndex() >= 0 ? m_tabs->tabText(m_tabs->currentIndex()) : QString();
     m_fields.clear();
     m_others.clear();
+    const auto buttons = qScopeGuard([this] { m_rows->rebuild(); }); // on every way out
     while (m_tabs->count() > 0) {
         QWidget* page = m_tabs->widget(0);
         m_tabs->removeTab(0);

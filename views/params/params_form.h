@@ -21,6 +21,7 @@ class QFormLayout;
 namespace portolan::views {
 
 class ParamsField;
+class TabRows;
 
 class ParamsForm : public QWidget
 {
@@ -61,6 +62,7 @@ private:
     void bind(QWidget* w);
 
     QTabWidget* m_tabs = nullptr;
+    TabRows* m_rows = nullptr;
     QMap<QString, ParamsField*> m_fields;
     QMap<QString, QWidget*> m_others;
 };

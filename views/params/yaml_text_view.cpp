@@ -8,7 +8,7 @@
 
 namespace portolan::views {
 
-YamlTextView::YamlTextView(QWidget* parent) : QPlainTextEdit(parent)
+YamlTextView::YamlTextView(QWidget* parent) : NumberedTextEdit(parent)
 {
     setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     setLineWrapMode(QPlainTextEdit::NoWrap);

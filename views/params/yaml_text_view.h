@@ -1,13 +1,14 @@
 #pragma once
 
-// The YAML text beside the form: plain text with highlighting, the syntax error underlined,
+// The YAML text beside the form: plain text with line numbers (diagnostics cite
+// params.yaml:13:3) and highlighting, the syntax error underlined,
 // and its own undo disabled so that Ctrl+Z goes to the document's history shared with the form.
 
-#include <QPlainTextEdit>
+#include "views/common/numbered_text_edit.h"
 
 namespace portolan::views {
 
-class YamlTextView : public QPlainTextEdit
+class YamlTextView : public NumberedTextEdit
 {
     Q_OBJECT
 

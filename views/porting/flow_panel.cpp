@@ -20,6 +20,8 @@ FlowPanel::FlowPanel(AnalysisRunner* runner, QWidget* parent) : QWidget(parent)
     m_which = new QComboBox(this);
     m_which->addItems({tr("Information flow"), tr("Suggested order of the guide")});
     m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("flowStatus"));
+    m_status->setWordWrap(true); // an empty diagram explains itself in a sentence
     auto tool = [this](const QString& text, const QString& tip) {
         auto* b = new QToolButton(this);
         b->setText(text);
@@ -52,7 +54,14 @@ FlowPanel::FlowPanel(AnalysisRunner* runner, QWidget* parent) : QWidget(parent)
     connect(m_view, &GraphView::failed, this,
             [this](const QString& e) { m_status->setText(tr("Graphviz: %1").arg(e)); });
     connect(m_view, &GraphView::rendered, this, [this] {
-        if (m_which->currentIndex() == 0 && m_snapshot)
+        if (m_which->currentIndex() == 0 && m_snapshot && m_snapshot->flow.nodes.empty())
+            // "0 nodes, 0 edges" gave no reason: say what fills the diagram.
+            m_status->setText(
+                tr("Nothing to draw: no key of a params file was found read by the project's "
+                   "code. The flow fills when the code reads the keys of the params file chosen "
+                   "in the Porting tab. Pick \"Suggested order of the guide\" to see the guide's "
+                   "steps."));
+        else if (m_which->currentIndex() == 0 && m_snapshot)
             m_status->setText(tr("%1 nodes, %2 edges · click a node to see its code")
                                   .arg(m_snapshot->flow.nodes.size())
                                   .arg(m_snapshot->flow.edges.size()));
@@ -67,7 +76,8 @@ FlowPanel::FlowPanel(AnalysisRunner* runner, QWidget* parent) : QWidget(parent)
                 emit stepActivated(QStringView(name).mid(1).toInt());
             return;
         }
-        if (const auto* node = m_snapshot->flow.find(name.toStdString()); node && node->location.line > 0)
+        if (const auto* node = m_snapshot->flow.find(name.toStdString());
+            node && node->location.line > 0)
             emit locationActivated(QString::fromStdString(node->location.file), node->location.line,
                                    node->location.column);
     });
@@ -94,12 +104,13 @@ void FlowPanel::exportSvg()
 {
     if (!m_view->isLaidOut())
         return;
-    const QString file = QFileDialog::getSaveFileName(this, tr("Export Diagram"), QStringLiteral("flow.svg"),
-                                                      tr("SVG images (*.svg)"));
+    const QString file = QFileDialog::getSaveFileName(
+        this, tr("Export Diagram"), QStringLiteral("flow.svg"), tr("SVG images (*.svg)"));
     if (file.isEmpty())
         return;
     const QByteArray svg = m_view->svg();
-    if (auto err = writeFileAtomically(file.toStdString(), std::string_view(svg.constData(), std::size_t(svg.size()))))
+    if (auto err = writeFileAtomically(file.toStdString(),
+                                       std::string_view(svg.constData(), std::size_t(svg.size()))))
         m_status->setText(QString::fromStdString(err->toString()));
 }
 

@@ -23,6 +23,8 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <utility>
 
 namespace portolan::views {
 
@@ -33,37 +35,41 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_guideCombo = new QComboBox(this);
     m_guideCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_paramsCombo = new QComboBox(this);
-    m_paramsCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_paramsCombo->setMinimumContentsLength(16);
-    // The two choices keep their full text; the detection line wraps instead when the row is
-    // short of room (a long guide title and a long params file name left both clipped).
-    for (QComboBox* box : {m_guideCombo, m_paramsCombo})
-        box->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
+    // The params file takes the rest of the row, so a long path shows in full when there is
+    // room, and the tab still fits a 1024-pixel window when there is not.
+    m_paramsCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_paramsCombo->setMinimumContentsLength(24);
+    m_guideCombo->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
+    m_paramsCombo->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     m_flavour = new QLabel(this);
     m_flavour->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_flavour->setWordWrap(true);
-    m_flavour->setMinimumWidth(160);
     m_progress = new QProgressBar(this);
     m_progress->setFormat(tr("%v / %m steps done"));
     m_progress->setMinimumWidth(180);
     m_progress->setMaximumWidth(260);
 
-    auto* top = new QHBoxLayout;
-    top->addWidget(new QLabel(tr("Target workflow:"), this));
-    top->addWidget(m_guideCombo);
-    top->addSpacing(12);
-    top->addWidget(new QLabel(tr("Params file:"), this));
-    top->addWidget(m_paramsCombo);
-    top->addSpacing(12);
-    top->addWidget(m_flavour, 1);
-    top->addWidget(m_progress);
+    // Two rows: the choices above, what was detected and the progress below. On one row the
+    // tab could not shrink below about 1,100 pixels.
+    auto* choices = new QHBoxLayout;
+    choices->addWidget(new QLabel(tr("Target workflow:"), this));
+    choices->addWidget(m_guideCombo);
+    choices->addSpacing(12);
+    choices->addWidget(new QLabel(tr("Params file:"), this));
+    choices->addWidget(m_paramsCombo, 1);
+    auto* detected = new QHBoxLayout;
+    detected->addWidget(m_flavour, 1);
+    detected->addWidget(m_progress);
+    auto* top = new QVBoxLayout;
+    top->addLayout(choices);
+    top->addLayout(detected);
 
     m_stepList = new QListView(this);
     m_stepList->setModel(m_steps);
     m_stepList->setSpacing(2);
     m_stepList->setWordWrap(true);
     m_stepList->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_stepList->setMinimumWidth(260);
+    m_stepList->setMinimumWidth(200);
 
     m_stepTitle = new QLabel(this);
     QFont f = m_stepTitle->font();
@@ -84,7 +90,16 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     h->setSectionResizeMode(FindingsModel::SeverityColumn, QHeaderView::ResizeToContents);
     h->setSectionResizeMode(FindingsModel::LocationColumn, QHeaderView::ResizeToContents);
     h->setSectionResizeMode(FindingsModel::MessageColumn, QHeaderView::Stretch);
-    h->setSectionResizeMode(FindingsModel::CheckColumn, QHeaderView::ResizeToContents);
+    // The finding is what a user reads; the check's name gives way to it: at most about 14
+    // characters (the whole name is in the tooltip), the rest of the width goes to the finding.
+    h->setSectionResizeMode(FindingsModel::CheckColumn, QHeaderView::Interactive);
+    connect(m_findings, &QAbstractItemModel::modelReset, this, [this] {
+        const int most = m_findingTable->fontMetrics().averageCharWidth() * 14;
+        m_findingTable->resizeColumnToContents(FindingsModel::CheckColumn);
+        QHeaderView* header = m_findingTable->horizontalHeader();
+        if (header->sectionSize(FindingsModel::CheckColumn) > most)
+            header->resizeSection(FindingsModel::CheckColumn, most);
+    });
     m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
     m_hint->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -92,6 +107,7 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_undoButton = new QPushButton(tr("Undo Fix"), this);
     m_portButton = new QPushButton(tr("Generate the Port…"), this);
     m_status = new QLabel(this);
+    m_status->setWordWrap(true); // the counts wrap before the buttons are pushed out
     m_verifyReason = new QLabel(this);
     m_verifyReason->setWordWrap(true);
     m_verifyButton = new QPushButton(this);
@@ -124,7 +140,7 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     body->addWidget(m_stepList);
     body->addWidget(detail);
     body->setStretchFactor(1, 1);
-    body->setSizes({340, 800});
+    body->setSizes({280, 800});
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -237,7 +253,27 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
             .arg(r.warnings)
             .arg(r.infos)
             .arg(QString::fromStdString(format::milliseconds(snapshot->milliseconds))));
-    selectStep(std::clamp(keepStep, 0, std::max(0, m_steps->stepCount() - 1)));
+    // A re-check of the same project and guide keeps the user's step; a new project or guide
+    // opens on the step with something to do, not on a step 1 with nothing to show.
+    const QString key = QString::fromStdString(snapshot->analysis->root.string()) +
+                        QLatin1Char('\n') + QString::fromStdString(snapshot->guideId);
+    const bool fresh = key != std::exchange(m_shownKey, key);
+    selectStep(fresh ? firstStepToShow()
+                     : std::clamp(keepStep, 0, std::max(0, m_steps->stepCount() - 1)));
+}
+
+int PortingWizard::firstStepToShow() const
+{
+    // Errors and warnings first, then a step with notes only, then the first step.
+    for (const bool notesToo : {false, true})
+        for (int row = 0; row < m_steps->rowCount(); ++row) {
+            const QModelIndex i = m_steps->index(row);
+            const int serious = i.data(GuideStepsModel::ErrorsRole).toInt() +
+                                i.data(GuideStepsModel::WarningsRole).toInt();
+            if (serious > 0 || (notesToo && i.data(GuideStepsModel::FindingCountRole).toInt() > 0))
+                return row;
+        }
+    return 0;
 }
 
 void PortingWizard::selectStep(int row)

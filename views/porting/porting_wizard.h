@@ -36,6 +36,7 @@ public:
     GuideStepsModel* stepsModel() const { return m_steps; }
     FindingsModel* findingsModel() const { return m_findings; }
     void selectStep(int row);
+    int currentStep() const { return m_currentStep; }
     void selectFinding(int row);
     // Applies the fix of a finding; `confirm` shows the diff dialog first (tests pass false).
     bool applyFixOfFinding(int row, bool confirm = true);
@@ -74,6 +75,7 @@ signals:
 private:
     void showSnapshot(const PortingSnapshotPtr& snapshot);
     void showStep(int row);
+    int firstStepToShow() const;
     void updateButtons();
 
     AnalysisRunner* m_runner;
@@ -97,6 +99,7 @@ private:
     int m_verifyAction = 0;
     QLabel* m_status;
     int m_currentStep = 0;
+    QString m_shownKey; // project root and guide of the snapshot shown
     struct Undo
     {
         std::string root;

@@ -72,8 +72,9 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     m_recompute->setObjectName(QStringLiteral("recompute"));
     m_offChip = new QCheckBox(tr("Optimizer state off chip"), this);
     m_offChip->setObjectName(QStringLiteral("offChip"));
-    m_sharded = new QCheckBox(tr("Shard optimizer state across replicas"), this);
+    m_sharded = new QCheckBox(tr("Shard optimizer state"), this);
     m_sharded->setObjectName(QStringLiteral("sharded"));
+    m_sharded->setToolTip(tr("Shard the optimizer state across replicas"));
     m_halfMomentum = new QCheckBox(tr("First-order momentum in fp16"), this);
     m_halfMomentum->setObjectName(QStringLiteral("halfMomentum"));
     m_halfPartials = new QCheckBox(tr("Half partials"), this);
@@ -110,7 +111,15 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     m_csMode->addItem(tr("layer-pipelined"), QStringLiteral("layer-pipelined"));
     m_csMode->addItem(tr("weight-streaming"), QStringLiteral("weight-streaming"));
 
+    m_find = new QPushButton(tr("Find a configuration that fits"), this);
+    m_find->setObjectName(QStringLiteral("findConfiguration"));
+    m_find->setToolTip(tr("Search IPU count, split, micro-batch, recomputation, optimizer "
+                          "placement and precision for the fewest IPUs that fit (keeps the "
+                          "batch)"));
     form->addRow(tr("Target"), m_target);
+    // Under the target, where a 700-pixel window still shows it: at the end of the form it
+    // fell below the fold.
+    form->addRow(m_find);
     form->addRow(tr("IPUs per replica"), m_ipus);
     form->addRow(tr("Micro-batch"), m_microBatch);
     form->addRow(tr("Gradient accumulation"), m_gradAccum);
@@ -131,12 +140,6 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Split"), m_split);
     form->addRow(QString(), m_splitError);
     form->addRow(tr("CS mode"), m_csMode);
-    m_find = new QPushButton(tr("Find a configuration that fits"), this);
-    m_find->setObjectName(QStringLiteral("findConfiguration"));
-    m_find->setToolTip(tr("Search IPU count, split, micro-batch, recomputation, optimizer "
-                          "placement and precision for the fewest IPUs that fit (keeps the "
-                          "batch)"));
-    form->addRow(m_find);
     connect(m_find, &QPushButton::clicked, this, &CompileSettings::findConfigurationRequested);
 
     // activated() is the user's pick only, never a programmatic selection.

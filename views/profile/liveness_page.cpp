@@ -22,13 +22,14 @@ LivenessPage::LivenessPage(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("livenessChart"));
-    m_plot->setMinimumHeight(200);
+    m_plot->setMinimumHeight(240);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
     m_plot->xAxis->setLabel(tr("Program step"));
     m_plot->yAxis->setLabel(tr("Live memory (one replica)"));
     m_plot->legend->setVisible(true);
+    legendAbovePlot(m_plot); // inside the plot it covered the peak's bars
     m_summary = new QLabel(tr("Click a step to list what is live."), this);
     m_summary->setObjectName(QStringLiteral("stepSummary"));
     m_summary->setWordWrap(true);
@@ -50,6 +51,10 @@ LivenessPage::LivenessPage(QWidget* parent) : QWidget(parent)
     lowerLayout->addLayout(bar);
     lowerLayout->addWidget(m_view, 1);
     split->addWidget(lower);
+    // The chart is what the page is for: it takes most of the height (it was about 150 pixels
+    // above a mostly empty table).
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
     layout->addWidget(split);
 
     connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {

@@ -35,9 +35,7 @@ PipelinePage::PipelinePage(QWidget* parent) : QWidget(parent)
     m_stagePlot->setObjectName(QStringLiteral("stageChart"));
     m_stagePlot->setMinimumHeight(160);
     m_stagePlot->legend->setVisible(true);
-    // One row at the top, above the bars (the y ranges leave room for it).
-    m_stagePlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_stagePlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignHCenter);
+    legendAbovePlot(m_stagePlot); // it covered the backward bar inside the plot
     m_balance = new QLabel(this);
     m_balance->setObjectName(QStringLiteral("balance"));
     m_balance->setWordWrap(true);
@@ -251,9 +249,10 @@ void PipelinePage::fillStageChart()
     b->moveAbove(f);
     m->setData(keysM, mem, true);
     const QPalette pal = palette();
-    f->setBrush(seriesColor(0, 3, pal));
-    b->setBrush(seriesColor(1, 3, pal));
-    m->setBrush(memoryCategoryColor(0, pal));
+    f->setBrush(forwardColor(pal));
+    b->setBrush(backwardColor(pal));
+    // Grey: memory beside the two blues of time, not a third blue.
+    m->setBrush(QColor::fromHsl(0, 0, isDarkPalette(pal) ? 150 : 140));
     for (QCPBars* bars : {f, b, m}) {
         bars->setWidth(0.38);
         bars->setPen(Qt::NoPen);
@@ -262,7 +261,7 @@ void PipelinePage::fillStageChart()
     m_stagePlot->yAxis->setLabel(tr("Time"));
     m_stagePlot->yAxis2->setLabel(tr("Fullest tile"));
     m_stagePlot->xAxis->setRange(-0.7, double(stages.size()) - 0.3);
-    constexpr double headroom = 1.6; // the legend row sits above the tallest bar
+    constexpr double headroom = 1.1; // the legend has its own row above the plot
     m_stagePlot->yAxis->setRange(0, tmax * headroom);
     m_stagePlot->yAxis2->setRange(0, mmax * headroom);
     m_stagePlot->yAxis->setTicker(NiceAxisTicker::make(format::Axis::Seconds, 4));

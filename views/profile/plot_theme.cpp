@@ -14,10 +14,35 @@ bool isDarkPalette(const QPalette& p)
 
 QColor seriesColor(int index, int count, const QPalette& p)
 {
-    // Golden-angle hues stay apart for any count; adjacent stages never look alike.
-    const int hue = int(std::fmod(index * 137.508, 360.0));
+    // Golden-angle hues stay apart for any count; adjacent stages never look alike. They are
+    // folded into 35..325 degrees, so no stage is red (over capacity), and kept moderately
+    // saturated: a stage is a category, not a warning.
+    const int hue = 35 + int(std::fmod(index * 137.508, 290.0));
     Q_UNUSED(count);
-    return QColor::fromHsl(hue, 170, isDarkPalette(p) ? 150 : 110);
+    return QColor::fromHsl(hue, 120, isDarkPalette(p) ? 150 : 120);
+}
+
+QColor forwardColor(const QPalette& p)
+{
+    return isDarkPalette(p) ? QColor::fromHsl(205, 150, 150) : QColor::fromHsl(205, 150, 95);
+}
+
+QColor backwardColor(const QPalette& p)
+{
+    return isDarkPalette(p) ? QColor::fromHsl(205, 110, 95) : QColor::fromHsl(205, 110, 170);
+}
+
+void legendAbovePlot(QCustomPlot* plot)
+{
+    QCPLegend* legend = plot->legend;
+    if (legend->layout() == plot->plotLayout())
+        return; // already moved
+    plot->axisRect()->insetLayout()->take(legend);
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, legend);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001); // as tall as the legend needs
+    legend->setFillOrder(QCPLegend::foColumnsFirst);
+    legend->setMargins(QMargins(4, 2, 4, 2));
 }
 
 QColor memoryCategoryColor(int category, const QPalette& p)

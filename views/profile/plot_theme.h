@@ -18,7 +18,11 @@ using ResultPtr = std::shared_ptr<const sim::CompileResult>;
 
 bool isDarkPalette(const QPalette& p);
 // One of n distinguishable hues, lightness adapted to the palette (stages, layers, kernels).
+// Never a red: red means over capacity or an error (alertColor) in every view.
 QColor seriesColor(int index, int count, const QPalette& p);
+// The forward and backward pass: one hue, two strengths, apart from the stage colours' meaning.
+QColor forwardColor(const QPalette& p);
+QColor backwardColor(const QPalette& p);
 QColor memoryCategoryColor(int category, const QPalette& p);
 QColor alertColor(const QPalette& p);      // out of memory, over capacity
 QString memoryCategoryLabel(int category); // "Always live", ...
@@ -29,5 +33,8 @@ QString samplesPerSecondText(double rate); // "2.85 M samples/s"
 QString percentText(double fraction);      // "98.8%"
 // Axis, grid, text and background colours of a QCustomPlot from the palette.
 void applyPlotTheme(QCustomPlot* plot, const QPalette& p);
+// Moves a plot's legend out of the axis rect into a row of its own above it, so it never
+// covers bars or curves (the liveness peak, a pipeline's backward bar).
+void legendAbovePlot(QCustomPlot* plot);
 
 } // namespace portolan::views

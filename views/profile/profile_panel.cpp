@@ -5,6 +5,7 @@
 #include "core/report/report.h"
 #include "core/sim/auto_config.h"
 #include "core/workflow/compile_project.h"
+#include "views/common/tab_rows.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/compare_page.h"
 #include "views/profile/compile_settings.h"
@@ -17,6 +18,7 @@
 #include "views/profile/summary_page.h"
 #include "views/profile/tile_map_page.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -28,6 +30,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTimer>
@@ -51,6 +54,26 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     auto* leftLayout = new QVBoxLayout(left);
     m_source = new QLabel(tr("No model: open a project or a report."), left);
     m_source->setWordWrap(true);
+    // Which params file is compiled, and the project's others to pick from: siblings such as
+    // params_gpt2_small.yaml and params_gpt2_xl.yaml differ only in the middle of the name.
+    m_paramsCombo = new QComboBox(left);
+    m_paramsCombo->setObjectName(QStringLiteral("profileParams"));
+    m_paramsCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_paramsCombo->setMinimumContentsLength(12);
+    m_paramsCombo->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_paramsCombo->setToolTip(tr("The params file whose model is compiled"));
+    m_paramsCombo->setPlaceholderText(tr("none chosen"));
+    m_paramsRow = new QWidget(left);
+    auto* paramsRow = new QHBoxLayout(m_paramsRow);
+    paramsRow->setContentsMargins(0, 0, 0, 0);
+    paramsRow->addWidget(new QLabel(tr("Params file:"), m_paramsRow));
+    paramsRow->addWidget(m_paramsCombo, 1);
+    m_paramsRow->hide();
+    connect(m_paramsCombo, &QComboBox::activated, this, [this](int i) {
+        const QString file = m_paramsCombo->itemData(i).toString();
+        if (!file.isEmpty())
+            setProject(file);
+    });
     auto* box = new QGroupBox(tr("Compile"), left);
     auto* boxLayout = new QVBoxLayout(box);
     m_settings = new CompileSettings(box);
@@ -69,22 +92,35 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_status->setObjectName(QStringLiteral("profileStatus"));
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_dryRun = new QPushButton(tr("Dry-Run the Project in the Runs Tab"), left);
+    m_dryRun->setObjectName(QStringLiteral("dryRunForModel"));
+    m_dryRun->setToolTip(tr("Runs the project's own code for a few steps and captures its model, "
+                            "which this tab then compiles"));
+    m_dryRun->hide();
+    connect(m_dryRun, &QPushButton::clicked, this, &ProfilePanel::dryRunRequested);
     auto* open = new QPushButton(tr("Open Report..."), left);
     auto* save = new QPushButton(tr("Save Report..."), left);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(open);
     buttons->addWidget(save);
     leftLayout->addWidget(m_source);
+    leftLayout->addWidget(m_paramsRow);
     leftLayout->addWidget(box);
     leftLayout->addWidget(m_progress);
     leftLayout->addWidget(m_cancel);
     leftLayout->addWidget(m_status);
+    leftLayout->addWidget(m_dryRun);
     leftLayout->addLayout(buttons);
     leftLayout->addStretch();
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(left);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(250);
+    // Never narrower than the form with its scroll bar: a narrower pane cut the fields at the
+    // right edge (they scrolled sideways).
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(left->minimumSizeHint().width() +
+                            scroll->verticalScrollBar()->sizeHint().width() +
+                            2 * scroll->frameWidth());
     splitter->addWidget(scroll);
 
     m_tabs = new QTabWidget(this);
@@ -104,7 +140,14 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
         pages[i].first->setObjectName(QString::fromLatin1(kPageIds[i]));
         m_tabs->addTab(pages[i].first, pages[i].second);
     }
-    splitter->addWidget(m_tabs);
+    // The pages in two rows of buttons: a tab bar hid "Op graph" and "Compare" behind scroll
+    // arrows even at 1,400 pixels.
+    auto* right = new QWidget(this);
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(new TabRows(m_tabs, 4, right));
+    rightLayout->addWidget(m_tabs, 1);
+    splitter->addWidget(right);
     splitter->setStretchFactor(1, 1);
 
     m_debounce = new QTimer(this);
@@ -116,6 +159,8 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
             &ProfilePanel::findConfiguration);
     connect(m_summary, &SummaryPage::remedyActivated, this,
             [this](const QString& id) { m_settings->applyRemedy(id.toStdString()); });
+    connect(m_summary, &SummaryPage::findConfigurationRequested, this,
+            &ProfilePanel::findConfiguration);
     connect(m_summary, &SummaryPage::tileActivated, this, [this](int tile) {
         showPage(QStringLiteral("memory"));
         m_memory->chart()->showTiles(tile - 20, tile + 20);
@@ -136,6 +181,25 @@ ProfilePanel::~ProfilePanel()
         child->disconnect(this);
         child->kill();
     }
+}
+
+void ProfilePanel::setParamsFiles(const QString& root, const QStringList& candidates,
+                                  const QString& current)
+{
+    m_paramsCombo->clear();
+    for (const QString& c : candidates) {
+        m_paramsCombo->addItem(c, QDir(root).filePath(c));
+        m_paramsCombo->setItemData(m_paramsCombo->count() - 1, QDir(root).filePath(c),
+                                   Qt::ToolTipRole);
+    }
+    m_paramsCombo->setCurrentIndex(m_paramsCombo->findText(current));
+    m_paramsRow->setVisible(!candidates.isEmpty());
+    m_paramsCombo->setEnabled(candidates.size() > 1);
+}
+
+QString ProfilePanel::paramsFile() const
+{
+    return m_paramsCombo->currentText();
 }
 
 QStringList ProfilePanel::pageIds() const
@@ -265,6 +329,7 @@ bool ProfilePanel::openReport(const QString& file, QString* error)
 
 void ProfilePanel::setProject(const QString& folder)
 {
+    m_dryRun->hide();
     cancelRecording();
     m_settings->forgetTargetChoice();
     m_defaultTargetReason.clear();
@@ -421,6 +486,9 @@ void ProfilePanel::acceptGraph(graph::OpGraph g)
 void ProfilePanel::recordingFailed(const QString& message)
 {
     setIdle(message);
+    // Nothing knows the model until a dry run captures it: the GUI's way to that is a button,
+    // not the portolan-cli command the message names.
+    m_dryRun->setVisible(message.contains(QLatin1String("compile.no-model")));
     emit compileFailed(message);
 }
 

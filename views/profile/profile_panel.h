@@ -17,6 +17,7 @@ class QLabel;
 class QProcess;
 class QProgressBar;
 class QPushButton;
+class QComboBox;
 class QTabWidget;
 class QTimer;
 
@@ -51,6 +52,9 @@ public:
     // The hardware the project's guide ports to (a resources/targets id), until the user picks a
     // target: the project's training is mapped onto it again and the model recompiled.
     void suggestTarget(const QString& id);
+    // The project's params files (relative to root) and the one compiled, for the selector.
+    void setParamsFiles(const QString& root, const QStringList& candidates, const QString& current);
+    QString paramsFile() const;
     // Why the Profile compiles for the model source's vendor's hardware ("a Cerebras Model Zoo
     // config (params.yaml): Cerebras CS-2"); empty when the source names none.
     QString defaultTargetReason() const { return m_defaultTargetReason; }
@@ -91,6 +95,8 @@ signals:
     void reportLoaded(const QString& file);
     void reportFailed(const QString& message);
     void compileFailed(const QString& message);
+    // The model is unknown until a dry run captures it: the user asked for one.
+    void dryRunRequested();
 
 private:
     void startCompile();
@@ -110,6 +116,9 @@ private:
     QPushButton* m_cancel = nullptr;
     QProcess* m_child = nullptr; // the Torch child recording the project's model
     QTabWidget* m_tabs = nullptr;
+    QWidget* m_paramsRow = nullptr;
+    QComboBox* m_paramsCombo = nullptr;
+    QPushButton* m_dryRun = nullptr; // shown when only a dry run can tell the model
     QTimer* m_debounce = nullptr;
     SummaryPage* m_summary = nullptr;
     MemoryPage* m_memory = nullptr;

@@ -84,6 +84,15 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     // of the same memory.
     grid->addWidget(new QLabel(tr("Advice (double-click to apply)"), this), 2, 0, 1, 2);
     grid->addWidget(m_advice, 3, 0, 1, 2);
+    // An empty advice table said nothing: in its place, why there is no remedy.
+    m_adviceEmpty = new QLabel(this);
+    m_adviceEmpty->setObjectName(QStringLiteral("adviceEmpty"));
+    m_adviceEmpty->setWordWrap(true);
+    m_adviceEmpty->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_adviceEmpty->hide();
+    // The way out of "no remedy" is the search, offered where the remedies would be.
+    connect(m_adviceEmpty, &QLabel::linkActivated, this, &SummaryPage::findConfigurationRequested);
+    grid->addWidget(m_adviceEmpty, 3, 0, 1, 2);
     auto* tiles = new QGridLayout(m_tilePane);
     tiles->setContentsMargins(0, 0, 0, 0);
     auto* histHeader = new QHBoxLayout;
@@ -139,6 +148,8 @@ void SummaryPage::setResult(ResultPtr result)
     m_result = std::move(result);
     m_topTiles->setRowCount(0);
     m_advice->setRowCount(0);
+    m_advice->show();
+    m_adviceEmpty->hide();
     if (!m_result) {
         m_headline->setText(tr("No report yet: compile a project or open a report."));
         m_figures->clear();
@@ -214,6 +225,14 @@ void SummaryPage::setResult(ResultPtr result)
         m_advice->setItem(int(k), 4, item(countText(a.samplesPerSecondAfter), true));
     }
     m_advice->resizeRowsToContents();
+    m_advice->setVisible(!r.advice.empty());
+    m_adviceEmpty->setVisible(r.advice.empty());
+    m_adviceEmpty->setText(
+        r.fits ? tr("Nothing to fix: the model fits as it is. A remedy is listed here when a "
+                    "change of settings would make it fit or run faster.")
+               : tr("No remedy found among the settings Portolan tries. <a href=\"find\">Find a "
+                    "configuration that fits</a> searches more IPUs, splits and batch sizes; "
+                    "another target may have the memory."));
     fillHistogram();
 }
 

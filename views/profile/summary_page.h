@@ -27,6 +27,7 @@ public:
 signals:
     void remedyActivated(const QString& id);
     void tileActivated(int tile);
+    void findConfigurationRequested(); // from the empty advice's link
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -41,6 +42,7 @@ private:
     QWidget* m_tilePane = nullptr; // fullest tiles and histogram: IPU reports only
     QTableWidget* m_topTiles = nullptr;
     QTableWidget* m_advice = nullptr;
+    QLabel* m_adviceEmpty = nullptr;
     QCustomPlot* m_histogram = nullptr;
 };
 

@@ -44,6 +44,7 @@ private:
     double m_scale = 1.0;
     int legendHeight() const;
     void paintLegend(QPainter& painter);
+    void paintAxes(QPainter& painter);
     int m_blockW = 1, m_blockH = 1, m_ipuCols = 1, m_ipuRows = 1;
     QImage m_image;
 };

@@ -30,8 +30,15 @@ QRectF WaferMap::gridRect() const
         return {};
     const auto& cs = *m_result->cs;
     QSizeF s(cs.gridWidth, cs.gridHeight);
-    s.scale(QSizeF(width() - 8, height() - 8), Qt::KeepAspectRatio);
-    return QRectF(QPointF((width() - s.width()) / 2, (height() - s.height()) / 2), s);
+    // A line under the wafer is kept for the legend.
+    const int legend = legendHeight();
+    s.scale(QSizeF(width() - 8, height() - 8 - legend), Qt::KeepAspectRatio);
+    return QRectF(QPointF((width() - s.width()) / 2, (height() - legend - s.height()) / 2), s);
+}
+
+int WaferMap::legendHeight() const
+{
+    return fontMetrics().height() + 8;
 }
 
 QRectF WaferMap::kernelRect(const sim::CsKernel& k, const QRectF& grid) const
@@ -70,26 +77,66 @@ void WaferMap::paintEvent(QPaintEvent*)
     p.drawRect(grid);
     const int n = int(cs.kernels.size());
     const QFontMetrics fm(font());
+    bool anyOver = false;
+    int bottleneck = -1;
     for (int i = 0; i < n; ++i) {
         const auto& k = cs.kernels[std::size_t(i)];
         const QRectF r = kernelRect(k, grid);
         p.fillRect(r, seriesColor(i, n, pal));
+        anyOver = anyOver || !k.fits;
         QPen pen(k.fits ? pal.color(QPalette::Base) : alertColor(pal), k.fits ? 1 : 2);
         if (i == m_selected)
             pen = QPen(pal.color(QPalette::Highlight), 3);
         p.setPen(pen);
         p.drawRect(r);
+        if (k.name == cs.bottleneck)
+            bottleneck = i;
         if (r.width() > fm.horizontalAdvance(QString::fromStdString(k.name)) + 4 &&
             r.height() > fm.height()) {
             p.setPen(isDarkPalette(pal) ? Qt::black : Qt::white);
             p.drawText(r, Qt::AlignCenter, QString::fromStdString(k.name));
         }
     }
+    // The slowest kernel sets the wafer's pace: a dashed frame in the text colour marks it.
+    if (bottleneck >= 0) {
+        QPen dashed(pal.color(QPalette::WindowText), 2, Qt::DashLine);
+        p.setPen(dashed);
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(kernelRect(cs.kernels[std::size_t(bottleneck)], grid).adjusted(-2, -2, 2, 2));
+    }
+    paintLegend(p, anyOver, bottleneck >= 0 ? QString::fromStdString(cs.bottleneck) : QString());
     if (cs.mode == "weight-streaming") {
         p.setPen(pal.color(QPalette::WindowText));
         p.drawText(grid.adjusted(4, 4, -4, -4), Qt::AlignTop | Qt::AlignLeft,
                    tr("weight streaming: layers run one at a time over the whole wafer"));
     }
+}
+
+// Under the wafer: what the colours and frames mean, only for what is drawn.
+void WaferMap::paintLegend(QPainter& p, bool anyOver, const QString& bottleneck)
+{
+    const QPalette pal = palette();
+    const QFontMetrics fm(font());
+    const int h = fm.height();
+    int x = 6;
+    const int y = height() - legendHeight() + 4;
+    auto swatch = [&](const QPen& pen, const QBrush& brush, const QString& text) {
+        p.setPen(pen);
+        p.setBrush(brush);
+        p.drawRect(QRect(x, y + 2, h - 4, h - 4));
+        x += h + 2;
+        p.setPen(pal.color(QPalette::WindowText));
+        p.drawText(QRect(x, y, width() - x, h), Qt::AlignLeft | Qt::AlignVCenter, text);
+        x += fm.horizontalAdvance(text) + 14;
+    };
+    swatch(QPen(pal.color(QPalette::Base)), seriesColor(0, 2, pal),
+           tr("a kernel (one colour each)"));
+    if (anyOver)
+        swatch(QPen(alertColor(pal), 2), Qt::NoBrush, tr("over its memory"));
+    if (!bottleneck.isEmpty())
+        swatch(QPen(pal.color(QPalette::WindowText), 2, Qt::DashLine), Qt::NoBrush,
+               tr("bottleneck: %1").arg(bottleneck));
+    p.setBrush(Qt::NoBrush);
 }
 
 void WaferMap::mouseReleaseEvent(QMouseEvent* event)

@@ -7,6 +7,8 @@
 
 #include <QWidget>
 
+class QPainter;
+
 namespace portolan::views {
 
 class WaferMap : public QWidget
@@ -28,6 +30,8 @@ protected:
 
 private:
     QRectF gridRect() const;
+    int legendHeight() const;
+    void paintLegend(QPainter& p, bool anyOver, const QString& bottleneck);
     QRectF kernelRect(const sim::CsKernel& k, const QRectF& grid) const;
 
     ResultPtr m_result;

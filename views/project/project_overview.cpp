@@ -54,6 +54,7 @@ ProjectOverview::ProjectOverview(QWidget* parent) : QWidget(parent)
     m_diagnosticsHeading->setObjectName(QStringLiteral("diagnosticsHeading"));
     layout->addWidget(m_diagnosticsHeading);
     layout->addWidget(m_table, 1);
+    layout->addStretch(0); // takes the room when the empty table is hidden
     connect(m_model, &QAbstractItemModel::modelReset, this, &ProjectOverview::updateHeadings);
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &ProjectOverview::updateHeadings);
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, &ProjectOverview::updateHeadings);
@@ -65,8 +66,14 @@ ProjectOverview::ProjectOverview(QWidget* parent) : QWidget(parent)
 void ProjectOverview::updateHeadings()
 {
     const int n = m_model->rowCount();
-    m_diagnosticsHeading->setText(n == 0 ? tr("Diagnostics: none")
-                                         : tr("Diagnostics (%1)").arg(QLocale().toString(n)));
+    // An empty table under "none" read as "nothing wrong" while the Porting tab listed errors:
+    // say what this table holds and where the checks' findings are, and drop the empty table.
+    m_diagnosticsHeading->setWordWrap(true);
+    m_diagnosticsHeading->setText(
+        n == 0 ? tr("Diagnostics: none. Every file Portolan reads was read and parsed; the "
+                    "porting checks' findings are listed in the Porting tab.")
+               : tr("Diagnostics (%1)").arg(QLocale().toString(n)));
+    m_table->setVisible(n > 0);
     for (QLabel* note : {m_skipped, m_watchNote, m_flavour, m_notPort})
         note->setVisible(!note->text().isEmpty());
 }

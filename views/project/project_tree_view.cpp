@@ -4,8 +4,51 @@
 
 #include <QHeaderView>
 #include <QResizeEvent>
+#include <QStyledItemDelegate>
 
 namespace portolan::views {
+
+namespace {
+
+// Elides each name by the part it shares with its neighbours (ProjectTreeView::elideModeFor).
+class NameDelegate : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        if (index.column() == ProjectFilesModel::NameColumn)
+            option->textElideMode = ProjectTreeView::elideModeFor(index);
+    }
+};
+
+int commonPrefix(const QString& a, const QString& b)
+{
+    int n = 0;
+    while (n < a.size() && n < b.size() && a[n] == b[n])
+        ++n;
+    return n;
+}
+
+} // namespace
+
+Qt::TextElideMode ProjectTreeView::elideModeFor(const QModelIndex& index)
+{
+    // Siblings such as params_gpt2_large.yaml and params_gpt2_small.yaml differ after a shared
+    // start: cut in the middle they all read "params_g…yaml". Such a name loses its start
+    // instead; any other keeps both ends (its extension tells files apart).
+    const QString name = index.data().toString();
+    int shared = 0;
+    for (int row : {index.row() - 1, index.row() + 1}) {
+        const QModelIndex other = index.siblingAtRow(row);
+        if (other.isValid())
+            shared = std::max(shared, commonPrefix(name, other.data().toString()));
+    }
+    return shared >= 4 ? Qt::ElideLeft : Qt::ElideMiddle;
+}
 
 ProjectTreeView::ProjectTreeView(ProjectFilesModel* model, QWidget* parent) : QTreeView(parent)
 {
@@ -15,6 +58,7 @@ ProjectTreeView::ProjectTreeView(ProjectFilesModel* model, QWidget* parent) : QT
     setAnimated(false);
     setTextElideMode(
         Qt::ElideMiddle); // a file name's end (its extension, msl128.yaml) tells files apart
+    setItemDelegate(new NameDelegate(this));
     header()->setStretchLastSection(false);
     header()->setSectionResizeMode(ProjectFilesModel::NameColumn, QHeaderView::Stretch);
     header()->setSectionResizeMode(ProjectFilesModel::SizeColumn, QHeaderView::ResizeToContents);

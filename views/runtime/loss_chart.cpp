@@ -109,6 +109,49 @@ void LossChart::setRun(qint64 id, const QString& label, const QVector<QPointF>& 
     rescale();
 }
 
+void LossChart::markSynthetic(qint64 id, const QString& badge)
+{
+    if (!m_series.contains(id) || badge.isEmpty())
+        return;
+    Series& s = m_series[id];
+    s.synthetic = badge;
+    s.graph->setName(tr("%1 (%2)").arg(s.label, badge));
+    updateTitle();
+    m_plot->replot();
+}
+
+QString LossChart::title() const
+{
+    return m_title ? m_title->text() : QString();
+}
+
+// A title row over the plot, only while a shown run used made-up inputs: a dry run's loss on
+// synthetic data looks like real training, and a legend entry alone is easy to miss.
+void LossChart::updateTitle()
+{
+    QStringList runs;
+    for (auto it = m_series.cbegin(); it != m_series.cend(); ++it)
+        if (!it->synthetic.isEmpty())
+            runs << tr("%1 on %2").arg(it->label, it->synthetic);
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    if (runs.isEmpty()) {
+        if (m_title) {
+            layout->take(m_title);
+            layout->simplify();
+            delete m_title;
+            m_title = nullptr;
+        }
+        return;
+    }
+    if (!m_title) {
+        layout->insertRow(0);
+        m_title = new QCPTextElement(m_plot);
+        layout->addElement(0, 0, m_title);
+    }
+    m_title->setText(tr("⚠ Not real training: %1").arg(runs.join(QStringLiteral(", "))));
+    m_title->setTextColor(m_plot->xAxis->labelColor());
+}
+
 void LossChart::markFailed(qint64 id, const QString& reason)
 {
     if (!m_series.contains(id))
@@ -169,6 +212,7 @@ void LossChart::removeRun(qint64 id)
     const Series s = m_series.take(id);
     m_plot->removeGraph(s.graph);
     m_plot->removeGraph(s.evalGraph);
+    updateTitle();
     recolour();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -10,6 +10,7 @@
 class QCustomPlot;
 class QCPGraph;
 class QCPItemText;
+class QCPTextElement;
 class QCheckBox;
 class QSlider;
 
@@ -29,6 +30,9 @@ public:
     void removeRun(qint64 id);
     // A run that failed: its legend entry says so, and a run that failed before its first step
     // shows why in the chart instead of an empty legend ("run 1 / run 1 (eval)").
+    // A run on made-up inputs (syntheticBadge): its legend entry and the chart's title say so.
+    void markSynthetic(qint64 id, const QString& badge);
+    QString title() const;
     void markFailed(qint64 id, const QString& reason);
     bool isFailed(qint64 id) const { return m_series.contains(id) && m_series[id].failed; }
     QString placeholderText() const;
@@ -60,14 +64,17 @@ private:
         QCPGraph* evalGraph = nullptr;
         double smoothed = 0; // running EMA for live appends
         bool failed = false;
+        QString synthetic; // the badge of a run on made-up inputs
     };
     void refreshSeries(Series& s);
+    void updateTitle();
     void recolour();
     void follow(double step, double loss);
     void exportMenu();
 
     QCustomPlot* m_plot;
     QCPItemText* m_placeholder = nullptr;
+    QCPTextElement* m_title = nullptr; // in the layout only while a shown run is synthetic
     QCheckBox* m_logBox;
     QSlider* m_smoothSlider;
     QHash<qint64, Series> m_series;

@@ -1,5 +1,7 @@
 #include "views/runtime/run_history.h"
 
+#include "views/runtime/run_history_model.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -178,6 +180,29 @@ QList<RunRecord> RunHistory::runs() const
                           "last_loss FROM runs ORDER BY id DESC"));
     while (q.next())
         out << recordFrom(q);
+    for (RunRecord& r : out)
+        r.synthetic = synthetic(r.id);
+    return out;
+}
+
+QStringList RunHistory::synthetic(qint64 run) const
+{
+    // The dry run announces each thing it makes up with a warning of kind synthetic-data or
+    // synthetic-weights (resources/python/portolan_dryrun/datafiles.py); the built-in runtime
+    // marks generated data in its started event.
+    QStringList out;
+    if (!isOpen())
+        return out;
+    QSqlQuery q(QSqlDatabase::database(m_connection));
+    q.prepare(QStringLiteral(
+        "SELECT body FROM events WHERE run_id = ? AND type IN ('warning', 'started')"));
+    q.addBindValue(run);
+    if (!q.exec())
+        return out;
+    while (q.next())
+        out << syntheticInputs(fromText(q.value(0).toString()));
+    out.removeDuplicates();
+    out.sort();
     return out;
 }
 
@@ -187,8 +212,11 @@ RunRecord RunHistory::run(qint64 id) const
     q.prepare(QStringLiteral("SELECT id, started_at, mode, model, status, reason, config, "
                              "last_step, last_loss FROM runs WHERE id = ?"));
     q.addBindValue(id);
-    if (q.exec() && q.next())
-        return recordFrom(q);
+    if (q.exec() && q.next()) {
+        RunRecord r = recordFrom(q);
+        r.synthetic = synthetic(id);
+        return r;
+    }
     return {};
 }
 

@@ -9,6 +9,7 @@
 #include <QList>
 #include <QPointF>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 namespace portolan::views {
@@ -24,6 +25,8 @@ struct RunRecord
     qint64 lastStep = 0;
     double lastLoss = 0;
     QJsonObject config; // command line and the resolved config from the started event
+    // What a dry run made up, from its synthetic-* warning events: "data", "weights".
+    QStringList synthetic;
 };
 
 class RunHistory
@@ -47,6 +50,8 @@ public:
     QList<RunRecord> runs() const; // newest first
     RunRecord run(qint64 id) const;
     QList<QJsonObject> events(qint64 run) const;
+    // "data" and/or "weights" when the run's warnings say it used made-up ones.
+    QStringList synthetic(qint64 run) const;
     QVector<QPointF> lossCurve(qint64 run) const;  // (step, loss) of step events
     QVector<QPointF> evalPoints(qint64 run) const; // (step, eval loss)
     bool removeRun(qint64 run);

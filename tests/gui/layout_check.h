@@ -1,0 +1,16 @@
+// Geometry checks for "fits in a small window": a visible control placed outside its parent,
+// a form that scrolls sideways, a tab bar that hides pages behind scroll arrows. Geometry,
+// not pixels, so the check does not depend on fonts or the style's colours.
+#pragma once
+
+#include <QStringList>
+
+class QWidget;
+
+namespace portolan::tests {
+
+// One line per problem found under `root` (empty when everything fits), each naming the
+// widget by its class and object name and its chain of parents.
+QStringList layoutProblems(const QWidget* root);
+
+} // namespace portolan::tests

@@ -1,0 +1,226 @@
+// Every main view fits a 1024x700 window and a 1400x900 one: the window can be that small, no
+// visible control lies outside its parent, no form scrolls sideways and no tab bar hides pages
+// behind scroll arrows. Geometry, not pixels (layout_check.h), on a sample project and on
+// corpus projects (skipped without PORTOLAN_CORPUS).
+#include "app/gui/main_window.h"
+#include "layout_check.h"
+#include "views/profile/profile_panel.h"
+
+#include <QCheckBox>
+#include <QDockWidget>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTest>
+
+using portolan::app::MainWindow;
+using portolan::tests::layoutProblems;
+
+namespace {
+
+// A window the checker must refuse, built the way real layouts go wrong.
+std::unique_ptr<QWidget> badLayout(const QString& kind)
+{
+    auto root = std::make_unique<QWidget>();
+    root->resize(400, 300);
+    auto* layout = new QVBoxLayout(root.get());
+    if (kind == QLatin1String("placed outside")) {
+        auto* box = new QWidget(root.get());
+        layout->addWidget(box);
+        auto* button = new QPushButton(QStringLiteral("Find a configuration that fits"), box);
+        button->setGeometry(350, 10, 200, 30); // hand-placed past the right edge
+    } else if (kind == QLatin1String("squeezed row")) {
+        // A fixed-width container whose row needs more: the layout overflows it.
+        auto* box = new QWidget(root.get());
+        box->setFixedWidth(120);
+        auto* row = new QHBoxLayout(box);
+        for (int i = 0; i < 3; ++i) {
+            auto* b = new QPushButton(QStringLiteral("A wide button %1").arg(i), box);
+            b->setMinimumWidth(120);
+            row->addWidget(b);
+        }
+        layout->addWidget(box);
+    } else if (kind == QLatin1String("form scrolls sideways")) {
+        auto* area = new QScrollArea(root.get());
+        area->setWidgetResizable(true);
+        auto* form = new QWidget;
+        form->setMinimumWidth(900);
+        area->setWidget(form);
+        layout->addWidget(area);
+    } else if (kind == QLatin1String("tabs behind arrows")) {
+        auto* tabs = new QTabWidget(root.get());
+        for (int i = 0; i < 12; ++i)
+            tabs->addTab(new QWidget, QStringLiteral("A long page name %1").arg(i));
+        layout->addWidget(tabs);
+    } else { // "fits": the same kinds of widgets, laid out properly
+        auto* tabs = new QTabWidget(root.get());
+        tabs->addTab(new QLabel(QStringLiteral("one")), QStringLiteral("One"));
+        tabs->addTab(new QCheckBox(QStringLiteral("two")), QStringLiteral("Two"));
+        layout->addWidget(tabs);
+        auto* area = new QScrollArea(root.get());
+        area->setWidgetResizable(true);
+        area->setWidget(new QLabel(QStringLiteral("a short form")));
+        layout->addWidget(area);
+        layout->addWidget(new QPushButton(QStringLiteral("OK"), root.get()));
+    }
+    return root;
+}
+
+} // namespace
+
+class TestLayoutFit : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("PortolanTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_layout_fit"));
+        QSettings().clear();
+    }
+
+    // The checker itself: each bad layout is found, the good one passes.
+    void checkerFindsBadLayouts_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("says");
+        QTest::addRow("fits") << "fits" << QString();
+        QTest::addRow("placed outside") << "placed outside"
+                                        << "outside its parent";
+        QTest::addRow("squeezed row") << "squeezed row"
+                                      << "outside its parent";
+        QTest::addRow("form scrolls sideways") << "form scrolls sideways"
+                                               << "scrolls sideways";
+        QTest::addRow("tabs behind arrows") << "tabs behind arrows"
+                                            << "scroll arrows";
+    }
+    void checkerFindsBadLayouts()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, says);
+        const auto root = badLayout(kind);
+        root->show();
+        QVERIFY(QTest::qWaitForWindowExposed(root.get()));
+        const QStringList problems = layoutProblems(root.get());
+        if (says.isEmpty()) {
+            QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        } else {
+            QVERIFY(!problems.isEmpty());
+            QVERIFY2(problems.join(QLatin1Char('\n')).contains(says),
+                     qPrintable(problems.join(QLatin1Char('\n'))));
+        }
+    }
+
+    void viewsFit_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QSize>("size");
+        const QString corpus = qEnvironmentVariable("PORTOLAN_CORPUS");
+        QStringList projects = {
+            QStringLiteral(PORTOLAN_SOURCE_DIR "/sample_projects/mnist-mlp-cerebras-pytorch"),
+            QStringLiteral(PORTOLAN_SOURCE_DIR "/sample_projects/small-cnn-poptorch")};
+        // Real projects with long names, many params files and wide findings; one per vendor.
+        for (const char* name : {"graphcore-app-vit", "cerebras-pt-gpt2", "determined-cifar10"})
+            projects << (corpus.isEmpty()
+                             ? QString()
+                             : corpus + QStringLiteral("/projects/") + QString::fromLatin1(name));
+        for (const QSize size : {QSize(1024, 700), QSize(1400, 900)})
+            for (const QString& p : projects)
+                if (!p.isEmpty())
+                    QTest::addRow("%s %dx%d", qPrintable(QFileInfo(p).fileName()), size.width(),
+                                  size.height())
+                        << p << size;
+    }
+    void viewsFit()
+    {
+        QFETCH(QString, project);
+        QFETCH(QSize, size);
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // The project tree as a first start sizes it (a quarter of the window), which leaves
+        // the views less room than the default dock width does.
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("projectDock"));
+        QVERIFY(dock);
+        w.resizeDocks({dock}, {size.width() / 4}, Qt::Horizontal);
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(project);
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 120000);
+        // resize() does not go below the window's minimum size: a layout that needs more
+        // than the screen shows here, with the views that ask for it.
+        QStringList wide;
+        for (const QString& view : w.viewIds()) {
+            w.selectView(view);
+            const QWidget* page = w.centralWidget()->findChild<QWidget*>(view);
+            if (page)
+                wide << QStringLiteral("%1 needs %2x%3")
+                            .arg(view)
+                            .arg(page->minimumSizeHint().width())
+                            .arg(page->minimumSizeHint().height());
+        }
+        QVERIFY2(w.size() == size, qPrintable(QStringLiteral("the window is %1x%2: %3")
+                                                  .arg(w.width())
+                                                  .arg(w.height())
+                                                  .arg(wide.join(QLatin1String(", ")))));
+        QStringList paths;
+        for (const QString& view : w.viewIds())
+            if (view != QLatin1String("profile"))
+                paths << view;
+        for (const QString& page : w.profilePanel()->pageIds())
+            paths << QStringLiteral("profile:") + page;
+        QStringList problems;
+        for (const QString& path : paths) {
+            QVERIFY(w.selectViewPath(path));
+            QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 60000);
+            QCoreApplication::processEvents();
+            const QWidget* view = w.centralWidget()->findChild<QWidget*>(path.section(':', 0, 0));
+            QVERIFY2(
+                w.size() == size,
+                qPrintable(QStringLiteral("on %1 the window grew to %2x%3 (the view needs %4x%5)")
+                               .arg(path)
+                               .arg(w.width())
+                               .arg(w.height())
+                               .arg(view->minimumSizeHint().width())
+                               .arg(view->minimumSizeHint().height())));
+            for (const QString& p : layoutProblems(&w))
+                problems << path + QStringLiteral(": ") + p;
+            // Each pane of each splitter pushed down to the smallest width the splitter lets
+            // a user drag it to: a pane's minimum must hold its controls.
+            for (QSplitter* splitter : w.findChildren<QSplitter*>()) {
+                if (!splitter->isVisible() || splitter->count() < 2)
+                    continue;
+                const QList<int> before = splitter->sizes();
+                const bool horizontal = splitter->orientation() == Qt::Horizontal;
+                for (int i = 0; i < splitter->count(); ++i) {
+                    QList<int> sizes(splitter->count(), 100000);
+                    sizes[i] = 0;
+                    splitter->setChildrenCollapsible(false); // 0 means "its minimum" then
+                    splitter->setSizes(sizes);
+                    QCoreApplication::processEvents();
+                    for (const QString& p : layoutProblems(&w))
+                        problems << QStringLiteral("%1 (%2 pane %3 at its minimum): %4")
+                                        .arg(path, horizontal ? QStringLiteral("left-right")
+                                                              : QStringLiteral("top-bottom"))
+                                        .arg(i)
+                                        .arg(p);
+                }
+                splitter->setSizes(before);
+            }
+        }
+        problems.removeDuplicates();
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+};
+
+QTEST_MAIN(TestLayoutFit)
+#include "test_layout_fit.moc"

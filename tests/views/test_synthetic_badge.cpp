@@ -1,0 +1,120 @@
+// A run on made-up inputs says so where its result is shown: the history row, the chart's
+// title and legend, and the panel (the dry run's synthetic-data / synthetic-weights warnings).
+#include "views/runtime/loss_chart.h"
+#include "views/runtime/run_event.h"
+#include "views/runtime/run_history.h"
+#include "views/runtime/run_history_model.h"
+#include "views/runtime/run_panel.h"
+
+#include <QAbstractItemModelTester>
+#include <QJsonObject>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace portolan::views;
+
+namespace {
+
+// A finished run with the given warning kinds in its events.
+qint64 addRun(RunHistory& h, const QStringList& warningKinds)
+{
+    const qint64 id = h.beginRun(QStringLiteral("dry_run"), {});
+    QJsonObject started{{"event", "started"}, {"model", "m"}};
+    for (const QString& kind : warningKinds)
+        if (kind.startsWith(QLatin1String("started:")))
+            started.insert("data", QJsonObject{{kind.mid(8), QJsonObject{{"synthetic", true}}}});
+    h.appendEvent(id, RunEvent::fromJson(started));
+    for (const QString& kind : warningKinds)
+        if (!kind.startsWith(QLatin1String("started:")))
+            h.appendEvent(id, RunEvent::fromJson(QJsonObject{
+                                  {"event", "warning"}, {"kind", kind}, {"message", "made up"}}));
+    for (int i = 1; i <= 3; ++i)
+        h.appendEvent(
+            id, RunEvent::fromJson(QJsonObject{{"event", "step"}, {"step", i}, {"loss", 3.0 - i}}));
+    h.finishRun(id, QStringLiteral("completed"), QStringLiteral("completed"));
+    return id;
+}
+
+} // namespace
+
+class TestSyntheticBadge : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void historyRowAndChart_data()
+    {
+        QTest::addColumn<QStringList>("warnings");
+        QTest::addColumn<QString>("badge");
+        QTest::addRow("real data") << QStringList{} << QString();
+        QTest::addRow("other warning") << QStringList{"download-failed"} << QString();
+        QTest::addRow("synthetic data")
+            << QStringList{"synthetic-data", "synthetic-data"} << "synthetic data";
+        QTest::addRow("synthetic weights")
+            << QStringList{"synthetic-weights"} << "synthetic weights";
+        QTest::addRow("both") << QStringList{"synthetic-weights", "synthetic-data"}
+                              << "synthetic data and weights";
+        // The built-in runtime marks generated data in its started event instead.
+        QTest::addRow("runtime's generated data")
+            << QStringList{"started:train"} << "synthetic data";
+    }
+    void historyRowAndChart()
+    {
+        QFETCH(QStringList, warnings);
+        QFETCH(QString, badge);
+        QTemporaryDir tmp;
+        RunHistory h;
+        QVERIFY(h.open(tmp.path()));
+        const qint64 id = addRun(h, warnings);
+        const RunRecord r = h.run(id);
+        QCOMPARE(syntheticBadge(r.synthetic), badge);
+        QCOMPARE(syntheticBadge(h.runs().first().synthetic), badge);
+
+        RunHistoryModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRuns(h.runs());
+        const QString status = model.index(0, RunHistoryModel::Status).data().toString();
+        QVERIFY(status.startsWith(QStringLiteral("completed")));
+        QCOMPARE(status.contains(QStringLiteral("synthetic")), !badge.isEmpty());
+        if (!badge.isEmpty())
+            QVERIFY(model.index(0, RunHistoryModel::Status)
+                        .data(Qt::ToolTipRole)
+                        .toString()
+                        .contains(badge));
+
+        LossChart chart;
+        chart.setRun(id, QStringLiteral("run 1"), h.lossCurve(id), {});
+        chart.markSynthetic(id, badge);
+        QCOMPARE(chart.title().contains(badge) && !badge.isEmpty(), !badge.isEmpty());
+        QCOMPARE(chart.title().isEmpty(), badge.isEmpty());
+        chart.removeRun(id); // the title goes with the last synthetic run
+        QVERIFY(chart.title().isEmpty());
+    }
+
+    // Selecting a synthetic run in the Runs panel's history puts the badge in the chart title.
+    void panelOverlay()
+    {
+        QTemporaryDir tmp;
+        {
+            RunHistory h;
+            QVERIFY(h.open(tmp.path()));
+            addRun(h, {QStringLiteral("synthetic-data")});
+        }
+        RunPanel panel;
+        panel.setInteractive(false);
+        panel.setProject(tmp.path());
+        auto* view = panel.findChild<QTableView*>();
+        QVERIFY(view);
+        QCOMPARE(view->model()->rowCount(), 1);
+        view->selectRow(0);
+        QVERIFY2(panel.chart()->title().contains(QStringLiteral("synthetic data")),
+                 qPrintable(panel.chart()->title()));
+    }
+};
+
+QTEST_MAIN(TestSyntheticBadge)
+#include "test_synthetic_badge.moc"
