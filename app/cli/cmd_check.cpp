@@ -2,9 +2,9 @@
 #include "app/cli/cli_common.h"
 #include "core/analysis/analysis.h"
 #include "core/common/resources.h"
-#include "core/guides/fix.h"
+#include "core/guides/findings_report.h"
+#include "core/guides/fixes/apply_fix.h"
 #include "core/guides/guide.h"
-#include "core/guides/report.h"
 #include "core/guides/session.h"
 
 #include <algorithm>

@@ -4,8 +4,8 @@
 #include "core/analysis/flow.h"
 #include "core/common/atomic_file.h"
 #include "core/common/resources.h"
+#include "core/guides/findings_report.h"
 #include "core/guides/guide.h"
-#include "core/guides/report.h"
 #include "core/guides/session.h"
 
 #include <iostream>

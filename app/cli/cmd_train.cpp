@@ -1,7 +1,7 @@
 // portolan-cli train PROJECT: trains / evaluates the project's model. LibTorch runs in
-// portolan-torch only (DESIGN.md section 12), so once the options parse this process becomes
-// `portolan-torch train` with the same arguments: its JSON events (--events jsonl), its handling
-// of SIGTERM (stop after the step, checkpoint) and its exit code are the run's, unchanged.
+// portolan-torch only (docs/ARCHITECTURE.md, Processes), so once the options parse this process
+// becomes `portolan-torch train` with the same arguments: its JSON events (--events jsonl), its
+// handling of SIGTERM (stop after the step, checkpoint) and its exit code are the run's, unchanged.
 // With --ranks N it starts N portolan-torch processes instead (core/cluster's launcher), passes
 // rank 0's output through and reports the other ranks only when they fail.
 #include "app/cli/cli_common.h"

@@ -14,7 +14,7 @@
 #include "views/project/project_files_model.h"
 #include "views/project/project_overview.h"
 #include "views/project/project_tree_view.h"
-#include "views/runtime/run_panel.h"
+#include "views/runs/run_panel.h"
 
 #include <QAction>
 #include <QApplication>

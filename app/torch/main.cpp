@@ -1,6 +1,6 @@
-// portolan-torch: the Torch child (DESIGN.md section 12). The only Portolan executable that
-// loads LibTorch: it records models, imports captures and trains, started as a child process by
-// the GUI and by portolan-cli, and answers on stdout (an op graph document, or JSON events).
+// portolan-torch: the Torch child (docs/ARCHITECTURE.md, Processes). The only Portolan executable
+// that loads LibTorch: it records models, imports captures and trains, started as a child process
+// by the GUI and by portolan-cli, and answers on stdout (an op graph document, or JSON events).
 #include "app/cli/cli_common.h"
 #include "core/about/about.h"
 #include "core/common/resources.h"

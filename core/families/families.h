@@ -1,10 +1,10 @@
 #pragma once
 
-// Model families from params (DESIGN.md section 12): the op graph of a Cerebras Model Zoo model,
-// built straight from the `model:` keys of its params file at full size, without allocating a
-// weight. One builder per family: the decoder-only family and its variants (GPT-2/3, GPT-J and
-// NeoX, LLaMA, Mistral, Mixtral, Falcon, BLOOM, MPT, StarCoder and SantaCoder, BTLM, Jais,
-// Gemma 2, DPO policies), BERT and its relatives (RoBERTa, ESM-2, DPR, ViT), T5 and the
+// Model families from params (docs/ARCHITECTURE.md, Processes): the op graph of a Cerebras Model
+// Zoo model, built straight from the `model:` keys of its params file at full size, without
+// allocating a weight. One builder per family: the decoder-only family and its variants (GPT-2/3,
+// GPT-J and NeoX, LLaMA, Mistral, Mixtral, Falcon, BLOOM, MPT, StarCoder and SantaCoder, BTLM,
+// Jais, Gemma 2, DPO policies), BERT and its relatives (RoBERTa, ESM-2, DPR, ViT), T5 and the
 // Transformer encoder-decoder, UNet, DiT, fc_mnist and LLaVA. Sequence length and batch come
 // from the training data section of either layout (classic `train_input`, or the trainer
 // layout's `trainer.fit.train_dataloader`). Plain header: no LibTorch, no Qt.

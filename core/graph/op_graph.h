@@ -1,10 +1,10 @@
 #pragma once
 
-// The op graph that simulated compilation works on (DESIGN.md section 7). It is recorded from a
-// real forward pass of a LibTorch model, from a TorchScript file or from a project's capture;
-// never typed in by hand. The recorders run in the Torch child (portolan-torch), which hands the
-// graph over as JSON (graph_json.h). This header and its library are plain C++ (no LibTorch) so
-// that the views and the Torch-free CLI can use them.
+// The op graph that simulated compilation works on (docs/ARCHITECTURE.md, Simulated compilation).
+// It is recorded from a real forward pass of a LibTorch model, from a TorchScript file or from a
+// project's capture; never typed in by hand. The recorders run in the Torch child (portolan-torch),
+// which hands the graph over as JSON (graph_json.h). This header and its library are plain C++ (no
+// LibTorch) so that the views and the Torch-free CLI can use them.
 
 #include "core/common/diagnostic.h"
 

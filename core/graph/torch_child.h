@@ -1,8 +1,8 @@
 #pragma once
 
-// The Torch child: portolan-torch, the only Portolan executable that loads LibTorch (DESIGN.md
-// section 12, "Link boundary"). It records models, imports captures and trains; the GUI and the
-// Torch-free CLI start it as a child process and read an op graph document (graph_json.h) from
+// The Torch child: portolan-torch, the only Portolan executable that loads LibTorch
+// (docs/ARCHITECTURE.md, Processes). It records models, imports captures and trains; the GUI and
+// the Torch-free CLI start it as a child process and read an op graph document (graph_json.h) from
 // its standard output. A crash of LibTorch or of the user's model ends only that process.
 
 #include "core/graph/op_graph.h"

@@ -1,9 +1,10 @@
 #pragma once
 
-// Records an OpGraph from a TorchScript file (.pt) and the shape of its input (DESIGN.md section
-// 7): the module runs once on a zero tensor of that shape and every op's output shape is what it
-// produced (script_import.h), so a wrong input shape is reported as the model itself reports it.
-// Plain header; the library that implements it links LibTorch (the Torch child uses it).
+// Records an OpGraph from a TorchScript file (.pt) and the shape of its input
+// (docs/ARCHITECTURE.md, Simulated compilation): the module runs once on a zero tensor of that
+// shape and every op's output shape is what it produced (script_import.h), so a wrong input shape
+// is reported as the model itself reports it. Plain header; the library that implements it links
+// LibTorch (the Torch child uses it).
 
 #include "core/graph/op_graph.h"
 

@@ -139,6 +139,9 @@ void ruleRequiredClass(RuleContext& ctx);
 void ruleRequiredFunction(RuleContext& ctx);
 void ruleReturnsCall(RuleContext& ctx);
 // rules_modules.cpp: the modules a project trains, their forward loss, their wrapping.
+// The calls that build a project class derived from `bases` outside other modules: the models.
+std::vector<std::pair<const analysis::PythonFile*, const python::Call*>>
+modelInstantiations(const analysis::ProjectAnalysis& a, const std::vector<std::string>& bases);
 void ruleForwardComputesLoss(RuleContext& ctx);
 void ruleModuleMustBeWrapped(RuleContext& ctx);
 // rules_cerebras.cpp: the cstorch and Trainer generations.

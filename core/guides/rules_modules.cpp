@@ -16,8 +16,6 @@ using analysis::PythonFile;
 using python::Call;
 using python::FunctionId;
 
-namespace {
-
 // Module subclasses the project builds outside other modules: the models that are trained. A
 // class call is resolved to the project class it builds; one assigned to an attribute of an
 // attribute (self.model.head = Head()) is a submodule of a model, not a model.
@@ -46,6 +44,8 @@ modelInstantiations(const ProjectAnalysis& a, const std::vector<std::string>& ba
     }
     return out;
 }
+
+namespace {
 
 // The project classes a training hand-over (poptorch.trainingModel) receives, resolved through
 // locals, factories and wrappers' construction; `handOvers` counts the calls, `unresolved` the

@@ -4,7 +4,7 @@
 #include "core/analysis/config_reads.h"
 #include "core/analysis/facts.h"
 #include "core/common/text.h"
-#include "core/guides/params_fix.h"
+#include "core/guides/fixes/params_from_argparse.h"
 #include "core/guides/rules.h"
 
 #include <map>
@@ -27,6 +27,18 @@ bool findAnchor(const ProjectAnalysis& a, const std::vector<std::string>& anchor
             continue;
         const std::string kind = anchor.substr(0, colon);
         const std::vector<std::string> glob{anchor.substr(colon + 1)};
+        // A class anchor is the model the program builds (a layer is built inside it), when the
+        // analysis can tell; else the first class of the kind.
+        if (kind == "class-base" && a.resolver) {
+            for (const auto& [file, call] : modelInstantiations(a, glob)) {
+                const python::Symbol cls =
+                    a.resolver->callee(a.indexOf(file), int(call - file->index.calls.data()));
+                const PythonFile& df = a.python[std::size_t(cls.file)];
+                out = {df.path, df.index.classes[std::size_t(cls.index)].span.line,
+                       df.index.classes[std::size_t(cls.index)].span.column};
+                return true;
+            }
+        }
         for (const auto& f : a.python) {
             const auto& idx = f.index;
             auto at = [&](const python::Span& s) {

@@ -4,7 +4,7 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/facts.h"
 #include "core/common/text.h"
-#include "core/guides/params_fix.h"
+#include "core/guides/fixes/params_from_argparse.h"
 #include "core/guides/rules.h"
 #include "core/python/resolve.h"
 

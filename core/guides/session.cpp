@@ -2,7 +2,7 @@
 
 #include "core/common/json.h"
 #include "core/common/resources.h"
-#include "core/guides/report.h"
+#include "core/guides/findings_report.h"
 
 #include <chrono>
 

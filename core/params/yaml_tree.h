@@ -3,7 +3,7 @@
 // A YAML document as a tree of nodes that know where their bytes are in the original text.
 // yaml-cpp parses; we keep the byte range of every scalar, key, alias and collection so that
 // edits can be applied to the original text instead of re-emitting it (yaml-cpp's emitter drops
-// comments and layout; DESIGN.md section 5).
+// comments and layout; docs/ARCHITECTURE.md, Params files).
 
 #include "core/common/diagnostic.h"
 

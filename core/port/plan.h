@@ -9,7 +9,7 @@
 #include "core/analysis/facts.h"
 #include "core/common/diagnostic.h"
 #include "core/guides/finding.h"
-#include "core/guides/params_fix.h"
+#include "core/guides/fixes/params_from_argparse.h"
 #include "core/port/source.h"
 
 #include <map>

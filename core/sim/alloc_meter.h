@@ -2,7 +2,7 @@
 
 // Measures the true memory of LibTorch work: a c10::Allocator that wraps the default CPU
 // allocator and counts live bytes and their peak. Used to check the memory model against a
-// real training step (DESIGN.md section 7). Core only (LibTorch header).
+// real training step (docs/ARCHITECTURE.md, Simulated compilation). Core only (LibTorch header).
 
 #include "core/common/diagnostic.h"
 #include "core/sim/training_config.h"

@@ -1,9 +1,9 @@
 #pragma once
 
-// Simulated Cerebras compilation (DESIGN.md section 7): layer-pipelined mode (each layer's
-// kernel on a rectangle of the wafer in proportion to its compute, holding its weights and
-// activations in that rectangle's SRAM) and weight-streaming mode (weights streamed from
-// off-wafer memory one layer at a time, activations on the wafer, the batch processed in
+// Simulated Cerebras compilation (docs/ARCHITECTURE.md, Simulated compilation): layer-pipelined
+// mode (each layer's kernel on a rectangle of the wafer in proportion to its compute, holding its
+// weights and activations in that rectangle's SRAM) and weight-streaming mode (weights streamed
+// from off-wafer memory one layer at a time, activations on the wafer, the batch processed in
 // micro-batches as large as the wafer holds, as the Model Zoo's `micro_batch_size: auto` lets
 // the compiler choose). The mode is chosen by parameter count and fit, and named in the result.
 

@@ -1,8 +1,8 @@
 #pragma once
 
-// What Poplar keeps in IPU memory for the ops of one pipeline stage, op by op (DESIGN.md
-// section 7, IPU). The rules and their sources (resources/targets/poplar.yaml names each
-// constant's source):
+// What Poplar keeps in IPU memory for the ops of one pipeline stage, op by op
+// (docs/ARCHITECTURE.md, Simulated compilation, IPU). The rules and their sources
+// (resources/targets/poplar.yaml names each constant's source):
 // - weights in the compute type; a weight tied to another op's (a head sharing the embedding)
 //   is stored once, where it is owned;
 // - with gradient accumulation, one accumulator per weight in the weight's type (PopART

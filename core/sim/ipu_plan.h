@@ -1,15 +1,15 @@
 #pragma once
 
 // How PopLibs plans a matmul or convolution on the tiles of one IPU, as far as memory goes
-// (DESIGN.md section 7, IPU). A matmul is planned as a convolution (poplin::matMul calls the
-// convolution planner). The planner splits the operation across tiles by its dimensions: the
-// rows (batch and output field), the contraction (input channels times kernel) and the columns
-// (output channels), and groups (heads of a batched matmul) go to tiles of their own. Each tile
-// then holds, for the duration of the operation, its slice of the two operands exchanged onto
-// it and its slice of the partial sums (fp32 unless half partials): PopLibs' temporary memory
-// estimate (poplin ConvPlan.cpp, addConvTempMemoryEstimate: input, weights and partials per
-// tile). The planner keeps that estimate under availableMemoryProportion x the tile's bytes
-// (ConvPlan.cpp: maxTileTempMemory <= availableMemoryProportion * target.getBytesPerTile()).
+// (docs/ARCHITECTURE.md, Simulated compilation, IPU). A matmul is planned as a convolution
+// (poplin::matMul calls the convolution planner). The planner splits the operation across tiles by
+// its dimensions: the rows (batch and output field), the contraction (input channels times kernel)
+// and the columns (output channels), and groups (heads of a batched matmul) go to tiles of their
+// own. Each tile then holds, for the duration of the operation, its slice of the two operands
+// exchanged onto it and its slice of the partial sums (fp32 unless half partials): PopLibs'
+// temporary memory estimate (poplin ConvPlan.cpp, addConvTempMemoryEstimate: input, weights and
+// partials per tile). The planner keeps that estimate under availableMemoryProportion x the tile's
+// bytes (ConvPlan.cpp: maxTileTempMemory <= availableMemoryProportion * target.getBytesPerTile()).
 
 #include "core/graph/op_graph.h"
 

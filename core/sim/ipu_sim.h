@@ -1,10 +1,10 @@
 #pragma once
 
-// Simulated Poplar compilation for Graphcore IPUs (DESIGN.md section 7): pipeline placement,
-// tile mapping of every tensor, per-tile memory by category, liveness per program step,
-// out-of-memory tiles, cycle estimates per stage and the pipeline schedule. What each op keeps
-// in memory is ipu_memory.h; the constants below are data (resources/targets/poplar.yaml, where
-// each names its source) with these defaults when the file is absent.
+// Simulated Poplar compilation for Graphcore IPUs (docs/ARCHITECTURE.md, Simulated compilation):
+// pipeline placement, tile mapping of every tensor, per-tile memory by category, liveness per
+// program step, out-of-memory tiles, cycle estimates per stage and the pipeline schedule. What each
+// op keeps in memory is ipu_memory.h; the constants below are data (resources/targets/poplar.yaml,
+// where each names its source) with these defaults when the file is absent.
 
 #include "core/sim/profile.h"
 #include "core/targets/target.h"

@@ -1,9 +1,9 @@
 #pragma once
 
-// The training memory model (DESIGN.md section 7): weights, gradients, optimizer state by
-// optimizer, fp32 masters under mixed precision, activations stashed for backward (fewer with
-// recomputation), temporaries. It is checked against a real LibTorch training step measured
-// with a counting allocator (alloc_meter.h): within 15% of the measured peak.
+// The training memory model (docs/ARCHITECTURE.md, Simulated compilation): weights, gradients,
+// optimizer state by optimizer, fp32 masters under mixed precision, activations stashed for
+// backward (fewer with recomputation), temporaries. It is checked against a real LibTorch training
+// step measured with a counting allocator (alloc_meter.h): within 15% of the measured peak.
 
 #include "core/graph/op_graph.h"
 #include "core/sim/training_config.h"

@@ -1,9 +1,9 @@
 #pragma once
 
 // Pipeline split: the exact min-max contiguous partition of a chain of ops into k stages, with a
-// memory cap per stage (DESIGN.md section 7). Binary search on the bottleneck; each probe is a
-// greedy pass that jumps from stage to stage with binary searches over prefix sums, so a probe
-// costs O(k log n) and the whole split O(k log n log(1/eps)).
+// memory cap per stage (docs/ARCHITECTURE.md, Simulated compilation). Binary search on the
+// bottleneck; each probe is a greedy pass that jumps from stage to stage with binary searches over
+// prefix sums, so a probe costs O(k log n) and the whole split O(k log n log(1/eps)).
 
 #include <cstdint>
 #include <functional>

@@ -1,7 +1,7 @@
 #pragma once
 
-// What a simulated compilation produces: everything the profile views show (DESIGN.md section
-// 8). Plain structs; core/report/ turns them into the versioned report JSON.
+// What a simulated compilation produces: everything the profile views show (docs/ARCHITECTURE.md,
+// Profile). Plain structs; core/report/ turns them into the versioned report JSON.
 
 #include "core/common/diagnostic.h"
 #include "core/graph/op_graph.h"

@@ -1,8 +1,8 @@
 #pragma once
 
-// The remedies offered when a model does not fit, as options changes (DESIGN.md section 7,
-// "Advice"). Defined once: the advice list re-simulates each, and the GUI's advice table
-// applies one to its settings through the same function.
+// The remedies offered when a model does not fit, as options changes (docs/ARCHITECTURE.md,
+// Simulated compilation, "Advice"). Defined once: the advice list re-simulates each, and the GUI's
+// advice table applies one to its settings through the same function.
 
 #include "core/sim/profile.h"
 #include "core/targets/target.h"

@@ -1,7 +1,7 @@
 #pragma once
 
-// Hardware targets as data (resources/targets/*.yaml, DESIGN.md section 7). Every figure comes
-// from the YAML file, whose comments give the public source.
+// Hardware targets as data (resources/targets/*.yaml, docs/ARCHITECTURE.md, Simulated compilation).
+// Every figure comes from the YAML file, whose comments give the public source.
 
 #include "core/common/diagnostic.h"
 

@@ -2,7 +2,7 @@
 // YAML, symlink loops and unreadable files. Every guide runs on the result; nothing crashes and
 // each problem is a positioned diagnostic.
 #include "core/analysis/flow.h"
-#include "core/guides/report.h"
+#include "core/guides/findings_report.h"
 #include "tests/analysis/test_support.h"
 
 #include <QTemporaryDir>

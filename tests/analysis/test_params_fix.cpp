@@ -3,8 +3,8 @@
 // where it is not, the user's moves honoured, the fix applied across files and undone byte for
 // byte; on the fixtures and, with PORTOLAN_CORPUS, on the corpus's unported originals.
 #include "core/common/atomic_file.h"
-#include "core/guides/fix.h"
-#include "core/guides/params_fix.h"
+#include "core/guides/fixes/apply_fix.h"
+#include "core/guides/fixes/params_from_argparse.h"
 #include "tests/analysis/test_support.h"
 
 #include <QTemporaryDir>

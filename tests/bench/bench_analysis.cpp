@@ -1,7 +1,8 @@
 // Analysis benchmark: generates a project of N Python files (default 1,000, each ~120 lines of
 // model, data and training code with config reads, calls and leftovers) plus a params.yaml, then
 // times the project analysis (walk, tree-sitter index, YAML, flavour) and every guide's checks.
-// Target (DESIGN.md section 9): index and check 1,000 files in under 2 s on the 2-core machine.
+// Target (docs/ARCHITECTURE.md, Performance figures): index and check 1,000 files in under 2 s on
+// the 2-core machine.
 #include "core/analysis/analysis.h"
 #include "core/common/resources.h"
 #include "core/guides/guide.h"

@@ -1,6 +1,6 @@
-// Start-up time of the Torch-free portolan-cli subcommands (DESIGN.md section 12: under 50 ms),
-// measured like hyperfine: warm-up runs, then the median, mean, min and max wall time of N runs
-// of each command, output discarded. A figure, not a pass/fail test.
+// Start-up time of the Torch-free portolan-cli subcommands (docs/ARCHITECTURE.md, Processes: under
+// 50 ms), measured like hyperfine: warm-up runs, then the median, mean, min and max wall time of N
+// runs of each command, output discarded. A figure, not a pass/fail test.
 //
 //   bench_cli_startup [PORTOLAN_CLI] [RUNS]
 //

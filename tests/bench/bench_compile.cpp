@@ -1,8 +1,8 @@
-// Simulated compilation time (DESIGN.md section 9): a GPT-2-XL-size graph (48 layers, hidden
-// 1600, ~1.5 B parameters) for 64 IPUs with automatic split, target under 100 ms; and how compile
-// time grows from 1 k to 100 k ops. The graphs are recorded with LibTorch: one real block runs a
-// forward pass, its ops are replicated (core/graph/synthetic.h).
-// Usage: bench_compile [sequence]   (default 1024, GPT-2's context)
+// Simulated compilation time (docs/ARCHITECTURE.md, Performance figures): a GPT-2-XL-size graph (48
+// layers, hidden 1600, ~1.5 B parameters) for 64 IPUs with automatic split, target under 100 ms;
+// and how compile time grows from 1 k to 100 k ops. The graphs are recorded with LibTorch: one real
+// block runs a forward pass, its ops are replicated (core/graph/synthetic.h). Usage: bench_compile
+// [sequence]   (default 1024, GPT-2's context)
 #include "core/graph/synthetic.h"
 #include "core/sim/compile.h"
 #include "core/targets/target.h"

@@ -1,7 +1,7 @@
 // Benchmark (prints figures, not a test): redraw time of the live loss chart holding a run of
 // 1,000,000 steps, offscreen, at a typical panel size, in linear and log scale and with
 // smoothing on. Usage: bench_gui_loss_chart [POINTS]
-#include "views/runtime/loss_chart.h"
+#include "views/runs/loss_chart.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

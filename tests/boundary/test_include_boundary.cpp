@@ -1,6 +1,6 @@
-// DESIGN.md section 2: core/ never includes a Qt header; views/ and app/ never include LibTorch.
-// The build runs the same rule (cmake/CheckBoundaries.cmake); this test also proves the rule
-// itself catches what it should.
+// docs/ARCHITECTURE.md, Floors: core/ never includes a Qt header; views/ and app/ never include
+// LibTorch. The build runs the same rule (cmake/CheckBoundaries.cmake); this test also proves the
+// rule itself catches what it should.
 #include <QDirIterator>
 #include <QFile>
 #include <QRegularExpression>
@@ -8,15 +8,17 @@
 
 namespace {
 
-const QRegularExpression qtInclude(
-    QStringLiteral(R"(^\s*#\s*include\s*[<"](Q[A-Za-z0-9_]+|Qt[A-Za-z]*/|qcustomplot))"));
-const QRegularExpression torchInclude(QStringLiteral(R"(^\s*#\s*include\s*[<"](torch/|ATen/|c10/))"));
+const QRegularExpression
+    qtInclude(QStringLiteral(R"(^\s*#\s*include\s*[<"](Q[A-Za-z0-9_]+|Qt[A-Za-z]*/|qcustomplot))"));
+const QRegularExpression
+    torchInclude(QStringLiteral(R"(^\s*#\s*include\s*[<"](torch/|ATen/|c10/))"));
 
 QStringList violations(const QString& dir, const QRegularExpression& rule)
 {
     QStringList out;
-    QDirIterator it(dir, {QStringLiteral("*.h"), QStringLiteral("*.hpp"), QStringLiteral("*.cpp"),
-                          QStringLiteral("*.cc"), QStringLiteral("*.c")},
+    QDirIterator it(dir,
+                    {QStringLiteral("*.h"), QStringLiteral("*.hpp"), QStringLiteral("*.cpp"),
+                     QStringLiteral("*.cc"), QStringLiteral("*.c")},
                     QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext()) {
         const QString path = it.next();

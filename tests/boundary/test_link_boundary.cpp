@@ -1,7 +1,8 @@
-// DESIGN.md section 12: LibTorch runs in portolan-torch only. The configure step walks the link
-// graph (cmake/CheckLinkClosure.cmake); this test proves that rule catches each way LibTorch can
-// be reached, and checks the built binaries themselves with ldd: neither the GUI nor portolan-cli
-// loads libtorch, OpenCV or Qt 5 (Debian's libtorch_cpu pulls in Qt 5 through OpenCV's highgui).
+// docs/ARCHITECTURE.md, Processes: LibTorch runs in portolan-torch only. The configure step walks
+// the link graph (cmake/CheckLinkClosure.cmake); this test proves that rule catches each way
+// LibTorch can be reached, and checks the built binaries themselves with ldd: neither the GUI nor
+// portolan-cli loads libtorch, OpenCV or Qt 5 (Debian's libtorch_cpu pulls in Qt 5 through OpenCV's
+// highgui).
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>

@@ -5,9 +5,9 @@
 // where the daemons cannot start.
 #include "core/cluster/cluster.h"
 #include "local_slurm.h"
-#include "views/runtime/loss_chart.h"
-#include "views/runtime/run_history.h"
-#include "views/runtime/run_panel.h"
+#include "views/runs/loss_chart.h"
+#include "views/runs/run_history.h"
+#include "views/runs/run_panel.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -1,6 +1,6 @@
 // The Runs tab's event parser (the JSON lines the training child and the dry run write): any
 // line gives an event or an invalid one. Qt is not instrumented; the parser's own code is.
-#include "views/runtime/run_event.h"
+#include "views/runs/run_event.h"
 
 #include <cstddef>
 #include <cstdint>

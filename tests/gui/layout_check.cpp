@@ -4,6 +4,8 @@
 #include <QScrollArea>
 #include <QTabBar>
 #include <QWidget>
+#include <algorithm>
+#include <vector>
 
 namespace portolan::tests {
 
@@ -80,6 +82,34 @@ QStringList layoutProblems(const QWidget* root)
 {
     QStringList out;
     check(root, root, out);
+    return out;
+}
+
+QStringList widestWidgets(const QWidget* root, int count)
+{
+    const auto depth = [root](const QWidget* w) {
+        int d = 0;
+        for (; w && w != root; w = w->parentWidget())
+            ++d;
+        return d;
+    };
+    std::vector<std::pair<int, const QWidget*>> all;
+    for (const QWidget* w : root->findChildren<QWidget*>())
+        all.emplace_back(w->minimumSizeHint().width(), w);
+    // Widest first; among equals, the deepest: the widget that asks, not its containers.
+    std::sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : depth(a.second) > depth(b.second);
+    });
+    QStringList out;
+    for (int i = 0; i < count && i < int(all.size()); ++i) {
+        const QWidget* w = all[std::size_t(i)].second;
+        QString path;
+        for (const QWidget* p = w; p && p != root; p = p->parentWidget())
+            path.prepend(
+                QLatin1Char('/') + QString::fromLatin1(p->metaObject()->className()) +
+                (p->objectName().isEmpty() ? QString() : QLatin1Char('#') + p->objectName()));
+        out << QStringLiteral("%1 px: %2").arg(all[std::size_t(i)].first).arg(path);
+    }
     return out;
 }
 

@@ -13,4 +13,9 @@ namespace portolan::tests {
 // widget by its class and object name and its chain of parents.
 QStringList layoutProblems(const QWidget* root);
 
+// The widgets below `root` (on every page, shown or not, containers too) that ask for the most
+// width (minimumSizeHint), widest first: what to look at when a window grows past the size it was
+// given.
+QStringList widestWidgets(const QWidget* root, int count = 6);
+
 } // namespace portolan::tests

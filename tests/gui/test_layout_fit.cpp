@@ -21,6 +21,7 @@
 
 using portolan::app::MainWindow;
 using portolan::tests::layoutProblems;
+using portolan::tests::widestWidgets;
 
 namespace {
 
@@ -186,12 +187,14 @@ private slots:
             const QWidget* view = w.centralWidget()->findChild<QWidget*>(path.section(':', 0, 0));
             QVERIFY2(
                 w.size() == size,
-                qPrintable(QStringLiteral("on %1 the window grew to %2x%3 (the view needs %4x%5)")
+                qPrintable(QStringLiteral("on %1 the window grew to %2x%3 (the view needs %4x%5; "
+                                          "widest: %6)")
                                .arg(path)
                                .arg(w.width())
                                .arg(w.height())
                                .arg(view->minimumSizeHint().width())
-                               .arg(view->minimumSizeHint().height())));
+                               .arg(view->minimumSizeHint().height())
+                               .arg(widestWidgets(&w).join(QLatin1String("; ")))));
             for (const QString& p : layoutProblems(&w))
                 problems << path + QStringLiteral(": ") + p;
             // Each pane of each splitter pushed down to the smallest width the splitter lets

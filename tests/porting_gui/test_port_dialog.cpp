@@ -10,8 +10,8 @@
 #include "views/porting/port_plan_model.h"
 #include "views/porting/port_verify_panel.h"
 #include "views/porting/porting_wizard.h"
-#include "views/runtime/loss_chart.h"
-#include "views/runtime/run_history.h"
+#include "views/runs/loss_chart.h"
+#include "views/runs/run_history.h"
 
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>

@@ -1,10 +1,10 @@
 // `portolan-cli run PROJECT --dry-run` on fixtures written for each habit of real projects that
-// the dry run answers in general (DESIGN §13): downloads of pretrained weights, a missing image
-// folder, sub-commands, worker processes, hyperparameters a trial rejects, PopTorch combined
-// batches, NumPy 2 / torch 2 calls, TensorBoard logging without tensorboard, a segmentation
-// data set without its files, an appliance-only Model Zoo input option, and layer-local
-// training. Each reaches its 3 steps and says what it made up or chose, in a warning of its kind.
-// Also: every modelzoo.common name the Model Zoo R1.6/R1.8 models import resolves with a
+// the dry run answers in general (docs/ARCHITECTURE.md, Data flow): downloads of pretrained
+// weights, a missing image folder, sub-commands, worker processes, hyperparameters a trial rejects,
+// PopTorch combined batches, NumPy 2 / torch 2 calls, TensorBoard logging without tensorboard, a
+// segmentation data set without its files, an appliance-only Model Zoo input option, and
+// layer-local training. Each reaches its 3 steps and says what it made up or chose, in a warning of
+// its kind. Also: every modelzoo.common name the Model Zoo R1.6/R1.8 models import resolves with a
 // checkout and with the built-in fallback (tests/runtime/python/modelzoo_names.py on
 // $PORTOLAN_CORPUS/sdk).
 #include "dryrun_support.h"

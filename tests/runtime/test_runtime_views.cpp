@@ -3,11 +3,11 @@
 // run panel driving the real portolan-cli.
 #include "core/dryrun/dry_run.h"
 #include "dryrun_support.h"
-#include "views/runtime/argument_dialog.h"
-#include "views/runtime/loss_chart.h"
-#include "views/runtime/run_controller.h"
-#include "views/runtime/run_history.h"
-#include "views/runtime/run_panel.h"
+#include "views/runs/argument_dialog.h"
+#include "views/runs/loss_chart.h"
+#include "views/runs/run_controller.h"
+#include "views/runs/run_history.h"
+#include "views/runs/run_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>

@@ -1,10 +1,10 @@
 // A run on made-up inputs says so where its result is shown: the history row, the chart's
 // title and legend, and the panel (the dry run's synthetic-data / synthetic-weights warnings).
-#include "views/runtime/loss_chart.h"
-#include "views/runtime/run_event.h"
-#include "views/runtime/run_history.h"
-#include "views/runtime/run_history_model.h"
-#include "views/runtime/run_panel.h"
+#include "views/runs/loss_chart.h"
+#include "views/runs/run_event.h"
+#include "views/runs/run_history.h"
+#include "views/runs/run_history_model.h"
+#include "views/runs/run_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QJsonObject>

@@ -3,7 +3,8 @@
 // The params.yaml editor: the form and the YAML text side by side, kept in sync both ways, over
 // one lossless document with a shared undo history; validation findings below (and on the
 // fields); Save, Revert, a dirty marker, a prompt to reload when the file changes on disk and a
-// prompt before closing with unsaved edits. Public API for the main window (DESIGN.md section 5).
+// prompt before closing with unsaved edits. Public API for the main window (docs/ARCHITECTURE.md,
+// Params files).
 
 #include "core/params/params_document.h"
 #include "core/params/schema.h"

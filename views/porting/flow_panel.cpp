@@ -1,7 +1,7 @@
 #include "views/porting/flow_panel.h"
 
 #include "core/common/atomic_file.h"
-#include "core/guides/report.h"
+#include "core/guides/findings_report.h"
 #include "views/graph/graph_view.h"
 #include "views/porting/analysis_runner.h"
 

@@ -1,7 +1,7 @@
 #include "views/porting/params_fix_dialog.h"
 
 #include "core/analysis/analysis.h"
-#include "core/guides/fix.h"
+#include "core/guides/fixes/apply_fix.h"
 #include "views/porting/fix_dialog.h"
 
 #include <QComboBox>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/guides/params_fix.h"
+#include "core/guides/fixes/params_from_argparse.h"
 
 #include <QDialog>
 #include <memory>

@@ -1,6 +1,6 @@
 #include "views/porting/port_verify_panel.h"
 
-#include "views/runtime/loss_chart.h"
+#include "views/runs/loss_chart.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

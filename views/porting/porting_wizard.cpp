@@ -1,7 +1,7 @@
 #include "views/porting/porting_wizard.h"
 
 #include "core/common/number_format.h"
-#include "core/guides/fix.h"
+#include "core/guides/fixes/apply_fix.h"
 #include "core/port/generate.h"
 #include "core/project/params_file.h"
 #include "views/porting/analysis_runner.h"

@@ -39,6 +39,9 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent)
     auto* grid = new QGridLayout(this);
     m_sideA = new QLabel(this);
     m_sideB = new QLabel(this);
+    // Wrapped: two reports' descriptions side by side must not widen the window.
+    m_sideA->setWordWrap(true);
+    m_sideB->setWordWrap(true);
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("compareStatus"));
     m_status->setWordWrap(true);

@@ -1,8 +1,8 @@
 #pragma once
 
-// The profile views (DESIGN.md section 8, after PopVision Graph Analyser): a compile panel that
-// re-simulates off the GUI thread when a setting changes, and pages for the summary, memory,
-// tile map, liveness, pipeline, CS placement, op graph and comparison of two reports.
+// The profile views (docs/ARCHITECTURE.md, Profile, after PopVision Graph Analyser): a compile
+// panel that re-simulates off the GUI thread when a setting changes, and pages for the summary,
+// memory, tile map, liveness, pipeline, CS placement, op graph and comparison of two reports.
 
 #include "core/graph/op_graph.h"
 #include "core/workflow/compile_project.h"

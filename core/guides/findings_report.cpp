@@ -1,4 +1,4 @@
-#include "core/guides/report.h"
+#include "core/guides/findings_report.h"
 
 #include "core/common/json.h"
 

@@ -1,4 +1,4 @@
-#include "views/runtime/run_history_model.h"
+#include "views/runs/run_history_model.h"
 
 #include "views/profile/plot_theme.h"
 

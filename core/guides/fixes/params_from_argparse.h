@@ -129,8 +129,8 @@ struct Check;
 // determined), when the project has no such params file yet and reads flags it could rewrite.
 std::optional<Fix> paramsFixOfCheck(const Check& check, const analysis::ProjectAnalysis& analysis);
 
-// A letter, digit or underscore: where a Python name goes on (params_fix.cpp and
-// params_fix_file.cpp both need it to tell `args.lr` from `args.lr_decay`).
+// A letter, digit or underscore: where a Python name goes on (params_from_argparse.cpp and
+// params_from_argparse_file.cpp both need it to tell `args.lr` from `args.lr_decay`).
 bool isIdentifierChar(char c);
 
 } // namespace portolan::guides

@@ -1,10 +1,10 @@
 // The params file written from a plan, and the fix that rewrites the project's flag uses to read
-// it (params_fix.h); the plan itself is params_fix.cpp.
+// it (params_from_argparse.h); the plan itself is params_from_argparse.cpp.
 #include "core/analysis/analysis.h"
 #include "core/analysis/facts.h"
 #include "core/common/text.h"
+#include "core/guides/fixes/params_from_argparse.h"
 #include "core/guides/guide.h"
-#include "core/guides/params_fix.h"
 
 #include <algorithm>
 #include <map>

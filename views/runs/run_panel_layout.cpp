@@ -1,8 +1,8 @@
 // The Runs panel's construction, in named parts: the controls of each kind of run, the layout
 // and the wiring. The behaviour is in run_panel.cpp.
 #include "core/dryrun/dry_run.h"
-#include "views/runtime/loss_chart.h"
-#include "views/runtime/run_panel.h"
+#include "views/runs/loss_chart.h"
+#include "views/runs/run_panel.h"
 
 #include <QCheckBox>
 #include <QComboBox>

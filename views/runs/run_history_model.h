@@ -1,6 +1,6 @@
 #pragma once
 
-#include "views/runtime/run_history.h"
+#include "views/runs/run_history.h"
 
 #include <QAbstractTableModel>
 #include <QJsonObject>

@@ -1,4 +1,4 @@
-#include "core/guides/fix.h"
+#include "core/guides/fixes/apply_fix.h"
 
 #include "core/common/atomic_file.h"
 

@@ -1,4 +1,4 @@
-#include "views/runtime/loss_chart.h"
+#include "views/runs/loss_chart.h"
 
 #include "views/common/nice_axis_ticker.h"
 #include "views/profile/plot_theme.h"

@@ -1,4 +1,4 @@
-#include "views/runtime/argument_dialog.h"
+#include "views/runs/argument_dialog.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

@@ -5,7 +5,7 @@
 // for a trusted project, the project's own Python entry point, whose loss values are parsed from
 // its output by an editable pattern. The GUI never blocks on the run, and a crashing child only
 // ends the run.
-#include "views/runtime/run_event.h"
+#include "views/runs/run_event.h"
 
 #include <QObject>
 #include <QProcess>

@@ -5,9 +5,9 @@
 // a log view, and the project's run history (select several runs to overlay their curves).
 // Project code runs only once the user trusts the project (asked once, remembered per project
 // in the trust store shared with portolan-cli).
-#include "views/runtime/run_controller.h"
-#include "views/runtime/run_history.h"
-#include "views/runtime/run_history_model.h"
+#include "views/runs/run_controller.h"
+#include "views/runs/run_history.h"
+#include "views/runs/run_history_model.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>

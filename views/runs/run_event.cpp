@@ -1,4 +1,4 @@
-#include "views/runtime/run_event.h"
+#include "views/runs/run_event.h"
 
 #include "core/runtime/run_event.h"
 

@@ -1,6 +1,6 @@
-#include "views/runtime/run_history.h"
+#include "views/runs/run_history.h"
 
-#include "views/runtime/run_history_model.h"
+#include "views/runs/run_history_model.h"
 
 #include <QDateTime>
 #include <QDir>

@@ -1,4 +1,4 @@
-#include "views/runtime/run_controller.h"
+#include "views/runs/run_controller.h"
 
 #include <QDateTime>
 

@@ -1,4 +1,4 @@
-#include "views/runtime/run_panel.h"
+#include "views/runs/run_panel.h"
 
 #include "core/cluster/cluster.h"
 #include "core/common/number_format.h"
@@ -8,8 +8,8 @@
 #include "core/runtime/run_config.h"
 #include "views/common/trust_prompt.h"
 #include "views/profile/plot_theme.h"
-#include "views/runtime/argument_dialog.h"
-#include "views/runtime/loss_chart.h"
+#include "views/runs/argument_dialog.h"
+#include "views/runs/loss_chart.h"
 
 #include <QApplication>
 #include <QCheckBox>

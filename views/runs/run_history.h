@@ -2,7 +2,7 @@
 // Run history of one project: PROJECT/.portolan/runs.sqlite (QSQLITE, WAL mode). Each run keeps
 // its configuration snapshot, every event as it arrived (written at once, so a crash of the
 // child or of the GUI loses nothing already reported) and its final status.
-#include "views/runtime/run_event.h"
+#include "views/runs/run_event.h"
 
 #include <QHash>
 #include <QJsonObject>

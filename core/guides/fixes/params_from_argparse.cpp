@@ -1,4 +1,4 @@
-#include "core/guides/params_fix.h"
+#include "core/guides/fixes/params_from_argparse.h"
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/facts.h"
