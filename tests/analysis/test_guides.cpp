@@ -539,6 +539,22 @@ private slots:
         QVERIFY2(notes >= notPortNotes, qPrintable(QString::number(notes)));
     }
 
+    // A finding about a missing model class sits on the model the program builds, not on the
+    // first nn.Module of the file (a layer the model is made of).
+    void modelAnchorIsTheBuiltModel_data()
+    {
+        QTest::addColumn<QString>("check");
+        QTest::newRow("trainer config class") << "cerebras-trainer.config-class";
+        QTest::newRow("trainer registration") << "cerebras-trainer.registered";
+    }
+    void modelAnchorIsTheBuiltModel()
+    {
+        QFETCH(QString, check);
+        const auto found = findingsOf(check.toStdString(), "fixture:layer-first-original");
+        QCOMPARE(found.size(), std::size_t(1));
+        QCOMPARE(found.front().location.line, 16); // class Net(nn.Module), not Block at 7
+    }
+
     // A YAML of named configurations handed to argparse's defaults (set_defaults(**named)):
     // a key that is a flag of the parser is read, under every named configuration and through
     // the merged defaults; a key that is no flag is still unused. Without the hand-over, the
