@@ -145,6 +145,14 @@ void RunPanel::createProgressAndHistory()
                                                             QHeaderView::Stretch);
     m_historyView->horizontalHeader()->setStretchLastSection(false);
     m_historyView->setTextElideMode(Qt::ElideMiddle);
+    // What a user looks for first, whether the run finished and at what loss, comes right after
+    // the run's number; when and in which mode it ran come last, where a narrow window's scroll
+    // bar may hide them. The model's columns keep their order (only the header moves them).
+    QHeaderView* header = m_historyView->horizontalHeader();
+    int visual = 1;
+    for (const int column : {RunHistoryModel::Status, RunHistoryModel::Loss, RunHistoryModel::Steps,
+                             RunHistoryModel::Model})
+        header->moveSection(header->visualIndex(column), visual++);
 }
 
 // The form and history on the left, the chart beside the log (or job script) on the
