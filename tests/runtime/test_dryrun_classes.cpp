@@ -2,8 +2,9 @@
 // the dry run answers in general (docs/ARCHITECTURE.md, Data flow): downloads of pretrained
 // weights, a missing image folder, sub-commands, worker processes, hyperparameters a trial rejects,
 // PopTorch combined batches, NumPy 2 / torch 2 calls, TensorBoard logging without tensorboard, a
-// segmentation data set without its files, an appliance-only Model Zoo input option, and
-// layer-local training. Each reaches its 3 steps and says what it made up or chose, in a warning of
+// segmentation data set without its files, an appliance-only Model Zoo input option, a model
+// sized by its batch-size argument, a process group for GPUs, a picture opened through PIL,
+// layer-local training, and Determined's Trainer API and YAML 1.2 numbers. Each reaches its 3 steps and says what it made up or chose, in a warning of
 // its kind. Also: every modelzoo.common name the Model Zoo R1.6/R1.8 models import resolves with a
 // checkout and with the built-in fallback (tests/runtime/python/modelzoo_names.py on
 // $PORTOLAN_CORPUS/sdk).
@@ -66,6 +67,8 @@ private slots:
     void layerLocalTraining();
     void cerebrasGenerations_data();
     void cerebrasGenerations();
+    void determinedApis_data();
+    void determinedApis();
     void modelZooNames();
 };
 
@@ -134,6 +137,23 @@ void TestDryRunClasses::habits_data()
                                                 << "graphcore-poptorch"
                                                 << "batch-shrunk"
                                                 << "2 x 30" << 1;
+    // A model sized by the --batch-size argument (a [batch, features] parameter): the argument
+    // shrinks with the loaders, so the two batches agree.
+    QTest::addRow("batch-sized model") << "batch-sized-model-original"
+                                       << "plain-pytorch"
+                                       << "batch-shrunk"
+                                       << "batch_size 8 -> 2" << 1;
+    // mp.spawn with one process per GPU, an nccl group and DDP(device_ids=[rank]): rank 0
+    // inline, in a one-rank gloo group, with the GPU device_ids dropped.
+    QTest::addRow("gpu process group") << "ddp-spawn-original"
+                                       << "plain-pytorch"
+                                       << "process-group"
+                                       << "backend nccl" << 2;
+    // A reference picture opened through PIL by a helper of the project: a random image.
+    QTest::addRow("image behind a reader") << "image-reader-missing-file"
+                                           << "plain-pytorch"
+                                           << "synthetic-data"
+                                           << "assets/reference.png" << 1;
 }
 
 void TestDryRunClasses::habits()
@@ -220,6 +240,40 @@ void TestDryRunClasses::cerebrasGenerations()
     QCOMPARE(r.terminal().value("reason").toString(), QStringLiteral("completed"));
     QCOMPARE(r.all("step").size(), 3);
     QVERIFY2(r.terminal().value("captured").toBool(), qPrintable(describe(r)));
+}
+
+// Determined projects written for the newer API surface or read as Determined reads them: a
+// Trainer API script under the torch-distributed launcher (core.DistributedContext, init()
+// taking the experiment config's hyperparameters as on a cluster, fit for one epoch), and an
+// experiment config whose numbers have an exponent without a dot (YAML 1.2 floats).
+void TestDryRunClasses::determinedApis_data()
+{
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<QString>("mentions"); // in an info or warning event, or empty
+    QTest::addRow("trainer api") << "determined-trainer-api"
+                                 << "";
+    QTest::addRow("exponent numbers") << "determined-exponent-hparams"
+                                      << "weight_decay=0.0001";
+}
+
+void TestDryRunClasses::determinedApis()
+{
+    QFETCH(QString, fixture);
+    QFETCH(QString, mentions);
+    const QString project = copy(kFixtures + "/" + fixture, fixture);
+    const DryRunResult r = runDry(project, {"--trust"});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(r.last("started").value("flavour").toString(),
+             QStringLiteral("determined-pytorchtrial"));
+    QCOMPARE(r.terminal().value("reason").toString(), QStringLiteral("completed"));
+    QCOMPARE(r.all("step").size(), 3);
+    QVERIFY2(r.terminal().value("captured").toBool(), qPrintable(describe(r)));
+    if (mentions.isEmpty())
+        return;
+    QStringList messages;
+    for (const QJsonObject& e : r.all("info") + r.all("warning"))
+        messages << e.value("message").toString();
+    QVERIFY2(messages.join('\n').contains(mentions), qPrintable(messages.join('\n')));
 }
 
 void TestDryRunClasses::modelZooNames()

@@ -12,7 +12,8 @@ announcing every fake with a warning event (kind "synthetic-data") that names wh
 - a missing text file (.txt, .tokens, .raw) that the project's own code opens for reading or
   checks for is made as a tiny synthetic text corpus (one shared vocabulary, so that a
   tokenizer reading train/valid/test builds one dictionary);
-- a missing image file (.jpg, .jpeg, .png, .bmp) is made as a random image;
+- a missing image file (.jpg, .jpeg, .png, .bmp) is made as a random image, also when the
+  project opens it through PIL (readers.py);
 - a missing folder that the project's own code lists is made as a folder of random images
   (the common file-folder data set).
 
@@ -381,10 +382,11 @@ class DataFiles:
         urllib.request.urlopen = urlopen
         urllib.request.urlretrieve = urlretrieve
         gzip.builtins = builtins  # gzip.open looks open up through builtins at call time
-        from . import remote, tables
+        from . import readers, remote, tables
 
         remote.install(self)
         tables.install(self)
+        readers.install(self)
         return self
 
 

@@ -136,7 +136,7 @@ class DryRun:
         elif flavour == "determined-pytorchtrial":
             if o.params:
                 config_path = os.path.abspath(o.params)
-                config, reason = plan.load_yaml(config_path), self.params_reason()
+                config, reason = plan.load_experiment_config(config_path), self.params_reason()
             else:
                 config_path, config, reason = plan.choose_experiment_config(self.root)
             if not isinstance(config, dict) or "entrypoint" not in config:
@@ -205,8 +205,8 @@ class DryRun:
 
     # ------------------------------------------------------------------- install
     def install(self):
-        from . import capture, compat, datafiles, folders, session, subcommands, summaries
-        from . import synthetic, weights, workers
+        from . import capture, compat, datafiles, folders, process_group, session, subcommands
+        from . import summaries, synthetic, weights, workers
         from . import modelzoo_finder
 
         ctx = self.context
@@ -228,6 +228,10 @@ class DryRun:
             from . import cerebras_api
 
             cerebras_api.install(self, ctx)
+        if ctx["flavour"] == "determined-pytorchtrial":  # what a cluster gives init()
+            import _portolan_hooks
+
+            _portolan_hooks.determined_experiment = ctx.get("experiment")
         mode = "driver" if ctx["kind"] == "trial" else "optimizer"
         self.session = session.Session(self.events, self.o.steps, self.o.batch, mode)
         self.session.synthetic = False
@@ -240,6 +244,8 @@ class DryRun:
         # A program with sub-commands runs the one that trains; worker processes run inline.
         subcommands.install(self.session, self.in_project)
         workers.install(self.session, self.in_project)
+        # A process group for GPUs (nccl, one rank per GPU) is a one-rank CPU group.
+        process_group.install(self.session)
         # Calls that newer NumPy/torch accept get their newer meaning on Debian's (said once).
         compat.install(self.session)
         # Logging through torch.utils.tensorboard without the tensorboard package: dropped.

@@ -212,6 +212,24 @@ def load_yaml(path):
         return yaml.safe_load(f)
 
 
+class _Yaml12Loader(yaml.SafeLoader):
+    """PyYAML reads YAML 1.1, where `1e-4` (an exponent without a dot) is a string. Determined
+    reads experiment configs as YAML 1.2 (ruamel.yaml in its CLI), where it is a float, so a
+    trial's `weight_decay: 1e-4` is a number there and must be one here too."""
+
+
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
+
+
+def load_experiment_config(path):
+    """A Determined experiment config, with YAML 1.2 numbers as Determined reads them."""
+    with open(path, "r", encoding="utf-8") as f:
+        return yaml.load(f, Loader=_Yaml12Loader)  # noqa: S506 - a SafeLoader subclass
+
+
 def _trainer_yaml(entry_dir):
     """The first Trainer YAML by name in configs/, then beside the entry point; None if none."""
     for folder in (os.path.join(entry_dir, "configs"), entry_dir):
@@ -276,12 +294,12 @@ def choose_experiment_config(root):
     """(config path, parsed config, reason) of a Determined project."""
     if os.path.isfile(os.path.join(root, "const.yaml")):
         path = os.path.join(root, "const.yaml")
-        return path, load_yaml(path), "const.yaml (the single-trial config)"
+        return path, load_experiment_config(path), "const.yaml (the single-trial config)"
     for name in sorted(os.listdir(root)):
         if name.endswith((".yaml", ".yml")):
             path = os.path.join(root, name)
             try:
-                config = load_yaml(path)
+                config = load_experiment_config(path)
             except (yaml.YAMLError, OSError):
                 continue
             if isinstance(config, dict) and "entrypoint" in config:

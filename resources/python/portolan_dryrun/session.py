@@ -11,7 +11,8 @@
 - `backward()` records the loss; in a script without any optimizer a backward pass is a step.
 - Module calls are recorded (first-call shapes, call counts, IPU of each module) until the
   first step, for the capture.
-- DataLoaders use the dry-run batch; the batch the project asked for is kept for the capture.
+- DataLoaders use the dry-run batch, and so do the project's batch-size arguments
+  (batchargs.py); the batch the project asked for is kept for the capture.
 - argparse reports missing required arguments as a structured failure instead of exiting.
 """
 import argparse
@@ -28,6 +29,8 @@ import weakref
 import torch
 
 import _portolan_hooks as hooks
+
+from . import batchargs
 
 
 class DryRunStop(BaseException):
@@ -629,6 +632,7 @@ class Session:
         def parse_known_args(parser, args=None, namespace=None):
             result = original_parse(parser, args, namespace)
             if session.parsed_arguments is None and args is None:
+                batchargs.shrink(session, result[0])
                 session.parsed_arguments = result[0]
                 values = {k: v for k, v in vars(result[0]).items()}
                 session.events.emit("arguments", argv=sys.argv[1:], values=values,

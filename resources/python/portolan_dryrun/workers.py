@@ -78,11 +78,13 @@ def install(session, in_project):
     def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
         if not ours(fn) or original_spawn is None:
             return original_spawn(fn, args, nprocs, join, daemon, start_method)
+        # nprocs is often one per GPU (torch.cuda.device_count()), 0 on the dry run's CPU.
+        many = f"{nprocs} spawned process{'es' if nprocs != 1 else ''}" if nprocs >= 1 else \
+            f"spawned processes (nprocs={nprocs}, one per GPU, and the dry run has none)"
         session.warn_once(
             "worker-inline",
-            f"the project trains in {nprocs} spawned process{'es' if nprocs != 1 else ''} "
-            f"({_name(fn)}): the dry run runs rank 0 inline, in the dry run's own process, so "
-            "that its steps are "
+            f"the project trains in {many} ({_name(fn)}): the dry run runs rank 0 inline, in "
+            "the dry run's own process, so that its steps are "
             "seen (ranks that wait for each other cannot run one after the other)",
             kind="worker-inline", target=_name(fn), how="rank 0", processes=nprocs)
         fn(0, *args)

@@ -17,6 +17,10 @@ runner_controls_steps = False
 # The params of a Model Zoo run, once the stand-in runner has read them (for the capture).
 modelzoo_params = None
 
+# The Determined experiment config whose entrypoint the dry run runs (a script entrypoint):
+# what the cluster would give the Trainer API's init() (hyperparameters, data, searcher).
+determined_experiment = None
+
 # Batch sizes the project asked for, in the order its loaders were built:
 # [{"requested": 64, "used": 2, "source": "poptorch.DataLoader(batch_size=...)"}]
 requested_batches = []

@@ -5,10 +5,13 @@ and friends, as documented for 0.21-0.26). Only what a trial needs to train on o
 provided; a call with the wrong arity or an unknown keyword raises TypeError as the real
 harness does, and unknown hyperparameters raise the harness's ValueError.
 """
-from . import errors  # noqa: F401
+from . import core, errors  # noqa: F401
 
 __version__ = "0.26.0+portolan.standin"
 PORTOLAN_STANDIN = True
+
+# The log format the harness configures, which scripts of the Trainer and Core APIs reuse.
+LOG_FORMAT = "%(levelname)s: [%(process)s] %(name)s: %(message)s"
 
 
 class InvalidHP(Exception):

@@ -453,8 +453,11 @@ class PyTorchTrial:
 @contextlib.contextmanager
 def init(*, hparams=None, exp_conf=None, distributed=None, aggregation_frequency=1,
          enable_tensorboard_logging=True):
-    """The Trainer API's context (Determined 0.21+), for one CPU slot."""
-    config = dict(exp_conf or {})
+    """The Trainer API's context (Determined 0.21+), for one CPU slot. On a cluster, init()
+    without arguments reads the trial's experiment config and hyperparameters: the config the
+    dry run runs stands in for it (the hooks' determined_experiment)."""
+    on_cluster = hooks.determined_experiment if exp_conf is None else None
+    config = dict(exp_conf or on_cluster or {})
     if hparams is not None:
         config["hyperparameters"] = hparams
     yield PyTorchTrialContext(config, hparams)
@@ -473,15 +476,20 @@ class Trainer:
         loader = self._trial.build_training_data_loader()
         if isinstance(loader, DataLoader):
             loader = loader.get_data_loader()
-        batch_idx = 0
-        while True:
+        # max_length is Batch(n) (n batches) or Epoch(n) (n passes over the loader); the dry
+        # run itself stops after its few optimizer steps.
+        limit = getattr(max_length, "value", max_length)
+        epochs = int(limit) if isinstance(max_length, Epoch) else None
+        batches = int(limit) if limit is not None and epochs is None else None
+        batch_idx, epoch_idx = 0, 0
+        while epochs is None or epoch_idx < epochs:
             for batch in loader:
                 self._context._current_batch_idx = batch_idx
-                self._trial.train_batch(batch, 0, batch_idx)
+                self._trial.train_batch(batch, epoch_idx, batch_idx)
                 batch_idx += 1
-                limit = getattr(max_length, "value", max_length)
-                if limit is not None and batch_idx >= int(limit):
+                if batches is not None and batch_idx >= batches:
                     return
+            epoch_idx += 1
 
 
 class Batch:
