@@ -69,6 +69,8 @@ private slots:
     void cerebrasGenerations();
     void determinedApis_data();
     void determinedApis();
+    void missingPackages();
+    void loaderErrorNotAboutData();
     void modelZooNames();
 };
 
@@ -244,27 +246,36 @@ void TestDryRunClasses::cerebrasGenerations()
 
 // Determined projects written for the newer API surface or read as Determined reads them: a
 // Trainer API script under the torch-distributed launcher (core.DistributedContext, init()
-// taking the experiment config's hyperparameters as on a cluster, fit for one epoch), and an
-// experiment config whose numbers have an exponent without a dot (YAML 1.2 floats).
+// taking the experiment config's hyperparameters as on a cluster, fit for one epoch), an
+// experiment config whose numbers have an exponent without a dot (YAML 1.2 floats), and a Core
+// API script that needs its cluster's trial information.
 void TestDryRunClasses::determinedApis_data()
 {
     QTest::addColumn<QString>("fixture");
+    QTest::addColumn<QString>("flavour");
     QTest::addColumn<QString>("mentions"); // in an info or warning event, or empty
     QTest::addRow("trainer api") << "determined-trainer-api"
+                                 << "determined-pytorchtrial"
                                  << "";
     QTest::addRow("exponent numbers") << "determined-exponent-hparams"
+                                      << "determined-pytorchtrial"
                                       << "weight_decay=0.0001";
+    // A Core API script (no trial class) that asserts it runs on a cluster: the experiment
+    // config whose entrypoint runs it stands in for the cluster's trial (and its arguments).
+    QTest::addRow("core api on a cluster") << "determined-core-api"
+                                           << "plain-pytorch"
+                                           << "det.get_cluster_info(): the dry run stands in";
 }
 
 void TestDryRunClasses::determinedApis()
 {
     QFETCH(QString, fixture);
+    QFETCH(QString, flavour);
     QFETCH(QString, mentions);
     const QString project = copy(kFixtures + "/" + fixture, fixture);
     const DryRunResult r = runDry(project, {"--trust"});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-    QCOMPARE(r.last("started").value("flavour").toString(),
-             QStringLiteral("determined-pytorchtrial"));
+    QCOMPARE(r.last("started").value("flavour").toString(), flavour);
     QCOMPARE(r.terminal().value("reason").toString(), QStringLiteral("completed"));
     QCOMPARE(r.all("step").size(), 3);
     QVERIFY2(r.terminal().value("captured").toBool(), qPrintable(describe(r)));
@@ -274,6 +285,40 @@ void TestDryRunClasses::determinedApis()
     for (const QJsonObject& e : r.all("info") + r.all("warning"))
         messages << e.value("message").toString();
     QVERIFY2(messages.join('\n').contains(mentions), qPrintable(messages.join('\n')));
+}
+
+void TestDryRunClasses::missingPackages()
+{
+    // boto3 (in Debian 12) is imported before wandb (not in Debian 12): the message leads with
+    // wandb, at its import, since installing boto3 alone would not make the run possible.
+    const QString project = copy(kFixtures + "/missing-packages-original", "missing-packages");
+    const DryRunResult r = runDry(project, {"--trust"});
+    QCOMPARE(r.exitCode, 1);
+    const QJsonObject failed = r.terminal();
+    QCOMPARE(failed.value("code").toString(), QStringLiteral("dryrun.missing-package"));
+    QCOMPARE(failed.value("package").toString(), QStringLiteral("wandb"));
+    const QString message = failed.value("message").toString();
+    QVERIFY2(message.contains("Debian 12 does not package it"), qPrintable(message));
+    QVERIFY2(message.contains("boto3 (python3-boto3)"), qPrintable(message));
+    QCOMPARE(failed.value("location").toObject().value("line").toInt(), 6);
+}
+
+void TestDryRunClasses::loaderErrorNotAboutData()
+{
+    // The training loader calls the SDK with a keyword its signature refuses, before it reads
+    // its (absent) data: the cluster would fail the same way, so the run ends on that call,
+    // at the project's line, instead of going on with synthetic data.
+    const QString project = copy(kFixtures + "/determined-loader-bug", "determined-loader-bug");
+    const DryRunResult r = runDry(project, {"--trust"});
+    QCOMPARE(r.exitCode, 1);
+    const QJsonObject failed = r.terminal();
+    QCOMPARE(failed.value("code").toString(), QStringLiteral("dryrun.sdk-api"));
+    QVERIFY2(failed.value("message").toString().contains("get_per_slot_batch_size"),
+             qPrintable(describe(r)));
+    QCOMPARE(failed.value("location").toObject().value("file").toString(),
+             QStringLiteral("model_def.py"));
+    QVERIFY(warningsOfKind(r, "synthetic-data").isEmpty());
+    QVERIFY(r.all("step").isEmpty());
 }
 
 void TestDryRunClasses::modelZooNames()

@@ -158,6 +158,13 @@ class DryRun:
             else:
                 entry, reason = plan.choose_script(self.root, flavour, self.files)
             ctx.update(kind="script", entry=entry, entry_reason=reason, argv=[])
+            # A Determined experiment config that runs this script (Core API): what a cluster
+            # would start it with, its arguments and what det.get_cluster_info() gives.
+            found = None if o.params else plan.experiment_for_script(self.root, entry)
+            if found:
+                path, config, args = found
+                ctx.update(config=self.rel(path), experiment=config, argv=args,
+                           config_reason=f"its entrypoint runs {entry}")
         if not os.path.isfile(os.path.join(self.root, ctx["entry"])):
             raise Failure("dryrun.no-entry", f"entry point {ctx['entry']} does not exist",
                           EXIT_USAGE)
@@ -228,7 +235,7 @@ class DryRun:
             from . import cerebras_api
 
             cerebras_api.install(self, ctx)
-        if ctx["flavour"] == "determined-pytorchtrial":  # what a cluster gives init()
+        if ctx.get("experiment"):  # what a cluster gives init() and get_cluster_info()
             import _portolan_hooks
 
             _portolan_hooks.determined_experiment = ctx.get("experiment")
@@ -570,9 +577,14 @@ class DryRun:
         return [m for m in missing if not any(m.startswith(p + ".") for p in missing)]
 
     def missing_package(self, e, location):
+        """The packages the project imports that are not installed. The message leads with one
+        that Debian 12 does not package, when there is one: installing the others would not
+        make the run possible."""
         table = debian_table()
         top = e.name.split(".")[0]
-        others = []
+        where = self.third_party.get(top)
+        missing = [{"package": top, "debian_package": table.get(top),
+                    "imported_at": f"{where[0][0]}:{where[0][1]}" if where else None}]
         for name, places in sorted(self.third_party.items()):
             if name == top or name in STANDIN_PACKAGES:
                 continue
@@ -581,21 +593,28 @@ class DryRun:
             except (ImportError, ValueError):
                 found = False
             if not found:
-                others.append({"package": name, "debian_package": table.get(name),
-                               "imported_at": f"{places[0][0]}:{places[0][1]}"})
-        deb = table.get(top)
+                missing.append({"package": name, "debian_package": table.get(name),
+                                "imported_at": f"{places[0][0]}:{places[0][1]}"})
+        lead = next((m for m in missing if m["package"] in table and not m["debian_package"]),
+                    missing[0])
+        if lead is not missing[0] and lead["imported_at"]:
+            file, line = lead["imported_at"].rsplit(":", 1)
+            location = (file, int(line), 1)
+        name, deb = lead["package"], lead["debian_package"]
         if deb:
             how = f"install the Debian package {deb} (apt install {deb})"
-        elif top in table:
+        elif name in table:
             how = "Debian 12 does not package it"
         else:
             how = "no Debian package is known for it"
-        message = f"cannot run: the project imports {top}, which is not installed; {how}"
+        message = f"cannot run: the project imports {name}, which is not installed; {how}"
+        others = [m for m in missing if m is not lead]
         if others:
             message += "; also missing: " + ", ".join(
-                o["package"] + (f" ({o['debian_package']})" if o["debian_package"] else
-                                " (not in Debian)") for o in others)
-        return Failure("dryrun.missing-package", message, EXIT_FAILED, location, package=top,
+                m["package"] + (f" ({m['debian_package']})" if m["debian_package"] else
+                                " (not in Debian 12)" if m["package"] in table else
+                                " (no Debian package known)") for m in others)
+        return Failure("dryrun.missing-package", message, EXIT_FAILED, location, package=name,
                        debian_package=deb, also_missing=others)
 
 

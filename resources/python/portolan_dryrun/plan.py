@@ -309,6 +309,31 @@ def choose_experiment_config(root):
                     "entrypoint); give --params")
 
 
+def experiment_for_script(root, entry):
+    """(config path, config, arguments) of a Determined experiment config beside the project
+    whose entrypoint runs `entry` (a Core or Trainer API script, which a cluster starts with
+    that config), or None. const.yaml first, then the others by name."""
+    names = sorted((n for n in os.listdir(root) if n.endswith((".yaml", ".yml"))),
+                   key=lambda n: (n != "const.yaml", n))
+    target = os.path.normpath(os.path.join(root, entry))
+    for name in names:
+        path = os.path.join(root, name)
+        try:
+            config = load_experiment_config(path)
+        except (yaml.YAMLError, OSError, UnicodeDecodeError):
+            continue
+        if not isinstance(config, dict) or "entrypoint" not in config or \
+                not ({"searcher", "hyperparameters"} & set(config)):
+            continue
+        try:
+            kind, script, args = parse_entrypoint(config["entrypoint"])
+        except PlanError:
+            continue
+        if kind == "script" and os.path.normpath(os.path.join(root, script)) == target:
+            return path, config, list(args)
+    return None
+
+
 def parse_entrypoint(entrypoint):
     """("trial", module, class) for "model_def:MyTrial", ("script", file, args) for a command
     such as "python3 -m determined.launch.torch_distributed python3 train.py --x 1"."""

@@ -46,6 +46,15 @@ def _batches(loader):
             raise Failure("dryrun.no-data", "the training data loader produced no batch")
 
 
+def _not_about_data(dry, e):
+    """True for an error that the trial's loader code would raise on the cluster too, whatever
+    its data: a name it never defined, or a call to the SDK that the SDK's signature refuses.
+    Synthetic data would hide it, so the run ends on it instead."""
+    if isinstance(e, NameError):
+        return True
+    return isinstance(e, TypeError) and dry.standin_signature(_first_line(e, 400)) is not None
+
+
 def _snapshot(context):
     return ([copy.deepcopy(m.state_dict()) for m in context.models],
             [copy.deepcopy(o.state_dict()) for o in context.optimizers])
@@ -123,7 +132,7 @@ def _run_once(dry, ctx, hparams):
     try:
         loader = _torch_loader(trial.build_training_data_loader())
     except Exception as e:  # noqa: BLE001 - the data may be absent; see below
-        if not context.models:
+        if not context.models or _not_about_data(dry, e):
             raise
         data_error = e
         loader = None

@@ -59,6 +59,20 @@ class PlanTest(unittest.TestCase):
         with self.assertRaises(plan.PlanError):
             plan.parse_entrypoint("model_def")
 
+    def test_experiment_config_numbers_as_determined_reads_them(self):
+        # YAML 1.2 floats (an exponent without a dot); other values keep their YAML types.
+        with tempfile.TemporaryDirectory() as root:
+            write(root, "const.yaml", "hyperparameters:\n  wd: 1e-4\n  lr: -2.5E+3\n"
+                  "  d: 0.1\n  n: 10\n  name: 1e4x\n  ver: '1e-4'\n"
+                  "entrypoint: model_def:T\n")
+            _, config, _ = plan.choose_experiment_config(root)
+            hp = config["hyperparameters"]
+            self.assertEqual((hp["wd"], hp["lr"], hp["d"], hp["n"]), (1e-4, -2500.0, 0.1, 10))
+            self.assertEqual((hp["name"], hp["ver"]), ("1e4x", "1e-4"))
+            # Other YAML (Model Zoo params) keeps PyYAML's reading, as the Model Zoo does.
+            self.assertEqual(plan.load_yaml(os.path.join(root, "const.yaml"))
+                             ["hyperparameters"]["wd"], "1e-4")
+
     def test_modelzoo_mount(self):
         root = os.path.join(FIXTURES, "modelzoo-port-needs-checkout")
         imports = plan.modelzoo_imports(root)

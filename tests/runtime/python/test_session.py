@@ -66,3 +66,32 @@ class InnerIterationsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BatchArgumentsTest(unittest.TestCase):
+    def test_batch_size_arguments_shrink_with_the_loaders(self):
+        import argparse
+
+        import _portolan_hooks as hooks
+        from portolan_dryrun import batchargs
+
+        events = CollectedEvents()
+        saved = (hooks.dry_run_batch, list(hooks.requested_batches))
+        hooks.dry_run_batch = 2
+        hooks.requested_batches.clear()
+        try:
+            args = argparse.Namespace(batch_size=64, test_batch_size=1000, bs=1, batch=True,
+                                      max_batches=50, epochs=3)
+            changed = batchargs.shrink(type("S", (), {"events": events})(), args)
+            self.assertEqual(changed, [("batch_size", 64, 2), ("test_batch_size", 1000, 2)])
+            # Flags, sizes already small and other counts stay as the project gave them.
+            self.assertEqual((args.bs, args.batch, args.max_batches, args.epochs),
+                             (1, True, 50, 3))
+            # The project's value stays on record as the full batch (for the capture).
+            self.assertEqual(hooks.requested_batches[0]["requested"], 64)
+            warnings = [f for e, f in events.emitted if e == "warning"]
+            self.assertEqual(len(warnings), 1)
+            self.assertEqual(warnings[0]["kind"], "batch-shrunk")
+        finally:
+            hooks.dry_run_batch = saved[0]
+            hooks.requested_batches[:] = saved[1]

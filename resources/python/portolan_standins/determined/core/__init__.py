@@ -9,8 +9,11 @@ checkpoints written to a scratch folder of the dry run.
 """
 import contextlib
 import os
+import pathlib
 import tempfile
 import uuid
+
+import _portolan_hooks as hooks
 
 
 class DistributedContext:
@@ -98,7 +101,7 @@ class CheckpointContext:
         self._root = os.path.join(tempfile.gettempdir(), f"portolan-checkpoints-{os.getpid()}")
 
     def _path(self, storage_id):
-        return os.path.join(self._root, storage_id)
+        return pathlib.Path(self._root) / storage_id
 
     @contextlib.contextmanager
     def store_path(self, metadata=None, shard=False):
@@ -156,14 +159,26 @@ class SearcherContext:
         return None
 
 
+def searcher_length(config):
+    """The length the searcher asks a trial to train to: searcher.max_length ({unit: n} or n)
+    or max_time (newer configs), else 1; in the config's own units."""
+    searcher = (config or {}).get("searcher") or {}
+    length = searcher.get("max_length", searcher.get("max_time"))
+    if isinstance(length, dict) and length:
+        length = next(iter(length.values()))
+    return length if isinstance(length, int) and length > 0 else 1
+
+
 class Context:
     def __init__(self, distributed=None):
+        import determined
+
         self.distributed = distributed or DistributedContext()
         self.train = TrainContext()
         self.checkpoint = CheckpointContext()
         self.preempt = PreemptContext()
-        self.searcher = SearcherContext()
-        self.info = None
+        self.searcher = SearcherContext(searcher_length(hooks.determined_experiment))
+        self.info = determined.get_cluster_info()
 
     def close(self):
         pass
