@@ -4,10 +4,11 @@
 // PopTorch combined batches, NumPy 2 / torch 2 calls, TensorBoard logging without tensorboard, a
 // segmentation data set without its files, an appliance-only Model Zoo input option, a model
 // sized by its batch-size argument, a process group for GPUs, a picture opened through PIL,
-// layer-local training, and Determined's Trainer API and YAML 1.2 numbers. Each reaches its 3 steps and says what it made up or chose, in a warning of
-// its kind. Also: every modelzoo.common name the Model Zoo R1.6/R1.8 models import resolves with a
-// checkout and with the built-in fallback (tests/runtime/python/modelzoo_names.py on
-// $PORTOLAN_CORPUS/sdk).
+// layer-local training, and Determined's Trainer and Core APIs and YAML 1.2 numbers. Each reaches
+// its 3 steps and says what it made up or chose, in a warning of its kind. What no dry run may
+// hide ends the run: packages Debian 12 lacks, a loader error the cluster would raise too. Also:
+// every modelzoo.common name the Model Zoo R1.6/R1.8 models import resolves with a checkout and
+// with the built-in fallback (tests/runtime/python/modelzoo_names.py on $PORTOLAN_CORPUS/sdk).
 #include "dryrun_support.h"
 
 #include <QDir>
