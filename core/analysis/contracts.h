@@ -53,6 +53,9 @@ struct ApiContract
     std::string source;
     std::vector<Signature> signatures; // empty: not checked
     std::vector<Role> roles;
+    // The vendor only runs the model it receives (poptorch.inferenceModel): handing over to it
+    // does not make a script part of the training path (analysis/port_scope).
+    bool inferenceOnly = false;
     SourceLocation definedAt;
 
     const Role* role(std::string_view parameter) const;

@@ -98,6 +98,7 @@ ProjectFacts FactsBuilder::build()
     vendorCalls();
     entries();
     reachability();
+    trainingPath();
     flags();
     configReads();
     provided();

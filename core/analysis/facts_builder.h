@@ -114,6 +114,10 @@ private:
 
     void reachability();
 
+    // Scripts that never train and the modules only they use (port_scope.cpp).
+    void trainingPath();
+    bool trains(const std::set<std::pair<int, int>>& code) const;
+
     // --- argparse ------------------------------------------------------------------------------
     void flags();
 

@@ -152,5 +152,8 @@ void ruleTrainerModelKeys(RuleContext& ctx);
 // "function-calls:*.backward", "file:run.py"), used when a check reports something missing.
 bool findAnchor(const analysis::ProjectAnalysis& a, const std::vector<std::string>& anchors,
                 SourceLocation& out);
+// Where a project-wide finding sits when no anchor matches: line 1 of the first file on the
+// training path (analysis/port_scope.h), else of the first file; "." when there is none.
+SourceLocation projectLocation(const analysis::ProjectAnalysis& a);
 
 } // namespace portolan::guides

@@ -3,6 +3,7 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/config_reads.h"
 #include "core/analysis/facts.h"
+#include "core/analysis/port_scope.h"
 #include "core/common/text.h"
 #include "core/guides/fixes/params_from_argparse.h"
 #include "core/guides/rules.h"
@@ -39,7 +40,17 @@ bool findAnchor(const ProjectAnalysis& a, const std::vector<std::string>& anchor
                 return true;
             }
         }
-        for (const auto& f : a.python) {
+        // The training path first: a missing piece is reported where the port will need it,
+        // not in an inference script next to it (analysis/port_scope.h).
+        std::vector<const PythonFile*> files;
+        for (const auto& f : a.python)
+            if (analysis::outsidePortReason(a, f.path).empty())
+                files.push_back(&f);
+        for (const auto& f : a.python)
+            if (!analysis::outsidePortReason(a, f.path).empty())
+                files.push_back(&f);
+        for (const PythonFile* fp : files) {
+            const PythonFile& f = *fp;
             const auto& idx = f.index;
             auto at = [&](const python::Span& s) {
                 out = {f.path, s.line, s.column};
@@ -84,14 +95,22 @@ bool findAnchor(const ProjectAnalysis& a, const std::vector<std::string>& anchor
     return false;
 }
 
+SourceLocation projectLocation(const ProjectAnalysis& a)
+{
+    for (const auto& f : a.python)
+        if (analysis::outsidePortReason(a, f.path).empty())
+            return {f.path, 1, 1};
+    return a.python.empty() ? SourceLocation{".", 0, 0}
+                            : SourceLocation{a.python.front().path, 1, 1};
+}
+
 namespace {
 
 void emitMissingAt(RuleContext& ctx, const std::string& detail, std::optional<Fix> fix = {})
 {
     SourceLocation loc;
     if (!findAnchor(ctx.analysis, ctx.check.params.list("anchor"), loc))
-        loc = ctx.analysis.python.empty() ? SourceLocation{".", 0, 0}
-                                          : SourceLocation{ctx.analysis.python.front().path, 1, 1};
+        loc = projectLocation(ctx.analysis);
     ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}},
              std::move(fix));
 }

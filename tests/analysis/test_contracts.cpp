@@ -1,15 +1,18 @@
 // Vendor contracts (resources/contracts): they load, their signatures judge calls right (fire on a
 // wrong arity or an unknown keyword, silent on every correct form, positional or keyword, for each
 // release), a broken contract file is a positioned message, and the vendor-signature check fires
-// and stays silent on small projects.
+// and stays silent on small projects. A runner's hand-over makes a project a port, and scripts
+// that never train are not its training path (analysis/port_scope.h).
 #include "core/analysis/contracts.h"
 #include "core/analysis/facts.h"
+#include "core/analysis/port_scope.h"
 #include "core/common/atomic_file.h"
 #include "tests/analysis/test_support.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 #include <filesystem>
+#include <fstream>
 
 using namespace portolan;
 namespace fs = std::filesystem;
@@ -262,6 +265,73 @@ private slots:
             QVERIFY2(where.isEmpty(), qPrintable(where.join(", ")));
         else
             QCOMPARE(where, QStringList{at});
+    }
+
+    // A Model Zoo runner hands model_fn and the input functions over (here the appliance-era
+    // TensorFlow runner): they are entries, so the checks that ask for a hand-written
+    // CerebrasEstimator, an eval_input section the code never reads, or a Dataset built in
+    // input_fn itself stay silent on the port.
+    void runnerHandOverIsAPort()
+    {
+        auto a = testing::analyse(testing::projectPath("fixture:ctf-appliance-runner"));
+        QVERIFY(a);
+        QStringList roles;
+        for (const auto& e : a->facts().entries)
+            roles << QString::fromStdString(e.role + ":" + e.text);
+        QVERIFY2(roles.contains("model:model_fn") && roles.contains("data:train_input_fn"),
+                 qPrintable(roles.join(", ")));
+        const guides::Guide* g = testing::sourceGuides().find("cerebras-tensorflow");
+        QVERIFY(g);
+        QStringList wrong;
+        for (const auto& f : guides::runGuide(*g, *a).allFindings())
+            if (f.severity != Severity::Info)
+                wrong << QString::fromStdString(f.toString());
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("\n")));
+    }
+
+    // Scripts whose code never trains, next to one that does (a prediction script and a module
+    // only it uses), are not the training path: findings there are notes, said so, and the
+    // missing pieces are anchored on the training script. Once the other script trains too, it
+    // is checked as the port again.
+    void scriptsThatNeverTrain()
+    {
+        const std::string id = "fixture:inference-script-original";
+        auto a = testing::analyse(testing::projectPath(id));
+        QVERIFY(a);
+        QCOMPARE(QString::fromStdString(analysis::outsidePortReason(*a, "fit.py")), QString());
+        QVERIFY(analysis::outsidePortReason(*a, "net.py").empty());
+        QVERIFY(!analysis::outsidePortReason(*a, "predict.py").empty());
+        QVERIFY(!analysis::outsidePortReason(*a, "render.py").empty());
+        QCOMPARE(analysis::describeOutsidePort(*a).size(), std::size_t(2));
+        const guides::Guide* g = testing::sourceGuides().find("cerebras-trainer");
+        QVERIFY(g);
+        int fitErrors = 0, otherNotes = 0;
+        QStringList wrong;
+        for (const auto& f : guides::runGuide(*g, *a).allFindings()) {
+            const bool off = f.location.file == "predict.py" || f.location.file == "render.py";
+            if (off && f.severity != Severity::Info)
+                wrong << QString::fromStdString(f.toString());
+            otherNotes += off && f.message.find("never train") != std::string::npos;
+            fitErrors += f.location.file == "fit.py" && f.severity == Severity::Error;
+        }
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("\n")));
+        QVERIFY(otherNotes >= 3);
+        QVERIFY(fitErrors >= 4); // the loop, the optimizer, the missing YAML and data config
+
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "p";
+        fs::create_directories(root);
+        for (const auto& e : fs::directory_iterator(testing::projectPath(id)))
+            fs::copy(e.path(), root / e.path().filename());
+        std::ofstream(root / "predict.py", std::ios::app)
+            << "\n\ndef tune(model, x):\n    model(x).sum().backward()\n\n\ntune(None, None)\n";
+        auto b = testing::analyse(root.string());
+        QVERIFY(b);
+        QVERIFY(analysis::outsidePortReason(*b, "predict.py").empty());
+        int predictErrors = 0;
+        for (const auto& f : guides::runGuide(*g, *b).allFindings())
+            predictErrors += f.location.file == "predict.py" && f.severity != Severity::Info;
+        QVERIFY(predictErrors > 0);
     }
 };
 
