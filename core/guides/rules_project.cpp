@@ -213,6 +213,31 @@ void ruleConfigSections(RuleContext& ctx)
                 ctx.emit(cfg->path, 1, 1, {{"name", s}, {"key", s}, {"detail", cfg->path}});
 }
 
+namespace {
+
+// A read finds its key when any path it may be of does (a mapping bound in branches).
+bool readFound(const ConfigFile& cfg, const ConfigRead& r)
+{
+    if (cfg.find(r.path))
+        return true;
+    for (const auto& alt : r.alternatives)
+        if (cfg.find(alt))
+            return true;
+    return false;
+}
+
+bool readProvided(const analysis::ProjectFacts& facts, const ConfigRead& r)
+{
+    if (facts.isProvided(r.path))
+        return true;
+    for (const auto& alt : r.alternatives)
+        if (facts.isProvided(alt))
+            return true;
+    return false;
+}
+
+} // namespace
+
 void ruleConfigKeysExist(RuleContext& ctx)
 {
     const ConfigTarget target = targetOf(ctx.check.params);
@@ -244,7 +269,7 @@ void ruleConfigKeysExist(RuleContext& ctx)
                 unverified.emplace(std::make_pair(r.file, r.function), &r);
             continue;
         }
-        if (target == ConfigTarget::Params && facts.isProvided(r.path))
+        if (target == ConfigTarget::Params && readProvided(facts, r))
             continue;
         // Code outside the program (a data-preparation script given its own --params) reads
         // whatever file it is given; only the program reads the project's params file.
@@ -260,13 +285,13 @@ void ruleConfigKeysExist(RuleContext& ctx)
         if (r.conditional && target == ConfigTarget::Params) {
             bool missing = false;
             for (const ConfigFile* cfg : forRead)
-                missing = missing || !cfg->find(r.path);
+                missing = missing || !readFound(*cfg, r);
             if (missing && facts.isReachable(ctx.analysis, ctx.fileIndex(*r.file), r.function))
                 unverified.emplace(std::make_pair(r.file, r.function), &r);
             continue;
         }
         for (const ConfigFile* cfg : forRead) {
-            if (cfg->find(r.path))
+            if (readFound(*cfg, r))
                 continue;
             std::string shown = r.path;
             if (target == ConfigTarget::DeterminedHparam)
@@ -324,8 +349,11 @@ void ruleConfigKeysUnused(RuleContext& ctx)
     const auto& reads = analysis::configReads(ctx.analysis);
     std::vector<std::string> paths, suffixes;
     for (const auto& r : reads)
-        if (r.target == target)
+        if (r.target == target) {
             (r.verified ? paths : suffixes).push_back(r.path);
+            if (r.verified)
+                paths.insert(paths.end(), r.alternatives.begin(), r.alternatives.end());
+        }
     const std::string section = p.get("section");
     const std::set<std::string> flagNames = argparseDefaultsNames(ctx.analysis);
     for (const ConfigFile* cfg : configs) {

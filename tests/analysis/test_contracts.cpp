@@ -333,6 +333,42 @@ private slots:
             predictErrors += f.location.file == "predict.py" && f.severity != Severity::Info;
         QVERIFY(predictErrors > 0);
     }
+
+    // A params alias bound in the branches of an if (the section, or the mapping itself) reads
+    // a key under every path it can take: an error only when no path finds it.
+    void aliasBoundInBranches()
+    {
+        const std::string id = "fixture:ctf-branch-alias";
+        const guides::Guide* g = testing::sourceGuides().find("cerebras-tensorflow");
+        QVERIFY(g);
+        auto errorsOf = [&](const analysis::ProjectAnalysis& a) {
+            QStringList out;
+            for (const auto& f : guides::runGuide(*g, a).allFindings())
+                if (f.severity == Severity::Error)
+                    out << QString::fromStdString(f.toString());
+            return out;
+        };
+        auto a = testing::analyse(testing::projectPath(id));
+        QVERIFY(a);
+        QCOMPARE(errorsOf(*a), QStringList());
+
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "p";
+        fs::copy(testing::projectPath(id), root, fs::copy_options::recursive);
+        std::string text = *readFile(root / "model.py").value;
+        const std::string from = "section[\"dropout\"]";
+        const auto at = text.find(from);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, from.size(), "section[\"depth\"]"); // under neither path
+        QVERIFY(!writeFileAtomically(root / "model.py", text));
+        auto b = testing::analyse(root.string());
+        QVERIFY(b);
+        const QStringList errors = errorsOf(*b);
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors.front().contains(".depth'") &&
+                     errors.front().endsWith("[cerebras-tensorflow.keys-exist]"),
+                 qPrintable(errors.front()));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestContracts)
