@@ -1,8 +1,9 @@
 // Vendor contracts (resources/contracts): they load, their signatures judge calls right (fire on a
 // wrong arity or an unknown keyword, silent on every correct form, positional or keyword, for each
 // release), a broken contract file is a positioned message, and the vendor-signature check fires
-// and stays silent on small projects. A runner's hand-over makes a project a port, and scripts
-// that never train are not its training path (analysis/port_scope.h).
+// and stays silent on small projects. A runner's hand-over makes a project a port, scripts that
+// never train are not its training path (analysis/port_scope.h), and what the vendor receives is
+// followed through aliases and wrappers.
 #include "core/analysis/contracts.h"
 #include "core/analysis/facts.h"
 #include "core/analysis/port_scope.h"
@@ -368,6 +369,42 @@ private slots:
         QVERIFY2(errors.front().contains(".depth'") &&
                      errors.front().endsWith("[cerebras-tensorflow.keys-exist]"),
                  qPrintable(errors.front()));
+    }
+
+    // The module trainingModel receives is a wrapper that calls the wrapped module's forward
+    // explicitly: its loss is the wrapped module's. Without a loss there, the wrapper is reported.
+    void wrapperCallingForward()
+    {
+        const std::string id = "fixture:pop-delegating-wrapper";
+        const guides::Guide* g = testing::sourceGuides().find("graphcore-poptorch");
+        QVERIFY(g);
+        auto lossFindings = [&](const analysis::ProjectAnalysis& a) {
+            QStringList out;
+            for (const auto& f : guides::runGuide(*g, a).allFindings())
+                if (f.checkId == "graphcore-poptorch.forward-loss")
+                    out << QString::fromStdString(f.toString());
+            return out;
+        };
+        auto a = testing::analyse(testing::projectPath(id));
+        QVERIFY(a);
+        QCOMPARE(lossFindings(*a), QStringList());
+
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "p";
+        fs::copy(testing::projectPath(id), root, fs::copy_options::recursive);
+        std::string text = *readFile(root / "model.py").value;
+        const std::string from =
+            "return poptorch.identity_loss(F.cross_entropy(logits, labels), reduction=\"none\")";
+        const auto at = text.find(from);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, from.size(), "return logits");
+        QVERIFY(!writeFileAtomically(root / "model.py", text));
+        auto b = testing::analyse(root.string());
+        QVERIFY(b);
+        const QStringList found = lossFindings(*b);
+        QCOMPARE(found.size(), 1);
+        QVERIFY2(found.front().startsWith("model.py:27:") && found.front().contains("error"),
+                 qPrintable(found.front()));
     }
 };
 
