@@ -111,8 +111,7 @@ void emitMissingAt(RuleContext& ctx, const std::string& detail, std::optional<Fi
     SourceLocation loc;
     if (!findAnchor(ctx.analysis, ctx.check.params.list("anchor"), loc))
         loc = projectLocation(ctx.analysis);
-    ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}},
-             std::move(fix));
+    ctx.emitMissing(loc, {{"detail", detail}, {"name", detail}}, std::move(fix));
 }
 
 ConfigTarget targetOf(const RuleParams& p)

@@ -23,7 +23,7 @@ void emitMissing(RuleContext& ctx, const std::string& detail)
     SourceLocation loc;
     if (!findAnchor(ctx.analysis, ctx.check.params.list("anchor"), loc))
         loc = projectLocation(ctx.analysis);
-    ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}});
+    ctx.emitMissing(loc, {{"detail", detail}, {"name", detail}});
 }
 
 } // namespace

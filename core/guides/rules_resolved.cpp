@@ -193,9 +193,8 @@ void ruleEntryRole(RuleContext& ctx)
             SourceLocation loc;
             if (!findAnchor(ctx.analysis, p.list("anchor"), loc))
                 loc = projectLocation(ctx.analysis);
-            ctx.emit(loc.file, loc.line, loc.column,
-                     {{"name", p.get("fallback-name")},
-                      {"detail", "no function " + p.get("fallback-name")}});
+            ctx.emitMissing(loc, {{"name", p.get("fallback-name")},
+                                  {"detail", "no function " + p.get("fallback-name")}});
         }
         return;
     }
@@ -526,8 +525,8 @@ void ruleClassContract(RuleContext& ctx)
         SourceLocation loc;
         if (!findAnchor(ctx.analysis, p.list("anchor"), loc))
             loc = projectLocation(ctx.analysis);
-        ctx.emit(loc.file, loc.line, loc.column,
-                 {{"name", p.get("class")},
+        ctx.emitMissing(
+            loc, {{"name", p.get("class")},
                   {"detail", "no class derived from " + p.get("class", "the vendor's class")}});
     }
 }
