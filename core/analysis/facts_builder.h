@@ -132,6 +132,7 @@ private:
     // Scripts that never train and the modules only they use (port_scope.cpp).
     void trainingPath();
     bool trains(const std::set<std::pair<int, int>>& code) const;
+    bool isScript(int file) const;
 
     // --- argparse ------------------------------------------------------------------------------
     void flags();

@@ -113,6 +113,36 @@ constexpr std::array<std::string_view, 4> TrainingSteps{"backward", "fit", "fit_
 
 } // namespace
 
+// A file run as a program: it has a `__main__` guard, parses the command line at module level,
+// or is module-level code only (no definitions). A module nothing imports that only defines
+// things (loaded by name through a registry, or unused) is not one, whatever it calls at
+// module level (a logger, a decorator).
+bool FactsBuilder::isScript(int file) const
+{
+    const auto& index = idx(file);
+    bool moduleCode = false, parsesArgs = false;
+    for (const auto& c : index.calls)
+        if (c.function == ModuleLevel && !c.callee.empty()) {
+            moduleCode = true;
+            parsesArgs = parsesArgs || c.callee.ends_with("parse_args") ||
+                         c.callee.ends_with("parse_known_args");
+        }
+    if (!moduleCode)
+        return false;
+    if (parsesArgs || (index.functions.empty() && index.classes.empty()))
+        return true;
+    // `if __name__ == "__main__":` at the start of a line.
+    const std::string& text = m_a.python[std::size_t(file)].text;
+    for (std::size_t at = text.find("__main__"); at != std::string::npos;
+         at = text.find("__main__", at + 8)) {
+        const std::size_t line = text.rfind('\n', at) + 1; // npos + 1 == 0: the first line
+        const std::string_view head = std::string_view(text).substr(line, at - line);
+        if (head.starts_with("if ") && head.find("__name__") != std::string_view::npos)
+            return true;
+    }
+    return false;
+}
+
 bool FactsBuilder::trains(const std::set<std::pair<int, int>>& code) const
 {
     for (const auto& [file, fn] : code)
@@ -127,7 +157,7 @@ bool FactsBuilder::trains(const std::set<std::pair<int, int>>& code) const
         }
     // A hand-over to a vendor that trains what it receives (a runner, trainingModel, a Trainer).
     for (const auto& vc : m_out.vendorCalls)
-        if (vc.api && !vc.api->roles.empty() && !vc.api->inferenceOnly &&
+        if (vc.api && (!vc.api->roles.empty() || vc.api->trains) && !vc.api->inferenceOnly &&
             code.count({vc.file, idx(vc.file).calls[std::size_t(vc.call)].function}))
             return true;
     return false;
@@ -164,10 +194,7 @@ void FactsBuilder::trainingPath()
     for (int f = 0; f < n; ++f) {
         if (imported[std::size_t(f)] || !outsidePortReason(m_a.python[std::size_t(f)].path).empty())
             continue;
-        bool runs = false;
-        for (const auto& c : idx(f).calls)
-            runs = runs || (c.function == ModuleLevel && !c.callee.empty());
-        if (!runs)
+        if (!isScript(f))
             continue;
         auto code = closure({}, {{f, ModuleLevel}});
         if (trains(code))

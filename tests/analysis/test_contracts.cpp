@@ -301,6 +301,7 @@ private slots:
         QVERIFY(a);
         QCOMPARE(QString::fromStdString(analysis::outsidePortReason(*a, "fit.py")), QString());
         QVERIFY(analysis::outsidePortReason(*a, "net.py").empty());
+        QVERIFY(analysis::outsidePortReason(*a, "checkpoints.py").empty()); // a module, unused
         QVERIFY(!analysis::outsidePortReason(*a, "predict.py").empty());
         QVERIFY(!analysis::outsidePortReason(*a, "render.py").empty());
         QCOMPARE(analysis::describeOutsidePort(*a).size(), std::size_t(2));
@@ -333,6 +334,17 @@ private slots:
         for (const auto& f : guides::runGuide(*g, *b).allFindings())
             predictErrors += f.location.file == "predict.py" && f.severity != Severity::Info;
         QVERIFY(predictErrors > 0);
+    }
+
+    // An API the contracts say trains with what it reads itself (the Trainer's run()) makes the
+    // script that calls it the training path, though it hands over no project code; a script
+    // next to it that never trains is not.
+    void vendorThatTrainsByItself()
+    {
+        auto a = testing::analyse(testing::projectPath("fixture:trainer-run-script"));
+        QVERIFY(a);
+        QCOMPARE(QString::fromStdString(analysis::outsidePortReason(*a, "run.py")), QString());
+        QVERIFY(!analysis::outsidePortReason(*a, "export.py").empty());
     }
 
     // A params alias bound in the branches of an if (the section, or the mapping itself) reads
