@@ -303,13 +303,25 @@ Binding FactsBuilder::computeNameBinding(int file, FunctionId fn, const std::str
     // An alias recorded by the indexer: mp = params["model"]. When the name is also bound
     // otherwise in the function (the other branch of an if: mp = params), a read of it after
     // both may be of any of them.
+    // A conditional expression (mp = params["model"] if ... else params) records one alias per
+    // branch at the assignment's place.
     for (auto it = index.aliases.rbegin(); it != index.aliases.rend(); ++it)
         if (it->function == fn && it->name == name) {
             std::vector<Binding> all;
-            for (const auto& as : index.assignments)
-                if (as.function == fn && as.target == name && !as.augmented)
+            for (const auto& as : index.assignments) {
+                if (as.function != fn || as.target != name || as.augmented)
+                    continue;
+                bool branches = false;
+                for (const auto& al : index.aliases)
+                    if (al.function == fn && al.name == name &&
+                        al.span.startByte == as.span.startByte) {
+                        all.push_back(nameBinding(file, fn, al.base, depth + 1).plus(al.keys));
+                        branches = true;
+                    }
+                if (!branches)
                     all.push_back(valueBinding(file, fn, as.kind, as.call, as.value, depth + 1));
-            if (all.size() < 2)
+            }
+            if (all.empty())
                 return nameBinding(file, fn, it->base, depth + 1).plus(it->keys);
             return anyOf(all, name + " is not assigned");
         }

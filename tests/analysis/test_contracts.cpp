@@ -347,11 +347,23 @@ private slots:
         QVERIFY(!analysis::outsidePortReason(*a, "export.py").empty());
     }
 
-    // A params alias bound in the branches of an if (the section, or the mapping itself) reads
-    // a key under every path it can take: an error only when no path finds it.
+    // A params alias bound in the branches of an if, or by a conditional expression (the
+    // section, or the mapping itself), reads a key under every path it can take: an error only
+    // when no path finds it.
+    void aliasBoundInBranches_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QString>("from");
+        QTest::newRow("if statement") << "fixture:ctf-branch-alias"
+                                      << "section[\"dropout\"]";
+        QTest::newRow("conditional expression") << "fixture:ctf-helper-dataset"
+                                                << "model_params[\"dropout\"]";
+    }
     void aliasBoundInBranches()
     {
-        const std::string id = "fixture:ctf-branch-alias";
+        QFETCH(QString, project);
+        QFETCH(QString, from);
+        const std::string id = project.toStdString();
         const guides::Guide* g = testing::sourceGuides().find("cerebras-tensorflow");
         QVERIFY(g);
         auto errorsOf = [&](const analysis::ProjectAnalysis& a) {
@@ -369,10 +381,11 @@ private slots:
         const fs::path root = fs::path(tmp.path().toStdString()) / "p";
         fs::copy(testing::projectPath(id), root, fs::copy_options::recursive);
         std::string text = *readFile(root / "model.py").value;
-        const std::string from = "section[\"dropout\"]";
-        const auto at = text.find(from);
+        const std::string read = from.toStdString();
+        const auto at = text.find(read);
         QVERIFY(at != std::string::npos);
-        text.replace(at, from.size(), "section[\"depth\"]"); // under neither path
+        // Under neither path.
+        text.replace(at, read.size(), read.substr(0, read.find('[')) + "[\"depth\"]");
         QVERIFY(!writeFileAtomically(root / "model.py", text));
         auto b = testing::analyse(root.string());
         QVERIFY(b);
