@@ -166,9 +166,12 @@ bool FactsBuilder::trains(const std::set<std::pair<int, int>>& code) const
 void FactsBuilder::trainingPath()
 {
     const int n = int(m_a.python.size());
-    // A file another project file imports is a module, not an entry point.
+    // A file another project file imports is a module, not an entry point (tests importing a
+    // training script to call its functions do not make it one).
     std::vector<bool> imported(std::size_t(n), false);
-    for (int f = 0; f < n; ++f)
+    for (int f = 0; f < n; ++f) {
+        if (!outsidePortReason(m_a.python[std::size_t(f)].path).empty())
+            continue;
         for (const auto& imp : idx(f).imports) {
             int target = m_r.moduleFile(f, imp.module);
             if (!imp.name.empty()) {
@@ -180,6 +183,7 @@ void FactsBuilder::trainingPath()
             if (target >= 0 && target != f)
                 imported[std::size_t(target)] = true;
         }
+    }
     // What the vendor runs on the project's behalf trains when the vendor does (a trial class,
     // a function handed to a runner), not when it only runs the model (inferenceModel).
     std::set<std::pair<int, int>> training;

@@ -133,7 +133,7 @@ private slots:
             off << e.toObject()["file"].toString();
             QVERIFY(!e.toObject()["reason"].toString().isEmpty());
         }
-        QCOMPARE(off, (QStringList{"predict.py", "render.py"}));
+        QCOMPARE(off, (QStringList{"predict.py", "render.py", "tests/test_fit.py"}));
         const Run text = cli({"check", project});
         QVERIFY2(
             text.out.contains("Not checked as the port: predict.py: a script that never trains"),
