@@ -1,6 +1,7 @@
 // portolan-cli check PROJECT: run a porting guide's checks on a project.
 #include "app/cli/cli_common.h"
 #include "core/analysis/analysis.h"
+#include "core/analysis/port_scope.h"
 #include "core/common/resources.h"
 #include "core/guides/findings_report.h"
 #include "core/guides/fixes/apply_fix.h"
@@ -87,6 +88,9 @@ int runCheck(const CheckOptions& o)
                   << " (" << a.paramsFile.reason << ")\n"
                   << "Guide: " << guide->title << " (" << guide->id << "; " << session.guideReason
                   << ")\n";
+        // Files whose findings are notes at most, and why (analysis/port_scope.h).
+        for (const auto& line : analysis::describeOutsidePort(a))
+            std::cout << "Not checked as the port: " << line << "\n";
         for (const auto& d : a.diagnostics)
             std::cout << "  " << d.toString() << "\n";
         std::set<std::string> shownDiffs;

@@ -23,6 +23,9 @@ struct ConfigRead
     const PythonFile* file = nullptr;
     ConfigTarget target = ConfigTarget::Params;
     std::string path; // "model.depth", "data.data_dir", "hyperparameters.lr"
+    // Other paths the read may be of (a mapping bound in branches); the key is missing only
+    // when no path finds it.
+    std::vector<std::string> alternatives;
     python::Span span;
     python::FunctionId function = python::ModuleLevel;
     bool isDefault = false; // .get("k", default) / .setdefault: absence is handled by the code

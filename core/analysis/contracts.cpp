@@ -114,6 +114,10 @@ void parseInto(const YAML::Node& root, const std::string& path, ContractSet& set
             api.source = text(a, "source");
             api.signatures = signatures(a);
             api.roles = roles(a);
+            if (const YAML::Node inf = a["inference-only"]; inf && inf.IsScalar())
+                api.inferenceOnly = inf.as<std::string>() == "true";
+            if (const YAML::Node tr = a["trains"]; tr && tr.IsScalar())
+                api.trains = tr.as<std::string>() == "true";
             api.definedAt = {path, a.Mark().line + 1, a.Mark().column + 1};
             if (api.match.empty() && api.methodOf.empty())
                 throw ContractError{"api '" + api.name + "' needs 'match' or 'method-of'",

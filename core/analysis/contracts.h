@@ -53,6 +53,12 @@ struct ApiContract
     std::string source;
     std::vector<Signature> signatures; // empty: not checked
     std::vector<Role> roles;
+    // The vendor only runs the model it receives (poptorch.inferenceModel): handing over to it
+    // does not make a script part of the training path (analysis/port_scope).
+    bool inferenceOnly = false;
+    // The vendor trains with what it reads itself (the params file), though it is handed no
+    // project code (the Trainer's run()): a script that calls it trains.
+    bool trains = false;
     SourceLocation definedAt;
 
     const Role* role(std::string_view parameter) const;

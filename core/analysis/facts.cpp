@@ -80,6 +80,27 @@ Binding join(const std::vector<Binding>& all, const std::string& whyNone)
     return all.front();
 }
 
+Binding anyOf(const std::vector<Binding>& all, const std::string& whyNone)
+{
+    if (all.empty())
+        return Binding::unknown(whyNone);
+    for (const auto& b : all)
+        if (b.kind == Binding::Unknown)
+            return b;
+    Binding out = all.front();
+    auto add = [&](const std::vector<std::string>& keys) {
+        if (keys != out.keys && std::find(out.alternatives.begin(), out.alternatives.end(), keys) ==
+                                    out.alternatives.end())
+            out.alternatives.push_back(keys);
+    };
+    for (std::size_t i = 1; i < all.size(); ++i) {
+        add(all[i].keys);
+        for (const auto& alt : all[i].alternatives)
+            add(alt);
+    }
+    return out;
+}
+
 ProjectFacts FactsBuilder::build()
 {
     m_out.calleeQualified.resize(m_a.python.size());
@@ -98,6 +119,7 @@ ProjectFacts FactsBuilder::build()
     vendorCalls();
     entries();
     reachability();
+    trainingPath();
     flags();
     configReads();
     provided();

@@ -10,6 +10,7 @@
 #include "core/analysis/contracts.h"
 #include "core/python/resolve.h"
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -81,6 +82,11 @@ struct ProjectFacts
     // The program: what the vendor runs, plus the scripts that hand over to it (run.py's main,
     // a PopTorch training script), from their module-level code on. ModuleLevel is -1.
     std::set<std::pair<int, int>> program;
+    // Files that are not on the training path, by path, with the reason for a person: a script
+    // whose code never reaches a training step while other entry points of the project do (an
+    // inference or generation script), and the modules only such scripts use
+    // (analysis/port_scope.h).
+    std::map<std::string, std::string> offTrainingPath;
     std::vector<ConfigRead> reads;
     // Key paths the project provides without the params file: written by its own code
     // (params["model"]["x"] = ..., setdefault), or filled by the runner from command-line flags.

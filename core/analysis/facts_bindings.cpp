@@ -300,10 +300,31 @@ Binding FactsBuilder::computeNameBinding(int file, FunctionId fn, const std::str
                                          int depth)
 {
     const auto& index = idx(file);
-    // An alias recorded by the indexer: mp = params["model"].
+    // An alias recorded by the indexer: mp = params["model"]. When the name is also bound
+    // otherwise in the function (the other branch of an if: mp = params), a read of it after
+    // both may be of any of them.
+    // A conditional expression (mp = params["model"] if ... else params) records one alias per
+    // branch at the assignment's place.
     for (auto it = index.aliases.rbegin(); it != index.aliases.rend(); ++it)
-        if (it->function == fn && it->name == name)
-            return nameBinding(file, fn, it->base, depth + 1).plus(it->keys);
+        if (it->function == fn && it->name == name) {
+            std::vector<Binding> all;
+            for (const auto& as : index.assignments) {
+                if (as.function != fn || as.target != name || as.augmented)
+                    continue;
+                bool branches = false;
+                for (const auto& al : index.aliases)
+                    if (al.function == fn && al.name == name &&
+                        al.span.startByte == as.span.startByte) {
+                        all.push_back(nameBinding(file, fn, al.base, depth + 1).plus(al.keys));
+                        branches = true;
+                    }
+                if (!branches)
+                    all.push_back(valueBinding(file, fn, as.kind, as.call, as.value, depth + 1));
+            }
+            if (all.empty())
+                return nameBinding(file, fn, it->base, depth + 1).plus(it->keys);
+            return anyOf(all, name + " is not assigned");
+        }
     if (name.starts_with("self.")) {
         const int cls = m_r.classOf(file, fn);
         if (cls < 0)
@@ -423,9 +444,12 @@ void FactsBuilder::configReads()
             }
             const Binding b = nameBinding(f, k.function, k.base, 0);
             if (k.isWrite) {
-                if (b.kind != Binding::Unknown)
-                    m_writes.push_back(joinKeys(b.plus(k.keys).keys));
-                else if (paramsLikeName(k.base))
+                if (b.kind != Binding::Unknown) {
+                    const Binding full = b.plus(k.keys);
+                    m_writes.push_back(joinKeys(full.keys));
+                    for (const auto& alt : full.alternatives)
+                        m_writes.push_back(joinKeys(alt));
+                } else if (paramsLikeName(k.base))
                     m_suffixWrites.push_back(k.path());
                 continue;
             }
@@ -438,7 +462,10 @@ void FactsBuilder::configReads()
                 r.origin = b.why;
                 r.path = k.path();
             } else {
-                r.path = joinKeys(b.plus(k.keys).keys);
+                const Binding full = b.plus(k.keys);
+                r.path = joinKeys(full.keys);
+                for (const auto& alt : full.alternatives)
+                    r.alternatives.push_back(joinKeys(alt));
                 r.scope = b.scope;
             }
             r.conditional = k.conditional;

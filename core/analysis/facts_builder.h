@@ -39,22 +39,34 @@ struct Binding
     std::string why;   // for Unknown: where the value comes from
     std::string scope; // the folder of the runner script that hands the params over
     bool cut = false;  // Unknown only because the search went too deep (not remembered)
+    // Other key paths the mapping may be: a name bound in branches (`if "model" in params:
+    // mp = params["model"]` / `else: mp = params`) is any of them at run time.
+    std::vector<std::vector<std::string>> alternatives;
 
-    static Binding unknown(std::string_view why) { return {Unknown, {}, brief(why), {}, false}; }
-    static Binding root(std::string scope = {}) { return {Root, {}, {}, std::move(scope), false}; }
+    static Binding unknown(std::string_view why)
+    {
+        return {Unknown, {}, brief(why), {}, false, {}};
+    }
+    static Binding root(std::string scope = {})
+    {
+        return {Root, {}, {}, std::move(scope), false, {}};
+    }
     Binding plus(const std::vector<std::string>& more) const
     {
         if (kind == Unknown)
             return *this;
-        Binding b{Section, keys, {}, scope, false};
+        Binding b{Section, keys, {}, scope, false, alternatives};
         b.keys.insert(b.keys.end(), more.begin(), more.end());
+        for (auto& alt : b.alternatives)
+            alt.insert(alt.end(), more.begin(), more.end());
         if (b.keys.empty())
             b.kind = Root;
         return b;
     }
     bool operator==(const Binding& o) const
     {
-        return kind == o.kind && keys == o.keys && scope == o.scope;
+        return kind == o.kind && keys == o.keys && scope == o.scope &&
+               alternatives == o.alternatives;
     }
 };
 
@@ -64,6 +76,9 @@ std::string unquote(std::string_view t);
 bool splitSubscripts(std::string_view t, std::string& base, std::vector<std::string>& keys);
 // All call sites agree, or the analysis cannot tell.
 Binding join(const std::vector<Binding>& all, const std::string& whyNone);
+// The values of a name bound in branches: any of them (the first, with the others as
+// alternatives), or unknown when one of them is.
+Binding anyOf(const std::vector<Binding>& all, const std::string& whyNone);
 
 class FactsBuilder
 {
@@ -113,6 +128,11 @@ private:
                                           const std::vector<std::pair<int, int>>& functions);
 
     void reachability();
+
+    // Scripts that never train and the modules only they use (port_scope.cpp).
+    void trainingPath();
+    bool trains(const std::set<std::pair<int, int>>& code) const;
+    bool isScript(int file) const;
 
     // --- argparse ------------------------------------------------------------------------------
     void flags();

@@ -522,6 +522,15 @@ bool isKnownRuleKind(std::string_view kind)
     return kinds().count(kind) > 0;
 }
 
+void RuleContext::emitMissing(const SourceLocation& at,
+                              const std::map<std::string, std::string>& vars,
+                              std::optional<Fix> fix)
+{
+    projectWide = true;
+    emit(at.file, at.line, at.column, vars, std::move(fix));
+    projectWide = false;
+}
+
 void RuleContext::emit(const std::string& file, int line, int column,
                        const std::map<std::string, std::string>& vars, std::optional<Fix> fix)
 {
@@ -536,9 +545,12 @@ void RuleContext::emit(const std::string& file, int line, int column,
              pos = msg.find(token, pos + v.size()))
             msg.replace(pos, token.size(), v);
     }
-    // Test and vendored code is not the port: what a check finds there is a note at most.
+    // Test and vendored code, and scripts that never train, are not the port: what a check
+    // finds there is a note at most (analysis/port_scope.h).
     if (f.severity != Severity::Info)
-        if (const std::string why = analysis::outsidePortReason(file); !why.empty()) {
+        if (const std::string why = projectWide ? analysis::outsidePortReason(file)
+                                                : analysis::outsidePortReason(analysis, file);
+            !why.empty()) {
             f.severity = Severity::Info;
             msg += " (not checked as the port: " + why + ")";
             fix.reset();

@@ -48,12 +48,18 @@ struct RuleContext
     void note(const analysis::PythonFile& f, const python::Span& at, const std::string& message);
     // The last finding emitted, to add related locations to it.
     Finding* last() { return out.empty() ? nullptr : &out.back(); }
+    // Something the project as a whole lacks (a config file, a class): shown at an anchor, but
+    // not about the code there, so a script off the training path does not make it a note.
+    void emitMissing(const SourceLocation& at, const std::map<std::string, std::string>& vars,
+                     std::optional<Fix> fix = std::nullopt);
 
     // Where a rule looks: with `in-reachable: true`, only code the vendor runs when the project
     // (with `in-program: true`, also the scripts that drive the vendor API themselves)
     // hands anything to a vendor, else the whole project (an unported original).
     bool inScope(const analysis::PythonFile& f, python::FunctionId fn) const;
     int fileIndex(const analysis::PythonFile& f) const;
+
+    bool projectWide = false; // set while emitMissing emits
 };
 
 void evaluateCheck(RuleContext& ctx);
@@ -152,5 +158,8 @@ void ruleTrainerModelKeys(RuleContext& ctx);
 // "function-calls:*.backward", "file:run.py"), used when a check reports something missing.
 bool findAnchor(const analysis::ProjectAnalysis& a, const std::vector<std::string>& anchors,
                 SourceLocation& out);
+// Where a project-wide finding sits when no anchor matches: line 1 of the first file on the
+// training path (analysis/port_scope.h), else of the first file; "." when there is none.
+SourceLocation projectLocation(const analysis::ProjectAnalysis& a);
 
 } // namespace portolan::guides

@@ -161,7 +161,12 @@ LossVerdict forwardLoss(const ProjectAnalysis& a, int file, int cls,
     for (const auto& c : ff.index.calls) {
         if (c.function != fwd.index || !c.callee.starts_with("self."))
             continue;
-        const std::string attr = c.callee.substr(5);
+        std::string attr = c.callee.substr(5);
+        // self.net.forward(x) calls the submodule as self.net(x) does (a wrapper delegating to
+        // the module it wraps).
+        for (const std::string_view direct : {".forward", ".__call__"})
+            if (attr.ends_with(direct))
+                attr.resize(attr.size() - direct.size());
         if (attr.find('.') != std::string::npos)
             continue;
         // A method of the module itself (self.compute(x)): its own calls count too.

@@ -3,6 +3,7 @@
 #include "core/analysis/analysis.h"
 #include "core/analysis/config_reads.h"
 #include "core/analysis/facts.h"
+#include "core/analysis/port_scope.h"
 #include "core/common/text.h"
 #include "core/guides/fixes/params_from_argparse.h"
 #include "core/guides/rules.h"
@@ -39,7 +40,17 @@ bool findAnchor(const ProjectAnalysis& a, const std::vector<std::string>& anchor
                 return true;
             }
         }
-        for (const auto& f : a.python) {
+        // The training path first: a missing piece is reported where the port will need it,
+        // not in an inference script next to it (analysis/port_scope.h).
+        std::vector<const PythonFile*> files;
+        for (const auto& f : a.python)
+            if (analysis::outsidePortReason(a, f.path).empty())
+                files.push_back(&f);
+        for (const auto& f : a.python)
+            if (!analysis::outsidePortReason(a, f.path).empty())
+                files.push_back(&f);
+        for (const PythonFile* fp : files) {
+            const PythonFile& f = *fp;
             const auto& idx = f.index;
             auto at = [&](const python::Span& s) {
                 out = {f.path, s.line, s.column};
@@ -84,16 +95,23 @@ bool findAnchor(const ProjectAnalysis& a, const std::vector<std::string>& anchor
     return false;
 }
 
+SourceLocation projectLocation(const ProjectAnalysis& a)
+{
+    for (const auto& f : a.python)
+        if (analysis::outsidePortReason(a, f.path).empty())
+            return {f.path, 1, 1};
+    return a.python.empty() ? SourceLocation{".", 0, 0}
+                            : SourceLocation{a.python.front().path, 1, 1};
+}
+
 namespace {
 
 void emitMissingAt(RuleContext& ctx, const std::string& detail, std::optional<Fix> fix = {})
 {
     SourceLocation loc;
     if (!findAnchor(ctx.analysis, ctx.check.params.list("anchor"), loc))
-        loc = ctx.analysis.python.empty() ? SourceLocation{".", 0, 0}
-                                          : SourceLocation{ctx.analysis.python.front().path, 1, 1};
-    ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}},
-             std::move(fix));
+        loc = projectLocation(ctx.analysis);
+    ctx.emitMissing(loc, {{"detail", detail}, {"name", detail}}, std::move(fix));
 }
 
 ConfigTarget targetOf(const RuleParams& p)
@@ -194,6 +212,31 @@ void ruleConfigSections(RuleContext& ctx)
                 ctx.emit(cfg->path, 1, 1, {{"name", s}, {"key", s}, {"detail", cfg->path}});
 }
 
+namespace {
+
+// A read finds its key when any path it may be of does (a mapping bound in branches).
+bool readFound(const ConfigFile& cfg, const ConfigRead& r)
+{
+    if (cfg.find(r.path))
+        return true;
+    for (const auto& alt : r.alternatives)
+        if (cfg.find(alt))
+            return true;
+    return false;
+}
+
+bool readProvided(const analysis::ProjectFacts& facts, const ConfigRead& r)
+{
+    if (facts.isProvided(r.path))
+        return true;
+    for (const auto& alt : r.alternatives)
+        if (facts.isProvided(alt))
+            return true;
+    return false;
+}
+
+} // namespace
+
 void ruleConfigKeysExist(RuleContext& ctx)
 {
     const ConfigTarget target = targetOf(ctx.check.params);
@@ -225,7 +268,7 @@ void ruleConfigKeysExist(RuleContext& ctx)
                 unverified.emplace(std::make_pair(r.file, r.function), &r);
             continue;
         }
-        if (target == ConfigTarget::Params && facts.isProvided(r.path))
+        if (target == ConfigTarget::Params && readProvided(facts, r))
             continue;
         // Code outside the program (a data-preparation script given its own --params) reads
         // whatever file it is given; only the program reads the project's params file.
@@ -241,13 +284,13 @@ void ruleConfigKeysExist(RuleContext& ctx)
         if (r.conditional && target == ConfigTarget::Params) {
             bool missing = false;
             for (const ConfigFile* cfg : forRead)
-                missing = missing || !cfg->find(r.path);
+                missing = missing || !readFound(*cfg, r);
             if (missing && facts.isReachable(ctx.analysis, ctx.fileIndex(*r.file), r.function))
                 unverified.emplace(std::make_pair(r.file, r.function), &r);
             continue;
         }
         for (const ConfigFile* cfg : forRead) {
-            if (cfg->find(r.path))
+            if (readFound(*cfg, r))
                 continue;
             std::string shown = r.path;
             if (target == ConfigTarget::DeterminedHparam)
@@ -305,8 +348,11 @@ void ruleConfigKeysUnused(RuleContext& ctx)
     const auto& reads = analysis::configReads(ctx.analysis);
     std::vector<std::string> paths, suffixes;
     for (const auto& r : reads)
-        if (r.target == target)
+        if (r.target == target) {
             (r.verified ? paths : suffixes).push_back(r.path);
+            if (r.verified)
+                paths.insert(paths.end(), r.alternatives.begin(), r.alternatives.end());
+        }
     const std::string section = p.get("section");
     const std::set<std::string> flagNames = argparseDefaultsNames(ctx.analysis);
     for (const ConfigFile* cfg : configs) {

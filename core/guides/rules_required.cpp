@@ -21,13 +21,9 @@ namespace {
 void emitMissing(RuleContext& ctx, const std::string& detail)
 {
     SourceLocation loc;
-    if (!findAnchor(ctx.analysis, ctx.check.params.list("anchor"), loc)) {
-        if (!ctx.analysis.python.empty())
-            loc = {ctx.analysis.python.front().path, 1, 1};
-        else
-            loc = {".", 0, 0};
-    }
-    ctx.emit(loc.file, loc.line, loc.column, {{"detail", detail}, {"name", detail}});
+    if (!findAnchor(ctx.analysis, ctx.check.params.list("anchor"), loc))
+        loc = projectLocation(ctx.analysis);
+    ctx.emitMissing(loc, {{"detail", detail}, {"name", detail}});
 }
 
 } // namespace

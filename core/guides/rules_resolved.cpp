@@ -3,6 +3,7 @@
 // vendor instantiates, command-line flags, and metrics kept on the host.
 #include "core/analysis/analysis.h"
 #include "core/analysis/facts.h"
+#include "core/analysis/port_scope.h"
 #include "core/common/text.h"
 #include "core/guides/fixes/params_from_argparse.h"
 #include "core/guides/rules.h"
@@ -191,12 +192,9 @@ void ruleEntryRole(RuleContext& ctx)
         if (!found) {
             SourceLocation loc;
             if (!findAnchor(ctx.analysis, p.list("anchor"), loc))
-                loc = ctx.analysis.python.empty()
-                          ? SourceLocation{".", 0, 0}
-                          : SourceLocation{ctx.analysis.python.front().path, 1, 1};
-            ctx.emit(loc.file, loc.line, loc.column,
-                     {{"name", p.get("fallback-name")},
-                      {"detail", "no function " + p.get("fallback-name")}});
+                loc = projectLocation(ctx.analysis);
+            ctx.emitMissing(loc, {{"name", p.get("fallback-name")},
+                                  {"detail", "no function " + p.get("fallback-name")}});
         }
         return;
     }
@@ -526,11 +524,9 @@ void ruleClassContract(RuleContext& ctx)
     if (!found) {
         SourceLocation loc;
         if (!findAnchor(ctx.analysis, p.list("anchor"), loc))
-            loc = ctx.analysis.python.empty()
-                      ? SourceLocation{".", 0, 0}
-                      : SourceLocation{ctx.analysis.python.front().path, 1, 1};
-        ctx.emit(loc.file, loc.line, loc.column,
-                 {{"name", p.get("class")},
+            loc = projectLocation(ctx.analysis);
+        ctx.emitMissing(
+            loc, {{"name", p.get("class")},
                   {"detail", "no class derived from " + p.get("class", "the vendor's class")}});
     }
 }
@@ -554,26 +550,35 @@ void ruleCliFlags(RuleContext& ctx)
         const PythonFile& f = fileAt(ctx.analysis, u.file);
         if (!ctx.inScope(f, u.function) || allowed.count(u.dest))
             continue;
-        auto& uses = byFlag[u.dest];
+        // Uses in a script off the training path are grouped on their own, so that a flag the
+        // training script also reads is reported there, not as a note on the other script.
+        const std::string key =
+            (analysis::outsidePortReason(ctx.analysis, f.path).empty() ? "" : "~") + u.dest;
+        auto& uses = byFlag[key];
         if (uses.empty())
-            order.push_back(u.dest);
+            order.push_back(key);
         uses.push_back(&u);
     }
     // One fix writes the params file for every flag; each flag's finding offers it.
     const std::optional<Fix> fix =
         order.empty() ? std::nullopt : paramsFixOfCheck(ctx.check, ctx.analysis);
-    for (const auto& dest : order) {
-        const auto& uses = byFlag[dest];
+    for (const auto& key : order) {
+        const auto& uses = byFlag[key];
         const analysis::CliUse* first = uses.front();
+        const std::string& dest = first->dest;
         const PythonFile& f = fileAt(ctx.analysis, first->file);
-        std::string defined;
+        // The definition in the file of the use if there is one (two scripts may each define
+        // the flag), else the first.
+        const analysis::CliFlag* def = nullptr;
         for (const auto& flag : facts.flags)
-            if (flag.dest == dest) {
-                const PythonFile& df = fileAt(ctx.analysis, flag.file);
-                defined = "; defined as " + (flag.options.empty() ? dest : flag.options.front()) +
-                          " at " + df.path + ":" + std::to_string(flag.span.line);
-                break;
-            }
+            if (flag.dest == dest &&
+                (!def || (def->file != first->file && flag.file == first->file)))
+                def = &flag;
+        std::string defined;
+        if (def)
+            defined = "; defined as " + (def->options.empty() ? dest : def->options.front()) +
+                      " at " + fileAt(ctx.analysis, def->file).path + ":" +
+                      std::to_string(def->span.line);
         const std::string count =
             uses.size() == 1 ? "used once" : "used " + std::to_string(uses.size()) + " times";
         ctx.emit(f, first->span,

@@ -1,5 +1,6 @@
 #include "core/guides/session.h"
 
+#include "core/analysis/port_scope.h"
 #include "core/common/json.h"
 #include "core/common/resources.h"
 #include "core/guides/findings_report.h"
@@ -118,6 +119,12 @@ nlohmann::json toJson(const PortingSession& s)
     for (const auto& d : a.diagnostics)
         diags.push_back(portolan::toJson(d));
     j["diagnostics"] = diags;
+    // Files whose findings are notes at most, and why (analysis/port_scope.h).
+    nlohmann::json notPort = nlohmann::json::array();
+    for (const auto& f : a.python)
+        if (std::string why = analysis::outsidePortReason(a, f.path); !why.empty())
+            notPort.push_back({{"file", f.path}, {"reason", why}});
+    j["not_port"] = notPort;
     return j;
 }
 

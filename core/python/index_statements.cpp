@@ -471,8 +471,28 @@ void Indexer::assignment(TSNode n, int depth)
             if (aliasSource(right, base, keys) && base != name) {
                 m_aliases[aliasKey(name)] = {base, keys};
                 m_out.aliases.push_back({name, base, keys, span(n), m_function});
-            } else
+            } else {
                 m_aliases.erase(aliasKey(name));
+                // mp = params["model"] if "model" in params else params: one alias per branch,
+                // at the same place; reads of mp may be of either (analysis/facts_bindings).
+                const TSNode v = unwrap(right);
+                if (type(v) == "conditional_expression" && ts_node_named_child_count(v) == 3) {
+                    std::vector<Alias> branches;
+                    for (const uint32_t i : {0U, 2U}) {
+                        const TSNode b = unwrap(ts_node_named_child(v, i));
+                        std::string bb;
+                        std::vector<std::string> bk;
+                        bool via = false;
+                        const bool ok = aliasSource(b, bb, bk) ||
+                                        ((type(b) == "identifier" || type(b) == "attribute") &&
+                                         keyChain(b, bb, bk, via));
+                        if (ok && bb != name)
+                            branches.push_back({name, bb, bk, span(n), m_function});
+                    }
+                    if (branches.size() == 2)
+                        m_out.aliases.insert(m_out.aliases.end(), branches.begin(), branches.end());
+                }
+            }
         }
     }
     const TSNode ty = field(n, "type");

@@ -120,6 +120,26 @@ private slots:
         QVERIFY2(r.out.startsWith(starts), r.out.left(80).constData());
     }
 
+    // Scripts that never train (analysis/port_scope.h): the check output says which files were
+    // not checked as the port, and why, in text and in JSON.
+    void checkListsFilesOffThePort()
+    {
+        const QString project = QString(PORTOLAN_SAMPLES) +
+                                "/../tests/analysis/fixtures/projects/inference-script-original";
+        const Run r = cli({"check", project, "--format", "json"});
+        QCOMPARE(r.code, 1);
+        QStringList off;
+        for (const auto& e : QJsonDocument::fromJson(r.out).object()["not_port"].toArray()) {
+            off << e.toObject()["file"].toString();
+            QVERIFY(!e.toObject()["reason"].toString().isEmpty());
+        }
+        QCOMPARE(off, (QStringList{"predict.py", "render.py", "tests/test_fit.py"}));
+        const Run text = cli({"check", project});
+        QVERIFY2(
+            text.out.contains("Not checked as the port: predict.py: a script that never trains"),
+            text.out.constData());
+    }
+
     void infoFlavour()
     {
         const Run r = cli({"info", sample("small-cnn-poptorch"), "--format", "json"});

@@ -1,15 +1,19 @@
 // Vendor contracts (resources/contracts): they load, their signatures judge calls right (fire on a
 // wrong arity or an unknown keyword, silent on every correct form, positional or keyword, for each
 // release), a broken contract file is a positioned message, and the vendor-signature check fires
-// and stays silent on small projects.
+// and stays silent on small projects. A runner's hand-over makes a project a port, scripts that
+// never train are not its training path (analysis/port_scope.h), and what the vendor receives is
+// followed through aliases and wrappers.
 #include "core/analysis/contracts.h"
 #include "core/analysis/facts.h"
+#include "core/analysis/port_scope.h"
 #include "core/common/atomic_file.h"
 #include "tests/analysis/test_support.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 #include <filesystem>
+#include <fstream>
 
 using namespace portolan;
 namespace fs = std::filesystem;
@@ -262,6 +266,169 @@ private slots:
             QVERIFY2(where.isEmpty(), qPrintable(where.join(", ")));
         else
             QCOMPARE(where, QStringList{at});
+    }
+
+    // A Model Zoo runner hands model_fn and the input functions over (here the appliance-era
+    // TensorFlow runner): they are entries, so the checks that ask for a hand-written
+    // CerebrasEstimator, an eval_input section the code never reads, or a Dataset built in
+    // input_fn itself stay silent on the port.
+    void runnerHandOverIsAPort()
+    {
+        auto a = testing::analyse(testing::projectPath("fixture:ctf-appliance-runner"));
+        QVERIFY(a);
+        QStringList roles;
+        for (const auto& e : a->facts().entries)
+            roles << QString::fromStdString(e.role + ":" + e.text);
+        QVERIFY2(roles.contains("model:model_fn") && roles.contains("data:train_input_fn"),
+                 qPrintable(roles.join(", ")));
+        const guides::Guide* g = testing::sourceGuides().find("cerebras-tensorflow");
+        QVERIFY(g);
+        QStringList wrong;
+        for (const auto& f : guides::runGuide(*g, *a).allFindings())
+            if (f.severity != Severity::Info)
+                wrong << QString::fromStdString(f.toString());
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("\n")));
+    }
+
+    // Scripts whose code never trains, next to one that does (a prediction script and a module
+    // only it uses), are not the training path: findings there are notes, said so, and the
+    // missing pieces are anchored on the training script. Once the other script trains too, it
+    // is checked as the port again.
+    void scriptsThatNeverTrain()
+    {
+        const std::string id = "fixture:inference-script-original";
+        auto a = testing::analyse(testing::projectPath(id));
+        QVERIFY(a);
+        QCOMPARE(QString::fromStdString(analysis::outsidePortReason(*a, "fit.py")), QString());
+        QVERIFY(analysis::outsidePortReason(*a, "net.py").empty());
+        QVERIFY(analysis::outsidePortReason(*a, "checkpoints.py").empty()); // a module, unused
+        QVERIFY(!analysis::outsidePortReason(*a, "predict.py").empty());
+        QVERIFY(!analysis::outsidePortReason(*a, "render.py").empty());
+        // predict.py, render.py, and tests/ (which imports fit.py without making it a module).
+        QCOMPARE(analysis::describeOutsidePort(*a).size(), std::size_t(3));
+        const guides::Guide* g = testing::sourceGuides().find("cerebras-trainer");
+        QVERIFY(g);
+        int fitErrors = 0, otherNotes = 0;
+        QStringList wrong;
+        for (const auto& f : guides::runGuide(*g, *a).allFindings()) {
+            const bool off = f.location.file == "predict.py" || f.location.file == "render.py";
+            if (off && f.severity != Severity::Info)
+                wrong << QString::fromStdString(f.toString());
+            otherNotes += off && f.message.find("never train") != std::string::npos;
+            fitErrors += f.location.file == "fit.py" && f.severity == Severity::Error;
+        }
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("\n")));
+        QVERIFY(otherNotes >= 3);
+        QVERIFY(fitErrors >= 4); // the loop, the optimizer, the missing YAML and data config
+
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "p";
+        fs::copy(testing::projectPath(id), root, fs::copy_options::recursive);
+        std::ofstream(root / "predict.py", std::ios::app)
+            << "\n\ndef tune(model, x):\n    model(x).sum().backward()\n\n\ntune(None, None)\n";
+        auto b = testing::analyse(root.string());
+        QVERIFY(b);
+        QVERIFY(analysis::outsidePortReason(*b, "predict.py").empty());
+        int predictErrors = 0;
+        for (const auto& f : guides::runGuide(*g, *b).allFindings())
+            predictErrors += f.location.file == "predict.py" && f.severity != Severity::Info;
+        QVERIFY(predictErrors > 0);
+    }
+
+    // An API the contracts say trains with what it reads itself (the Trainer's run()) makes the
+    // script that calls it the training path, though it hands over no project code; a script
+    // next to it that never trains is not.
+    void vendorThatTrainsByItself()
+    {
+        auto a = testing::analyse(testing::projectPath("fixture:trainer-run-script"));
+        QVERIFY(a);
+        QCOMPARE(QString::fromStdString(analysis::outsidePortReason(*a, "run.py")), QString());
+        QVERIFY(!analysis::outsidePortReason(*a, "export.py").empty());
+    }
+
+    // A params alias bound in the branches of an if, or by a conditional expression (the
+    // section, or the mapping itself), reads a key under every path it can take: an error only
+    // when no path finds it.
+    void aliasBoundInBranches_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QString>("from");
+        QTest::newRow("if statement") << "fixture:ctf-branch-alias"
+                                      << "section[\"dropout\"]";
+        QTest::newRow("conditional expression") << "fixture:ctf-helper-dataset"
+                                                << "model_params[\"dropout\"]";
+    }
+    void aliasBoundInBranches()
+    {
+        QFETCH(QString, project);
+        QFETCH(QString, from);
+        const std::string id = project.toStdString();
+        const guides::Guide* g = testing::sourceGuides().find("cerebras-tensorflow");
+        QVERIFY(g);
+        auto errorsOf = [&](const analysis::ProjectAnalysis& a) {
+            QStringList out;
+            for (const auto& f : guides::runGuide(*g, a).allFindings())
+                if (f.severity == Severity::Error)
+                    out << QString::fromStdString(f.toString());
+            return out;
+        };
+        auto a = testing::analyse(testing::projectPath(id));
+        QVERIFY(a);
+        QCOMPARE(errorsOf(*a), QStringList());
+
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "p";
+        fs::copy(testing::projectPath(id), root, fs::copy_options::recursive);
+        std::string text = *readFile(root / "model.py").value;
+        const std::string read = from.toStdString();
+        const auto at = text.find(read);
+        QVERIFY(at != std::string::npos);
+        // Under neither path.
+        text.replace(at, read.size(), read.substr(0, read.find('[')) + "[\"depth\"]");
+        QVERIFY(!writeFileAtomically(root / "model.py", text));
+        auto b = testing::analyse(root.string());
+        QVERIFY(b);
+        const QStringList errors = errorsOf(*b);
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors.front().contains(".depth'") &&
+                     errors.front().endsWith("[cerebras-tensorflow.keys-exist]"),
+                 qPrintable(errors.front()));
+    }
+
+    // The module trainingModel receives is a wrapper that calls the wrapped module's forward
+    // explicitly: its loss is the wrapped module's. Without a loss there, the wrapper is reported.
+    void wrapperCallingForward()
+    {
+        const std::string id = "fixture:pop-delegating-wrapper";
+        const guides::Guide* g = testing::sourceGuides().find("graphcore-poptorch");
+        QVERIFY(g);
+        auto lossFindings = [&](const analysis::ProjectAnalysis& a) {
+            QStringList out;
+            for (const auto& f : guides::runGuide(*g, a).allFindings())
+                if (f.checkId == "graphcore-poptorch.forward-loss")
+                    out << QString::fromStdString(f.toString());
+            return out;
+        };
+        auto a = testing::analyse(testing::projectPath(id));
+        QVERIFY(a);
+        QCOMPARE(lossFindings(*a), QStringList());
+
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "p";
+        fs::copy(testing::projectPath(id), root, fs::copy_options::recursive);
+        std::string text = *readFile(root / "model.py").value;
+        const std::string from =
+            "return poptorch.identity_loss(F.cross_entropy(logits, labels), reduction=\"none\")";
+        const auto at = text.find(from);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, from.size(), "return logits");
+        QVERIFY(!writeFileAtomically(root / "model.py", text));
+        auto b = testing::analyse(root.string());
+        QVERIFY(b);
+        const QStringList found = lossFindings(*b);
+        QCOMPARE(found.size(), 1);
+        QVERIFY2(found.front().startsWith("model.py:27:") && found.front().contains("error"),
+                 qPrintable(found.front()));
     }
 };
 

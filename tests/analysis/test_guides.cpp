@@ -509,7 +509,8 @@ private slots:
     // preprocessing modules compute no loss while the module handed to trainingModel does, a CPU
     // reference loop under tests/, vendored Python 2 code, torch.optim.swa_utils; a TensorFlow
     // input function whose dataset comes from a helper or tfds, and a params alias taken through
-    // a conditional expression.
+    // a conditional expression or bound in the branches of an if; a wrapper whose forward calls
+    // the wrapped module's forward explicitly.
     void notErrors_data()
     {
         QTest::addColumn<QString>("project");
@@ -519,6 +520,10 @@ private slots:
                                               << "graphcore-poptorch" << 1;
         QTest::addRow("tensorflow helpers") << "fixture:ctf-helper-dataset"
                                             << "cerebras-tensorflow" << 0;
+        QTest::addRow("alias bound in branches") << "fixture:ctf-branch-alias"
+                                                 << "cerebras-tensorflow" << 0;
+        QTest::addRow("wrapper calling forward") << "fixture:pop-delegating-wrapper"
+                                                 << "graphcore-poptorch" << 0;
     }
     void notErrors()
     {

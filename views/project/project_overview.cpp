@@ -113,11 +113,8 @@ void ProjectOverview::showAnalysis(const analysis::ProjectAnalysis& a)
     m_flavour->setText(flavour);
     // The checks treat these as notes at most; say which and why, so that a quiet test folder
     // does not read as checked.
-    std::vector<std::string> paths;
-    for (const auto& f : a.python)
-        paths.push_back(f.path);
     QStringList notPort;
-    for (const std::string& line : analysis::describeOutsidePort(paths))
+    for (const std::string& line : analysis::describeOutsidePort(a))
         notPort << QString::fromStdString(line).toHtmlEscaped();
     m_notPort->setText(notPort.isEmpty()
                            ? QString()
