@@ -46,6 +46,11 @@ public:
     std::set<std::string> freeNames(const std::vector<const Stmt*>& stmts) const;
     std::string parserName() const { return m_parser; }
     std::vector<const Stmt*> argparseStatements() const;
+    // The seeding calls (torch.manual_seed(...), random.seed(...)) of the loop's scope before
+    // the loop.
+    std::vector<const Stmt*> seedStatements() const;
+    // The batch loop runs at module level (not in a function nor under `if __name__`).
+    bool loopAtModule() const { return !m_function && !m_mainBlock; }
 
 private:
     const Stmt* definer(const std::vector<Stmt>& scope, const std::string& name,
@@ -55,7 +60,8 @@ private:
 
     const PortPlan& m_plan;
     const SourceFile* m_src = nullptr;
-    const Stmt* m_function = nullptr; // the function holding the batch loop
+    const Stmt* m_function = nullptr;  // the function holding the batch loop
+    const Stmt* m_mainBlock = nullptr; // or the `if __name__ == "__main__":` block holding it
     // Where the batch loop's function is called with a parameter passed under its own name
     // (`train(args, model, device, train_loader, optimizer, epoch)` in main()): the name's
     // definition is looked up in the caller, before the call.
@@ -118,6 +124,9 @@ std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& st
 std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def);
 // The identifiers of a Python expression's text (rough: for texts that are not nodes).
 std::set<std::string> identifiersOf(const std::string& text);
+// `text` with its identifiers (not attributes, not inside strings) renamed.
+std::string renameIdentifiers(const std::string& text,
+                              const std::map<std::string, std::string>& rename);
 // The data loader's dataset and keyword values, rendered, with the statements they need.
 struct DataCode
 {

@@ -85,6 +85,11 @@ struct PopTorchPort
         if (loopData.ok) {
             std::set<std::string> modelNames{plan.modelVariable, plan.modelBinding,
                                              plan.criterionVariable};
+            // A step function's parameters that are the model or the criterion under
+            // another name.
+            for (const auto& [param, arg] : lp.stepArguments)
+                if (modelNames.count(arg))
+                    modelNames.insert(param);
             std::size_t n = 0;
             while (n < sc.forward.size()) {
                 bool usesModel = false;

@@ -88,6 +88,9 @@ struct LoopPlan
     std::vector<CodeRef> betweenBackwardAndStep; // gradient clipping, ...
     std::vector<CodeRef> afterStep;              // logging, accumulation of metrics: left over
     std::vector<CodeRef> modeSwitches;           // model.train() / model.eval()
+    // A step function called with other names than its parameters (`step(gcn, opt, x)` for
+    // `def step(model, optimizer, inputs)`): parameter -> the caller's argument text.
+    std::map<std::string, std::string> stepArguments;
     int backwardCount = 0;
 };
 

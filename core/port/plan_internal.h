@@ -118,6 +118,7 @@ private:
     bool chooseEntry();
     bool findLoop();
     void analyseBody(const Stmt& loop);
+    void bindStepArguments(const Call& backward, const Call& call);
     void findOptimizers();
     void findModel();
     void findLoss();

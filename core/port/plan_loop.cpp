@@ -29,6 +29,7 @@ bool Planner::findLoop()
     // calling finish_episode()). Its statements are then the step, and the calling loop the
     // loop over steps.
     const Stmt* stepFunction = nullptr;
+    const Call* stepCall = nullptr;
     for (const auto& c : calls) {
         if (best || (!c.callee.ends_with(".backward") && c.callee != "backward"))
             continue;
@@ -49,6 +50,7 @@ bool Planner::findLoop()
                 best = loop;
                 backward = &c;
                 stepFunction = def;
+                stepCall = &d;
                 break;
             }
         }
@@ -115,11 +117,35 @@ bool Planner::findLoop()
                                                "move it into the step, or into the data loader"));
             break;
         }
+        bindStepArguments(*backward, *stepCall);
         analyseBody(*stepFunction);
         return true;
     }
     analyseBody(*best);
     return true;
+}
+
+// The step function's parameters read the values of the call in the loop: each parameter whose
+// argument is written otherwise (`train_iter(epoch + 1, gcn, ...)` for `def train_iter(epoch,
+// model, ...)`) is bound to the argument's text, so the port's step reads the caller's values.
+void Planner::bindStepArguments(const Call& backward, const Call& call)
+{
+    const auto* def = idx().function(functionAt(backward.span.startByte));
+    if (!def)
+        return;
+    auto& bound = m_p.loop->stepArguments;
+    std::size_t positional = 0;
+    for (const auto& x : call.arguments) {
+        if (x.text.starts_with("*"))
+            break; // *args / **kwargs: the positions after it are unknown
+        std::string param;
+        if (!x.keyword.empty())
+            param = x.keyword;
+        else if (positional < def->parameters.size())
+            param = def->parameters[positional++].name;
+        if (!param.empty() && x.text != param)
+            bound[param] = x.text;
+    }
 }
 
 void Planner::analyseBody(const Stmt& loop)

@@ -96,6 +96,7 @@ private slots:
     void generatesPatterns_data();
     void generatesPatterns();
     void argparseInHelper();
+    void statusRule();
 };
 
 void TestPort::plansPatterns_data()
@@ -437,6 +438,40 @@ for data, target in train_loader:
     QVERIFY(!fs::exists(f.root() / "model_def.py"));
 }
 
+// The one status rule: full means nothing left by hand and, once checked, no check error; the
+// check's errors are then listed with what is left, so a partial port always says what.
+void TestPort::statusRule()
+{
+    port::PortResult r;
+    port::VerifyResult v;
+    v.checkErrors = 0;
+    QVERIFY(r.full());
+    QVERIFY(r.full(&v));
+    guides::Finding error;
+    error.checkId = "some-guide.some-check";
+    error.severity = Severity::Error;
+    error.message = "a construct the guide rejects";
+    v.checkErrors = 1;
+    v.checkFindings.push_back(error);
+    QVERIFY(!r.full(&v));
+    QCOMPARE(r.status(&v), std::string("partial"));
+    auto j = port::toJson(r, "out", &v);
+    QCOMPARE(j["status"].get<std::string>(), std::string("partial"));
+    QCOMPARE(j["manual"].size(), std::size_t(1));
+    QCOMPARE(j["manual"][0]["message"].get<std::string>(), error.message);
+    // Not checked at all (the guide could not run): partial, and it says so.
+    v.checkErrors = -1;
+    v.checkFindings.clear();
+    QVERIFY(!r.full(&v));
+    QCOMPARE(r.leftFor(&v).size(), std::size_t(1));
+    // A manual item alone makes it partial, checked or not.
+    v.checkErrors = 0;
+    r.manual.push_back(port::manualFinding("left", port::CodeRef{"main.py", 3, 0, 0, 0, ""}));
+    QVERIFY(!r.full());
+    QVERIFY(!r.full(&v));
+    QCOMPARE(port::toJson(r, "out", nullptr)["manual"].size(), std::size_t(1));
+}
+
 // Pattern classes of the generators, each on a fixture written for it: the port's status, text it
 // must and must not have, and the manual item it must name (empty: none expected).
 void TestPort::generatesPatterns_data()
@@ -648,6 +683,81 @@ for data, target in train_loader:
     QTest::newRow("unsupported-optimizer/determined")
         << adadelta << "determined-pytorchtrial" << true << "optim.Adadelta("
         << "TODO(portolan)"
+        << "";
+    // A step function whose parameters have other names than the caller's variables: the
+    // port's step reads what the caller passes (net -> the model, inputs -> features, ...).
+    const QString renamed = R"(
+
+def train_step(net, opt, inputs, labels):
+    opt.zero_grad()
+    loss = F.nll_loss(net(inputs), labels)
+    loss.backward()
+    opt.step()
+
+
+model = Net(args.hidden)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+features = torch.randn(16, 8)
+classes = torch.randint(0, 3, (16,))
+for epoch in range(args.epochs):
+    train_step(model, optimizer, features, classes)
+)";
+    QTest::newRow("renamed-step-parameters/determined")
+        << renamed << "determined-pytorchtrial" << true << "F.nll_loss(self.model("
+        << "net(inputs)"
+        << "";
+    QTest::newRow("renamed-step-parameters/poptorch")
+        << renamed << "graphcore-poptorch" << true << "F.nll_loss(self.model("
+        << "net(inputs)"
+        << "";
+    // The script's code under `if __name__ == '__main__':` at module level: the block is the
+    // loop's scope, so what builds the model and the optimizer there moves into the port.
+    const QString mainBlock = R"(
+
+if __name__ == '__main__':
+    model = Net(args.hidden)
+    optimizer = optim.SGD(model.parameters(), lr=args.lr)
+    for epoch in range(args.epochs):
+        for data, target in train_loader:
+            optimizer.zero_grad()
+            loss = F.nll_loss(model(data), target)
+            loss.backward()
+            optimizer.step()
+)";
+    QTest::newRow("main-block/determined")
+        << mainBlock << "determined-pytorchtrial" << true
+        << "model = Net(self.context.get_hparam(\"hidden\"))"
+        << ""
+        << "";
+    // Data drawn once while setting up (a random permutation) after the original's seed: the
+    // port seeds the same way before it draws, so the draw is the same.
+    const QString seeded = R"(
+
+if __name__ == '__main__':
+    torch.manual_seed(7)
+    points = torch.randn(16, 8)
+    order = torch.randperm(16)
+    model = Net(args.hidden)
+    optimizer = optim.SGD(model.parameters(), lr=args.lr)
+    for epoch in range(args.epochs):
+        optimizer.zero_grad()
+        loss = F.nll_loss(model(points[order]), torch.zeros(16, dtype=torch.long))
+        loss.backward()
+        optimizer.step()
+)";
+    QTest::newRow("seeded-setup/determined")
+        << seeded << "determined-pytorchtrial" << true
+        << "torch.manual_seed(7)\n        points = torch.randn(16, 8)"
+        << ""
+        << "";
+    QTest::newRow("seeded-setup/poptorch")
+        << seeded << "graphcore-poptorch" << true
+        << "torch.manual_seed(7)\n    points = torch.randn(16, 8)"
+        << ""
+        << "";
+    QTest::newRow("main-block/cerebras")
+        << mainBlock << "cerebras-pytorch" << true << "model = Net("
+        << ""
         << "";
 }
 
