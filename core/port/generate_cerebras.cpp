@@ -179,6 +179,7 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     addUntraced(plan, sc, out);
     for (const auto& [k, v] : sc.rename)
         fwdRules.rename[k] = v;
+    bindSelfAttributes(fwdRules, sc);
 
     // The model that returns its loss.
     std::string model;

@@ -260,6 +260,16 @@ std::optional<Diagnostic> writePort(const PortResult& port, const std::filesyste
 
 namespace portolan::port::detail {
 
+void bindSelfAttributes(RenderRules& rules, const StepCode& sc)
+{
+    for (const auto& [attribute, arg] : sc.selfBound) {
+        const std::string text = renameIdentifiers(arg, rules.rename);
+        const bool simple = text.find_first_of(" +-*/%,<>=!&|^~") == std::string::npos ||
+                            (text.starts_with("(") && text.ends_with(")"));
+        rules.selfAttributes[attribute] = simple ? text : "(" + text + ")";
+    }
+}
+
 std::string renameIdentifiers(const std::string& text,
                               const std::map<std::string, std::string>& rename)
 {
@@ -380,6 +390,28 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
             if (!isBuiltin(n) && !sc.batchNames.count(n))
                 sc.bodyFree.insert(n);
         bound[param] = arg;
+    }
+    // A trainer class's attributes the step reads (`self.model(x)`, `self.criterion(...)`):
+    // what the step needs is the instantiation's arguments' names.
+    std::string bodyText;
+    for (const Stmt* s : all)
+        bodyText += slicer.source().text(s->start, s->end) + "\n";
+    for (const auto& [attribute, arg] : lp.selfArguments) {
+        const std::string use = "self." + attribute;
+        bool reads = false;
+        for (auto at = bodyText.find(use); !reads && at != std::string::npos;
+             at = bodyText.find(use, at + 1)) {
+            const std::size_t end = at + use.size();
+            reads = end >= bodyText.size() ||
+                    !(std::isalnum(static_cast<unsigned char>(bodyText[end])) || bodyText[end] == '_');
+        }
+        const auto names = identifiersOf(arg);
+        if (!reads || (!plan.argsName.empty() && names.count(plan.argsName)))
+            continue;
+        for (const auto& n : names)
+            if (!isBuiltin(n) && !sc.batchNames.count(n))
+                sc.bodyFree.insert(n);
+        sc.selfBound[attribute] = arg;
     }
     std::set<std::string> wanted = sc.bodyFree;
     if (!plan.modelBinding.empty())

@@ -221,6 +221,7 @@ struct DeterminedPort
         RenderRules body = rules;
         for (const auto& [k, v] : sc.rename)
             body.rename[k] = v;
+        bindSelfAttributes(body, sc);
         const std::string loss = lossName(plan);
         auto unpack = [&](const std::string& ind, const char* indexParam) {
             std::string t = ind + lp.batchTarget + " = batch\n";

@@ -110,7 +110,12 @@ struct StepCode
     std::map<std::string, std::string> rename; // in the step: name -> "self.name"
     std::vector<std::string> attributes;       // locals of init the step reads (self.x = x)
     std::set<std::string> batchNames;
+    // A trainer class's `self.x` the step reads -> the instantiation's argument text.
+    std::map<std::string, std::string> selfBound;
 };
+// Binds the step's `self.x` (a trainer class's attributes) to the instantiation's arguments,
+// read as `rules` reads names: call after `rules.rename` is complete.
+void bindSelfAttributes(RenderRules& rules, const StepCode& sc);
 // A port.manual item for each name the step or the construction needs that the slicer could not
 // trace to a definition it can move (a local of another function, for example).
 void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out);

@@ -120,6 +120,7 @@ struct PopTorchPort
         RenderRules body = rules;
         for (const auto& [k, v] : sc.rename)
             body.rename[k] = v;
+        bindSelfAttributes(body, sc);
         loss = lossName(plan);
         wrapper += renderLocal(slicer, sc.forward, body, ind2);
         if (plan.lossExpression.valid() &&

@@ -119,6 +119,8 @@ private:
     bool findLoop();
     void analyseBody(const Stmt& loop);
     void bindStepArguments(const Call& backward, const Call& call);
+    void bindSelfAttributes(const Stmt& loop);
+    bool findProgressData(const Call& c, FunctionId fn, DataPlan& out);
     void findOptimizers();
     void findModel();
     void findLoss();
@@ -138,6 +140,7 @@ private:
     int m_file = -1;
     FunctionId m_loopFunction = ModuleLevel;
     const Stmt* m_loopStmt = nullptr;
+    FunctionId m_instanceFunction = ModuleLevel; // where the trainer class is instantiated
 };
 
 } // namespace portolan::port::planning

@@ -101,6 +101,21 @@ void Slicer::findCallers()
     };
     for (const auto& s : m_src->statements())
         walk(s.node);
+    // A trainer class instantiated with the values its method's loop reads (`self.x`): they
+    // are looked up where the instance is made, before it.
+    const auto& lp = *m_plan.loop;
+    if (lp.instance.valid()) {
+        Caller c;
+        c.call = lp.instance.start;
+        for (const Stmt* s : m_src->chainAt(lp.instance.start, lp.instance.end))
+            if (s->type == "function_definition" || s->type == "decorated_definition")
+                c.function = s;
+        for (const auto& [attribute, arg] : lp.selfArguments)
+            for (const auto& n : identifiersOf(arg))
+                c.passed.insert(n);
+        if (c.function && c.function != m_function)
+            m_callers.push_back(c);
+    }
 }
 
 std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)

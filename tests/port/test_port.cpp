@@ -710,6 +710,59 @@ for epoch in range(args.epochs):
         << renamed << "graphcore-poptorch" << true << "F.nll_loss(self.model("
         << "net(inputs)"
         << "";
+    // Around the step function's call, the loop only logs and breaks on a flag: that steers
+    // the original's loop, it is not training, so the port is full.
+    QString steered = renamed;
+    steered += R"(    print('epoch', epoch)
+    if args.epochs > 100:
+        break
+)";
+    QTest::newRow("step-function-loop-control/determined")
+        << steered << "determined-pytorchtrial" << true << "F.nll_loss(self.model("
+        << "break"
+        << "";
+    // The loop in a method of a trainer class the script instantiates with the model, the
+    // loader, the optimizer and the criterion: `self.x` is what the constructor stored.
+    const QString trainer = R"(
+from tqdm import tqdm
+
+
+class Trainer:
+    def __init__(self, net, loader, opt, loss_fn):
+        self.net = net
+        self.loader = loader
+        self.opt = opt
+        self.loss_fn = loss_fn
+
+    def fit(self):
+        self.net.train()
+        for inputs, labels in tqdm(self.loader, desc="train"):
+            self.opt.zero_grad()
+            loss = self.loss_fn(self.net(inputs), labels)
+            loss.backward()
+            self.opt.step()
+
+
+def main():
+    model = Net(args.hidden)
+    optimizer = optim.SGD(model.parameters(), lr=args.lr)
+    criterion = nn.NLLLoss()
+    Trainer(model, train_loader, optimizer, criterion).fit()
+
+
+if __name__ == '__main__':
+    main()
+)";
+    QTest::newRow("trainer-class/determined")
+        << trainer << "determined-pytorchtrial" << true
+        << "loss = self.criterion(self.model(inputs), labels)"
+        << "raise NotImplementedError"
+        << "";
+    QTest::newRow("trainer-class/poptorch")
+        << trainer << "graphcore-poptorch" << true
+        << "loss = self.criterion(self.model(inputs), labels)"
+        << "TODO(portolan)"
+        << "";
     // The script's code under `if __name__ == '__main__':` at module level: the block is the
     // loop's scope, so what builds the model and the optimizer there moves into the port.
     const QString mainBlock = R"(
