@@ -260,6 +260,27 @@ std::optional<Diagnostic> writePort(const PortResult& port, const std::filesyste
 
 namespace portolan::port::detail {
 
+bool takesNamespace(const SourceFile& src, const Stmt& def, const std::string& argsName)
+{
+    if (argsName.empty())
+        return false;
+    if (def.type == "function_definition" || def.type == "decorated_definition") {
+        const auto p = parameterNames(src, def);
+        return std::find(p.begin(), p.end(), argsName) != p.end();
+    }
+    if (def.type != "class_definition")
+        return false;
+    bool any = false;
+    for (const auto& m : def.body) {
+        if (m.isComment() || !m.uses.count(argsName))
+            continue;
+        if (!takesNamespace(src, m, argsName))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
 void bindSelfAttributes(RenderRules& rules, const StepCode& sc)
 {
     for (const auto& [attribute, arg] : sc.selfBound) {

@@ -349,10 +349,7 @@ struct DeterminedPort
         std::string module = slicer.moduleText(moduleStmts, moduleRules);
         for (const Stmt* s : moduleStmts) {
             // A function taking the namespace as its own parameter reads what it is given.
-            bool parameter = false;
-            if (s->type == "function_definition" || s->type == "decorated_definition")
-                for (const auto& n : parameterNames(src, *s))
-                    parameter = parameter || n == plan.argsName;
+            const bool parameter = takesNamespace(src, *s, plan.argsName);
             if (!plan.argsName.empty() && s->uses.count(plan.argsName) && !parameter) {
                 const std::string what = s->name.empty() ? "a module-level statement" : s->name;
                 out.manual.push_back(

@@ -127,6 +127,9 @@ std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& st
                         const RenderRules& rules, const std::string& indent);
 // The parameter names of a function definition, in order ("" for one without a plain name).
 std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def);
+// A function that takes the flags namespace as its own parameter, or a class whose every method
+// reading it takes it so (`def __init__(self, args)`): it reads what it is given, not a global.
+bool takesNamespace(const SourceFile& src, const Stmt& def, const std::string& argsName);
 // The identifiers of a Python expression's text (rough: for texts that are not nodes).
 std::set<std::string> identifiersOf(const std::string& text);
 // `text` with its identifiers (not attributes, not inside strings) renamed.

@@ -77,6 +77,25 @@ void Planner::findModel()
                                            "choose the model variable"));
         return;
     }
+    // The optimizer is built on `self.parameters()` inside a module's own method: each layer
+    // trains itself with its own optimizer (layer-local training, forward-forward style), which
+    // the targets' step (one model, its optimizers, one loss) does not express.
+    if (m_p.modelVariable == "self" && !m_p.optimizers.empty()) {
+        const auto& o = m_p.optimizers.front();
+        std::string cls;
+        for (const Stmt* s : src().chainAt(o.construction.start, o.construction.end))
+            if (s->type == "class_definition")
+                cls = s->name;
+        m_p.manual.push_back(manualFinding(
+            "layer-local optimizers: `" + o.variable + "` is built on the parameters of " +
+                (cls.empty() ? std::string("a module") : "class " + cls) +
+                " itself, so each layer trains itself inside its own method; the target trains "
+                "one model with its optimizers from one loss per step",
+            o.construction,
+            "write the layer-wise training by hand, or train the layers with one loss"));
+        m_p.modelVariable.clear();
+        return;
+    }
     const Assignment* a = assignmentOf(m_p.modelVariable, m_loopFunction);
     // Built where the optimizer that trains it is built (a trainer class's method holds the
     // loop; the script's main() builds the model and the optimizer and hands them over).

@@ -763,6 +763,58 @@ if __name__ == '__main__':
         << "loss = self.criterion(self.model(inputs), labels)"
         << "TODO(portolan)"
         << "";
+    // Each layer builds an optimizer on its own parameters and trains itself in its method
+    // (layer-local training): a partial port that names it.
+    const QString layerLocal = R"(
+
+class Layer(nn.Linear):
+    def __init__(self, n_in, n_out):
+        super().__init__(n_in, n_out)
+        self.opt = optim.SGD(self.parameters(), lr=args.lr)
+
+    def fit(self, x):
+        for i in range(3):
+            self.opt.zero_grad()
+            loss = self(x).pow(2).mean()
+            loss.backward()
+            self.opt.step()
+
+
+layers = [Layer(8, 8), Layer(8, 8)]
+for data, target in train_loader:
+    for layer in layers:
+        layer.fit(data)
+)";
+    QTest::newRow("layer-local-optimizers/determined")
+        << layerLocal << "determined-pytorchtrial" << false << "TODO(portolan)"
+        << ""
+        << "layer-local optimizers: `self.opt` is built on the parameters of class Layer";
+    // A model class whose constructor takes the flags namespace whole (`Wide(args)`): it reads
+    // what it is given, so the trial hands it the namespace rebuilt from the hyperparameters.
+    const QString namespaceClass = R"(
+
+class Wide(nn.Module):
+    def __init__(self, args):
+        super().__init__()
+        self.fc = nn.Linear(8, args.hidden)
+        self.out = nn.Linear(args.hidden, 3)
+
+    def forward(self, x):
+        return F.log_softmax(self.out(F.relu(self.fc(x))), dim=1)
+
+
+model = Wide(args)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("namespace-class/determined")
+        << namespaceClass << "determined-pytorchtrial" << true << "args = self.flags()"
+        << ""
+        << "";
     // The script's code under `if __name__ == '__main__':` at module level: the block is the
     // loop's scope, so what builds the model and the optimizer there moves into the port.
     const QString mainBlock = R"(
