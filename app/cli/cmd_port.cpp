@@ -75,8 +75,7 @@ int runPort(const PortCliOptions& o)
     if (!fs::is_directory(project, ec))
         return usage("not a project folder: " + o.project);
     // --plan writes nothing and may have no -o (fs::absolute("") throws).
-    const fs::path out =
-        o.output.empty() ? fs::path() : fs::absolute(o.output).lexically_normal();
+    const fs::path out = o.output.empty() ? fs::path() : fs::absolute(o.output).lexically_normal();
     if (!o.planOnly && fs::exists(out, ec) && (!fs::is_directory(out, ec) || !fs::is_empty(out, ec)))
         return usage("the output folder " + o.output + " exists and is not empty");
     if (!o.planOnly && (out == project || out.string().starts_with(project.string() + "/")))

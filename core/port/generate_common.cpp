@@ -369,6 +369,56 @@ std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& st
     return out;
 }
 
+namespace {
+
+// The names the step reads through a step function's parameters (`step(gcn, opt)` for
+// `def step(model, optimizer)`) or a trainer class's attributes (`self.model`): what the step
+// needs is the caller's arguments' names. Returns parameter -> argument; sc.selfBound gets the
+// attributes.
+std::map<std::string, std::string> bindStepNames(const PortPlan& plan, const Slicer& slicer,
+                                                 const std::vector<const Stmt*>& all, StepCode& sc)
+{
+    const auto& lp = *plan.loop;
+    // A flag in an argument stays unbound: untraced.
+    std::map<std::string, std::string> bound;
+    for (const auto& [param, arg] : lp.stepArguments) {
+        const auto names = identifiersOf(arg);
+        if (!sc.bodyFree.count(param) || (!plan.argsName.empty() && names.count(plan.argsName)))
+            continue;
+        sc.bodyFree.erase(param);
+        for (const auto& n : names)
+            if (!isBuiltin(n) && !sc.batchNames.count(n))
+                sc.bodyFree.insert(n);
+        bound[param] = arg;
+    }
+    // A trainer class's attributes the step reads (`self.model(x)`, `self.criterion(...)`):
+    // what the step needs is the instantiation's arguments' names.
+    std::string bodyText;
+    for (const Stmt* s : all)
+        bodyText += slicer.source().text(s->start, s->end) + "\n";
+    for (const auto& [attribute, arg] : lp.selfArguments) {
+        const std::string use = "self." + attribute;
+        bool reads = false;
+        for (auto at = bodyText.find(use); !reads && at != std::string::npos;
+             at = bodyText.find(use, at + 1)) {
+            const std::size_t end = at + use.size();
+            reads =
+                end >= bodyText.size() ||
+                !(std::isalnum(static_cast<unsigned char>(bodyText[end])) || bodyText[end] == '_');
+        }
+        const auto names = identifiersOf(arg);
+        if (!reads || (!plan.argsName.empty() && names.count(plan.argsName)))
+            continue;
+        for (const auto& n : names)
+            if (!isBuiltin(n) && !sc.batchNames.count(n))
+                sc.bodyFree.insert(n);
+        sc.selfBound[attribute] = arg;
+    }
+    return bound;
+}
+
+} // namespace
+
 StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers, bool argsGlobal)
 {
     StepCode sc;
@@ -399,41 +449,7 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
     for (const auto& n : slicer.freeNames(all))
         if (!sc.batchNames.count(n))
             sc.bodyFree.insert(n);
-    // The parameters of a step function called with other names read the caller's values: what
-    // the step needs is the arguments' names (a flag in an argument stays unbound: untraced).
-    std::map<std::string, std::string> bound;
-    for (const auto& [param, arg] : lp.stepArguments) {
-        const auto names = identifiersOf(arg);
-        if (!sc.bodyFree.count(param) || (!plan.argsName.empty() && names.count(plan.argsName)))
-            continue;
-        sc.bodyFree.erase(param);
-        for (const auto& n : names)
-            if (!isBuiltin(n) && !sc.batchNames.count(n))
-                sc.bodyFree.insert(n);
-        bound[param] = arg;
-    }
-    // A trainer class's attributes the step reads (`self.model(x)`, `self.criterion(...)`):
-    // what the step needs is the instantiation's arguments' names.
-    std::string bodyText;
-    for (const Stmt* s : all)
-        bodyText += slicer.source().text(s->start, s->end) + "\n";
-    for (const auto& [attribute, arg] : lp.selfArguments) {
-        const std::string use = "self." + attribute;
-        bool reads = false;
-        for (auto at = bodyText.find(use); !reads && at != std::string::npos;
-             at = bodyText.find(use, at + 1)) {
-            const std::size_t end = at + use.size();
-            reads = end >= bodyText.size() ||
-                    !(std::isalnum(static_cast<unsigned char>(bodyText[end])) || bodyText[end] == '_');
-        }
-        const auto names = identifiersOf(arg);
-        if (!reads || (!plan.argsName.empty() && names.count(plan.argsName)))
-            continue;
-        for (const auto& n : names)
-            if (!isBuiltin(n) && !sc.batchNames.count(n))
-                sc.bodyFree.insert(n);
-        sc.selfBound[attribute] = arg;
-    }
+    const auto bound = bindStepNames(plan, slicer, all, sc);
     std::set<std::string> wanted = sc.bodyFree;
     if (!plan.modelBinding.empty())
         wanted.insert(plan.modelBinding);
@@ -475,7 +491,9 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
             if (std::find(into.begin(), into.end(), s) == into.end())
                 into.push_back(s);
         }
-        const auto byPosition = [](const Stmt* a, const Stmt* b) { return a->start < b->start; };
+        const auto byPosition = [](const Stmt* a, const Stmt* b) {
+            return a->start < b->start;
+        };
         std::sort(sc.init.local.begin(), sc.init.local.end(), byPosition);
         std::sort(sc.init.module.begin(), sc.init.module.end(), byPosition);
     }

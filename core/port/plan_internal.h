@@ -120,6 +120,7 @@ private:
     void analyseBody(const Stmt& loop);
     void bindStepArguments(const Call& backward, const Call& call);
     void bindSelfAttributes(const Stmt& loop);
+    void noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction);
     bool findProgressData(const Call& c, FunctionId fn, DataPlan& out);
     void findOptimizers();
     void findModel();

@@ -96,46 +96,7 @@ bool Planner::findLoop()
     }
     m_p.loop = lp;
     if (stepFunction) {
-        // What the calling loop does besides the call (the batches an episode collects, a
-        // break on a flag) is not the step: named, so the port is partial rather than silent.
-        // Statements that only steer the loop or log (`if args.dry_run: break`, a print) are
-        // not training: left out, as the target decides how many steps run.
-        std::function<bool(const Stmt&)> controlOnly = [&](const Stmt& s) {
-            if (s.isComment() || s.type == "break_statement" || s.type == "continue_statement" ||
-                s.type == "pass_statement")
-                return true;
-            if (s.type == "expression_statement")
-                return src().text(s.start, s.end).starts_with("print(");
-            if (s.type != "if_statement")
-                return false;
-            return std::all_of(s.body.begin(), s.body.end(), controlOnly) &&
-                   std::all_of(s.other.begin(), s.other.end(), controlOnly);
-        };
-        for (const auto& s : best->body) {
-            if (s.isComment() || s.uses.count(stepFunction->name))
-                continue;
-            if (controlOnly(s)) {
-                m_p.leftovers.push_back(PlanItem{"loop-control", "", refOf(m_p.entry, src(), s),
-                                                 "steers the original's loop or logs: the "
-                                                 "target runs the steps"});
-                continue;
-            }
-            std::string what = src().text(s.start, std::min(s.end, s.start + 60));
-            std::replace(what.begin(), what.end(), '\n', ' ');
-            what.erase(std::unique(what.begin(), what.end(),
-                                   [](char a, char b) { return a == ' ' && b == ' '; }),
-                       what.end());
-            m_p.manual.push_back(manualFinding("the training step is " + stepFunction->name +
-                                                   "(), called once per iteration "
-                                                   "of the loop at " +
-                                                   lp.loop.where() +
-                                                   "; what the loop does around the call "
-                                                   "(`" +
-                                                   what + "`…) is not carried over",
-                                               refOf(m_p.entry, src(), s),
-                                               "move it into the step, or into the data loader"));
-            break;
-        }
+        noteAroundStepCall(*best, *stepFunction);
         bindStepArguments(*backward, *stepCall);
         analyseBody(*stepFunction);
         return true;
@@ -195,6 +156,52 @@ void Planner::bindSelfAttributes(const Stmt& loop)
     if (!bound.empty()) {
         m_p.loop->instance = refOf(m_p.entry, src(), instance->span);
         m_instanceFunction = instance->function;
+    }
+}
+
+// What the loop around a step function's call does besides the call (the batches an episode
+// collects) is not the step: named, so the port is partial rather than silent. Statements
+// that only steer the loop or log are left out.
+void Planner::noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction)
+{
+    const auto& lp = *m_p.loop;
+    // Statements that only steer the loop or log (`if args.dry_run: break`, a print) are
+    // not training: left out, as the target decides how many steps run.
+    std::function<bool(const Stmt&)> controlOnly = [&](const Stmt& s) {
+        if (s.isComment() || s.type == "break_statement" || s.type == "continue_statement" ||
+            s.type == "pass_statement")
+            return true;
+        if (s.type == "expression_statement")
+            return src().text(s.start, s.end).starts_with("print(");
+        if (s.type != "if_statement")
+            return false;
+        return std::all_of(s.body.begin(), s.body.end(), controlOnly) &&
+               std::all_of(s.other.begin(), s.other.end(), controlOnly);
+    };
+    for (const auto& s : loop.body) {
+        if (s.isComment() || s.uses.count(stepFunction.name))
+            continue;
+        if (controlOnly(s)) {
+            m_p.leftovers.push_back(PlanItem{"loop-control", "", refOf(m_p.entry, src(), s),
+                                             "steers the original's loop or logs: the "
+                                             "target runs the steps"});
+            continue;
+        }
+        std::string what = src().text(s.start, std::min(s.end, s.start + 60));
+        std::replace(what.begin(), what.end(), '\n', ' ');
+        what.erase(std::unique(what.begin(), what.end(),
+                               [](char a, char b) { return a == ' ' && b == ' '; }),
+                   what.end());
+        m_p.manual.push_back(manualFinding("the training step is " + stepFunction.name +
+                                               "(), called once per iteration "
+                                               "of the loop at " +
+                                               lp.loop.where() +
+                                               "; what the loop does around the call "
+                                               "(`" +
+                                               what + "`…) is not carried over",
+                                           refOf(m_p.entry, src(), s),
+                                           "move it into the step, or into the data loader"));
+        break;
     }
 }
 

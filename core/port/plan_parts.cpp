@@ -197,7 +197,8 @@ void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out
     // A trainer class's `self.loader`: the instantiation's argument.
     if (iterable.starts_with("self.") && m_p.loop && fn == m_loopFunction)
         if (const auto it = m_p.loop->selfArguments.find(iterable.substr(5));
-            it != m_p.loop->selfArguments.end() && it->second.find_first_of("()[]. ") == std::string::npos)
+            it != m_p.loop->selfArguments.end() &&
+            it->second.find_first_of("()[]. ") == std::string::npos)
             return findData(it->second, m_instanceFunction, out);
     if (iterable.find_first_of("()[]. ") != std::string::npos)
         return;

@@ -294,8 +294,7 @@ void RunPanel::setProject(const QString& folder)
     };
     if (verification(0) && verification(1))
         m_historyView->selectionModel()->select(
-            m_historyModel->index(1, 0),
-            QItemSelectionModel::Select | QItemSelectionModel::Rows);
+            m_historyModel->index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
     updateButtons();
 }
 
