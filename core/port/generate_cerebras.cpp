@@ -228,11 +228,20 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             out.manual.push_back(manualFinding("optimizer step with a closure (" + o.qualified +
                                                    "): the Cerebras loop runs none",
                                                o.construction));
+    // The Cerebras schedulers count steps and name values (StepLR(optimizer,
+    // initial_learning_rate, step_size, gamma), resources/contracts/cerebras-cstorch.yaml); a
+    // torch scheduler stepped once per epoch counts epochs, and how many steps an epoch has is
+    // the dataset's: the conversion is the user's, said precisely.
     for (const auto& s : plan.schedulers)
-        out.manual.push_back(manualFinding("LR scheduler " + s.variable + " (" + s.qualified +
-                                               "): write it in the params file's schedulers",
-                                           s.construction,
-                                           "trainer.init.schedulers / optimizer.learning_rate"));
+        out.manual.push_back(manualFinding(
+            "LR scheduler " + s.variable + " (" + s.qualified + ", stepped once per " +
+                (s.perBatch ? "step" : "epoch") + "): write it in the params file's schedulers" +
+                (s.perBatch ? std::string()
+                            : "; the Cerebras schedulers count steps, so its counts in "
+                              "epochs (step_size, milestones, T_max) become counts in steps "
+                              "(× the steps of an epoch), and its rate the "
+                              "initial_learning_rate"),
+            s.construction, "trainer.init.schedulers / optimizer.learning_rate"));
 
     // The data.
     auto dataFunction = [&](const DataPlan& data, const DataPlan& fallback, bool train,
