@@ -194,7 +194,49 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
                  "Config(**config)\n";
         model += ind2 + "super().__init__()\n" + ind2 + "self.config = config\n";
     }
-    model += renderLocal(slicer, sc.init.local, initRules, ind2);
+    // A class or function that takes the flags namespace whole (`ViT(args)`): the model hands
+    // it the namespace rebuilt from the params (every flag under its own name), as the
+    // original's argparse gave it.
+    const std::string initText = renderLocal(slicer, sc.init.local, initRules, ind2);
+    bool namespaceUsed = false;
+    if (!plan.argsName.empty()) {
+        const auto& a = plan.argsName;
+        const auto isId = [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+        };
+        for (auto at = initText.find(a); !namespaceUsed && at != std::string::npos;
+             at = initText.find(a, at + 1)) {
+            const std::size_t end = at + a.size();
+            namespaceUsed = !(at > 0 && isId(initText[at - 1])) &&
+                            !(end < initText.size() && (isId(initText[end]) || initText[end] == '.'));
+        }
+    }
+    if (namespaceUsed) {
+        model += ind2 + plan.argsName + " = types.SimpleNamespace(\n";
+        // A flag the params file leaves out (a device or dry-run switch) keeps the original's
+        // default.
+        std::set<std::string> seen;
+        for (const auto& f : plan.flags) {
+            if (!seen.insert(f.dest).second)
+                continue;
+            const std::string y = hp.count(f.dest) ? hp[f.dest].value : "null";
+            const std::string value = y == "null"    ? "None"
+                                      : y == "true"  ? "True"
+                                      : y == "false" ? "False"
+                                                     : y;
+            std::string read;
+            if (runner) {
+                const auto [s, k] = section(f.dest);
+                read = "params.get(\"" + s + "\", {}).get(\"" + k + "\", " + value + ")";
+            } else {
+                modelFields.insert(f.dest);
+                read = "config." + f.dest;
+            }
+            model += ind2 + "    " + f.dest + "=" + read + ",\n";
+        }
+        model += ind2 + ")\n";
+    }
+    model += initText;
     model +=
         ind2 + "self.model = " + (plan.modelBinding.empty() ? "None" : plan.modelBinding) + "\n";
     for (const auto& a : sc.attributes)
@@ -311,8 +353,11 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     moduleRules.deviceNames = plan.deviceNames;
     std::string module = slicer.moduleText(moduleStmts, moduleRules);
     const std::string futures = splitFutures(module);
+    if (namespaceUsed)
+        module = "import types\n" + module;
     for (const Stmt* s : moduleStmts)
-        if (!plan.argsName.empty() && s->uses.count(plan.argsName))
+        if (!plan.argsName.empty() && s->uses.count(plan.argsName) &&
+            !(namespaceUsed && takesNamespace(src, *s, plan.argsName)))
             out.manual.push_back(manualFinding(
                 (s->name.empty() ? std::string("a module-level statement") : s->name) +
                     " reads the command-line flags at module level",

@@ -815,6 +815,10 @@ for data, target in train_loader:
         << namespaceClass << "determined-pytorchtrial" << true << "args = self.flags()"
         << ""
         << "";
+    QTest::newRow("namespace-class/cerebras")
+        << namespaceClass << "cerebras-pytorch" << true << "args = types.SimpleNamespace("
+        << ""
+        << "";
     // The script's code under `if __name__ == '__main__':` at module level: the block is the
     // loop's scope, so what builds the model and the optimizer there moves into the port.
     const QString mainBlock = R"(
