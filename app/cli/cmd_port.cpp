@@ -74,7 +74,8 @@ int runPort(const PortCliOptions& o)
     std::error_code ec;
     if (!fs::is_directory(project, ec))
         return usage("not a project folder: " + o.project);
-    const fs::path out = fs::absolute(o.output).lexically_normal();
+    // --plan writes nothing and may have no -o (fs::absolute("") throws).
+    const fs::path out = o.output.empty() ? fs::path() : fs::absolute(o.output).lexically_normal();
     if (!o.planOnly && fs::exists(out, ec) && (!fs::is_directory(out, ec) || !fs::is_empty(out, ec)))
         return usage("the output folder " + o.output + " exists and is not empty");
     if (!o.planOnly && (out == project || out.string().starts_with(project.string() + "/")))
@@ -126,12 +127,13 @@ int runPort(const PortCliOptions& o)
         verified = port::verifyPort(project, out, *result.value, vo);
     }
     const auto& r = *result.value;
-    const bool ok = r.full() && (!verified || verified->agrees);
+    const port::VerifyResult* checked = verified ? &*verified : nullptr;
+    const bool ok = r.full(checked) && (!verified || verified->agrees);
     if (json) {
         std::cout << port::toJson(r, out.string(), verified ? &*verified : nullptr).dump(2)
                   << "\n";
     } else {
-        std::cout << r.status() << " port for " << r.target
+        std::cout << r.status(checked) << " port for " << r.target
                   << (r.api.empty() ? "" : " (api " + r.api + ")") << " written to " << out.string()
                   << "\n";
         for (const auto& f : r.files)

@@ -12,6 +12,8 @@
 
 namespace portolan::port {
 
+struct VerifyResult;
+
 struct GeneratedFile
 {
     std::string path; // relative to the output folder
@@ -36,8 +38,13 @@ struct PortResult
     double planMs = 0;
     double generateMs = 0;
 
-    bool full() const { return manual.empty(); }
-    std::string status() const { return full() ? "full" : "partial"; }
+    // The one status rule: a port is full when the plan placed everything (no port.manual
+    // item) and, once it has been checked (`checked`, the verification), its target guide
+    // reports no error. Everything else is partial, and leftFor() says what is left.
+    bool full(const VerifyResult* checked = nullptr) const;
+    std::string status(const VerifyResult* checked = nullptr) const;
+    // What is left to do by hand: the plan's manual items, then the check's errors.
+    std::vector<guides::Finding> leftFor(const VerifyResult* checked) const;
 };
 
 struct VerifyResult

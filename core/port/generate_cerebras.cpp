@@ -179,6 +179,7 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     addUntraced(plan, sc, out);
     for (const auto& [k, v] : sc.rename)
         fwdRules.rename[k] = v;
+    bindSelfAttributes(fwdRules, sc);
 
     // The model that returns its loss.
     std::string model;
@@ -193,7 +194,49 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
                  "Config(**config)\n";
         model += ind2 + "super().__init__()\n" + ind2 + "self.config = config\n";
     }
-    model += renderLocal(slicer, sc.init.local, initRules, ind2);
+    // A class or function that takes the flags namespace whole (`ViT(args)`): the model hands
+    // it the namespace rebuilt from the params (every flag under its own name), as the
+    // original's argparse gave it.
+    const std::string initText = renderLocal(slicer, sc.init.local, initRules, ind2);
+    bool namespaceUsed = false;
+    if (!plan.argsName.empty()) {
+        const auto& a = plan.argsName;
+        const auto isId = [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+        };
+        for (auto at = initText.find(a); !namespaceUsed && at != std::string::npos;
+             at = initText.find(a, at + 1)) {
+            const std::size_t end = at + a.size();
+            namespaceUsed = !(at > 0 && isId(initText[at - 1])) &&
+                            !(end < initText.size() && (isId(initText[end]) || initText[end] == '.'));
+        }
+    }
+    if (namespaceUsed) {
+        model += ind2 + plan.argsName + " = types.SimpleNamespace(\n";
+        // A flag the params file leaves out (a device or dry-run switch) keeps the original's
+        // default.
+        std::set<std::string> seen;
+        for (const auto& f : plan.flags) {
+            if (!seen.insert(f.dest).second)
+                continue;
+            const std::string y = hp.count(f.dest) ? hp[f.dest].value : "null";
+            const std::string value = y == "null"    ? "None"
+                                      : y == "true"  ? "True"
+                                      : y == "false" ? "False"
+                                                     : y;
+            std::string read;
+            if (runner) {
+                const auto [s, k] = section(f.dest);
+                read = "params.get(\"" + s + "\", {}).get(\"" + k + "\", " + value + ")";
+            } else {
+                modelFields.insert(f.dest);
+                read = "config." + f.dest;
+            }
+            model += ind2 + "    " + f.dest + "=" + read + ",\n";
+        }
+        model += ind2 + ")\n";
+    }
+    model += initText;
     model +=
         ind2 + "self.model = " + (plan.modelBinding.empty() ? "None" : plan.modelBinding) + "\n";
     for (const auto& a : sc.attributes)
@@ -227,11 +270,20 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             out.manual.push_back(manualFinding("optimizer step with a closure (" + o.qualified +
                                                    "): the Cerebras loop runs none",
                                                o.construction));
+    // The Cerebras schedulers count steps and name values (StepLR(optimizer,
+    // initial_learning_rate, step_size, gamma), resources/contracts/cerebras-cstorch.yaml); a
+    // torch scheduler stepped once per epoch counts epochs, and how many steps an epoch has is
+    // the dataset's: the conversion is the user's, said precisely.
     for (const auto& s : plan.schedulers)
-        out.manual.push_back(manualFinding("LR scheduler " + s.variable + " (" + s.qualified +
-                                               "): write it in the params file's schedulers",
-                                           s.construction,
-                                           "trainer.init.schedulers / optimizer.learning_rate"));
+        out.manual.push_back(manualFinding(
+            "LR scheduler " + s.variable + " (" + s.qualified + ", stepped once per " +
+                (s.perBatch ? "step" : "epoch") + "): write it in the params file's schedulers" +
+                (s.perBatch ? std::string()
+                            : "; the Cerebras schedulers count steps, so its counts in "
+                              "epochs (step_size, milestones, T_max) become counts in steps "
+                              "(× the steps of an epoch), and its rate the "
+                              "initial_learning_rate"),
+            s.construction, "trainer.init.schedulers / optimizer.learning_rate"));
 
     // The data.
     auto dataFunction = [&](const DataPlan& data, const DataPlan& fallback, bool train,
@@ -301,8 +353,11 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     moduleRules.deviceNames = plan.deviceNames;
     std::string module = slicer.moduleText(moduleStmts, moduleRules);
     const std::string futures = splitFutures(module);
+    if (namespaceUsed)
+        module = "import types\n" + module;
     for (const Stmt* s : moduleStmts)
-        if (!plan.argsName.empty() && s->uses.count(plan.argsName))
+        if (!plan.argsName.empty() && s->uses.count(plan.argsName) &&
+            !(namespaceUsed && takesNamespace(src, *s, plan.argsName)))
             out.manual.push_back(manualFinding(
                 (s->name.empty() ? std::string("a module-level statement") : s->name) +
                     " reads the command-line flags at module level",

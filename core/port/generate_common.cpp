@@ -260,6 +260,69 @@ std::optional<Diagnostic> writePort(const PortResult& port, const std::filesyste
 
 namespace portolan::port::detail {
 
+bool takesNamespace(const SourceFile& src, const Stmt& def, const std::string& argsName)
+{
+    if (argsName.empty())
+        return false;
+    if (def.type == "function_definition" || def.type == "decorated_definition") {
+        const auto p = parameterNames(src, def);
+        return std::find(p.begin(), p.end(), argsName) != p.end();
+    }
+    if (def.type != "class_definition")
+        return false;
+    bool any = false;
+    for (const auto& m : def.body) {
+        if (m.isComment() || !m.uses.count(argsName))
+            continue;
+        if (!takesNamespace(src, m, argsName))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+void bindSelfAttributes(RenderRules& rules, const StepCode& sc)
+{
+    for (const auto& [attribute, arg] : sc.selfBound) {
+        const std::string text = renameIdentifiers(arg, rules.rename);
+        const bool simple = text.find_first_of(" +-*/%,<>=!&|^~") == std::string::npos ||
+                            (text.starts_with("(") && text.ends_with(")"));
+        rules.selfAttributes[attribute] = simple ? text : "(" + text + ")";
+    }
+}
+
+std::string renameIdentifiers(const std::string& text,
+                              const std::map<std::string, std::string>& rename)
+{
+    std::string out;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const char c = text[i];
+        if (c == '"' || c == '\'') {
+            const auto e = text.find(c, i + 1);
+            const std::size_t end = e == std::string::npos ? text.size() : e + 1;
+            out += text.substr(i, end - i);
+            i = end;
+            continue;
+        }
+        if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            std::size_t j = i;
+            while (j < text.size() &&
+                   (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
+                ++j;
+            const std::string name = text.substr(i, j - i);
+            const auto it = rename.find(name);
+            const bool attribute = i > 0 && text[i - 1] == '.';
+            out += !attribute && it != rename.end() ? it->second : name;
+            i = j;
+            continue;
+        }
+        out += c;
+        ++i;
+    }
+    return out;
+}
+
 std::set<std::string> identifiersOf(const std::string& text)
 {
     std::set<std::string> out;
@@ -306,6 +369,56 @@ std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& st
     return out;
 }
 
+namespace {
+
+// The names the step reads through a step function's parameters (`step(gcn, opt)` for
+// `def step(model, optimizer)`) or a trainer class's attributes (`self.model`): what the step
+// needs is the caller's arguments' names. Returns parameter -> argument; sc.selfBound gets the
+// attributes.
+std::map<std::string, std::string> bindStepNames(const PortPlan& plan, const Slicer& slicer,
+                                                 const std::vector<const Stmt*>& all, StepCode& sc)
+{
+    const auto& lp = *plan.loop;
+    // A flag in an argument stays unbound: untraced.
+    std::map<std::string, std::string> bound;
+    for (const auto& [param, arg] : lp.stepArguments) {
+        const auto names = identifiersOf(arg);
+        if (!sc.bodyFree.count(param) || (!plan.argsName.empty() && names.count(plan.argsName)))
+            continue;
+        sc.bodyFree.erase(param);
+        for (const auto& n : names)
+            if (!isBuiltin(n) && !sc.batchNames.count(n))
+                sc.bodyFree.insert(n);
+        bound[param] = arg;
+    }
+    // A trainer class's attributes the step reads (`self.model(x)`, `self.criterion(...)`):
+    // what the step needs is the instantiation's arguments' names.
+    std::string bodyText;
+    for (const Stmt* s : all)
+        bodyText += slicer.source().text(s->start, s->end) + "\n";
+    for (const auto& [attribute, arg] : lp.selfArguments) {
+        const std::string use = "self." + attribute;
+        bool reads = false;
+        for (auto at = bodyText.find(use); !reads && at != std::string::npos;
+             at = bodyText.find(use, at + 1)) {
+            const std::size_t end = at + use.size();
+            reads =
+                end >= bodyText.size() ||
+                !(std::isalnum(static_cast<unsigned char>(bodyText[end])) || bodyText[end] == '_');
+        }
+        const auto names = identifiersOf(arg);
+        if (!reads || (!plan.argsName.empty() && names.count(plan.argsName)))
+            continue;
+        for (const auto& n : names)
+            if (!isBuiltin(n) && !sc.batchNames.count(n))
+                sc.bodyFree.insert(n);
+        sc.selfBound[attribute] = arg;
+    }
+    return bound;
+}
+
+} // namespace
+
 StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers, bool argsGlobal)
 {
     StepCode sc;
@@ -319,6 +432,12 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
         bool grads = s->uses.count(plan.modelVariable) || s->uses.count(plan.modelBinding);
         for (const auto& o : plan.optimizers)
             grads = grads || s->uses.count(o.variable);
+        // A step function's parameter bound to the model or an optimizer works on them too.
+        for (const auto& [param, arg] : lp.stepArguments)
+            grads = grads || (s->uses.count(param) &&
+                              (arg == plan.modelVariable || arg == plan.modelBinding ||
+                               std::any_of(plan.optimizers.begin(), plan.optimizers.end(),
+                                           [&](const auto& o) { return o.variable == arg; })));
         if (grads)
             sc.between.push_back(s);
     }
@@ -330,6 +449,7 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
     for (const auto& n : slicer.freeNames(all))
         if (!sc.batchNames.count(n))
             sc.bodyFree.insert(n);
+    const auto bound = bindStepNames(plan, slicer, all, sc);
     std::set<std::string> wanted = sc.bodyFree;
     if (!plan.modelBinding.empty())
         wanted.insert(plan.modelBinding);
@@ -360,6 +480,23 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
     mutableSlicer.argsGlobal = argsGlobal;
     sc.init = slicer.slice(wanted, sc.batchNames, force);
     mutableSlicer.argsGlobal = before;
+    // The original's seeding runs before what the port builds: data drawn once while setting up
+    // (a random split of the nodes, a random permutation) is then the same draw.
+    // A seed at module level that reads no flag stays at module level, before the module
+    // statements that draw.
+    if (!sc.init.local.empty()) {
+        for (const Stmt* s : slicer.seedStatements()) {
+            auto& into = slicer.loopAtModule() && !s->uses.count(plan.argsName) ? sc.init.module
+                                                                                : sc.init.local;
+            if (std::find(into.begin(), into.end(), s) == into.end())
+                into.push_back(s);
+        }
+        const auto byPosition = [](const Stmt* a, const Stmt* b) {
+            return a->start < b->start;
+        };
+        std::sort(sc.init.local.begin(), sc.init.local.end(), byPosition);
+        std::sort(sc.init.module.begin(), sc.init.module.end(), byPosition);
+    }
     if (!plan.modelVariable.empty())
         sc.rename[plan.modelVariable] = "self.model";
     if (!plan.modelBinding.empty())
@@ -371,6 +508,12 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
             continue;
         sc.rename[n] = "self." + n;
         sc.attributes.push_back(n);
+    }
+    for (const auto& [param, arg] : bound) {
+        const std::string text = renameIdentifiers(arg, sc.rename);
+        const bool simple = text.find_first_of(" +-*/%,<>=!&|^~") == std::string::npos ||
+                            (text.starts_with("(") && text.ends_with(")"));
+        sc.rename[param] = simple ? text : "(" + text + ")";
     }
     return sc;
 }

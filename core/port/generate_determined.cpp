@@ -16,395 +16,449 @@ std::string yamlComment(std::string s)
     return s.empty() ? std::string() : "  # " + s;
 }
 
+// The phases of a Determined port, in the order write() runs them; each writes a piece of
+// model_def.py or const.yaml, and the state they share is the struct's.
+struct DeterminedPort
+{
+    const PortPlan& plan;
+    const std::map<std::string, std::string>& values;
+    PortResult out;
+    Slicer slicer;
+    const LoopPlan& lp;
+    const SourceFile& src;
+    std::map<std::string, Hyper> hp;
+    std::map<std::string, std::string> keyOf; // flag dest -> hyperparameter key
+    RenderRules rules;
+    std::set<std::string> unknownFlags;
+    StepCode sc;
+    std::vector<const Stmt*> moduleStmts;
+    std::string init, trainLoader, evalLoader, train, eval;
+    std::string trainLoaderText, evalLoaderText, flagsMethod;
+    bool namespaceUsed = false;
+
+    DeterminedPort(const PortPlan& p, const std::map<std::string, std::string>& v)
+        : plan(p), values(v), slicer(p), lp(*p.loop), src(slicer.source())
+    {}
+
+    // The hyperparameters and their const.yaml keys (the params-from-argparse fix's names).
+    void keys()
+    {
+        hp = hyperparameters(plan, values);
+        // Keys as the params-from-argparse fix names them (batch_size -> global_batch_size).
+        for (auto& [dest, h] : hp) {
+            if (plan.paramsDetermined)
+                if (const auto* e = plan.paramsDetermined->entry(dest))
+                    h.key = e->key;
+            keyOf[dest] = h.key;
+        }
+        // A loop that builds its own batches (no DataLoader) steps once per value of its loop: the
+        // port's batch is one such value, and a batch-size flag keeps its own name (it sizes the
+        // batches the step builds, not Determined's).
+        const bool loopValues = plan.loop && !plan.train.isDataLoader;
+        if (loopValues)
+            for (auto& [dest, h] : hp)
+                if (h.key == "global_batch_size") {
+                    h.key = dest;
+                    keyOf[dest] = dest;
+                }
+        bool haveGlobal = false;
+        for (const auto& [d, h] : hp)
+            haveGlobal = haveGlobal || h.key == "global_batch_size";
+        const std::string bs = plan.train.batchSize;
+        if (!haveGlobal) {
+            const std::string prefix = plan.argsName + ".";
+            if (!plan.argsName.empty() && bs.starts_with(prefix) &&
+                hp.count(bs.substr(prefix.size()))) {
+                hp[bs.substr(prefix.size())].key = "global_batch_size";
+                keyOf[bs.substr(prefix.size())] = "global_batch_size";
+            } else {
+                Hyper h;
+                h.key = "global_batch_size";
+                h.value = !bs.empty() && bs.find_first_not_of("0123456789 ") == std::string::npos
+                              ? bs
+                              : "32";
+                h.comment = "the training DataLoader's batch size";
+                if (loopValues) {
+                    h.value = "1";
+                    h.comment = "one value of the original's training loop per batch: the step "
+                                "builds its batch";
+                }
+                hp["global_batch_size"] = h;
+            }
+        }
+    }
+
+    // How the trial reads a flag and the device.
+    void readingRules()
+    {
+        rules.argsName = plan.argsName;
+        rules.flag = [&](const std::string& dest) {
+            const auto it = keyOf.find(dest);
+            if (it == keyOf.end())
+                unknownFlags.insert(dest);
+            return "self.context.get_hparam(\"" + (it == keyOf.end() ? dest : it->second) + "\")";
+        };
+        rules.deviceNames = plan.deviceNames;
+        for (const auto& d : plan.deviceNames)
+            rules.rename[d] = "self.context.device";
+    }
+
+    // __init__: the model, optimizers and schedulers built and wrapped.
+    void initMethod()
+    {
+        init += "    def __init__(self, context: PyTorchTrialContext) -> None:\n";
+        init += "        self.context = context\n";
+        {
+            const std::string ind = "        ";
+            for (const Stmt* s : sc.init.local) {
+                init += renderLocal(slicer, {s}, rules, ind);
+                if (!plan.modelBinding.empty() && s->defines.count(plan.modelBinding))
+                    init += ind + plan.modelBinding + " = self.context.wrap_model(" +
+                            plan.modelBinding + ")\n";
+                for (const auto& o : plan.optimizers)
+                    if (!o.synthesized && s->defines.count(o.variable))
+                        init += ind + o.variable + " = self.context.wrap_optimizer(" + o.variable +
+                                ")\n";
+                for (const auto& sch : plan.schedulers)
+                    if (s->defines.count(sch.variable))
+                        init += ind + sch.variable + " = self.context.wrap_lr_scheduler(\n" + ind +
+                                "    " + sch.variable + ",\n" + ind +
+                                "    step_mode=LRScheduler.StepMode." +
+                                (sch.perBatch ? "STEP_EVERY_BATCH" : "STEP_EVERY_EPOCH") + ")\n";
+            }
+            if (plan.modelBinding.empty()) {
+                init += todo(ind, "build the model here and wrap it with self.context.wrap_model");
+            } else {
+                bool built = sc.init.localDefines.count(plan.modelBinding) > 0;
+                if (!built) {
+                    // Built at module level: wrap it here.
+                    init +=
+                        ind + "self.model = self.context.wrap_model(" + plan.modelBinding + ")\n";
+                } else {
+                    init += ind + "self.model = " + plan.modelBinding + "\n";
+                }
+            }
+            for (const auto& o : plan.optimizers) {
+                if (o.synthesized) {
+                    const std::string lr = o.learningRate.empty() ? "0.1" : o.learningRate;
+                    std::string lrText = lr;
+                    for (const auto& n : identifiersOf(lr))
+                        if (sc.init.localDefines.count(n) == 0 && !plan.argsName.empty() &&
+                            n == plan.argsName)
+                            lrText = lr;
+                    init += ind + "# The original updates the weights by hand with plain SGD "
+                                  "(p -= lr * grad).\n";
+                    init +=
+                        ind + "self." + o.variable +
+                        " = self.context.wrap_optimizer(torch.optim.SGD(self.model.parameters(), "
+                        "lr=" +
+                        lrText + "))\n";
+                } else {
+                    init += ind + "self." + o.variable + " = " + o.variable + "\n";
+                }
+            }
+            for (const auto& sch : plan.schedulers)
+                init += ind + "self." + sch.variable + " = " + sch.variable + "\n";
+            for (const auto& a : sc.attributes)
+                init += ind + "self." + a + " = " + a + "\n";
+        }
+        for (const auto& n : sc.init.unresolved)
+            if (sc.bodyFree.count(n) && !sc.rename.count(n))
+                out.notes.push_back("`" + n +
+                                    "` is read by the training step but defined nowhere "
+                                    "the port can see");
+    }
+
+    // build_training_data_loader / build_validation_data_loader.
+    void loaderMethods()
+    {
+        auto loader = [&](const char* method, const DataPlan& data, const DataPlan& fallback,
+                          bool train) {
+            std::string m = std::string("    def ") + method + "(self) -> DataLoader:\n";
+            const std::string ind = "        ";
+            DataCode dc = dataCode(plan, slicer, data, rules, ind);
+            if (!dc.ok && !train)
+                dc = dataCode(plan, slicer, fallback, rules, ind);
+            bool values = false;
+            if (!dc.ok && !plan.eval.isDataLoader) {
+                dc = loopValuesCode(plan, slicer, rules, ind);
+                values = dc.ok;
+                // Validation: a few of the training loop's steps (the loop may never end).
+                if (values && !train) {
+                    dc.dataset.insert(dc.dataset.size() - 1, ", limit=10");
+                    m += ind + "# The original has no validation data: ten of its training steps "
+                               "stand in.\n";
+                }
+            }
+            if (!dc.ok) {
+                if (train && plan.loop && !plan.train.isDataLoader && plan.loop->batchTarget.size())
+                    out.manual.push_back(nonLoaderManual(plan));
+                m += todo(ind, "build the " + std::string(train ? "training" : "validation") +
+                                   " data: the original's batches come from `" +
+                                   (train ? lp.iterable : data.variable) + "`");
+                m += ind + "raise NotImplementedError(\"TODO(portolan): " + method + "\")\n";
+                return m;
+            }
+            if (!train && !data.isDataLoader && !values)
+                m +=
+                    ind + "# The original has no validation loader: the training data stands in.\n";
+            moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
+            m += dc.statements;
+            m += ind + "return DataLoader(\n" + ind + "    " + dc.dataset + ",\n" + ind +
+                 "    batch_size=self.context.get_per_slot_batch_size()";
+            for (const auto& [k, v] : dc.keywords)
+                m += ",\n" + ind + "    " + k + "=" + v;
+            m += ")\n";
+            return m;
+        };
+        trainLoader = loader("build_training_data_loader", plan.train, plan.train, true);
+        evalLoader = loader("build_validation_data_loader", plan.eval, plan.train, false);
+    }
+
+    // train_batch / evaluate_batch.
+    void stepMethods()
+    {
+        RenderRules body = rules;
+        for (const auto& [k, v] : sc.rename)
+            body.rename[k] = v;
+        bindSelfAttributes(body, sc);
+        const std::string loss = lossName(plan);
+        auto unpack = [&](const std::string& ind, const char* indexParam) {
+            std::string t = ind + lp.batchTarget + " = batch\n";
+            if (!lp.indexName.empty() && lp.indexName != indexParam)
+                t += ind + lp.indexName + " = " + indexParam + "\n";
+            return t;
+        };
+        const std::string ind = "        ";
+        std::string forward = renderLocal(slicer, sc.forward, body, ind);
+        if (plan.lossExpression.valid() &&
+            plan.lossExpression.text !=
+                src.text(plan.lossExpression.start, plan.lossExpression.end))
+            forward += ind + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
+        if (!plan.loop->lossName.empty() && loss != plan.loop->lossName)
+            forward += ind + "loss = " + plan.loop->lossName + "\n";
+        train += "    def train_batch(self, batch: Any, epoch_idx: int,\n"
+                 "                    batch_idx: int) -> Dict[str, torch.Tensor]:\n";
+        train += unpack(ind, "batch_idx");
+        train += forward;
+        train += ind + "self.context.backward(" + loss + ")\n";
+        train += renderLocal(slicer, sc.between, body, ind);
+        bool first = true;
+        for (const auto& o : plan.optimizers) {
+            if (o.closure) {
+                train += todo(ind, "the original steps " + o.variable +
+                                       " with a closure (LBFGS): Determined steps without one; "
+                                       "re-evaluate the loss by hand if needed");
+                out.manual.push_back(manualFinding(
+                    "optimizer step with a closure (" + o.qualified +
+                        "): Determined's "
+                        "step_optimizer takes no closure",
+                    o.construction, "use an optimizer without a closure, or step it by hand"));
+            }
+            train += ind + "self.context.step_optimizer(self." + o.variable + ")\n";
+            if (!first)
+                out.notes.push_back(
+                    "second optimizer " + o.variable +
+                    " is stepped after the same backward; Determined allows several");
+            first = false;
+        }
+        if (plan.optimizers.empty())
+            train += todo(ind, "no optimizer: step one with self.context.step_optimizer");
+        train += ind + "return {\"loss\": " + loss + "}\n";
+
+        eval += "    def evaluate_batch(self, batch: Any, batch_idx: int) -> Dict[str, Any]:\n";
+        eval += ind + "# The training step's forward and loss, as the validation metric.\n";
+        eval += unpack(ind, "batch_idx");
+        eval += forward;
+        eval += ind + "return {\"validation_loss\": " + loss + "}\n";
+        if (plan.evaluation)
+            for (const auto& m : plan.evaluation->metrics)
+                out.notes.push_back("evaluation metric `" + m + "` of " +
+                                    plan.evaluation->loop.where() +
+                                    " is not carried over: evaluate_batch reports the loss");
+    }
+
+    void flagsNamespace()
+    {
+        // The flags namespace itself handed to a function (`make_loader(args, ...)`): the port
+        // rebuilds it from the hyperparameters (every flag under its own name) in the method that
+        // needs it, so the function reads the same values.
+        auto markBare = [&](std::string& piece) {
+            const std::string& a = plan.argsName;
+            const auto isId = [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+            };
+            std::string done;
+            bool given = false;
+            std::size_t ls = 0;
+            while (ls < piece.size()) {
+                std::size_t le = piece.find('\n', ls);
+                if (le == std::string::npos)
+                    le = piece.size();
+                const std::string line = piece.substr(ls, le - ls);
+                bool bare = false;
+                for (std::size_t at = line.find(a); !a.empty() && at != std::string::npos;
+                     at = line.find(a, at + 1)) {
+                    const std::size_t end = at + a.size();
+                    bare = bare || !((at > 0 && isId(line[at - 1])) ||
+                                     (end < line.size() && isId(line[end])));
+                }
+                const auto first = line.find_first_not_of(' ');
+                if (bare && !given && first != std::string::npos && line[first] != '#' &&
+                    !line.starts_with("    def ")) {
+                    done += line.substr(0, first) + a + " = self.flags()\n";
+                    given = true;
+                    namespaceUsed = true;
+                }
+                done += line + (le < piece.size() ? "\n" : "");
+                ls = le + 1;
+            }
+            piece = done;
+        };
+        trainLoaderText = trainLoader;
+        evalLoaderText = evalLoader;
+        if (!plan.argsName.empty()) {
+            markBare(init);
+            markBare(trainLoaderText);
+            markBare(evalLoaderText);
+            markBare(train);
+        }
+        if (namespaceUsed) {
+            flagsMethod =
+                "    def flags(self) -> types.SimpleNamespace:\n"
+                "        # The original's flags namespace, rebuilt from the hyperparameters "
+                "for the code\n        # that takes it whole.\n"
+                "        return types.SimpleNamespace(\n";
+            std::set<std::string> seen;
+            for (const auto& f : plan.flags)
+                if (seen.insert(f.dest).second)
+                    flagsMethod += "            " + f.dest + "=self.context.get_hparam(\"" +
+                                   (keyOf.count(f.dest) ? keyOf.at(f.dest) : f.dest) + "\"),\n";
+            flagsMethod += "        )\n\n";
+        }
+    }
+
+    // model_def.py: the module level the methods need, then the trial.
+    void modelDef()
+    {
+        std::sort(moduleStmts.begin(), moduleStmts.end(),
+                  [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
+        moduleStmts.erase(std::unique(moduleStmts.begin(), moduleStmts.end()), moduleStmts.end());
+        RenderRules moduleRules;
+        moduleRules.deviceNames = plan.deviceNames;
+        std::string module = slicer.moduleText(moduleStmts, moduleRules);
+        for (const Stmt* s : moduleStmts) {
+            // A function taking the namespace as its own parameter reads what it is given.
+            const bool parameter = takesNamespace(src, *s, plan.argsName);
+            if (!plan.argsName.empty() && s->uses.count(plan.argsName) && !parameter) {
+                const std::string what = s->name.empty() ? "a module-level statement" : s->name;
+                out.manual.push_back(
+                    manualFinding(what + " reads the command-line flags (`" + plan.argsName +
+                                      ".…`) at module level: pass the values from the trial",
+                                  CodeRef{plan.entry, s->line, s->column, s->start, s->end, ""},
+                                  "give the function the hyperparameters it needs as parameters"));
+            }
+        }
+        for (const auto& n : unknownFlags)
+            out.manual.push_back(
+                manualFinding("`" + plan.argsName + "." + n + "` is not a flag of the script",
+                              CodeRef{plan.entry, 1, 0, 0, 0, ""}));
+
+        std::string text = "\"\"\"Determined PyTorchTrial generated by Portolan from " +
+                           plan.entry +
+                           ".\n\nThe model, loss and data code are the original's, moved here; "
+                           "Determined owns the\nloop, the device and checkpoints. Hyperparameters "
+                           "are in const.yaml.\n\"\"\"\n";
+        // Imports from __future__ must come first.
+        text += "from typing import Any, Dict\n\n";
+        const std::string futures = splitFutures(module);
+        text = text.substr(0, text.find("from typing")) + futures +
+               text.substr(text.find("from typing"));
+        text +=
+            "import torch\nfrom determined.pytorch import DataLoader, LRScheduler, PyTorchTrial, "
+            "PyTorchTrialContext\n";
+        text += module;
+        if (namespaceUsed)
+            text += "import types\n";
+        if (trainLoader.find("LoopValues(") != std::string::npos)
+            text += "import itertools\n" + loopValuesHelpers();
+        text += "\n\nclass Trial(PyTorchTrial):\n";
+        text += init + "\n" + flagsMethod + trainLoaderText + "\n" + evalLoaderText + "\n" + train +
+                "\n" + eval;
+        out.files.push_back(GeneratedFile{"model_def.py", plan.entry, text});
+    }
+
+    void constYaml()
+    {
+        std::string name = plan.root.filename().string();
+        if (name.empty())
+            name = plan.root.parent_path().filename().string();
+        std::string yaml =
+            "# Determined experiment config generated by Portolan from the flags of " + plan.entry +
+            ".\nname: " + name + "-determined\n";
+        yaml += "entrypoint: model_def:Trial\n";
+        yaml += "hyperparameters:\n";
+        std::set<std::string> written;
+        for (const auto& f : plan.flags) {
+            const auto it = hp.find(f.dest);
+            if (it == hp.end() || !written.insert(it->second.key).second)
+                continue;
+            yaml += "  " + it->second.key + ": " + it->second.value +
+                    yamlComment(it->second.comment) + "\n";
+            out.hyperparameters[it->second.key] = it->second.value;
+            if (it->second.value == "null" && f.required)
+                out.manual.push_back(
+                    manualFinding("the flag " + (f.options.empty() ? f.dest : f.options.front()) +
+                                      " is required and has no default: set hyperparameters." +
+                                      it->second.key + " in const.yaml",
+                                  CodeRef{plan.entry, f.span.line, f.span.column - 1, 0, 0, ""}));
+        }
+        if (const auto it = hp.find("global_batch_size");
+            it != hp.end() && written.insert("global_batch_size").second) {
+            yaml +=
+                "  global_batch_size: " + it->second.value + yamlComment(it->second.comment) + "\n";
+            out.hyperparameters["global_batch_size"] = it->second.value;
+        }
+        std::string epochs = "1";
+        for (const auto& [d, h] : hp)
+            if ((h.key == "epochs" || h.key == "num_epochs") &&
+                h.value.find_first_not_of("0123456789") == std::string::npos)
+                epochs = h.value;
+        yaml += "searcher:\n  name: single\n  metric: validation_loss\n  smaller_is_better: true\n"
+                "  max_length:\n    epochs: " +
+                epochs +
+                "\nrecords_per_epoch: 60000\nmin_validation_period:\n  epochs: 1\n"
+                "resources:\n  slots_per_trial: 1\nmax_restarts: 0\n";
+        out.files.push_back(GeneratedFile{"const.yaml", "", yaml});
+    }
+};
+
 } // namespace
 
 Result<PortResult> generateDetermined(const PortPlan& plan,
                                       const std::map<std::string, std::string>& values)
 {
-    PortResult out;
-    Slicer slicer(plan);
-    if (!plan.loop || !slicer.source().statements().size()) {
+    if (!plan.loop || !Slicer(plan).source().statements().size()) {
         Diagnostic d;
         d.code = "port.no-loop";
         d.message = "nothing to port: no training loop";
         return Result<PortResult>::fail(d);
     }
-    const auto& lp = *plan.loop;
-    const auto& src = slicer.source();
-    auto hp = hyperparameters(plan, values);
-    // Keys as the params-from-argparse fix names them (batch_size -> global_batch_size).
-    std::map<std::string, std::string> keyOf;
-    for (auto& [dest, h] : hp) {
-        if (plan.paramsDetermined)
-            if (const auto* e = plan.paramsDetermined->entry(dest))
-                h.key = e->key;
-        keyOf[dest] = h.key;
-    }
-    // A loop that builds its own batches (no DataLoader) steps once per value of its loop: the
-    // port's batch is one such value, and a batch-size flag keeps its own name (it sizes the
-    // batches the step builds, not Determined's).
-    const bool loopValues = plan.loop && !plan.train.isDataLoader;
-    if (loopValues)
-        for (auto& [dest, h] : hp)
-            if (h.key == "global_batch_size") {
-                h.key = dest;
-                keyOf[dest] = dest;
-            }
-    bool haveGlobal = false;
-    for (const auto& [d, h] : hp)
-        haveGlobal = haveGlobal || h.key == "global_batch_size";
-    const std::string bs = plan.train.batchSize;
-    if (!haveGlobal) {
-        const std::string prefix = plan.argsName + ".";
-        if (!plan.argsName.empty() && bs.starts_with(prefix) &&
-            hp.count(bs.substr(prefix.size()))) {
-            hp[bs.substr(prefix.size())].key = "global_batch_size";
-            keyOf[bs.substr(prefix.size())] = "global_batch_size";
-        } else {
-            Hyper h;
-            h.key = "global_batch_size";
-            h.value =
-                !bs.empty() && bs.find_first_not_of("0123456789 ") == std::string::npos ? bs : "32";
-            h.comment = "the training DataLoader's batch size";
-            if (loopValues) {
-                h.value = "1";
-                h.comment = "one value of the original's training loop per batch: the step "
-                            "builds its batch";
-            }
-            hp["global_batch_size"] = h;
-        }
-    }
-
-    RenderRules rules;
-    rules.argsName = plan.argsName;
-    std::set<std::string> unknownFlags;
-    rules.flag = [&](const std::string& dest) {
-        const auto it = keyOf.find(dest);
-        if (it == keyOf.end())
-            unknownFlags.insert(dest);
-        return "self.context.get_hparam(\"" + (it == keyOf.end() ? dest : it->second) + "\")";
-    };
-    rules.deviceNames = plan.deviceNames;
-    for (const auto& d : plan.deviceNames)
-        rules.rename[d] = "self.context.device";
-
-    StepCode sc = stepCode(plan, slicer, true);
-    std::vector<const Stmt*> moduleStmts = sc.init.module;
-    addUntraced(plan, sc, out);
-
-    // __init__
-    std::string init;
-    init += "    def __init__(self, context: PyTorchTrialContext) -> None:\n";
-    init += "        self.context = context\n";
-    {
-        const std::string ind = "        ";
-        for (const Stmt* s : sc.init.local) {
-            init += renderLocal(slicer, {s}, rules, ind);
-            if (!plan.modelBinding.empty() && s->defines.count(plan.modelBinding))
-                init += ind + plan.modelBinding + " = self.context.wrap_model(" +
-                        plan.modelBinding + ")\n";
-            for (const auto& o : plan.optimizers)
-                if (!o.synthesized && s->defines.count(o.variable))
-                    init +=
-                        ind + o.variable + " = self.context.wrap_optimizer(" + o.variable + ")\n";
-            for (const auto& sch : plan.schedulers)
-                if (s->defines.count(sch.variable))
-                    init += ind + sch.variable + " = self.context.wrap_lr_scheduler(\n" + ind +
-                            "    " + sch.variable + ",\n" + ind +
-                            "    step_mode=LRScheduler.StepMode." +
-                            (sch.perBatch ? "STEP_EVERY_BATCH" : "STEP_EVERY_EPOCH") + ")\n";
-        }
-        if (plan.modelBinding.empty()) {
-            init += todo(ind, "build the model here and wrap it with self.context.wrap_model");
-        } else {
-            bool built = sc.init.localDefines.count(plan.modelBinding) > 0;
-            if (!built) {
-                // Built at module level: wrap it here.
-                init += ind + "self.model = self.context.wrap_model(" + plan.modelBinding + ")\n";
-            } else {
-                init += ind + "self.model = " + plan.modelBinding + "\n";
-            }
-        }
-        for (const auto& o : plan.optimizers) {
-            if (o.synthesized) {
-                const std::string lr = o.learningRate.empty() ? "0.1" : o.learningRate;
-                std::string lrText = lr;
-                for (const auto& n : identifiersOf(lr))
-                    if (sc.init.localDefines.count(n) == 0 && !plan.argsName.empty() &&
-                        n == plan.argsName)
-                        lrText = lr;
-                init += ind + "# The original updates the weights by hand with plain SGD "
-                              "(p -= lr * grad).\n";
-                init += ind + "self." + o.variable +
-                        " = self.context.wrap_optimizer(torch.optim.SGD(self.model.parameters(), "
-                        "lr=" +
-                        lrText + "))\n";
-            } else {
-                init += ind + "self." + o.variable + " = " + o.variable + "\n";
-            }
-        }
-        for (const auto& sch : plan.schedulers)
-            init += ind + "self." + sch.variable + " = " + sch.variable + "\n";
-        for (const auto& a : sc.attributes)
-            init += ind + "self." + a + " = " + a + "\n";
-    }
-    for (const auto& n : sc.init.unresolved)
-        if (sc.bodyFree.count(n) && !sc.rename.count(n))
-            out.notes.push_back("`" + n +
-                                "` is read by the training step but defined nowhere "
-                                "the port can see");
-
-    // The data loaders.
-    auto loader = [&](const char* method, const DataPlan& data, const DataPlan& fallback,
-                      bool train) {
-        std::string m = std::string("    def ") + method + "(self) -> DataLoader:\n";
-        const std::string ind = "        ";
-        DataCode dc = dataCode(plan, slicer, data, rules, ind);
-        if (!dc.ok && !train)
-            dc = dataCode(plan, slicer, fallback, rules, ind);
-        bool values = false;
-        if (!dc.ok && !plan.eval.isDataLoader) {
-            dc = loopValuesCode(plan, slicer, rules, ind);
-            values = dc.ok;
-            // Validation: a few of the training loop's steps (the loop may never end).
-            if (values && !train) {
-                dc.dataset.insert(dc.dataset.size() - 1, ", limit=10");
-                m += ind + "# The original has no validation data: ten of its training steps "
-                           "stand in.\n";
-            }
-        }
-        if (!dc.ok) {
-            if (train && plan.loop && !plan.train.isDataLoader && plan.loop->batchTarget.size())
-                out.manual.push_back(nonLoaderManual(plan));
-            m += todo(ind, "build the " + std::string(train ? "training" : "validation") +
-                               " data: the original's batches come from `" +
-                               (train ? lp.iterable : data.variable) + "`");
-            m += ind + "raise NotImplementedError(\"TODO(portolan): " + method + "\")\n";
-            return m;
-        }
-        if (!train && !data.isDataLoader && !values)
-            m += ind + "# The original has no validation loader: the training data stands in.\n";
-        moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
-        m += dc.statements;
-        m += ind + "return DataLoader(\n" + ind + "    " + dc.dataset + ",\n" + ind +
-             "    batch_size=self.context.get_per_slot_batch_size()";
-        for (const auto& [k, v] : dc.keywords)
-            m += ",\n" + ind + "    " + k + "=" + v;
-        m += ")\n";
-        return m;
-    };
-    const std::string trainLoader =
-        loader("build_training_data_loader", plan.train, plan.train, true);
-    const std::string evalLoader =
-        loader("build_validation_data_loader", plan.eval, plan.train, false);
-
-    // train_batch / evaluate_batch
-    RenderRules body = rules;
-    for (const auto& [k, v] : sc.rename)
-        body.rename[k] = v;
-    const std::string loss = lossName(plan);
-    auto unpack = [&](const std::string& ind, const char* indexParam) {
-        std::string t = ind + lp.batchTarget + " = batch\n";
-        if (!lp.indexName.empty() && lp.indexName != indexParam)
-            t += ind + lp.indexName + " = " + indexParam + "\n";
-        return t;
-    };
-    const std::string ind = "        ";
-    std::string forward = renderLocal(slicer, sc.forward, body, ind);
-    if (plan.lossExpression.valid() &&
-        plan.lossExpression.text != src.text(plan.lossExpression.start, plan.lossExpression.end))
-        forward += ind + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
-    if (!plan.loop->lossName.empty() && loss != plan.loop->lossName)
-        forward += ind + "loss = " + plan.loop->lossName + "\n";
-    std::string train;
-    train += "    def train_batch(self, batch: Any, epoch_idx: int,\n"
-             "                    batch_idx: int) -> Dict[str, torch.Tensor]:\n";
-    train += unpack(ind, "batch_idx");
-    train += forward;
-    train += ind + "self.context.backward(" + loss + ")\n";
-    train += renderLocal(slicer, sc.between, body, ind);
-    bool first = true;
-    for (const auto& o : plan.optimizers) {
-        if (o.closure) {
-            train += todo(ind, "the original steps " + o.variable +
-                                   " with a closure (LBFGS): Determined steps without one; "
-                                   "re-evaluate the loss by hand if needed");
-            out.manual.push_back(manualFinding(
-                "optimizer step with a closure (" + o.qualified +
-                    "): Determined's "
-                    "step_optimizer takes no closure",
-                o.construction, "use an optimizer without a closure, or step it by hand"));
-        }
-        train += ind + "self.context.step_optimizer(self." + o.variable + ")\n";
-        if (!first)
-            out.notes.push_back("second optimizer " + o.variable +
-                                " is stepped after the same backward; Determined allows several");
-        first = false;
-    }
-    if (plan.optimizers.empty())
-        train += todo(ind, "no optimizer: step one with self.context.step_optimizer");
-    train += ind + "return {\"loss\": " + loss + "}\n";
-
-    std::string eval;
-    eval += "    def evaluate_batch(self, batch: Any, batch_idx: int) -> Dict[str, Any]:\n";
-    eval += ind + "# The training step's forward and loss, as the validation metric.\n";
-    eval += unpack(ind, "batch_idx");
-    eval += forward;
-    eval += ind + "return {\"validation_loss\": " + loss + "}\n";
-    if (plan.evaluation)
-        for (const auto& m : plan.evaluation->metrics)
-            out.notes.push_back("evaluation metric `" + m + "` of " +
-                                plan.evaluation->loop.where() +
-                                " is not carried over: evaluate_batch reports the loss");
-
-    // The flags namespace itself handed to a function (`make_loader(args, ...)`): the port
-    // rebuilds it from the hyperparameters (every flag under its own name) in the method that
-    // needs it, so the function reads the same values.
-    bool namespaceUsed = false;
-    auto markBare = [&](std::string& piece) {
-        const std::string& a = plan.argsName;
-        const auto isId = [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-        };
-        std::string done;
-        bool given = false;
-        std::size_t ls = 0;
-        while (ls < piece.size()) {
-            std::size_t le = piece.find('\n', ls);
-            if (le == std::string::npos)
-                le = piece.size();
-            const std::string line = piece.substr(ls, le - ls);
-            bool bare = false;
-            for (std::size_t at = line.find(a); !a.empty() && at != std::string::npos;
-                 at = line.find(a, at + 1)) {
-                const std::size_t end = at + a.size();
-                bare = bare ||
-                       !((at > 0 && isId(line[at - 1])) || (end < line.size() && isId(line[end])));
-            }
-            const auto first = line.find_first_not_of(' ');
-            if (bare && !given && first != std::string::npos && line[first] != '#' &&
-                !line.starts_with("    def ")) {
-                done += line.substr(0, first) + a + " = self.flags()\n";
-                given = true;
-                namespaceUsed = true;
-            }
-            done += line + (le < piece.size() ? "\n" : "");
-            ls = le + 1;
-        }
-        piece = done;
-    };
-    std::string trainLoaderText = trainLoader, evalLoaderText = evalLoader;
-    if (!plan.argsName.empty()) {
-        markBare(init);
-        markBare(trainLoaderText);
-        markBare(evalLoaderText);
-        markBare(train);
-    }
-    std::string flagsMethod;
-    if (namespaceUsed) {
-        flagsMethod = "    def flags(self) -> types.SimpleNamespace:\n"
-                      "        # The original's flags namespace, rebuilt from the hyperparameters "
-                      "for the code\n        # that takes it whole.\n"
-                      "        return types.SimpleNamespace(\n";
-        std::set<std::string> seen;
-        for (const auto& f : plan.flags)
-            if (seen.insert(f.dest).second)
-                flagsMethod += "            " + f.dest + "=self.context.get_hparam(\"" +
-                               (keyOf.count(f.dest) ? keyOf.at(f.dest) : f.dest) + "\"),\n";
-        flagsMethod += "        )\n\n";
-    }
-
-    // Module level of model_def.py
-    std::sort(moduleStmts.begin(), moduleStmts.end(),
-              [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
-    moduleStmts.erase(std::unique(moduleStmts.begin(), moduleStmts.end()), moduleStmts.end());
-    RenderRules moduleRules;
-    moduleRules.deviceNames = plan.deviceNames;
-    std::string module = slicer.moduleText(moduleStmts, moduleRules);
-    for (const Stmt* s : moduleStmts) {
-        // A function taking the namespace as its own parameter reads what it is given.
-        bool parameter = false;
-        if (s->type == "function_definition" || s->type == "decorated_definition")
-            for (const auto& n : parameterNames(src, *s))
-                parameter = parameter || n == plan.argsName;
-        if (!plan.argsName.empty() && s->uses.count(plan.argsName) && !parameter) {
-            const std::string what = s->name.empty() ? "a module-level statement" : s->name;
-            module = module;
-            out.manual.push_back(
-                manualFinding(what + " reads the command-line flags (`" + plan.argsName +
-                                  ".…`) at module level: pass the values from the trial",
-                              CodeRef{plan.entry, s->line, s->column, s->start, s->end, ""},
-                              "give the function the hyperparameters it needs as parameters"));
-        }
-    }
-    for (const auto& n : unknownFlags)
-        out.manual.push_back(
-            manualFinding("`" + plan.argsName + "." + n + "` is not a flag of the script",
-                          CodeRef{plan.entry, 1, 0, 0, 0, ""}));
-
-    std::string text = "\"\"\"Determined PyTorchTrial generated by Portolan from " + plan.entry +
-                       ".\n\nThe model, loss and data code are the original's, moved here; "
-                       "Determined owns the\nloop, the device and checkpoints. Hyperparameters "
-                       "are in const.yaml.\n\"\"\"\n";
-    // Imports from __future__ must come first.
-    text += "from typing import Any, Dict\n\n";
-    const std::string futures = splitFutures(module);
-    text =
-        text.substr(0, text.find("from typing")) + futures + text.substr(text.find("from typing"));
-    text += "import torch\nfrom determined.pytorch import DataLoader, LRScheduler, PyTorchTrial, "
-            "PyTorchTrialContext\n";
-    text += module;
-    if (namespaceUsed)
-        text += "import types\n";
-    if (trainLoader.find("LoopValues(") != std::string::npos)
-        text += "import itertools\n" + loopValuesHelpers();
-    text += "\n\nclass Trial(PyTorchTrial):\n";
-    text += init + "\n" + flagsMethod + trainLoaderText + "\n" + evalLoaderText + "\n" + train +
-            "\n" + eval;
-    out.files.push_back(GeneratedFile{"model_def.py", plan.entry, text});
-
-    // const.yaml
-    std::string name = plan.root.filename().string();
-    if (name.empty())
-        name = plan.root.parent_path().filename().string();
-    std::string yaml = "# Determined experiment config generated by Portolan from the flags of " +
-                       plan.entry + ".\nname: " + name + "-determined\n";
-    yaml += "entrypoint: model_def:Trial\n";
-    yaml += "hyperparameters:\n";
-    std::set<std::string> written;
-    for (const auto& f : plan.flags) {
-        const auto it = hp.find(f.dest);
-        if (it == hp.end() || !written.insert(it->second.key).second)
-            continue;
-        yaml += "  " + it->second.key + ": " + it->second.value + yamlComment(it->second.comment) +
-                "\n";
-        out.hyperparameters[it->second.key] = it->second.value;
-        if (it->second.value == "null" && f.required)
-            out.manual.push_back(
-                manualFinding("the flag " + (f.options.empty() ? f.dest : f.options.front()) +
-                                  " is required and has no default: set hyperparameters." +
-                                  it->second.key + " in const.yaml",
-                              CodeRef{plan.entry, f.span.line, f.span.column - 1, 0, 0, ""}));
-    }
-    if (const auto it = hp.find("global_batch_size");
-        it != hp.end() && written.insert("global_batch_size").second) {
-        yaml += "  global_batch_size: " + it->second.value + yamlComment(it->second.comment) + "\n";
-        out.hyperparameters["global_batch_size"] = it->second.value;
-    }
-    std::string epochs = "1";
-    for (const auto& [d, h] : hp)
-        if ((h.key == "epochs" || h.key == "num_epochs") &&
-            h.value.find_first_not_of("0123456789") == std::string::npos)
-            epochs = h.value;
-    yaml += "searcher:\n  name: single\n  metric: validation_loss\n  smaller_is_better: true\n"
-            "  max_length:\n    epochs: " +
-            epochs +
-            "\nrecords_per_epoch: 60000\nmin_validation_period:\n  epochs: 1\n"
-            "resources:\n  slots_per_trial: 1\nmax_restarts: 0\n";
-    out.files.push_back(GeneratedFile{"const.yaml", "", yaml});
-    copyOtherFiles(plan, out);
-    out.entry = "model_def:Trial";
-    return Result<PortResult>::ok(std::move(out));
+    DeterminedPort port(plan, values);
+    port.keys();
+    port.readingRules();
+    port.sc = stepCode(plan, port.slicer, true);
+    port.moduleStmts = port.sc.init.module;
+    addUntraced(plan, port.sc, port.out);
+    port.initMethod();
+    port.loaderMethods();
+    port.stepMethods();
+    port.flagsNamespace();
+    port.modelDef();
+    port.constYaml();
+    copyOtherFiles(plan, port.out);
+    port.out.entry = "model_def:Trial";
+    return Result<PortResult>::ok(std::move(port.out));
 }
 
 } // namespace portolan::port::detail

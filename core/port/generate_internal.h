@@ -46,6 +46,11 @@ public:
     std::set<std::string> freeNames(const std::vector<const Stmt*>& stmts) const;
     std::string parserName() const { return m_parser; }
     std::vector<const Stmt*> argparseStatements() const;
+    // The seeding calls (torch.manual_seed(...), random.seed(...)) of the loop's scope before
+    // the loop.
+    std::vector<const Stmt*> seedStatements() const;
+    // The batch loop runs at module level (not in a function nor under `if __name__`).
+    bool loopAtModule() const { return !m_function && !m_mainBlock; }
 
 private:
     const Stmt* definer(const std::vector<Stmt>& scope, const std::string& name,
@@ -55,7 +60,8 @@ private:
 
     const PortPlan& m_plan;
     const SourceFile* m_src = nullptr;
-    const Stmt* m_function = nullptr; // the function holding the batch loop
+    const Stmt* m_function = nullptr;  // the function holding the batch loop
+    const Stmt* m_mainBlock = nullptr; // or the `if __name__ == "__main__":` block holding it
     // Where the batch loop's function is called with a parameter passed under its own name
     // (`train(args, model, device, train_loader, optimizer, epoch)` in main()): the name's
     // definition is looked up in the caller, before the call.
@@ -104,7 +110,12 @@ struct StepCode
     std::map<std::string, std::string> rename; // in the step: name -> "self.name"
     std::vector<std::string> attributes;       // locals of init the step reads (self.x = x)
     std::set<std::string> batchNames;
+    // A trainer class's `self.x` the step reads -> the instantiation's argument text.
+    std::map<std::string, std::string> selfBound;
 };
+// Binds the step's `self.x` (a trainer class's attributes) to the instantiation's arguments,
+// read as `rules` reads names: call after `rules.rename` is complete.
+void bindSelfAttributes(RenderRules& rules, const StepCode& sc);
 // A port.manual item for each name the step or the construction needs that the slicer could not
 // trace to a definition it can move (a local of another function, for example).
 void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out);
@@ -116,8 +127,14 @@ std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& st
                         const RenderRules& rules, const std::string& indent);
 // The parameter names of a function definition, in order ("" for one without a plain name).
 std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def);
+// A function that takes the flags namespace as its own parameter, or a class whose every method
+// reading it takes it so (`def __init__(self, args)`): it reads what it is given, not a global.
+bool takesNamespace(const SourceFile& src, const Stmt& def, const std::string& argsName);
 // The identifiers of a Python expression's text (rough: for texts that are not nodes).
 std::set<std::string> identifiersOf(const std::string& text);
+// `text` with its identifiers (not attributes, not inside strings) renamed.
+std::string renameIdentifiers(const std::string& text,
+                              const std::map<std::string, std::string>& rename);
 // The data loader's dataset and keyword values, rendered, with the statements they need.
 struct DataCode
 {

@@ -8,276 +8,339 @@
 
 namespace portolan::port::detail {
 
+namespace {
+
+// The phases of a PopTorch port, in the order generatePopTorch runs them; each writes a piece
+// of train.py, and the state they share is the struct's.
+struct PopTorchPort
+{
+    const PortPlan& plan;
+    PortResult out;
+    Slicer slicer;
+    const LoopPlan& lp;
+    const SourceFile& src;
+    const std::string ind = "    ";
+    const std::string ind2 = "        ";
+    const std::string ind3 = "            ";
+    RenderRules rules;
+    std::vector<const Stmt*> argparse;
+    bool argparseAtModule = true;
+    StepCode sc;
+    std::vector<const Stmt*> moduleStmts;
+    std::string wrapper;
+    std::vector<std::string> params; // TrainingModel.forward's parameters
+    DataCode loopData;
+    std::vector<const Stmt*> host; // statements that build the batch on the host
+    std::string loss;
+    std::string main;
+    std::string optimizer;
+
+    explicit PopTorchPort(const PortPlan& p) : plan(p), slicer(p), lp(*p.loop), src(slicer.source())
+    {}
+
+    // Where the flags are parsed, and the training step's code.
+    void stepAndFlags()
+    {
+        rules.deviceNames = plan.deviceNames;
+        for (const auto& d : plan.deviceNames)
+            rules.rename[d] = "torch.device(\"cpu\")";
+
+        // Where the flags are parsed: at module level, or inside a function (main()).
+        argparse = slicer.argparseStatements();
+        argparseAtModule = true;
+        for (const Stmt* s : argparse) {
+            bool top = false;
+            for (const auto& t : src.statements())
+                top = top || &t == s;
+            argparseAtModule = argparseAtModule && top;
+        }
+        slicer.argsGlobal = argparseAtModule;
+        sc = stepCode(plan, slicer, true, argparseAtModule);
+        moduleStmts = sc.init.module;
+        addUntraced(plan, sc, out);
+        if (!plan.argsName.empty() && sc.bodyFree.count(plan.argsName) && !argparseAtModule) {
+            sc.rename[plan.argsName] = "self." + plan.argsName;
+            sc.attributes.push_back(plan.argsName);
+        }
+    }
+
+    // TrainingModel: the model with its loss computed inside forward.
+    void wrapperClass()
+    {
+        wrapper += "class TrainingModel(torch.nn.Module):\n";
+        wrapper += ind +
+                   "\"\"\"The model with its loss computed inside forward: PopTorch compiles "
+                   "forward, loss\n" +
+                   ind + "and backward into one program.\"\"\"\n\n";
+        wrapper += ind + "def __init__(self, model, **values):\n";
+        wrapper += ind2 + "super().__init__()\n" + ind2 + "self.model = model\n";
+        wrapper += ind2 + "for name, value in values.items():\n" + ind2 +
+                   "    setattr(self, name, value)\n\n";
+        params = lp.batchNames;
+        // A loop that builds its own batches (get_batch() helpers): its values come from the
+        // loader, and the statements that build the batch from them run on the host, before the
+        // program, which takes the tensors they build (the leading statements that do not use the
+        // model or the criterion).
+        loopData = loopValuesCode(plan, slicer, rules, ind);
+        if (loopData.ok) {
+            std::set<std::string> modelNames{plan.modelVariable, plan.modelBinding,
+                                             plan.criterionVariable};
+            // A step function's parameters that are the model or the criterion under
+            // another name.
+            for (const auto& [param, arg] : lp.stepArguments)
+                if (modelNames.count(arg))
+                    modelNames.insert(param);
+            std::size_t n = 0;
+            while (n < sc.forward.size()) {
+                bool usesModel = false;
+                for (const auto& m : modelNames)
+                    usesModel = usesModel || (!m.empty() && sc.forward[n]->uses.count(m));
+                if (usesModel)
+                    break;
+                ++n;
+            }
+            host.assign(sc.forward.begin(), sc.forward.begin() + static_cast<std::ptrdiff_t>(n));
+            sc.forward.erase(sc.forward.begin(),
+                             sc.forward.begin() + static_cast<std::ptrdiff_t>(n));
+            const auto rest = slicer.freeNames(sc.forward);
+            params.clear();
+            std::set<std::string> given;
+            for (const Stmt* s : host)
+                for (const auto& d : s->defines)
+                    if (rest.count(d) && given.insert(d).second)
+                        params.push_back(d);
+            for (const auto& b : lp.batchNames)
+                if (rest.count(b) && given.insert(b).second)
+                    params.push_back(b);
+        }
+        std::string paramText;
+        for (const auto& p : params)
+            paramText += ", " + p;
+        wrapper += ind + "def forward(self" + paramText + "):\n";
+        RenderRules body = rules;
+        for (const auto& [k, v] : sc.rename)
+            body.rename[k] = v;
+        bindSelfAttributes(body, sc);
+        loss = lossName(plan);
+        wrapper += renderLocal(slicer, sc.forward, body, ind2);
+        if (plan.lossExpression.valid() &&
+            plan.lossExpression.text !=
+                src.text(plan.lossExpression.start, plan.lossExpression.end))
+            wrapper += ind2 + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
+        if (!lp.lossName.empty() && loss != lp.lossName)
+            wrapper += ind2 + "loss = " + lp.lossName + "\n";
+        wrapper += ind2 + "return " + loss + "\n";
+    }
+
+    // main(): the flags, what builds the model, the options and the loader.
+    void mainData()
+    {
+        main = "def main():\n";
+        if (!argparseAtModule) {
+            // The flags parsed in a helper (`def parse_args(): ... return parser.parse_args()`,
+            // called as `args = parse_args()`): the helper stays a module function and main()
+            // calls it as the original did; parsed in the loop's function itself, its statements
+            // move into main().
+            const Stmt* helper = nullptr;
+            for (const Stmt* a : argparse)
+                for (const Stmt* c : src.chainAt(a->start, a->end))
+                    if ((c->type == "function_definition" || c->type == "decorated_definition") &&
+                        c != slicer.loopFunction() && src.topDefinition(c->name) == c)
+                        helper = c;
+            const Stmt* call = nullptr;
+            if (helper && slicer.loopFunction())
+                for (const auto& st : slicer.loopFunction()->body)
+                    if (st.defines.count(plan.argsName) && st.uses.count(helper->name))
+                        call = &st;
+            if (call) {
+                moduleStmts.push_back(helper);
+                main += renderLocal(slicer, {call}, RenderRules{}, ind);
+            } else {
+                main += renderLocal(slicer, argparse, RenderRules{}, ind);
+            }
+        }
+        for (const Stmt* s : sc.init.local)
+            main += renderLocal(slicer, {s}, rules, ind);
+        main += ind + "opts = poptorch.Options()\n";
+        DataCode dc = dataCode(plan, slicer, plan.train, rules, ind);
+        if (loopData.ok) {
+            moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
+            main += loopData.statements;
+            main +=
+                ind + "# One value of the original's loop per batch: the batch is built from it\n";
+            main += ind + "# on the host, as the original's loop body did.\n";
+            main += ind + "step_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
+                    loopData.dataset + ",\n" + ind2 + "batch_size=1";
+            for (const auto& [k, v] : loopData.keywords)
+                main += ",\n" + ind2 + k + "=" + v;
+            main += ")\n";
+        } else if (dc.ok) {
+            moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
+            main += dc.statements;
+            std::string bs = plan.train.batchSize.empty() ? "1" : plan.train.batchSize;
+            main += ind + "train_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
+                    dc.dataset + ",\n" + ind2 + "batch_size=" + bs;
+            for (const auto& [k, v] : dc.keywords)
+                main += ",\n" + ind2 + k + "=" + v;
+            main += ")\n";
+        } else {
+            if (!plan.train.isDataLoader && !lp.batchTarget.empty())
+                out.manual.push_back(nonLoaderManual(plan));
+            main += todo(ind, "the batches come from `" + lp.iterable +
+                                  "`: build a poptorch.DataLoader(opts, dataset, batch_size=...)");
+            main += ind + "train_loader = " + lp.iterable + "\n";
+        }
+    }
+
+    // The optimizer trainingModel takes (one), and what PopTorch cannot take.
+    void mainOptimizer()
+    {
+        optimizer = "None";
+        int stepped = 0;
+        for (const auto& o : plan.optimizers) {
+            ++stepped;
+            if (stepped > 1) {
+                out.manual.push_back(manualFinding(
+                    "a second optimizer (" + o.variable + ", " + o.qualified +
+                        "): poptorch.trainingModel takes one; train it with a second trainingModel "
+                        "by hand",
+                    o.construction, "one trainingModel per optimizer"));
+                main += todo(ind, "the original also steps `" + o.variable +
+                                      "`: PopTorch trains one optimizer per trainingModel");
+                continue;
+            }
+            if (o.closure)
+                out.manual.push_back(manualFinding(
+                    "optimizer step with a closure (" + o.qualified +
+                        "): PopTorch has no LBFGS and runs no closure",
+                    o.construction, "use poptorch.optim.SGD/Adam/AdamW/RMSprop/LAMB"));
+            // trainingModel takes these (torch.optim's or poptorch.optim's); any other is a
+            // choice the user makes, so it is a manual item rather than a silent swap.
+            static const std::set<std::string> supported{"SGD", "Adam", "AdamW", "RMSprop", "LAMB"};
+            const std::string cls = o.qualified.substr(o.qualified.rfind('.') + 1);
+            if (!o.synthesized && !o.closure && !supported.count(cls)) {
+                out.manual.push_back(manualFinding(
+                    "optimizer " + o.variable + " (" + o.qualified +
+                        ") is not one PopTorch trains with: choose one of poptorch.optim's "
+                        "(SGD, Adam, AdamW, RMSprop, LAMB)",
+                    o.construction, "replace it with the closest poptorch.optim optimizer"));
+                main += todo(ind, "`" + o.variable + "` is a " + cls +
+                                      ": PopTorch trains with SGD, Adam, AdamW, RMSprop or LAMB");
+            }
+            if (o.synthesized) {
+                main += ind + "# The original updates the weights by hand with plain SGD.\n";
+                main += ind + "optimizer = poptorch.optim.SGD(" + plan.modelBinding +
+                        ".parameters(), lr=" + (o.learningRate.empty() ? "0.1" : o.learningRate) +
+                        ")\n";
+                optimizer = "optimizer";
+            } else {
+                optimizer = o.variable;
+            }
+        }
+        if (!sc.between.empty())
+            out.manual.push_back(manualFinding(
+                "code between backward() and the optimizer step (" +
+                    src.text(sc.between.front()->start, sc.between.front()->end) +
+                    "): PopTorch runs backward and the step inside the program",
+                CodeRef{plan.entry, sc.between.front()->line, sc.between.front()->column,
+                        sc.between.front()->start, sc.between.front()->end, ""},
+                "gradient clipping: poptorch.optim optimizers take max_grad_norm"));
+        for (const auto& s : plan.schedulers)
+            main += ind + "# " + s.variable + " (" + s.qualified +
+                    ") is stepped as in the original; call training_model.setOptimizer(" +
+                    optimizer + ") after it.\n";
+    }
+
+    // trainingModel, the loop over the loader, the schedulers and the evaluation.
+    void mainLoop()
+    {
+        std::string extras;
+        for (const auto& a : sc.attributes)
+            extras += ", " + a + "=" + a;
+        main += ind + "training_model = poptorch.trainingModel(\n" + ind2 + "TrainingModel(" +
+                (plan.modelBinding.empty() ? "model" : plan.modelBinding) + extras + "),\n" + ind2 +
+                "options=opts,\n" + ind2 + "optimizer=" + optimizer + ")\n";
+        std::string epochs = "range(1)";
+        for (const auto& f : plan.flags)
+            if (f.dest == "epochs" || f.dest == "num_epochs" || f.dest == "niter")
+                epochs = "range(" + plan.argsName + "." + f.dest + ")";
+        std::string args;
+        for (std::size_t i = 0; i < params.size(); ++i)
+            args += (i ? ", " : "") + params[i];
+        // A loader of the loop's values gets its own name: the original's iterable may be called
+        // train_loader itself, which the values' lambda reads.
+        const std::string loaderName = loopData.ok ? "step_loader" : "train_loader";
+        main += ind + "for epoch in " + epochs + ":\n";
+        if (lp.indexName.empty())
+            main += ind2 + "for " + lp.batchTarget + " in " + loaderName + ":\n";
+        else
+            main += ind2 + "for " + lp.indexName + ", " + lp.batchTarget + " in enumerate(" +
+                    loaderName + "):\n";
+        main += renderLocal(slicer, host, rules, ind3);
+        main += ind3 + loss + " = training_model(" + args + ")\n";
+        for (const auto& s : plan.schedulers)
+            main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" +
+                    (s.perBatch ? ind3 : ind2) + "training_model.setOptimizer(" + optimizer + ")\n";
+        main += ind + "training_model.detachFromDevice()\n";
+        if (plan.evaluation && !plan.modelBinding.empty()) {
+            main += ind + "# Evaluation: the model itself, compiled for inference.\n";
+            main += ind + "inference_model = poptorch.inferenceModel(" + plan.modelBinding +
+                    ".eval(), options=poptorch.Options())\n";
+            main += ind + "inference_model.detachFromDevice()\n";
+            for (const auto& m : plan.evaluation->metrics)
+                out.notes.push_back("evaluation metric `" + m + "` of " +
+                                    plan.evaluation->loop.where() + " is not carried over");
+        }
+    }
+
+    // train.py: the module level main() and the wrapper need, then both.
+    void trainPy()
+    {
+        if (argparseAtModule)
+            moduleStmts.insert(moduleStmts.end(), argparse.begin(), argparse.end());
+        std::sort(moduleStmts.begin(), moduleStmts.end(),
+                  [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
+        moduleStmts.erase(std::unique(moduleStmts.begin(), moduleStmts.end()), moduleStmts.end());
+        RenderRules moduleRules;
+        moduleRules.deviceNames = plan.deviceNames;
+        std::string module = slicer.moduleText(moduleStmts, moduleRules, true);
+        std::string rest = module;
+        const std::string futures = splitFutures(rest);
+        std::string text;
+        text += "\"\"\"PopTorch port generated by Portolan from " + plan.entry +
+                ".\n\nThe model, loss and data code are the original's; the loss is computed "
+                "inside forward\n(TrainingModel), and PopTorch runs backward and the optimizer "
+                "step.\n\"\"\"\n";
+        text += futures + "import torch\nimport poptorch\n" + rest;
+        if (loopData.ok)
+            text += "import itertools\n" + loopValuesHelpers();
+        text += "\n\n" + wrapper + "\n\n" + main + "\n\nif __name__ == \"__main__\":\n    main()\n";
+        out.files.push_back(GeneratedFile{"train.py", plan.entry, text});
+    }
+};
+
+} // namespace
+
 Result<PortResult> generatePopTorch(const PortPlan& plan,
                                     const std::map<std::string, std::string>& values)
 {
-    PortResult out;
-    Slicer slicer(plan);
+    (void)values; // PopTorch keeps the script's argparse: its defaults stay the original's
     if (!plan.loop) {
         Diagnostic d;
         d.code = "port.no-loop";
         d.message = "nothing to port: no training loop";
         return Result<PortResult>::fail(d);
     }
-    const auto& lp = *plan.loop;
-    const auto& src = slicer.source();
-    const std::string ind = "    ";
-    const std::string ind2 = "        ";
-    const std::string ind3 = "            ";
-
-    RenderRules rules;
-    rules.deviceNames = plan.deviceNames;
-    for (const auto& d : plan.deviceNames)
-        rules.rename[d] = "torch.device(\"cpu\")";
-
-    // Where the flags are parsed: at module level, or inside a function (main()).
-    const auto argparse = slicer.argparseStatements();
-    bool argparseAtModule = true;
-    for (const Stmt* s : argparse) {
-        bool top = false;
-        for (const auto& t : src.statements())
-            top = top || &t == s;
-        argparseAtModule = argparseAtModule && top;
-    }
-    slicer.argsGlobal = argparseAtModule;
-    StepCode sc = stepCode(plan, slicer, true, argparseAtModule);
-    std::vector<const Stmt*> moduleStmts = sc.init.module;
-    addUntraced(plan, sc, out);
-    if (!plan.argsName.empty() && sc.bodyFree.count(plan.argsName) && !argparseAtModule) {
-        sc.rename[plan.argsName] = "self." + plan.argsName;
-        sc.attributes.push_back(plan.argsName);
-    }
-
-    // The wrapper.
-    std::string wrapper;
-    wrapper += "class TrainingModel(torch.nn.Module):\n";
-    wrapper += ind +
-               "\"\"\"The model with its loss computed inside forward: PopTorch compiles "
-               "forward, loss\n" +
-               ind + "and backward into one program.\"\"\"\n\n";
-    wrapper += ind + "def __init__(self, model, **values):\n";
-    wrapper += ind2 + "super().__init__()\n" + ind2 + "self.model = model\n";
-    wrapper +=
-        ind2 + "for name, value in values.items():\n" + ind2 + "    setattr(self, name, value)\n\n";
-    std::vector<std::string> params = lp.batchNames;
-    // A loop that builds its own batches (get_batch() helpers): its values come from the
-    // loader, and the statements that build the batch from them run on the host, before the
-    // program, which takes the tensors they build (the leading statements that do not use the
-    // model or the criterion).
-    DataCode loopData = loopValuesCode(plan, slicer, rules, ind);
-    std::vector<const Stmt*> host;
-    if (loopData.ok) {
-        std::set<std::string> modelNames{plan.modelVariable, plan.modelBinding,
-                                         plan.criterionVariable};
-        std::size_t n = 0;
-        while (n < sc.forward.size()) {
-            bool usesModel = false;
-            for (const auto& m : modelNames)
-                usesModel = usesModel || (!m.empty() && sc.forward[n]->uses.count(m));
-            if (usesModel)
-                break;
-            ++n;
-        }
-        host.assign(sc.forward.begin(), sc.forward.begin() + static_cast<std::ptrdiff_t>(n));
-        sc.forward.erase(sc.forward.begin(), sc.forward.begin() + static_cast<std::ptrdiff_t>(n));
-        const auto rest = slicer.freeNames(sc.forward);
-        params.clear();
-        std::set<std::string> given;
-        for (const Stmt* s : host)
-            for (const auto& d : s->defines)
-                if (rest.count(d) && given.insert(d).second)
-                    params.push_back(d);
-        for (const auto& b : lp.batchNames)
-            if (rest.count(b) && given.insert(b).second)
-                params.push_back(b);
-    }
-    std::string paramText;
-    for (const auto& p : params)
-        paramText += ", " + p;
-    wrapper += ind + "def forward(self" + paramText + "):\n";
-    RenderRules body = rules;
-    for (const auto& [k, v] : sc.rename)
-        body.rename[k] = v;
-    const std::string loss = lossName(plan);
-    wrapper += renderLocal(slicer, sc.forward, body, ind2);
-    if (plan.lossExpression.valid() &&
-        plan.lossExpression.text != src.text(plan.lossExpression.start, plan.lossExpression.end))
-        wrapper += ind2 + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
-    if (!lp.lossName.empty() && loss != lp.lossName)
-        wrapper += ind2 + "loss = " + lp.lossName + "\n";
-    wrapper += ind2 + "return " + loss + "\n";
-
-    // main()
-    std::string main = "def main():\n";
-    if (!argparseAtModule) {
-        // The flags parsed in a helper (`def parse_args(): ... return parser.parse_args()`,
-        // called as `args = parse_args()`): the helper stays a module function and main()
-        // calls it as the original did; parsed in the loop's function itself, its statements
-        // move into main().
-        const Stmt* helper = nullptr;
-        for (const Stmt* a : argparse)
-            for (const Stmt* c : src.chainAt(a->start, a->end))
-                if ((c->type == "function_definition" || c->type == "decorated_definition") &&
-                    c != slicer.loopFunction() && src.topDefinition(c->name) == c)
-                    helper = c;
-        const Stmt* call = nullptr;
-        if (helper && slicer.loopFunction())
-            for (const auto& st : slicer.loopFunction()->body)
-                if (st.defines.count(plan.argsName) && st.uses.count(helper->name))
-                    call = &st;
-        if (call) {
-            moduleStmts.push_back(helper);
-            main += renderLocal(slicer, {call}, RenderRules{}, ind);
-        } else {
-            main += renderLocal(slicer, argparse, RenderRules{}, ind);
-        }
-    }
-    for (const Stmt* s : sc.init.local)
-        main += renderLocal(slicer, {s}, rules, ind);
-    main += ind + "opts = poptorch.Options()\n";
-    DataCode dc = dataCode(plan, slicer, plan.train, rules, ind);
-    if (loopData.ok) {
-        moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
-        main += loopData.statements;
-        main += ind + "# One value of the original's loop per batch: the batch is built from it\n";
-        main += ind + "# on the host, as the original's loop body did.\n";
-        main += ind + "step_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
-                loopData.dataset + ",\n" + ind2 + "batch_size=1";
-        for (const auto& [k, v] : loopData.keywords)
-            main += ",\n" + ind2 + k + "=" + v;
-        main += ")\n";
-    } else if (dc.ok) {
-        moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
-        main += dc.statements;
-        std::string bs = plan.train.batchSize.empty() ? "1" : plan.train.batchSize;
-        main += ind + "train_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
-                dc.dataset + ",\n" + ind2 + "batch_size=" + bs;
-        for (const auto& [k, v] : dc.keywords)
-            main += ",\n" + ind2 + k + "=" + v;
-        main += ")\n";
-    } else {
-        if (!plan.train.isDataLoader && !lp.batchTarget.empty())
-            out.manual.push_back(nonLoaderManual(plan));
-        main += todo(ind, "the batches come from `" + lp.iterable +
-                              "`: build a poptorch.DataLoader(opts, dataset, batch_size=...)");
-        main += ind + "train_loader = " + lp.iterable + "\n";
-    }
-    std::string optimizer = "None";
-    int stepped = 0;
-    for (const auto& o : plan.optimizers) {
-        ++stepped;
-        if (stepped > 1) {
-            out.manual.push_back(manualFinding(
-                "a second optimizer (" + o.variable + ", " + o.qualified +
-                    "): poptorch.trainingModel takes one; train it with a second trainingModel "
-                    "by hand",
-                o.construction, "one trainingModel per optimizer"));
-            main += todo(ind, "the original also steps `" + o.variable +
-                                  "`: PopTorch trains one optimizer per trainingModel");
-            continue;
-        }
-        if (o.closure)
-            out.manual.push_back(manualFinding("optimizer step with a closure (" + o.qualified +
-                                                   "): PopTorch has no LBFGS and runs no closure",
-                                               o.construction,
-                                               "use poptorch.optim.SGD/Adam/AdamW/RMSprop/LAMB"));
-        // trainingModel takes these (torch.optim's or poptorch.optim's); any other is a
-        // choice the user makes, so it is a manual item rather than a silent swap.
-        static const std::set<std::string> supported{"SGD", "Adam", "AdamW", "RMSprop", "LAMB"};
-        const std::string cls = o.qualified.substr(o.qualified.rfind('.') + 1);
-        if (!o.synthesized && !o.closure && !supported.count(cls)) {
-            out.manual.push_back(manualFinding(
-                "optimizer " + o.variable + " (" + o.qualified +
-                    ") is not one PopTorch trains with: choose one of poptorch.optim's "
-                    "(SGD, Adam, AdamW, RMSprop, LAMB)",
-                o.construction, "replace it with the closest poptorch.optim optimizer"));
-            main += todo(ind, "`" + o.variable + "` is a " + cls +
-                                  ": PopTorch trains with SGD, Adam, AdamW, RMSprop or LAMB");
-        }
-        if (o.synthesized) {
-            main += ind + "# The original updates the weights by hand with plain SGD.\n";
-            main += ind + "optimizer = poptorch.optim.SGD(" + plan.modelBinding +
-                    ".parameters(), lr=" + (o.learningRate.empty() ? "0.1" : o.learningRate) +
-                    ")\n";
-            optimizer = "optimizer";
-        } else {
-            optimizer = o.variable;
-        }
-    }
-    if (!sc.between.empty())
-        out.manual.push_back(
-            manualFinding("code between backward() and the optimizer step (" +
-                              src.text(sc.between.front()->start, sc.between.front()->end) +
-                              "): PopTorch runs backward and the step inside the program",
-                          CodeRef{plan.entry, sc.between.front()->line, sc.between.front()->column,
-                                  sc.between.front()->start, sc.between.front()->end, ""},
-                          "gradient clipping: poptorch.optim optimizers take max_grad_norm"));
-    for (const auto& s : plan.schedulers)
-        main += ind + "# " + s.variable + " (" + s.qualified +
-                ") is stepped as in the original; call training_model.setOptimizer(" + optimizer +
-                ") after it.\n";
-    std::string extras;
-    for (const auto& a : sc.attributes)
-        extras += ", " + a + "=" + a;
-    main += ind + "training_model = poptorch.trainingModel(\n" + ind2 + "TrainingModel(" +
-            (plan.modelBinding.empty() ? "model" : plan.modelBinding) + extras + "),\n" + ind2 +
-            "options=opts,\n" + ind2 + "optimizer=" + optimizer + ")\n";
-    std::string epochs = "range(1)";
-    for (const auto& f : plan.flags)
-        if (f.dest == "epochs" || f.dest == "num_epochs" || f.dest == "niter")
-            epochs = "range(" + plan.argsName + "." + f.dest + ")";
-    std::string args;
-    for (std::size_t i = 0; i < params.size(); ++i)
-        args += (i ? ", " : "") + params[i];
-    // A loader of the loop's values gets its own name: the original's iterable may be called
-    // train_loader itself, which the values' lambda reads.
-    const std::string loaderName = loopData.ok ? "step_loader" : "train_loader";
-    main += ind + "for epoch in " + epochs + ":\n";
-    if (lp.indexName.empty())
-        main += ind2 + "for " + lp.batchTarget + " in " + loaderName + ":\n";
-    else
-        main += ind2 + "for " + lp.indexName + ", " + lp.batchTarget + " in enumerate(" +
-                loaderName + "):\n";
-    main += renderLocal(slicer, host, rules, ind3);
-    main += ind3 + loss + " = training_model(" + args + ")\n";
-    for (const auto& s : plan.schedulers)
-        main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" + (s.perBatch ? ind3 : ind2) +
-                "training_model.setOptimizer(" + optimizer + ")\n";
-    main += ind + "training_model.detachFromDevice()\n";
-    if (plan.evaluation && !plan.modelBinding.empty()) {
-        main += ind + "# Evaluation: the model itself, compiled for inference.\n";
-        main += ind + "inference_model = poptorch.inferenceModel(" + plan.modelBinding +
-                ".eval(), options=poptorch.Options())\n";
-        main += ind + "inference_model.detachFromDevice()\n";
-        for (const auto& m : plan.evaluation->metrics)
-            out.notes.push_back("evaluation metric `" + m + "` of " +
-                                plan.evaluation->loop.where() + " is not carried over");
-    }
-
-    if (argparseAtModule)
-        moduleStmts.insert(moduleStmts.end(), argparse.begin(), argparse.end());
-    std::sort(moduleStmts.begin(), moduleStmts.end(),
-              [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
-    moduleStmts.erase(std::unique(moduleStmts.begin(), moduleStmts.end()), moduleStmts.end());
-    RenderRules moduleRules;
-    moduleRules.deviceNames = plan.deviceNames;
-    std::string module = slicer.moduleText(moduleStmts, moduleRules, true);
-    std::string rest = module;
-    const std::string futures = splitFutures(rest);
-    std::string text;
-    text += "\"\"\"PopTorch port generated by Portolan from " + plan.entry +
-            ".\n\nThe model, loss and data code are the original's; the loss is computed "
-            "inside forward\n(TrainingModel), and PopTorch runs backward and the optimizer "
-            "step.\n\"\"\"\n";
-    text += futures + "import torch\nimport poptorch\n" + rest;
-    if (loopData.ok)
-        text += "import itertools\n" + loopValuesHelpers();
-    text += "\n\n" + wrapper + "\n\n" + main + "\n\nif __name__ == \"__main__\":\n    main()\n";
-    out.files.push_back(GeneratedFile{"train.py", plan.entry, text});
-    copyOtherFiles(plan, out);
-    (void)values;
-    out.entry = "train.py";
-    return Result<PortResult>::ok(std::move(out));
+    PopTorchPort port(plan);
+    port.stepAndFlags();
+    port.wrapperClass();
+    port.mainData();
+    port.mainOptimizer();
+    port.mainLoop();
+    port.trainPy();
+    copyOtherFiles(plan, port.out);
+    port.out.entry = "train.py";
+    return Result<PortResult>::ok(std::move(port.out));
 }
 
 } // namespace portolan::port::detail

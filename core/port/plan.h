@@ -88,6 +88,13 @@ struct LoopPlan
     std::vector<CodeRef> betweenBackwardAndStep; // gradient clipping, ...
     std::vector<CodeRef> afterStep;              // logging, accumulation of metrics: left over
     std::vector<CodeRef> modeSwitches;           // model.train() / model.eval()
+    // A step function called with other names than its parameters (`step(gcn, opt, x)` for
+    // `def step(model, optimizer, inputs)`): parameter -> the caller's argument text.
+    std::map<std::string, std::string> stepArguments;
+    // The loop in a method of a class the script instantiates (a trainer class): attribute x of
+    // `self.x`, stored by the constructor from a parameter -> the instantiation's argument text.
+    std::map<std::string, std::string> selfArguments;
+    CodeRef instance; // the instantiation `Trainer(args, model, ...)`
     int backwardCount = 0;
 };
 

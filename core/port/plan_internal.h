@@ -118,6 +118,10 @@ private:
     bool chooseEntry();
     bool findLoop();
     void analyseBody(const Stmt& loop);
+    void bindStepArguments(const Call& backward, const Call& call);
+    void bindSelfAttributes(const Stmt& loop);
+    void noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction);
+    bool findProgressData(const Call& c, FunctionId fn, DataPlan& out);
     void findOptimizers();
     void findModel();
     void findLoss();
@@ -137,6 +141,7 @@ private:
     int m_file = -1;
     FunctionId m_loopFunction = ModuleLevel;
     const Stmt* m_loopStmt = nullptr;
+    FunctionId m_instanceFunction = ModuleLevel; // where the trainer class is instantiated
 };
 
 } // namespace portolan::port::planning

@@ -29,6 +29,7 @@ bool Planner::findLoop()
     // calling finish_episode()). Its statements are then the step, and the calling loop the
     // loop over steps.
     const Stmt* stepFunction = nullptr;
+    const Call* stepCall = nullptr;
     for (const auto& c : calls) {
         if (best || (!c.callee.ends_with(".backward") && c.callee != "backward"))
             continue;
@@ -49,6 +50,7 @@ bool Planner::findLoop()
                 best = loop;
                 backward = &c;
                 stepFunction = def;
+                stepCall = &d;
                 break;
             }
         }
@@ -94,32 +96,136 @@ bool Planner::findLoop()
     }
     m_p.loop = lp;
     if (stepFunction) {
-        // What the calling loop does besides the call (the batches an episode collects, a
-        // break on a flag) is not the step: named, so the port is partial rather than silent.
-        for (const auto& s : best->body) {
-            if (s.isComment() || s.uses.count(stepFunction->name))
-                continue;
-            std::string what = src().text(s.start, std::min(s.end, s.start + 60));
-            std::replace(what.begin(), what.end(), '\n', ' ');
-            what.erase(std::unique(what.begin(), what.end(),
-                                   [](char a, char b) { return a == ' ' && b == ' '; }),
-                       what.end());
-            m_p.manual.push_back(manualFinding("the training step is " + stepFunction->name +
-                                                   "(), called once per iteration "
-                                                   "of the loop at " +
-                                                   lp.loop.where() +
-                                                   "; what the loop does around the call "
-                                                   "(`" +
-                                                   what + "`…) is not carried over",
-                                               refOf(m_p.entry, src(), s),
-                                               "move it into the step, or into the data loader"));
-            break;
-        }
+        noteAroundStepCall(*best, *stepFunction);
+        bindStepArguments(*backward, *stepCall);
         analyseBody(*stepFunction);
         return true;
     }
+    bindSelfAttributes(*best);
     analyseBody(*best);
     return true;
+}
+
+// The batch loop in a method of a class the script instantiates (a trainer class:
+// `TrainEval(args, model, loader, optimizer, criterion).train()`): what the method reads as
+// `self.x` is what the constructor stored from its parameters (`self.x = x`), so each such
+// attribute is bound to the instantiation's argument, read where the instance is made.
+void Planner::bindSelfAttributes(const Stmt& loop)
+{
+    const Stmt* cls = nullptr;
+    for (const Stmt* s : src().chainAt(loop.start, loop.end))
+        if (s->type == "class_definition")
+            cls = s;
+    if (!cls || cls->name.empty())
+        return;
+    const Stmt* init = nullptr;
+    for (const auto& s : cls->body)
+        if (s.type == "function_definition" && s.name == "__init__" && !s.body.empty())
+            init = &s;
+    const Call* instance = nullptr;
+    for (const auto& c : idx().calls)
+        if (!instance && c.callee == cls->name)
+            instance = &c;
+    if (!init || !instance)
+        return;
+    const auto* def = idx().function(functionAt(init->body.back().start));
+    if (!def)
+        return;
+    std::map<std::string, std::string> argumentOf;
+    std::size_t positional = 1; // after self
+    for (const auto& x : instance->arguments) {
+        if (x.text.starts_with("*"))
+            break;
+        if (!x.keyword.empty())
+            argumentOf[x.keyword] = x.text;
+        else if (positional < def->parameters.size())
+            argumentOf[def->parameters[positional++].name] = x.text;
+    }
+    auto& bound = m_p.loop->selfArguments;
+    for (const auto& s : init->body) {
+        const TSNode a = ts_node_named_child(s.node, 0);
+        if (s.type != "expression_statement" || nodeType(a) != "assignment")
+            continue;
+        const TSNode left = fieldOf(a, "left"), right = fieldOf(a, "right");
+        if (nodeType(left) != "attribute" || nodeType(right) != "identifier" ||
+            src().text(fieldOf(left, "object")) != "self")
+            continue;
+        if (const auto it = argumentOf.find(src().text(right)); it != argumentOf.end())
+            bound[src().text(fieldOf(left, "attribute"))] = it->second;
+    }
+    if (!bound.empty()) {
+        m_p.loop->instance = refOf(m_p.entry, src(), instance->span);
+        m_instanceFunction = instance->function;
+    }
+}
+
+// What the loop around a step function's call does besides the call (the batches an episode
+// collects) is not the step: named, so the port is partial rather than silent. Statements
+// that only steer the loop or log are left out.
+void Planner::noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction)
+{
+    const auto& lp = *m_p.loop;
+    // Statements that only steer the loop or log (`if args.dry_run: break`, a print) are
+    // not training: left out, as the target decides how many steps run.
+    std::function<bool(const Stmt&)> controlOnly = [&](const Stmt& s) {
+        if (s.isComment() || s.type == "break_statement" || s.type == "continue_statement" ||
+            s.type == "pass_statement")
+            return true;
+        if (s.type == "expression_statement")
+            return src().text(s.start, s.end).starts_with("print(");
+        if (s.type != "if_statement")
+            return false;
+        return std::all_of(s.body.begin(), s.body.end(), controlOnly) &&
+               std::all_of(s.other.begin(), s.other.end(), controlOnly);
+    };
+    for (const auto& s : loop.body) {
+        if (s.isComment() || s.uses.count(stepFunction.name))
+            continue;
+        if (controlOnly(s)) {
+            m_p.leftovers.push_back(PlanItem{"loop-control", "", refOf(m_p.entry, src(), s),
+                                             "steers the original's loop or logs: the "
+                                             "target runs the steps"});
+            continue;
+        }
+        std::string what = src().text(s.start, std::min(s.end, s.start + 60));
+        std::replace(what.begin(), what.end(), '\n', ' ');
+        what.erase(std::unique(what.begin(), what.end(),
+                               [](char a, char b) { return a == ' ' && b == ' '; }),
+                   what.end());
+        m_p.manual.push_back(manualFinding("the training step is " + stepFunction.name +
+                                               "(), called once per iteration "
+                                               "of the loop at " +
+                                               lp.loop.where() +
+                                               "; what the loop does around the call "
+                                               "(`" +
+                                               what + "`…) is not carried over",
+                                           refOf(m_p.entry, src(), s),
+                                           "move it into the step, or into the data loader"));
+        break;
+    }
+}
+
+// The step function's parameters read the values of the call in the loop: each parameter whose
+// argument is written otherwise (`train_iter(epoch + 1, gcn, ...)` for `def train_iter(epoch,
+// model, ...)`) is bound to the argument's text, so the port's step reads the caller's values.
+void Planner::bindStepArguments(const Call& backward, const Call& call)
+{
+    const auto* def = idx().function(functionAt(backward.span.startByte));
+    if (!def)
+        return;
+    auto& bound = m_p.loop->stepArguments;
+    std::size_t positional = 0;
+    for (const auto& x : call.arguments) {
+        if (x.text.starts_with("*"))
+            break; // *args / **kwargs: the positions after it are unknown
+        std::string param;
+        if (!x.keyword.empty())
+            param = x.keyword;
+        else if (positional < def->parameters.size())
+            param = def->parameters[positional++].name;
+        if (!param.empty() && x.text != param)
+            bound[param] = x.text;
+    }
 }
 
 void Planner::analyseBody(const Stmt& loop)

@@ -77,7 +77,31 @@ void Planner::findModel()
                                            "choose the model variable"));
         return;
     }
+    // The optimizer is built on `self.parameters()` inside a module's own method: each layer
+    // trains itself with its own optimizer (layer-local training, forward-forward style), which
+    // the targets' step (one model, its optimizers, one loss) does not express.
+    if (m_p.modelVariable == "self" && !m_p.optimizers.empty()) {
+        const auto& o = m_p.optimizers.front();
+        std::string cls;
+        for (const Stmt* s : src().chainAt(o.construction.start, o.construction.end))
+            if (s->type == "class_definition")
+                cls = s->name;
+        m_p.manual.push_back(manualFinding(
+            "layer-local optimizers: `" + o.variable + "` is built on the parameters of " +
+                (cls.empty() ? std::string("a module") : "class " + cls) +
+                " itself, so each layer trains itself inside its own method; the target trains "
+                "one model with its optimizers from one loss per step",
+            o.construction,
+            "write the layer-wise training by hand, or train the layers with one loss"));
+        m_p.modelVariable.clear();
+        return;
+    }
     const Assignment* a = assignmentOf(m_p.modelVariable, m_loopFunction);
+    // Built where the optimizer that trains it is built (a trainer class's method holds the
+    // loop; the script's main() builds the model and the optimizer and hands them over).
+    for (const auto& o : m_p.optimizers)
+        if (!a && !o.synthesized)
+            a = assignmentOf(m_p.modelVariable, functionAt(o.construction.start));
     if (!a) {
         m_p.manual.push_back(
             manualFinding("the construction of `" + m_p.modelVariable + "` was not found",
@@ -163,12 +187,27 @@ void Planner::findLoss()
 void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out)
 {
     out.variable = iterable;
+    // `for batch in tqdm(loader, ...)`: the loop's own call.
+    if (m_loopStmt && iterable.find('(') != std::string::npos)
+        for (const auto& c : idx().calls)
+            if (src().text(c.span.startByte, c.span.endByte) == iterable &&
+                c.span.startByte >= m_loopStmt->start && c.span.endByte <= m_loopStmt->end)
+                if (findProgressData(c, fn, out))
+                    return;
+    // A trainer class's `self.loader`: the instantiation's argument.
+    if (iterable.starts_with("self.") && m_p.loop && fn == m_loopFunction)
+        if (const auto it = m_p.loop->selfArguments.find(iterable.substr(5));
+            it != m_p.loop->selfArguments.end() &&
+            it->second.find_first_of("()[]. ") == std::string::npos)
+            return findData(it->second, m_instanceFunction, out);
     if (iterable.find_first_of("()[]. ") != std::string::npos)
         return;
     const Assignment* a = assignmentOf(iterable, fn);
     if (!a || a->call < 0)
         return;
     const Call& c = idx().calls[static_cast<std::size_t>(a->call)];
+    if (findProgressData(c, fn, out))
+        return;
     const std::string q = resolvedName(c);
     out.construction = refOf(m_p.entry, src(), c.span);
     out.isDataLoader = q.ends_with("DataLoader");
@@ -187,6 +226,30 @@ void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out
             out.keywords.emplace_back(arg.keyword,
                                       src().text(arg.valueSpan.startByte, arg.valueSpan.endByte));
     }
+}
+
+// A progress bar around the batches (`tqdm(loader, desc=...)`): the batches are the loader's,
+// and the loader is looked up as the loop's iterable would be (a trainer class's `self.x` is
+// the instantiation's argument).
+bool Planner::findProgressData(const Call& c, FunctionId fn, DataPlan& out)
+{
+    if (lastPart(resolvedName(c)) != "tqdm" && lastPart(c.callee) != "tqdm")
+        return false;
+    if (c.arguments.empty() || !c.arguments[0].keyword.empty())
+        return false;
+    std::string inner = c.arguments[0].text;
+    FunctionId where = fn;
+    if (inner.starts_with("self.") && m_p.loop) {
+        const auto it = m_p.loop->selfArguments.find(inner.substr(5));
+        if (it == m_p.loop->selfArguments.end())
+            return false;
+        inner = it->second;
+        where = m_instanceFunction;
+    }
+    if (inner.empty() || inner.find_first_of("()[]. ") != std::string::npos)
+        return false;
+    findData(inner, where, out);
+    return true;
 }
 
 void Planner::findEval()

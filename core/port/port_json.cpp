@@ -27,13 +27,40 @@ nlohmann::json numbers(const std::vector<double>& v)
 
 } // namespace
 
+bool PortResult::full(const VerifyResult* checked) const
+{
+    return manual.empty() && (!checked || checked->checkErrors == 0);
+}
+
+std::string PortResult::status(const VerifyResult* checked) const
+{
+    return full(checked) ? "full" : "partial";
+}
+
+std::vector<guides::Finding> PortResult::leftFor(const VerifyResult* checked) const
+{
+    std::vector<guides::Finding> left = manual;
+    if (!checked)
+        return left;
+    left.insert(left.end(), checked->checkFindings.begin(), checked->checkFindings.end());
+    if (checked->checkErrors < 0) {
+        guides::Finding f;
+        f.checkId = "port.manual";
+        f.stepId = "port";
+        f.severity = Severity::Warning;
+        f.message = "the port could not be checked with its guide: " + checked->dryRunError;
+        left.push_back(f);
+    }
+    return left;
+}
+
 nlohmann::json toJson(const PortResult& r, const std::string& output, const VerifyResult* verify)
 {
     nlohmann::json j;
     j["target"] = r.target;
     j["api"] = r.api.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.api);
     j["output"] = output;
-    j["status"] = r.status();
+    j["status"] = r.status(verify);
     j["entry"] = r.entry;
     j["files"] = nlohmann::json::array();
     for (const auto& f : r.files)
@@ -41,7 +68,9 @@ nlohmann::json toJson(const PortResult& r, const std::string& output, const Veri
             {{"path", f.path},
              {"from", f.from.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.from)}});
     j["manual"] = nlohmann::json::array();
-    for (const auto& m : r.manual)
+    // What is left: the plan's items and, once checked, the check's errors (the one rule of
+    // PortResult::full), so that every partial port says what is left.
+    for (const auto& m : r.leftFor(verify))
         j["manual"].push_back(findingJson(m));
     j["notes"] = r.notes;
     j["plan_ms"] = r.planMs;

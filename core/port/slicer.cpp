@@ -33,6 +33,12 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
         for (const Stmt* s : chain)
             if (s->type == "function_definition" || s->type == "decorated_definition")
                 m_function = s;
+        // A script whose code runs under `if __name__ == "__main__":` at module level: the
+        // block is the loop's scope, as a main() function's body would be.
+        for (const Stmt* s : chain)
+            if (!m_function && !m_mainBlock && s->type == "if_statement" &&
+                m_src->text(s->condition).find("__name__") != std::string::npos)
+                m_mainBlock = s;
     }
     findCallers();
     // The parser: what `args` is parsed from.
@@ -95,6 +101,21 @@ void Slicer::findCallers()
     };
     for (const auto& s : m_src->statements())
         walk(s.node);
+    // A trainer class instantiated with the values its method's loop reads (`self.x`): they
+    // are looked up where the instance is made, before it.
+    const auto& lp = *m_plan.loop;
+    if (lp.instance.valid()) {
+        Caller c;
+        c.call = lp.instance.start;
+        for (const Stmt* s : m_src->chainAt(lp.instance.start, lp.instance.end))
+            if (s->type == "function_definition" || s->type == "decorated_definition")
+                c.function = s;
+        for (const auto& [attribute, arg] : lp.selfArguments)
+            for (const auto& n : identifiersOf(arg))
+                c.passed.insert(n);
+        if (c.function && c.function != m_function)
+            m_callers.push_back(c);
+    }
 }
 
 std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)
@@ -200,8 +221,12 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
         for (const auto& s : v) {
             if (s.isComment())
                 continue;
+            // The `if __name__ == "__main__":` block is a scope of its own, as main() is: its
+            // argparse statements are found one by one, not the block as a whole.
             if (s.type == "function_definition" || s.type == "decorated_definition" ||
-                s.type == "class_definition") {
+                s.type == "class_definition" ||
+                (s.type == "if_statement" &&
+                 m_src->text(s.condition).find("__name__") != std::string::npos)) {
                 walk(s.body);
                 continue;
             }
@@ -260,6 +285,10 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
                 isLocal = s != nullptr;
                 foundScope = static_cast<int>(k) + 1;
             }
+        } else if (scope == 0 && m_mainBlock) {
+            s = definer(m_mainBlock->body, name, m_loopStart);
+            isLocal = s != nullptr;
+            foundScope = 0;
         } else if (scope > 0) {
             const auto& c = m_callers[static_cast<std::size_t>(scope - 1)];
             s = definer(c.function->body, name, c.call);
@@ -358,6 +387,25 @@ std::string Slicer::moduleText(const std::vector<const Stmt*>& extra, const Rend
         out += "\n" + renderStatements(*m_src, {s}, r, "", &m_src->statements());
         if (!s->name.empty())
             out += "\n";
+    }
+    return out;
+}
+
+std::vector<const Stmt*> Slicer::seedStatements() const
+{
+    std::vector<const Stmt*> out;
+    if (!m_src)
+        return out;
+    const std::vector<Stmt>& scope = m_function    ? m_function->body
+                                     : m_mainBlock ? m_mainBlock->body
+                                                   : m_src->statements();
+    for (const auto& s : scope) {
+        if (s.start >= m_loopStart || s.type != "expression_statement" || !s.defines.empty())
+            continue;
+        const std::string t = m_src->text(s.start, s.end);
+        if (t.find("manual_seed(") != std::string::npos ||
+            t.find("random.seed(") != std::string::npos)
+            out.push_back(&s);
     }
     return out;
 }

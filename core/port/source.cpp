@@ -330,6 +330,12 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
     }
     if (t == "attribute") {
         const TSNode obj = field(n, "object");
+        if (!rules.selfAttributes.empty() && type(obj) == "identifier" && f.text(obj) == "self")
+            if (const auto it = rules.selfAttributes.find(f.text(field(n, "attribute")));
+                it != rules.selfAttributes.end()) {
+                out += it->second;
+                return;
+            }
         if (!rules.argsName.empty() && rules.flag && type(obj) == "identifier" &&
             f.text(obj) == rules.argsName) {
             out += rules.flag(f.text(field(n, "attribute")));

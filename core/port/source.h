@@ -73,6 +73,8 @@ struct RenderRules
     // `args.x` -> this(x); unset: left as it is.
     std::function<std::string(const std::string&)> flag;
     std::set<std::string> deviceNames; // `.to(device)` with these is dropped
+    // `self.x` -> replacement text (a trainer class's attributes, read where it is made).
+    std::map<std::string, std::string> selfAttributes;
     bool dropDeviceMoves = true;
 };
 

@@ -96,6 +96,7 @@ private slots:
     void generatesPatterns_data();
     void generatesPatterns();
     void argparseInHelper();
+    void statusRule();
 };
 
 void TestPort::plansPatterns_data()
@@ -437,6 +438,40 @@ for data, target in train_loader:
     QVERIFY(!fs::exists(f.root() / "model_def.py"));
 }
 
+// The one status rule: full means nothing left by hand and, once checked, no check error; the
+// check's errors are then listed with what is left, so a partial port always says what.
+void TestPort::statusRule()
+{
+    port::PortResult r;
+    port::VerifyResult v;
+    v.checkErrors = 0;
+    QVERIFY(r.full());
+    QVERIFY(r.full(&v));
+    guides::Finding error;
+    error.checkId = "some-guide.some-check";
+    error.severity = Severity::Error;
+    error.message = "a construct the guide rejects";
+    v.checkErrors = 1;
+    v.checkFindings.push_back(error);
+    QVERIFY(!r.full(&v));
+    QCOMPARE(r.status(&v), std::string("partial"));
+    auto j = port::toJson(r, "out", &v);
+    QCOMPARE(j["status"].get<std::string>(), std::string("partial"));
+    QCOMPARE(j["manual"].size(), std::size_t(1));
+    QCOMPARE(j["manual"][0]["message"].get<std::string>(), error.message);
+    // Not checked at all (the guide could not run): partial, and it says so.
+    v.checkErrors = -1;
+    v.checkFindings.clear();
+    QVERIFY(!r.full(&v));
+    QCOMPARE(r.leftFor(&v).size(), std::size_t(1));
+    // A manual item alone makes it partial, checked or not.
+    v.checkErrors = 0;
+    r.manual.push_back(port::manualFinding("left", port::CodeRef{"main.py", 3, 0, 0, 0, ""}));
+    QVERIFY(!r.full());
+    QVERIFY(!r.full(&v));
+    QCOMPARE(port::toJson(r, "out", nullptr)["manual"].size(), std::size_t(1));
+}
+
 // Pattern classes of the generators, each on a fixture written for it: the port's status, text it
 // must and must not have, and the manual item it must name (empty: none expected).
 void TestPort::generatesPatterns_data()
@@ -648,6 +683,190 @@ for data, target in train_loader:
     QTest::newRow("unsupported-optimizer/determined")
         << adadelta << "determined-pytorchtrial" << true << "optim.Adadelta("
         << "TODO(portolan)"
+        << "";
+    // A step function whose parameters have other names than the caller's variables: the
+    // port's step reads what the caller passes (net -> the model, inputs -> features, ...).
+    const QString renamed = R"(
+
+def train_step(net, opt, inputs, labels):
+    opt.zero_grad()
+    loss = F.nll_loss(net(inputs), labels)
+    loss.backward()
+    opt.step()
+
+
+model = Net(args.hidden)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+features = torch.randn(16, 8)
+classes = torch.randint(0, 3, (16,))
+for epoch in range(args.epochs):
+    train_step(model, optimizer, features, classes)
+)";
+    QTest::newRow("renamed-step-parameters/determined")
+        << renamed << "determined-pytorchtrial" << true << "F.nll_loss(self.model("
+        << "net(inputs)"
+        << "";
+    QTest::newRow("renamed-step-parameters/poptorch")
+        << renamed << "graphcore-poptorch" << true << "F.nll_loss(self.model("
+        << "net(inputs)"
+        << "";
+    // Around the step function's call, the loop only logs and breaks on a flag: that steers
+    // the original's loop, it is not training, so the port is full.
+    QString steered = renamed;
+    steered += R"(    print('epoch', epoch)
+    if args.epochs > 100:
+        break
+)";
+    QTest::newRow("step-function-loop-control/determined")
+        << steered << "determined-pytorchtrial" << true << "F.nll_loss(self.model("
+        << "break"
+        << "";
+    // The loop in a method of a trainer class the script instantiates with the model, the
+    // loader, the optimizer and the criterion: `self.x` is what the constructor stored.
+    const QString trainer = R"(
+from tqdm import tqdm
+
+
+class Trainer:
+    def __init__(self, net, loader, opt, loss_fn):
+        self.net = net
+        self.loader = loader
+        self.opt = opt
+        self.loss_fn = loss_fn
+
+    def fit(self):
+        self.net.train()
+        for inputs, labels in tqdm(self.loader, desc="train"):
+            self.opt.zero_grad()
+            loss = self.loss_fn(self.net(inputs), labels)
+            loss.backward()
+            self.opt.step()
+
+
+def main():
+    model = Net(args.hidden)
+    optimizer = optim.SGD(model.parameters(), lr=args.lr)
+    criterion = nn.NLLLoss()
+    Trainer(model, train_loader, optimizer, criterion).fit()
+
+
+if __name__ == '__main__':
+    main()
+)";
+    QTest::newRow("trainer-class/determined")
+        << trainer << "determined-pytorchtrial" << true
+        << "loss = self.criterion(self.model(inputs), labels)"
+        << "raise NotImplementedError"
+        << "";
+    QTest::newRow("trainer-class/poptorch")
+        << trainer << "graphcore-poptorch" << true
+        << "loss = self.criterion(self.model(inputs), labels)"
+        << "TODO(portolan)"
+        << "";
+    // Each layer builds an optimizer on its own parameters and trains itself in its method
+    // (layer-local training): a partial port that names it.
+    const QString layerLocal = R"(
+
+class Layer(nn.Linear):
+    def __init__(self, n_in, n_out):
+        super().__init__(n_in, n_out)
+        self.opt = optim.SGD(self.parameters(), lr=args.lr)
+
+    def fit(self, x):
+        for i in range(3):
+            self.opt.zero_grad()
+            loss = self(x).pow(2).mean()
+            loss.backward()
+            self.opt.step()
+
+
+layers = [Layer(8, 8), Layer(8, 8)]
+for data, target in train_loader:
+    for layer in layers:
+        layer.fit(data)
+)";
+    QTest::newRow("layer-local-optimizers/determined")
+        << layerLocal << "determined-pytorchtrial" << false << "TODO(portolan)"
+        << ""
+        << "layer-local optimizers: `self.opt` is built on the parameters of class Layer";
+    // A model class whose constructor takes the flags namespace whole (`Wide(args)`): it reads
+    // what it is given, so the trial hands it the namespace rebuilt from the hyperparameters.
+    const QString namespaceClass = R"(
+
+class Wide(nn.Module):
+    def __init__(self, args):
+        super().__init__()
+        self.fc = nn.Linear(8, args.hidden)
+        self.out = nn.Linear(args.hidden, 3)
+
+    def forward(self, x):
+        return F.log_softmax(self.out(F.relu(self.fc(x))), dim=1)
+
+
+model = Wide(args)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("namespace-class/determined")
+        << namespaceClass << "determined-pytorchtrial" << true << "args = self.flags()"
+        << ""
+        << "";
+    QTest::newRow("namespace-class/cerebras")
+        << namespaceClass << "cerebras-pytorch" << true << "args = types.SimpleNamespace("
+        << ""
+        << "";
+    // The script's code under `if __name__ == '__main__':` at module level: the block is the
+    // loop's scope, so what builds the model and the optimizer there moves into the port.
+    const QString mainBlock = R"(
+
+if __name__ == '__main__':
+    model = Net(args.hidden)
+    optimizer = optim.SGD(model.parameters(), lr=args.lr)
+    for epoch in range(args.epochs):
+        for data, target in train_loader:
+            optimizer.zero_grad()
+            loss = F.nll_loss(model(data), target)
+            loss.backward()
+            optimizer.step()
+)";
+    QTest::newRow("main-block/determined")
+        << mainBlock << "determined-pytorchtrial" << true
+        << "model = Net(self.context.get_hparam(\"hidden\"))"
+        << ""
+        << "";
+    // Data drawn once while setting up (a random permutation) after the original's seed: the
+    // port seeds the same way before it draws, so the draw is the same.
+    const QString seeded = R"(
+
+if __name__ == '__main__':
+    torch.manual_seed(7)
+    points = torch.randn(16, 8)
+    order = torch.randperm(16)
+    model = Net(args.hidden)
+    optimizer = optim.SGD(model.parameters(), lr=args.lr)
+    for epoch in range(args.epochs):
+        optimizer.zero_grad()
+        loss = F.nll_loss(model(points[order]), torch.zeros(16, dtype=torch.long))
+        loss.backward()
+        optimizer.step()
+)";
+    QTest::newRow("seeded-setup/determined")
+        << seeded << "determined-pytorchtrial" << true
+        << "torch.manual_seed(7)\n        points = torch.randn(16, 8)"
+        << ""
+        << "";
+    QTest::newRow("seeded-setup/poptorch")
+        << seeded << "graphcore-poptorch" << true
+        << "torch.manual_seed(7)\n    points = torch.randn(16, 8)"
+        << ""
+        << "";
+    QTest::newRow("main-block/cerebras")
+        << mainBlock << "cerebras-pytorch" << true << "model = Net("
+        << ""
         << "";
 }
 

@@ -129,7 +129,7 @@ bool PortDialog::cancelVerify()
 void PortDialog::showVerify()
 {
     if (m_verify)
-        m_verifyPanel->showResult(*m_verify, m_port && m_port->full());
+        m_verifyPanel->showResult(*m_verify, m_port && m_port->full(&*m_verify));
 }
 
 LossChart* PortDialog::lossChart() const

@@ -284,9 +284,17 @@ void RunPanel::setProject(const QString& folder)
     if (QFileInfo::exists(QDir(folder).filePath(".portolan/runs.sqlite")))
         m_history->open(folder);
     refreshHistory();
-    // Show the newest run's curve, so an opened project shows where its training stood.
+    // Show the newest run's curve, so an opened project shows where its training stood; a
+    // port's verification (its two labelled runs, original and port) shows both, overlaid.
     if (m_historyModel->rowCount() > 0)
         m_historyView->selectRow(0);
+    auto verification = [&](int row) {
+        return row < m_historyModel->rowCount() &&
+               m_historyModel->runAt(row).config.value(QStringLiteral("verification")).toBool();
+    };
+    if (verification(0) && verification(1))
+        m_historyView->selectionModel()->select(
+            m_historyModel->index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
     updateButtons();
 }
 
@@ -657,8 +665,10 @@ void RunPanel::overlaySelection()
         const RunRecord& r = m_historyModel->runAt(row.row());
         if (r.id == m_currentRun && m_controller->isRunning())
             continue;
-        m_chart->setRun(r.id, tr("run %1").arg(r.id), m_history->lossCurve(r.id),
-                        m_history->evalPoints(r.id));
+        // A labelled run (a port's verification: "original", "port") is named by its label.
+        const QString label = r.config.value(QStringLiteral("label")).toString();
+        m_chart->setRun(r.id, label.isEmpty() ? tr("run %1").arg(r.id) : label,
+                        m_history->lossCurve(r.id), m_history->evalPoints(r.id));
         if (r.status == QLatin1String("failed"))
             m_chart->markFailed(r.id, r.reason);
         m_chart->markSynthetic(r.id, syntheticBadge(r.synthetic));
