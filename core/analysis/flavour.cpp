@@ -30,6 +30,8 @@ std::string_view flavourId(Flavour f)
         return "cerebras-layers";
     case Flavour::DeterminedPyTorchTrial:
         return "determined-pytorchtrial";
+    case Flavour::DeterminedCore:
+        return "determined-core";
     case Flavour::GraphcorePopTorch:
         return "graphcore-poptorch";
     }
@@ -53,6 +55,8 @@ std::string_view flavourName(Flavour f)
         return "Cerebras PyTorch, layers API";
     case Flavour::DeterminedPyTorchTrial:
         return "Determined PyTorchTrial";
+    case Flavour::DeterminedCore:
+        return "Determined Core API";
     case Flavour::GraphcorePopTorch:
         return "Graphcore PopTorch";
     }
@@ -66,6 +70,7 @@ std::string_view guideIdFor(Flavour f)
     case Flavour::CerebrasTensorFlow:
     case Flavour::CerebrasLayers:
     case Flavour::DeterminedPyTorchTrial:
+    case Flavour::DeterminedCore:
     case Flavour::GraphcorePopTorch:
         return flavourId(f);
     default:
@@ -216,6 +221,8 @@ static FlavourReport detectFrameworkFlavour(const ProjectAnalysis& a)
             }
         for (const auto& c : idx.calls) {
             const std::string& res = c.resolved;
+            if (res == "determined.core.init")
+                add(Flavour::DeterminedCore, "calls " + res, file.path, c.nameSpan.line, 4);
             if (res == "poptorch.trainingModel" || res == "poptorch.inferenceModel")
                 add(Flavour::GraphcorePopTorch, "calls " + res, file.path, c.nameSpan.line, 2);
             else if (res.ends_with("CerebrasEstimator") || res.ends_with("CSEstimatorSpec"))
@@ -248,6 +255,19 @@ static FlavourReport detectFrameworkFlavour(const ProjectAnalysis& a)
         }
     }
 
+    // Importing determined and an experiment config are Determined evidence of either API. With
+    // a Core context opened and no trial class, they count for the Core API.
+    const auto isTrialClass = [](const Evidence& e) {
+        return e.flavour == Flavour::DeterminedPyTorchTrial && e.what.starts_with("class ");
+    };
+    const bool coreContext = std::any_of(r.evidence.begin(), r.evidence.end(), [](const auto& e) {
+        return e.flavour == Flavour::DeterminedCore;
+    });
+    if (coreContext && std::none_of(r.evidence.begin(), r.evidence.end(), isTrialClass))
+        for (auto& e : r.evidence)
+            if (e.flavour == Flavour::DeterminedPyTorchTrial)
+                e.flavour = Flavour::DeterminedCore;
+
     std::map<Flavour, int> score;
     for (const auto& e : r.evidence)
         score[e.flavour] += e.weight;
@@ -273,6 +293,10 @@ static FlavourReport detectFrameworkFlavour(const ProjectAnalysis& a)
     for (const auto& e : leftovers)
         if (!e.what.ends_with(".cuda()"))
             ++leftoverScore;
+    // The Core API keeps the script's own loop: backward and optimizer steps are its design,
+    // not leftovers of a port in progress.
+    if (best == Flavour::DeterminedCore)
+        leftoverScore = 0;
     if (best != Flavour::Unknown) {
         r.confidence =
             std::min(0.99, 0.6 + 0.4 * double(bestScore) / double(total + 1) + 0.02 * bestScore);

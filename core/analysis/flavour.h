@@ -20,6 +20,8 @@ enum class Flavour : std::uint8_t
     CerebrasTensorFlow,
     CerebrasLayers,
     DeterminedPyTorchTrial,
+    // A script that keeps its own loop and reports to determined.core (the Core API).
+    DeterminedCore,
     GraphcorePopTorch,
 };
 std::string_view flavourId(Flavour f);   // "plain-pytorch", "cerebras-pytorch", ...
