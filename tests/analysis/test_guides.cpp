@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <yaml-cpp/yaml.h>
 
@@ -113,7 +114,12 @@ private slots:
         for (const auto& d : set.diagnostics)
             qWarning("%s", d.toString().c_str());
         QVERIFY(set.diagnostics.empty());
-        QCOMPARE(set.guides.size(), std::size_t(7));
+        QCOMPARE(set.guides.size(), std::size_t(8));
+        // The Core API guide is short by design: the script keeps its loop, so only the
+        // hand-over to Determined is checked.
+        const guides::Guide* core = set.find("determined-core");
+        QVERIFY(core);
+        QCOMPARE(core->checkCount(), std::size_t(6));
         std::size_t total = 0, fixes = 0;
         for (const char* id : {"cerebras-pytorch", "cerebras-tensorflow", "cerebras-layers",
                                "determined-pytorchtrial", "graphcore-poptorch", "cerebras-cstorch",
@@ -163,6 +169,42 @@ private slots:
         QVERIFY2(target, target ? "" : target.error.toString().c_str());
         QCOMPARE(target.value->kind,
                  kind == "cs" ? targets::TargetKind::Cs : targets::TargetKind::Ipu);
+    }
+
+    // A script that opens a Determined Core context keeps its own loop: it is a Determined
+    // port (flavour determined-core), not an original with leftovers, unless a trial class
+    // makes it a PyTorchTrial project.
+    void coreApiFlavour()
+    {
+        for (const char* spec : {"fixture:det-core-script", "fixture:det-core-broken"}) {
+            const auto& a = cached(spec);
+            QCOMPARE(QString::fromStdString(std::string(analysis::flavourId(a.flavour.flavour))),
+                     QStringLiteral("determined-core"));
+            QCOMPARE(QString::fromStdString(a.flavour.suggestedGuide),
+                     QStringLiteral("determined-core"));
+            QVERIFY(!a.flavour.beingPorted);
+        }
+        QTemporaryDir dir;
+        copyTree(testing::projectPath("fixture:det-core-script"), dir.path().toStdString());
+        {
+            std::ofstream trial(dir.filePath("model_def.py").toStdString());
+            trial << "from determined.pytorch import PyTorchTrial\n\n\n"
+                     "class Trial(PyTorchTrial):\n    pass\n";
+        }
+        auto a = testing::analyse(dir.path().toStdString());
+        QVERIFY(a);
+        QVERIFY(a->flavour.flavour == analysis::Flavour::DeterminedPyTorchTrial ||
+                a->flavour.portingTo == analysis::Flavour::DeterminedPyTorchTrial);
+        // Without the Core context the same loop is an original's leftover.
+        fs::remove(dir.filePath("model_def.py").toStdString());
+        std::string text = *readFile(dir.filePath("train.py").toStdString()).value;
+        const auto at = text.find("    with det.core.init() as core_context:");
+        QVERIFY(at != std::string::npos);
+        text.replace(at, text.size() - at, "    main(None, info.trial.hparams)\n");
+        QVERIFY(!writeFileAtomically(dir.filePath("train.py").toStdString(), text));
+        a = testing::analyse(dir.path().toStdString());
+        QVERIFY(a);
+        QVERIFY(a->flavour.flavour != analysis::Flavour::DeterminedCore);
     }
 
     void suggestedOrder()
