@@ -22,6 +22,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -53,6 +54,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     m_source = new QLabel(tr("No model: open a project or a report."), left);
+    m_source->setObjectName(QStringLiteral("profileSource"));
     m_source->setWordWrap(true);
     // Which params file is compiled, and the project's others to pick from: siblings such as
     // params_gpt2_small.yaml and params_gpt2_xl.yaml differ only in the middle of the name.
@@ -63,17 +65,39 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_paramsCombo->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     m_paramsCombo->setToolTip(tr("The params file whose model is compiled"));
     m_paramsCombo->setPlaceholderText(tr("none chosen"));
+    // A Graphcore application's file of named configurations (its --config NAME): which one
+    // is compiled, beside the file, with the others to pick from.
+    m_configCombo = new QComboBox(left);
+    m_configCombo->setObjectName(QStringLiteral("profileConfig"));
+    m_configCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_configCombo->setMinimumContentsLength(12);
+    m_configCombo->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_configCombo->setToolTip(tr("The named configuration of the params file whose model and "
+                                 "settings are compiled (the application's --config)"));
     m_paramsRow = new QWidget(left);
-    auto* paramsRow = new QHBoxLayout(m_paramsRow);
-    paramsRow->setContentsMargins(0, 0, 0, 0);
-    paramsRow->addWidget(new QLabel(tr("Params file:"), m_paramsRow));
-    paramsRow->addWidget(m_paramsCombo, 1);
+    auto* selectors = new QGridLayout(m_paramsRow);
+    selectors->setContentsMargins(0, 0, 0, 0);
+    m_paramsLabel = new QLabel(tr("Params file:"), m_paramsRow);
+    m_configLabel = new QLabel(tr("Configuration:"), m_paramsRow);
+    m_paramsLabel->setBuddy(m_paramsCombo);
+    m_configLabel->setBuddy(m_configCombo);
+    selectors->addWidget(m_paramsLabel, 0, 0);
+    selectors->addWidget(m_paramsCombo, 0, 1);
+    selectors->addWidget(m_configLabel, 1, 0);
+    selectors->addWidget(m_configCombo, 1, 1);
+    selectors->setColumnStretch(1, 1);
+    m_paramsLabel->hide();
+    m_paramsCombo->hide();
+    m_configLabel->hide();
+    m_configCombo->hide();
     m_paramsRow->hide();
     connect(m_paramsCombo, &QComboBox::activated, this, [this](int i) {
         const QString file = m_paramsCombo->itemData(i).toString();
         if (!file.isEmpty())
             setProject(file);
     });
+    connect(m_configCombo, &QComboBox::activated, this,
+            [this](int i) { setProject(m_projectPath, m_configCombo->itemText(i)); });
     auto* box = new QGroupBox(tr("Compile"), left);
     auto* boxLayout = new QVBoxLayout(box);
     m_settings = new CompileSettings(box);
@@ -193,13 +217,56 @@ void ProfilePanel::setParamsFiles(const QString& root, const QStringList& candid
                                    Qt::ToolTipRole);
     }
     m_paramsCombo->setCurrentIndex(m_paramsCombo->findText(current));
-    m_paramsRow->setVisible(!candidates.isEmpty());
+    m_paramsLabel->setVisible(!candidates.isEmpty());
+    m_paramsCombo->setVisible(!candidates.isEmpty());
     m_paramsCombo->setEnabled(candidates.size() > 1);
+    updateSelectors();
 }
 
 QString ProfilePanel::paramsFile() const
 {
     return m_paramsCombo->currentText();
+}
+
+void ProfilePanel::showNamedConfigs(const std::vector<std::string>& names,
+                                    const std::string& current)
+{
+    m_configCombo->clear();
+    for (const auto& n : names)
+        m_configCombo->addItem(QString::fromStdString(n));
+    m_configCombo->setCurrentIndex(m_configCombo->findText(QString::fromStdString(current)));
+    m_configLabel->setVisible(!names.empty());
+    m_configCombo->setVisible(!names.empty());
+    m_configCombo->setEnabled(names.size() > 1);
+    updateSelectors();
+}
+
+void ProfilePanel::updateSelectors()
+{
+    m_paramsRow->setVisible(!m_paramsCombo->isHidden() || !m_configCombo->isHidden());
+}
+
+QStringList ProfilePanel::namedConfigs() const
+{
+    QStringList names;
+    for (int i = 0; i < m_configCombo->count(); ++i)
+        names << m_configCombo->itemText(i);
+    return names;
+}
+
+QString ProfilePanel::namedConfig() const
+{
+    return m_configCombo->currentText();
+}
+
+bool ProfilePanel::selectNamedConfig(const QString& name)
+{
+    const int i = m_configCombo->findText(name);
+    if (i < 0 || i == m_configCombo->currentIndex())
+        return false;
+    m_configCombo->setCurrentIndex(i);
+    setProject(m_projectPath, name);
+    return true;
 }
 
 QStringList ProfilePanel::pageIds() const
@@ -294,6 +361,8 @@ bool ProfilePanel::openReport(const QString& file, QString* error)
                        ? std::make_shared<const sim::ModelFamilyNotes>(*r.value->modelFamily)
                        : nullptr;
         m_compileTicket.invalidate(); // a compile still running must not overwrite the report
+        m_compiledParams.clear();
+        showNamedConfigs({}, {});
         m_source->setText(tr("Report %1").arg(QDir::toNativeSeparators(file)));
         setResult(std::make_shared<const sim::CompileResult>(std::move(*r.value)));
         setIdle(tr("Opened %1.").arg(QFileInfo(file).fileName()));
@@ -327,32 +396,46 @@ bool ProfilePanel::openReport(const QString& file, QString* error)
     return true;
 }
 
-void ProfilePanel::setProject(const QString& folder)
+void ProfilePanel::setProject(const QString& folder, const QString& namedConfig)
 {
     m_dryRun->hide();
     cancelRecording();
     m_settings->forgetTargetChoice();
     m_defaultTargetReason.clear();
     m_project.reset();
+    m_compiledParams.clear();
+    // Another file has other configurations (or none); the same file keeps its list while the
+    // one picked is built, and after a failure, so another can be picked.
+    if (folder != m_projectPath)
+        showNamedConfigs({}, {});
+    m_projectPath = folder;
     m_source->setText(tr("Project %1").arg(QDir::toNativeSeparators(folder)));
     const quint64 id = m_recordTicket.next();
     ++m_recording;
     setBusy(tr("Finding the model of %1...").arg(QFileInfo(folder).fileName()));
     m_cancel->show();
-    const std::string path = folder.toStdString();
+    workflow::ModelInput input;
+    input.path = folder.toStdString();
+    input.namedConfig = namedConfig.toStdString();
     // The workflow finds the model (and builds a Model Zoo family) off the GUI thread; a model
     // that needs LibTorch is recorded by the Torch child in a QProcess that Cancel can end.
     runAsync(
-        this, [path] { return workflow::openModel({path}); },
+        this, [input] { return workflow::openModel(input); },
         [this, id, folder](Result<workflow::ProjectModel> found) {
             if (!m_recordTicket.isCurrent(id))
                 return; // cancelled or replaced; the count was settled there
             if (!found) {
                 --m_recording;
-                recordingFailed(QString::fromStdString(found.error.toString()));
+                // The Profile's wording: its button does what the CLI's command would.
+                recordingFailed(QString::fromStdString(graph::guiWording(found.error).toString()));
                 return;
             }
             workflow::ProjectModel& model = *found.value;
+            showNamedConfigs(model.namedConfigs, model.source.training
+                                                     ? model.source.training->namedConfig
+                                                     : std::string());
+            if (!model.source.params.empty())
+                m_compiledParams = QString::fromStdString(model.source.params.string());
             // The vendor's hardware first, by the CLI's rule (sim::defaultTarget): a Cerebras
             // config on a CS-2, a PopTorch project on an IPU, with the reason on the source line.
             if (const sim::DefaultTarget d = sim::defaultTarget(model.source); !d.id.empty()) {
@@ -362,17 +445,18 @@ void ProfilePanel::setProject(const QString& folder)
                     tr("Project %1 · target: %2")
                         .arg(QDir::toNativeSeparators(folder), m_defaultTargetReason));
             }
-            // Start from how the project trains, by the one rule the CLI uses
-            // (workflow::projectOptions).
+            // Start from the defaults on the target and how the project trains, by the one rule
+            // the CLI uses (workflow::projectOptions). Not from the form: it holds the previous
+            // model's settings (a 2-IPU configuration's per-IPU proportions failed a 4-IPU one).
+            QString ignored;
+            sim::CompileOptions o;
+            o.target = m_settings->options(&ignored).target;
             if (model.source.training) {
                 m_project = std::make_shared<workflow::ProjectModel>();
                 m_project->source = model.source;
-                QString ignored;
-                sim::CompileOptions o = m_settings->options(&ignored);
-                o.split.clear();
                 applyProjectTraining(o);
-                m_settings->setOptions(o);
             }
+            m_settings->setOptions(o);
             if (model.graph) {
                 --m_recording;
                 m_family = model.family

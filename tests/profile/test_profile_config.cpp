@@ -1,0 +1,154 @@
+// The Profile's named-configuration selector (issue 22, section 2): a Graphcore application
+// config (tests/fixtures/projects/named-config-poptorch, written for the layout) lists the
+// configurations that describe a model, opens on the one portolan-cli compile takes without
+// --config, and a pick re-builds and re-compiles off the GUI thread through the workflow, with
+// the configuration's own settings: the same options `compile --config NAME` starts from.
+#include "core/workflow/compile_project.h"
+#include "views/profile/compile_settings.h"
+#include "views/profile/profile_panel.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace portolan;
+using namespace portolan::views;
+
+namespace {
+
+const QString kProject = QStringLiteral(PORTOLAN_FIXTURES "/projects/named-config-poptorch");
+
+bool waitIdle(ProfilePanel& panel, int ms = 60000)
+{
+    return QTest::qWaitFor([&] { return !panel.isBusy(); }, ms);
+}
+
+QString joined(const std::vector<int>& v)
+{
+    QStringList out;
+    for (int x : v)
+        out << QString::number(x);
+    return out.join(QLatin1Char(','));
+}
+
+// What the CLI's compile starts from for `config` (workflow::openModel, projectOptions).
+sim::CompileOptions cliOptions(const QString& config)
+{
+    workflow::ModelInput in;
+    in.path = kProject.toStdString();
+    in.namedConfig = config.toStdString();
+    auto model = workflow::openModel(in);
+    if (!model)
+        return {};
+    sim::CompileOptions given;
+    given.target = sim::defaultTarget(model.value->source).id;
+    return workflow::projectOptions(*model.value, given);
+}
+
+} // namespace
+
+class TestProfileConfig : public QObject
+{
+    Q_OBJECT
+private slots:
+    // "defaults" sets settings only: it is no model, so it is not offered.
+    void listsTheConfigurationsThatDescribeAModel()
+    {
+        ProfilePanel panel;
+        panel.setProject(kProject);
+        QVERIFY(waitIdle(panel, 120000));
+        QVERIFY2(panel.result(), qPrintable(panel.statusText()));
+        QCOMPARE(panel.namedConfigs(), (QStringList{"tiny_2ipu", "tiny_4ipu"}));
+        QCOMPARE(panel.namedConfig(), QStringLiteral("tiny_2ipu"));
+        auto* combo = panel.findChild<QComboBox*>(QStringLiteral("profileConfig"));
+        QVERIFY(combo);
+        QVERIFY(!combo->isHidden());
+        QVERIFY(combo->isEnabled());
+        QVERIFY(QFileInfo(panel.compiledParamsFile()).fileName() == QLatin1String("configs.yml"));
+        QVERIFY(!panel.selectNamedConfig(QStringLiteral("defaults")));
+        QVERIFY(!panel.selectNamedConfig(QStringLiteral("no_such_config")));
+        QVERIFY(!panel.selectNamedConfig(QStringLiteral("tiny_2ipu"))); // compiled now
+        QVERIFY(!panel.isBusy());
+    }
+
+    // A params file of one model has no configurations: no selector.
+    void noSelectorWithoutNamedConfigurations()
+    {
+        ProfilePanel panel;
+        panel.setProject(kProject);
+        QVERIFY(waitIdle(panel, 120000));
+        panel.setProject(QStringLiteral(PORTOLAN_SAMPLES "/mnist-mlp-cerebras-pytorch"));
+        QVERIFY(panel.namedConfigs().isEmpty()); // another file: the old list goes at once
+        QVERIFY(waitIdle(panel, 120000));
+        QVERIFY2(panel.result(), qPrintable(panel.statusText()));
+        QVERIFY(panel.namedConfigs().isEmpty());
+        QVERIFY(panel.findChild<QComboBox*>(QStringLiteral("profileConfig"))->isHidden());
+        QVERIFY(!panel.selectNamedConfig(QStringLiteral("tiny_4ipu")));
+    }
+
+    // A pick in the selector compiles that configuration with its own IPUs, split and
+    // serialization, from the project folder or from the file itself.
+    void pickRecompiles_data()
+    {
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<QString>("pick");
+        QTest::addColumn<int>("ipus");
+        QTest::addColumn<QString>("split");
+        QTest::addColumn<int>("serialization");
+        QTest::addRow("project folder, tiny_4ipu")
+            << kProject << "tiny_4ipu" << 4 << "1,1,1,1" << 2;
+        QTest::addRow("the file, tiny_4ipu")
+            << kProject + QStringLiteral("/configs.yml") << "tiny_4ipu" << 4 << "1,1,1,1" << 2;
+    }
+    void pickRecompiles()
+    {
+        QFETCH(QString, input);
+        QFETCH(QString, pick);
+        QFETCH(int, ipus);
+        QFETCH(QString, split);
+        QFETCH(int, serialization);
+        ProfilePanel panel;
+        panel.setProject(input);
+        QVERIFY(waitIdle(panel, 120000));
+        QVERIFY2(panel.result(), qPrintable(panel.statusText()));
+        const auto before = panel.result();
+        QVERIFY(before->options.ipus != ipus);
+
+        auto* combo = panel.findChild<QComboBox*>(QStringLiteral("profileConfig"));
+        const int index = combo->findText(pick);
+        QVERIFY(index >= 0);
+        QSignalSpy results(&panel, &ProfilePanel::resultChanged);
+        combo->setCurrentIndex(index);
+        emit combo->activated(index); // what a click on the item sends
+        // Built and compiled on a worker thread: the GUI thread is back at once, busy.
+        QVERIFY(panel.isBusy());
+        QCOMPARE(panel.result(), before);
+        QVERIFY(waitIdle(panel, 120000));
+        QVERIFY2(panel.result() && panel.result() != before, qPrintable(panel.statusText()));
+        QCOMPARE(panel.namedConfig(), pick);
+        QCOMPARE(panel.namedConfigs().size(), 2); // the list stays
+        const sim::CompileResult& r = *panel.result();
+        QCOMPARE(QString::fromStdString(r.graph.name), QStringLiteral("bert (%1)").arg(pick));
+        QCOMPARE(r.options.ipus, ipus);
+        QCOMPARE(joined(r.options.split), split);
+        QCOMPARE(r.options.training.serializationFactor, serialization);
+        // The settings the CLI's `compile --config NAME` opens on (advice aside: the form's).
+        sim::CompileOptions cli = cliOptions(pick);
+        cli.advice = r.options.advice;
+        QCOMPARE(r.options, cli);
+        QVERIFY(panel.findChild<QLabel*>(QStringLiteral("profileSource"))
+                    ->text()
+                    .contains(QStringLiteral("'%1'").arg(pick)));
+
+        // Back to the first: its settings come back, not the second's.
+        QVERIFY(panel.selectNamedConfig(QStringLiteral("tiny_2ipu")));
+        QVERIFY(waitIdle(panel, 120000));
+        QCOMPARE(panel.result()->options.ipus, 2);
+        QCOMPARE(joined(panel.result()->options.split), QStringLiteral("2,2"));
+        QCOMPARE(panel.namedConfig(), QStringLiteral("tiny_2ipu"));
+    }
+};
+
+QTEST_MAIN(TestProfileConfig)
+#include "test_profile_config.moc"
