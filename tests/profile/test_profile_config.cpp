@@ -7,6 +7,7 @@
 #include "views/profile/compile_settings.h"
 #include "views/profile/profile_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
@@ -147,6 +148,30 @@ private slots:
         QCOMPARE(panel.result()->options.ipus, 2);
         QCOMPARE(joined(panel.result()->options.split), QStringLiteral("2,2"));
         QCOMPARE(panel.namedConfig(), QStringLiteral("tiny_2ipu"));
+    }
+
+    // The compile form's check boxes stand in one column at any width (the widest one wrapped
+    // under the labels alone when each had a row).
+    void checkBoxesInOneColumn_data()
+    {
+        QTest::addColumn<int>("width");
+        for (int w : {260, 340, 420, 600})
+            QTest::addRow("%d px", w) << w;
+    }
+    void checkBoxesInOneColumn()
+    {
+        QFETCH(int, width);
+        CompileSettings form;
+        form.resize(std::max(width, form.minimumSizeHint().width()), 900);
+        form.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&form));
+        const auto boxes = form.findChildren<QCheckBox*>();
+        QCOMPARE(boxes.size(), 6);
+        for (QCheckBox* box : boxes) {
+            const QPoint at = box->mapTo(&form, QPoint(0, 0));
+            QCOMPARE(at.x(), boxes.front()->mapTo(&form, QPoint(0, 0)).x());
+            QVERIFY2(at.x() + box->width() <= form.width(), qPrintable(box->text()));
+        }
     }
 };
 

@@ -42,7 +42,40 @@ namespace portolan::views {
 namespace {
 const char* const kPageIds[] = {"summary",  "memory", "tilemap", "liveness",
                                 "pipeline", "cs",     "graph",   "compare"};
-}
+
+// The compile form's scroll area: never narrower than the form with its scroll bar (a
+// narrower pane cut the fields at the right edge, or they scrolled sideways), as the form is
+// now (the selectors and the dry-run button come and go), and asking for room for the bar:
+// QScrollArea's hint leaves it out, so the form wrapped its widest rows (the target, CS mode)
+// under their labels even at 1,400 pixels.
+class FormScrollArea : public QScrollArea
+{
+public:
+    using QScrollArea::QScrollArea;
+    QSize sizeHint() const override
+    {
+        QSize s = QScrollArea::sizeHint();
+        s.rwidth() += verticalScrollBar()->sizeHint().width();
+        return s;
+    }
+    QSize minimumSizeHint() const override
+    {
+        QSize s = QScrollArea::minimumSizeHint();
+        if (widget())
+            s.setWidth(widget()->minimumSizeHint().width() +
+                       verticalScrollBar()->sizeHint().width() + 2 * frameWidth());
+        return s;
+    }
+
+protected:
+    bool eventFilter(QObject* o, QEvent* e) override
+    {
+        if (o == widget() && e->type() == QEvent::LayoutRequest)
+            updateGeometry(); // the form's minimum may have changed
+        return QScrollArea::eventFilter(o, e);
+    }
+};
+} // namespace
 
 ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
 {
@@ -136,15 +169,10 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     leftLayout->addWidget(m_dryRun);
     leftLayout->addLayout(buttons);
     leftLayout->addStretch();
-    auto* scroll = new QScrollArea(this);
+    auto* scroll = new FormScrollArea(this);
     scroll->setWidget(left);
     scroll->setWidgetResizable(true);
-    // Never narrower than the form with its scroll bar: a narrower pane cut the fields at the
-    // right edge (they scrolled sideways).
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(left->minimumSizeHint().width() +
-                            scroll->verticalScrollBar()->sizeHint().width() +
-                            2 * scroll->frameWidth());
     splitter->addWidget(scroll);
 
     m_tabs = new QTabWidget(this);
