@@ -9,8 +9,11 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace portolan;
@@ -86,6 +89,30 @@ private slots:
         QVERIFY(panel.namedConfigs().isEmpty());
         QVERIFY(panel.findChild<QComboBox*>(QStringLiteral("profileConfig"))->isHidden());
         QVERIFY(!panel.selectNamedConfig(QStringLiteral("tiny_4ipu")));
+    }
+
+    // The params selector shows the file compiled, not the project's default, when another
+    // was opened on its own (a params_gpt2_xl.yaml showed params_gpt2_large.yaml).
+    void paramsSelectorShowsTheFileCompiled()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("configs")));
+        const QString sample =
+            QStringLiteral(PORTOLAN_SAMPLES "/mnist-mlp-cerebras-pytorch/configs/params.yaml");
+        for (const char* name : {"params_a.yaml", "params_b.yaml"})
+            QVERIFY(QFile::copy(sample, dir.filePath(QStringLiteral("configs/") + name)));
+        ProfilePanel panel;
+        panel.setParamsFiles(dir.path(), {"configs/params_a.yaml", "configs/params_b.yaml"},
+                             QStringLiteral("configs/params_a.yaml"));
+        QCOMPARE(panel.paramsFile(), QStringLiteral("configs/params_a.yaml"));
+        panel.setProject(dir.filePath(QStringLiteral("configs/params_b.yaml")));
+        QVERIFY(waitIdle(panel, 120000));
+        QVERIFY2(panel.result(), qPrintable(panel.statusText()));
+        QCOMPARE(panel.paramsFile(), QStringLiteral("configs/params_b.yaml"));
+        // A later analysis names the default again: the file compiled stays shown.
+        panel.setParamsFiles(dir.path(), {"configs/params_a.yaml", "configs/params_b.yaml"},
+                             QStringLiteral("configs/params_a.yaml"));
+        QCOMPARE(panel.paramsFile(), QStringLiteral("configs/params_b.yaml"));
     }
 
     // A pick in the selector compiles that configuration with its own IPUs, split and

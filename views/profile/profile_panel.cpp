@@ -5,6 +5,7 @@
 #include "core/report/report.h"
 #include "core/sim/auto_config.h"
 #include "core/workflow/compile_project.h"
+#include "views/common/form_scroll_area.h"
 #include "views/common/tab_rows.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/compare_page.h"
@@ -43,38 +44,6 @@ namespace {
 const char* const kPageIds[] = {"summary",  "memory", "tilemap", "liveness",
                                 "pipeline", "cs",     "graph",   "compare"};
 
-// The compile form's scroll area: never narrower than the form with its scroll bar (a
-// narrower pane cut the fields at the right edge, or they scrolled sideways), as the form is
-// now (the selectors and the dry-run button come and go), and asking for room for the bar:
-// QScrollArea's hint leaves it out, so the form wrapped its widest rows (the target, CS mode)
-// under their labels even at 1,400 pixels.
-class FormScrollArea : public QScrollArea
-{
-public:
-    using QScrollArea::QScrollArea;
-    QSize sizeHint() const override
-    {
-        QSize s = QScrollArea::sizeHint();
-        s.rwidth() += verticalScrollBar()->sizeHint().width();
-        return s;
-    }
-    QSize minimumSizeHint() const override
-    {
-        QSize s = QScrollArea::minimumSizeHint();
-        if (widget())
-            s.setWidth(widget()->minimumSizeHint().width() +
-                       verticalScrollBar()->sizeHint().width() + 2 * frameWidth());
-        return s;
-    }
-
-protected:
-    bool eventFilter(QObject* o, QEvent* e) override
-    {
-        if (o == widget() && e->type() == QEvent::LayoutRequest)
-            updateGeometry(); // the form's minimum may have changed
-        return QScrollArea::eventFilter(o, e);
-    }
-};
 } // namespace
 
 ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
@@ -245,10 +214,25 @@ void ProfilePanel::setParamsFiles(const QString& root, const QStringList& candid
                                    Qt::ToolTipRole);
     }
     m_paramsCombo->setCurrentIndex(m_paramsCombo->findText(current));
+    showCompiledParams();
     m_paramsLabel->setVisible(!candidates.isEmpty());
     m_paramsCombo->setVisible(!candidates.isEmpty());
     m_paramsCombo->setEnabled(candidates.size() > 1);
     updateSelectors();
+}
+
+// The selector shows the file compiled, whichever way it was chosen: a params file opened on its
+// own showed the project's default (params_gpt2_large.yaml over a compiled params_gpt2_xl.yaml).
+void ProfilePanel::showCompiledParams()
+{
+    if (m_compiledParams.isEmpty())
+        return;
+    const QString compiled = QFileInfo(m_compiledParams).canonicalFilePath();
+    for (int i = 0; i < m_paramsCombo->count(); ++i)
+        if (QFileInfo(m_paramsCombo->itemData(i).toString()).canonicalFilePath() == compiled) {
+            m_paramsCombo->setCurrentIndex(i);
+            return;
+        }
 }
 
 QString ProfilePanel::paramsFile() const
@@ -368,62 +352,6 @@ void ProfilePanel::setResult(std::shared_ptr<const sim::CompileResult> result)
     emit resultChanged();
 }
 
-bool ProfilePanel::openReport(const QString& file, QString* error)
-{
-    const QFileInfo info(file);
-    auto fail = [&](const QString& message) {
-        if (error)
-            *error = message;
-        m_status->setText(message);
-        emit reportFailed(message);
-        return false;
-    };
-    if (!info.exists())
-        return fail(tr("%1: no such file").arg(file));
-    if (!info.isFile() || !info.isReadable())
-        return fail(tr("%1: not a readable file").arg(file));
-    const std::string path = file.toStdString();
-    auto accept = [this, file](Result<sim::CompileResult>& r) {
-        m_opGraph.reset();
-        m_family = r.value->modelFamily
-                       ? std::make_shared<const sim::ModelFamilyNotes>(*r.value->modelFamily)
-                       : nullptr;
-        m_compileTicket.invalidate(); // a compile still running must not overwrite the report
-        m_compiledParams.clear();
-        showNamedConfigs({}, {});
-        m_source->setText(tr("Report %1").arg(QDir::toNativeSeparators(file)));
-        setResult(std::make_shared<const sim::CompileResult>(std::move(*r.value)));
-        setIdle(tr("Opened %1.").arg(QFileInfo(file).fileName()));
-        emit reportLoaded(file);
-    };
-    if (info.size() <= kSyncLoadBytes) {
-        Result<sim::CompileResult> r = report::loadReport(path);
-        if (!r)
-            return fail(QString::fromStdString(r.error.toString()));
-        m_loadTicket.invalidate();
-        accept(r);
-        return true;
-    }
-    const quint64 id = m_loadTicket.next();
-    ++m_loading;
-    setBusy(tr("Loading %1 (%2)...").arg(info.fileName(), bytesText(double(info.size()))));
-    runAsync(
-        this, [path] { return report::loadReport(path); },
-        [this, id, accept](Result<sim::CompileResult> r) mutable {
-            --m_loading;
-            if (!m_loadTicket.isCurrent(id))
-                return;
-            if (!r) {
-                const QString message = QString::fromStdString(r.error.toString());
-                setIdle(message);
-                emit reportFailed(message);
-                return;
-            }
-            accept(r);
-        });
-    return true;
-}
-
 void ProfilePanel::setProject(const QString& folder, const QString& namedConfig)
 {
     m_dryRun->hide();
@@ -462,8 +390,10 @@ void ProfilePanel::setProject(const QString& folder, const QString& namedConfig)
             showNamedConfigs(model.namedConfigs, model.source.training
                                                      ? model.source.training->namedConfig
                                                      : std::string());
-            if (!model.source.params.empty())
+            if (!model.source.params.empty()) {
                 m_compiledParams = QString::fromStdString(model.source.params.string());
+                showCompiledParams();
+            }
             // The vendor's hardware first, by the CLI's rule (sim::defaultTarget): a Cerebras
             // config on a CS-2, a PopTorch project on an IPU, with the reason on the source line.
             if (const sim::DefaultTarget d = sim::defaultTarget(model.source); !d.id.empty()) {
@@ -732,37 +662,6 @@ void ProfilePanel::findConfiguration()
                         .arg(secondsText(r.value->milliseconds / 1000))
                         .arg(r.value->simulated)
                         .arg(QString::fromStdString(sim::describeOptions(best))));
-        });
-}
-
-void ProfilePanel::openReportDialog()
-{
-    const QString file =
-        QFileDialog::getOpenFileName(this, tr("Open report"), {}, tr("Compile reports (*.json)"));
-    if (file.isEmpty())
-        return;
-    QString error;
-    if (!openReport(file, &error))
-        QMessageBox::warning(this, tr("Open report"), error);
-}
-
-void ProfilePanel::saveReportAs()
-{
-    if (!m_result)
-        return;
-    const QString file = QFileDialog::getSaveFileName(
-        this, tr("Save report"), QStringLiteral("report.json"), tr("Compile reports (*.json)"));
-    if (file.isEmpty())
-        return;
-    ResultPtr r = m_result;
-    const std::string path = file.toStdString();
-    ++m_loading;
-    setBusy(tr("Saving %1...").arg(file));
-    runAsync(
-        this, [r, path] { return report::saveReport(path, *r); },
-        [this, file](std::optional<Diagnostic> d) {
-            --m_loading;
-            setIdle(d ? QString::fromStdString(d->toString()) : tr("Saved %1.").arg(file));
         });
 }
 

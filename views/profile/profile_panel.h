@@ -116,6 +116,7 @@ private:
     void recordingFailed(const QString& message);
     void showNamedConfigs(const std::vector<std::string>& names, const std::string& current);
     void updateSelectors();             // the selectors' row shows when either selector does
+    void showCompiledParams();          // the params selector shows the file compiled
     void acceptGraph(graph::OpGraph g); // a recorded or built graph becomes the one compiled
     void setBusy(const QString& what);
     void applyProjectTraining(sim::CompileOptions& o) const;
