@@ -5,6 +5,7 @@
 #include "core/report/report.h"
 #include "core/sim/auto_config.h"
 #include "core/workflow/compile_project.h"
+#include "views/common/eliding_combo_box.h"
 #include "views/common/form_scroll_area.h"
 #include "views/common/tab_rows.h"
 #include "views/graph/graph_view.h"
@@ -33,6 +34,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSet>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTimer>
@@ -43,6 +45,7 @@ namespace portolan::views {
 namespace {
 const char* const kPageIds[] = {"summary",  "memory", "tilemap", "liveness",
                                 "pipeline", "cs",     "graph",   "compare"};
+constexpr int kRelativePathRole = Qt::UserRole + 1; // a params file relative to the project
 
 } // namespace
 
@@ -60,7 +63,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_source->setWordWrap(true);
     // Which params file is compiled, and the project's others to pick from: siblings such as
     // params_gpt2_small.yaml and params_gpt2_xl.yaml differ only in the middle of the name.
-    m_paramsCombo = new QComboBox(left);
+    m_paramsCombo = new ElidingComboBox(left);
     m_paramsCombo->setObjectName(QStringLiteral("profileParams"));
     m_paramsCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_paramsCombo->setMinimumContentsLength(12);
@@ -69,7 +72,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_paramsCombo->setPlaceholderText(tr("none chosen"));
     // A Graphcore application's file of named configurations (its --config NAME): which one
     // is compiled, beside the file, with the others to pick from.
-    m_configCombo = new QComboBox(left);
+    m_configCombo = new ElidingComboBox(left);
     m_configCombo->setObjectName(QStringLiteral("profileConfig"));
     m_configCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_configCombo->setMinimumContentsLength(12);
@@ -208,12 +211,20 @@ void ProfilePanel::setParamsFiles(const QString& root, const QStringList& candid
                                   const QString& current)
 {
     m_paramsCombo->clear();
-    for (const QString& c : candidates) {
-        m_paramsCombo->addItem(c, QDir(root).filePath(c));
-        m_paramsCombo->setItemData(m_paramsCombo->count() - 1, QDir(root).filePath(c),
-                                   Qt::ToolTipRole);
+    // The file names when they tell the files apart: at 1,024 pixels the pane is narrow, and
+    // "configs/params_gpt2_large.yaml" showed as "configs/params_gpt2" (the path is the
+    // tooltip).
+    QStringList names;
+    for (const QString& c : candidates)
+        names << QFileInfo(c).fileName();
+    const bool unique = QSet<QString>(names.begin(), names.end()).size() == names.size();
+    for (int i = 0; i < candidates.size(); ++i) {
+        const QString& c = candidates[i];
+        m_paramsCombo->addItem(unique ? names[i] : c, QDir(root).filePath(c));
+        m_paramsCombo->setItemData(i, QDir(root).filePath(c), Qt::ToolTipRole);
+        m_paramsCombo->setItemData(i, c, kRelativePathRole);
     }
-    m_paramsCombo->setCurrentIndex(m_paramsCombo->findText(current));
+    m_paramsCombo->setCurrentIndex(m_paramsCombo->findData(current, kRelativePathRole));
     showCompiledParams();
     m_paramsLabel->setVisible(!candidates.isEmpty());
     m_paramsCombo->setVisible(!candidates.isEmpty());
@@ -237,7 +248,7 @@ void ProfilePanel::showCompiledParams()
 
 QString ProfilePanel::paramsFile() const
 {
-    return m_paramsCombo->currentText();
+    return m_paramsCombo->currentData(kRelativePathRole).toString();
 }
 
 void ProfilePanel::showNamedConfigs(const std::vector<std::string>& names,

@@ -89,9 +89,10 @@ QRect TileMap::imageRect() const
 {
     if (m_image.isNull())
         return {};
-    const QSize room(width(), std::max(1, height() - legendHeight()));
+    // A pixel of room on each side for the IPU frames (at the edge, the right one was cut).
+    const QSize room(std::max(1, width() - 2), std::max(1, height() - legendHeight() - 2));
     QSize s = m_image.size().scaled(room, Qt::KeepAspectRatio);
-    return QRect(QPoint((width() - s.width()) / 2, (room.height() - s.height()) / 2), s);
+    return QRect(QPoint((width() - s.width()) / 2, 1 + (room.height() - s.height()) / 2), s);
 }
 
 int TileMap::tileAt(const QPoint& pos) const
