@@ -6,13 +6,16 @@
 #include "core/workflow/compile_project.h"
 #include "views/profile/compile_settings.h"
 #include "views/profile/profile_panel.h"
+#include "views/profile/summary_page.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -113,6 +116,44 @@ private slots:
         panel.setParamsFiles(dir.path(), {"configs/params_a.yaml", "configs/params_b.yaml"},
                              QStringLiteral("configs/params_a.yaml"));
         QCOMPARE(panel.paramsFile(), QStringLiteral("configs/params_b.yaml"));
+    }
+
+    // A project whose model only a dry run can tell: the summary, where one looks first, says
+    // so in place of a report (no empty advice or tile tables) and offers the dry run; the
+    // previous project's report is not kept on the pages.
+    void noModelOnTheSummary()
+    {
+        QTemporaryDir dir;
+        QFile script(dir.filePath(QStringLiteral("train.py")));
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write("import torch\n");
+        script.close();
+        ProfilePanel panel;
+        panel.setProject(kProject);
+        QVERIFY(waitIdle(panel, 120000));
+        QVERIFY(panel.result());
+        panel.setProject(dir.path());
+        QVERIFY(waitIdle(panel, 120000));
+        QVERIFY(!panel.result());
+        SummaryPage* summary = panel.summaryPage();
+        QVERIFY2(summary->headline().contains(QStringLiteral("dry run")),
+                 qPrintable(summary->headline()));
+        QVERIFY2(summary->figures().contains(QStringLiteral("no capture of a dry run")),
+                 qPrintable(summary->figures()));
+        QVERIFY(!summary->figures().contains(QStringLiteral("portolan-cli")));
+        QVERIFY(summary->adviceTable()->isHidden());
+        auto* dry = summary->findChild<QPushButton*>(QStringLiteral("summaryDryRun"));
+        QVERIFY(dry && !dry->isHidden());
+        QSignalSpy asked(&panel, &ProfilePanel::dryRunRequested);
+        dry->click();
+        QCOMPARE(asked.count(), 1);
+        // A report again: the button goes.
+        panel.setProject(kProject);
+        QVERIFY(waitIdle(panel, 120000));
+        QVERIFY(panel.result());
+        QVERIFY(dry->isHidden());
+        QVERIFY2(summary->headline().contains(QStringLiteral("fit"), Qt::CaseInsensitive),
+                 qPrintable(summary->headline()));
     }
 
     // A pick in the selector compiles that configuration with its own IPUs, split and

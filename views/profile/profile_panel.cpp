@@ -185,6 +185,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
             [this](const QString& id) { m_settings->applyRemedy(id.toStdString()); });
     connect(m_summary, &SummaryPage::findConfigurationRequested, this,
             &ProfilePanel::findConfiguration);
+    connect(m_summary, &SummaryPage::dryRunRequested, this, &ProfilePanel::dryRunRequested);
     connect(m_summary, &SummaryPage::tileActivated, this, [this](int tile) {
         showPage(QStringLiteral("memory"));
         m_memory->chart()->showTiles(tile - 20, tile + 20);
@@ -541,7 +542,14 @@ void ProfilePanel::recordingFailed(const QString& message)
     setIdle(message);
     // Nothing knows the model until a dry run captures it: the GUI's way to that is a button,
     // not the portolan-cli command the message names.
-    m_dryRun->setVisible(message.contains(QLatin1String("compile.no-model")));
+    const bool noModel = message.contains(QLatin1String("compile.no-model"));
+    m_dryRun->setVisible(noModel);
+    // The project's report is gone with its model: the pages must not keep the previous
+    // project's, and the summary (where one looks) says why, with the same button.
+    m_compileTicket.invalidate();
+    m_opGraph.reset();
+    setResult(nullptr);
+    m_summary->showNoModel(message, noModel);
     emit compileFailed(message);
 }
 
