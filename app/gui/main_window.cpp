@@ -6,6 +6,7 @@
 #include "views/code/code_view.h"
 #include "views/graph/graph_view.h"
 #include "views/params/params_editor.h"
+#include "views/params/params_form.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/flow_panel.h"
 #include "views/porting/guide_steps_model.h"
@@ -132,6 +133,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_wizard, &views::PortingWizard::paramsFileChosen, this, [this](const QString& path) {
         m_params->openFile(path);
         m_profile->setProject(path); // the Profile compiles the file the user chose
+    });
+    // A page of a Graphcore application config is a named configuration: picked in the Params
+    // tab, it is the one the Profile compiles when the Profile compiles that file.
+    connect(m_params->form()->tabs(), &QTabWidget::currentChanged, this, [this](int page) {
+        const QString compiled = m_profile->compiledParamsFile();
+        if (page < 0 || m_views->currentWidget() != m_params || compiled.isEmpty() ||
+            QFileInfo(compiled).canonicalFilePath() !=
+                QFileInfo(m_params->filePath()).canonicalFilePath())
+            return;
+        m_profile->selectNamedConfig(m_params->form()->tabs()->tabText(page));
     });
     connect(m_wizard, &views::PortingWizard::codeRequested, this,
             [this](const QString& root, const QString& file, int line, int column) {

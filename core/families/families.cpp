@@ -320,6 +320,7 @@ Result<ModelFromParams> build(YAML::Node root, const std::string& file,
                 m.layout = "graphcore";
                 m.namedConfig = config.name;
                 m.namedConfigs = config.names;
+                m.namedModelConfigs = config.modelNames;
                 m.execution = config.settings;
                 m.inferred = true;
                 m.familyReason = config.familyReason;

@@ -45,6 +45,7 @@ struct ModelFromParams
     // and how it runs (its IPUs, split, replication, ...).
     std::string namedConfig;
     std::vector<std::string> namedConfigs;
+    std::vector<std::string> namedModelConfigs; // ... those whose keys describe a model
     std::optional<ExecutionSettings> execution;
     DataSection data;
     std::string optimizer;          // adamw, adam, sgd, sgd-momentum, lamb, adafactor, or ""

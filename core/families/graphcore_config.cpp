@@ -204,6 +204,11 @@ std::optional<Result<NamedConfig>> namedConfig(const YAML::Node& root, const std
         return std::optional<Result<NamedConfig>>(
             Result<NamedConfig>::fail({Severity::Error, id, message, {file, 0, 0}}));
     };
+    for (const std::string& candidate : out.names) {
+        std::string reason;
+        if (!familyOf(candidate, root[candidate], &reason).empty())
+            out.modelNames.push_back(candidate);
+    }
     std::vector<std::string> candidates = out.names;
     if (!name.empty()) {
         if (std::find(out.names.begin(), out.names.end(), name) == out.names.end()) {

@@ -49,9 +49,12 @@ struct NamedConfig
 {
     std::string name;
     std::vector<std::string> names; // every named configuration of the file
-    std::string family;             // the builder its keys describe
-    std::string familyReason;       // "the key b16_cifar10.patches_size"
-    YAML::Node classic;             // model: / train_input: / optimizer:
+    // The named configurations whose keys describe a model the builders know, in file order:
+    // what a user can compile (a "defaults" mapping or a settings-only variant is not).
+    std::vector<std::string> modelNames;
+    std::string family;       // the builder its keys describe
+    std::string familyReason; // "the key b16_cifar10.patches_size"
+    YAML::Node classic;       // model: / train_input: / optimizer:
     ExecutionSettings settings;
 };
 // nullopt: not a file of named configurations. An error: the named configuration is missing,

@@ -72,6 +72,13 @@ std::optional<ProjectTraining> familyTraining(const fs::path& params,
     return t;
 }
 
+// The end of compile.no-model's message on the command line: the command that captures the
+// model. A GUI offers the dry run as a button instead (guiWording).
+std::string dryRunCommand(const std::string& input)
+{
+    return ". Run a dry run first: portolan-cli run " + input + " --dry-run --trust";
+}
+
 fs::path projectOf(const fs::path& projectOrParams, const fs::path& params)
 {
     std::error_code ec;
@@ -253,12 +260,21 @@ GraphSource chooseGraphSource(const fs::path& input, const std::string& namedCon
     s.kind = GraphSourceKind::None;
     s.message = {Severity::Error,
                  "compile.no-model",
-                 passedOver +
-                     ", and there is no capture of a dry run. Run a dry run first: "
-                     "portolan-cli run " +
-                     input.string() + " --dry-run --trust",
+                 passedOver + ", and there is no capture of a dry run" +
+                     dryRunCommand(input.string()),
                  {input.string()}};
     return s;
+}
+
+Diagnostic guiWording(const Diagnostic& d)
+{
+    const std::string command = dryRunCommand(d.location.file);
+    if (d.code != "compile.no-model" || !d.message.ends_with(command))
+        return d;
+    Diagnostic gui = d;
+    gui.message.resize(d.message.size() - command.size());
+    gui.message += " yet. A dry run of the project's own code captures its model";
+    return gui;
 }
 
 std::vector<std::string> torchChildArguments(const GraphSource& source, int recordBatch)

@@ -90,6 +90,10 @@ struct GraphSource
 GraphSource chooseGraphSource(const std::filesystem::path& input,
                               const std::string& namedConfig = {});
 
+// `d` as a GUI words it: compile.no-model without the portolan-cli command that ends the CLI's
+// message (the GUI offers the dry run as a button); any other diagnostic as it is.
+Diagnostic guiWording(const Diagnostic& d);
+
 // The portolan-torch arguments that record the chosen source (empty for ModelFamily and None,
 // which need no LibTorch). `recordBatch` is the batch of a runtime model's forward pass.
 std::vector<std::string> torchChildArguments(const GraphSource& source, int recordBatch = 2);

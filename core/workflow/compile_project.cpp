@@ -83,6 +83,7 @@ Result<ProjectModel> openModel(const ModelInput& in)
             return Result<ProjectModel>::fail(built.error);
         m.family = sim::modelFamilyNotes(*built.value, s.params);
         m.notes = familyNotes(*built.value);
+        m.namedConfigs = built.value->namedModelConfigs;
         m.graph = std::move(built.value->graph);
         return Result<ProjectModel>::ok(std::move(m));
     }

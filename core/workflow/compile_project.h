@@ -46,6 +46,9 @@ struct ProjectModel
     std::optional<graph::OpGraph> graph;         // a Model Zoo family, built in this process
     std::optional<sim::ModelFamilyNotes> family; // ... and what its builder inferred
     std::vector<std::string> notes;              // what was found, for people ("Params: ...")
+    // A file of Graphcore named configurations: those that describe a model, in file order,
+    // for ModelInput::namedConfig; the one built is source.training->namedConfig.
+    std::vector<std::string> namedConfigs;
 };
 
 // Chooses the source of `in` (graph::chooseGraphSource, called once) and builds a Model Zoo

@@ -135,6 +135,40 @@ private slots:
         }
     }
 
+    // The same reason in both wordings; only the CLI's names a portolan-cli command, where the
+    // GUI has a button (graph::guiWording). Other messages read the same in both.
+    void guiWording_data()
+    {
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<bool>("split"); // the two wordings differ
+        QTest::addRow("original: nothing known") << samples("mnist-mlp-original") << true;
+        QTest::addRow("script only") << m_dir.filePath("nothing") << true;
+        QTest::addRow("no such folder") << m_dir.filePath("missing") << false;
+    }
+    void guiWording()
+    {
+        QFETCH(QString, input);
+        QFETCH(bool, split);
+        const GraphSource s = chooseGraphSource(input.toStdString());
+        QCOMPARE(s.kind, GraphSourceKind::None);
+        const Diagnostic gui = graph::guiWording(s.message);
+        const QString cli = QString::fromStdString(s.message.message);
+        const QString text = QString::fromStdString(gui.message);
+        QCOMPARE(gui.code, s.message.code);
+        QCOMPARE(gui.location.file, s.message.location.file);
+        QVERIFY2(!text.contains(QLatin1String("portolan-cli")), qPrintable(text));
+        if (!split) {
+            QCOMPARE(text, cli);
+            return;
+        }
+        QVERIFY2(cli.contains("portolan-cli run " + input + " --dry-run --trust"), qPrintable(cli));
+        const QString reason = cli.section(QStringLiteral(". Run a dry run first"), 0, 0);
+        QVERIFY2(!reason.isEmpty() && text.startsWith(reason), qPrintable(text));
+        QVERIFY2(
+            text.endsWith(QLatin1String("A dry run of the project's own code captures its model")),
+            qPrintable(text));
+    }
+
     void documentRoundTrip()
     {
         OpGraph g;

@@ -3,6 +3,7 @@
 #include "app/gui/main_window.h"
 #include "views/common/diagnostics_model.h"
 #include "views/params/params_editor.h"
+#include "views/params/params_form.h"
 #include "views/porting/analysis_runner.h"
 #include "views/profile/profile_panel.h"
 #include "views/project/project_files_model.h"
@@ -19,6 +20,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -54,6 +56,45 @@ private slots:
                     .data(ProjectFilesModel::IsFolderRole)
                     .toBool());
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("tiny")));
+    }
+
+    // A Graphcore application config's named configuration picked as a page of the Params tab
+    // is the one the Profile compiles (the Profile follows; another page of settings only, or
+    // the Profile's own pick, is left alone).
+    void profileFollowsTheParamsPage()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(QStringLiteral(PORTOLAN_FIXTURES "/projects/named-config-poptorch"));
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 60000);
+        portolan::views::ProfilePanel* profile = w.profilePanel();
+        QTRY_VERIFY_WITH_TIMEOUT(profile->result() != nullptr, 60000);
+        QCOMPARE(profile->namedConfig(), QStringLiteral("tiny_2ipu"));
+        QVERIFY(w.paramsEditor()->filePath().endsWith(QLatin1String("configs.yml")));
+        QTabWidget* pages = w.paramsEditor()->form()->tabs();
+        const auto pageOf = [pages](const QString& title) {
+            for (int i = 0; i < pages->count(); ++i)
+                if (pages->tabText(i) == title)
+                    return i;
+            return -1;
+        };
+        QVERIFY(pageOf(QStringLiteral("tiny_4ipu")) >= 0);
+        QVERIFY(pageOf(QStringLiteral("defaults")) >= 0);
+        // On another tab, a page change (a rebuild, a link) is not the user's pick.
+        w.selectView(QStringLiteral("overview"));
+        pages->setCurrentIndex(pageOf(QStringLiteral("tiny_4ipu")));
+        QCOMPARE(profile->namedConfig(), QStringLiteral("tiny_2ipu"));
+        w.selectView(QStringLiteral("params"));
+        pages->setCurrentIndex(pageOf(QStringLiteral("defaults")));
+        QCOMPARE(profile->namedConfig(), QStringLiteral("tiny_2ipu"));
+        QVERIFY(!profile->isBusy());
+        pages->setCurrentIndex(pageOf(QStringLiteral("tiny_4ipu")));
+        QCOMPARE(profile->namedConfig(), QStringLiteral("tiny_4ipu"));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 60000);
+        QCOMPARE(profile->result()->options.ipus, 4);
     }
 
     // A params file opens its project (the folder above configs/) with that file chosen: the

@@ -586,10 +586,11 @@ private slots:
         QTest::addRow("capture") << m_dir.filePath(QStringLiteral("captured"))
                                  << "capture: train.py, dry-run batch 2"
                                  << "";
+        // The GUI's wording of compile.no-model: the reason, and the button below it in place
+        // of the portolan-cli command the CLI prints (graph::guiWording).
         QTest::addRow("no model") << m_dir.filePath(QStringLiteral("unknown")) << ""
-                                  << "portolan-cli run " +
-                                         m_dir.filePath(QStringLiteral("unknown")) +
-                                         " --dry-run --trust";
+                                  << "no capture of a dry run yet. A dry run of the project's "
+                                     "own code captures its model";
     }
     void projectRecordedInTheChild()
     {
@@ -607,6 +608,7 @@ private slots:
             const QString text = failed.at(0).at(0).toString();
             QVERIFY2(text.contains(message), qPrintable(text));
             QVERIFY2(panel.statusText().contains(message), qPrintable(panel.statusText()));
+            QVERIFY2(!text.contains(QLatin1String("portolan-cli")), qPrintable(text));
             QVERIFY(!panel.result());
             // The GUI's way out beside the CLI's wording: a button that asks for the dry run.
             auto* dry = panel.findChild<QPushButton*>(QStringLiteral("dryRunForModel"));

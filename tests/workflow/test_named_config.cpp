@@ -69,6 +69,10 @@ private slots:
         QCOMPARE(model.value->source.kind, graph::GraphSourceKind::ModelFamily);
         QVERIFY(model.value->graph);
         QCOMPARE(QString::fromStdString(model.value->graph->name), "bert (" + built + ")");
+        // What a user can pick: the configurations that describe a model ("defaults" sets
+        // execution settings only), whichever was built.
+        QCOMPARE(model.value->namedConfigs, (std::vector<std::string>{"tiny_2ipu", "tiny_4ipu"}));
+        QCOMPARE(model.value->source.training->namedConfig, built.toStdString());
         // The vendor's hardware first: a Graphcore config opens on an IPU.
         QCOMPARE(sim::defaultTarget(model.value->source).id, std::string("ipu-mk2"));
 

@@ -179,9 +179,14 @@ void CodeView::paintEvent(QPaintEvent* event)
             continue;
         const QTextLine last = block.layout()->lineAt(block.layout()->lineCount() - 1);
         const qreal x = box.left() + last.naturalTextWidth() + 3 * fm.averageCharWidth();
+        // Ends in "…" at the pane's edge rather than cut mid-word (the tooltip has it all).
+        const int room = int(viewport()->width() - x - 4);
+        if (room < fm.horizontalAdvance(QStringLiteral("◀ …")))
+            continue;
         painter.setPen(markerColor(worst));
         painter.drawText(QPointF(x, box.top() + last.y() + last.ascent()),
-                         QStringLiteral("◀ ") + messages.join(QStringLiteral(" · ")));
+                         fm.elidedText(QStringLiteral("◀ ") + messages.join(QStringLiteral(" · ")),
+                                       Qt::ElideRight, room));
     }
 }
 

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QVBoxLayout>
 #include <algorithm>
 
 namespace portolan::views {
@@ -75,8 +76,11 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     m_sharded = new QCheckBox(tr("Shard optimizer state"), this);
     m_sharded->setObjectName(QStringLiteral("sharded"));
     m_sharded->setToolTip(tr("Shard the optimizer state across replicas"));
-    m_halfMomentum = new QCheckBox(tr("First-order momentum in fp16"), this);
+    // Short, so that it does not set the narrow pane's width; the tooltip says which state.
+    m_halfMomentum = new QCheckBox(tr("Momentum in fp16"), this);
     m_halfMomentum->setObjectName(QStringLiteral("halfMomentum"));
+    m_halfMomentum->setToolTip(tr("Keep the optimizer's first-order momentum in fp16 (Graphcore's "
+                                  "half-precision momentum): half the bytes of that state"));
     m_halfPartials = new QCheckBox(tr("Half partials"), this);
     m_halfPartials->setObjectName(QStringLiteral("halfPartials"));
     m_inference = new QCheckBox(tr("Inference (forward only)"), this);
@@ -127,12 +131,19 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Precision"), m_precision);
     form->addRow(tr("Optimizer"), m_optimizer);
     form->addRow(tr("Schedule"), m_schedule);
-    form->addRow(QString(), m_recompute);
-    form->addRow(QString(), m_offChip);
-    form->addRow(QString(), m_sharded);
-    form->addRow(QString(), m_halfMomentum);
-    form->addRow(QString(), m_halfPartials);
-    form->addRow(QString(), m_inference);
+    // The check boxes in one column across the form, at every width: as rows of their own,
+    // the form wrapped only the widest under the labels, away from the others.
+    auto* checks = new QWidget(this);
+    checks->setObjectName(QStringLiteral("checks"));
+    auto* checkColumn = new QVBoxLayout(checks);
+    checkColumn->setContentsMargins(0, 0, 0, 0);
+    checkColumn->setSpacing(form->verticalSpacing());
+    for (QCheckBox* c :
+         {m_recompute, m_offChip, m_sharded, m_halfMomentum, m_halfPartials, m_inference}) {
+        c->setParent(checks);
+        checkColumn->addWidget(c);
+    }
+    form->addRow(checks);
     form->addRow(tr("Embedding serialization"), m_serialization);
     form->addRow(tr("Available memory proportion"), m_amp);
     form->addRow(tr("Proportion per IPU"), m_ampPerStage);

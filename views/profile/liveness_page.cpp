@@ -26,10 +26,15 @@ LivenessPage::LivenessPage(QWidget* parent) : QWidget(parent)
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
-    m_plot->xAxis->setLabel(tr("Program step"));
+    m_plot->xAxis->setLabel(tr("Program step (hover or click a bar for its name)"));
     m_plot->yAxis->setLabel(tr("Live memory (one replica)"));
-    m_plot->legend->setVisible(true);
     legendAbovePlot(m_plot); // inside the plot it covered the peak's bars
+    // Without a report the chart says why it is empty, not a legend over blank axes.
+    m_empty = new QCPItemText(m_plot);
+    m_empty->setClipToAxisRect(false);
+    m_empty->position->setType(QCPItemPosition::ptViewportRatio);
+    m_empty->position->setCoords(0.5, 0.5);
+    m_empty->setPositionAlignment(Qt::AlignCenter);
     m_summary = new QLabel(tr("Click a step to list what is live."), this);
     m_summary->setObjectName(QStringLiteral("stepSummary"));
     m_summary->setWordWrap(true);
@@ -57,11 +62,14 @@ LivenessPage::LivenessPage(QWidget* parent) : QWidget(parent)
     split->setStretchFactor(1, 2);
     layout->addWidget(split);
 
+    // A step's name on hover: the axis carries numbers only (hundreds of rotated op names
+    // took most of the chart's height).
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const int step = stepAt(e->pos());
+        m_plot->setToolTip(step < 0 ? QString() : stepText(step));
+    });
     connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
-        if (!m_result || !m_result->ipu || !m_plot->axisRect()->rect().contains(e->pos()))
-            return;
-        const int step = int(std::lround(m_plot->xAxis->pixelToCoord(e->pos().x())));
-        if (step >= 0 && step < int(m_result->ipu->steps.size()))
+        if (const int step = stepAt(e->pos()); step >= 0)
             showStep(step);
     });
     applyPlotTheme(m_plot, palette());
@@ -76,35 +84,65 @@ void LivenessPage::changeEvent(QEvent* event)
     }
 }
 
+int LivenessPage::stepAt(const QPoint& pos) const
+{
+    if (!m_result || !m_result->ipu || !m_plot->axisRect()->rect().contains(pos))
+        return -1;
+    const int step = int(std::lround(m_plot->xAxis->pixelToCoord(pos.x())));
+    return step >= 0 && step < int(m_result->ipu->steps.size()) ? step : -1;
+}
+
+QString LivenessPage::stepText(int step) const
+{
+    const auto& s = m_result->ipu->steps[std::size_t(step)];
+    return tr("Step %1 \"%2\" (%3, stage %4): %5 live")
+        .arg(step)
+        .arg(QString::fromStdString(s.name), QString::fromStdString(s.phase))
+        .arg(s.stage)
+        .arg(bytesText(double(s.alwaysLiveBytes + s.notAlwaysLiveBytes)));
+}
+
 void LivenessPage::setResult(ResultPtr result)
 {
     m_result = std::move(result);
     m_step = -1;
     m_model->clear();
-    m_summary->setText(tr("Click a step to list what is live."));
     fill();
 }
 
 void LivenessPage::fill()
 {
     m_plot->clearPlottables();
-    if (!m_result || !m_result->ipu) {
+    const bool steps = m_result && m_result->ipu && !m_result->ipu->steps.empty();
+    m_plot->legend->setVisible(steps);
+    m_empty->setVisible(!steps);
+    m_plot->xAxis->setVisible(steps);
+    m_plot->yAxis->setVisible(steps);
+    m_empty->setColor(palette().color(QPalette::WindowText));
+    m_empty->setText(!m_result      ? tr("No report yet: compile a project or open a report.")
+                     : m_result->cs ? tr("A CS system runs no program steps of its own: see CS "
+                                         "placement for the wafer.")
+                                    : tr("This report has no program steps."));
+    if (!steps) {
+        m_summary->setText(QString());
         m_plot->replot();
         return;
     }
-    const auto& steps = m_result->ipu->steps;
+    const auto& all = m_result->ipu->steps;
     QVector<double> keys, always, notAlways;
     double top = 1;
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    const int every = std::max<int>(1, int(steps.size()) / 24);
-    for (std::size_t i = 0; i < steps.size(); ++i) {
+    int peak = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
         keys.push_back(double(i));
-        always.push_back(double(steps[i].alwaysLiveBytes));
-        notAlways.push_back(double(steps[i].notAlwaysLiveBytes));
-        top = std::max(top, always.back() + notAlways.back());
-        if (int(i) % every == 0)
-            ticker->addTick(double(i), QString::fromStdString(steps[i].name));
+        always.push_back(double(all[i].alwaysLiveBytes));
+        notAlways.push_back(double(all[i].notAlwaysLiveBytes));
+        if (always.back() + notAlways.back() > top) {
+            top = always.back() + notAlways.back();
+            peak = int(i);
+        }
     }
+    if (m_step < 0) // a palette change refills: a step's summary stays
+        m_summary->setText(tr("Peak: %1. Click a step to list what is live.").arg(stepText(peak)));
     auto* a = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     auto* n = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     a->setName(memoryCategoryLabel(0));
@@ -117,9 +155,8 @@ void LivenessPage::fill()
         bars->setPen(Qt::NoPen);
         bars->setBrush(memoryCategoryColor(c, palette()));
     }
-    m_plot->xAxis->setTicker(ticker);
-    m_plot->xAxis->setTickLabelRotation(steps.size() > 8 ? 45 : 0);
-    m_plot->xAxis->setRange(-0.5, double(steps.size()) - 0.5);
+    m_plot->xAxis->setTicker(NiceAxisTicker::make(format::Axis::Integer, 8));
+    m_plot->xAxis->setRange(-0.5, double(all.size()) - 0.5);
     m_plot->yAxis->setRange(0, top * 1.1);
     m_plot->yAxis->setTicker(NiceAxisTicker::make(format::Axis::Bytes, 4));
     m_plot->replot();

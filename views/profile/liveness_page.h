@@ -5,9 +5,11 @@
 
 #include "views/profile/plot_theme.h"
 
+#include <QPoint>
 #include <QWidget>
 
 class QCPBars;
+class QCPItemText;
 class QCustomPlot;
 class QLabel;
 class QTableView;
@@ -33,10 +35,13 @@ protected:
 
 private:
     void fill();
+    int stepAt(const QPoint& pos) const; // -1: no step there
+    QString stepText(int step) const;    // "Step 12 "name" (forward, stage 0): 3 MiB live"
 
     ResultPtr m_result;
     int m_step = -1;
     QCustomPlot* m_plot = nullptr;
+    QCPItemText* m_empty = nullptr; // why the chart is empty
     QLabel* m_summary = nullptr;
     QTableView* m_view = nullptr;
     VariableTableModel* m_model = nullptr;

@@ -40,6 +40,11 @@ MemoryChart::MemoryChart(QWidget* parent) : QCustomPlot(parent)
     }
     m_capacity = new QCPItemStraightLine(this);
     m_capacity->setClipToAxisRect(true);
+    m_empty = new QCPItemText(this); // why the chart is empty
+    m_empty->setClipToAxisRect(false);
+    m_empty->position->setType(QCPItemPosition::ptViewportRatio);
+    m_empty->position->setCoords(0.5, 0.5);
+    m_empty->setPositionAlignment(Qt::AlignCenter);
     legend->setVisible(true);
     legend->setFont(font());
     // The legend gets a column of its own right of the plot, top-aligned, so it never hides a
@@ -57,6 +62,7 @@ MemoryChart::MemoryChart(QWidget* parent) : QCustomPlot(parent)
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             [this](const QCPRange& r) { clampRange(r); });
     restyle();
+    rebuild(); // the empty state until a report comes
 }
 
 void MemoryChart::restyle()
@@ -78,6 +84,7 @@ void MemoryChart::restyle()
         m_bars[c2]->setBrush(bc);
     }
     m_capacity->setPen(QPen(alertColor(p), 1.5, Qt::DashLine));
+    m_empty->setColor(p.color(QPalette::WindowText));
 }
 
 void MemoryChart::changeEvent(QEvent* event)
@@ -176,8 +183,22 @@ void MemoryChart::rebuild()
         g->data()->clear();
     for (auto* b : m_bars)
         b->data()->clear();
-    if (m_stats.tileCount == 0 || end <= first) {
+    const bool empty = m_stats.tileCount == 0 || end <= first;
+    m_empty->setVisible(m_stats.tileCount == 0);
+    m_empty->setText(m_result && m_result->cs
+                         ? tr("A CS report has no tiles: see CS placement for the wafer.")
+                         : tr("No report yet: compile a project or open a report."));
+    xAxis->setVisible(m_stats.tileCount > 0);
+    yAxis->setVisible(m_stats.tileCount > 0);
+    if (empty) {
+        // Nothing drawn, nothing in the legend (it listed every series, and an out-of-memory
+        // marker, before any report).
         m_oom->data()->clear();
+        for (auto* g : {m_max, m_min, m_mean, m_oom})
+            g->setVisible(false);
+        for (auto* b : m_bars)
+            b->setVisible(false);
+        syncLegend();
         return;
     }
     if (m_stacked) {
@@ -220,6 +241,11 @@ void MemoryChart::rebuild()
     // Only what is drawn is in the legend (a hidden legend item would still take its row), and
     // the out-of-memory marker only when some tile in view is out of memory.
     m_oom->setVisible(!ok.isEmpty());
+    syncLegend();
+}
+
+void MemoryChart::syncLegend()
+{
     std::vector<QCPAbstractPlottable*> plottables{m_max, m_min, m_mean};
     plottables.insert(plottables.end(), m_bars.begin(), m_bars.end());
     plottables.push_back(m_oom);
@@ -235,6 +261,7 @@ void MemoryChart::rebuild()
         if (p->visible())
             p->addToLegend();
     }
+    legend->setVisible(legend->itemCount() > 0); // an empty legend still drew its frame
 }
 
 int MemoryChart::tileAt(int pixelX) const

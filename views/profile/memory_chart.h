@@ -53,7 +53,8 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    void rebuild(); // refills the plottables for the visible range
+    void rebuild();    // refills the plottables for the visible range
+    void syncLegend(); // the legend lists the plottables shown, only those
     void restyle();
     void clampRange(const QCPRange& range);
     void applyHeight();
@@ -72,6 +73,7 @@ private:
     QVector<QCPBars*> m_bars;
     std::vector<bool> m_legendShown; // which plottables the legend lists now
     QCPItemStraightLine* m_capacity = nullptr;
+    QCPItemText* m_empty = nullptr;
 };
 
 } // namespace portolan::views

@@ -5,6 +5,8 @@
 #include "core/report/report.h"
 #include "core/sim/auto_config.h"
 #include "core/workflow/compile_project.h"
+#include "views/common/eliding_combo_box.h"
+#include "views/common/form_scroll_area.h"
 #include "views/common/tab_rows.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/compare_page.h"
@@ -22,6 +24,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -31,6 +34,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSet>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTimer>
@@ -41,7 +45,9 @@ namespace portolan::views {
 namespace {
 const char* const kPageIds[] = {"summary",  "memory", "tilemap", "liveness",
                                 "pipeline", "cs",     "graph",   "compare"};
-}
+constexpr int kRelativePathRole = Qt::UserRole + 1; // a params file relative to the project
+
+} // namespace
 
 ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
 {
@@ -53,27 +59,50 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     m_source = new QLabel(tr("No model: open a project or a report."), left);
+    m_source->setObjectName(QStringLiteral("profileSource"));
     m_source->setWordWrap(true);
     // Which params file is compiled, and the project's others to pick from: siblings such as
     // params_gpt2_small.yaml and params_gpt2_xl.yaml differ only in the middle of the name.
-    m_paramsCombo = new QComboBox(left);
+    m_paramsCombo = new ElidingComboBox(left);
     m_paramsCombo->setObjectName(QStringLiteral("profileParams"));
     m_paramsCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_paramsCombo->setMinimumContentsLength(12);
     m_paramsCombo->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     m_paramsCombo->setToolTip(tr("The params file whose model is compiled"));
     m_paramsCombo->setPlaceholderText(tr("none chosen"));
+    // A Graphcore application's file of named configurations (its --config NAME): which one
+    // is compiled, beside the file, with the others to pick from.
+    m_configCombo = new ElidingComboBox(left);
+    m_configCombo->setObjectName(QStringLiteral("profileConfig"));
+    m_configCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_configCombo->setMinimumContentsLength(12);
+    m_configCombo->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_configCombo->setToolTip(tr("The named configuration of the params file whose model and "
+                                 "settings are compiled (the application's --config)"));
     m_paramsRow = new QWidget(left);
-    auto* paramsRow = new QHBoxLayout(m_paramsRow);
-    paramsRow->setContentsMargins(0, 0, 0, 0);
-    paramsRow->addWidget(new QLabel(tr("Params file:"), m_paramsRow));
-    paramsRow->addWidget(m_paramsCombo, 1);
+    auto* selectors = new QGridLayout(m_paramsRow);
+    selectors->setContentsMargins(0, 0, 0, 0);
+    m_paramsLabel = new QLabel(tr("Params file:"), m_paramsRow);
+    m_configLabel = new QLabel(tr("Configuration:"), m_paramsRow);
+    m_paramsLabel->setBuddy(m_paramsCombo);
+    m_configLabel->setBuddy(m_configCombo);
+    selectors->addWidget(m_paramsLabel, 0, 0);
+    selectors->addWidget(m_paramsCombo, 0, 1);
+    selectors->addWidget(m_configLabel, 1, 0);
+    selectors->addWidget(m_configCombo, 1, 1);
+    selectors->setColumnStretch(1, 1);
+    m_paramsLabel->hide();
+    m_paramsCombo->hide();
+    m_configLabel->hide();
+    m_configCombo->hide();
     m_paramsRow->hide();
     connect(m_paramsCombo, &QComboBox::activated, this, [this](int i) {
         const QString file = m_paramsCombo->itemData(i).toString();
         if (!file.isEmpty())
             setProject(file);
     });
+    connect(m_configCombo, &QComboBox::activated, this,
+            [this](int i) { setProject(m_projectPath, m_configCombo->itemText(i)); });
     auto* box = new QGroupBox(tr("Compile"), left);
     auto* boxLayout = new QVBoxLayout(box);
     m_settings = new CompileSettings(box);
@@ -112,15 +141,10 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     leftLayout->addWidget(m_dryRun);
     leftLayout->addLayout(buttons);
     leftLayout->addStretch();
-    auto* scroll = new QScrollArea(this);
+    auto* scroll = new FormScrollArea(this);
     scroll->setWidget(left);
     scroll->setWidgetResizable(true);
-    // Never narrower than the form with its scroll bar: a narrower pane cut the fields at the
-    // right edge (they scrolled sideways).
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(left->minimumSizeHint().width() +
-                            scroll->verticalScrollBar()->sizeHint().width() +
-                            2 * scroll->frameWidth());
     splitter->addWidget(scroll);
 
     m_tabs = new QTabWidget(this);
@@ -161,6 +185,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
             [this](const QString& id) { m_settings->applyRemedy(id.toStdString()); });
     connect(m_summary, &SummaryPage::findConfigurationRequested, this,
             &ProfilePanel::findConfiguration);
+    connect(m_summary, &SummaryPage::dryRunRequested, this, &ProfilePanel::dryRunRequested);
     connect(m_summary, &SummaryPage::tileActivated, this, [this](int tile) {
         showPage(QStringLiteral("memory"));
         m_memory->chart()->showTiles(tile - 20, tile + 20);
@@ -187,19 +212,85 @@ void ProfilePanel::setParamsFiles(const QString& root, const QStringList& candid
                                   const QString& current)
 {
     m_paramsCombo->clear();
-    for (const QString& c : candidates) {
-        m_paramsCombo->addItem(c, QDir(root).filePath(c));
-        m_paramsCombo->setItemData(m_paramsCombo->count() - 1, QDir(root).filePath(c),
-                                   Qt::ToolTipRole);
+    // The file names when they tell the files apart: at 1,024 pixels the pane is narrow, and
+    // "configs/params_gpt2_large.yaml" showed as "configs/params_gpt2" (the path is the
+    // tooltip).
+    QStringList names;
+    for (const QString& c : candidates)
+        names << QFileInfo(c).fileName();
+    const bool unique = QSet<QString>(names.begin(), names.end()).size() == names.size();
+    for (int i = 0; i < candidates.size(); ++i) {
+        const QString& c = candidates[i];
+        m_paramsCombo->addItem(unique ? names[i] : c, QDir(root).filePath(c));
+        m_paramsCombo->setItemData(i, QDir(root).filePath(c), Qt::ToolTipRole);
+        m_paramsCombo->setItemData(i, c, kRelativePathRole);
     }
-    m_paramsCombo->setCurrentIndex(m_paramsCombo->findText(current));
-    m_paramsRow->setVisible(!candidates.isEmpty());
+    m_paramsCombo->setCurrentIndex(m_paramsCombo->findData(current, kRelativePathRole));
+    showCompiledParams();
+    m_paramsLabel->setVisible(!candidates.isEmpty());
+    m_paramsCombo->setVisible(!candidates.isEmpty());
     m_paramsCombo->setEnabled(candidates.size() > 1);
+    updateSelectors();
+}
+
+// The selector shows the file compiled, whichever way it was chosen: a params file opened on its
+// own showed the project's default (params_gpt2_large.yaml over a compiled params_gpt2_xl.yaml).
+void ProfilePanel::showCompiledParams()
+{
+    if (m_compiledParams.isEmpty())
+        return;
+    const QString compiled = QFileInfo(m_compiledParams).canonicalFilePath();
+    for (int i = 0; i < m_paramsCombo->count(); ++i)
+        if (QFileInfo(m_paramsCombo->itemData(i).toString()).canonicalFilePath() == compiled) {
+            m_paramsCombo->setCurrentIndex(i);
+            return;
+        }
 }
 
 QString ProfilePanel::paramsFile() const
 {
-    return m_paramsCombo->currentText();
+    return m_paramsCombo->currentData(kRelativePathRole).toString();
+}
+
+void ProfilePanel::showNamedConfigs(const std::vector<std::string>& names,
+                                    const std::string& current)
+{
+    m_configCombo->clear();
+    for (const auto& n : names)
+        m_configCombo->addItem(QString::fromStdString(n));
+    m_configCombo->setCurrentIndex(m_configCombo->findText(QString::fromStdString(current)));
+    m_configLabel->setVisible(!names.empty());
+    m_configCombo->setVisible(!names.empty());
+    m_configCombo->setEnabled(names.size() > 1);
+    updateSelectors();
+}
+
+void ProfilePanel::updateSelectors()
+{
+    m_paramsRow->setVisible(!m_paramsCombo->isHidden() || !m_configCombo->isHidden());
+}
+
+QStringList ProfilePanel::namedConfigs() const
+{
+    QStringList names;
+    for (int i = 0; i < m_configCombo->count(); ++i)
+        names << m_configCombo->itemText(i);
+    return names;
+}
+
+QString ProfilePanel::namedConfig() const
+{
+    return m_configCombo->currentText();
+}
+
+bool ProfilePanel::selectNamedConfig(const QString& name)
+{
+    const int i = m_configCombo->findText(name);
+    if (i < 0 || i == m_configCombo->currentIndex())
+        return false;
+    m_configCombo->setCurrentIndex(i);
+    setProject(m_projectPath, name);
+    return true;
 }
 
 QStringList ProfilePanel::pageIds() const
@@ -273,86 +364,48 @@ void ProfilePanel::setResult(std::shared_ptr<const sim::CompileResult> result)
     emit resultChanged();
 }
 
-bool ProfilePanel::openReport(const QString& file, QString* error)
-{
-    const QFileInfo info(file);
-    auto fail = [&](const QString& message) {
-        if (error)
-            *error = message;
-        m_status->setText(message);
-        emit reportFailed(message);
-        return false;
-    };
-    if (!info.exists())
-        return fail(tr("%1: no such file").arg(file));
-    if (!info.isFile() || !info.isReadable())
-        return fail(tr("%1: not a readable file").arg(file));
-    const std::string path = file.toStdString();
-    auto accept = [this, file](Result<sim::CompileResult>& r) {
-        m_opGraph.reset();
-        m_family = r.value->modelFamily
-                       ? std::make_shared<const sim::ModelFamilyNotes>(*r.value->modelFamily)
-                       : nullptr;
-        m_compileTicket.invalidate(); // a compile still running must not overwrite the report
-        m_source->setText(tr("Report %1").arg(QDir::toNativeSeparators(file)));
-        setResult(std::make_shared<const sim::CompileResult>(std::move(*r.value)));
-        setIdle(tr("Opened %1.").arg(QFileInfo(file).fileName()));
-        emit reportLoaded(file);
-    };
-    if (info.size() <= kSyncLoadBytes) {
-        Result<sim::CompileResult> r = report::loadReport(path);
-        if (!r)
-            return fail(QString::fromStdString(r.error.toString()));
-        m_loadTicket.invalidate();
-        accept(r);
-        return true;
-    }
-    const quint64 id = m_loadTicket.next();
-    ++m_loading;
-    setBusy(tr("Loading %1 (%2)...").arg(info.fileName(), bytesText(double(info.size()))));
-    runAsync(
-        this, [path] { return report::loadReport(path); },
-        [this, id, accept](Result<sim::CompileResult> r) mutable {
-            --m_loading;
-            if (!m_loadTicket.isCurrent(id))
-                return;
-            if (!r) {
-                const QString message = QString::fromStdString(r.error.toString());
-                setIdle(message);
-                emit reportFailed(message);
-                return;
-            }
-            accept(r);
-        });
-    return true;
-}
-
-void ProfilePanel::setProject(const QString& folder)
+void ProfilePanel::setProject(const QString& folder, const QString& namedConfig)
 {
     m_dryRun->hide();
     cancelRecording();
     m_settings->forgetTargetChoice();
     m_defaultTargetReason.clear();
     m_project.reset();
+    m_compiledParams.clear();
+    // Another file has other configurations (or none); the same file keeps its list while the
+    // one picked is built, and after a failure, so another can be picked.
+    if (folder != m_projectPath)
+        showNamedConfigs({}, {});
+    m_projectPath = folder;
     m_source->setText(tr("Project %1").arg(QDir::toNativeSeparators(folder)));
     const quint64 id = m_recordTicket.next();
     ++m_recording;
     setBusy(tr("Finding the model of %1...").arg(QFileInfo(folder).fileName()));
     m_cancel->show();
-    const std::string path = folder.toStdString();
+    workflow::ModelInput input;
+    input.path = folder.toStdString();
+    input.namedConfig = namedConfig.toStdString();
     // The workflow finds the model (and builds a Model Zoo family) off the GUI thread; a model
     // that needs LibTorch is recorded by the Torch child in a QProcess that Cancel can end.
     runAsync(
-        this, [path] { return workflow::openModel({path}); },
+        this, [input] { return workflow::openModel(input); },
         [this, id, folder](Result<workflow::ProjectModel> found) {
             if (!m_recordTicket.isCurrent(id))
                 return; // cancelled or replaced; the count was settled there
             if (!found) {
                 --m_recording;
-                recordingFailed(QString::fromStdString(found.error.toString()));
+                // The Profile's wording: its button does what the CLI's command would.
+                recordingFailed(QString::fromStdString(graph::guiWording(found.error).toString()));
                 return;
             }
             workflow::ProjectModel& model = *found.value;
+            showNamedConfigs(model.namedConfigs, model.source.training
+                                                     ? model.source.training->namedConfig
+                                                     : std::string());
+            if (!model.source.params.empty()) {
+                m_compiledParams = QString::fromStdString(model.source.params.string());
+                showCompiledParams();
+            }
             // The vendor's hardware first, by the CLI's rule (sim::defaultTarget): a Cerebras
             // config on a CS-2, a PopTorch project on an IPU, with the reason on the source line.
             if (const sim::DefaultTarget d = sim::defaultTarget(model.source); !d.id.empty()) {
@@ -362,17 +415,18 @@ void ProfilePanel::setProject(const QString& folder)
                     tr("Project %1 · target: %2")
                         .arg(QDir::toNativeSeparators(folder), m_defaultTargetReason));
             }
-            // Start from how the project trains, by the one rule the CLI uses
-            // (workflow::projectOptions).
+            // Start from the defaults on the target and how the project trains, by the one rule
+            // the CLI uses (workflow::projectOptions). Not from the form: it holds the previous
+            // model's settings (a 2-IPU configuration's per-IPU proportions failed a 4-IPU one).
+            QString ignored;
+            sim::CompileOptions o;
+            o.target = m_settings->options(&ignored).target;
             if (model.source.training) {
                 m_project = std::make_shared<workflow::ProjectModel>();
                 m_project->source = model.source;
-                QString ignored;
-                sim::CompileOptions o = m_settings->options(&ignored);
-                o.split.clear();
                 applyProjectTraining(o);
-                m_settings->setOptions(o);
             }
+            m_settings->setOptions(o);
             if (model.graph) {
                 --m_recording;
                 m_family = model.family
@@ -488,7 +542,14 @@ void ProfilePanel::recordingFailed(const QString& message)
     setIdle(message);
     // Nothing knows the model until a dry run captures it: the GUI's way to that is a button,
     // not the portolan-cli command the message names.
-    m_dryRun->setVisible(message.contains(QLatin1String("compile.no-model")));
+    const bool noModel = message.contains(QLatin1String("compile.no-model"));
+    m_dryRun->setVisible(noModel);
+    // The project's report is gone with its model: the pages must not keep the previous
+    // project's, and the summary (where one looks) says why, with the same button.
+    m_compileTicket.invalidate();
+    m_opGraph.reset();
+    setResult(nullptr);
+    m_summary->showNoModel(message, noModel);
     emit compileFailed(message);
 }
 
@@ -620,37 +681,6 @@ void ProfilePanel::findConfiguration()
                         .arg(secondsText(r.value->milliseconds / 1000))
                         .arg(r.value->simulated)
                         .arg(QString::fromStdString(sim::describeOptions(best))));
-        });
-}
-
-void ProfilePanel::openReportDialog()
-{
-    const QString file =
-        QFileDialog::getOpenFileName(this, tr("Open report"), {}, tr("Compile reports (*.json)"));
-    if (file.isEmpty())
-        return;
-    QString error;
-    if (!openReport(file, &error))
-        QMessageBox::warning(this, tr("Open report"), error);
-}
-
-void ProfilePanel::saveReportAs()
-{
-    if (!m_result)
-        return;
-    const QString file = QFileDialog::getSaveFileName(
-        this, tr("Save report"), QStringLiteral("report.json"), tr("Compile reports (*.json)"));
-    if (file.isEmpty())
-        return;
-    ResultPtr r = m_result;
-    const std::string path = file.toStdString();
-    ++m_loading;
-    setBusy(tr("Saving %1...").arg(file));
-    runAsync(
-        this, [r, path] { return report::saveReport(path, *r); },
-        [this, file](std::optional<Diagnostic> d) {
-            --m_loading;
-            setIdle(d ? QString::fromStdString(d->toString()) : tr("Saved %1.").arg(file));
         });
 }
 

@@ -48,13 +48,25 @@ public:
     // Records the project's model and compiles it with the current settings. The graph source
     // is chosen off the GUI thread (core/graph/graph_source.h), and the recording runs in the
     // Torch child (portolan-torch) as a process of its own, which cancelRecording() ends.
-    void setProject(const QString& folder);
+    // `namedConfig`: in a file of Graphcore named configurations, the one to compile (empty:
+    // the first that describes a model, as portolan-cli compile without --config).
+    void setProject(const QString& folder, const QString& namedConfig = {});
     // The hardware the project's guide ports to (a resources/targets id), until the user picks a
     // target: the project's training is mapped onto it again and the model recompiled.
     void suggestTarget(const QString& id);
     // The project's params files (relative to root) and the one compiled, for the selector.
     void setParamsFiles(const QString& root, const QStringList& candidates, const QString& current);
     QString paramsFile() const;
+    // A file of Graphcore named configurations: those that describe a model (the selector's
+    // items) and the one compiled; empty otherwise.
+    QStringList namedConfigs() const;
+    QString namedConfig() const;
+    // Compiles the named configuration `name` of the params file compiled now, as a pick in
+    // the selector does; false when the file has no such configuration or it is compiled now.
+    bool selectNamedConfig(const QString& name);
+    // The params file the model was built or recorded from (absolute); empty for a capture, a
+    // report or before a model is found.
+    QString compiledParamsFile() const { return m_compiledParams; }
     // Why the Profile compiles for the model source's vendor's hardware ("a Cerebras Model Zoo
     // config (params.yaml): Cerebras CS-2"); empty when the source names none.
     QString defaultTargetReason() const { return m_defaultTargetReason; }
@@ -102,6 +114,9 @@ private:
     void startCompile();
     void startRecording(quint64 id, const QStringList& args);
     void recordingFailed(const QString& message);
+    void showNamedConfigs(const std::vector<std::string>& names, const std::string& current);
+    void updateSelectors();             // the selectors' row shows when either selector does
+    void showCompiledParams();          // the params selector shows the file compiled
     void acceptGraph(graph::OpGraph g); // a recorded or built graph becomes the one compiled
     void setBusy(const QString& what);
     void applyProjectTraining(sim::CompileOptions& o) const;
@@ -117,7 +132,12 @@ private:
     QProcess* m_child = nullptr; // the Torch child recording the project's model
     QTabWidget* m_tabs = nullptr;
     QWidget* m_paramsRow = nullptr;
+    QLabel* m_paramsLabel = nullptr;
     QComboBox* m_paramsCombo = nullptr;
+    QLabel* m_configLabel = nullptr;
+    QComboBox* m_configCombo = nullptr; // a Graphcore application's named configurations
+    QString m_projectPath;              // what setProject was given last
+    QString m_compiledParams;
     QPushButton* m_dryRun = nullptr; // shown when only a dry run can tell the model
     QTimer* m_debounce = nullptr;
     SummaryPage* m_summary = nullptr;

@@ -9,6 +9,7 @@
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -77,12 +78,22 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     m_histogram->xAxis->setLabel(tr("Tile memory"));
     m_histogram->yAxis->setLabel(tr("Tiles"));
 
+    m_dryRun = new QPushButton(tr("Dry-Run the Project in the Runs Tab"), this);
+    m_dryRun->setObjectName(QStringLiteral("summaryDryRun"));
+    m_dryRun->setToolTip(tr("Runs the project's own code for a few steps and captures its model, "
+                            "which the Profile then compiles"));
+    m_dryRun->hide();
+    connect(m_dryRun, &QPushButton::clicked, this, &SummaryPage::dryRunRequested);
+    auto* figures = new QVBoxLayout;
+    figures->addWidget(m_figures);
+    figures->addWidget(m_dryRun, 0, Qt::AlignLeft);
     grid->addWidget(m_headline, 0, 0, 1, 2);
-    grid->addWidget(m_figures, 1, 0, 1, 2);
+    grid->addLayout(figures, 1, 0, 1, 2);
     // The advice is sentences beside four figures: it gets the whole width, so that a remedy
     // reads on one or two lines. The fullest tiles (four short figures) sit beside the histogram
     // of the same memory.
-    grid->addWidget(new QLabel(tr("Advice (double-click to apply)"), this), 2, 0, 1, 2);
+    m_adviceTitle = new QLabel(tr("Advice (double-click to apply)"), this);
+    grid->addWidget(m_adviceTitle, 2, 0, 1, 2);
     grid->addWidget(m_advice, 3, 0, 1, 2);
     // An empty advice table said nothing: in its place, why there is no remedy.
     m_adviceEmpty = new QLabel(this);
@@ -150,14 +161,17 @@ void SummaryPage::setResult(ResultPtr result)
     m_advice->setRowCount(0);
     m_advice->show();
     m_adviceEmpty->hide();
+    m_dryRun->hide();
     if (!m_result) {
+        // Empty tables and a blank histogram under "No report yet" said nothing more.
         m_headline->setText(tr("No report yet: compile a project or open a report."));
         m_figures->clear();
-        showTilePane(true);
+        showReportParts(false);
         fillHistogram();
         return;
     }
     const auto& r = *m_result;
+    showReportParts(true);
     showTilePane(bool(r.ipu));
     // The same summary the CLI prints (core/sim/summary.h), in the page's words for the headline.
     const sim::CompileSummary summary = sim::summarize(r);
@@ -237,6 +251,24 @@ void SummaryPage::setResult(ResultPtr result)
 }
 
 // The advice takes the tile pane's room when the pane is hidden (a grid row keeps its stretch).
+void SummaryPage::showNoModel(const QString& why, bool offerDryRun)
+{
+    if (m_result)
+        return; // a report is shown: it says more
+    m_headline->setText(offerDryRun
+                            ? tr("No report yet: this project's model is known after a dry run")
+                            : tr("No report: the project's model could not be built"));
+    m_figures->setText(why);
+    m_dryRun->setVisible(offerDryRun);
+}
+
+void SummaryPage::showReportParts(bool shown)
+{
+    m_adviceTitle->setVisible(shown);
+    m_advice->setVisible(shown);
+    showTilePane(shown);
+}
+
 void SummaryPage::showTilePane(bool shown)
 {
     m_tilePane->setVisible(shown);

@@ -9,6 +9,7 @@
 
 class QCustomPlot;
 class QLabel;
+class QPushButton;
 class QTableWidget;
 
 namespace portolan::views {
@@ -19,6 +20,9 @@ class SummaryPage : public QWidget
 public:
     explicit SummaryPage(QWidget* parent = nullptr);
     void setResult(ResultPtr result);
+    // No report because the project's model could not be built: why, in place of the report,
+    // and a button for the dry run when only a dry run can tell the model.
+    void showNoModel(const QString& why, bool offerDryRun);
     QString headline() const;
     QString figures() const; // the lines under the headline
     QCustomPlot* histogram() const { return m_histogram; }
@@ -28,17 +32,21 @@ signals:
     void remedyActivated(const QString& id);
     void tileActivated(int tile);
     void findConfigurationRequested(); // from the empty advice's link
+    void dryRunRequested();            // from the button of showNoModel
 
 protected:
     void changeEvent(QEvent* event) override;
 
 private:
     void showTilePane(bool shown);
+    void showReportParts(bool shown); // the advice and the tiles: a report's parts
     void fillHistogram();
 
     ResultPtr m_result;
     QLabel* m_headline = nullptr;
     QLabel* m_figures = nullptr;
+    QPushButton* m_dryRun = nullptr;
+    QLabel* m_adviceTitle = nullptr;
     QWidget* m_tilePane = nullptr; // fullest tiles and histogram: IPU reports only
     QTableWidget* m_topTiles = nullptr;
     QTableWidget* m_advice = nullptr;

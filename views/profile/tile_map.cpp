@@ -89,9 +89,10 @@ QRect TileMap::imageRect() const
 {
     if (m_image.isNull())
         return {};
-    const QSize room(width(), std::max(1, height() - legendHeight()));
+    // A pixel of room on each side for the IPU frames (at the edge, the right one was cut).
+    const QSize room(std::max(1, width() - 2), std::max(1, height() - legendHeight() - 2));
     QSize s = m_image.size().scaled(room, Qt::KeepAspectRatio);
-    return QRect(QPoint((width() - s.width()) / 2, (room.height() - s.height()) / 2), s);
+    return QRect(QPoint((width() - s.width()) / 2, 1 + (room.height() - s.height()) / 2), s);
 }
 
 int TileMap::tileAt(const QPoint& pos) const
@@ -127,37 +128,58 @@ void TileMap::paintEvent(QPaintEvent*)
 
 // Each IPU's block framed and named with its tile range: the map keeps its bearings even when
 // every tile is over capacity and the image is one red block.
-void TileMap::paintAxes(QPainter& painter)
+std::vector<TileMap::BlockLabel> TileMap::blocks() const
 {
     const QRect r = imageRect();
     if (r.isEmpty())
-        return;
-    const QPalette p = palette();
+        return {};
     const QFontMetrics fm(font());
     const int perIpu = std::max(1, m_stats.tilesPerIpu);
     const int ipus = std::max(1, (m_stats.tileCount + perIpu - 1) / perIpu);
     const double sx = double(r.width()) / m_image.width();
     const double sy = double(r.height()) / m_image.height();
+    std::vector<BlockLabel> out;
     for (int ipu = 0; ipu < ipus; ++ipu) {
         const QRectF block(r.x() + (ipu % m_ipuCols) * (m_blockW + 1) * sx,
                            r.y() + (ipu / m_ipuCols) * (m_blockH + 1) * sy, m_blockW * sx,
                            m_blockH * sy);
-        painter.setPen(QPen(p.color(QPalette::WindowText), 1));
-        painter.setBrush(Qt::NoBrush);
-        painter.drawRect(block);
         const int first = ipu * perIpu;
         const int last = std::min(m_stats.tileCount, first + perIpu) - 1;
         QString label = tr("IPU %1 · tiles %2–%3").arg(ipu).arg(first).arg(last);
         if (fm.horizontalAdvance(label) + 8 > block.width())
             label = tr("IPU %1").arg(ipu);
         if (fm.horizontalAdvance(label) + 8 > block.width() || fm.height() + 4 > block.height())
+            label.clear();
+        out.push_back({block, label});
+    }
+    return out;
+}
+
+QStringList TileMap::blockLabels() const
+{
+    QStringList labels;
+    for (const BlockLabel& b : blocks())
+        if (!b.text.isEmpty())
+            labels << b.text;
+    return labels;
+}
+
+void TileMap::paintAxes(QPainter& painter)
+{
+    const QPalette p = palette();
+    const QFontMetrics fm(font());
+    for (const BlockLabel& b : blocks()) {
+        painter.setPen(QPen(p.color(QPalette::WindowText), 1));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(b.block);
+        if (b.text.isEmpty())
             continue;
-        const QRectF box(block.left() + 2, block.top() + 2, fm.horizontalAdvance(label) + 6,
+        const QRectF box(b.block.left() + 2, b.block.top() + 2, fm.horizontalAdvance(b.text) + 6,
                          fm.height() + 2);
         QColor back = p.color(QPalette::Window);
         back.setAlpha(200);
         painter.fillRect(box, back);
-        painter.drawText(box, Qt::AlignCenter, label);
+        painter.drawText(box, Qt::AlignCenter, b.text);
     }
 }
 

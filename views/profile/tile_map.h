@@ -8,7 +8,9 @@
 #include "views/profile/tile_stats.h"
 
 #include <QImage>
+#include <QStringList>
 #include <QWidget>
+#include <vector>
 
 class QPainter;
 
@@ -26,6 +28,9 @@ public:
     int tileAt(const QPoint& pos) const;
     QPoint cellOf(int tile) const; // image cell of a tile
     const QImage& image() const { return m_image; }
+    // The labels on the IPU blocks at the current size ("IPU 1 · tiles 1472–2943", "IPU 1"
+    // where that does not fit, none where "IPU 1" does not either), in IPU order.
+    QStringList blockLabels() const;
     QSize sizeHint() const override { return {600, 400}; }
 
 signals:
@@ -45,6 +50,12 @@ private:
     int legendHeight() const;
     void paintLegend(QPainter& painter);
     void paintAxes(QPainter& painter);
+    struct BlockLabel
+    {
+        QRectF block;
+        QString text; // empty: no room for a label
+    };
+    std::vector<BlockLabel> blocks() const;
     int m_blockW = 1, m_blockH = 1, m_ipuCols = 1, m_ipuRows = 1;
     QImage m_image;
 };

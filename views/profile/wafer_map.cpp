@@ -2,6 +2,7 @@
 
 #include <QMouseEvent>
 #include <QPainter>
+#include <algorithm>
 
 namespace portolan::views {
 
@@ -77,13 +78,11 @@ void WaferMap::paintEvent(QPaintEvent*)
     p.drawRect(grid);
     const int n = int(cs.kernels.size());
     const QFontMetrics fm(font());
-    bool anyOver = false;
     int bottleneck = -1;
     for (int i = 0; i < n; ++i) {
         const auto& k = cs.kernels[std::size_t(i)];
         const QRectF r = kernelRect(k, grid);
         p.fillRect(r, seriesColor(i, n, pal));
-        anyOver = anyOver || !k.fits;
         QPen pen(k.fits ? pal.color(QPalette::Base) : alertColor(pal), k.fits ? 1 : 2);
         if (i == m_selected)
             pen = QPen(pal.color(QPalette::Highlight), 3);
@@ -104,7 +103,7 @@ void WaferMap::paintEvent(QPaintEvent*)
         p.setBrush(Qt::NoBrush);
         p.drawRect(kernelRect(cs.kernels[std::size_t(bottleneck)], grid).adjusted(-2, -2, 2, 2));
     }
-    paintLegend(p, anyOver, bottleneck >= 0 ? QString::fromStdString(cs.bottleneck) : QString());
+    paintLegend(p);
     if (cs.mode == "weight-streaming") {
         p.setPen(pal.color(QPalette::WindowText));
         p.drawText(grid.adjusted(4, 4, -4, -4), Qt::AlignTop | Qt::AlignLeft,
@@ -112,8 +111,31 @@ void WaferMap::paintEvent(QPaintEvent*)
     }
 }
 
+std::vector<WaferMap::LegendItem> WaferMap::legendItems() const
+{
+    if (!m_result || !m_result->cs || m_result->cs->kernels.empty())
+        return {};
+    const auto& cs = *m_result->cs;
+    std::vector<LegendItem> items{{LegendKind::Kernel, tr("a kernel (one colour each)")}};
+    if (std::any_of(cs.kernels.begin(), cs.kernels.end(), [](const auto& k) { return !k.fits; }))
+        items.push_back({LegendKind::Over, tr("over its memory")});
+    if (std::any_of(cs.kernels.begin(), cs.kernels.end(),
+                    [&](const auto& k) { return k.name == cs.bottleneck; }))
+        items.push_back({LegendKind::Bottleneck,
+                         tr("bottleneck: %1").arg(QString::fromStdString(cs.bottleneck))});
+    return items;
+}
+
+QStringList WaferMap::legendTexts() const
+{
+    QStringList texts;
+    for (const LegendItem& item : legendItems())
+        texts << item.text;
+    return texts;
+}
+
 // Under the wafer: what the colours and frames mean, only for what is drawn.
-void WaferMap::paintLegend(QPainter& p, bool anyOver, const QString& bottleneck)
+void WaferMap::paintLegend(QPainter& p)
 {
     const QPalette pal = palette();
     const QFontMetrics fm(font());
@@ -129,13 +151,18 @@ void WaferMap::paintLegend(QPainter& p, bool anyOver, const QString& bottleneck)
         p.drawText(QRect(x, y, width() - x, h), Qt::AlignLeft | Qt::AlignVCenter, text);
         x += fm.horizontalAdvance(text) + 14;
     };
-    swatch(QPen(pal.color(QPalette::Base)), seriesColor(0, 2, pal),
-           tr("a kernel (one colour each)"));
-    if (anyOver)
-        swatch(QPen(alertColor(pal), 2), Qt::NoBrush, tr("over its memory"));
-    if (!bottleneck.isEmpty())
-        swatch(QPen(pal.color(QPalette::WindowText), 2, Qt::DashLine), Qt::NoBrush,
-               tr("bottleneck: %1").arg(bottleneck));
+    for (const LegendItem& item : legendItems())
+        switch (item.kind) {
+        case LegendKind::Kernel:
+            swatch(QPen(pal.color(QPalette::Base)), seriesColor(0, 2, pal), item.text);
+            break;
+        case LegendKind::Over:
+            swatch(QPen(alertColor(pal), 2), Qt::NoBrush, item.text);
+            break;
+        case LegendKind::Bottleneck:
+            swatch(QPen(pal.color(QPalette::WindowText), 2, Qt::DashLine), Qt::NoBrush, item.text);
+            break;
+        }
     p.setBrush(Qt::NoBrush);
 }
 

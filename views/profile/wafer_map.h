@@ -5,7 +5,9 @@
 
 #include "views/profile/plot_theme.h"
 
+#include <QStringList>
 #include <QWidget>
+#include <vector>
 
 class QPainter;
 
@@ -19,6 +21,9 @@ public:
     void setResult(ResultPtr result);
     void setSelectedKernel(int kernel);
     int kernelAt(const QPoint& pos) const;
+    // What the legend under the wafer says, in order: only what is drawn ("a kernel ...",
+    // "over its memory" when a kernel is, "bottleneck: NAME" when the report names one).
+    QStringList legendTexts() const;
     QSize sizeHint() const override { return {500, 400}; }
 
 signals:
@@ -31,7 +36,19 @@ protected:
 private:
     QRectF gridRect() const;
     int legendHeight() const;
-    void paintLegend(QPainter& p, bool anyOver, const QString& bottleneck);
+    enum class LegendKind
+    {
+        Kernel,
+        Over,
+        Bottleneck
+    };
+    struct LegendItem
+    {
+        LegendKind kind;
+        QString text;
+    };
+    std::vector<LegendItem> legendItems() const;
+    void paintLegend(QPainter& p);
     QRectF kernelRect(const sim::CsKernel& k, const QRectF& grid) const;
 
     ResultPtr m_result;

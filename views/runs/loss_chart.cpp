@@ -54,7 +54,8 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
     m_placeholder = new QCPItemText(m_plot);
     m_placeholder->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_placeholder->position->setCoords(0.5, 0.5);
-    m_placeholder->setText(tr("No run shown: press Start, or select runs in the history"));
+    // Lines short enough for the chart at 1,024 pixels (one line ran past both axes).
+    m_placeholder->setText(tr("No run shown:\npress Start, or select runs\nin the history"));
     applyPlotTheme(m_plot, palette());
     recolour();
 
@@ -327,7 +328,7 @@ void LossChart::recolour()
         }
     }
     if (m_series.isEmpty())
-        m_placeholder->setText(tr("No run shown: press Start, or select runs in the history"));
+        m_placeholder->setText(tr("No run shown:\npress Start, or select runs\nin the history"));
     m_placeholder->setVisible(m_series.isEmpty() || (failedEmpty && !anyPoints));
     m_placeholder->setColor(palette().color(QPalette::PlaceholderText));
     m_plot->legend->setVisible(!m_series.isEmpty() && m_plot->legend->itemCount() > 0);

@@ -1,0 +1,189 @@
+// The Profile's charts as a user reads them (issue 26): the liveness chart keeps its height on a
+// model of hundreds of program steps, charts without a report say why instead of showing a
+// legend over blank axes, the wafer map's legend says what is drawn, and the tile map's IPU
+// blocks carry their tile ranges. Reports come from the real compiler (profile_fixture.h).
+#include "profile_fixture.h"
+#include "views/profile/liveness_page.h"
+#include "views/profile/memory_chart.h"
+#include "views/profile/tile_map.h"
+#include "views/profile/tile_stats.h"
+#include "views/profile/wafer_map.h"
+
+#include <QtTest>
+#include <qcustomplot.h>
+
+using namespace portolan;
+using namespace portolan::views;
+
+namespace {
+
+// The text items a chart shows (its empty-state message).
+QStringList shownTexts(QCustomPlot* plot)
+{
+    QStringList texts;
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->visible())
+            texts << t->text();
+    return texts;
+}
+
+} // namespace
+
+class TestProfileCharts : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        m_ipu = test::compileSmall("ipu-mk2", 2);
+        QVERIFY(m_ipu && m_ipu->ipu);
+        m_cs = test::compileSmall("cs-2", 1);
+        QVERIFY(m_cs && m_cs->cs);
+    }
+
+    // Hundreds of steps with long op names: the step axis carries numbers, so the bars keep
+    // most of the chart's height (rotated names took about three quarters of it).
+    void livenessKeepsItsHeight_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addRow("700x420") << QSize(700, 420);
+        QTest::addRow("500x320") << QSize(500, 320);
+    }
+    void livenessKeepsItsHeight()
+    {
+        QFETCH(QSize, size);
+        QVERIFY(m_ipu->ipu->steps.size() > 24);
+        LivenessPage page;
+        page.setResult(m_ipu);
+        page.resize(size.width(), size.height() * 2);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QCustomPlot* plot = page.chart();
+        plot->replot();
+        QCOMPARE(plot->xAxis->tickLabelRotation(), 0.0);
+        QVERIFY2(plot->axisRect()->height() >= plot->height() / 2,
+                 qPrintable(QStringLiteral("bars %1 px of %2")
+                                .arg(plot->axisRect()->height())
+                                .arg(plot->height())));
+        for (const QString& label : plot->xAxis->tickVectorLabels()) {
+            bool number = false;
+            label.toInt(&number);
+            QVERIFY2(number, qPrintable(label));
+        }
+        // The names are a hover and a click away; the peak is named up front.
+        QVERIFY2(page.stepSummary().startsWith(QStringLiteral("Peak: Step ")),
+                 qPrintable(page.stepSummary()));
+        QVERIFY(shownTexts(plot).isEmpty());
+        QVERIFY(plot->legend->visible());
+    }
+
+    // Without a report, or with a CS report, the liveness and memory charts say why they are
+    // empty; neither lists series (nor out-of-memory markers) that are not drawn.
+    void emptyChartsSayWhy_data()
+    {
+        QTest::addColumn<QString>("report"); // none, cs
+        QTest::addColumn<QString>("says");
+        QTest::addRow("no report") << "none"
+                                   << "No report yet";
+        QTest::addRow("CS report") << "cs"
+                                   << "CS placement";
+    }
+    void emptyChartsSayWhy()
+    {
+        QFETCH(QString, report);
+        QFETCH(QString, says);
+        const ResultPtr r = report == QLatin1String("cs") ? ResultPtr(m_cs) : nullptr;
+        LivenessPage liveness;
+        liveness.setResult(m_ipu); // a report first: the empty state must replace it
+        liveness.setResult(r);
+        QVERIFY(!liveness.chart()->legend->visible());
+        QCOMPARE(liveness.chart()->plottableCount(), 0);
+        QVERIFY2(shownTexts(liveness.chart()).join(' ').contains(says),
+                 qPrintable(shownTexts(liveness.chart()).join(' ')));
+
+        MemoryChart fresh; // before any report
+        QCOMPARE(fresh.legend->itemCount(), 0);
+        QVERIFY(!fresh.legend->visible());
+        MemoryChart memory;
+        memory.resize(600, 300);
+        memory.setResult(m_ipu);
+        QVERIFY(memory.legend->itemCount() > 0);
+        QVERIFY(!memory.legend->hasItemWithPlottable(memory.graph(3))); // out of memory: none
+        memory.setResult(r);
+        QCOMPARE(memory.legend->itemCount(), 0);
+        QVERIFY(!memory.legend->visible());
+        QVERIFY2(shownTexts(&memory).join(' ').contains(says),
+                 qPrintable(shownTexts(&memory).join(' ')));
+    }
+
+    // The wafer's legend names what is drawn: kernels, the frame of a kernel over its memory
+    // when one is, and the bottleneck by name.
+    void waferLegend_data()
+    {
+        QTest::addColumn<bool>("overMemory");
+        QTest::addColumn<bool>("bottleneck");
+        QTest::addRow("as compiled") << false << true;
+        QTest::addRow("a kernel over its memory") << true << true;
+        QTest::addRow("no kernel named the bottleneck") << false << false;
+    }
+    void waferLegend()
+    {
+        QFETCH(bool, overMemory);
+        QFETCH(bool, bottleneck);
+        auto r = std::make_shared<sim::CompileResult>(*m_cs);
+        auto& cs = *r->cs;
+        QVERIFY(!cs.kernels.empty());
+        for (auto& k : cs.kernels)
+            k.fits = true;
+        if (overMemory)
+            cs.kernels.back().fits = false;
+        cs.bottleneck = bottleneck ? cs.kernels.front().name : "weight streaming bandwidth";
+        WaferMap map;
+        QVERIFY(map.legendTexts().isEmpty()); // no report, no legend
+        map.setResult(r);
+        QStringList expected{QStringLiteral("a kernel (one colour each)")};
+        if (overMemory)
+            expected << QStringLiteral("over its memory");
+        if (bottleneck)
+            expected << QStringLiteral("bottleneck: %1").arg(QString::fromStdString(cs.bottleneck));
+        QCOMPARE(map.legendTexts(), expected);
+        map.resize(500, 400);
+        const QImage shot = map.grab().toImage();
+        QVERIFY(!shot.isNull()); // paints the legend without a crash
+    }
+
+    // Each IPU block of the tile map is labelled with its tile range, shortened to "IPU n" when
+    // the block is narrow (at the map's smallest, 200 pixels).
+    void tileMapLabels_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("form"); // full, short
+        QTest::addRow("wide") << QSize(900, 500) << "full";
+        QTest::addRow("narrow") << QSize(200, 160) << "short";
+    }
+    void tileMapLabels()
+    {
+        QFETCH(QSize, size);
+        QFETCH(QString, form);
+        const TileStats stats = TileStats::from(*m_ipu->ipu);
+        QCOMPARE(m_ipu->ipu->ipusPerReplica, 2);
+        TileMap map;
+        map.setStats(stats);
+        map.resize(size);
+        const QStringList labels = map.blockLabels();
+        QCOMPARE(labels.size(), 2);
+        const int per = stats.tilesPerIpu;
+        if (form == QLatin1String("full"))
+            QCOMPARE(labels, (QStringList{
+                                 QStringLiteral("IPU 0 · tiles 0–%1").arg(per - 1),
+                                 QStringLiteral("IPU 1 · tiles %1–%2").arg(per).arg(2 * per - 1)}));
+        else
+            QCOMPARE(labels, (QStringList{QStringLiteral("IPU 0"), QStringLiteral("IPU 1")}));
+    }
+
+private:
+    std::shared_ptr<sim::CompileResult> m_ipu, m_cs;
+};
+
+QTEST_MAIN(TestProfileCharts)
+#include "test_profile_charts.moc"
