@@ -137,7 +137,7 @@ std::string targetOf(const CompileCliOptions& o)
         return o.target;
     sim::DefaultTarget d;
     if (!o.input.empty() && o.synthetic.empty())
-        d = sim::defaultTarget(graph::chooseGraphSource(o.input, o.namedConfig));
+        d = sim::defaultTarget(workflow::chooseGraphSource(o.input, o.namedConfig));
     if (d.id.empty())
         d = {sim::CompileOptions{}.target, "the input names no vendor's hardware"};
     std::cerr << "portolan-cli: target " << d.id << ": " << d.reason

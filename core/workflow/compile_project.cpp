@@ -73,7 +73,7 @@ Result<ProjectModel> openModel(const ModelInput& in)
     if (isTorchScript(in.path))
         return openTorchScript(in);
     ProjectModel m;
-    m.source = graph::chooseGraphSource(in.path, in.namedConfig);
+    m.source = chooseGraphSource(in.path, in.namedConfig);
     const graph::GraphSource& s = m.source;
     if (s.kind == graph::GraphSourceKind::None)
         return Result<ProjectModel>::fail(s.message);

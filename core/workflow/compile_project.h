@@ -1,7 +1,7 @@
 #pragma once
 
 // Compiling a project: the one orchestration behind `portolan-cli compile` and the Profile tab.
-// It chooses the model source once (graph::chooseGraphSource), builds or records the graph,
+// It chooses the model source once (workflow::chooseGraphSource), builds or records the graph,
 // opens the options on the project's training by the one rule (sim::applyProjectSettings, for
 // every source that says how it trains) and calls the simulators.
 //
@@ -9,12 +9,12 @@
 // model's graph in a QProcess it can cancel, opens the settings form once on the project's
 // training, and re-simulates on every edit of the form. compileProject() runs them in a row.
 
-#include "core/graph/graph_source.h"
 #include "core/sim/auto_config.h"
 #include "core/sim/ipu_sim.h"
 #include "core/sim/model_family.h"
 #include "core/sim/profile.h"
 #include "core/sim/project_training.h"
+#include "core/workflow/graph_source.h"
 
 #include <filesystem>
 #include <functional>
@@ -48,7 +48,7 @@ struct ProjectModel
     std::vector<std::string> notes;              // what was found, for people ("Params: ...")
 };
 
-// Chooses the source of `in` (graph::chooseGraphSource, called once) and builds a Model Zoo
+// Chooses the source of `in` (workflow::chooseGraphSource, called once) and builds a Model Zoo
 // family's graph; a runtime model, a capture or a TorchScript file is left to the Torch child.
 Result<ProjectModel> openModel(const ModelInput& in);
 

@@ -1,10 +1,10 @@
 // The Torch-free side of the link boundary: choosing where a project's op graph comes from
-// (core/graph/graph_source.h), the op graph document the Torch child writes (graph_json.h), the
+// (core/workflow/graph_source.h), the op graph document the Torch child writes (graph_json.h), the
 // layers a capture's module tree is cut into (capture.h) and finding portolan-torch. This test
 // links no LibTorch, and checks that it did not load it.
 #include "core/graph/graph_json.h"
-#include "core/graph/graph_source.h"
 #include "core/graph/torch_child.h"
+#include "core/workflow/graph_source.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -12,6 +12,7 @@
 
 using namespace portolan;
 using namespace portolan::graph;
+using namespace portolan::workflow;
 
 namespace {
 
