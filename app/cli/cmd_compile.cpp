@@ -218,6 +218,9 @@ int runCompile(const CompileCliOptions& cliOptions)
                                         "--vocab",    std::to_string(o.syntheticVocab)};
     request.options = c;
     request.keep = givenSettings(o, c);
+    // Without a report to write, the summary is all that is printed (the trace reads only the
+    // stages and the schedule, which every detail has).
+    request.detail = o.reportPath.empty() ? sim::SimDetail::Summary : sim::SimDetail::Full;
     if (!o.autoGoal.empty()) {
         sim::AutoRequest search;
         search.goal = o.autoGoal == "throughput" ? sim::AutoRequest::Goal::HighestThroughput

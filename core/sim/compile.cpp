@@ -106,7 +106,7 @@ std::optional<ProjectSplit> simulateProjectSplit(const graph::OpGraph& g, const 
 }
 
 Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Target& t,
-                                   const CompileOptions& o, IpuSimCache* cache)
+                                   const CompileOptions& o, IpuSimCache* cache, SimDetail detail)
 {
     const auto start = std::chrono::steady_clock::now();
     if (o.training.microBatch < 1 || o.training.gradAccum < 1 || o.training.replicas < 1 ||
@@ -116,7 +116,7 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
              "compile.options",
              "micro-batch, gradient accumulation, replicas and IPUs must be at least 1",
              {}});
-    auto r = simulate(g, t, o, cache, SimDetail::Full);
+    auto r = simulate(g, t, o, cache, detail);
     if (!r)
         return r;
     // A result either fits or does not: an error of the compilation itself (a mode or an option
@@ -144,12 +144,12 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
 }
 
 Result<CompileResult> compileGraph(const graph::OpGraph& g, const CompileOptions& o,
-                                   IpuSimCache* cache)
+                                   IpuSimCache* cache, SimDetail detail)
 {
     auto t = targets::loadTarget(o.target);
     if (!t)
         return Result<CompileResult>::fail(t.error);
-    return compileGraph(g, *t.value, o, cache);
+    return compileGraph(g, *t.value, o, cache, detail);
 }
 
 } // namespace portolan::sim

@@ -15,6 +15,15 @@ std::vector<ScheduleEvent> simulateSchedule(Schedule kind, const std::vector<dou
                                             const std::vector<double>& backward,
                                             const std::vector<double>& linkSeconds, int m)
 {
+    std::vector<ScheduleEvent> events;
+    scheduleEnd(kind, forward, backward, linkSeconds, m, &events);
+    return events;
+}
+
+double scheduleEnd(Schedule kind, const std::vector<double>& forward,
+                   const std::vector<double>& backward, const std::vector<double>& linkSeconds,
+                   int m, std::vector<ScheduleEvent>* events)
+{
     const int p = int(forward.size());
     m = std::max(1, m);
     struct Task
@@ -26,6 +35,7 @@ std::vector<ScheduleEvent> simulateSchedule(Schedule kind, const std::vector<dou
     std::vector<std::vector<Task>> order(static_cast<std::size_t>(p));
     for (int s = 0; s < p; ++s) {
         auto& o = order[std::size_t(s)];
+        o.reserve(2 * std::size_t(m));
         if (kind == Schedule::GPipe) {
             for (int j = 0; j < m; ++j)
                 o.push_back({false, j});
@@ -46,14 +56,20 @@ std::vector<ScheduleEvent> simulateSchedule(Schedule kind, const std::vector<dou
     const auto link = [&](int s) {
         return s >= 0 && std::size_t(s) < linkSeconds.size() ? linkSeconds[std::size_t(s)] : 0.0;
     };
-    // end times; -1 = not yet run
-    std::vector<std::vector<double>> fEnd(static_cast<std::size_t>(p),
-                                          std::vector<double>(std::size_t(m), -1));
-    std::vector<std::vector<double>> bEnd = fEnd;
+    // End times, stage by stage (one array each: 256 stages of 55 micro-batches are thousands of
+    // small vectors otherwise); -1 = not yet run.
+    const auto at = [m](int s, int micro) {
+        return std::size_t(s) * std::size_t(m) + std::size_t(micro);
+    };
+    std::vector<double> fEnd(std::size_t(p) * std::size_t(m), -1);
+    std::vector<double> bEnd = fEnd;
     std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
     std::vector<double> free(static_cast<std::size_t>(p), 0);
-    std::vector<ScheduleEvent> events;
-    events.reserve(2 * std::size_t(p) * std::size_t(m));
+    if (events) {
+        events->clear();
+        events->reserve(2 * std::size_t(p) * std::size_t(m));
+    }
+    double last = 0;
     bool progress = true;
     while (progress) {
         progress = false;
@@ -65,19 +81,19 @@ std::vector<ScheduleEvent> simulateSchedule(Schedule kind, const std::vector<dou
                 double ready = 0;
                 if (!t.backward) {
                     if (s > 0) {
-                        const double e = fEnd[std::size_t(s - 1)][std::size_t(t.micro)];
+                        const double e = fEnd[at(s - 1, t.micro)];
                         if (e < 0)
                             break;
                         ready = e + link(s - 1);
                     }
                 } else {
                     if (s + 1 < p) {
-                        const double e = bEnd[std::size_t(s) + 1][std::size_t(t.micro)];
+                        const double e = bEnd[at(s + 1, t.micro)];
                         if (e < 0)
                             break;
                         ready = e + link(s);
                     } else {
-                        const double e = fEnd[std::size_t(s)][std::size_t(t.micro)];
+                        const double e = fEnd[at(s, t.micro)];
                         if (e < 0)
                             break;
                         ready = e;
@@ -86,15 +102,17 @@ std::vector<ScheduleEvent> simulateSchedule(Schedule kind, const std::vector<dou
                 const double start = std::max(ready, free[std::size_t(s)]);
                 const double dur = t.backward ? backward[std::size_t(s)] : forward[std::size_t(s)];
                 const double end = start + dur;
-                (t.backward ? bEnd : fEnd)[std::size_t(s)][std::size_t(t.micro)] = end;
+                (t.backward ? bEnd : fEnd)[at(s, t.micro)] = end;
                 free[std::size_t(s)] = end;
-                events.push_back({s, t.micro, t.backward, start, end});
+                last = std::max(last, end);
+                if (events)
+                    events->push_back({s, t.micro, t.backward, start, end});
                 ++next[std::size_t(s)];
                 progress = true;
             }
         }
     }
-    return events;
+    return last;
 }
 
 } // namespace portolan::sim

@@ -64,9 +64,11 @@ std::string strategyNote(const ProjectModel& model, const sim::CompileOptions& o
 
 // Simulates `g` with `options` and attaches the model family's notes to the report. With a
 // cache kept for `g` (sim::IpuSimCache), a split edit re-simulates only the stages it touches.
+// `detail` is the result's (sim::SimDetail): Full for a report or the Profile.
 Result<sim::CompileResult> compileModel(const graph::OpGraph& g, const sim::CompileOptions& options,
                                         const sim::ModelFamilyNotes* family = nullptr,
-                                        sim::IpuSimCache* cache = nullptr);
+                                        sim::IpuSimCache* cache = nullptr,
+                                        sim::SimDetail detail = sim::SimDetail::Full);
 
 // Records a graph with the Torch child's arguments; graph::runTorchChild by default.
 using GraphRecorder = std::function<Result<graph::OpGraph>(const std::vector<std::string>&)>;
@@ -78,6 +80,9 @@ struct CompileRequest
     sim::TrainingOverrides keep;            // ... which of them were given explicitly
     std::optional<sim::AutoRequest> search; // look for a configuration that fits first
     GraphRecorder record;                   // empty: graph::runTorchChild
+    // What the result holds (sim::SimDetail): Full for a report, Summary when only the compile
+    // summary is printed (no variables, program steps or bytes per tile to build).
+    sim::SimDetail detail = sim::SimDetail::Full;
 };
 
 struct CompileOutcome

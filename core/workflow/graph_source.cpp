@@ -56,13 +56,20 @@ void applyExecutionSettings(const families::ExecutionSettings& e, const std::str
     t.strategy = "the named configuration '" + name + "'";
 }
 
-// A Model Zoo model the family builders know, with the training its params file asks for.
+// A Model Zoo model the family builders know, with the training its params file asks for. The
+// model itself goes to `built` when asked for: at 70 B parameters, building it twice costs as
+// much as a tenth of a compile.
 std::optional<ProjectTraining> familyTraining(const fs::path& params,
-                                              const std::string& namedConfig = {})
+                                              const std::string& namedConfig,
+                                              std::optional<families::ModelFromParams>* built)
 {
     auto m = families::buildFromParamsFile(params, namedConfig);
     if (!m)
         return std::nullopt;
+    const auto keep = [&] {
+        if (built)
+            *built = std::move(*m.value);
+    };
     ProjectTraining t;
     // Adafactor keeps factored second moments: Adam's two slots bound it from above.
     t.optimizer = m.value->optimizer.empty()          ? t.optimizer
@@ -73,6 +80,7 @@ std::optional<ProjectTraining> familyTraining(const fs::path& params,
     t.mixedPrecision = m.value->mixedPrecision;
     if (m.value->execution)
         applyExecutionSettings(*m.value->execution, m.value->namedConfig, t);
+    keep();
     return t;
 }
 
@@ -108,6 +116,14 @@ Result<ProjectTraining> projectTraining(const fs::path& projectOrParams)
 
 GraphSource chooseGraphSource(const fs::path& input, const std::string& namedConfig)
 {
+    std::optional<families::ModelFromParams> unused;
+    return chooseGraphSource(input, namedConfig, unused);
+}
+
+GraphSource chooseGraphSource(const fs::path& input, const std::string& namedConfig,
+                              std::optional<families::ModelFromParams>& built)
+{
+    built.reset();
     GraphSource s;
     s.namedConfig = namedConfig;
     std::error_code ec;
@@ -128,7 +144,7 @@ GraphSource chooseGraphSource(const fs::path& input, const std::string& namedCon
     if (fs::is_regular_file(input, ec)) {
         s.params = input;
         if (!runtimeModelOf(input)) {
-            if (auto t = familyTraining(input, namedConfig)) {
+            if (auto t = familyTraining(input, namedConfig, &built)) {
                 s.kind = GraphSourceKind::ModelFamily;
                 s.training = *t;
                 return s;
@@ -165,7 +181,7 @@ GraphSource chooseGraphSource(const fs::path& input, const std::string& namedCon
 
     // 2. A Model Zoo family built from the same params file (the project's chosen one).
     if (params) {
-        if (auto t = familyTraining(*params.value, namedConfig)) {
+        if (auto t = familyTraining(*params.value, namedConfig, &built)) {
             s.kind = GraphSourceKind::ModelFamily;
             s.params = *params.value;
             s.training = *t;

@@ -12,10 +12,12 @@
 // (core/graph/torch_child.h) with the arguments graph::torchChildArguments gives. The result is
 // plain data (core/graph/model_source.h), which the libraries below read.
 
+#include "core/families/families.h"
 #include "core/graph/model_source.h"
 #include "core/graph/op_graph.h"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace portolan::workflow {
@@ -27,6 +29,11 @@ Result<graph::ProjectTraining> projectTraining(const std::filesystem::path& proj
 // `input` is a project folder, a params file, a capture folder or a capture.json.
 graph::GraphSource chooseGraphSource(const std::filesystem::path& input,
                                      const std::string& namedConfig = {});
+// The same, and for a ModelFamily source the model built on the way (empty otherwise), so that
+// a compile does not build it a second time.
+graph::GraphSource chooseGraphSource(const std::filesystem::path& input,
+                                     const std::string& namedConfig,
+                                     std::optional<families::ModelFromParams>& built);
 
 // The op graph of a ModelFamily source, built here (no Torch child).
 Result<graph::OpGraph> buildModelFamily(const graph::GraphSource& source);
