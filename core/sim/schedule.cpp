@@ -31,28 +31,20 @@ double scheduleEnd(Schedule kind, const std::vector<double>& forward,
         bool backward;
         int micro;
     };
-    // Each stage's task order.
-    std::vector<std::vector<Task>> order(static_cast<std::size_t>(p));
-    for (int s = 0; s < p; ++s) {
-        auto& o = order[std::size_t(s)];
-        o.reserve(2 * std::size_t(m));
-        if (kind == Schedule::GPipe) {
-            for (int j = 0; j < m; ++j)
-                o.push_back({false, j});
-            for (int j = 0; j < m; ++j)
-                o.push_back({true, j});
-        } else {
-            const int warmup = std::min(m, p - s);
-            int f = 0, b = 0;
-            for (; f < warmup; ++f)
-                o.push_back({false, f});
-            while (b < m) {
-                o.push_back({true, b++});
-                if (f < m)
-                    o.push_back({false, f++});
-            }
-        }
-    }
+    // Stage s's k-th task of its 2m. GPipe: every forward, then every backward. 1F1B: `warmup`
+    // forwards, then a backward and a forward in turn while forwards remain, then the backwards
+    // left.
+    const auto taskAt = [&](int s, int k) -> Task {
+        if (kind == Schedule::GPipe)
+            return k < m ? Task{false, k} : Task{true, k - m};
+        const int warmup = std::min(m, p - s);
+        if (k < warmup)
+            return {false, k};
+        const int r = k - warmup, alternating = 2 * (m - warmup);
+        if (r < alternating)
+            return r % 2 == 0 ? Task{true, r / 2} : Task{false, warmup + r / 2};
+        return {true, r - (m - warmup)};
+    };
     const auto link = [&](int s) {
         return s >= 0 && std::size_t(s) < linkSeconds.size() ? linkSeconds[std::size_t(s)] : 0.0;
     };
@@ -70,14 +62,19 @@ double scheduleEnd(Schedule kind, const std::vector<double>& forward,
         events->reserve(2 * std::size_t(p) * std::size_t(m));
     }
     double last = 0;
+    // A stage whose next task was not ready stays so until a neighbour runs one (a forward feeds
+    // the next stage, a backward the previous): passed over until then, in the same order.
+    std::vector<char> waiting(static_cast<std::size_t>(p), 0);
     bool progress = true;
     while (progress) {
         progress = false;
         for (int s = 0; s < p; ++s) {
-            auto& o = order[std::size_t(s)];
+            if (waiting[std::size_t(s)])
+                continue;
+            waiting[std::size_t(s)] = 1;
             // Run every task of this stage whose input is ready, in order.
-            while (next[std::size_t(s)] < o.size()) {
-                const Task t = o[next[std::size_t(s)]];
+            while (next[std::size_t(s)] < 2 * std::size_t(m)) {
+                const Task t = taskAt(s, int(next[std::size_t(s)]));
                 double ready = 0;
                 if (!t.backward) {
                     if (s > 0) {
@@ -107,6 +104,10 @@ double scheduleEnd(Schedule kind, const std::vector<double>& forward,
                 last = std::max(last, end);
                 if (events)
                     events->push_back({s, t.micro, t.backward, start, end});
+                if (s > 0)
+                    waiting[std::size_t(s) - 1] = 0;
+                if (s + 1 < p)
+                    waiting[std::size_t(s) + 1] = 0;
                 ++next[std::size_t(s)];
                 progress = true;
             }
