@@ -195,6 +195,9 @@ PlacedStage placeStage(const Context& x, const StageKey& key)
         }
     }
     out.stepCount = c.inference ? count : 2 * count + 1;
+    // Up to seven variables an op (weight, accumulator, state, master, stash, forward, backward)
+    // and a streamed update: growing the vector one by one moved each stage's several times.
+    out.variables.reserve(std::size_t(count) * 7 + 1);
     const int updateStep = stepBase + out.stepCount - 1;
     const auto fwdStep = [&](int i) {
         return stepBase + (i - first);
