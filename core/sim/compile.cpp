@@ -13,11 +13,12 @@ namespace portolan::sim {
 namespace {
 
 Result<CompileResult> simulate(const graph::OpGraph& g, const targets::Target& t,
-                               const CompileOptions& o, IpuSimCache* cache, SimDetail detail)
+                               const CompileOptions& o, IpuSimCache* cache, SimDetail detail,
+                               const OpKinds* kinds = nullptr)
 {
     if (t.kind == targets::TargetKind::Cs)
         return simulateCs(g, t, o);
-    return simulateIpu(g, t, o, ipuModelConstants(), cache, detail);
+    return simulateIpu(g, t, o, ipuModelConstants(), cache, detail, kinds);
 }
 
 } // namespace
@@ -25,14 +26,16 @@ Result<CompileResult> simulate(const graph::OpGraph& g, const targets::Target& t
 std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Target& t,
                                    const CompileResult& base, IpuSimCache* cache)
 {
-    const auto vocab = vocabularyOps(g, ipuModelConstants().vocabularyMinRows);
+    // What each op is, worked out once for every remedy's simulation of the same graph.
+    const OpKinds kinds = opKinds(g, ipuModelConstants().vocabularyMinRows);
+    const auto& vocab = kinds.vocabulary;
     const bool hasVocabulary = std::find(vocab.begin(), vocab.end(), true) != vocab.end();
     std::vector<Remedy> out;
     for (auto& c : remedyOptions(base.options, t)) {
         if (c.id == "serialize-embedding" && !hasVocabulary)
             continue;
         // A remedy's line reads only the figures: the simulation skips the names and the tiles.
-        auto r = simulate(g, t, c.options, cache, SimDetail::Figures);
+        auto r = simulate(g, t, c.options, cache, SimDetail::Figures, &kinds);
         if (!r)
             continue;
         Remedy rem;

@@ -31,7 +31,8 @@ using Detail = SimDetail;
 struct Context
 {
     Context(const graph::OpGraph& graph, const targets::Target& target,
-            const CompileOptions& options, const IpuModelConstants& constants, Detail detail);
+            const CompileOptions& options, const IpuModelConstants& constants, Detail detail,
+            const OpKinds* kinds = nullptr);
     const graph::OpGraph& g;
     const targets::Target& t;
     const CompileOptions& o;

@@ -142,7 +142,8 @@ void stageCycles(const Context& x, const StageKey& key, const StageFlops& f, Pla
 } // namespace
 
 Context::Context(const graph::OpGraph& graph, const targets::Target& target,
-                 const CompileOptions& options, const IpuModelConstants& constants, Detail d)
+                 const CompileOptions& options, const IpuModelConstants& constants, Detail d,
+                 const OpKinds* given)
     : g(graph), t(target), o(options), k(constants), detail(d)
 {
     const auto& c = o.training;
@@ -153,7 +154,7 @@ Context::Context(const graph::OpGraph& graph, const targets::Target& target,
     microBatch = std::max(1, c.microBatch);
     peakFlops = c.precision == Precision::Fp32 ? t.ipu.fp32Flops : t.ipu.fp16Flops;
     passes = c.inference ? 1.0 : 3.0;
-    kinds = opKinds(g, k.vocabularyMinRows);
+    kinds = given ? *given : opKinds(g, k.vocabularyMinRows);
 }
 
 PlacedStage placeStage(const Context& x, const StageKey& key)

@@ -226,7 +226,7 @@ void IpuSimCache::clear()
 
 Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target& t,
                                   const CompileOptions& o, const IpuModelConstants& k,
-                                  IpuSimCache* cache, SimDetail detail)
+                                  IpuSimCache* cache, SimDetail detail, const OpKinds* kinds)
 {
     const auto& c = o.training;
     const int p = std::max(1, o.ipus);
@@ -265,7 +265,7 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         phases = &cache->m->phasesFor(g, t, o, k);
     }
     ++phases->generation;
-    const ipu::Context x(g, t, o, k, detail);
+    const ipu::Context x(g, t, o, k, detail, kinds);
 
     // Plan: the user's split, or the automatic one (memory-aware); then place, memory, schedule
     // and summary (ipu_phases.h).

@@ -42,6 +42,8 @@ struct IpuModelConstants
 const IpuModelConstants& ipuModelConstants();
 Result<IpuModelConstants> loadIpuModelConstants(const std::filesystem::path& file);
 
+struct OpKinds;
+
 // Full: the whole profile. Figures: what the advice and a search read (fits, the fullest tile,
 // throughput and the stage figures), without the variables' names, the program steps, the
 // bytes per tile, each stage's memory breakdown, the model's and the graph, which take most of
@@ -74,17 +76,18 @@ public:
 private:
     friend Result<CompileResult> simulateIpu(const graph::OpGraph&, const targets::Target&,
                                              const CompileOptions&, const IpuModelConstants&,
-                                             IpuSimCache*, SimDetail);
+                                             IpuSimCache*, SimDetail, const OpKinds*);
     struct Impl;
     std::unique_ptr<Impl> m;
 };
 
+// `kinds`: opKinds(g, k.vocabularyMinRows) (ipu_memory.h), when the caller simulates the same
+// graph several times (a compile's advice); worked out here otherwise.
 Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target& target,
                                   const CompileOptions& options,
                                   const IpuModelConstants& k = ipuModelConstants(),
-                                  IpuSimCache* cache = nullptr, SimDetail detail = SimDetail::Full);
-
-struct OpKinds;
+                                  IpuSimCache* cache = nullptr, SimDetail detail = SimDetail::Full,
+                                  const OpKinds* kinds = nullptr);
 
 // The stage costs (seconds per micro-batch) and memory (bytes) of each op, as the partitioner
 // sees them. `kinds` is opKinds(g, ...) (ipu_memory.h) when the caller has it.
