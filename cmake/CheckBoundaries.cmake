@@ -19,6 +19,16 @@ function(scan dir pattern what)
 endfunction()
 
 scan(core "${qt_pattern}" "Qt header in core/")
+# The workflow layer sits above the other core libraries (docs/ARCHITECTURE.md, Floors): none of
+# them includes its headers.
+set(workflow_pattern "^[ \t]*#[ \t]*include[ \t]*[<\"]core/workflow/")
+file(GLOB core_dirs LIST_DIRECTORIES true "${SOURCE_DIR}/core/*")
+foreach(d IN LISTS core_dirs)
+    get_filename_component(name "${d}" NAME)
+    if(IS_DIRECTORY "${d}" AND NOT name STREQUAL "workflow")
+        scan(core/${name} "${workflow_pattern}" "core/workflow header below the workflow layer")
+    endif()
+endforeach()
 scan(views "${torch_pattern}" "LibTorch header in views/")
 scan(app "${torch_pattern}" "LibTorch header in app/")
 

@@ -6,7 +6,7 @@
 #include "core/guides/findings_report.h"
 #include "core/guides/fixes/apply_fix.h"
 #include "core/guides/guide.h"
-#include "core/guides/session.h"
+#include "core/workflow/porting_session.h"
 
 #include <algorithm>
 #include <iostream>
@@ -43,18 +43,18 @@ int runCheck(const CheckOptions& o)
         return set->guides.empty() ? ExitUsage : ExitOk;
     }
     // The same session as the GUI's porting wizard: one rule for the guide.
-    guides::SessionOptions options;
+    workflow::SessionOptions options;
     options.guideId = o.target;
     options.apiGeneration = o.api;
     options.paramsOverride = o.params;
     options.guides = set;
     options.withFlow = false;
-    auto started = guides::startPortingSession(o.project, options);
+    auto started = workflow::startPortingSession(o.project, options);
     if (!started) {
         std::cerr << "portolan-cli: " << started.error.toString() << "\n";
         return ExitUsage;
     }
-    const guides::PortingSession& session = *started.value;
+    const workflow::PortingSession& session = *started.value;
     const analysis::ProjectAnalysis& a = *session.analysis;
     const guides::Guide* guide = session.guide();
     if (!guide) {
@@ -67,7 +67,7 @@ int runCheck(const CheckOptions& o)
     if (o.format == "sarif") {
         std::cout << guides::toSarif(*guide, r, a.root.string()).dump(2) << "\n";
     } else if (o.format == "json") {
-        std::cout << guides::toJson(session).dump(2) << "\n";
+        std::cout << workflow::toJson(session).dump(2) << "\n";
     } else {
         std::cout << "Project: " << a.root.string() << "\n"
                   << "Detected: " << a.flavour.summary() << "\n";

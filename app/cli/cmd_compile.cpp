@@ -137,7 +137,7 @@ std::string targetOf(const CompileCliOptions& o)
         return o.target;
     sim::DefaultTarget d;
     if (!o.input.empty() && o.synthetic.empty())
-        d = sim::defaultTarget(graph::chooseGraphSource(o.input, o.namedConfig));
+        d = sim::defaultTarget(workflow::chooseGraphSource(o.input, o.namedConfig));
     if (d.id.empty())
         d = {sim::CompileOptions{}.target, "the input names no vendor's hardware"};
     std::cerr << "portolan-cli: target " << d.id << ": " << d.reason
@@ -218,6 +218,9 @@ int runCompile(const CompileCliOptions& cliOptions)
                                         "--vocab",    std::to_string(o.syntheticVocab)};
     request.options = c;
     request.keep = givenSettings(o, c);
+    // Without a report to write, the summary is all that is printed (the trace reads only the
+    // stages and the schedule, which every detail has).
+    request.detail = o.reportPath.empty() ? sim::SimDetail::Summary : sim::SimDetail::Full;
     if (!o.autoGoal.empty()) {
         sim::AutoRequest search;
         search.goal = o.autoGoal == "throughput" ? sim::AutoRequest::Goal::HighestThroughput

@@ -6,7 +6,7 @@
 #include "core/common/resources.h"
 #include "core/guides/findings_report.h"
 #include "core/guides/guide.h"
-#include "core/guides/session.h"
+#include "core/workflow/porting_session.h"
 
 #include <iostream>
 #include <memory>
@@ -37,16 +37,16 @@ int runFlow(const FlowOptions& o)
         dot = guides::guideOrderDot(*g, nullptr);
     } else {
         // The same session as check and the GUI: analysis, guide, checks, flow.
-        guides::SessionOptions options;
+        workflow::SessionOptions options;
         options.guideId = o.guide;
         options.paramsOverride = o.params;
         options.withFlow = o.guide.empty();
-        auto started = guides::startPortingSession(o.project, options);
+        auto started = workflow::startPortingSession(o.project, options);
         if (!started) {
             std::cerr << "portolan-cli: " << started.error.toString() << "\n";
             return ExitUsage;
         }
-        const guides::PortingSession& session = *started.value;
+        const workflow::PortingSession& session = *started.value;
         if (!o.guide.empty())
             dot = guides::guideOrderDot(*session.guide(), &session.result);
         else

@@ -5,12 +5,12 @@
 #include "core/common/atomic_file.h"
 #include "core/common/json.h"
 #include "core/common/text.h"
-#include "core/guides/session.h"
 #include "core/project/params_file.h"
 #include "core/project/project_json.h"
 #include "core/project/project_scan.h"
 #include "core/python/resolve.h"
 #include "core/python/syntax.h"
+#include "core/workflow/porting_session.h"
 
 #include <iomanip>
 #include <iostream>
@@ -100,7 +100,7 @@ int runInfo(const InfoOptions& o)
                 {"suggested_guide", flavour->suggestedGuide},
                 {"suggestion_reason", flavour->suggestionReason},
                 {"evidence", evidence}};
-            guides::addApiGenerationJson(*flavour, j);
+            workflow::addApiGenerationJson(*flavour, j);
         } else {
             j["flavour"] = nullptr;
         }

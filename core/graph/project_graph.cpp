@@ -2,6 +2,7 @@
 
 #include "core/graph/recorder.h"
 #include "core/runtime/models.h"
+#include "core/runtime/run_config.h"
 
 #include <algorithm>
 
@@ -11,7 +12,7 @@ namespace fs = std::filesystem;
 
 Result<OpGraph> recordProjectModel(const fs::path& projectOrParams, int batch)
 {
-    auto params = findParamsFile(projectOrParams);
+    auto params = runtime::modelParamsFile(projectOrParams);
     if (!params)
         return Result<OpGraph>::fail(params.error);
     auto built = runtime::buildModelFromParams(*params.value);

@@ -1,9 +1,10 @@
 // Verification of a port: its target guide's checks, its dry run, and the replay of the
 // original's initial weights and first batches (resources/python/portolan_dryrun/replay.py).
 // The original's dry run runs on a copy, so that nothing it writes lands in the original.
+#include "core/analysis/analysis.h"
 #include "core/common/resources.h"
 #include "core/dryrun/dry_run.h"
-#include "core/guides/session.h"
+#include "core/guides/guide.h"
 #include "core/port/generate.h"
 
 #include <algorithm>
@@ -131,18 +132,20 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
 {
     const auto t0 = std::chrono::steady_clock::now();
     VerifyResult v;
-    // 1. The target guide's checks.
-    guides::SessionOptions so;
-    so.guideId = result.target;
-    so.withFlow = false;
-    if (auto s = guides::startPortingSession(port, so)) {
-        v.checkErrors = s.value->result.errors;
-        for (const auto& f : s.value->result.allFindings())
+    // 1. The target guide's checks. The guide is the port's target, so there is none to choose
+    // (that rule, for the user's project, is the workflow layer's PortingSession).
+    const guides::GuideSet guideSet = guides::loadGuides(resourcesDir() / "guides");
+    const guides::Guide* guide = guideSet.find(result.target);
+    auto analysed = analysis::analyzeProject(port);
+    if (guide && analysed) {
+        const guides::GuideResult checked = guides::runGuide(*guide, *analysed.value);
+        v.checkErrors = checked.errors;
+        for (const auto& f : checked.allFindings())
             if (f.severity == Severity::Error)
                 v.checkFindings.push_back(f);
     } else {
         v.checkErrors = -1;
-        v.dryRunError = s.error.message;
+        v.dryRunError = analysed ? "no guide '" + result.target + "'" : analysed.error.message;
     }
     // 2. The original's dry run on a copy, recording; then the port's, replaying.
     const fs::path work = o.workDir.empty() ? tempDir("verify") : o.workDir;

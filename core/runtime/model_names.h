@@ -1,6 +1,6 @@
 #pragma once
 // Which models Portolan's LibTorch runtime can rebuild, told from a params file alone, without
-// LibTorch: the graph source of a project (core/graph/graph_source.h) is chosen from this in the
+// LibTorch: the graph source of a project (core/workflow/graph_source.h) is chosen from this in the
 // Torch-free processes, and models.cpp builds what it names.
 #include "core/runtime/params_access.h"
 

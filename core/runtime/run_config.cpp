@@ -41,6 +41,20 @@ std::optional<fs::path> findParamsFile(const fs::path& projectDir)
     return choice.absolute(projectDir);
 }
 
+Result<fs::path> modelParamsFile(const fs::path& projectOrParams)
+{
+    std::error_code ec;
+    if (fs::is_regular_file(projectOrParams, ec))
+        return Result<fs::path>::ok(projectOrParams);
+    if (auto p = findParamsFile(projectOrParams))
+        return Result<fs::path>::ok(*p);
+    return Result<fs::path>::fail(
+        {Severity::Error,
+         "compile.no-params",
+         "no params file (no YAML file under configs/ or at the top level) in this project",
+         {projectOrParams.string()}});
+}
+
 namespace {
 
 InputConfig readInput(const ParamsSection& s, const fs::path& projectDir, bool isTrain,

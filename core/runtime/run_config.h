@@ -75,6 +75,10 @@ struct RunConfig
 // then configs/params.yaml, params.yaml, const.yaml, then the first YAML in configs/ by name).
 std::optional<std::filesystem::path> findParamsFile(const std::filesystem::path& projectDir);
 
+// The params file Portolan builds a project's model from: `projectOrParams` itself when it is a
+// file, else findParamsFile's. An error when the project has no YAML file at all.
+Result<std::filesystem::path> modelParamsFile(const std::filesystem::path& projectOrParams);
+
 // Reads and checks the run configuration (not the model section, which buildModel checks).
 Result<RunConfig> loadRunConfig(const std::filesystem::path& projectDir,
                                 const std::filesystem::path& paramsFile);

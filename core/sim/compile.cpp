@@ -13,11 +13,12 @@ namespace portolan::sim {
 namespace {
 
 Result<CompileResult> simulate(const graph::OpGraph& g, const targets::Target& t,
-                               const CompileOptions& o, IpuSimCache* cache, SimDetail detail)
+                               const CompileOptions& o, IpuSimCache* cache, SimDetail detail,
+                               const OpKinds* kinds = nullptr)
 {
     if (t.kind == targets::TargetKind::Cs)
         return simulateCs(g, t, o);
-    return simulateIpu(g, t, o, ipuModelConstants(), cache, detail);
+    return simulateIpu(g, t, o, ipuModelConstants(), cache, detail, kinds);
 }
 
 } // namespace
@@ -25,14 +26,16 @@ Result<CompileResult> simulate(const graph::OpGraph& g, const targets::Target& t
 std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Target& t,
                                    const CompileResult& base, IpuSimCache* cache)
 {
-    const auto vocab = vocabularyOps(g, ipuModelConstants().vocabularyMinRows);
+    // What each op is, worked out once for every remedy's simulation of the same graph.
+    const OpKinds kinds = opKinds(g, ipuModelConstants().vocabularyMinRows);
+    const auto& vocab = kinds.vocabulary;
     const bool hasVocabulary = std::find(vocab.begin(), vocab.end(), true) != vocab.end();
     std::vector<Remedy> out;
     for (auto& c : remedyOptions(base.options, t)) {
         if (c.id == "serialize-embedding" && !hasVocabulary)
             continue;
         // A remedy's line reads only the figures: the simulation skips the names and the tiles.
-        auto r = simulate(g, t, c.options, cache, SimDetail::Figures);
+        auto r = simulate(g, t, c.options, cache, SimDetail::Figures, &kinds);
         if (!r)
             continue;
         Remedy rem;
@@ -106,7 +109,7 @@ std::optional<ProjectSplit> simulateProjectSplit(const graph::OpGraph& g, const 
 }
 
 Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Target& t,
-                                   const CompileOptions& o, IpuSimCache* cache)
+                                   const CompileOptions& o, IpuSimCache* cache, SimDetail detail)
 {
     const auto start = std::chrono::steady_clock::now();
     if (o.training.microBatch < 1 || o.training.gradAccum < 1 || o.training.replicas < 1 ||
@@ -116,7 +119,7 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
              "compile.options",
              "micro-batch, gradient accumulation, replicas and IPUs must be at least 1",
              {}});
-    auto r = simulate(g, t, o, cache, SimDetail::Full);
+    auto r = simulate(g, t, o, cache, detail);
     if (!r)
         return r;
     // A result either fits or does not: an error of the compilation itself (a mode or an option
@@ -144,12 +147,12 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
 }
 
 Result<CompileResult> compileGraph(const graph::OpGraph& g, const CompileOptions& o,
-                                   IpuSimCache* cache)
+                                   IpuSimCache* cache, SimDetail detail)
 {
     auto t = targets::loadTarget(o.target);
     if (!t)
         return Result<CompileResult>::fail(t.error);
-    return compileGraph(g, *t.value, o, cache);
+    return compileGraph(g, *t.value, o, cache, detail);
 }
 
 } // namespace portolan::sim

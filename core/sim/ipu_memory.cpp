@@ -26,7 +26,18 @@ bool isContraction(const std::string& kind)
     return found;
 }
 
-std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
+namespace {
+
+std::vector<bool> contractionOps(const graph::OpGraph& g)
+{
+    std::vector<bool> out(g.ops.size(), false);
+    for (std::size_t i = 0; i < g.ops.size(); ++i)
+        out[i] = isContraction(g.ops[i].kind);
+    return out;
+}
+
+std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows,
+                                const std::vector<bool>& contraction)
 {
     std::vector<bool> out(g.ops.size(), false);
     std::vector<std::int64_t> vocabRows;
@@ -46,12 +57,27 @@ std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
         const auto& op = g.ops[i];
         if (op.tiedTo >= 0 && std::size_t(op.tiedTo) < out.size() && out[std::size_t(op.tiedTo)])
             out[i] = true;
-        if (isContraction(op.kind) && !op.outputShape.empty())
+        if (contraction[i] && !op.outputShape.empty())
             for (std::int64_t rows : vocabRows)
                 if (op.outputShape.back() == rows)
                     out[i] = true;
     }
     return out;
+}
+
+} // namespace
+
+std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
+{
+    return vocabularyOps(g, minRows, contractionOps(g));
+}
+
+OpKinds opKinds(const graph::OpGraph& g, std::int64_t vocabularyMinRows)
+{
+    OpKinds k;
+    k.contraction = contractionOps(g);
+    k.vocabulary = vocabularyOps(g, vocabularyMinRows, k.contraction);
+    return k;
 }
 
 // Longer than the other phases (about 150 lines) on purpose: it is one table of an op's memory
@@ -60,7 +86,7 @@ std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
 // that would share a dozen locals.
 std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConfig& c,
                                      const IpuModelConstants& k, std::int64_t tileBytes, int tiles,
-                                     int first, int end, const std::vector<bool>* vocabulary)
+                                     int first, int end, const OpKinds* kinds)
 {
     const int n = int(g.ops.size());
     if (end < 0 || end > n)
@@ -78,12 +104,13 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
         noRecompute.recompute = false;
         full = perOpMemory(g, noRecompute, first, end);
     }
-    std::vector<bool> own;
-    if (!vocabulary) {
-        own = vocabularyOps(g, k.vocabularyMinRows);
-        vocabulary = &own;
+    OpKinds own;
+    if (!kinds) {
+        own = opKinds(g, k.vocabularyMinRows);
+        kinds = &own;
     }
-    const std::vector<bool>& vocab = *vocabulary;
+    const std::vector<bool>& vocab = kinds->vocabulary;
+    const std::vector<bool>& contraction = kinds->contraction;
     const std::int64_t cb = computeBytes(c.precision);
     const std::int64_t mb = std::max(1, c.microBatch);
     const int slots = optimizerSlots(c.optimizer);
@@ -128,7 +155,7 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
             const std::int64_t act =
                 atComputePrecision(op.activationBytes, op.dtype, c.precision) * mb;
             std::int64_t temp = act;
-            if (isContraction(op.kind)) {
+            if (contraction[std::size_t(i)]) {
                 const auto shape = contractionShape(op);
                 temp += shape ? planned(atMicroBatch(*shape, c.microBatch, int(div)))
                               : unplanned(op, div);
@@ -158,7 +185,7 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
         std::int64_t fwd = act, bwd = m.temporary * mb;
         // The weight gradient before it is accumulated (or applied).
         const std::int64_t weightGradient = gradParams * cb / div;
-        const auto shape = isContraction(op.kind) ? contractionShape(op) : std::nullopt;
+        const auto shape = contraction[std::size_t(i)] ? contractionShape(op) : std::nullopt;
         if (shape) {
             const ContractionShape s = atMicroBatch(*shape, c.microBatch, int(div));
             fwd += planned(s);
@@ -169,7 +196,7 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
                             std::max(planned(weightGradientPass(s)), weightGradient));
         } else {
             bwd += weightGradient;
-            if (isContraction(op.kind)) {
+            if (contraction[std::size_t(i)]) {
                 fwd += unplanned(op, div);
                 bwd += unplanned(op, div);
             }

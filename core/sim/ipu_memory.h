@@ -43,13 +43,21 @@ struct IpuOpMemory
     bool vocabulary = false;         // a vocabulary-sized op (serialized)
 };
 
+// What each op of a graph is, as the IPU model asks for every op of every stage of every
+// simulation: worked out once per simulation (by name, the kinds are strings).
+struct OpKinds
+{
+    std::vector<bool> contraction; // isContraction(op.kind)
+    std::vector<bool> vocabulary;  // vocabularyOps(g, k.vocabularyMinRows)
+};
+OpKinds opKinds(const graph::OpGraph& g, std::int64_t vocabularyMinRows);
+
 // Ops [first, end) of `g` on an IPU of `tiles` compute tiles of `tileBytes` each (a contraction's
-// temporaries are planned over the tiles, at most availableMemoryProportion of each). `vocabulary`
-// is vocabularyOps(g, ...) when the caller has it (computed here otherwise).
+// temporaries are planned over the tiles, at most availableMemoryProportion of each). `kinds`
+// is opKinds(g, ...) when the caller has it (worked out here otherwise).
 std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConfig& c,
                                      const IpuModelConstants& k, std::int64_t tileBytes, int tiles,
-                                     int first, int end,
-                                     const std::vector<bool>* vocabulary = nullptr);
+                                     int first, int end, const OpKinds* kinds = nullptr);
 
 // Matmuls, linear layers and convolutions: the ops the AMP units run, with plan temporaries.
 bool isContraction(const std::string& kind);

@@ -13,6 +13,7 @@
 // re-simulate only the stages they change, with results identical to a full simulation.
 // Internal to core/sim.
 
+#include "core/sim/ipu_memory.h"
 #include "core/sim/ipu_sim.h"
 #include "core/sim/layer_split.h"
 
@@ -30,20 +31,21 @@ using Detail = SimDetail;
 struct Context
 {
     Context(const graph::OpGraph& graph, const targets::Target& target,
-            const CompileOptions& options, const IpuModelConstants& constants, Detail detail);
+            const CompileOptions& options, const IpuModelConstants& constants, Detail detail,
+            const OpKinds* kinds = nullptr);
     const graph::OpGraph& g;
     const targets::Target& t;
     const CompileOptions& o;
     const IpuModelConstants& k;
     Detail detail;
-    int ipus = 1;                 // per replica
-    int tiles = 0;                // per IPU, I/O tiles included
-    int ioTiles = 0;              // per IPU
-    int computeTiles = 0;         // per IPU
-    double microBatch = 1;        // as a factor
-    double peakFlops = 0;         // of the compute precision
-    double passes = 3;            // exchanges per op and micro-batch (1 in inference)
-    std::vector<bool> vocabulary; // vocabularyOps(g)
+    int ipus = 1;          // per replica
+    int tiles = 0;         // per IPU, I/O tiles included
+    int ioTiles = 0;       // per IPU
+    int computeTiles = 0;  // per IPU
+    double microBatch = 1; // as a factor
+    double peakFlops = 0;  // of the compute precision
+    double passes = 3;     // exchanges per op and micro-batch (1 in inference)
+    OpKinds kinds;         // opKinds(g): contractions and vocabulary ops
 };
 
 // Everything a stage's placement depends on besides the context: its ops, IPU, place in the

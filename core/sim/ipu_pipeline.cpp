@@ -36,10 +36,9 @@ void schedulePipeline(const Context& x, const std::vector<double>& fwd,
 {
     const auto& c = x.o.training;
     const int m = c.inference ? 1 : std::max(1, c.gradAccum);
-    prof.schedule = simulateSchedule(c.schedule, fwd, bwd, link, m);
-    double makespan = 0;
-    for (const auto& e : prof.schedule)
-        makespan = std::max(makespan, e.end);
+    // The figures read only the step's end; the summary's trace and the report, the events.
+    const double makespan = scheduleEnd(c.schedule, fwd, bwd, link, m,
+                                        x.detail == Detail::Figures ? nullptr : &prof.schedule);
     double maxUpdate = 0;
     if (!c.inference)
         for (const auto& st : prof.stages) {
@@ -105,7 +104,10 @@ void summarize(const Context& x, CompileResult& r)
                                      {}});
         }
     }
-    r.memory = estimateTrainingMemory(x.g, c, 0, n, 1);
+    // The model's breakdown is a line of the summary and of the report; the advice's and a
+    // search's figures do not read it.
+    if (x.detail != Detail::Figures)
+        r.memory = estimateTrainingMemory(x.g, c, 0, n, 1);
     // Fits only when every tile holds its share and the target can run it at all.
     r.fits = r.ipu->oomTiles == 0 && supported;
     r.peakBytes = r.ipu->maxTileBytes;

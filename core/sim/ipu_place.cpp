@@ -7,8 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string_view>
+#include <utility>
 
 namespace portolan::sim::ipu {
+
+using namespace std::string_view_literals;
 
 namespace {
 
@@ -138,7 +142,8 @@ void stageCycles(const Context& x, const StageKey& key, const StageFlops& f, Pla
 } // namespace
 
 Context::Context(const graph::OpGraph& graph, const targets::Target& target,
-                 const CompileOptions& options, const IpuModelConstants& constants, Detail d)
+                 const CompileOptions& options, const IpuModelConstants& constants, Detail d,
+                 const OpKinds* given)
     : g(graph), t(target), o(options), k(constants), detail(d)
 {
     const auto& c = o.training;
@@ -149,7 +154,7 @@ Context::Context(const graph::OpGraph& graph, const targets::Target& target,
     microBatch = std::max(1, c.microBatch);
     peakFlops = c.precision == Precision::Fp32 ? t.ipu.fp32Flops : t.ipu.fp16Flops;
     passes = c.inference ? 1.0 : 3.0;
-    vocabulary = vocabularyOps(g, k.vocabularyMinRows);
+    kinds = given ? *given : opKinds(g, k.vocabularyMinRows);
 }
 
 PlacedStage placeStage(const Context& x, const StageKey& key)
@@ -172,9 +177,12 @@ PlacedStage placeStage(const Context& x, const StageKey& key)
     // This stage's recomputation and available memory proportion (its IPU's, from the per-IPU
     // lists).
     const TrainingConfig sc = c.forStage(key.ipu);
-    st.memory = estimateTrainingMemory(g, sc, first, end, std::max(1, depth));
+    // The stage's breakdown is the report's and the Profile's (memory by stage); no figure reads
+    // it, and at 256 stages it is a pass over every op of the model per simulation.
+    if (named)
+        st.memory = estimateTrainingMemory(g, sc, first, end, std::max(1, depth));
     const auto ops =
-        ipuOpMemory(g, sc, x.k, x.t.ipu.tileMemoryBytes, x.computeTiles, first, end, &x.vocabulary);
+        ipuOpMemory(g, sc, x.k, x.t.ipu.tileMemoryBytes, x.computeTiles, first, end, &x.kinds);
     Mapper mapper{x.k, x.computeTiles, x.tiles, key.cursor};
     const int count = end - first;
     if (named) {
@@ -188,6 +196,9 @@ PlacedStage placeStage(const Context& x, const StageKey& key)
         }
     }
     out.stepCount = c.inference ? count : 2 * count + 1;
+    // Up to seven variables an op (weight, accumulator, state, master, stash, forward, backward)
+    // and a streamed update: growing the vector one by one moved each stage's several times.
+    out.variables.reserve(std::size_t(count) * 7 + 1);
     const int updateStep = stepBase + out.stepCount - 1;
     const auto fwdStep = [&](int i) {
         return stepBase + (i - first);
@@ -245,11 +256,12 @@ PlacedStage placeStage(const Context& x, const StageKey& key)
         const double fl =
             (c.inference ? op.forwardFlops : op.forwardFlops + op.backwardFlops) * x.microBatch;
         f.all += fl;
-        if (isContraction(op.kind))
+        const bool contraction = x.kinds.contraction[std::size_t(i)];
+        if (contraction)
             f.contraction += fl;
         if (recompute) {
             f.recompute += op.forwardFlops * x.microBatch;
-            if (isContraction(op.kind))
+            if (contraction)
                 f.recomputeContraction += op.forwardFlops * x.microBatch;
         }
         f.exchangeBytes += x.passes * double(op.inputBytes) * x.microBatch;
@@ -265,6 +277,80 @@ PlacedStage placeStage(const Context& x, const StageKey& key)
     stageCycles(x, key, f, out);
     return out;
 }
+
+namespace {
+
+// Codelets are shared by every op of one kind on a tile: each family counts once.
+std::int64_t vertexCode(const Context& x, std::int64_t contractions, std::int64_t others)
+{
+    return (contractions > 0 ? x.k.codeMatmulBytes : 0) + (others > 0 ? x.k.codeOtherBytes : 0);
+}
+
+void addTileTotal(const Context& x, std::int64_t total, int tiles, IpuMemory& out)
+{
+    out.usedBytes += total * tiles;
+    out.maxTileBytes = std::max(out.maxTileBytes, total);
+    if (total > x.t.ipu.tileMemoryBytes)
+        out.oomTiles += tiles;
+}
+
+// The memory phase's last step, in full: every tile's bytes by category, from the difference
+// arrays.
+void sweepCategories(const Context& x,
+                     const std::array<std::vector<std::int64_t>, kMemoryCategories>& diff,
+                     const std::vector<std::int64_t>& contractionTouch,
+                     const std::vector<std::int64_t>& otherTouch, IpuMemory& out)
+{
+    for (auto& cat : out.tileBytes)
+        cat.assign(std::size_t(x.tiles), 0);
+    std::int64_t runMM = 0, runOther = 0;
+    std::array<std::int64_t, kMemoryCategories> runs{};
+    for (int local = 0; local < x.tiles; ++local) {
+        runMM += contractionTouch[std::size_t(local)];
+        runOther += otherTouch[std::size_t(local)];
+        const std::int64_t code = vertexCode(x, runMM, runOther);
+        std::int64_t total = code;
+        out.tileBytes[int(MemoryCategory::VertexCode)][std::size_t(local)] = code;
+        for (int cat = 0; cat < kMemoryCategories; ++cat) {
+            if (cat == int(MemoryCategory::VertexCode))
+                continue;
+            runs[std::size_t(cat)] += diff[std::size_t(cat)][std::size_t(local)];
+            out.tileBytes[std::size_t(cat)][std::size_t(local)] = runs[std::size_t(cat)];
+            total += runs[std::size_t(cat)];
+        }
+        addTileTotal(x, total, 1, out);
+    }
+}
+
+// The same for the figures (the IPU's bytes, its fullest tile and its tiles over capacity),
+// run by run: the tiles between two changes of the difference arrays hold the same bytes, and
+// at 256 IPUs a simulation has 376,832 tiles but only a few changes per tensor. The arrays are
+// left all zero (the entries it reads are cleared as it goes), so that the next IPU need not
+// clear them whole.
+void sweepTotals(const Context& x, std::vector<std::int64_t>& diff,
+                 std::vector<std::int64_t>& contractionTouch, std::vector<std::int64_t>& otherTouch,
+                 IpuMemory& out)
+{
+    std::int64_t runMM = 0, runOther = 0, run = 0;
+    int from = 0; // the first tile of the current run
+    for (int local = 0; local < x.tiles; ++local) {
+        const std::size_t i = std::size_t(local);
+        if (diff[i] == 0 && contractionTouch[i] == 0 && otherTouch[i] == 0)
+            continue;
+        if (local > from)
+            addTileTotal(x, vertexCode(x, runMM, runOther) + run, local - from, out);
+        runMM += std::exchange(contractionTouch[i], 0);
+        runOther += std::exchange(otherTouch[i], 0);
+        run += std::exchange(diff[i], 0);
+        from = local;
+    }
+    addTileTotal(x, vertexCode(x, runMM, runOther) + run, x.tiles - from, out);
+    // The end marker of a range that ends at the last tile.
+    const std::size_t end = std::size_t(x.tiles);
+    diff[end] = contractionTouch[end] = otherTouch[end] = 0;
+}
+
+} // namespace
 
 IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedStage*>& mine)
 {
@@ -286,16 +372,22 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
         }
     }
     const int base = ipu * tiles;
-    // Difference arrays over the IPU's tiles, one per category; with Detail::Figures only the
-    // total is wanted, so every category adds into the first (the same integer sums). Kept per
-    // thread between IPUs: at 256 IPUs, fresh arrays cost more in page faults than the sums.
+    // Difference arrays over the IPU's tiles, one per category; without the whole profile only
+    // the total is wanted, so every category adds into the first (the same integer sums). Kept
+    // per thread between IPUs: at 256 IPUs, fresh arrays cost more in page faults than the sums.
+    // `clear`: the figures' sweep left the first and the touches all zero.
     const bool full = x.detail == Detail::Full;
     thread_local std::array<std::vector<std::int64_t>, kMemoryCategories> diff;
     thread_local std::vector<std::int64_t> contractionTouch, otherTouch;
-    for (int cat = 0; cat < (full ? kMemoryCategories : 1); ++cat)
-        diff[std::size_t(cat)].assign(std::size_t(tiles) + 1, 0);
-    contractionTouch.assign(std::size_t(tiles) + 1, 0);
-    otherTouch.assign(std::size_t(tiles) + 1, 0);
+    thread_local bool clear = false;
+    const std::size_t size = std::size_t(tiles) + 1;
+    if (full || !clear || diff[0].size() != size) {
+        for (int cat = 0; cat < (full ? kMemoryCategories : 1); ++cat)
+            diff[std::size_t(cat)].assign(size, 0);
+        contractionTouch.assign(size, 0);
+        otherTouch.assign(size, 0);
+    }
+    clear = false;
     const auto category = [&](MemoryCategory c) -> std::vector<std::int64_t>& {
         return diff[full ? std::size_t(c) : 0];
     };
@@ -311,7 +403,7 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
         for (const auto& v : w->variables) {
             const bool live =
                 v.alwaysLive || (w == peakStage ? v.liveFrom <= peakStep && peakStep <= v.liveTo
-                                                : v.kind == "stash");
+                                                : std::string_view(v.kind) == "stash"sv);
             if (live) {
                 const auto cat =
                     v.alwaysLive ? MemoryCategory::AlwaysLive : MemoryCategory::NotAlwaysLive;
@@ -322,11 +414,13 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
         // The op's compute runs where its tensors live: vertices, their state and the exchange
         // that brings its inputs there, once per op, on the tiles of its widest tensor.
         const int firstOp = w->profile.firstOp, endOp = w->profile.endOp;
-        std::vector<int> widest(std::size_t(endOp - firstOp), -1);
+        thread_local std::vector<int> widest;
+        widest.assign(std::size_t(endOp - firstOp), -1);
         for (std::size_t vi = 0; vi < w->variables.size(); ++vi) {
             const auto& v = w->variables[vi];
-            if (v.op < firstOp || v.op >= endOp || v.kind == "optimizer" ||
-                v.kind == "accumulator" || v.kind == "master")
+            if (v.op < firstOp || v.op >= endOp || std::string_view(v.kind) == "optimizer"sv ||
+                std::string_view(v.kind) == "accumulator"sv ||
+                std::string_view(v.kind) == "master"sv)
                 continue;
             int& wide = widest[std::size_t(v.op - firstOp)];
             if (wide < 0 || v.tileCount > w->variables[std::size_t(wide)].tileCount)
@@ -337,8 +431,8 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
                 continue;
             const auto& v = w->variables[std::size_t(vi)];
             const auto& op = x.g.ops[std::size_t(v.op)];
-            add(isContraction(op.kind) ? contractionTouch : otherTouch, v.firstTile, v.tileCount,
-                1);
+            add(x.kinds.contraction[std::size_t(v.op)] ? contractionTouch : otherTouch, v.firstTile,
+                v.tileCount, 1);
             // One vertex per compute set on each tile: PopLibs' codelets are MultiVertex (one
             // vertex runs on all the tile's worker threads), not one per thread.
             const std::int64_t vertices =
@@ -354,35 +448,11 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
     // Control code: every compute tile runs the whole program of its IPU's stages.
     add(category(MemoryCategory::ControlCode), base, computeTiles,
         k.controlBytesBase + k.controlBytesPerStep * steps);
-    if (full)
-        for (auto& cat : out.tileBytes)
-            cat.assign(std::size_t(tiles), 0);
-    std::int64_t runMM = 0, runOther = 0;
-    std::array<std::int64_t, kMemoryCategories> runs{};
-    for (int local = 0; local < tiles; ++local) {
-        runMM += contractionTouch[std::size_t(local)];
-        runOther += otherTouch[std::size_t(local)];
-        // Codelets are shared by every op of one kind on a tile: count each family once.
-        const std::int64_t code =
-            (runMM > 0 ? k.codeMatmulBytes : 0) + (runOther > 0 ? k.codeOtherBytes : 0);
-        std::int64_t total = code;
-        if (full) {
-            out.tileBytes[int(MemoryCategory::VertexCode)][std::size_t(local)] = code;
-            for (int cat = 0; cat < kMemoryCategories; ++cat) {
-                if (cat == int(MemoryCategory::VertexCode))
-                    continue;
-                runs[std::size_t(cat)] += diff[std::size_t(cat)][std::size_t(local)];
-                out.tileBytes[std::size_t(cat)][std::size_t(local)] = runs[std::size_t(cat)];
-                total += runs[std::size_t(cat)];
-            }
-        } else {
-            runs[0] += diff[0][std::size_t(local)];
-            total += runs[0];
-        }
-        out.usedBytes += total;
-        out.maxTileBytes = std::max(out.maxTileBytes, total);
-        if (total > x.t.ipu.tileMemoryBytes)
-            ++out.oomTiles;
+    if (full) {
+        sweepCategories(x, diff, contractionTouch, otherTouch, out);
+    } else {
+        sweepTotals(x, diff[0], contractionTouch, otherTouch, out);
+        clear = true;
     }
     return out;
 }

@@ -135,11 +135,17 @@ std::int64_t IpuProfile::tileTotal(int tile) const
 
 void ipuOpCosts(const graph::OpGraph& g, const targets::Target& t, const CompileOptions& o,
                 const IpuModelConstants& k, std::vector<double>& cost,
-                std::vector<std::int64_t>& memory)
+                std::vector<std::int64_t>& memory, const OpKinds* kinds)
 {
     const auto& c = o.training;
     const int tiles = t.ipu.tiles - std::clamp(c.ioTiles, 0, t.ipu.tiles - 1);
-    const auto ops = ipuOpMemory(g, c, k, t.ipu.tileMemoryBytes, tiles, 0, int(g.ops.size()));
+    OpKinds own;
+    if (!kinds) {
+        own = opKinds(g, k.vocabularyMinRows);
+        kinds = &own;
+    }
+    const auto ops =
+        ipuOpMemory(g, c, k, t.ipu.tileMemoryBytes, tiles, 0, int(g.ops.size()), kinds);
     const double peak = peakFlops(t, c.precision);
     const double mb = std::max(1, c.microBatch);
     // The stash depth falls from 2p-1 micro-batches on the first stage to 1 on the last; the
@@ -150,7 +156,7 @@ void ipuOpCosts(const graph::OpGraph& g, const targets::Target& t, const Compile
     memory.resize(g.ops.size());
     for (std::size_t i = 0; i < g.ops.size(); ++i) {
         const auto& op = g.ops[i];
-        const double eff = isContraction(op.kind) ? k.matmulEfficiency : k.elementwiseEfficiency;
+        const double eff = kinds->contraction[i] ? k.matmulEfficiency : k.elementwiseEfficiency;
         const double flops = c.inference ? op.forwardFlops
                                          : op.forwardFlops + op.backwardFlops +
                                                (c.recompute ? op.forwardFlops : 0.0);
@@ -220,7 +226,7 @@ void IpuSimCache::clear()
 
 Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target& t,
                                   const CompileOptions& o, const IpuModelConstants& k,
-                                  IpuSimCache* cache, SimDetail detail)
+                                  IpuSimCache* cache, SimDetail detail, const OpKinds* kinds)
 {
     const auto& c = o.training;
     const int p = std::max(1, o.ipus);
@@ -259,7 +265,7 @@ Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target
         phases = &cache->m->phasesFor(g, t, o, k);
     }
     ++phases->generation;
-    const ipu::Context x(g, t, o, k, detail);
+    const ipu::Context x(g, t, o, k, detail, kinds);
 
     // Plan: the user's split, or the automatic one (memory-aware); then place, memory, schedule
     // and summary (ipu_phases.h).

@@ -42,12 +42,19 @@ struct IpuModelConstants
 const IpuModelConstants& ipuModelConstants();
 Result<IpuModelConstants> loadIpuModelConstants(const std::filesystem::path& file);
 
+struct OpKinds;
+
 // Full: the whole profile. Figures: what the advice and a search read (fits, the fullest tile,
 // throughput and the stage figures), without the variables' names, the program steps, the
-// bytes per tile and the graph, which take most of the time at 70 B scale.
+// bytes per tile, each stage's memory breakdown, the model's and the graph, which take most of
+// the time at 70 B scale. Summary: the figures plus the model's memory breakdown, which the
+// compile summary prints besides (summary.h), for `portolan-cli compile` without a report to
+// write; the graph it also reads is the caller's to move in (workflow::compileProject does),
+// a copy of 4,648 ops at 70 B parameters being no small part of a compile.
 enum class SimDetail
 {
     Full,
+    Summary,
     Figures
 };
 
@@ -69,21 +76,24 @@ public:
 private:
     friend Result<CompileResult> simulateIpu(const graph::OpGraph&, const targets::Target&,
                                              const CompileOptions&, const IpuModelConstants&,
-                                             IpuSimCache*, SimDetail);
+                                             IpuSimCache*, SimDetail, const OpKinds*);
     struct Impl;
     std::unique_ptr<Impl> m;
 };
 
+// `kinds`: opKinds(g, k.vocabularyMinRows) (ipu_memory.h), when the caller simulates the same
+// graph several times (a compile's advice); worked out here otherwise.
 Result<CompileResult> simulateIpu(const graph::OpGraph& g, const targets::Target& target,
                                   const CompileOptions& options,
                                   const IpuModelConstants& k = ipuModelConstants(),
-                                  IpuSimCache* cache = nullptr, SimDetail detail = SimDetail::Full);
+                                  IpuSimCache* cache = nullptr, SimDetail detail = SimDetail::Full,
+                                  const OpKinds* kinds = nullptr);
 
 // The stage costs (seconds per micro-batch) and memory (bytes) of each op, as the partitioner
-// sees them.
+// sees them. `kinds` is opKinds(g, ...) (ipu_memory.h) when the caller has it.
 void ipuOpCosts(const graph::OpGraph& g, const targets::Target& target, const CompileOptions& o,
                 const IpuModelConstants& k, std::vector<double>& cost,
-                std::vector<std::int64_t>& memory);
+                std::vector<std::int64_t>& memory, const OpKinds* kinds = nullptr);
 
 // Micro-batches whose stash a pipeline stage holds at once. PopART's pipeline runs a stage's
 // forward and its backward as separate pipeline steps, so stage s of p waits 2(p-1-s) steps

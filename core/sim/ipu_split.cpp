@@ -228,14 +228,14 @@ AutomaticSplit splitLayout(const Context& x, PhaseCache& cache, const SplitItems
 Result<CompileResult> splitAutomatically(const Context& full, PhaseCache& cache)
 {
     // The first layout is measured in the caller's detail, usually the one kept; the tied-head
-    // alternative reads only figures (fills, fullest tiles) and is simulated again in full
-    // detail only when it is chosen.
+    // alternative reads only figures (fills, fullest tiles) and is simulated again in the
+    // caller's detail only when it is chosen.
     const Context& x = full;
     Context figures = full;
     figures.detail = Detail::Figures;
     std::vector<double> cost;
     std::vector<std::int64_t> memory;
-    ipuOpCosts(x.g, x.t, x.o, x.k, cost, memory);
+    ipuOpCosts(x.g, x.t, x.o, x.k, cost, memory, &x.kinds);
     // Cut between layers when there are enough of them, as PopTorch's BeginBlock does: a cut
     // inside a layer would stash a mid-layer tensor (attention scores) per micro-batch. The head
     // tied to the embedding goes with the last layers, or, when that leaves an IPU over
@@ -260,7 +260,7 @@ Result<CompileResult> splitAutomatically(const Context& full, PhaseCache& cache)
                                    "(as Graphcore places it): with the last layers, an IPU was "
                                    "over capacity",
                                    {}});
-                if (full.detail == Detail::Full) {
+                if (full.detail != Detail::Figures) {
                     IpuProfile prof;
                     prof.splitSource = "automatic";
                     b.result = simulatePlacement(full, b.placement, std::move(prof),

@@ -1,7 +1,8 @@
 #include "core/sim/memory_model.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace portolan::sim {
 
@@ -77,11 +78,21 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
     };
 
     // Which storages backward needs, and which op in range pays for each (the producer, or the
-    // first consumer in range when it comes from an earlier stage).
-    std::unordered_map<int, int> keptBy;
+    // first consumer in range when it comes from an earlier stage). One slot per storage (s + 1:
+    // the model's input is -1), kept per thread and reset on the way out: a map per call cost
+    // more than a stage's own work when a simulation places hundreds of stages.
+    constexpr int kNotKept = -2;
+    thread_local std::vector<int> payerOf;
+    thread_local std::vector<int> kept;
+    if (payerOf.size() < std::size_t(n) + 1)
+        payerOf.assign(std::size_t(n) + 1, kNotKept);
+    kept.clear();
     const auto keep = [&](int s, int payer) {
-        if (!keptBy.count(s))
-            keptBy[s] = s >= first && s < end ? s : payer;
+        int& slot = payerOf[std::size_t(s + 1)];
+        if (slot == kNotKept) {
+            slot = s >= first && s < end ? s : payer;
+            kept.push_back(s);
+        }
     };
     std::int64_t maxParam = 0;
     for (int i = first; i < end; ++i) {
@@ -122,7 +133,8 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
         m.stash += op.extraSavedScales ? scaled(op.extraSavedBytes, op.dtype, c.precision)
                                        : op.extraSavedBytes;
     }
-    for (const auto& [s, payer] : keptBy) {
+    for (int s : kept) {
+        const int payer = std::exchange(payerOf[std::size_t(s + 1)], kNotKept);
         if (payer < first || payer >= end)
             continue;
         out[std::size_t(payer - first)].stash += storageBytes(s);

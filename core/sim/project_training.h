@@ -3,7 +3,7 @@
 // Where a compile of a project's model starts: the training its params file (or capture) asks
 // for, mapped onto the target. One rule for the CLI's compile and the Profile tab.
 
-#include "core/graph/graph_source.h"
+#include "core/graph/model_source.h"
 #include "core/sim/profile.h"
 #include "core/sim/training_config.h"
 #include "core/targets/target.h"

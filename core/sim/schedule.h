@@ -14,6 +14,11 @@ namespace portolan::sim {
 std::vector<ScheduleEvent> simulateSchedule(Schedule kind, const std::vector<double>& forward,
                                             const std::vector<double>& backward,
                                             const std::vector<double>& linkSeconds, int m);
+// The same schedule's end (the last event's), with its events in `events` when given: what a
+// simulation's figures read, without a vector of p x m x 2 events to fill.
+double scheduleEnd(Schedule kind, const std::vector<double>& forward,
+                   const std::vector<double>& backward, const std::vector<double>& linkSeconds,
+                   int m, std::vector<ScheduleEvent>* events);
 
 // (p-1)/(m+p-1): the idle share of a pipeline step.
 double bubbleFraction(int stages, int microBatches);

@@ -61,6 +61,14 @@ Result<ProjectModel> openTorchScript(const ModelInput& in)
     return Result<ProjectModel>::ok(std::move(m));
 }
 
+// A result simulated for less than a report holds no copy of the graph (sim::SimDetail): the
+// model's own, no longer needed here, goes with it.
+void attachGraph(const CompileRequest& request, ProjectModel& m, sim::CompileResult& r)
+{
+    if (request.detail != sim::SimDetail::Full && m.graph)
+        r.graph = std::move(*m.graph);
+}
+
 } // namespace
 
 Result<ProjectModel> openModel(const ModelInput& in)
@@ -73,18 +81,22 @@ Result<ProjectModel> openModel(const ModelInput& in)
     if (isTorchScript(in.path))
         return openTorchScript(in);
     ProjectModel m;
-    m.source = graph::chooseGraphSource(in.path, in.namedConfig);
+    std::optional<families::ModelFromParams> family;
+    m.source = chooseGraphSource(in.path, in.namedConfig, family);
     const graph::GraphSource& s = m.source;
     if (s.kind == graph::GraphSourceKind::None)
         return Result<ProjectModel>::fail(s.message);
     if (s.kind == graph::GraphSourceKind::ModelFamily) {
-        auto built = families::buildFromParamsFile(s.params, s.namedConfig);
-        if (!built)
-            return Result<ProjectModel>::fail(built.error);
-        m.family = sim::modelFamilyNotes(*built.value, s.params);
-        m.notes = familyNotes(*built.value);
-        m.namedConfigs = built.value->namedModelConfigs;
-        m.graph = std::move(built.value->graph);
+        if (!family) { // chooseGraphSource hands over the model it built; built here if not
+            auto built = families::buildFromParamsFile(s.params, s.namedConfig);
+            if (!built)
+                return Result<ProjectModel>::fail(built.error);
+            family = std::move(*built.value);
+        }
+        m.family = sim::modelFamilyNotes(*family, s.params);
+        m.notes = familyNotes(*family);
+        m.namedConfigs = family->namedModelConfigs;
+        m.graph = std::move(family->graph);
         return Result<ProjectModel>::ok(std::move(m));
     }
     // A Model Zoo params file the builders refuse (a key out of range) and the runtime does not
@@ -129,9 +141,9 @@ std::string strategyNote(const ProjectModel& model, const sim::CompileOptions& o
 
 Result<sim::CompileResult> compileModel(const graph::OpGraph& g, const sim::CompileOptions& options,
                                         const sim::ModelFamilyNotes* family,
-                                        sim::IpuSimCache* cache)
+                                        sim::IpuSimCache* cache, sim::SimDetail detail)
 {
-    auto r = sim::compileGraph(g, options, cache);
+    auto r = sim::compileGraph(g, options, cache, detail);
     if (r && family)
         r.value->modelFamily = *family;
     return r;
@@ -162,10 +174,11 @@ Result<CompileOutcome> compileProject(const CompileRequest& request)
         out.notes.push_back(note);
     const sim::ModelFamilyNotes* family = m.family ? &*m.family : nullptr;
     if (!request.search) {
-        auto r = compileModel(*m.graph, options, family);
+        auto r = compileModel(*m.graph, options, family, nullptr, request.detail);
         if (!r)
             return Result<CompileOutcome>::fail(r.error);
         out.result = std::move(*r.value);
+        attachGraph(request, m, *out.result);
         return Result<CompileOutcome>::ok(std::move(out));
     }
     sim::AutoRequest search = *request.search;
@@ -179,10 +192,11 @@ Result<CompileOutcome> compileProject(const CompileRequest& request)
     if (out.search->found) {
         sim::CompileOptions best = out.search->best.options;
         best.advice = false;
-        auto r = compileModel(*m.graph, best, family);
+        auto r = compileModel(*m.graph, best, family, nullptr, request.detail);
         if (!r)
             return Result<CompileOutcome>::fail(r.error);
         out.result = std::move(*r.value);
+        attachGraph(request, m, *out.result);
     }
     return Result<CompileOutcome>::ok(std::move(out));
 }

@@ -1,7 +1,7 @@
 #pragma once
 
 // Compiling a project: the one orchestration behind `portolan-cli compile` and the Profile tab.
-// It chooses the model source once (graph::chooseGraphSource), builds or records the graph,
+// It chooses the model source once (workflow::chooseGraphSource), builds or records the graph,
 // opens the options on the project's training by the one rule (sim::applyProjectSettings, for
 // every source that says how it trains) and calls the simulators.
 //
@@ -9,12 +9,12 @@
 // model's graph in a QProcess it can cancel, opens the settings form once on the project's
 // training, and re-simulates on every edit of the form. compileProject() runs them in a row.
 
-#include "core/graph/graph_source.h"
 #include "core/sim/auto_config.h"
 #include "core/sim/ipu_sim.h"
 #include "core/sim/model_family.h"
 #include "core/sim/profile.h"
 #include "core/sim/project_training.h"
+#include "core/workflow/graph_source.h"
 
 #include <filesystem>
 #include <functional>
@@ -51,7 +51,7 @@ struct ProjectModel
     std::vector<std::string> namedConfigs;
 };
 
-// Chooses the source of `in` (graph::chooseGraphSource, called once) and builds a Model Zoo
+// Chooses the source of `in` (workflow::chooseGraphSource, called once) and builds a Model Zoo
 // family's graph; a runtime model, a capture or a TorchScript file is left to the Torch child.
 Result<ProjectModel> openModel(const ModelInput& in);
 
@@ -67,9 +67,11 @@ std::string strategyNote(const ProjectModel& model, const sim::CompileOptions& o
 
 // Simulates `g` with `options` and attaches the model family's notes to the report. With a
 // cache kept for `g` (sim::IpuSimCache), a split edit re-simulates only the stages it touches.
+// `detail` is the result's (sim::SimDetail): Full for a report or the Profile.
 Result<sim::CompileResult> compileModel(const graph::OpGraph& g, const sim::CompileOptions& options,
                                         const sim::ModelFamilyNotes* family = nullptr,
-                                        sim::IpuSimCache* cache = nullptr);
+                                        sim::IpuSimCache* cache = nullptr,
+                                        sim::SimDetail detail = sim::SimDetail::Full);
 
 // Records a graph with the Torch child's arguments; graph::runTorchChild by default.
 using GraphRecorder = std::function<Result<graph::OpGraph>(const std::vector<std::string>&)>;
@@ -81,6 +83,9 @@ struct CompileRequest
     sim::TrainingOverrides keep;            // ... which of them were given explicitly
     std::optional<sim::AutoRequest> search; // look for a configuration that fits first
     GraphRecorder record;                   // empty: graph::runTorchChild
+    // What the result holds (sim::SimDetail): Full for a report, Summary when only the compile
+    // summary is printed (no variables, program steps or bytes per tile to build).
+    sim::SimDetail detail = sim::SimDetail::Full;
 };
 
 struct CompileOutcome

@@ -6,47 +6,14 @@
 //
 // PORTOLAN_CLI defaults to this build's portolan-cli; give another build's to compare (the
 // figures before and after the link-boundary split came from the same bench on both).
+#include "process_timing.h"
+
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fcntl.h>
 #include <numeric>
-#include <spawn.h>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
-
-extern char** environ;
-
-namespace {
-
-// Wall time of one run in milliseconds, or a negative number when it could not start.
-double runOnce(const std::vector<std::string>& argv, int* exitCode)
-{
-    std::vector<char*> v;
-    for (const auto& a : argv)
-        v.push_back(const_cast<char*>(a.c_str()));
-    v.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    const auto start = std::chrono::steady_clock::now();
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, v[0], &actions, nullptr, v.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0)
-        return -1;
-    int status = 0;
-    waitpid(pid, &status, 0);
-    const auto end = std::chrono::steady_clock::now();
-    *exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return std::chrono::duration<double, std::milli>(end - start).count();
-}
-
-} // namespace
 
 int main(int argc, char** argv)
 {
@@ -68,7 +35,9 @@ int main(int argc, char** argv)
         int exitCode = 0;
         bool failed = false;
         for (int i = 0; i < runs + 3 && !failed; ++i) {
-            const double ms = runOnce(c, &exitCode);
+            const auto run = portolan::bench::runProcess(c);
+            const double ms = run.wallMs;
+            exitCode = run.exitCode;
             failed = ms < 0;
             if (i >= 3)
                 times.push_back(ms);

@@ -1,6 +1,7 @@
 // docs/ARCHITECTURE.md, Floors: core/ never includes a Qt header; views/ and app/ never include
-// LibTorch. The build runs the same rule (cmake/CheckBoundaries.cmake); this test also proves the
-// rule itself catches what it should.
+// LibTorch; no core library but core/workflow includes core/workflow (the layer above them). The
+// build runs the same rule (cmake/CheckBoundaries.cmake); this test also proves the rule itself
+// catches what it should.
 #include <QDirIterator>
 #include <QFile>
 #include <QRegularExpression>
@@ -12,6 +13,10 @@ const QRegularExpression
     qtInclude(QStringLiteral(R"(^\s*#\s*include\s*[<"](Q[A-Za-z0-9_]+|Qt[A-Za-z]*/|qcustomplot))"));
 const QRegularExpression
     torchInclude(QStringLiteral(R"(^\s*#\s*include\s*[<"](torch/|ATen/|c10/))"));
+// Not a raw string: moc's lexer pairs the quotes of the two above, and a third would hide the
+// class from it.
+const QRegularExpression
+    workflowInclude(QStringLiteral("^\\s*#\\s*include\\s*[<\"]core/workflow/"));
 
 QStringList violations(const QString& dir, const QRegularExpression& rule)
 {
@@ -47,23 +52,31 @@ private slots:
         QTest::addColumn<QString>("line");
         QTest::addColumn<bool>("qt");
         QTest::addColumn<bool>("torch");
-        QTest::addRow("QString") << "#include <QString>" << true << false;
-        QTest::addRow("QtCore/") << "#  include <QtCore/QObject>" << true << false;
-        QTest::addRow("qcustomplot") << "#include \"qcustomplot.h\"" << true << false;
-        QTest::addRow("torch") << "#include <torch/torch.h>" << false << true;
-        QTest::addRow("ATen") << "#include <ATen/ATen.h>" << false << true;
-        QTest::addRow("c10") << "#include <c10/core/Allocator.h>" << false << true;
-        QTest::addRow("std") << "#include <string>" << false << false;
-        QTest::addRow("comment") << "// #include <QString>" << false << false;
-        QTest::addRow("core own") << "#include \"core/params/document.h\"" << false << false;
+        QTest::addColumn<bool>("workflow");
+        QTest::addRow("QString") << "#include <QString>" << true << false << false;
+        QTest::addRow("QtCore/") << "#  include <QtCore/QObject>" << true << false << false;
+        QTest::addRow("qcustomplot") << "#include \"qcustomplot.h\"" << true << false << false;
+        QTest::addRow("torch") << "#include <torch/torch.h>" << false << true << false;
+        QTest::addRow("ATen") << "#include <ATen/ATen.h>" << false << true << false;
+        QTest::addRow("c10") << "#include <c10/core/Allocator.h>" << false << true << false;
+        QTest::addRow("std") << "#include <string>" << false << false << false;
+        QTest::addRow("comment") << "// #include <QString>" << false << false << false;
+        QTest::addRow("core own") << "#include \"core/params/document.h\"" << false << false
+                                  << false;
+        QTest::addRow("workflow") << "#include \"core/workflow/graph_source.h\"" << false << false
+                                  << true;
+        QTest::addRow("workflow comment")
+            << "// core/workflow/graph_source.h decides" << false << false << false;
     }
     void rules()
     {
         QFETCH(QString, line);
         QFETCH(bool, qt);
         QFETCH(bool, torch);
+        QFETCH(bool, workflow);
         QCOMPARE(qtInclude.match(line).hasMatch(), qt);
         QCOMPARE(torchInclude.match(line).hasMatch(), torch);
+        QCOMPARE(workflowInclude.match(line).hasMatch(), workflow);
     }
 
     void tree_data()
@@ -81,6 +94,23 @@ private slots:
         const QString dir = QStringLiteral(PORTOLAN_SOURCE_DIR "/") + folder;
         QVERIFY(QDir(dir).exists());
         const QStringList bad = violations(dir, forbidQt ? qtInclude : torchInclude);
+        if (!bad.isEmpty())
+            QFAIL(qPrintable(bad.join(QLatin1Char('\n'))));
+    }
+
+    // Every core library but the workflow layer, one row each: none includes core/workflow.
+    void belowWorkflow_data()
+    {
+        QTest::addColumn<QString>("folder");
+        const QDir core(QStringLiteral(PORTOLAN_SOURCE_DIR "/core"));
+        for (const QString& name : core.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            if (name != QLatin1String("workflow"))
+                QTest::addRow("%s", qPrintable(name)) << core.filePath(name);
+    }
+    void belowWorkflow()
+    {
+        QFETCH(QString, folder);
+        const QStringList bad = violations(folder, workflowInclude);
         if (!bad.isEmpty())
             QFAIL(qPrintable(bad.join(QLatin1Char('\n'))));
     }

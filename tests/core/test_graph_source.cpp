@@ -1,10 +1,10 @@
 // The Torch-free side of the link boundary: choosing where a project's op graph comes from
-// (core/graph/graph_source.h), the op graph document the Torch child writes (graph_json.h), the
+// (core/workflow/graph_source.h), the op graph document the Torch child writes (graph_json.h), the
 // layers a capture's module tree is cut into (capture.h) and finding portolan-torch. This test
 // links no LibTorch, and checks that it did not load it.
 #include "core/graph/graph_json.h"
-#include "core/graph/graph_source.h"
 #include "core/graph/torch_child.h"
+#include "core/workflow/graph_source.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -12,6 +12,7 @@
 
 using namespace portolan;
 using namespace portolan::graph;
+using namespace portolan::workflow;
 
 namespace {
 
@@ -136,7 +137,7 @@ private slots:
     }
 
     // The same reason in both wordings; only the CLI's names a portolan-cli command, where the
-    // GUI has a button (graph::guiWording). Other messages read the same in both.
+    // GUI has a button (workflow::guiWording). Other messages read the same in both.
     void guiWording_data()
     {
         QTest::addColumn<QString>("input");
@@ -151,7 +152,7 @@ private slots:
         QFETCH(bool, split);
         const GraphSource s = chooseGraphSource(input.toStdString());
         QCOMPARE(s.kind, GraphSourceKind::None);
-        const Diagnostic gui = graph::guiWording(s.message);
+        const Diagnostic gui = workflow::guiWording(s.message);
         const QString cli = QString::fromStdString(s.message.message);
         const QString text = QString::fromStdString(gui.message);
         QCOMPARE(gui.code, s.message.code);

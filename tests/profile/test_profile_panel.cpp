@@ -587,7 +587,7 @@ private slots:
                                  << "capture: train.py, dry-run batch 2"
                                  << "";
         // The GUI's wording of compile.no-model: the reason, and the button below it in place
-        // of the portolan-cli command the CLI prints (graph::guiWording).
+        // of the portolan-cli command the CLI prints (workflow::guiWording).
         QTest::addRow("no model") << m_dir.filePath(QStringLiteral("unknown")) << ""
                                   << "no capture of a dry run yet. A dry run of the project's "
                                      "own code captures its model";

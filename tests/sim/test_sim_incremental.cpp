@@ -2,12 +2,15 @@
 // earlier ones (a split edit, the advice's remedies, the automatic split's alternatives) must
 // give the same report, byte for byte, as a compile from nothing. Models of three families
 // built from small params written here, each through a series of split edits and option
-// changes; and the advice's figures-only remedies against the same remedies simulated in full.
+// changes; the advice's figures-only remedies against the same remedies simulated in full; and
+// the summary `portolan-cli compile` prints from a Summary-detail compile against a full one.
 #include "core/families/families.h"
 #include "core/report/report.h"
+#include "core/report/trace.h"
 #include "core/sim/compile.h"
 #include "core/sim/ipu_sim.h"
 #include "core/sim/remedies.h"
+#include "core/sim/summary.h"
 
 #include <QTest>
 
@@ -22,6 +25,20 @@ std::string reportText(const CompileResult& r)
     auto j = report::toJson(r);
     j.erase("compile_milliseconds");
     return j.dump();
+}
+
+// What `portolan-cli compile` prints of a result, and its trace, without the timing line.
+std::string printedText(const CompileResult& r)
+{
+    const CompileSummary s = summarize(r, 1000);
+    std::string text = s.headline + "\n";
+    for (const auto* part : {&s.lines, &s.tableHeader, &s.advice, &s.diagnostics})
+        for (const auto& line : *part)
+            text += line + "\n";
+    for (const auto& row : s.table)
+        for (const auto& cell : row)
+            text += cell + "|";
+    return text + "\n" + report::chromeTrace(r);
 }
 
 const char* kGpt = R"(model:
@@ -156,6 +173,57 @@ private slots:
         const auto full = compileGraph(g, series[1]);
         QVERIFY(again && full);
         QCOMPARE(reportText(*again.value), reportText(*full.value));
+    }
+
+    void summaryAsFull_data()
+    {
+        QTest::addColumn<QByteArray>("params");
+        QTest::addColumn<int>("ipus");
+        QTest::addColumn<QString>("settings");
+        QTest::addRow("gpt2 tied head, automatic split on 4 IPUs") << QByteArray(kGpt) << 4 << "";
+        QTest::addRow("bert, user split, fp16") << QByteArray(kBert) << 3 << "split fp16";
+        QTest::addRow("llama, 2 IPUs, does not fit (advice)") << QByteArray(kLlama) << 2 << "";
+        QTest::addRow("llama, recompute, I/O tiles") << QByteArray(kLlama) << 5 << "recompute io";
+        QTest::addRow("gpt2, inference") << QByteArray(kGpt) << 2 << "inference";
+        QTest::addRow("bert, state off chip, 4 replicas")
+            << QByteArray(kBert) << 2 << "offchip replicas";
+    }
+    // `portolan-cli compile` without --report simulates in Summary detail (no variables, steps
+    // or bytes per tile) and moves the graph in: what it prints, and its trace, must be what a
+    // full compile prints.
+    void summaryAsFull()
+    {
+        QFETCH(QByteArray, params);
+        QFETCH(int, ipus);
+        QFETCH(QString, settings);
+        auto built = families::buildFromParamsText(params.toStdString(), "model.yaml");
+        QVERIFY(built);
+        const graph::OpGraph& g = built.value->graph;
+        CompileOptions o;
+        o.target = "ipu-mk2";
+        o.ipus = ipus;
+        o.training.optimizer = Optimizer::Adam;
+        o.training.microBatch = 4;
+        o.training.gradAccum = 8;
+        if (settings.contains(QLatin1String("split"))) {
+            const int layers = int(g.layerNames.size());
+            o.split.assign(std::size_t(ipus), layers / ipus);
+            o.split.back() += layers - (layers / ipus) * ipus;
+        }
+        if (settings.contains(QLatin1String("fp16")))
+            o.training.precision = Precision::Fp16;
+        o.training.recompute = settings.contains(QLatin1String("recompute"));
+        o.training.ioTiles = settings.contains(QLatin1String("io")) ? 32 : 0;
+        o.training.inference = settings.contains(QLatin1String("inference"));
+        o.training.optimizerOffChip = settings.contains(QLatin1String("offchip"));
+        o.training.replicas = settings.contains(QLatin1String("replicas")) ? 4 : 1;
+        const auto full = compileGraph(g, o, nullptr, SimDetail::Full);
+        auto summary = compileGraph(g, o, nullptr, SimDetail::Summary);
+        QVERIFY(full && summary && summary.value->ipu);
+        QVERIFY(summary.value->ipu->variables.empty() && summary.value->ipu->steps.empty());
+        QVERIFY(summary.value->ipu->tileBytes[0].empty());
+        summary.value->graph = g; // as workflow::compileProject moves the model's in
+        QCOMPARE(printedText(*summary.value), printedText(*full.value));
     }
 
     // The advice simulates each remedy on figures only (no names, no bytes per tile): its lines

@@ -3,6 +3,7 @@
 #include "core/graph/project_graph.h"
 #include "core/graph/recorder.h"
 #include "core/runtime/models.h"
+#include "core/runtime/run_config.h"
 #include "core/sim/alloc_meter.h"
 #include "core/sim/memory_model.h"
 
@@ -74,9 +75,9 @@ private Q_SLOTS:
 
     void projectFolderResolves()
     {
-        auto p = graph::findParamsFile(std::string(PORTOLAN_SAMPLES) + "/small-cnn-poptorch");
+        auto p = runtime::modelParamsFile(std::string(PORTOLAN_SAMPLES) + "/small-cnn-poptorch");
         QVERIFY(p);
-        QVERIFY(!graph::findParamsFile(std::string(PORTOLAN_SAMPLES) + "/mnist-mlp-original"));
+        QVERIFY(!runtime::modelParamsFile(std::string(PORTOLAN_SAMPLES) + "/mnist-mlp-original"));
     }
 };
 

@@ -19,13 +19,13 @@ struct Outcome
 Outcome build(const std::string& folder, const std::string& wantedGuide)
 {
     // The CLI's session too: one rule for the guide, the same findings.
-    guides::SessionOptions options;
+    workflow::SessionOptions options;
     options.guideId = wantedGuide;
-    auto started = guides::startPortingSession(folder, options);
+    auto started = workflow::startPortingSession(folder, options);
     if (!started)
         return {nullptr, QString::fromStdString(started.error.message)};
     auto snap = std::make_shared<PortingSnapshot>();
-    static_cast<guides::PortingSession&>(*snap) = std::move(*started.value);
+    static_cast<workflow::PortingSession&>(*snap) = std::move(*started.value);
     return {snap, {}};
 }
 

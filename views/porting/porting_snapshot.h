@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/guides/session.h"
+#include "core/workflow/porting_session.h"
 
 #include <QMetaType>
 #include <memory>
@@ -11,7 +11,7 @@ namespace portolan::views {
 // One complete, immutable picture of a project for the porting views: core's porting session
 // (the analysis, the guides, the chosen guide's result and the information flow), built off the
 // GUI thread and shared.
-struct PortingSnapshot : guides::PortingSession
+struct PortingSnapshot : workflow::PortingSession
 {
 };
 

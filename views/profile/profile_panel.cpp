@@ -395,7 +395,7 @@ void ProfilePanel::setProject(const QString& folder, const QString& namedConfig)
             if (!found) {
                 --m_recording;
                 // The Profile's wording: its button does what the CLI's command would.
-                recordingFailed(QString::fromStdString(graph::guiWording(found.error).toString()));
+                recordingFailed(QString::fromStdString(workflow::guiWording(found.error).toString()));
                 return;
             }
             workflow::ProjectModel& model = *found.value;

@@ -46,7 +46,7 @@ public:
     bool openReport(const QString& file, QString* error);
     static constexpr qint64 kSyncLoadBytes = qint64{4} * 1024 * 1024;
     // Records the project's model and compiles it with the current settings. The graph source
-    // is chosen off the GUI thread (core/graph/graph_source.h), and the recording runs in the
+    // is chosen off the GUI thread (core/workflow/graph_source.h), and the recording runs in the
     // Torch child (portolan-torch) as a process of its own, which cancelRecording() ends.
     // `namedConfig`: in a file of Graphcore named configurations, the one to compile (empty:
     // the first that describes a model, as portolan-cli compile without --config).

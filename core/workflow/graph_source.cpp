@@ -1,4 +1,4 @@
-#include "core/graph/graph_source.h"
+#include "core/workflow/graph_source.h"
 
 #include "core/families/families.h"
 #include "core/runtime/model_names.h"
@@ -7,7 +7,11 @@
 #include <algorithm>
 #include <limits>
 
-namespace portolan::graph {
+namespace portolan::workflow {
+
+using graph::GraphSource;
+using graph::GraphSourceKind;
+using graph::ProjectTraining;
 
 namespace fs = std::filesystem;
 
@@ -52,13 +56,20 @@ void applyExecutionSettings(const families::ExecutionSettings& e, const std::str
     t.strategy = "the named configuration '" + name + "'";
 }
 
-// A Model Zoo model the family builders know, with the training its params file asks for.
+// A Model Zoo model the family builders know, with the training its params file asks for. The
+// model itself goes to `built` when asked for: at 70 B parameters, building it twice costs as
+// much as a tenth of a compile.
 std::optional<ProjectTraining> familyTraining(const fs::path& params,
-                                              const std::string& namedConfig = {})
+                                              const std::string& namedConfig,
+                                              std::optional<families::ModelFromParams>* built)
 {
     auto m = families::buildFromParamsFile(params, namedConfig);
     if (!m)
         return std::nullopt;
+    const auto keep = [&] {
+        if (built)
+            *built = std::move(*m.value);
+    };
     ProjectTraining t;
     // Adafactor keeps factored second moments: Adam's two slots bound it from above.
     t.optimizer = m.value->optimizer.empty()          ? t.optimizer
@@ -69,6 +80,7 @@ std::optional<ProjectTraining> familyTraining(const fs::path& params,
     t.mixedPrecision = m.value->mixedPrecision;
     if (m.value->execution)
         applyExecutionSettings(*m.value->execution, m.value->namedConfig, t);
+    keep();
     return t;
 }
 
@@ -90,23 +102,9 @@ fs::path projectOf(const fs::path& projectOrParams, const fs::path& params)
 
 } // namespace
 
-Result<fs::path> findParamsFile(const fs::path& project)
-{
-    std::error_code ec;
-    if (fs::is_regular_file(project, ec))
-        return Result<fs::path>::ok(project);
-    if (auto p = runtime::findParamsFile(project))
-        return Result<fs::path>::ok(*p);
-    return Result<fs::path>::fail(
-        {Severity::Error,
-         "compile.no-params",
-         "no params file (no YAML file under configs/ or at the top level) in this project",
-         {project.string()}});
-}
-
 Result<ProjectTraining> projectTraining(const fs::path& projectOrParams)
 {
-    auto params = findParamsFile(projectOrParams);
+    auto params = runtime::modelParamsFile(projectOrParams);
     if (!params)
         return Result<ProjectTraining>::fail(params.error);
     auto config = runtime::loadRunConfig(projectOf(projectOrParams, *params.value), *params.value);
@@ -123,67 +121,37 @@ Result<ProjectTraining> projectTraining(const fs::path& projectOrParams)
     return Result<ProjectTraining>::ok(t);
 }
 
-ProjectTraining captureTraining(const Capture& c)
-{
-    ProjectTraining t;
-    t.optimizer = c.optimizerName().empty() ? t.optimizer : c.optimizerName();
-    t.batchSize = int(std::clamp<std::int64_t>(c.fullBatch.value_or(c.dryRunBatch.value_or(1)), 1,
-                                               std::numeric_limits<int>::max()));
-    t.batchIsMicroBatch = true;
-    t.strategy = c.pipelineDescription();
-    if (!c.stages.empty())
-        t.ipus = c.pipelineIpus();
-    if (const auto& o = c.poptorch) {
-        t.gradAccum = o->gradientAccumulation;
-        t.deviceIterations = o->deviceIterations;
-        t.replicas = o->replicationFactor;
-        t.fp16 = o->half();
-        t.halfPartials = o->halfPartials;
-        t.availableMemoryProportion = o->availableMemoryProportion;
-        // A proportion set on the ops of an IPU is the more specific: it wins on that IPU.
-        for (const auto& [ipu, p] : o->setAvailableMemory)
-            t.availableMemoryProportion[ipu] = p;
-    }
-    return t;
-}
-
-std::string_view graphSourceName(GraphSourceKind k)
-{
-    switch (k) {
-    case GraphSourceKind::RuntimeModel:
-        return "runtime model";
-    case GraphSourceKind::ModelFamily:
-        return "model family";
-    case GraphSourceKind::Capture:
-        return "capture";
-    case GraphSourceKind::None:
-        break;
-    }
-    return "none";
-}
-
 GraphSource chooseGraphSource(const fs::path& input, const std::string& namedConfig)
 {
+    std::optional<families::ModelFromParams> unused;
+    return chooseGraphSource(input, namedConfig, unused);
+}
+
+GraphSource chooseGraphSource(const fs::path& input, const std::string& namedConfig,
+                              std::optional<families::ModelFromParams>& built)
+{
+    built.reset();
     GraphSource s;
     s.namedConfig = namedConfig;
     std::error_code ec;
     const auto fromCapture = [&](const fs::path& dir) {
         s.kind = GraphSourceKind::Capture;
         s.capture = dir;
-        if (auto c = loadCapture(dir))
-            s.training = captureTraining(*c.value);
+        if (auto c = graph::loadCapture(dir))
+            s.training = graph::captureTraining(*c.value);
         return s;
     };
 
     // Named directly: a capture, or a params file (whose errors the runtime then reports).
     if (input.filename() == "capture.json" && fs::is_regular_file(input, ec))
         return fromCapture(input.parent_path());
-    if (fs::is_directory(input, ec) && hasCapture(input) && !fs::exists(input / ".portolan", ec))
+    if (fs::is_directory(input, ec) && graph::hasCapture(input) &&
+        !fs::exists(input / ".portolan", ec))
         return fromCapture(input);
     if (fs::is_regular_file(input, ec)) {
         s.params = input;
         if (!runtimeModelOf(input)) {
-            if (auto t = familyTraining(input, namedConfig)) {
+            if (auto t = familyTraining(input, namedConfig, &built)) {
                 s.kind = GraphSourceKind::ModelFamily;
                 s.training = *t;
                 return s;
@@ -203,7 +171,7 @@ GraphSource chooseGraphSource(const fs::path& input, const std::string& namedCon
     }
 
     // 1. The runtime model.
-    auto params = findParamsFile(input);
+    auto params = runtime::modelParamsFile(input);
     std::string passedOver;
     if (params && runtimeModelOf(*params.value)) {
         s.kind = GraphSourceKind::RuntimeModel;
@@ -220,7 +188,7 @@ GraphSource chooseGraphSource(const fs::path& input, const std::string& namedCon
 
     // 2. A Model Zoo family built from the same params file (the project's chosen one).
     if (params) {
-        if (auto t = familyTraining(*params.value, namedConfig)) {
+        if (auto t = familyTraining(*params.value, namedConfig, &built)) {
             s.kind = GraphSourceKind::ModelFamily;
             s.params = *params.value;
             s.training = *t;
@@ -247,8 +215,8 @@ GraphSource chooseGraphSource(const fs::path& input, const std::string& namedCon
     }
 
     // 3. The capture of a dry run.
-    if (hasCapture(captureDir(input))) {
-        fromCapture(captureDir(input));
+    if (graph::hasCapture(graph::captureDir(input))) {
+        fromCapture(graph::captureDir(input));
         s.message = {Severity::Info,
                      "compile.from-capture",
                      passedOver + "; using the capture",
@@ -277,26 +245,12 @@ Diagnostic guiWording(const Diagnostic& d)
     return gui;
 }
 
-std::vector<std::string> torchChildArguments(const GraphSource& source, int recordBatch)
-{
-    switch (source.kind) {
-    case GraphSourceKind::RuntimeModel:
-        return {"record", source.params.string(), "--batch", std::to_string(recordBatch)};
-    case GraphSourceKind::Capture:
-        return {"capture", source.capture.string()};
-    case GraphSourceKind::ModelFamily:
-    case GraphSourceKind::None:
-        break;
-    }
-    return {};
-}
-
-Result<OpGraph> buildModelFamily(const GraphSource& source)
+Result<graph::OpGraph> buildModelFamily(const GraphSource& source)
 {
     auto m = families::buildFromParamsFile(source.params, source.namedConfig);
     if (!m)
-        return Result<OpGraph>::fail(m.error);
-    return Result<OpGraph>::ok(std::move(m.value->graph));
+        return Result<graph::OpGraph>::fail(m.error);
+    return Result<graph::OpGraph>::ok(std::move(m.value->graph));
 }
 
-} // namespace portolan::graph
+} // namespace portolan::workflow

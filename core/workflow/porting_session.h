@@ -2,7 +2,7 @@
 
 // One porting session: analyse a project, choose the guide by one rule, run its checks and build
 // the information flow. The CLI (check, flow) and the GUI's porting wizard both start one, so
-// they never disagree about the guide or the findings.
+// they never disagree about the guide or the findings (docs/ARCHITECTURE.md, Data flow).
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/flow.h"
@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace portolan::guides {
+namespace portolan::workflow {
 
 struct SessionOptions
 {
@@ -23,7 +23,7 @@ struct SessionOptions
     std::string apiGeneration;
     std::string paramsOverride; // --params
     // The guides to choose from; default: resources/guides.
-    std::shared_ptr<const GuideSet> guides;
+    std::shared_ptr<const guides::GuideSet> guides;
     bool withFlow = true; // build the information-flow graph too
     ProgressCallback progress;
 };
@@ -31,15 +31,15 @@ struct SessionOptions
 struct PortingSession
 {
     std::shared_ptr<const analysis::ProjectAnalysis> analysis;
-    std::shared_ptr<const GuideSet> guides;
+    std::shared_ptr<const guides::GuideSet> guides;
     std::string guideId;     // the guide that was run; empty when none could be chosen
     std::string guideReason; // why this guide: "asked for", "suggested: <reason>", or why none
-    GuideResult result;
+    guides::GuideResult result;
     analysis::FlowGraph flow;
     std::string flowDot;
     double milliseconds = 0; // analysis, checks and flow
 
-    const Guide* guide() const { return guides ? guides->find(guideId) : nullptr; }
+    const guides::Guide* guide() const { return guides ? guides->find(guideId) : nullptr; }
 };
 
 // The guide rule: the one asked for (it must exist), else the one the project's flavour
@@ -60,4 +60,4 @@ nlohmann::json toJson(const PortingSession& session);
 // [...]}, merged into `out`.
 void addApiGenerationJson(const analysis::FlavourReport& flavour, nlohmann::json& out);
 
-} // namespace portolan::guides
+} // namespace portolan::workflow

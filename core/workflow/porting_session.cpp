@@ -1,4 +1,4 @@
-#include "core/guides/session.h"
+#include "core/workflow/porting_session.h"
 
 #include "core/analysis/port_scope.h"
 #include "core/common/json.h"
@@ -7,7 +7,10 @@
 
 #include <chrono>
 
-namespace portolan::guides {
+namespace portolan::workflow {
+
+using guides::Guide;
+using guides::GuideSet;
 
 void chooseGuide(PortingSession& s, const std::string& asked)
 {
@@ -32,9 +35,10 @@ Result<PortingSession> startPortingSession(const std::filesystem::path& project,
     using R = Result<PortingSession>;
     const auto start = std::chrono::steady_clock::now();
     PortingSession s;
-    s.guides = options.guides
-                   ? options.guides
-                   : std::make_shared<const GuideSet>(loadGuides(resourcesDir() / "guides"));
+    s.guides =
+        options.guides
+            ? options.guides
+            : std::make_shared<const GuideSet>(guides::loadGuides(resourcesDir() / "guides"));
     if (!options.guideId.empty() && !s.guides->find(options.guideId)) {
         std::string known;
         for (const auto& g : s.guides->guides)
@@ -81,7 +85,7 @@ Result<PortingSession> startPortingSession(const std::filesystem::path& project,
     if (!options.apiGeneration.empty() && options.guideId.empty())
         s.guideReason = "asked for with --api " + options.apiGeneration;
     if (const Guide* g = s.guide())
-        s.result = runGuide(*g, *s.analysis);
+        s.result = guides::runGuide(*g, *s.analysis);
     if (options.withFlow) {
         s.flow = analysis::buildFlowGraph(*s.analysis);
         s.flowDot = analysis::toDot(s.flow, s.analysis->root.filename().string() + ": " +
@@ -97,7 +101,7 @@ nlohmann::json toJson(const PortingSession& s)
     const analysis::ProjectAnalysis& a = *s.analysis;
     nlohmann::json j;
     if (const Guide* g = s.guide())
-        j = toJson(*g, s.result);
+        j = guides::toJson(*g, s.result);
     else
         j = {{"guide", nullptr}, {"errors", 0}, {"warnings", 0}, {"infos", 0}, {"steps", nullptr}};
     j["guide_reason"] = s.guideReason;
@@ -146,4 +150,4 @@ void addApiGenerationJson(const analysis::FlavourReport& fl, nlohmann::json& out
     out["api_generation_evidence"] = evidence;
 }
 
-} // namespace portolan::guides
+} // namespace portolan::workflow

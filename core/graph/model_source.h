@@ -1,30 +1,21 @@
 #pragma once
 
-// Where the op graph of a project comes from: the one place that decides it, for the CLI's
-// compile and the GUI's Profile tab. In order:
-//   1. the runtime model: a params file whose model Portolan's LibTorch runtime rebuilds
-//      (core/runtime/model_names.h), recorded by a forward pass in the Torch child;
-//   2. a Model Zoo family built from the params file's `model:` keys, without LibTorch
-//      (core/families), in the calling process;
-//   3. the project's capture from a dry run (capture.h), imported in the Torch child;
-//   4. none: a message saying what to do.
-// Torch-free: choosing reads YAML and JSON only; the recording itself runs in portolan-torch
-// (torch_child.h) with the arguments torchChildArguments gives.
+// What a project's model source is, as plain data: its kind, its files and the training it asks
+// for. Which source a project uses is decided once, in the workflow layer
+// (core/workflow/graph_source.h, chooseGraphSource); the simulators (core/sim/project_training.h)
+// and the Torch child's lookup read these structs without depending on that choice.
 
+#include "core/common/diagnostic.h"
 #include "core/graph/capture.h"
 
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace portolan::graph {
-
-// The params file Portolan builds the model from: `project` itself when it is a file, else the
-// project's params file by the one rule (core/project/params_file.h paramsFileFor: the user's
-// saved choice, else the default). An error when the project has no YAML file at all.
-Result<std::filesystem::path> findParamsFile(const std::filesystem::path& project);
 
 // How the project trains, as its params file (or its capture) says; a compile of its model
 // starts from this.
@@ -59,16 +50,16 @@ struct ProjectTraining
     bool replicatedTensorSharding = false;
     bool halfFirstOrderMomentum = false;
 };
-Result<ProjectTraining> projectTraining(const std::filesystem::path& projectOrParams);
+
 // How a captured project trains: its optimizer and batch, and for PopTorch its Options and the
 // IPUs of its declared pipeline.
 ProjectTraining captureTraining(const Capture& c);
 
 enum class GraphSourceKind
 {
-    RuntimeModel,
-    ModelFamily,
-    Capture,
+    RuntimeModel, // a params file whose model Portolan's LibTorch runtime rebuilds
+    ModelFamily,  // a model family built from a params file's keys (core/families)
+    Capture,      // the capture of a dry run
     None
 };
 std::string_view graphSourceName(GraphSourceKind k); // "runtime model", "capture", ...
@@ -86,19 +77,8 @@ struct GraphSource
     Diagnostic message;
 };
 
-// `input` is a project folder, a params file, a capture folder or a capture.json.
-GraphSource chooseGraphSource(const std::filesystem::path& input,
-                              const std::string& namedConfig = {});
-
-// `d` as a GUI words it: compile.no-model without the portolan-cli command that ends the CLI's
-// message (the GUI offers the dry run as a button); any other diagnostic as it is.
-Diagnostic guiWording(const Diagnostic& d);
-
-// The portolan-torch arguments that record the chosen source (empty for ModelFamily and None,
-// which need no LibTorch). `recordBatch` is the batch of a runtime model's forward pass.
+// The portolan-torch arguments that record `source` (empty for ModelFamily and None, which
+// need no LibTorch). `recordBatch` is the batch of a runtime model's forward pass.
 std::vector<std::string> torchChildArguments(const GraphSource& source, int recordBatch = 2);
-
-// The op graph of a ModelFamily source, built here (no Torch child).
-Result<OpGraph> buildModelFamily(const GraphSource& source);
 
 } // namespace portolan::graph
