@@ -206,12 +206,17 @@ bool isWrapped(const ProjectAnalysis& a, const PythonFile& f, const Call& call,
     for (int p = call.parentCall; p >= 0; p = f.index.calls[static_cast<std::size_t>(p)].parentCall)
         if (calleeOk(wrappers, f.index.calls[static_cast<std::size_t>(p)]))
             return true;
-    // return SGD(...) in a helper whose every caller wraps what it returns.
+    // return SGD(...) in a helper whose every caller wraps what it returns. A call nested in
+    // the returned one counts as returned: a submodule built as an argument of the returned
+    // container (return nn.Sequential(..., Flatten(), ...)) is wrapped along with it.
     const int file = a.indexOf(&f);
-    const int index = static_cast<int>(&call - f.index.calls.data());
+    std::set<int> chain;
+    for (int c = static_cast<int>(&call - f.index.calls.data()); c >= 0;
+         c = f.index.calls[static_cast<std::size_t>(c)].parentCall)
+        chain.insert(c);
     if (depth < 4 && file >= 0 && a.resolver && call.function >= 0)
         for (const auto& r : f.index.returns)
-            if (r.call == index) {
+            if (chain.count(r.call) > 0) {
                 python::Symbol fn;
                 fn.kind = python::SymbolKind::Function;
                 fn.file = file;

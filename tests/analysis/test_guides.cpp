@@ -552,7 +552,7 @@ private slots:
     // reference loop under tests/, vendored Python 2 code, torch.optim.swa_utils; a TensorFlow
     // input function whose dataset comes from a helper or tfds, and a params alias taken through
     // a conditional expression or bound in the branches of an if; a wrapper whose forward calls
-    // the wrapped module's forward explicitly.
+    // the wrapped module's forward explicitly; a trial class the project constructs itself.
     void notErrors_data()
     {
         QTest::addColumn<QString>("project");
@@ -566,6 +566,10 @@ private slots:
                                                  << "cerebras-tensorflow" << 0;
         QTest::addRow("wrapper calling forward") << "fixture:pop-delegating-wrapper"
                                                  << "graphcore-poptorch" << 0;
+        // A Trainer-API script that builds its trial itself (its __init__ takes what the script
+        // passes) from a factory returning a container with a custom layer inside.
+        QTest::addRow("trial built by the script") << "fixture:det-trainer-script"
+                                                   << "determined-pytorchtrial" << 0;
     }
     void notErrors()
     {
