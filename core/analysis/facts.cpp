@@ -371,10 +371,27 @@ void FactsBuilder::entries()
             }
         }
     }
-    // Classes a vendor instantiates itself: every subclass of a contract class.
+    // Classes a vendor instantiates itself: every subclass of a contract class, or, when an
+    // experiment config names the ones it runs (entrypoint: module:Class) and the project has
+    // them, only those: the other trial classes of the project (drafts, variants run by other
+    // configs the project does not hold) are not what Determined will instantiate.
+    const auto named = namedEntrypointClasses();
+    const auto isNamed = [&](int f, int c) {
+        const std::string& module = m_r.moduleName(f);
+        const std::string& name = idx(f).classes[std::size_t(c)].name;
+        for (const auto& [mod, cls] : named)
+            if (cls == name && (module == mod || module.ends_with("." + mod)))
+                return true;
+        return false;
+    };
+    bool anyNamed = false;
     for (int f = 0; f < int(m_a.python.size()); ++f)
         for (int c = 0; c < int(idx(f).classes.size()); ++c)
-            if (const ClassContract* cc = classContractOf(f, c)) {
+            anyNamed = anyNamed || (classContractOf(f, c) && isNamed(f, c));
+    for (int f = 0; f < int(m_a.python.size()); ++f)
+        for (int c = 0; c < int(idx(f).classes.size()); ++c)
+            if (const ClassContract* cc = classContractOf(f, c);
+                cc && (!anyNamed || isNamed(f, c))) {
                 Entry e;
                 e.role = cc->role;
                 e.definition.kind = SymbolKind::Class;
@@ -386,6 +403,29 @@ void FactsBuilder::entries()
                 e.classContract = cc;
                 m_out.entries.push_back(std::move(e));
             }
+}
+
+// (module, class) pairs that the project's Determined experiment configs name as their
+// entrypoint ("model_def:MyTrial", "pkg.trial:MyTrial"); scripts ("python3 train.py") name none.
+std::vector<std::pair<std::string, std::string>> FactsBuilder::namedEntrypointClasses() const
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& cfg : m_a.configs) {
+        if (cfg.kind != ConfigKind::DeterminedExperiment)
+            continue;
+        const ConfigKey* k = cfg.find("entrypoint");
+        if (!k)
+            continue;
+        std::string v = k->value;
+        while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back())))
+            v.pop_back();
+        v.erase(0, std::min(v.size(), v.find_first_not_of(" \t")));
+        const auto colon = v.find(':');
+        if (colon == std::string::npos || v.find(' ') != std::string::npos)
+            continue;
+        out.emplace_back(v.substr(0, colon), v.substr(colon + 1));
+    }
+    return out;
 }
 
 // --- reachability --------------------------------------------------------------------------

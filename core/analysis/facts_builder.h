@@ -103,6 +103,7 @@ private:
     std::string contractOfType(const std::string& type) const;
 
     const ClassContract* classContractOf(int file, int cls) const;
+    std::vector<std::pair<std::string, std::string>> namedEntrypointClasses() const;
 
     void vendorCalls();
 

@@ -430,6 +430,56 @@ private slots:
         QVERIFY2(found.front().startsWith("model.py:27:") && found.front().contains("error"),
                  qPrintable(found.front()));
     }
+
+    // Trial checks concern the trial classes the experiment configs name (entrypoint
+    // module:Class). The project's other trial classes are not what Determined instantiates;
+    // naming another one moves the checks there, and a config that runs a script names none.
+    void trialNamedByTheConfig_data()
+    {
+        QTest::addColumn<QString>("entrypoint");
+        QTest::addColumn<QStringList>("trials");
+        QTest::addColumn<int>("errors");
+        QTest::newRow("as written") << "trials.current:CurrentTrial"
+                                    << QStringList{"CurrentTrial"} << 0;
+        QTest::newRow("the other one") << "trials.sketch:SketchTrial"
+                                       << QStringList{"SketchTrial"} << 4;
+        QTest::newRow("a script") << "python3 run.py"
+                                  << QStringList{"CurrentTrial", "SketchTrial"} << 4;
+        QTest::newRow("a class it lacks") << "trials.gone:GoneTrial"
+                                          << QStringList{"CurrentTrial", "SketchTrial"} << 4;
+    }
+    void trialNamedByTheConfig()
+    {
+        QFETCH(QString, entrypoint);
+        QFETCH(QStringList, trials);
+        QFETCH(int, errors);
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "p";
+        fs::copy(testing::projectPath("fixture:det-named-trial"), root,
+                 fs::copy_options::recursive);
+        std::string text = *readFile(root / "const.yaml").value;
+        const std::string from = "trials.current:CurrentTrial";
+        const auto at = text.find(from);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, from.size(), entrypoint.toStdString());
+        QVERIFY(!writeFileAtomically(root / "const.yaml", text));
+        auto a = testing::analyse(root.string());
+        QVERIFY(a);
+        QStringList found;
+        for (const auto& e : a->facts().entries)
+            if (e.classContract)
+                found << QString::fromStdString(e.text);
+        found.sort();
+        QCOMPARE(found, trials);
+        const guides::Guide* g = testing::sourceGuides().find("determined-pytorchtrial");
+        QVERIFY(g);
+        QStringList wrong;
+        for (const auto& f : guides::runGuide(*g, *a).allFindings())
+            if (f.checkId == "determined-pytorchtrial.trial-class" &&
+                f.severity == Severity::Error)
+                wrong << QString::fromStdString(f.toString());
+        QVERIFY2(wrong.size() == errors, qPrintable(wrong.join("\n")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestContracts)

@@ -552,7 +552,8 @@ private slots:
     // reference loop under tests/, vendored Python 2 code, torch.optim.swa_utils; a TensorFlow
     // input function whose dataset comes from a helper or tfds, and a params alias taken through
     // a conditional expression or bound in the branches of an if; a wrapper whose forward calls
-    // the wrapped module's forward explicitly; a trial class the project constructs itself.
+    // the wrapped module's forward explicitly; a trial class the project constructs itself;
+    // a trial class no experiment config names.
     void notErrors_data()
     {
         QTest::addColumn<QString>("project");
@@ -569,6 +570,8 @@ private slots:
         // A Trainer-API script that builds its trial itself (its __init__ takes what the script
         // passes) from a factory returning a container with a custom layer inside.
         QTest::addRow("trial built by the script") << "fixture:det-trainer-script"
+                                                   << "determined-pytorchtrial" << 0;
+        QTest::addRow("trial named by the config") << "fixture:det-named-trial"
                                                    << "determined-pytorchtrial" << 0;
     }
     void notErrors()
