@@ -221,7 +221,9 @@ static FlavourReport detectFrameworkFlavour(const ProjectAnalysis& a)
             }
         for (const auto& c : idx.calls) {
             const std::string& res = c.resolved;
-            if (res == "determined.core.init")
+            // core_v2.init is the same Core context for a script that runs outside a managed
+            // experiment (Determined's unmanaged mode) or is launched by one.
+            if (res == "determined.core.init" || res == "determined.experimental.core_v2.init")
                 add(Flavour::DeterminedCore, "calls " + res, file.path, c.nameSpan.line, 4);
             if (res == "poptorch.trainingModel" || res == "poptorch.inferenceModel")
                 add(Flavour::GraphcorePopTorch, "calls " + res, file.path, c.nameSpan.line, 2);

@@ -322,8 +322,6 @@ void forCalls(RuleContext& ctx,
     }
 }
 
-namespace {
-
 // unless-project-calls + unless-argument: the rule does not apply when the project makes such a
 // call (wrap_lr_scheduler(..., step_mode=MANUAL_STEP) makes stepping by hand the right thing).
 bool exemptedByProjectCall(const RuleContext& ctx)
@@ -343,6 +341,8 @@ bool exemptedByProjectCall(const RuleContext& ctx)
         }
     return false;
 }
+
+namespace {
 
 void ruleForbiddenCall(RuleContext& ctx)
 {

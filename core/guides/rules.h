@@ -119,6 +119,9 @@ bool placeOk(const RuleContext& ctx, const analysis::PythonFile& f, python::Func
 bool isWrapped(const analysis::ProjectAnalysis& a, const analysis::PythonFile& f,
                const python::Call& call, const std::vector<std::string>& wrappers, int depth = 0);
 
+// unless-project-calls (+ unless-argument): the project makes a call that exempts it.
+bool exemptedByProjectCall(const RuleContext& ctx);
+
 // Every call that the check's callee/exclude/arguments/place parameters select.
 void forCalls(RuleContext& ctx,
               const std::function<void(const analysis::PythonFile&, const python::Call&)>& fn);

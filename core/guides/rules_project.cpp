@@ -186,6 +186,8 @@ void ruleConfigFile(RuleContext& ctx)
                       std::nullopt);
         return;
     }
+    if (exemptedByProjectCall(ctx))
+        return;
     const bool determined = ctx.check.params.get("config") == "determined";
     if (determined ? ctx.analysis.experimentConfigs().empty()
                    : ctx.analysis.paramsConfig() == nullptr)

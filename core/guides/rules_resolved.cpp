@@ -493,9 +493,8 @@ void ruleClassContract(RuleContext& ctx)
         // A class the project constructs itself (the Trainer API: MyTrial(context, hparams=...)
         // handed to pytorch.Trainer) gets its constructor arguments from the project, so the
         // vendor's __init__ signature does not bind it; the methods the vendor calls still do.
-        const bool constructedByProject =
-            e.definition.kind == SymbolKind::Class &&
-            !ctx.analysis.resolver->callSites(e.definition).empty();
+        const bool constructedByProject = e.definition.kind == SymbolKind::Class &&
+                                          !ctx.analysis.resolver->callSites(e.definition).empty();
         for (const auto& [method, sig] : cc.methodSignatures) {
             if (method == "__init__" && constructedByProject)
                 continue;

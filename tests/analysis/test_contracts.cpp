@@ -439,14 +439,14 @@ private slots:
         QTest::addColumn<QString>("entrypoint");
         QTest::addColumn<QStringList>("trials");
         QTest::addColumn<int>("errors");
-        QTest::newRow("as written") << "trials.current:CurrentTrial"
-                                    << QStringList{"CurrentTrial"} << 0;
-        QTest::newRow("the other one") << "trials.sketch:SketchTrial"
-                                       << QStringList{"SketchTrial"} << 4;
-        QTest::newRow("a script") << "python3 run.py"
-                                  << QStringList{"CurrentTrial", "SketchTrial"} << 4;
-        QTest::newRow("a class it lacks") << "trials.gone:GoneTrial"
-                                          << QStringList{"CurrentTrial", "SketchTrial"} << 4;
+        QTest::newRow("as written")
+            << "trials.current:CurrentTrial" << QStringList{"CurrentTrial"} << 0;
+        QTest::newRow("the other one")
+            << "trials.sketch:SketchTrial" << QStringList{"SketchTrial"} << 4;
+        QTest::newRow("a script") << "python3 run.py" << QStringList{"CurrentTrial", "SketchTrial"}
+                                  << 4;
+        QTest::newRow("a class it lacks")
+            << "trials.gone:GoneTrial" << QStringList{"CurrentTrial", "SketchTrial"} << 4;
     }
     void trialNamedByTheConfig()
     {
@@ -475,10 +475,44 @@ private slots:
         QVERIFY(g);
         QStringList wrong;
         for (const auto& f : guides::runGuide(*g, *a).allFindings())
-            if (f.checkId == "determined-pytorchtrial.trial-class" &&
-                f.severity == Severity::Error)
+            if (f.checkId == "determined-pytorchtrial.trial-class" && f.severity == Severity::Error)
                 wrong << QString::fromStdString(f.toString());
         QVERIFY2(wrong.size() == errors, qPrintable(wrong.join("\n")));
+    }
+
+    // An unmanaged Core API script carries its experiment's configuration in the Config given to
+    // core_v2.init: it needs no experiment YAML. Without that Config, it does.
+    void unmanagedScriptNeedsNoExperimentConfig_data()
+    {
+        QTest::addColumn<QString>("init");
+        QTest::addColumn<int>("missing");
+        QTest::newRow("with a Config")
+            << "core_v2.init(config=core_v2.Config(name=\"fit-by-hand\"))" << 0;
+        QTest::newRow("without") << "core_v2.init()" << 1;
+    }
+    void unmanagedScriptNeedsNoExperimentConfig()
+    {
+        QFETCH(QString, init);
+        QFETCH(int, missing);
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "p";
+        fs::copy(testing::projectPath("fixture:det-core-unmanaged"), root,
+                 fs::copy_options::recursive);
+        std::string text = *readFile(root / "fit.py").value;
+        const std::string from = "core_v2.init(config=core_v2.Config(name=\"fit-by-hand\"))";
+        const auto at = text.find(from);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, from.size(), init.toStdString());
+        QVERIFY(!writeFileAtomically(root / "fit.py", text));
+        auto a = testing::analyse(root.string());
+        QVERIFY(a);
+        QCOMPARE(a->flavour.flavour, analysis::Flavour::DeterminedCore);
+        const guides::Guide* g = testing::sourceGuides().find("determined-core");
+        QVERIFY(g);
+        int found = 0;
+        for (const auto& f : guides::runGuide(*g, *a).allFindings())
+            found += f.checkId == "determined-core.experiment-config";
+        QCOMPARE(found, missing);
     }
 };
 

@@ -176,7 +176,8 @@ private slots:
     // makes it a PyTorchTrial project.
     void coreApiFlavour()
     {
-        for (const char* spec : {"fixture:det-core-script", "fixture:det-core-broken"}) {
+        for (const char* spec :
+             {"fixture:det-core-script", "fixture:det-core-broken", "fixture:det-core-unmanaged"}) {
             const auto& a = cached(spec);
             QCOMPARE(QString::fromStdString(std::string(analysis::flavourId(a.flavour.flavour))),
                      QStringLiteral("determined-core"));
@@ -573,6 +574,8 @@ private slots:
                                                    << "determined-pytorchtrial" << 0;
         QTest::addRow("trial named by the config") << "fixture:det-named-trial"
                                                    << "determined-pytorchtrial" << 0;
+        QTest::addRow("unmanaged core_v2 script") << "fixture:det-core-unmanaged"
+                                                  << "determined-core" << 0;
     }
     void notErrors()
     {
