@@ -333,6 +333,14 @@ bool exemptedByProjectCall(const RuleContext& ctx)
         for (const auto& c : f.index.calls) {
             if (!calleeOk(p.list("unless-project-calls"), c))
                 continue;
+            // unless-call-keyword: only such a call that passes one of these keywords exempts.
+            if (p.has("unless-call-keyword")) {
+                bool any = false;
+                for (const auto& k : p.list("unless-call-keyword"))
+                    any = any || c.keyword(k) != nullptr;
+                if (!any)
+                    continue;
+            }
             if (!p.has("unless-argument"))
                 return true;
             for (const auto& a : c.arguments)

@@ -210,6 +210,8 @@ LossVerdict forwardLoss(const ProjectAnalysis& a, int file, int cls,
 
 void ruleForwardComputesLoss(RuleContext& ctx)
 {
+    if (exemptedByProjectCall(ctx))
+        return;
     const RuleParams& p = ctx.check.params;
     const auto bases = p.has("base") ? p.list("base") : std::vector<std::string>{"*Module"};
     const auto& loss = p.list("loss");

@@ -73,7 +73,7 @@ bool onlyIfOk(RuleContext& ctx)
 
 void ruleRequiredCall(RuleContext& ctx)
 {
-    if (!onlyIfOk(ctx))
+    if (exemptedByProjectCall(ctx) || !onlyIfOk(ctx))
         return;
     const auto& keywords = ctx.check.params.list("keywords");
     const PythonFile* partialFile = nullptr;

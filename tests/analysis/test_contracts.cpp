@@ -514,6 +514,39 @@ private slots:
             found += f.checkId == "determined-core.experiment-config";
         QCOMPARE(found, missing);
     }
+
+    // The early PopTorch API took the loss in trainingModel(..., loss=...): forward returns only
+    // the output and no Options object is needed. Without that loss the same script breaks the
+    // contract: forward computes no loss.
+    void earlyPopTorchLoss()
+    {
+        const guides::Guide* g = testing::sourceGuides().find("graphcore-poptorch");
+        QVERIFY(g);
+        auto errorsOf = [&](const analysis::ProjectAnalysis& a) {
+            QStringList out;
+            for (const auto& f : guides::runGuide(*g, a).allFindings())
+                if (f.severity == Severity::Error)
+                    out << QString::fromStdString(f.checkId);
+            out.sort();
+            return out;
+        };
+        auto a = testing::analyse(testing::projectPath("fixture:pop-early-api"));
+        QVERIFY(a);
+        QCOMPARE(errorsOf(*a), QStringList());
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "p";
+        fs::copy(testing::projectPath("fixture:pop-early-api"), root, fs::copy_options::recursive);
+        std::string text = *readFile(root / "fit.py").value;
+        const std::string from = ", loss=nn.CrossEntropyLoss()";
+        const auto at = text.find(from);
+        QVERIFY(at != std::string::npos);
+        text.erase(at, from.size());
+        QVERIFY(!writeFileAtomically(root / "fit.py", text));
+        auto b = testing::analyse(root.string());
+        QVERIFY(b);
+        QCOMPARE(errorsOf(*b),
+                 (QStringList{"graphcore-poptorch.forward-loss", "graphcore-poptorch.options"}));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestContracts)

@@ -576,6 +576,8 @@ private slots:
                                                    << "determined-pytorchtrial" << 0;
         QTest::addRow("unmanaged core_v2 script") << "fixture:det-core-unmanaged"
                                                   << "determined-core" << 0;
+        QTest::addRow("early PopTorch API") << "fixture:pop-early-api"
+                                            << "graphcore-poptorch" << 0;
     }
     void notErrors()
     {
