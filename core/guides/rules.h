@@ -119,7 +119,8 @@ bool placeOk(const RuleContext& ctx, const analysis::PythonFile& f, python::Func
 bool isWrapped(const analysis::ProjectAnalysis& a, const analysis::PythonFile& f,
                const python::Call& call, const std::vector<std::string>& wrappers, int depth = 0);
 
-// unless-project-calls (+ unless-argument): the project makes a call that exempts it.
+// unless-project-calls (+ unless-argument, unless-call-keyword): the project makes a call that
+// exempts it (with such an argument value, or passing such a keyword).
 bool exemptedByProjectCall(const RuleContext& ctx);
 
 // Every call that the check's callee/exclude/arguments/place parameters select.
