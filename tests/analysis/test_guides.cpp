@@ -547,57 +547,6 @@ private slots:
                  (py.readAllStandardOutput() + py.readAllStandardError()).constData());
     }
 
-    // Classes of real-project code that are not errors, each in a fixture written for the class
-    // (not taken from the project where it was found): a PopTorch application whose network and
-    // preprocessing modules compute no loss while the module handed to trainingModel does, a CPU
-    // reference loop under tests/, vendored Python 2 code, torch.optim.swa_utils; a TensorFlow
-    // input function whose dataset comes from a helper or tfds, and a params alias taken through
-    // a conditional expression or bound in the branches of an if; a wrapper whose forward calls
-    // the wrapped module's forward explicitly; a trial class the project constructs itself;
-    // a trial class no experiment config names.
-    void notErrors_data()
-    {
-        QTest::addColumn<QString>("project");
-        QTest::addColumn<QString>("guide");
-        QTest::addColumn<int>("notPortNotes"); // notes on test or vendored code, at least
-        QTest::addRow("poptorch application") << "fixture:pop-app"
-                                              << "graphcore-poptorch" << 1;
-        QTest::addRow("tensorflow helpers") << "fixture:ctf-helper-dataset"
-                                            << "cerebras-tensorflow" << 0;
-        QTest::addRow("alias bound in branches") << "fixture:ctf-branch-alias"
-                                                 << "cerebras-tensorflow" << 0;
-        QTest::addRow("wrapper calling forward") << "fixture:pop-delegating-wrapper"
-                                                 << "graphcore-poptorch" << 0;
-        // A Trainer-API script that builds its trial itself (its __init__ takes what the script
-        // passes) from a factory returning a container with a custom layer inside.
-        QTest::addRow("trial built by the script") << "fixture:det-trainer-script"
-                                                   << "determined-pytorchtrial" << 0;
-        QTest::addRow("trial named by the config") << "fixture:det-named-trial"
-                                                   << "determined-pytorchtrial" << 0;
-        QTest::addRow("unmanaged core_v2 script") << "fixture:det-core-unmanaged"
-                                                  << "determined-core" << 0;
-        QTest::addRow("early PopTorch API") << "fixture:pop-early-api"
-                                            << "graphcore-poptorch" << 0;
-    }
-    void notErrors()
-    {
-        QFETCH(QString, project);
-        QFETCH(QString, guide);
-        QFETCH(int, notPortNotes);
-        const guides::Guide* g = testing::sourceGuides().find(guide.toStdString());
-        QVERIFY(g);
-        QStringList wrong;
-        int notes = 0;
-        for (const auto& f : guides::runGuide(*g, cached(project.toStdString())).allFindings()) {
-            if (f.severity != Severity::Info)
-                wrong << QString::fromStdString(f.toString());
-            else if (f.message.find("not checked as the port") != std::string::npos)
-                ++notes;
-        }
-        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("\n")));
-        QVERIFY2(notes >= notPortNotes, qPrintable(QString::number(notes)));
-    }
-
     // A finding about a missing model class sits on the model the program builds, not on the
     // first nn.Module of the file (a layer the model is made of).
     void modelAnchorIsTheBuiltModel_data()
