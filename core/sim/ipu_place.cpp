@@ -339,7 +339,8 @@ void sweepTotals(const Context& x, std::vector<std::int64_t>& diff,
         for (std::uint64_t bits = std::exchange(touched[word], 0); bits != 0; bits &= bits - 1) {
             const int local = int(word * 64) + std::countr_zero(bits);
             const std::size_t i = std::size_t(local);
-            if (local >= x.tiles || (diff[i] == 0 && contractionTouch[i] == 0 && otherTouch[i] == 0))
+            if (local >= x.tiles ||
+                (diff[i] == 0 && contractionTouch[i] == 0 && otherTouch[i] == 0))
                 continue;
             if (local > from)
                 addTileTotal(x, vertexCode(x, runMM, runOther) + run, local - from, out);
