@@ -5,6 +5,7 @@
 #include "core/sim/tiles.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <string_view>
@@ -324,25 +325,30 @@ void sweepCategories(const Context& x,
 
 // The same for the figures (the IPU's bytes, its fullest tile and its tiles over capacity),
 // run by run: the tiles between two changes of the difference arrays hold the same bytes, and
-// at 256 IPUs a simulation has 376,832 tiles but only a few changes per tensor. The arrays are
-// left all zero (the entries it reads are cleared as it goes), so that the next IPU need not
-// clear them whole.
+// at 256 IPUs a simulation has 376,832 tiles but only a few changes per tensor. Only the entries
+// marked in `touched` can be non-zero, so only those are visited, in tile order. The arrays and
+// the marks are left all zero (the entries it reads are cleared as it goes), so that the next
+// IPU need not clear them whole.
 void sweepTotals(const Context& x, std::vector<std::int64_t>& diff,
                  std::vector<std::int64_t>& contractionTouch, std::vector<std::int64_t>& otherTouch,
-                 IpuMemory& out)
+                 std::vector<std::uint64_t>& touched, IpuMemory& out)
 {
     std::int64_t runMM = 0, runOther = 0, run = 0;
     int from = 0; // the first tile of the current run
-    for (int local = 0; local < x.tiles; ++local) {
-        const std::size_t i = std::size_t(local);
-        if (diff[i] == 0 && contractionTouch[i] == 0 && otherTouch[i] == 0)
-            continue;
-        if (local > from)
-            addTileTotal(x, vertexCode(x, runMM, runOther) + run, local - from, out);
-        runMM += std::exchange(contractionTouch[i], 0);
-        runOther += std::exchange(otherTouch[i], 0);
-        run += std::exchange(diff[i], 0);
-        from = local;
+    for (std::size_t word = 0; word < touched.size(); ++word) {
+        for (std::uint64_t bits = std::exchange(touched[word], 0); bits != 0; bits &= bits - 1) {
+            const int local = int(word * 64) + std::countr_zero(bits);
+            const std::size_t i = std::size_t(local);
+            if (local >= x.tiles ||
+                (diff[i] == 0 && contractionTouch[i] == 0 && otherTouch[i] == 0))
+                continue;
+            if (local > from)
+                addTileTotal(x, vertexCode(x, runMM, runOther) + run, local - from, out);
+            runMM += std::exchange(contractionTouch[i], 0);
+            runOther += std::exchange(otherTouch[i], 0);
+            run += std::exchange(diff[i], 0);
+            from = local;
+        }
     }
     addTileTotal(x, vertexCode(x, runMM, runOther) + run, x.tiles - from, out);
     // The end marker of a range that ends at the last tile.
@@ -379,6 +385,7 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
     const bool full = x.detail == Detail::Full;
     thread_local std::array<std::vector<std::int64_t>, kMemoryCategories> diff;
     thread_local std::vector<std::int64_t> contractionTouch, otherTouch;
+    thread_local std::vector<std::uint64_t> touched; // the entries the figures' sweep visits
     thread_local bool clear = false;
     const std::size_t size = std::size_t(tiles) + 1;
     if (full || !clear || diff[0].size() != size) {
@@ -386,6 +393,7 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
             diff[std::size_t(cat)].assign(size, 0);
         contractionTouch.assign(size, 0);
         otherTouch.assign(size, 0);
+        touched.assign((size + 63) / 64, 0);
     }
     clear = false;
     const auto category = [&](MemoryCategory c) -> std::vector<std::int64_t>& {
@@ -393,7 +401,8 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
     };
     const auto add = [&](std::vector<std::int64_t>& d, int firstTile, int tileCount,
                          std::int64_t bytes) {
-        addTileRange(d, computeTiles, firstTile - base, tileCount, bytes);
+        addTileRange(d, computeTiles, firstTile - base, tileCount, bytes,
+                     full ? nullptr : &touched);
     };
     // Every variable of the IPU's stages that is live at the peak, and its gap.
     int steps = 0;
@@ -451,7 +460,7 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
     if (full) {
         sweepCategories(x, diff, contractionTouch, otherTouch, out);
     } else {
-        sweepTotals(x, diff[0], contractionTouch, otherTouch, out);
+        sweepTotals(x, diff[0], contractionTouch, otherTouch, touched, out);
         clear = true;
     }
     return out;

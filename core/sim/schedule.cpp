@@ -26,40 +26,25 @@ double scheduleEnd(Schedule kind, const std::vector<double>& forward,
 {
     const int p = int(forward.size());
     m = std::max(1, m);
-    struct Task
-    {
-        bool backward;
-        int micro;
+    // Stage s's k-th task of its 2m: `warmup` forwards, then a backward and a forward in turn
+    // while forwards remain, then the backwards left. GPipe is the case warmup = m (every
+    // forward, then every backward); 1F1B warms up with min(m, p - s).
+    const auto warmupOf = [&](int s) {
+        return kind == Schedule::GPipe ? m : std::min(m, p - s);
     };
-    // Stage s's k-th task of its 2m. GPipe: every forward, then every backward. 1F1B: `warmup`
-    // forwards, then a backward and a forward in turn while forwards remain, then the backwards
-    // left.
-    const auto taskAt = [&](int s, int k) -> Task {
-        if (kind == Schedule::GPipe)
-            return k < m ? Task{false, k} : Task{true, k - m};
-        const int warmup = std::min(m, p - s);
-        if (k < warmup)
-            return {false, k};
-        const int r = k - warmup, alternating = 2 * (m - warmup);
-        if (r < alternating)
-            return r % 2 == 0 ? Task{true, r / 2} : Task{false, warmup + r / 2};
-        return {true, r - (m - warmup)};
-    };
-    const auto link = [&](int s) {
-        return s >= 0 && std::size_t(s) < linkSeconds.size() ? linkSeconds[std::size_t(s)] : 0.0;
-    };
+    // Link times padded with zeros to one per stage.
+    std::vector<double> links(static_cast<std::size_t>(p), 0.0);
+    std::copy_n(linkSeconds.begin(), std::min(linkSeconds.size(), links.size()), links.begin());
     // End times, stage by stage (one array each: 256 stages of 55 micro-batches are thousands of
     // small vectors otherwise); -1 = not yet run.
-    const auto at = [m](int s, int micro) {
-        return std::size_t(s) * std::size_t(m) + std::size_t(micro);
-    };
-    std::vector<double> fEnd(std::size_t(p) * std::size_t(m), -1);
+    const std::size_t mm = std::size_t(m);
+    std::vector<double> fEnd(std::size_t(p) * mm, -1);
     std::vector<double> bEnd = fEnd;
     std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
     std::vector<double> free(static_cast<std::size_t>(p), 0);
     if (events) {
         events->clear();
-        events->reserve(2 * std::size_t(p) * std::size_t(m));
+        events->reserve(2 * std::size_t(p) * mm);
     }
     double last = 0;
     // A stage whose next task was not ready stays so until a neighbour runs one (a forward feeds
@@ -69,48 +54,72 @@ double scheduleEnd(Schedule kind, const std::vector<double>& forward,
     while (progress) {
         progress = false;
         for (int s = 0; s < p; ++s) {
-            if (waiting[std::size_t(s)])
+            const std::size_t si = std::size_t(s);
+            if (waiting[si])
                 continue;
-            waiting[std::size_t(s)] = 1;
-            // Run every task of this stage whose input is ready, in order.
-            while (next[std::size_t(s)] < 2 * std::size_t(m)) {
-                const Task t = taskAt(s, int(next[std::size_t(s)]));
-                double ready = 0;
-                if (!t.backward) {
-                    if (s > 0) {
-                        const double e = fEnd[at(s - 1, t.micro)];
-                        if (e < 0)
-                            break;
-                        ready = e + link(s - 1);
-                    }
-                } else {
-                    if (s + 1 < p) {
-                        const double e = bEnd[at(s + 1, t.micro)];
-                        if (e < 0)
-                            break;
-                        ready = e + link(s);
+            waiting[si] = 1;
+            // Run every task of this stage whose input is ready, in order. The stage's own
+            // arrays and its neighbours' are read through pointers: at 256 stages of 55
+            // micro-batches this loop runs 28,160 tasks per simulation.
+            double* const fMine = fEnd.data() + si * mm;
+            double* const bMine = bEnd.data() + si * mm;
+            const double* const fPrev = s > 0 ? fMine - mm : nullptr;
+            const double* const bNext = s + 1 < p ? bMine + mm : nullptr;
+            const int warmup = warmupOf(s);
+            const int alternating = 2 * (m - warmup);
+            std::size_t k = next[si];
+            double stageFree = free[si];
+            while (k < 2 * mm) {
+                bool backwardTask = false;
+                int micro = int(k);
+                if (int(k) >= warmup) {
+                    const int r = int(k) - warmup;
+                    if (r < alternating) {
+                        backwardTask = r % 2 == 0;
+                        micro = backwardTask ? r / 2 : warmup + r / 2;
                     } else {
-                        const double e = fEnd[at(s, t.micro)];
-                        if (e < 0)
-                            break;
-                        ready = e;
+                        backwardTask = true;
+                        micro = r - (m - warmup);
                     }
                 }
-                const double start = std::max(ready, free[std::size_t(s)]);
-                const double dur = t.backward ? backward[std::size_t(s)] : forward[std::size_t(s)];
-                const double end = start + dur;
-                (t.backward ? bEnd : fEnd)[at(s, t.micro)] = end;
-                free[std::size_t(s)] = end;
+                const std::size_t mi = std::size_t(micro);
+                double ready = 0;
+                if (!backwardTask) {
+                    if (fPrev) {
+                        const double e = fPrev[mi];
+                        if (e < 0)
+                            break;
+                        ready = e + links[si - 1];
+                    }
+                } else if (bNext) {
+                    const double e = bNext[mi];
+                    if (e < 0)
+                        break;
+                    ready = e + links[si];
+                } else {
+                    const double e = fMine[mi];
+                    if (e < 0)
+                        break;
+                    ready = e;
+                }
+                const double start = std::max(ready, stageFree);
+                const double end = start + (backwardTask ? backward[si] : forward[si]);
+                (backwardTask ? bMine : fMine)[mi] = end;
+                stageFree = end;
                 last = std::max(last, end);
                 if (events)
-                    events->push_back({s, t.micro, t.backward, start, end});
-                if (s > 0)
-                    waiting[std::size_t(s) - 1] = 0;
-                if (s + 1 < p)
-                    waiting[std::size_t(s) + 1] = 0;
-                ++next[std::size_t(s)];
-                progress = true;
+                    events->push_back({s, micro, backwardTask, start, end});
+                ++k;
             }
+            if (k == next[si])
+                continue;
+            next[si] = k;
+            free[si] = stageFree;
+            if (s > 0)
+                waiting[si - 1] = 0;
+            if (s + 1 < p)
+                waiting[si + 1] = 0;
+            progress = true;
         }
     }
     return last;

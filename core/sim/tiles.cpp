@@ -5,7 +5,7 @@
 namespace portolan::sim {
 
 void addTileRange(std::vector<std::int64_t>& diff, int wrapTiles, int first, int count,
-                  std::int64_t bytes)
+                  std::int64_t bytes, std::vector<std::uint64_t>* touched)
 {
     if (count <= 0 || wrapTiles <= 0)
         return;
@@ -19,6 +19,19 @@ void addTileRange(std::vector<std::int64_t>& diff, int wrapTiles, int first, int
         diff[std::size_t(wrapTiles)] -= bytes;
         diff[0] += bytes;
         diff[std::size_t(end - wrapTiles)] -= bytes;
+    }
+    if (touched) {
+        const auto mark = [touched](int i) {
+            (*touched)[std::size_t(i) / 64] |= std::uint64_t(1) << (unsigned(i) % 64);
+        };
+        mark(first);
+        if (end <= wrapTiles) {
+            mark(end);
+        } else {
+            mark(wrapTiles);
+            mark(0);
+            mark(end - wrapTiles);
+        }
     }
 }
 

@@ -13,9 +13,10 @@
 namespace portolan::sim {
 
 // Adds `bytes` to local tiles [first, first + count) of one IPU in a difference array of
-// `wrapTiles` + 1 entries, wrapping at `wrapTiles`.
+// `wrapTiles` + 1 entries, wrapping at `wrapTiles`. `touched`, when given, gets a bit set (bit i
+// of word i / 64) for each entry written, so that a sweep can visit only those.
 void addTileRange(std::vector<std::int64_t>& diff, int wrapTiles, int first, int count,
-                  std::int64_t bytes);
+                  std::int64_t bytes, std::vector<std::uint64_t>* touched = nullptr);
 
 // The compute tiles of each IPU of a profile (tiles per IPU minus I/O tiles).
 int computeTilesPerIpu(const IpuProfile& ipu);

@@ -149,6 +149,32 @@ private Q_SLOTS:
         QCOMPARE(bubbleFraction(4, 12), 3.0 / 15.0);
     }
 
+    void scheduleEndWithoutEventsMatchesTheEvents()
+    {
+        // The figures read the end without the events: it must be the events' last end, bit for
+        // bit, with 2 x p x m events, on uneven stages and links and both schedules (GPipe runs
+        // as 1F1B with a warm-up of all m forwards).
+        for (const Schedule kind : {Schedule::GPipe, Schedule::OneFOneB})
+            for (const int p : {1, 2, 5, 33})
+                for (const int m : {1, 3, 8, 40}) {
+                    std::vector<double> fwd, bwd, link;
+                    for (int s = 0; s < p; ++s) {
+                        fwd.push_back(0.1 + 0.37 * ((s * 7) % 5) / 3.0);
+                        bwd.push_back(0.23 + 0.61 * ((s * 3) % 4) / 7.0);
+                        link.push_back(s % 3 == 0 ? 0.0 : 0.011 * s);
+                    }
+                    std::vector<ScheduleEvent> ev;
+                    const double withEvents = scheduleEnd(kind, fwd, bwd, link, m, &ev);
+                    QCOMPARE(int(ev.size()), 2 * p * m);
+                    double last = 0;
+                    for (const auto& e : ev)
+                        last = std::max(last, e.end);
+                    QVERIFY(last == withEvents);
+                    QVERIFY2(scheduleEnd(kind, fwd, bwd, link, m, nullptr) == withEvents,
+                             (std::to_string(p) + " stages, " + std::to_string(m)).c_str());
+                }
+    }
+
     void userSplit()
     {
         CompileOptions o;
