@@ -100,14 +100,55 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             y.values.emplace_back(key, v);
     }
     // Cerebras' Adam and AdamW default eps to 1e-6; torch's to 1e-8. The port keeps torch's.
-    if (y.name == "Adam" || y.name == "AdamW") {
-        bool eps = false;
-        for (const auto& [k, v] : y.values)
-            eps = eps || k == "eps";
-        if (!eps)
-            y.values.emplace_back("eps", "1.0e-8");
-    }
+    // torch's AdamW decays by 0.01 unless told; Cerebras' by nothing.
+    auto has = [&](const std::string& key) {
+        return std::any_of(y.values.begin(), y.values.end(),
+                           [&](const auto& kv) { return kv.first == key; });
+    };
+    if ((y.name == "Adam" || y.name == "AdamW") && !has("eps"))
+        y.values.emplace_back("eps", "1.0e-8");
+    if (y.name == "AdamW" && !has("weight_decay"))
+        y.values.emplace_back("weight_decay", "1.0e-2");
     return y;
+}
+
+// The runner's params.yaml names (Model Zoo's PyTorchBaseModel._configure_optimizer reads
+// weight_decay_rate, beta1/beta2, use_nesterov; its AdamW skips the bias correction unless
+// correct_bias is set, which torch's AdamW always applies).
+std::vector<std::pair<std::string, std::string>> runnerOptimizerKeys(const OptimizerYaml& opt)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [k, v] : opt.values) {
+        if (k == "lr")
+            out.emplace_back("learning_rate", v);
+        else if (k == "weight_decay")
+            out.emplace_back("weight_decay_rate", v);
+        else if (k == "nesterov")
+            out.emplace_back("use_nesterov", v);
+        else if (k == "betas" && v.front() == '[' && v.find(',') != std::string::npos) {
+            auto trim = [](std::string t) {
+                t.erase(0, t.find_first_not_of(' '));
+                t.erase(t.find_last_not_of(' ') + 1);
+                return t;
+            };
+            const auto comma = v.find(',');
+            out.emplace_back("beta1", trim(v.substr(1, comma - 1)));
+            out.emplace_back("beta2", trim(v.substr(comma + 1, v.size() - comma - 2)));
+        } else
+            out.emplace_back(k, v);
+    }
+    if (opt.name == "AdamW")
+        out.emplace_back("correct_bias", "true");
+    return out;
+}
+
+// Whether the original's optimizer decays its parameters (a literal weight decay that is not 0).
+bool decays(const std::vector<std::pair<std::string, std::string>>& keys)
+{
+    for (const auto& [k, v] : keys)
+        if (k == "weight_decay_rate")
+            return v.find_first_not_of("0.eE+-") != std::string::npos;
+    return false;
 }
 
 } // namespace
@@ -127,6 +168,8 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     const auto& lp = *plan.loop;
     const auto& src = slicer.source();
     auto hp = hyperparameters(plan, values);
+    const auto opt = optimizerYaml(plan, src, hp);
+    const auto runnerKeys = runnerOptimizerKeys(opt);
     std::string name = snake(plan.root.filename().string());
     if (name.empty())
         name = "ported_model";
@@ -244,6 +287,12 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     if (runner)
         model += ind2 + "super().__init__(params=params, model=self.model, device=device)\n";
     model += "\n";
+    if (runner && decays(runnerKeys))
+        // The runner leaves biases and normalization layers out of the weight decay; torch's
+        // optimizers, given model.parameters(), decay them all.
+        model += ind + "def trainable_named_parameters(self):\n" + ind2 +
+                 "# Every parameter decays, as in the original (no layer left out).\n" + ind2 +
+                 "return [], list(self.model.named_parameters())\n\n";
     const std::string method = runner ? "__call__" : "forward";
     model += ind + "def " + method + "(self, batch):\n";
     model += ind2 + lp.batchTarget + " = batch\n";
@@ -409,7 +458,6 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     out.files.push_back(GeneratedFile{"data.py", plan.entry, dataPy});
 
     // params.yaml
-    const auto opt = optimizerYaml(plan, src, hp);
     for (const auto& d : opt.dropped)
         out.notes.push_back("optimizer argument `" + d +
                             "` is not a literal: set it in params.yaml");
@@ -441,11 +489,20 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
         for (const auto& l : sections["model"])
             yaml += "  " + l + "\n";
         yaml += "optimizer:\n  optimizer_type: \"" + (opt.name.empty() ? "SGD" : opt.name) + "\"\n";
-        for (const auto& [k, v] : opt.values)
-            yaml += "  " + (k == "lr" ? std::string("learning_rate") : k) + ": " + v + "\n";
-        for (const auto& l : sections["optimizer"])
-            if (!l.starts_with("learning_rate:"))
+        for (const auto& [k, v] : runnerKeys)
+            yaml += "  " + k + ": " + v + "\n";
+        // A flag the optimizer's call already gave its key is not written twice.
+        for (const auto& l : sections["optimizer"]) {
+            const std::string key = l.substr(0, l.find(':'));
+            const bool written =
+                key == "learning_rate" ||
+                std::any_of(runnerKeys.begin(), runnerKeys.end(),
+                            [&](const auto& kv) { return kv.first == key; }) ||
+                std::any_of(opt.values.begin(), opt.values.end(),
+                            [&](const auto& kv) { return kv.first == key; });
+            if (!written)
                 yaml += "  " + l + "\n";
+        }
         yaml += "runconfig:\n  max_steps: 100\n  log_steps: 10\n  checkpoint_steps: 100\n"
                 "  seed: 1\n  model_dir: \"./model_dir\"\n";
     } else {

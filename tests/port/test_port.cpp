@@ -868,6 +868,45 @@ if __name__ == '__main__':
         << mainBlock << "cerebras-pytorch" << true << "model = Net("
         << ""
         << "";
+    // torch's Adam with a weight decay (L2, on every parameter): the runner's params name it
+    // weight_decay_rate, once, and the model keeps biases and norms in the decay as torch does.
+    const QString decayed = R"(
+
+model = Net(args.hidden)
+optimizer = optim.Adam(model.parameters(), lr=args.lr, weight_decay=0.03)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("adam-weight-decay/cerebras-params")
+        << decayed << "cerebras-pytorch" << true << "  weight_decay_rate: 0.03\n"
+        << "  weight_decay:"
+        << "";
+    QTest::newRow("adam-weight-decay/cerebras-all-parameters")
+        << decayed << "cerebras-pytorch" << true
+        << "def trainable_named_parameters(self):\n"
+           "        # Every parameter decays, as in the original (no layer left out).\n"
+           "        return [], list(self.model.named_parameters())"
+        << ""
+        << "";
+    // Without a decay nothing is overridden.
+    QString undecayed = decayed;
+    undecayed.replace(", weight_decay=0.03", "");
+    QTest::newRow("adam-no-weight-decay/cerebras")
+        << undecayed << "cerebras-pytorch" << true << "  eps: 1.0e-8\n"
+        << "trainable_named_parameters"
+        << "";
+    // torch's AdamW decays by 0.01 by default and always corrects the bias; the runner's AdamW
+    // does neither unless told.
+    QString adamw = undecayed;
+    adamw.replace("optim.Adam(", "optim.AdamW(");
+    QTest::newRow("adamw-defaults/cerebras")
+        << adamw << "cerebras-pytorch" << true
+        << "  weight_decay_rate: 1.0e-2\n  correct_bias: true\n"
+        << ""
+        << "";
 }
 
 void TestPort::generatesPatterns()
