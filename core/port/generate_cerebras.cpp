@@ -201,7 +201,20 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             const auto [s, k] = section(dest);
             return "self.params[\"" + s + "\"][\"" + k + "\"]";
         };
-        dataRules.flag = initRules.flag;
+        // A flag whose section params.yaml does not write (runconfig's num_epochs, read by a
+        // loop of values) keeps the original's default, as the model's constructor reads it.
+        dataRules.flag = [&](const std::string& dest) {
+            const auto [s, k] = section(dest);
+            const auto it = hp.find(dest);
+            if (s != "runconfig" || it == hp.end())
+                return "params[\"" + s + "\"][\"" + k + "\"]";
+            const std::string& y = it->second.value;
+            const std::string value = y == "null"    ? "None"
+                                      : y == "true"  ? "True"
+                                      : y == "false" ? "False"
+                                                     : y;
+            return "params.get(\"" + s + "\", {}).get(\"" + k + "\", " + value + ")";
+        };
     } else {
         initRules.flag = [&](const std::string& dest) {
             modelFields.insert(dest);
@@ -335,12 +348,27 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             s.construction, "trainer.init.schedulers / optimizer.learning_rate"));
 
     // The data.
+    bool usesLoopValues = false;
+    std::vector<const Stmt*> dataStmts;
     auto dataFunction = [&](const DataPlan& data, const DataPlan& fallback, bool train,
                             const std::string& indent) {
         std::string t;
         DataCode dc = dataCode(plan, slicer, data, dataRules, indent);
         if (!dc.ok && !train)
             dc = dataCode(plan, slicer, fallback, dataRules, indent);
+        // A loop that builds its own batches (no DataLoader): the loader gives one value of
+        // the loop per step, and the model's step builds the batch from it as the loop's body
+        // did (the same draws in the same order).
+        bool values = false;
+        if (!dc.ok && !plan.train.isDataLoader && (train || !plan.eval.isDataLoader)) {
+            dc = loopValuesCode(plan, slicer, dataRules, indent);
+            values = dc.ok;
+            if (values && !train) {
+                // The original has no validation data: ten of its training steps stand in.
+                dc.dataset.insert(dc.dataset.size() - 1, ", limit=10");
+            }
+            usesLoopValues = usesLoopValues || values;
+        }
         if (!dc.ok) {
             if (train && !plan.train.isDataLoader && !lp.batchTarget.empty())
                 out.manual.push_back(nonLoaderManual(plan));
@@ -350,12 +378,14 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             return t;
         }
         moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
+        dataStmts.insert(dataStmts.end(), dc.module.begin(), dc.module.end());
         t += dc.statements;
         t += indent + "return torch.utils.data.DataLoader(\n" + indent + "    " + dc.dataset +
              ",\n" + indent + "    batch_size=" +
-             (runner ? std::string("params[\"") + (train ? "train_input" : "eval_input") +
-                           "\"][\"batch_size\"]"
-                     : std::string("self.config.batch_size"));
+             (values   ? std::string("1")
+              : runner ? std::string("params[\"") + (train ? "train_input" : "eval_input") +
+                             "\"][\"batch_size\"]"
+                       : std::string("self.config.batch_size"));
         for (const auto& [k, v] : dc.keywords)
             if (k != "drop_last")
                 t += ",\n" + indent + "    " + k + "=" + v;
@@ -402,8 +432,17 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     moduleRules.deviceNames = plan.deviceNames;
     std::string module = slicer.moduleText(moduleStmts, moduleRules);
     const std::string futures = splitFutures(module);
-    if (namespaceUsed)
+    // data.py runs only what its data code needs: a module-level statement that draws random
+    // numbers (a target drawn once) must run once, in model.py, as the original ran it once.
+    std::sort(dataStmts.begin(), dataStmts.end(),
+              [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
+    dataStmts.erase(std::unique(dataStmts.begin(), dataStmts.end()), dataStmts.end());
+    std::string dataModule = slicer.moduleText(dataStmts, moduleRules);
+    splitFutures(dataModule);
+    if (namespaceUsed) {
         module = "import types\n" + module;
+        dataModule = "import types\n" + dataModule;
+    }
     for (const Stmt* s : moduleStmts)
         if (!plan.argsName.empty() && s->uses.count(plan.argsName) &&
             !(namespaceUsed && takesNamespace(src, *s, plan.argsName)))
@@ -452,9 +491,12 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     // data.py
     std::string dataPy = "\"\"\"The data of the port, generated by Portolan from " + plan.entry +
                          ".\"\"\"\n" + futures;
-    dataPy += runner ? "import torch\n" + module + "\n\n" + data + "\n"
-                     : "from typing import Any, Literal, Optional\n\nimport torch\n" + module +
-                           "\nfrom cerebras.modelzoo.config import DataConfig\n\n\n" + data + "\n";
+    const std::string itertools = usesLoopValues ? "import itertools\n\n" : "";
+    const std::string helpers = usesLoopValues ? loopValuesHelpers() : "";
+    dataPy += runner ? itertools + "import torch\n" + dataModule + helpers + "\n\n" + data + "\n"
+                     : itertools + "from typing import Any, Literal, Optional\n\nimport torch\n" +
+                           dataModule + "\nfrom cerebras.modelzoo.config import DataConfig\n" +
+                           helpers + "\n\n" + data + "\n";
     out.files.push_back(GeneratedFile{"data.py", plan.entry, dataPy});
 
     // params.yaml

@@ -902,6 +902,34 @@ for data, target in train_loader:
     // does neither unless told.
     QString adamw = undecayed;
     adamw.replace("optim.Adam(", "optim.AdamW(");
+    // A loop that builds its own batches from a helper, over an endless counter: the Cerebras
+    // data function yields one value of the loop per step (batch 1), and the model's step
+    // builds the batch from it.
+    const QString ownBatches = R"(
+from itertools import count
+
+SCALE = torch.randn(8, 1)
+
+
+def make_batch(n=16):
+    x = torch.randn(n, 8)
+    return x, x.mm(SCALE)
+
+
+model = nn.Linear(8, 1)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for step in count(1):
+    inputs, targets = make_batch()
+    optimizer.zero_grad()
+    loss = F.mse_loss(model(inputs), targets)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("own-batches/cerebras")
+        << ownBatches << "cerebras-pytorch" << true
+        << "LoopValues(lambda: count(1)),\n        batch_size=1,\n        collate_fn=one_value"
+        << "TODO(portolan)"
+        << "";
     QTest::newRow("adamw-defaults/cerebras")
         << adamw << "cerebras-pytorch" << true
         << "  weight_decay_rate: 1.0e-2\n  correct_bias: true\n"
