@@ -545,8 +545,15 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             if (!written)
                 yaml += "  " + l + "\n";
         }
+        // The original's seed flag is the run's seed (the runner seeds before building the
+        // model, as the original did with its flag).
+        std::string seed = "1";
+        for (const auto& l : sections["runconfig"])
+            if (l.starts_with("seed: "))
+                seed = l.substr(6);
         yaml += "runconfig:\n  max_steps: 100\n  log_steps: 10\n  checkpoint_steps: 100\n"
-                "  seed: 1\n  model_dir: \"./model_dir\"\n";
+                "  seed: " +
+                seed + "\n  model_dir: \"./model_dir\"\n";
     } else {
         yaml += "trainer:\n  init:\n    backend:\n      backend_type: CPU\n"
                 "    model_dir: ./model_dir\n    seed: 1\n    model:\n      name: " +

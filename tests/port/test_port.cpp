@@ -930,6 +930,23 @@ for step in count(1):
         << "LoopValues(lambda: count(1)),\n        batch_size=1,\n        collate_fn=one_value"
         << "TODO(portolan)"
         << "";
+    // The original's --seed flag (default 42) is the runner's seed, not a fixed one.
+    const QString seedFlag = R"(
+parser.add_argument('--seed', type=int, default=42)
+args = parser.parse_args()
+torch.manual_seed(args.seed)
+model = Net(args.hidden)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("seed-flag/cerebras")
+        << seedFlag << "cerebras-pytorch" << true << "  seed: 42\n"
+        << "  seed: 1\n"
+        << "";
     QTest::newRow("adamw-defaults/cerebras")
         << adamw << "cerebras-pytorch" << true
         << "  weight_decay_rate: 1.0e-2\n  correct_bias: true\n"
