@@ -412,3 +412,16 @@ class HooksTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+    def test_determined_batch_hyperparameter_is_the_dry_runs(self):
+        # A trial that sizes its model from get_hparam("global_batch_size") sees the batch its
+        # loaders get in the dry run, not the experiment's.
+        saved = hooks.dry_run_batch, list(hooks.requested_batches)
+        try:
+            hooks.dry_run_batch = 2
+            context = det.PyTorchTrialContext(hparams={"global_batch_size": 64, "lr": 0.1})
+            self.assertEqual(context.get_hparam("global_batch_size"), 2)
+            self.assertEqual(context.get_per_slot_batch_size(), 2)
+            self.assertEqual(context.get_hparam("lr"), 0.1)
+        finally:
+            hooks.dry_run_batch = saved[0]
+            hooks.requested_batches[:] = saved[1]
