@@ -157,6 +157,10 @@ class PyTorchBaseModel(ABC):
         """Model Zoo's group_optimizer_params: the weight decay on all but the layers left out."""
         no_decay_layers, named = self.trainable_named_parameters()
         decay = float(oparams.get("weight_decay_rate", 0.0) or 0.0)
+        if not decay:
+            # The same optimizer as the two groups without decay, with the parameters in the
+            # model's order (the order the optimizer's state and a replay follow).
+            return [{"params": [p for _, p in named], "weight_decay": 0.0}]
         left_out = [any(nd in n for nd in no_decay_layers) for n, _ in named]
         return [{"params": [p for (_, p), out in zip(named, left_out) if not out],
                  "weight_decay": decay},
