@@ -536,12 +536,11 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
         // A flag the optimizer's call already gave its key is not written twice.
         for (const auto& l : sections["optimizer"]) {
             const std::string key = l.substr(0, l.find(':'));
-            const bool written =
-                key == "learning_rate" ||
-                std::any_of(runnerKeys.begin(), runnerKeys.end(),
-                            [&](const auto& kv) { return kv.first == key; }) ||
-                std::any_of(opt.values.begin(), opt.values.end(),
-                            [&](const auto& kv) { return kv.first == key; });
+            const bool written = key == "learning_rate" ||
+                                 std::any_of(runnerKeys.begin(), runnerKeys.end(),
+                                             [&](const auto& kv) { return kv.first == key; }) ||
+                                 std::any_of(opt.values.begin(), opt.values.end(),
+                                             [&](const auto& kv) { return kv.first == key; });
             if (!written)
                 yaml += "  " + l + "\n";
         }

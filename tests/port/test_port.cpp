@@ -943,10 +943,9 @@ for data, target in train_loader:
     loss.backward()
     optimizer.step()
 )";
-    QTest::newRow("seed-flag/cerebras")
-        << seedFlag << "cerebras-pytorch" << true << "  seed: 42\n"
-        << "  seed: 1\n"
-        << "";
+    QTest::newRow("seed-flag/cerebras") << seedFlag << "cerebras-pytorch" << true << "  seed: 42\n"
+                                        << "  seed: 1\n"
+                                        << "";
     QTest::newRow("adamw-defaults/cerebras")
         << adamw << "cerebras-pytorch" << true
         << "  weight_decay_rate: 1.0e-2\n  correct_bias: true\n"
