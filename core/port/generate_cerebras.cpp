@@ -100,14 +100,55 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             y.values.emplace_back(key, v);
     }
     // Cerebras' Adam and AdamW default eps to 1e-6; torch's to 1e-8. The port keeps torch's.
-    if (y.name == "Adam" || y.name == "AdamW") {
-        bool eps = false;
-        for (const auto& [k, v] : y.values)
-            eps = eps || k == "eps";
-        if (!eps)
-            y.values.emplace_back("eps", "1.0e-8");
-    }
+    // torch's AdamW decays by 0.01 unless told; Cerebras' by nothing.
+    auto has = [&](const std::string& key) {
+        return std::any_of(y.values.begin(), y.values.end(),
+                           [&](const auto& kv) { return kv.first == key; });
+    };
+    if ((y.name == "Adam" || y.name == "AdamW") && !has("eps"))
+        y.values.emplace_back("eps", "1.0e-8");
+    if (y.name == "AdamW" && !has("weight_decay"))
+        y.values.emplace_back("weight_decay", "1.0e-2");
     return y;
+}
+
+// The runner's params.yaml names (Model Zoo's PyTorchBaseModel._configure_optimizer reads
+// weight_decay_rate, beta1/beta2, use_nesterov; its AdamW skips the bias correction unless
+// correct_bias is set, which torch's AdamW always applies).
+std::vector<std::pair<std::string, std::string>> runnerOptimizerKeys(const OptimizerYaml& opt)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [k, v] : opt.values) {
+        if (k == "lr")
+            out.emplace_back("learning_rate", v);
+        else if (k == "weight_decay")
+            out.emplace_back("weight_decay_rate", v);
+        else if (k == "nesterov")
+            out.emplace_back("use_nesterov", v);
+        else if (k == "betas" && v.front() == '[' && v.find(',') != std::string::npos) {
+            auto trim = [](std::string t) {
+                t.erase(0, t.find_first_not_of(' '));
+                t.erase(t.find_last_not_of(' ') + 1);
+                return t;
+            };
+            const auto comma = v.find(',');
+            out.emplace_back("beta1", trim(v.substr(1, comma - 1)));
+            out.emplace_back("beta2", trim(v.substr(comma + 1, v.size() - comma - 2)));
+        } else
+            out.emplace_back(k, v);
+    }
+    if (opt.name == "AdamW")
+        out.emplace_back("correct_bias", "true");
+    return out;
+}
+
+// Whether the original's optimizer decays its parameters (a literal weight decay that is not 0).
+bool decays(const std::vector<std::pair<std::string, std::string>>& keys)
+{
+    for (const auto& [k, v] : keys)
+        if (k == "weight_decay_rate")
+            return v.find_first_not_of("0.eE+-") != std::string::npos;
+    return false;
 }
 
 } // namespace
@@ -127,6 +168,8 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     const auto& lp = *plan.loop;
     const auto& src = slicer.source();
     auto hp = hyperparameters(plan, values);
+    const auto opt = optimizerYaml(plan, src, hp);
+    const auto runnerKeys = runnerOptimizerKeys(opt);
     std::string name = snake(plan.root.filename().string());
     if (name.empty())
         name = "ported_model";
@@ -158,7 +201,20 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             const auto [s, k] = section(dest);
             return "self.params[\"" + s + "\"][\"" + k + "\"]";
         };
-        dataRules.flag = initRules.flag;
+        // A flag whose section params.yaml does not write (runconfig's num_epochs, read by a
+        // loop of values) keeps the original's default, as the model's constructor reads it.
+        dataRules.flag = [&](const std::string& dest) {
+            const auto [s, k] = section(dest);
+            const auto it = hp.find(dest);
+            if (s != "runconfig" || it == hp.end())
+                return "params[\"" + s + "\"][\"" + k + "\"]";
+            const std::string& y = it->second.value;
+            const std::string value = y == "null"    ? "None"
+                                      : y == "true"  ? "True"
+                                      : y == "false" ? "False"
+                                                     : y;
+            return "params.get(\"" + s + "\", {}).get(\"" + k + "\", " + value + ")";
+        };
     } else {
         initRules.flag = [&](const std::string& dest) {
             modelFields.insert(dest);
@@ -244,6 +300,12 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     if (runner)
         model += ind2 + "super().__init__(params=params, model=self.model, device=device)\n";
     model += "\n";
+    if (runner && decays(runnerKeys))
+        // The runner leaves biases and normalization layers out of the weight decay; torch's
+        // optimizers, given model.parameters(), decay them all.
+        model += ind + "def trainable_named_parameters(self):\n" + ind2 +
+                 "# Every parameter decays, as in the original (no layer left out).\n" + ind2 +
+                 "return [], list(self.model.named_parameters())\n\n";
     const std::string method = runner ? "__call__" : "forward";
     model += ind + "def " + method + "(self, batch):\n";
     model += ind2 + lp.batchTarget + " = batch\n";
@@ -286,12 +348,27 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             s.construction, "trainer.init.schedulers / optimizer.learning_rate"));
 
     // The data.
+    bool usesLoopValues = false;
+    std::vector<const Stmt*> dataStmts;
     auto dataFunction = [&](const DataPlan& data, const DataPlan& fallback, bool train,
                             const std::string& indent) {
         std::string t;
         DataCode dc = dataCode(plan, slicer, data, dataRules, indent);
         if (!dc.ok && !train)
             dc = dataCode(plan, slicer, fallback, dataRules, indent);
+        // A loop that builds its own batches (no DataLoader): the loader gives one value of
+        // the loop per step, and the model's step builds the batch from it as the loop's body
+        // did (the same draws in the same order).
+        bool values = false;
+        if (!dc.ok && !plan.train.isDataLoader && (train || !plan.eval.isDataLoader)) {
+            dc = loopValuesCode(plan, slicer, dataRules, indent);
+            values = dc.ok;
+            if (values && !train) {
+                // The original has no validation data: ten of its training steps stand in.
+                dc.dataset.insert(dc.dataset.size() - 1, ", limit=10");
+            }
+            usesLoopValues = usesLoopValues || values;
+        }
         if (!dc.ok) {
             if (train && !plan.train.isDataLoader && !lp.batchTarget.empty())
                 out.manual.push_back(nonLoaderManual(plan));
@@ -301,12 +378,14 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             return t;
         }
         moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
+        dataStmts.insert(dataStmts.end(), dc.module.begin(), dc.module.end());
         t += dc.statements;
         t += indent + "return torch.utils.data.DataLoader(\n" + indent + "    " + dc.dataset +
              ",\n" + indent + "    batch_size=" +
-             (runner ? std::string("params[\"") + (train ? "train_input" : "eval_input") +
-                           "\"][\"batch_size\"]"
-                     : std::string("self.config.batch_size"));
+             (values   ? std::string("1")
+              : runner ? std::string("params[\"") + (train ? "train_input" : "eval_input") +
+                             "\"][\"batch_size\"]"
+                       : std::string("self.config.batch_size"));
         for (const auto& [k, v] : dc.keywords)
             if (k != "drop_last")
                 t += ",\n" + indent + "    " + k + "=" + v;
@@ -353,8 +432,17 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     moduleRules.deviceNames = plan.deviceNames;
     std::string module = slicer.moduleText(moduleStmts, moduleRules);
     const std::string futures = splitFutures(module);
-    if (namespaceUsed)
+    // data.py runs only what its data code needs: a module-level statement that draws random
+    // numbers (a target drawn once) must run once, in model.py, as the original ran it once.
+    std::sort(dataStmts.begin(), dataStmts.end(),
+              [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
+    dataStmts.erase(std::unique(dataStmts.begin(), dataStmts.end()), dataStmts.end());
+    std::string dataModule = slicer.moduleText(dataStmts, moduleRules);
+    splitFutures(dataModule);
+    if (namespaceUsed) {
         module = "import types\n" + module;
+        dataModule = "import types\n" + dataModule;
+    }
     for (const Stmt* s : moduleStmts)
         if (!plan.argsName.empty() && s->uses.count(plan.argsName) &&
             !(namespaceUsed && takesNamespace(src, *s, plan.argsName)))
@@ -403,13 +491,15 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     // data.py
     std::string dataPy = "\"\"\"The data of the port, generated by Portolan from " + plan.entry +
                          ".\"\"\"\n" + futures;
-    dataPy += runner ? "import torch\n" + module + "\n\n" + data + "\n"
-                     : "from typing import Any, Literal, Optional\n\nimport torch\n" + module +
-                           "\nfrom cerebras.modelzoo.config import DataConfig\n\n\n" + data + "\n";
+    const std::string itertools = usesLoopValues ? "import itertools\n\n" : "";
+    const std::string helpers = usesLoopValues ? loopValuesHelpers() : "";
+    dataPy += runner ? itertools + "import torch\n" + dataModule + helpers + "\n\n" + data + "\n"
+                     : itertools + "from typing import Any, Literal, Optional\n\nimport torch\n" +
+                           dataModule + "\nfrom cerebras.modelzoo.config import DataConfig\n" +
+                           helpers + "\n\n" + data + "\n";
     out.files.push_back(GeneratedFile{"data.py", plan.entry, dataPy});
 
     // params.yaml
-    const auto opt = optimizerYaml(plan, src, hp);
     for (const auto& d : opt.dropped)
         out.notes.push_back("optimizer argument `" + d +
                             "` is not a literal: set it in params.yaml");
@@ -441,13 +531,28 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
         for (const auto& l : sections["model"])
             yaml += "  " + l + "\n";
         yaml += "optimizer:\n  optimizer_type: \"" + (opt.name.empty() ? "SGD" : opt.name) + "\"\n";
-        for (const auto& [k, v] : opt.values)
-            yaml += "  " + (k == "lr" ? std::string("learning_rate") : k) + ": " + v + "\n";
-        for (const auto& l : sections["optimizer"])
-            if (!l.starts_with("learning_rate:"))
+        for (const auto& [k, v] : runnerKeys)
+            yaml += "  " + k + ": " + v + "\n";
+        // A flag the optimizer's call already gave its key is not written twice.
+        for (const auto& l : sections["optimizer"]) {
+            const std::string key = l.substr(0, l.find(':'));
+            const bool written = key == "learning_rate" ||
+                                 std::any_of(runnerKeys.begin(), runnerKeys.end(),
+                                             [&](const auto& kv) { return kv.first == key; }) ||
+                                 std::any_of(opt.values.begin(), opt.values.end(),
+                                             [&](const auto& kv) { return kv.first == key; });
+            if (!written)
                 yaml += "  " + l + "\n";
+        }
+        // The original's seed flag is the run's seed (the runner seeds before building the
+        // model, as the original did with its flag).
+        std::string seed = "1";
+        for (const auto& l : sections["runconfig"])
+            if (l.starts_with("seed: "))
+                seed = l.substr(6);
         yaml += "runconfig:\n  max_steps: 100\n  log_steps: 10\n  checkpoint_steps: 100\n"
-                "  seed: 1\n  model_dir: \"./model_dir\"\n";
+                "  seed: " +
+                seed + "\n  model_dir: \"./model_dir\"\n";
     } else {
         yaml += "trainer:\n  init:\n    backend:\n      backend_type: CPU\n"
                 "    model_dir: ./model_dir\n    seed: 1\n    model:\n      name: " +

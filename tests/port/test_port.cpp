@@ -868,6 +868,89 @@ if __name__ == '__main__':
         << mainBlock << "cerebras-pytorch" << true << "model = Net("
         << ""
         << "";
+    // torch's Adam with a weight decay (L2, on every parameter): the runner's params name it
+    // weight_decay_rate, once, and the model keeps biases and norms in the decay as torch does.
+    const QString decayed = R"(
+
+model = Net(args.hidden)
+optimizer = optim.Adam(model.parameters(), lr=args.lr, weight_decay=0.03)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("adam-weight-decay/cerebras-params")
+        << decayed << "cerebras-pytorch" << true << "  weight_decay_rate: 0.03\n"
+        << "  weight_decay:"
+        << "";
+    QTest::newRow("adam-weight-decay/cerebras-all-parameters")
+        << decayed << "cerebras-pytorch" << true
+        << "def trainable_named_parameters(self):\n"
+           "        # Every parameter decays, as in the original (no layer left out).\n"
+           "        return [], list(self.model.named_parameters())"
+        << ""
+        << "";
+    // Without a decay nothing is overridden.
+    QString undecayed = decayed;
+    undecayed.replace(", weight_decay=0.03", "");
+    QTest::newRow("adam-no-weight-decay/cerebras")
+        << undecayed << "cerebras-pytorch" << true << "  eps: 1.0e-8\n"
+        << "trainable_named_parameters"
+        << "";
+    // torch's AdamW decays by 0.01 by default and always corrects the bias; the runner's AdamW
+    // does neither unless told.
+    QString adamw = undecayed;
+    adamw.replace("optim.Adam(", "optim.AdamW(");
+    // A loop that builds its own batches from a helper, over an endless counter: the Cerebras
+    // data function yields one value of the loop per step (batch 1), and the model's step
+    // builds the batch from it.
+    const QString ownBatches = R"(
+from itertools import count
+
+SCALE = torch.randn(8, 1)
+
+
+def make_batch(n=16):
+    x = torch.randn(n, 8)
+    return x, x.mm(SCALE)
+
+
+model = nn.Linear(8, 1)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for step in count(1):
+    inputs, targets = make_batch()
+    optimizer.zero_grad()
+    loss = F.mse_loss(model(inputs), targets)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("own-batches/cerebras")
+        << ownBatches << "cerebras-pytorch" << true
+        << "LoopValues(lambda: count(1)),\n        batch_size=1,\n        collate_fn=one_value"
+        << "TODO(portolan)"
+        << "";
+    // The original's --seed flag (default 42) is the runner's seed, not a fixed one.
+    const QString seedFlag = R"(
+parser.add_argument('--seed', type=int, default=42)
+args = parser.parse_args()
+torch.manual_seed(args.seed)
+model = Net(args.hidden)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)";
+    QTest::newRow("seed-flag/cerebras") << seedFlag << "cerebras-pytorch" << true << "  seed: 42\n"
+                                        << "  seed: 1\n"
+                                        << "";
+    QTest::newRow("adamw-defaults/cerebras")
+        << adamw << "cerebras-pytorch" << true
+        << "  weight_decay_rate: 1.0e-2\n  correct_bias: true\n"
+        << ""
+        << "";
 }
 
 void TestPort::generatesPatterns()

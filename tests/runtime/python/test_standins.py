@@ -260,6 +260,30 @@ class ModelZooTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "Missing required parameters"):
             _schedule_fn({"scheduler": "Exponential", "decay_steps": 10})(1)
 
+    def test_weight_decay_leaves_out_biases_and_norms(self):
+        # As Model Zoo's group_optimizer_params: the decay on all but biases and normalization
+        # modules, unless the model's trainable_named_parameters says otherwise.
+        params = {"runconfig": {"mode": "train"}, "model": {},
+                  "optimizer": {"optimizer_type": "Adam", "learning_rate": 0.1,
+                                "weight_decay_rate": 0.03}}
+        net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.LayerNorm(2))
+
+        class Wrapper(PyTorchBaseModel):
+            def __init__(self, params):
+                super().__init__(params=params, model=net, device=None)
+
+        groups = Wrapper(params).optimizer.param_groups
+        decayed = [p for g in groups if g["weight_decay"] == 0.03 for p in g["params"]]
+        self.assertEqual([id(p) for p in decayed], [id(net[0].weight)])
+
+        class Everything(Wrapper):
+            def trainable_named_parameters(self):
+                return [], list(self.model.named_parameters())
+
+        groups = Everything(params).optimizer.param_groups
+        decayed = [p for g in groups if g["weight_decay"] == 0.03 for p in g["params"]]
+        self.assertEqual(len(decayed), 4)
+
     def test_layers_api_shapes(self):
         from modelzoo.common.pytorch.layers import (EmbeddingLayer, TransformerEncoder,
                                                     TransformerEncoderLayer)
@@ -388,3 +412,16 @@ class HooksTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+    def test_determined_batch_hyperparameter_is_the_dry_runs(self):
+        # A trial that sizes its model from get_hparam("global_batch_size") sees the batch its
+        # loaders get in the dry run, not the experiment's.
+        saved = hooks.dry_run_batch, list(hooks.requested_batches)
+        try:
+            hooks.dry_run_batch = 2
+            context = det.PyTorchTrialContext(hparams={"global_batch_size": 64, "lr": 0.1})
+            self.assertEqual(context.get_hparam("global_batch_size"), 2)
+            self.assertEqual(context.get_per_slot_batch_size(), 2)
+            self.assertEqual(context.get_hparam("lr"), 0.1)
+        finally:
+            hooks.dry_run_batch = saved[0]
+            hooks.requested_batches[:] = saved[1]

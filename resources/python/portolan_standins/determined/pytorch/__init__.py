@@ -287,6 +287,9 @@ class PyTorchTrialContext:
             logger.warning("Please use `context.get_per_slot_batch_size()` and "
                            "`context.get_global_batch_size()` instead of accessing "
                            "`global_batch_size` directly.")
+            # The dry run's batch, which the loaders get: a model sized from the hyperparameter
+            # (a parameter of shape [batch, 1, d]) agrees with its batches, as in the real run.
+            return self._clamped_batch
         return self._hparams[name]
 
     def get_global_batch_size(self) -> int:

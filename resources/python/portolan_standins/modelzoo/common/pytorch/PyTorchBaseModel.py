@@ -9,6 +9,7 @@ from abc import ABC
 
 import torch
 
+import _portolan_hooks as hooks
 from _portolan_lamb import Lamb
 
 from . import cb_model as cm
@@ -137,7 +138,14 @@ class PyTorchBaseModel(ABC):
         """Called after the model is on its device, before the optimizer is built."""
 
     def trainable_named_parameters(self):
-        return self.model.named_parameters()
+        """(the layers left out of the weight decay, the named parameters), as Model Zoo's
+        utils.trainable_named_parameters: every normalization module and every bias."""
+        norms = (torch.nn.LayerNorm, torch.nn.BatchNorm1d, torch.nn.BatchNorm2d,
+                 torch.nn.BatchNorm3d, torch.nn.InstanceNorm1d, torch.nn.InstanceNorm2d,
+                 torch.nn.InstanceNorm3d, torch.nn.GroupNorm, torch.nn.SyncBatchNorm)
+        no_decay = [n for n, m in self.model.named_modules() if isinstance(m, norms)]
+        no_decay.append("bias")
+        return no_decay, list(self.model.named_parameters())
 
     def get_optimizer(self):
         return self.optimizer
@@ -146,17 +154,18 @@ class PyTorchBaseModel(ABC):
         return self.lr_scheduler
 
     def _param_groups(self, oparams):
-        named = [(n, p) for n, p in self.trainable_named_parameters() if p.requires_grad]
+        """Model Zoo's group_optimizer_params: the weight decay on all but the layers left out."""
+        no_decay_layers, named = self.trainable_named_parameters()
         decay = float(oparams.get("weight_decay_rate", 0.0) or 0.0)
-        excluded = oparams.get("exclude_from_weight_decay", ["bias", "LayerNorm", "layer_norm"])
-        if not decay or not excluded:
-            return [{"params": [p for _, p in named]}]
-        no_decay = [p for n, p in named if any(e in n for e in excluded)]
-        with_decay = [p for n, p in named if not any(e in n for e in excluded)]
-        groups = [{"params": with_decay, "weight_decay": decay}]
-        if no_decay:
-            groups.append({"params": no_decay, "weight_decay": 0.0})
-        return groups
+        if not decay:
+            # The same optimizer as the two groups without decay, with the parameters in the
+            # model's order (the order the optimizer's state and a replay follow).
+            return [{"params": [p for _, p in named], "weight_decay": 0.0}]
+        left_out = [any(nd in n for nd in no_decay_layers) for n, _ in named]
+        return [{"params": [p for (_, p), out in zip(named, left_out) if not out],
+                 "weight_decay": decay},
+                {"params": [p for (_, p), out in zip(named, left_out) if out],
+                 "weight_decay": 0.0}]
 
     def _configure_optimizer(self, oparams):
         kind = str(oparams["optimizer_type"]).lower()
@@ -174,6 +183,9 @@ class PyTorchBaseModel(ABC):
             return torch.optim.Adam(groups, lr=lr, betas=betas, eps=eps,
                                     amsgrad=oparams.get("amsgrad", False))
         if kind == "adamw":
+            if not oparams.get("correct_bias", False):
+                hooks.notify("info", "AdamW without correct_bias: the dry run keeps torch's "
+                             "bias correction (the step runs; the values differ slightly)")
             return torch.optim.AdamW(groups, lr=lr, betas=betas, eps=eps,
                                      amsgrad=oparams.get("amsgrad", False))
         if kind == "adamax":

@@ -166,6 +166,10 @@ def run_with_params(params, model_fn, train_data_fn=None, eval_data_fn=None,
         torch.manual_seed(seed)
     hooks.runner_controls_steps = True
     hooks.modelzoo_params = params
+    # Shrunk before the model is built: a model sized from the params' batch (a parameter of
+    # shape [batch, 1, d]) must agree with the loaders, as it does in the real run.
+    if mode in (modes.TRAIN, modes.TRAIN_AND_EVAL):
+        _dry_run_batch(params, "train_input")
     model = model_fn(params)
     if not isinstance(model, PyTorchBaseModel):
         raise TypeError("model_fn must return a PyTorchBaseModel (got "
@@ -174,7 +178,6 @@ def run_with_params(params, model_fn, train_data_fn=None, eval_data_fn=None,
     if mode in (modes.TRAIN, modes.TRAIN_AND_EVAL):
         if train_data_fn is None:
             raise ValueError(f"mode {mode} needs train_data_fn")
-        _dry_run_batch(params, "train_input")
         loader = train_data_fn(params)
         limit = _step_limit(runconfig, loader)
         if limit is None:
