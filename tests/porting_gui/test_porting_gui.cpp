@@ -213,8 +213,16 @@ private slots:
         wiz->verifyButton()->click();
         QCOMPARE(compile.count(), 1);
         QVERIFY(w.profilePanel()->isVisible());
-        QCOMPARE(views::GuideStepsModel::verifyActionText(int(guides::VerifyAction::Run)),
-                 QStringLiteral("Run a dry run first"));
+        // One action, one name: the step's button and the Profile's "no model" buttons lead to
+        // the same dry run and read the same.
+        const QString dryRun =
+            views::GuideStepsModel::verifyActionText(int(guides::VerifyAction::Run));
+        QCOMPARE(dryRun, QStringLiteral("Dry-Run the Project in the Runs Tab"));
+        for (const char* name : {"dryRunForModel", "summaryDryRun"}) {
+            auto* button = w.profilePanel()->findChild<QPushButton*>(QLatin1String(name));
+            QVERIFY2(button, name);
+            QCOMPARE(button->text(), dryRun);
+        }
         // A step that passed shows no action.
         wiz->selectStep(0);
         QVERIFY(!wiz->verifyButton()->isVisibleTo(wiz));

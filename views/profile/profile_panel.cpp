@@ -1,5 +1,7 @@
 #include "views/profile/profile_panel.h"
 
+#include "views/common/action_texts.h"
+
 #include "core/graph/graph_json.h"
 #include "core/graph/torch_child.h"
 #include "core/report/report.h"
@@ -121,10 +123,9 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_status->setObjectName(QStringLiteral("profileStatus"));
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_dryRun = new QPushButton(tr("Dry-Run the Project in the Runs Tab"), left);
+    m_dryRun = new QPushButton(dryRunActionText(), left);
     m_dryRun->setObjectName(QStringLiteral("dryRunForModel"));
-    m_dryRun->setToolTip(tr("Runs the project's own code for a few steps and captures its model, "
-                            "which this tab then compiles"));
+    m_dryRun->setToolTip(dryRunActionToolTip());
     m_dryRun->hide();
     connect(m_dryRun, &QPushButton::clicked, this, &ProfilePanel::dryRunRequested);
     auto* open = new QPushButton(tr("Open Report..."), left);

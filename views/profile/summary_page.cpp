@@ -1,5 +1,7 @@
 #include "views/profile/summary_page.h"
 
+#include "views/common/action_texts.h"
+
 #include "core/sim/summary.h"
 #include "views/common/nice_axis_ticker.h"
 #include "views/profile/chart_export.h"
@@ -10,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -61,8 +64,12 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     // no tiles in this sense, so for a CS report they are hidden rather than left empty.
     m_tilePane = new QWidget(this);
     m_tilePane->setObjectName(QStringLiteral("tilePane"));
-    m_topTiles = table({tr("Tile"), tr("IPU"), tr("Memory"), tr("Of capacity")}, m_tilePane);
+    // Four short figures in two fifths of a narrow pane: the header "Of capacity" was wider than
+    // its figure and pushed it behind a scroll bar ("Of capac…"). "Full" says it in the figure's
+    // width; the header's tooltip says of what.
+    m_topTiles = table({tr("Tile"), tr("IPU"), tr("Memory"), tr("Full")}, m_tilePane);
     m_topTiles->setObjectName(QStringLiteral("topTiles"));
+    m_topTiles->horizontalHeaderItem(3)->setToolTip(tr("Share of the tile's memory capacity"));
     m_advice =
         table({tr("Remedy"), tr("Saves"), tr("Peak after"), tr("Fits"), tr("Samples/s")}, this);
     m_advice->setObjectName(QStringLiteral("advice"));
@@ -78,10 +85,9 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     m_histogram->xAxis->setLabel(tr("Tile memory"));
     m_histogram->yAxis->setLabel(tr("Tiles"));
 
-    m_dryRun = new QPushButton(tr("Dry-Run the Project in the Runs Tab"), this);
+    m_dryRun = new QPushButton(dryRunActionText(), this);
     m_dryRun->setObjectName(QStringLiteral("summaryDryRun"));
-    m_dryRun->setToolTip(tr("Runs the project's own code for a few steps and captures its model, "
-                            "which the Profile then compiles"));
+    m_dryRun->setToolTip(dryRunActionToolTip());
     m_dryRun->hide();
     connect(m_dryRun, &QPushButton::clicked, this, &SummaryPage::dryRunRequested);
     auto* figures = new QVBoxLayout;
@@ -115,8 +121,8 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     tiles->addWidget(m_topTiles, 1, 0);
     tiles->addWidget(m_histogram, 1, 1);
     tiles->setRowStretch(1, 1);
-    tiles->setColumnStretch(0, 2);
-    tiles->setColumnStretch(1, 3);
+    tiles->setColumnStretch(0, 1);
+    tiles->setColumnStretch(1, 1);
     grid->addWidget(m_tilePane, 4, 0, 1, 2);
     grid->setRowStretch(3, 1);
     grid->setRowStretch(4, 2);
@@ -219,6 +225,15 @@ void SummaryPage::setResult(ResultPtr result)
                 pct->setForeground(alertColor(palette()));
             m_topTiles->setItem(int(k), 3, pct);
         }
+        // The four figures show whole: the table claims their width (the histogram beside it
+        // gives way), rather than scrolling its last figure out of sight ("74…").
+        const QHeaderView* header = m_topTiles->horizontalHeader();
+        int width = 2 * m_topTiles->frameWidth() +
+                    m_topTiles->verticalScrollBar()->sizeHint().width();
+        for (int c = 0; c < m_topTiles->columnCount(); ++c)
+            width += std::max(static_cast<const QAbstractItemView*>(m_topTiles)->sizeHintForColumn(c),
+                              header->sectionSizeHint(c));
+        m_topTiles->setMinimumWidth(width);
     }
     for (const auto& d : r.diagnostics)
         lines << QString::fromStdString(d.message);

@@ -114,8 +114,11 @@ void RunPanel::createProgressAndHistory()
 {
     m_start = new QPushButton(tr("Start"), this);
     m_startReason = new QLabel(this);
+    m_startReason->setObjectName(QStringLiteral("startReason"));
     m_startReason->setWordWrap(true);
+    m_startReason->setTextFormat(Qt::RichText);
     m_startReason->hide();
+    connect(m_startReason, &QLabel::linkActivated, this, [this] { setRunKind(RunKind::DryRun); });
     m_stop = new QPushButton(tr("Stop"), this);
     m_stop->setToolTip(tr("Finish the current step, write a checkpoint, then stop"));
     m_kill = new QPushButton(tr("Kill"), this);
