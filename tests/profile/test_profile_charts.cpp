@@ -11,6 +11,7 @@
 #include "views/profile/tile_stats.h"
 #include "views/profile/wafer_map.h"
 
+#include <QLabel>
 #include <QTableWidget>
 #include <QTableView>
 #include <QHeaderView>
@@ -101,6 +102,20 @@ private slots:
         QVERIFY(plot->legend->visible());
     }
 
+    // "No model" reads as a sentence under its headline, not as the CLI's diagnostic with a
+    // path prefix and a bracketed code.
+    void noModelReadsAsASentence()
+    {
+        SummaryPage page;
+        page.showNoModel(QStringLiteral("/tmp/p: error: Portolan's runtime does not rebuild the "
+                                        "model of const.yaml [compile.no-model]"),
+                         true);
+        auto* figures = page.findChild<QLabel*>(QStringLiteral("figures"));
+        QVERIFY(figures);
+        QCOMPARE(figures->text(),
+                 QStringLiteral("Portolan's runtime does not rebuild the model of const.yaml."));
+    }
+
     // The fullest tiles are four short figures beside the histogram: each shows whole, with no
     // sideways scrolling, at the Profile's narrowest (1024x700 leaves about 500 pixels).
     void fullestTilesShowWhole_data()
@@ -125,7 +140,13 @@ private slots:
             QVERIFY2(header->sectionViewportPosition(c) >= 0 &&
                          header->sectionViewportPosition(c) + header->sectionSize(c) <=
                              table->viewport()->width(),
-                     qPrintable(QString::number(c)));
+                     qPrintable(QStringLiteral("column %1 at %2 + %3 in %4 (table %5, min %6)")
+                                    .arg(c)
+                                    .arg(header->sectionViewportPosition(c))
+                                    .arg(header->sectionSize(c))
+                                    .arg(table->viewport()->width())
+                                    .arg(table->width())
+                                    .arg(table->minimumWidth())));
             QVERIFY2(header->sectionSize(c) >= view->sizeHintForColumn(c),
                      qPrintable(QStringLiteral("column %1: %2 px for %3")
                                     .arg(c)

@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QTableWidget>
 #include <QToolButton>
@@ -58,6 +59,7 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     big.setBold(true);
     m_headline->setFont(big);
     m_figures = new QLabel(this);
+    m_figures->setObjectName(QStringLiteral("figures"));
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_figures->setWordWrap(true);
     // The tile views (fullest tiles and their histogram) exist only for IPU reports: a wafer has
@@ -70,6 +72,9 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     m_topTiles = table({tr("Tile"), tr("IPU"), tr("Memory"), tr("Full")}, m_tilePane);
     m_topTiles->setObjectName(QStringLiteral("topTiles"));
     m_topTiles->horizontalHeaderItem(3)->setToolTip(tr("Share of the tile's memory capacity"));
+    // Sized to their figures, none stretched: a stretched last column kept 100 pixels however
+    // narrow the pane, and went behind the scroll bar.
+    m_topTiles->horizontalHeader()->setStretchLastSection(false);
     m_advice =
         table({tr("Remedy"), tr("Saves"), tr("Peak after"), tr("Fits"), tr("Samples/s")}, this);
     m_advice->setObjectName(QStringLiteral("advice"));
@@ -121,8 +126,8 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     tiles->addWidget(m_topTiles, 1, 0);
     tiles->addWidget(m_histogram, 1, 1);
     tiles->setRowStretch(1, 1);
-    tiles->setColumnStretch(0, 1);
-    tiles->setColumnStretch(1, 1);
+    tiles->setColumnStretch(0, 2);
+    tiles->setColumnStretch(1, 3);
     grid->addWidget(m_tilePane, 4, 0, 1, 2);
     grid->setRowStretch(3, 1);
     grid->setRowStretch(4, 2);
@@ -273,7 +278,15 @@ void SummaryPage::showNoModel(const QString& why, bool offerDryRun)
     m_headline->setText(offerDryRun
                             ? tr("No report yet: this project's model is known after a dry run")
                             : tr("No report: the project's model could not be built"));
-    m_figures->setText(why);
+    // The message is a diagnostic ("PROJECT: error: ... [compile.no-model]"), the CLI's form:
+    // under a headline that already says what went wrong, the sentence alone reads better.
+    QString sentence = why.trimmed();
+    static const QRegularExpression prefix(QStringLiteral("^[^\n]*?: (error|warning): "));
+    static const QRegularExpression code(QStringLiteral("\\s*\\[[a-z0-9._-]+\\]$"));
+    sentence.remove(prefix).remove(code);
+    if (!sentence.isEmpty() && !sentence.endsWith(QLatin1Char('.')))
+        sentence += QLatin1Char('.');
+    m_figures->setText(sentence);
     m_dryRun->setVisible(offerDryRun);
 }
 
