@@ -114,6 +114,10 @@ private slots:
         QVERIFY(figures);
         QCOMPARE(figures->text(),
                  QStringLiteral("Portolan's runtime does not rebuild the model of const.yaml."));
+        page.showNoModel(QStringLiteral("/tmp/p: error: the project has no params file "
+                                        "[compile.no-model]"),
+                         true);
+        QCOMPARE(figures->text(), QStringLiteral("The project has no params file."));
     }
 
     // The fullest tiles are four short figures beside the histogram: each shows whole, with no

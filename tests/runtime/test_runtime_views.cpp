@@ -9,6 +9,8 @@
 #include "views/runs/run_history.h"
 #include "views/runs/run_panel.h"
 
+#include <QTableView>
+#include <QHeaderView>
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
@@ -257,6 +259,23 @@ void TestRuntimeViews::builtinNeedsAKnownModel()
     panel.show();
     QCOMPARE(panel.startButton()->isEnabled(), startable);
     QCOMPARE(panel.startBlockedReason().isEmpty(), startable);
+    // The history's header reads whole up to the model's name at this narrow width (a stretched
+    // Model column shrank to nothing and read "Aode").
+    panel.resize(1024 - 210, 640);
+    QCoreApplication::processEvents();
+    auto* history = panel.findChild<QTableView*>();
+    QVERIFY(history);
+    const QHeaderView* header = history->horizontalHeader();
+    for (int c : {int(RunHistoryModel::Status), int(RunHistoryModel::Loss),
+                  int(RunHistoryModel::Steps), int(RunHistoryModel::Model)}) {
+        QVERIFY2(header->sectionSize(c) >= header->sectionSizeHint(c) - 4,
+                 qPrintable(QStringLiteral("column %1: %2 px for %3")
+                                .arg(c)
+                                .arg(header->sectionSize(c))
+                                .arg(header->sectionSizeHint(c))));
+        QVERIFY(header->sectionViewportPosition(c) + header->sectionSize(c) <=
+                history->viewport()->width());
+    }
     if (startable)
         return;
     QVERIFY2(panel.startBlockedReason().contains(QStringLiteral("cannot rebuild this model")),

@@ -284,6 +284,8 @@ void SummaryPage::showNoModel(const QString& why, bool offerDryRun)
     static const QRegularExpression prefix(QStringLiteral("^[^\n]*?: (error|warning): "));
     static const QRegularExpression code(QStringLiteral("\\s*\\[[a-z0-9._-]+\\]$"));
     sentence.remove(prefix).remove(code);
+    if (!sentence.isEmpty())
+        sentence[0] = sentence[0].toUpper();
     if (!sentence.isEmpty() && !sentence.endsWith(QLatin1Char('.')))
         sentence += QLatin1Char('.');
     m_figures->setText(sentence);

@@ -141,11 +141,13 @@ void RunPanel::createProgressAndHistory()
     m_historyView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_historyView->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_historyView->verticalHeader()->hide();
-    // The figures keep their width; the model's name takes what is left and elides, so Steps,
-    // Loss and Status stay in sight in a narrow panel.
+    // The figures keep their width; the model's name has a fixed share and elides, so Steps,
+    // Loss and Status stay in sight in a narrow panel. (Stretched, it shrank to nothing beside
+    // the columns after it, and its header read "Aode".)
     m_historyView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_historyView->horizontalHeader()->setSectionResizeMode(RunHistoryModel::Model,
-                                                            QHeaderView::Stretch);
+                                                            QHeaderView::Interactive);
+    m_historyView->horizontalHeader()->resizeSection(RunHistoryModel::Model, 110);
     m_historyView->horizontalHeader()->setStretchLastSection(false);
     m_historyView->setTextElideMode(Qt::ElideMiddle);
     // What a user looks for first, whether the run finished and at what loss, comes right after
