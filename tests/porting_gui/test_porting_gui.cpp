@@ -5,6 +5,7 @@
 #include "core/analysis/analysis.h"
 #include "core/guides/guide.h"
 #include "views/code/code_view.h"
+#include "views/common/placeholder_table_view.h"
 #include "views/graph/graph_view.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/findings_model.h"
@@ -226,6 +227,11 @@ private slots:
         // A step that passed shows no action.
         wiz->selectStep(0);
         QVERIFY(!wiz->verifyButton()->isVisibleTo(wiz));
+        // Its findings table, when empty, says so rather than showing a blank grid.
+        auto* findings = wiz->findChild<views::PlaceholderTableView*>(QStringLiteral("findingTable"));
+        QVERIFY(findings);
+        QCOMPARE(findings->shownPlaceholder().isEmpty(), findings->model()->rowCount() > 0);
+        QVERIFY(!findings->placeholderText().isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
     }
 

@@ -1,5 +1,7 @@
 #include "views/porting/porting_wizard.h"
 
+#include "views/common/placeholder_table_view.h"
+
 #include "core/common/number_format.h"
 #include "core/guides/fixes/apply_fix.h"
 #include "core/port/generate.h"
@@ -79,7 +81,12 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_stepTitle->setWordWrap(true);
     m_explanation = new QTextBrowser(this);
     m_explanation->setOpenExternalLinks(true);
-    m_findingTable = new QTableView(this);
+    auto* findingTable = new PlaceholderTableView(this);
+    findingTable->setObjectName(QStringLiteral("findingTable"));
+    // A step without findings showed an empty grid: its status is in the list beside it.
+    findingTable->setPlaceholderText(
+        tr("No findings in this step. Its status is in the list of steps."));
+    m_findingTable = findingTable;
     m_findingTable->setModel(m_findings);
     m_findingTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_findingTable->setSelectionMode(QAbstractItemView::SingleSelection);
