@@ -228,7 +228,8 @@ private slots:
         wiz->selectStep(0);
         QVERIFY(!wiz->verifyButton()->isVisibleTo(wiz));
         // Its findings table, when empty, says so rather than showing a blank grid.
-        auto* findings = wiz->findChild<views::PlaceholderTableView*>(QStringLiteral("findingTable"));
+        auto* findings =
+            wiz->findChild<views::PlaceholderTableView*>(QStringLiteral("findingTable"));
         QVERIFY(findings);
         QCOMPARE(findings->shownPlaceholder().isEmpty(), findings->model()->rowCount() > 0);
         QVERIFY(!findings->placeholderText().isEmpty());

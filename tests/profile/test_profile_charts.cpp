@@ -3,18 +3,18 @@
 // legend over blank axes, the wafer map's legend says what is drawn, and the tile map's IPU
 // blocks carry their tile ranges. Reports come from the real compiler (profile_fixture.h).
 #include "profile_fixture.h"
-#include "views/profile/summary_page.h"
-#include "views/profile/variable_table_model.h"
 #include "views/profile/liveness_page.h"
 #include "views/profile/memory_chart.h"
+#include "views/profile/summary_page.h"
 #include "views/profile/tile_map.h"
 #include "views/profile/tile_stats.h"
+#include "views/profile/variable_table_model.h"
 #include "views/profile/wafer_map.h"
 
-#include <QLabel>
-#include <QTableWidget>
-#include <QTableView>
 #include <QHeaderView>
+#include <QLabel>
+#include <QTableView>
+#include <QTableWidget>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -90,13 +90,13 @@ private slots:
         for (int c : {int(VariableTableModel::Name), int(VariableTableModel::BytesHere),
                       int(VariableTableModel::TotalBytes)}) {
             QVERIFY2(header->visualIndex(c) < 3, qPrintable(QString::number(c)));
-            QVERIFY2(header->sectionViewportPosition(c) + header->sectionSize(c) <=
-                         table->viewport()->width(),
-                     qPrintable(QStringLiteral("column %1 ends at %2 of %3")
-                                    .arg(c)
-                                    .arg(header->sectionViewportPosition(c) +
-                                         header->sectionSize(c))
-                                    .arg(table->viewport()->width())));
+            QVERIFY2(
+                header->sectionViewportPosition(c) + header->sectionSize(c) <=
+                    table->viewport()->width(),
+                qPrintable(QStringLiteral("column %1 ends at %2 of %3")
+                               .arg(c)
+                               .arg(header->sectionViewportPosition(c) + header->sectionSize(c))
+                               .arg(table->viewport()->width())));
         }
         QVERIFY(shownTexts(plot).isEmpty());
         QVERIFY(plot->legend->visible());

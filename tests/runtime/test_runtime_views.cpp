@@ -9,12 +9,11 @@
 #include "views/runs/run_history.h"
 #include "views/runs/run_panel.h"
 
-#include <QTableView>
-#include <QHeaderView>
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
@@ -23,6 +22,7 @@
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <qcustomplot.h>

@@ -5,8 +5,8 @@
 #include "views/graph/graphviz_render.h"
 #include "views/params/yaml_text_view.h"
 
-#include <QScrollBar>
 #include <QImage>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBlock>

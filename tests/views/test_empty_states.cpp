@@ -5,10 +5,10 @@
 
 #include <QAbstractItemModelTester>
 #include <QFile>
-#include <QStandardItemModel>
 #include <QLabel>
 #include <QPushButton>
 #include <QStackedWidget>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 

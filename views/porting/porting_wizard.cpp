@@ -1,11 +1,10 @@
 #include "views/porting/porting_wizard.h"
 
-#include "views/common/placeholder_table_view.h"
-
 #include "core/common/number_format.h"
 #include "core/guides/fixes/apply_fix.h"
 #include "core/port/generate.h"
 #include "core/project/params_file.h"
+#include "views/common/placeholder_table_view.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/findings_model.h"
 #include "views/porting/fix_dialog.h"

@@ -350,7 +350,8 @@ void CompileSettings::resizeEvent(QResizeEvent* event)
             field = std::max(field, f->minimumSize().width());
     }
     const QMargins m = form->contentsMargins();
-    const int needed = m.left() + m.right() + label + std::max(0, form->horizontalSpacing()) + field;
+    const int needed =
+        m.left() + m.right() + label + std::max(0, form->horizontalSpacing()) + field;
     const auto policy = width() < needed ? QFormLayout::WrapAllRows : QFormLayout::DontWrapRows;
     if (form->rowWrapPolicy() != policy)
         form->setRowWrapPolicy(policy);

@@ -1,12 +1,11 @@
 #include "views/profile/profile_panel.h"
 
-#include "views/common/action_texts.h"
-
 #include "core/graph/graph_json.h"
 #include "core/graph/torch_child.h"
 #include "core/report/report.h"
 #include "core/sim/auto_config.h"
 #include "core/workflow/compile_project.h"
+#include "views/common/action_texts.h"
 #include "views/common/eliding_combo_box.h"
 #include "views/common/form_scroll_area.h"
 #include "views/common/tab_rows.h"
@@ -396,7 +395,8 @@ void ProfilePanel::setProject(const QString& folder, const QString& namedConfig)
             if (!found) {
                 --m_recording;
                 // The Profile's wording: its button does what the CLI's command would.
-                recordingFailed(QString::fromStdString(workflow::guiWording(found.error).toString()));
+                recordingFailed(
+                    QString::fromStdString(workflow::guiWording(found.error).toString()));
                 return;
             }
             workflow::ProjectModel& model = *found.value;

@@ -1,8 +1,7 @@
 #include "views/profile/summary_page.h"
 
-#include "views/common/action_texts.h"
-
 #include "core/sim/summary.h"
+#include "views/common/action_texts.h"
 #include "views/common/nice_axis_ticker.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/pipeline_page.h"
@@ -233,11 +232,12 @@ void SummaryPage::setResult(ResultPtr result)
         // The four figures show whole: the table claims their width (the histogram beside it
         // gives way), rather than scrolling its last figure out of sight ("74…").
         const QHeaderView* header = m_topTiles->horizontalHeader();
-        int width = 2 * m_topTiles->frameWidth() +
-                    m_topTiles->verticalScrollBar()->sizeHint().width();
+        int width =
+            2 * m_topTiles->frameWidth() + m_topTiles->verticalScrollBar()->sizeHint().width();
         for (int c = 0; c < m_topTiles->columnCount(); ++c)
-            width += std::max(static_cast<const QAbstractItemView*>(m_topTiles)->sizeHintForColumn(c),
-                              header->sectionSizeHint(c));
+            width +=
+                std::max(static_cast<const QAbstractItemView*>(m_topTiles)->sizeHintForColumn(c),
+                         header->sectionSizeHint(c));
         m_topTiles->setMinimumWidth(width);
     }
     for (const auto& d : r.diagnostics)

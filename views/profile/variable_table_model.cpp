@@ -2,7 +2,6 @@
 
 #include <QHeaderView>
 #include <QTableView>
-
 #include <algorithm>
 
 namespace portolan::views {

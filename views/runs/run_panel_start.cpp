@@ -1,10 +1,9 @@
 // Whether Start can start, and why not: the rule next to the Start button (RunPanel's part that
 // reads the project's params file).
-#include "views/runs/run_panel.h"
-
 #include "core/runtime/model_names.h"
 #include "core/runtime/params_access.h"
 #include "core/runtime/run_config.h"
+#include "views/runs/run_panel.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -44,14 +43,13 @@ bool RunPanel::builtinKnowsModel(const QString& paramsFile) const
     // updateButtons runs on every change of a combo box: the file is read again only when it
     // changed.
     const QFileInfo info(paramsFile);
-    const QString key = paramsFile + QLatin1Char('|') +
-                        QString::number(info.lastModified().toMSecsSinceEpoch());
+    const QString key =
+        paramsFile + QLatin1Char('|') + QString::number(info.lastModified().toMSecsSinceEpoch());
     if (key != m_knownModelKey) {
         m_knownModelKey = key;
         try {
-            m_knownModel =
-                runtime::knownModelIn(runtime::loadParamsFile(paramsFile.toStdString()))
-                    .has_value();
+            m_knownModel = runtime::knownModelIn(runtime::loadParamsFile(paramsFile.toStdString()))
+                               .has_value();
         } catch (const std::exception&) {
             m_knownModel = false; // a file that does not load has no model the runtime knows
         }
