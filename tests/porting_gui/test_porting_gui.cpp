@@ -5,6 +5,7 @@
 #include "core/analysis/analysis.h"
 #include "core/guides/guide.h"
 #include "views/code/code_view.h"
+#include "views/common/placeholder_table_view.h"
 #include "views/graph/graph_view.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/findings_model.h"
@@ -213,11 +214,25 @@ private slots:
         wiz->verifyButton()->click();
         QCOMPARE(compile.count(), 1);
         QVERIFY(w.profilePanel()->isVisible());
-        QCOMPARE(views::GuideStepsModel::verifyActionText(int(guides::VerifyAction::Run)),
-                 QStringLiteral("Run a dry run first"));
+        // One action, one name: the step's button and the Profile's "no model" buttons lead to
+        // the same dry run and read the same.
+        const QString dryRun =
+            views::GuideStepsModel::verifyActionText(int(guides::VerifyAction::Run));
+        QCOMPARE(dryRun, QStringLiteral("Dry-Run the Project in the Runs Tab"));
+        for (const char* name : {"dryRunForModel", "summaryDryRun"}) {
+            auto* button = w.profilePanel()->findChild<QPushButton*>(QLatin1String(name));
+            QVERIFY2(button, name);
+            QCOMPARE(button->text(), dryRun);
+        }
         // A step that passed shows no action.
         wiz->selectStep(0);
         QVERIFY(!wiz->verifyButton()->isVisibleTo(wiz));
+        // Its findings table, when empty, says so rather than showing a blank grid.
+        auto* findings =
+            wiz->findChild<views::PlaceholderTableView*>(QStringLiteral("findingTable"));
+        QVERIFY(findings);
+        QCOMPARE(findings->shownPlaceholder().isEmpty(), findings->model()->rowCount() > 0);
+        QVERIFY(!findings->placeholderText().isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
     }
 

@@ -5,10 +5,16 @@
 #include "profile_fixture.h"
 #include "views/profile/liveness_page.h"
 #include "views/profile/memory_chart.h"
+#include "views/profile/summary_page.h"
 #include "views/profile/tile_map.h"
 #include "views/profile/tile_stats.h"
+#include "views/profile/variable_table_model.h"
 #include "views/profile/wafer_map.h"
 
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableView>
+#include <QTableWidget>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -71,10 +77,86 @@ private slots:
             QVERIFY2(number, qPrintable(label));
         }
         // The names are a hover and a click away; the peak is named up front.
-        QVERIFY2(page.stepSummary().startsWith(QStringLiteral("Peak: Step ")),
+        QVERIFY2(page.stepSummary().startsWith(QStringLiteral("Peak: step ")),
                  qPrintable(page.stepSummary()));
+        // ...and its variables are listed from the start, not after a click.
+        QVERIFY(page.step() >= 0);
+        QVERIFY(page.model()->rowCount() > 0);
+        // The table's important columns (the name, the bytes) come first and show whole in
+        // the pane, without scrolling sideways.
+        auto* table = page.findChild<QTableView*>(QStringLiteral("liveVariables"));
+        QVERIFY(table);
+        const QHeaderView* header = table->horizontalHeader();
+        for (int c : {int(VariableTableModel::Name), int(VariableTableModel::BytesHere),
+                      int(VariableTableModel::TotalBytes)}) {
+            QVERIFY2(header->visualIndex(c) < 3, qPrintable(QString::number(c)));
+            QVERIFY2(
+                header->sectionViewportPosition(c) + header->sectionSize(c) <=
+                    table->viewport()->width(),
+                qPrintable(QStringLiteral("column %1 ends at %2 of %3")
+                               .arg(c)
+                               .arg(header->sectionViewportPosition(c) + header->sectionSize(c))
+                               .arg(table->viewport()->width())));
+        }
         QVERIFY(shownTexts(plot).isEmpty());
         QVERIFY(plot->legend->visible());
+    }
+
+    // "No model" reads as a sentence under its headline, not as the CLI's diagnostic with a
+    // path prefix and a bracketed code.
+    void noModelReadsAsASentence()
+    {
+        SummaryPage page;
+        page.showNoModel(QStringLiteral("/tmp/p: error: Portolan's runtime does not rebuild the "
+                                        "model of const.yaml [compile.no-model]"),
+                         true);
+        auto* figures = page.findChild<QLabel*>(QStringLiteral("figures"));
+        QVERIFY(figures);
+        QCOMPARE(figures->text(),
+                 QStringLiteral("Portolan's runtime does not rebuild the model of const.yaml."));
+        page.showNoModel(QStringLiteral("/tmp/p: error: the project has no params file "
+                                        "[compile.no-model]"),
+                         true);
+        QCOMPARE(figures->text(), QStringLiteral("The project has no params file."));
+    }
+
+    // The fullest tiles are four short figures beside the histogram: each shows whole, with no
+    // sideways scrolling, at the Profile's narrowest (1024x700 leaves about 500 pixels).
+    void fullestTilesShowWhole_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addRow("500") << 500;
+        QTest::addRow("800") << 800;
+    }
+    void fullestTilesShowWhole()
+    {
+        QFETCH(int, width);
+        SummaryPage page;
+        page.setResult(m_ipu);
+        page.resize(width, 640);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        auto* table = page.findChild<QTableWidget*>(QStringLiteral("topTiles"));
+        QVERIFY(table && table->isVisible() && table->rowCount() > 0);
+        const QHeaderView* header = table->horizontalHeader();
+        const auto* view = static_cast<const QAbstractItemView*>(table); // the public hint
+        for (int c = 0; c < table->columnCount(); ++c) {
+            QVERIFY2(header->sectionViewportPosition(c) >= 0 &&
+                         header->sectionViewportPosition(c) + header->sectionSize(c) <=
+                             table->viewport()->width(),
+                     qPrintable(QStringLiteral("column %1 at %2 + %3 in %4 (table %5, min %6)")
+                                    .arg(c)
+                                    .arg(header->sectionViewportPosition(c))
+                                    .arg(header->sectionSize(c))
+                                    .arg(table->viewport()->width())
+                                    .arg(table->width())
+                                    .arg(table->minimumWidth())));
+            QVERIFY2(header->sectionSize(c) >= view->sizeHintForColumn(c),
+                     qPrintable(QStringLiteral("column %1: %2 px for %3")
+                                    .arg(c)
+                                    .arg(header->sectionSize(c))
+                                    .arg(view->sizeHintForColumn(c))));
+        }
     }
 
     // Without a report, or with a CS report, the liveness and memory charts say why they are

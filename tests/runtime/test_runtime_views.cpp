@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
@@ -21,6 +22,7 @@
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <qcustomplot.h>
@@ -56,6 +58,8 @@ private slots:
     void garbageIsHandled();
     void crashKeepsEarlierEventsInHistory();
     void runThatCannotStartSaysWhy();
+    void builtinNeedsAKnownModel_data();
+    void builtinNeedsAKnownModel();
     void failedRunInTheChart();
     void exitWithoutFinalEvent();
     void historyPersistsAndModelIsSane();
@@ -146,7 +150,7 @@ void TestRuntimeViews::crashKeepsEarlierEventsInHistory()
     // A built-in run needs a params file to start (the fake CLI does not read it).
     QFile params(project + "/configs/params.yaml");
     QVERIFY(params.open(QIODevice::WriteOnly));
-    params.write("model: {}\n");
+    params.write("model: {name: fc_mnist}\n");
     params.close();
     RunPanel panel;
     panel.setCliPath(kFakeCli);
@@ -214,10 +218,74 @@ void TestRuntimeViews::runThatCannotStartSaysWhy()
     panel.setRunKind(RunPanel::RunKind::Builtin);
     QFile params(project + "/params.yaml");
     QVERIFY(params.open(QIODevice::WriteOnly));
-    params.write("model: {}\n");
+    params.write("model: {name: fc_mnist}\n");
     params.close();
     panel.hide();
     panel.show();
+    QVERIFY(panel.startBlockedReason().isEmpty());
+    QVERIFY(panel.startButton()->isEnabled());
+}
+
+// Issue 26: a project whose params file names no model the built-in runtime knows (a Graphcore
+// application's configs.yml) had Start enabled, and the run failed in the log ("the params file
+// has no model: section"). Start is off with the reason, and its link switches to the dry run.
+void TestRuntimeViews::builtinNeedsAKnownModel_data()
+{
+    QTest::addColumn<QByteArray>("params");
+    QTest::addColumn<bool>("startable");
+    QTest::addRow("Graphcore named configs")
+        << QByteArray("b16_cifar10:\n  model:\n    hidden_size: 768\n") << false;
+    QTest::addRow("unknown model name") << QByteArray("model: {name: resnet50}\n") << false;
+    QTest::addRow("not YAML") << QByteArray("model: [unclosed\n") << false;
+    QTest::addRow("known model") << QByteArray("model: {name: fc_mnist}\n") << true;
+    QTest::addRow("Determined CIFAR trial")
+        << QByteArray("hyperparameters: {conv1_channels: 8, conv2_channels: 16}\n") << true;
+}
+
+void TestRuntimeViews::builtinNeedsAKnownModel()
+{
+    QFETCH(QByteArray, params);
+    QFETCH(bool, startable);
+    QTemporaryDir tmp;
+    QFile file(tmp.filePath("params.yaml"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(params);
+    file.close();
+    RunPanel panel;
+    panel.setInteractive(false);
+    panel.setCliPath(kFakeCli);
+    panel.setProject(tmp.path());
+    panel.setRunKind(RunPanel::RunKind::Builtin);
+    panel.show();
+    QCOMPARE(panel.startButton()->isEnabled(), startable);
+    QCOMPARE(panel.startBlockedReason().isEmpty(), startable);
+    // The history's header reads whole up to the model's name at this narrow width (a stretched
+    // Model column shrank to nothing and read "Aode").
+    panel.resize(1024 - 210, 640);
+    QCoreApplication::processEvents();
+    auto* history = panel.findChild<QTableView*>();
+    QVERIFY(history);
+    const QHeaderView* header = history->horizontalHeader();
+    for (int c : {int(RunHistoryModel::Status), int(RunHistoryModel::Loss),
+                  int(RunHistoryModel::Steps), int(RunHistoryModel::Model)}) {
+        QVERIFY2(header->sectionSize(c) >= header->sectionSizeHint(c) - 4,
+                 qPrintable(QStringLiteral("column %1: %2 px for %3")
+                                .arg(c)
+                                .arg(header->sectionSize(c))
+                                .arg(header->sectionSizeHint(c))));
+        QVERIFY(header->sectionViewportPosition(c) + header->sectionSize(c) <=
+                history->viewport()->width());
+    }
+    if (startable)
+        return;
+    QVERIFY2(panel.startBlockedReason().contains(QStringLiteral("cannot rebuild this model")),
+             qPrintable(panel.startBlockedReason()));
+    auto* reason = panel.findChild<QLabel*>(QStringLiteral("startReason"));
+    QVERIFY(reason && reason->isVisible());
+    QCOMPARE(reason->text(), panel.startBlockedReason());
+    // Its link is the way such a project runs: the dry run of its own code.
+    emit reason->linkActivated(QStringLiteral("dryrun"));
+    QCOMPARE(panel.runKind(), RunPanel::RunKind::DryRun);
     QVERIFY(panel.startBlockedReason().isEmpty());
     QVERIFY(panel.startButton()->isEnabled());
 }

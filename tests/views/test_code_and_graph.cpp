@@ -6,6 +6,7 @@
 #include "views/params/yaml_text_view.h"
 
 #include <QImage>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBlock>
@@ -199,6 +200,38 @@ private slots:
         QVERIFY(hit);
         QVERIFY(activated.first().first().toString() == "cfg" ||
                 activated.first().first().toString() == "fn");
+    }
+
+    // A graph opens fitted, but never so small that its 10-point labels are unreadable (a
+    // column of 60 nodes fitted into 400 pixels had 3-pixel text): then it opens at the
+    // readable scale, at its start, and scrolls. "Fit" still shows the whole graph.
+    void graphViewOpensReadable_data()
+    {
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<bool>("fits");
+        QTest::addRow("3 nodes") << 3 << true;
+        QTest::addRow("60 nodes") << 60 << false;
+    }
+    void graphViewOpensReadable()
+    {
+        QFETCH(int, nodes);
+        QFETCH(bool, fits);
+        GraphView view;
+        view.resize(500, 400);
+        view.show();
+        QSignalSpy rendered(&view, &GraphView::rendered);
+        QByteArray dot = "digraph G { node [fontsize=10];";
+        for (int i = 1; i < nodes; ++i)
+            dot += " n" + QByteArray::number(i - 1) + " -> n" + QByteArray::number(i) + ";";
+        view.setDot(dot + " }");
+        QTRY_COMPARE_WITH_TIMEOUT(rendered.count(), 1, 10000);
+        const double scale = view.transform().m11();
+        QVERIFY2(scale >= GraphView::kReadableScale - 1e-9, qPrintable(QString::number(scale)));
+        QCOMPARE(view.verticalScrollBar()->isVisible(), !fits);
+        if (!fits) // opens at the graph's start
+            QCOMPARE(view.verticalScrollBar()->value(), view.verticalScrollBar()->minimum());
+        view.zoomToFit();
+        QCOMPARE(view.transform().m11() < GraphView::kReadableScale, !fits);
     }
 
     void graphViewReportsErrors()

@@ -1,11 +1,14 @@
 // Views before they have anything to show say what would fill them and offer the action that
 // does, rather than a blank page.
+#include "views/common/placeholder_table_view.h"
 #include "views/params/params_editor.h"
 
+#include <QAbstractItemModelTester>
 #include <QFile>
 #include <QLabel>
 #include <QPushButton>
 #include <QStackedWidget>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -15,6 +18,30 @@ class TestEmptyStates : public QObject
 {
     Q_OBJECT
 private slots:
+    // A table with no rows says why in its viewport; with rows, it shows them and nothing else.
+    void placeholderTable_data()
+    {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<bool>("says");
+        QTest::addRow("empty") << 0 << true;
+        QTest::addRow("one row") << 1 << false;
+    }
+    void placeholderTable()
+    {
+        QFETCH(int, rows);
+        QFETCH(bool, says);
+        QStandardItemModel model(rows, 2);
+        QAbstractItemModelTester tester(&model);
+        portolan::views::PlaceholderTableView view;
+        view.setModel(&model);
+        view.setPlaceholderText(QStringLiteral("No findings in this step."));
+        QCOMPARE(view.shownPlaceholder().isEmpty(), !says);
+        view.resize(300, 200);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.grab(); // paints without a crash either way
+    }
+
     void paramsWithoutFile_data()
     {
         QTest::addColumn<QByteArray>("yaml");

@@ -79,7 +79,25 @@ void GraphView::showSvg(const QByteArray& svg)
     m_item->setSharedRenderer(m_renderer);
     scene()->addItem(m_item);
     scene()->setSceneRect(m_item->boundingRect().adjusted(-20, -20, 20, 20));
+    zoomToReadable();
+}
+
+void GraphView::zoomToReadable()
+{
+    if (!m_item)
+        return;
     zoomToFit();
+    // A graph that fits only below this scale (ViT's 15 stage nodes in a column, a flow of
+    // dozens of flags) had 10-point labels of 3 or 4 pixels: it opens at a scale that keeps
+    // them readable instead, at its start, and scrolls. "Fit" still shows it whole.
+    if (transform().m11() < kReadableScale) {
+        setTransform(QTransform::fromScale(kReadableScale, kReadableScale));
+        const QRectF r = scene()->sceneRect();
+        centerOn(r.center().x(), r.top() + viewport()->height() / kReadableScale / 2);
+        if (r.width() * kReadableScale > viewport()->width())
+            centerOn(r.left() + viewport()->width() / kReadableScale / 2,
+                     r.top() + viewport()->height() / kReadableScale / 2);
+    }
 }
 
 void GraphView::zoomToFit()

@@ -22,6 +22,11 @@ public:
     // Starts the layout; `rendered` or `failed` follows.
     void setDot(const QByteArray& dot);
     void zoomToFit();
+    // The first view of a graph: fitted, but never below kReadableScale (then scrolled to
+    // the graph's start).
+    void zoomToReadable();
+    // Graphviz labels are 10 points (8 on edges): at 0.8 they are 8 pixels or more.
+    static constexpr double kReadableScale = 0.8;
     void zoomBy(double factor);
     QByteArray svg() const { return m_svg; }
     bool isLaidOut() const { return !m_svg.isEmpty(); }

@@ -1,5 +1,7 @@
 #include "views/porting/guide_steps_model.h"
 
+#include "views/common/action_texts.h"
+
 #include <QApplication>
 #include <QIcon>
 #include <QPainter>
@@ -129,7 +131,7 @@ QString GuideStepsModel::verifyActionText(int action)
     case guides::VerifyAction::Compile:
         return tr("Compile the model");
     case guides::VerifyAction::Run:
-        return tr("Run a dry run first");
+        return dryRunActionText();
     case guides::VerifyAction::None:
         break;
     }

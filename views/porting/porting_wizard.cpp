@@ -4,6 +4,7 @@
 #include "core/guides/fixes/apply_fix.h"
 #include "core/port/generate.h"
 #include "core/project/params_file.h"
+#include "views/common/placeholder_table_view.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/findings_model.h"
 #include "views/porting/fix_dialog.h"
@@ -79,7 +80,12 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_stepTitle->setWordWrap(true);
     m_explanation = new QTextBrowser(this);
     m_explanation->setOpenExternalLinks(true);
-    m_findingTable = new QTableView(this);
+    auto* findingTable = new PlaceholderTableView(this);
+    findingTable->setObjectName(QStringLiteral("findingTable"));
+    // A step without findings showed an empty grid: its status is in the list beside it.
+    findingTable->setPlaceholderText(
+        tr("No findings in this step. Its status is in the list of steps."));
+    m_findingTable = findingTable;
     m_findingTable->setModel(m_findings);
     m_findingTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_findingTable->setSelectionMode(QAbstractItemView::SingleSelection);

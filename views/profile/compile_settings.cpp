@@ -41,8 +41,10 @@ void selectData(QComboBox* box, const QString& data)
 CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
 {
     auto* form = new QFormLayout(this);
-    // In a narrow panel a label goes above its field rather than pushing the field out of view.
-    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    // In a narrow panel a label goes above its field rather than pushing the field out of view:
+    // all labels at once (resizeEvent), since wrapping only the long ones left a form whose
+    // fields started at two different places.
+    form->setRowWrapPolicy(QFormLayout::WrapAllRows);
     m_target = new QComboBox(this);
     m_target->setObjectName(QStringLiteral("target"));
     m_target->addItem(tr("IPU Mk2 (GC200)"), QStringLiteral("ipu-mk2"));
@@ -330,6 +332,29 @@ bool CompileSettings::applyRemedy(const std::string& id)
     setOptions(*changed);
     emitChanged();
     return true;
+}
+
+void CompileSettings::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Labels beside their fields only when every row has room for its label and its field; the
+    // form's minimum width follows the policy, so the choice is stable once made.
+    auto* form = qobject_cast<QFormLayout*>(layout());
+    if (!form)
+        return;
+    int label = 0, field = 0;
+    for (int row = 0; row < form->rowCount(); ++row) {
+        if (const QLayoutItem* l = form->itemAt(row, QFormLayout::LabelRole))
+            label = std::max(label, l->sizeHint().width());
+        if (const QLayoutItem* f = form->itemAt(row, QFormLayout::FieldRole))
+            field = std::max(field, f->minimumSize().width());
+    }
+    const QMargins m = form->contentsMargins();
+    const int needed =
+        m.left() + m.right() + label + std::max(0, form->horizontalSpacing()) + field;
+    const auto policy = width() < needed ? QFormLayout::WrapAllRows : QFormLayout::DontWrapRows;
+    if (form->rowWrapPolicy() != policy)
+        form->setRowWrapPolicy(policy);
 }
 
 } // namespace portolan::views

@@ -44,6 +44,9 @@ signals:
     // puts the result back with setOptions.
     void findConfigurationRequested();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void updateEnabled();
     void emitChanged();

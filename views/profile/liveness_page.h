@@ -40,6 +40,7 @@ private:
 
     ResultPtr m_result;
     int m_step = -1;
+    int m_peak = -1; // the step with the most live memory, shown first
     QCustomPlot* m_plot = nullptr;
     QCPItemText* m_empty = nullptr; // why the chart is empty
     QLabel* m_summary = nullptr;

@@ -47,7 +47,7 @@ OpGraphPage::OpGraphPage(QWidget* parent) : QWidget(parent)
         m_dirty = true;
         refresh();
     });
-    connect(m_view, &GraphView::rendered, m_view, &GraphView::zoomToFit);
+    connect(m_view, &GraphView::rendered, m_view, &GraphView::zoomToReadable);
     connect(m_view, &GraphView::failed, this, [this](const QString& m) { m_status->setText(m); });
 }
 

@@ -5,6 +5,7 @@
 #include "core/report/report.h"
 #include "core/sim/auto_config.h"
 #include "core/workflow/compile_project.h"
+#include "views/common/action_texts.h"
 #include "views/common/eliding_combo_box.h"
 #include "views/common/form_scroll_area.h"
 #include "views/common/tab_rows.h"
@@ -121,10 +122,9 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_status->setObjectName(QStringLiteral("profileStatus"));
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_dryRun = new QPushButton(tr("Dry-Run the Project in the Runs Tab"), left);
+    m_dryRun = new QPushButton(dryRunActionText(), left);
     m_dryRun->setObjectName(QStringLiteral("dryRunForModel"));
-    m_dryRun->setToolTip(tr("Runs the project's own code for a few steps and captures its model, "
-                            "which this tab then compiles"));
+    m_dryRun->setToolTip(dryRunActionToolTip());
     m_dryRun->hide();
     connect(m_dryRun, &QPushButton::clicked, this, &ProfilePanel::dryRunRequested);
     auto* open = new QPushButton(tr("Open Report..."), left);
@@ -395,7 +395,8 @@ void ProfilePanel::setProject(const QString& folder, const QString& namedConfig)
             if (!found) {
                 --m_recording;
                 // The Profile's wording: its button does what the CLI's command would.
-                recordingFailed(QString::fromStdString(workflow::guiWording(found.error).toString()));
+                recordingFailed(
+                    QString::fromStdString(workflow::guiWording(found.error).toString()));
                 return;
             }
             workflow::ProjectModel& model = *found.value;

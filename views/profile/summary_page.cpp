@@ -1,6 +1,7 @@
 #include "views/profile/summary_page.h"
 
 #include "core/sim/summary.h"
+#include "views/common/action_texts.h"
 #include "views/common/nice_axis_ticker.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/pipeline_page.h"
@@ -10,6 +11,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -55,14 +58,22 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     big.setBold(true);
     m_headline->setFont(big);
     m_figures = new QLabel(this);
+    m_figures->setObjectName(QStringLiteral("figures"));
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_figures->setWordWrap(true);
     // The tile views (fullest tiles and their histogram) exist only for IPU reports: a wafer has
     // no tiles in this sense, so for a CS report they are hidden rather than left empty.
     m_tilePane = new QWidget(this);
     m_tilePane->setObjectName(QStringLiteral("tilePane"));
-    m_topTiles = table({tr("Tile"), tr("IPU"), tr("Memory"), tr("Of capacity")}, m_tilePane);
+    // Four short figures in two fifths of a narrow pane: the header "Of capacity" was wider than
+    // its figure and pushed it behind a scroll bar ("Of capac…"). "Full" says it in the figure's
+    // width; the header's tooltip says of what.
+    m_topTiles = table({tr("Tile"), tr("IPU"), tr("Memory"), tr("Full")}, m_tilePane);
     m_topTiles->setObjectName(QStringLiteral("topTiles"));
+    m_topTiles->horizontalHeaderItem(3)->setToolTip(tr("Share of the tile's memory capacity"));
+    // Sized to their figures, none stretched: a stretched last column kept 100 pixels however
+    // narrow the pane, and went behind the scroll bar.
+    m_topTiles->horizontalHeader()->setStretchLastSection(false);
     m_advice =
         table({tr("Remedy"), tr("Saves"), tr("Peak after"), tr("Fits"), tr("Samples/s")}, this);
     m_advice->setObjectName(QStringLiteral("advice"));
@@ -78,10 +89,9 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     m_histogram->xAxis->setLabel(tr("Tile memory"));
     m_histogram->yAxis->setLabel(tr("Tiles"));
 
-    m_dryRun = new QPushButton(tr("Dry-Run the Project in the Runs Tab"), this);
+    m_dryRun = new QPushButton(dryRunActionText(), this);
     m_dryRun->setObjectName(QStringLiteral("summaryDryRun"));
-    m_dryRun->setToolTip(tr("Runs the project's own code for a few steps and captures its model, "
-                            "which the Profile then compiles"));
+    m_dryRun->setToolTip(dryRunActionToolTip());
     m_dryRun->hide();
     connect(m_dryRun, &QPushButton::clicked, this, &SummaryPage::dryRunRequested);
     auto* figures = new QVBoxLayout;
@@ -219,6 +229,16 @@ void SummaryPage::setResult(ResultPtr result)
                 pct->setForeground(alertColor(palette()));
             m_topTiles->setItem(int(k), 3, pct);
         }
+        // The four figures show whole: the table claims their width (the histogram beside it
+        // gives way), rather than scrolling its last figure out of sight ("74…").
+        const QHeaderView* header = m_topTiles->horizontalHeader();
+        int width =
+            2 * m_topTiles->frameWidth() + m_topTiles->verticalScrollBar()->sizeHint().width();
+        for (int c = 0; c < m_topTiles->columnCount(); ++c)
+            width +=
+                std::max(static_cast<const QAbstractItemView*>(m_topTiles)->sizeHintForColumn(c),
+                         header->sectionSizeHint(c));
+        m_topTiles->setMinimumWidth(width);
     }
     for (const auto& d : r.diagnostics)
         lines << QString::fromStdString(d.message);
@@ -258,7 +278,17 @@ void SummaryPage::showNoModel(const QString& why, bool offerDryRun)
     m_headline->setText(offerDryRun
                             ? tr("No report yet: this project's model is known after a dry run")
                             : tr("No report: the project's model could not be built"));
-    m_figures->setText(why);
+    // The message is a diagnostic ("PROJECT: error: ... [compile.no-model]"), the CLI's form:
+    // under a headline that already says what went wrong, the sentence alone reads better.
+    QString sentence = why.trimmed();
+    static const QRegularExpression prefix(QStringLiteral("^[^\n]*?: (error|warning): "));
+    static const QRegularExpression code(QStringLiteral("\\s*\\[[a-z0-9._-]+\\]$"));
+    sentence.remove(prefix).remove(code);
+    if (!sentence.isEmpty())
+        sentence[0] = sentence[0].toUpper();
+    if (!sentence.isEmpty() && !sentence.endsWith(QLatin1Char('.')))
+        sentence += QLatin1Char('.');
+    m_figures->setText(sentence);
     m_dryRun->setVisible(offerDryRun);
 }
 

@@ -24,8 +24,7 @@ TileDetails::TileDetails(QWidget* parent) : QWidget(parent)
     m_view->setModel(m_model);
     m_view->setSortingEnabled(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->verticalHeader()->hide();
-    m_view->horizontalHeader()->setStretchLastSection(true);
+    setUpVariableTable(m_view);
     layout->addWidget(m_summary);
     layout->addWidget(m_view, 1);
 }
@@ -75,7 +74,6 @@ void TileDetails::showTile(int tile)
                            .arg(parts.join(QStringLiteral(", "))));
     m_model->setVariables(m_result, std::move(vars), tile);
     m_model->sort(VariableTableModel::BytesHere, Qt::DescendingOrder);
-    m_view->resizeColumnsToContents();
 }
 
 } // namespace portolan::views

@@ -1,5 +1,7 @@
 #include "views/profile/variable_table_model.h"
 
+#include <QHeaderView>
+#include <QTableView>
 #include <algorithm>
 
 namespace portolan::views {
@@ -168,6 +170,23 @@ void VariableTableModel::sort(int column, Qt::SortOrder order)
     }
     changePersistentIndexList(before, after);
     emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+void setUpVariableTable(QTableView* view)
+{
+    QHeaderView* header = view->horizontalHeader();
+    using C = VariableTableModel::Column;
+    const C order[] = {C::Name,  C::BytesHere, C::TotalBytes, C::Category,
+                       C::Stage, C::Tiles,     C::Kind,       C::Liveness};
+    for (int visual = 0; visual < int(std::size(order)); ++visual)
+        header->moveSection(header->visualIndex(order[visual]), visual);
+    header->setStretchLastSection(true);
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(C::Name, QHeaderView::Interactive);
+    header->setSectionResizeMode(C::Liveness, QHeaderView::Interactive);
+    header->resizeSection(C::Name, 200);
+    view->setTextElideMode(Qt::ElideMiddle);
+    view->verticalHeader()->hide();
 }
 
 } // namespace portolan::views

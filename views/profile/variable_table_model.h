@@ -6,6 +6,8 @@
 #include "views/profile/plot_theme.h"
 
 #include <QAbstractTableModel>
+
+class QTableView;
 #include <vector>
 
 namespace portolan::views {
@@ -49,5 +51,12 @@ private:
     std::vector<int> m_indices;
     int m_tile = -1;
 };
+
+// Sets up a view of a VariableTableModel so that its important columns show first and whole in
+// a narrow pane (the Profile's right side is about 500 pixels at 1024x700): the name, then the
+// bytes and the category, in the visual order; the figures sized to their contents (sampled,
+// so cheap on 37,000 rows); the name elided in the middle (its start and its op both tell);
+// the liveness range, long and least read, last, with its full text in the tooltip.
+void setUpVariableTable(QTableView* view);
 
 } // namespace portolan::views

@@ -304,19 +304,6 @@ void RunPanel::showEvent(QShowEvent* event)
     updateButtons();
 }
 
-QString RunPanel::startBlockedReason() const
-{
-    // The built-in runtime trains from the project's params file (the rule every tab uses); the
-    // dry run and the project's own command do not need one. Said here, next to Start, in GUI
-    // words: the run would only fail with "give --params" in the log.
-    if (m_project.isEmpty() || runKind() != RunKind::Builtin)
-        return {};
-    if (!runtime::findParamsFile(m_project.toStdString()))
-        return tr("No params file: the built-in runtime trains from configs/params.yaml, "
-                  "params.yaml or const.yaml. Choose one in the Porting tab, or try a dry run.");
-    return {};
-}
-
 bool RunPanel::isRunning() const
 {
     return m_controller->isRunning();

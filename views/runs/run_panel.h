@@ -85,6 +85,7 @@ public:
     // Why Start is disabled, shown next to it ("" when a run can start): a built-in run without
     // a params file cannot start.
     QString startBlockedReason() const;
+    bool builtinKnowsModel(const QString& paramsFile) const;
     QPushButton* startButton() const { return m_start; }
     // "⚠ synthetic data and weights" while the current run uses made-up inputs, else empty.
     QString syntheticBadgeText() const;
@@ -130,6 +131,9 @@ private:
     QStringList submitArguments() const;
 
     QString m_project;
+    // builtinKnowsModel's last answer, keyed by the params file and its modification time.
+    mutable QString m_knownModelKey;
+    mutable bool m_knownModel = false;
     QString m_cli;
     RunController* m_controller;
     std::unique_ptr<RunHistory> m_history;

@@ -114,8 +114,11 @@ void RunPanel::createProgressAndHistory()
 {
     m_start = new QPushButton(tr("Start"), this);
     m_startReason = new QLabel(this);
+    m_startReason->setObjectName(QStringLiteral("startReason"));
     m_startReason->setWordWrap(true);
+    m_startReason->setTextFormat(Qt::RichText);
     m_startReason->hide();
+    connect(m_startReason, &QLabel::linkActivated, this, [this] { setRunKind(RunKind::DryRun); });
     m_stop = new QPushButton(tr("Stop"), this);
     m_stop->setToolTip(tr("Finish the current step, write a checkpoint, then stop"));
     m_kill = new QPushButton(tr("Kill"), this);
@@ -138,11 +141,13 @@ void RunPanel::createProgressAndHistory()
     m_historyView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_historyView->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_historyView->verticalHeader()->hide();
-    // The figures keep their width; the model's name takes what is left and elides, so Steps,
-    // Loss and Status stay in sight in a narrow panel.
+    // The figures keep their width; the model's name has a fixed share and elides, so Steps,
+    // Loss and Status stay in sight in a narrow panel. (Stretched, it shrank to nothing beside
+    // the columns after it, and its header read "Aode".)
     m_historyView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_historyView->horizontalHeader()->setSectionResizeMode(RunHistoryModel::Model,
-                                                            QHeaderView::Stretch);
+                                                            QHeaderView::Interactive);
+    m_historyView->horizontalHeader()->resizeSection(RunHistoryModel::Model, 110);
     m_historyView->horizontalHeader()->setStretchLastSection(false);
     m_historyView->setTextElideMode(Qt::ElideMiddle);
     // What a user looks for first, whether the run finished and at what loss, comes right after
