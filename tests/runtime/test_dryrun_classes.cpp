@@ -261,10 +261,11 @@ void TestDryRunClasses::determinedApis_data()
     QTest::addRow("exponent numbers") << "determined-exponent-hparams"
                                       << "determined-pytorchtrial"
                                       << "weight_decay=0.0001";
-    // A Core API script (no trial class) that asserts it runs on a cluster: the experiment
-    // config whose entrypoint runs it stands in for the cluster's trial (and its arguments).
+    // A Core API script (no trial class, flavour determined-core) that asserts it runs on a
+    // cluster: the experiment config whose entrypoint runs it stands in for the cluster's
+    // trial (and its arguments).
     QTest::addRow("core api on a cluster") << "determined-core-api"
-                                           << "plain-pytorch"
+                                           << "determined-core"
                                            << "det.get_cluster_info(): the dry run stands in";
 }
 

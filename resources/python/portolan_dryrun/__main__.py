@@ -13,7 +13,7 @@ def parse(argv):
                                 description="Portolan's CPU dry run of a project's own code.")
     p.add_argument("--project", required=True, help="project folder")
     p.add_argument("--flavour", default=None,
-                   help="cerebras-pytorch, cerebras-layers, determined-pytorchtrial, "
+                   help="cerebras-pytorch, cerebras-layers, determined-pytorchtrial, determined-core, "
                         "graphcore-poptorch or plain-pytorch (portolan-cli detects it)")
     p.add_argument("--entry", default=None, help="entry script, relative to the project")
     p.add_argument("--params", default=None,
