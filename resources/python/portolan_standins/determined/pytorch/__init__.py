@@ -14,7 +14,7 @@ import torch
 
 import _portolan_hooks as hooks
 
-from .. import errors
+from .. import core, errors
 
 TorchData = Union[Dict[str, torch.Tensor], Sequence[torch.Tensor], torch.Tensor]
 
@@ -159,44 +159,6 @@ class PyTorchCallback:
         pass
 
 
-class _DistributedContext:
-    """One process, one slot."""
-
-    rank = 0
-    size = 1
-    local_rank = 0
-    local_size = 1
-    cross_rank = 0
-    cross_size = 1
-
-    def get_rank(self):
-        return 0
-
-    def get_size(self):
-        return 1
-
-    def get_local_rank(self):
-        return 0
-
-    def get_local_size(self):
-        return 1
-
-    def get_cross_rank(self):
-        return 0
-
-    def get_cross_size(self):
-        return 1
-
-    def allgather(self, stuff):
-        return [stuff]
-
-    def gather(self, stuff):
-        return [stuff]
-
-    def broadcast(self, stuff):
-        return stuff
-
-
 class _NullWriter:
     """get_tensorboard_writer(): TensorBoard is not written during a dry run."""
 
@@ -251,7 +213,8 @@ class PyTorchTrialContext:
         self._config = dict(experiment_config or {})
         self._hparams = dict(hparams if hparams is not None else
                              hparams_from_config(self._config))
-        self.distributed = _DistributedContext()
+        # One process, one slot: the Core API stand-in's context serves the trial too.
+        self.distributed = core.DistributedContext()
         self.experimental = _ExperimentalContext()
         self.models = []
         self.optimizers = []
