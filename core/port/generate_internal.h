@@ -73,6 +73,8 @@ private:
     };
     std::vector<Caller> m_callers;
     void findCallers();
+    void findRebound();
+    std::set<std::string> m_rebound; // builtin names the script binds itself
     std::uint32_t m_loopStart = 0;
     std::string m_parser;
 };

@@ -151,6 +151,10 @@ struct PortPlan
     std::vector<PlanItem> leftovers;
     // What the plan could not place: each becomes a port.manual finding.
     std::vector<guides::Finding> manual;
+    // Why the training step itself is the user's to write (several backward() calls, layer-local
+    // optimizers), "" when the port places it. Such a step's own names (its locals, its
+    // function's parameters) are then named by that one item, not each as untraced.
+    std::string stepNotPlaced;
     std::vector<std::string> notes;
 
     // The parsed sources (statement level), by relative path.

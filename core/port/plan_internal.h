@@ -118,6 +118,8 @@ private:
     bool chooseEntry();
     bool findLoop();
     void analyseBody(const Stmt& loop);
+    const Stmt* closureOf(const Stmt& loop, const Call& backward) const;
+    void analyseClosureLoop(const Stmt& loop, const Stmt& closure);
     void bindStepArguments(const Call& backward, const Call& call);
     void bindSelfAttributes(const Stmt& loop);
     void noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction);

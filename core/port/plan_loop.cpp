@@ -102,8 +102,51 @@ bool Planner::findLoop()
         return true;
     }
     bindSelfAttributes(*best);
+    if (const Stmt* closure = closureOf(*best, *backward)) {
+        analyseClosureLoop(*best, *closure);
+        return true;
+    }
     analyseBody(*best);
     return true;
+}
+
+// An optimizer stepped with a closure (`def closure(): ...; loss.backward(); return loss` then
+// `optimizer.step(closure)`, LBFGS): backward runs inside a function defined in the loop body and
+// handed to `.step`. The closure's statements are the step (its locals are the step's own), not
+// names to look up elsewhere. Returns the closure's definition, or nullptr.
+const Stmt* Planner::closureOf(const Stmt& loop, const Call& backward) const
+{
+    const Stmt* def = nullptr;
+    for (const Stmt* s : src().chainAt(backward.span.startByte, backward.span.endByte))
+        if (!def && s->type == "function_definition" && s->start > loop.start &&
+            s->end <= loop.end && !s->name.empty())
+            def = s;
+    if (!def)
+        return nullptr;
+    for (const auto& c : idx().calls)
+        if (lastPart(c.callee) == "step" && within(c.span, loop.start, loop.end))
+            for (const auto& x : c.arguments)
+                if (x.text == def->name)
+                    return def;
+    return nullptr;
+}
+
+void Planner::analyseClosureLoop(const Stmt& loop, const Stmt& closure)
+{
+    analyseBody(closure);
+    auto& lp = *m_p.loop;
+    for (const auto& s : loop.body) {
+        if (s.isComment() || &s == &closure)
+            continue;
+        const CodeRef ref = refOf(m_p.entry, src(), s);
+        if (s.uses.count(closure.name) && containsMethodCall(src(), s.node, "step")) {
+            lp.steps.push_back(ref);
+            continue;
+        }
+        m_p.leftovers.push_back(PlanItem{"logging", "", ref,
+                                         "around the closure's step (evaluation, plots, "
+                                         "logging): left out"});
+    }
 }
 
 // The batch loop in a method of a class the script instantiates (a trainer class:
@@ -301,6 +344,8 @@ void Planner::analyseBody(const Stmt& loop)
     if (lp.steps.empty() && m_p.optimizers.empty())
         m_p.manual.push_back(manualFinding("no optimizer step found in the training loop", lp.loop,
                                            "step a torch.optim optimizer in the loop"));
+    if (lp.backwardCount > 1)
+        m_p.stepNotPlaced = "several backward() calls per step";
     if (lp.backwardCount > 1)
         m_p.manual.push_back(
             manualFinding("several backward() calls per step (" + std::to_string(lp.backwardCount) +

@@ -94,6 +94,7 @@ void Planner::findModel()
             o.construction,
             "write the layer-wise training by hand, or train the layers with one loss"));
         m_p.modelVariable.clear();
+        m_p.stepNotPlaced = "layer-local optimizers";
         return;
     }
     const Assignment* a = assignmentOf(m_p.modelVariable, m_loopFunction);

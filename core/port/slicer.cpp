@@ -41,6 +41,7 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
                 m_mainBlock = s;
     }
     findCallers();
+    findRebound();
     // The parser: what `args` is parsed from.
     if (m_src)
         for (const auto& f : plan.flags) {
@@ -57,6 +58,29 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
             walk(m_src->statements());
             break;
         }
+}
+
+// Builtin names the script binds itself (`input = torch.from_numpy(...)` in a script): they are
+// the script's values, to be moved like any other, not Python's builtins.
+void Slicer::findRebound()
+{
+    if (!m_src)
+        return;
+    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& v) {
+        for (const auto& s : v) {
+            for (const auto& d : s.defines)
+                if (isBuiltin(d))
+                    m_rebound.insert(d);
+            if (s.type != "function_definition" && s.type != "decorated_definition" &&
+                s.type != "class_definition") {
+                walk(s.body);
+                walk(s.other);
+            }
+        }
+    };
+    walk(m_src->statements());
+    if (m_function)
+        walk(m_function->body);
 }
 
 void Slicer::findCallers()
@@ -264,8 +288,8 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
         work.pop_back();
         if (!seen.insert({name, scope}).second)
             continue;
-        if (exclude.count(name) || isBuiltin(name) || name == m_plan.argsName ||
-            m_plan.deviceNames.count(name))
+        if (exclude.count(name) || (isBuiltin(name) && !m_rebound.count(name)) ||
+            name == m_plan.argsName || m_plan.deviceNames.count(name))
             continue;
         const Stmt* s = nullptr;
         bool isLocal = false;

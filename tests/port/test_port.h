@@ -1,6 +1,7 @@
 #pragma once
 // The port tests' class, shared by test_port.cpp (plan, structure, status) and
-// test_port_generate_rows.cpp (the generators' pattern rows, kept apart for their length).
+// test_port_generate_rows.cpp (the generators' pattern rows, kept apart for their length) and
+// test_port_manual_rows.cpp (the manual list of steps the port cannot place).
 #include <QObject>
 
 class TestPort : public QObject
@@ -20,4 +21,6 @@ private slots:
     void generatesPatterns();
     void argparseInHelper();
     void statusRule();
+    void manualItemsExactly_data();
+    void manualItemsExactly();
 };

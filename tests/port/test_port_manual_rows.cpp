@@ -1,0 +1,143 @@
+// The manual list names exactly what is left (issue 24): for a step the port cannot place (an
+// LBFGS closure, layer-local optimizers, several backward() calls), one item per construct and
+// no "needed but not moved" item for the step's own names. Each row is a fixture written for the
+// pattern; `items` lists a phrase of every manual item expected, in order, and nothing else.
+#include "core/analysis/analysis.h"
+#include "core/port/generate.h"
+#include "tests/port/test_port.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <fstream>
+
+using namespace portolan;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const Preamble = R"(import argparse
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--lr', type=float, default=0.1)
+parser.add_argument('--steps', type=int, default=3)
+args = parser.parse_args()
+)";
+
+} // namespace
+
+void TestPort::manualItemsExactly_data()
+{
+    QTest::addColumn<QString>("body");
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QStringList>("items");
+    QTest::addColumn<QString>("contains");
+
+    // The closure's locals (`pred`) are the step's; a builtin name the script rebinds (`input`)
+    // is the script's value, moved with the code that reads it.
+    const QString closure = R"(
+input = torch.randn(16, 4)
+target = torch.randn(16, 1)
+model = nn.Linear(4, 1)
+optimizer = optim.LBFGS(model.parameters(), lr=args.lr)
+for i in range(args.steps):
+    def closure():
+        optimizer.zero_grad()
+        pred = model(input)
+        loss = F.mse_loss(pred, target)
+        loss.backward()
+        return loss
+    optimizer.step(closure)
+    print('step', i)
+)";
+    for (const char* t : {"determined-pytorchtrial", "graphcore-poptorch", "cerebras-pytorch"})
+        QTest::addRow("lbfgs-closure/%s", t) << closure << t << QStringList{"closure"} << "pred = ";
+    QTest::addRow("lbfgs-closure-rebound-builtin/determined")
+        << closure << "determined-pytorchtrial" << QStringList{"closure"}
+        << "\ninput = torch.randn(16, 4)\n";
+
+    // Each layer trains itself on the batches its method is given.
+    const QString layerLocal = R"(
+
+class Block(nn.Linear):
+    def __init__(self, n):
+        super().__init__(n, n)
+        self.optim = optim.Adam(self.parameters(), lr=args.lr)
+
+    def fit(self, pos, neg):
+        for k in range(args.steps):
+            score = self(pos).pow(2).mean() - self(neg).pow(2).mean()
+            self.optim.zero_grad()
+            score.backward()
+            self.optim.step()
+        return self(pos).detach(), self(neg).detach()
+
+
+blocks = [Block(4), Block(4)]
+a, b = torch.randn(8, 4), torch.randn(8, 4)
+for blk in blocks:
+    a, b = blk.fit(a, b)
+)";
+    for (const char* t : {"determined-pytorchtrial", "graphcore-poptorch", "cerebras-pytorch"})
+        QTest::addRow("layer-local/%s", t)
+            << layerLocal << t << QStringList{"layer-local optimizers"} << "TODO(portolan)";
+
+    // Two networks trained in turn, three backward() calls: the step is the user's on a target
+    // that runs one loss; the losses it computes are not each "untraced".
+    const QString adversarial = R"(
+from torch.utils.data import DataLoader, TensorDataset
+loader = DataLoader(TensorDataset(torch.randn(16, 4)), batch_size=4)
+critic = nn.Linear(4, 1)
+maker = nn.Linear(2, 4)
+opt_c = optim.Adam(critic.parameters(), lr=args.lr)
+opt_m = optim.Adam(maker.parameters(), lr=args.lr)
+for (real,) in loader:
+    critic.zero_grad()
+    loss_real = F.softplus(-critic(real)).mean()
+    loss_real.backward()
+    made = maker(torch.randn(real.size(0), 2))
+    loss_made = F.softplus(critic(made.detach())).mean()
+    loss_made.backward()
+    opt_c.step()
+    maker.zero_grad()
+    loss_m = F.softplus(-critic(made)).mean()
+    loss_m.backward()
+    opt_m.step()
+)";
+    QTest::addRow("several-backward/determined")
+        << adversarial << "determined-pytorchtrial" << QStringList{"several backward() calls"}
+        << "TODO(portolan)";
+}
+
+void TestPort::manualItemsExactly()
+{
+    QFETCH(QString, body);
+    QFETCH(QString, target);
+    QFETCH(QStringList, items);
+    QFETCH(QString, contains);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root);
+    std::ofstream(root / "main.py") << Preamble << body.toStdString();
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
+    auto r = port::generatePort(*plan.value, target.toStdString(), "");
+    QVERIFY(r);
+    std::string manuals, all;
+    for (const auto& m : r.value->manual)
+        manuals += m.message + "\n";
+    for (const auto& g : r.value->files)
+        all += g.text + "\n";
+    QVERIFY2(r.value->manual.size() == static_cast<std::size_t>(items.size()), manuals.c_str());
+    for (int i = 0; i < items.size(); ++i)
+        QVERIFY2(r.value->manual[static_cast<std::size_t>(i)].message.find(
+                     items[i].toStdString()) != std::string::npos,
+                 manuals.c_str());
+    QVERIFY2(all.find(contains.toStdString()) != std::string::npos, all.c_str());
+}
