@@ -76,7 +76,8 @@ int runPort(const PortCliOptions& o)
         return usage("not a project folder: " + o.project);
     // --plan writes nothing and may have no -o (fs::absolute("") throws).
     const fs::path out = o.output.empty() ? fs::path() : fs::absolute(o.output).lexically_normal();
-    if (!o.planOnly && fs::exists(out, ec) && (!fs::is_directory(out, ec) || !fs::is_empty(out, ec)))
+    if (!o.planOnly && fs::exists(out, ec) &&
+        (!fs::is_directory(out, ec) || !fs::is_empty(out, ec)))
         return usage("the output folder " + o.output + " exists and is not empty");
     if (!o.planOnly && (out == project || out.string().starts_with(project.string() + "/")))
         return usage("the output folder must be outside the original project");
@@ -93,13 +94,13 @@ int runPort(const PortCliOptions& o)
     options.entry = o.entry;
     options.modelVariable = o.model;
     options.lossExpression = o.loss;
+    options.values = parseValues(o.args);
     auto plan = port::planPort(*analysis.value, options);
     if (!plan) {
         if (json)
-            std::cout << nlohmann::json{{"error", plan.error.message},
-                                        {"code", plan.error.code}}
-                             .dump(2)
-                      << "\n";
+            std::cout
+                << nlohmann::json{{"error", plan.error.message}, {"code", plan.error.code}}.dump(2)
+                << "\n";
         else
             printDiagnostic(std::cerr, plan.error);
         return ExitUsage;
@@ -130,8 +131,7 @@ int runPort(const PortCliOptions& o)
     const port::VerifyResult* checked = verified ? &*verified : nullptr;
     const bool ok = r.full(checked) && (!verified || verified->agrees);
     if (json) {
-        std::cout << port::toJson(r, out.string(), verified ? &*verified : nullptr).dump(2)
-                  << "\n";
+        std::cout << port::toJson(r, out.string(), verified ? &*verified : nullptr).dump(2) << "\n";
     } else {
         std::cout << r.status(checked) << " port for " << r.target
                   << (r.api.empty() ? "" : " (api " + r.api + ")") << " written to " << out.string()
@@ -156,18 +156,16 @@ int runPort(const PortCliOptions& o)
             if (!v.originalError.empty())
                 std::cout << "  original: " << v.originalError << "\n";
             for (int i = 0; i < v.stepsCompared; ++i)
-                std::cout << "  step " << i + 1 << ": original "
-                          << v.originalLosses[std::size_t(i)] << ", port "
-                          << v.portLosses[std::size_t(i)] << "\n";
+                std::cout << "  step " << i + 1 << ": original " << v.originalLosses[std::size_t(i)]
+                          << ", port " << v.portLosses[std::size_t(i)] << "\n";
             if (v.stepsCompared > 0)
                 std::cout << "  max relative loss difference " << v.maxRelLossDiff
                           << ", max weight difference " << v.maxAbsWeightDiff << "\n";
-            std::cout << (v.agrees ? "the port trains like the original\n"
-                                   : v.firstDivergence
-                                         ? "the port diverges at step " +
-                                               std::to_string(v.firstDivergence) + "\n"
-                                         : "the port could not be shown to train like the "
-                                           "original\n");
+            std::cout << (v.agrees            ? "the port trains like the original\n"
+                          : v.firstDivergence ? "the port diverges at step " +
+                                                    std::to_string(v.firstDivergence) + "\n"
+                                              : "the port could not be shown to train like the "
+                                                "original\n");
         }
     }
     return ok ? ExitOk : ExitFindings;

@@ -141,11 +141,14 @@ struct DeterminedPort
             for (const auto& o : plan.optimizers) {
                 if (o.synthesized) {
                     const std::string lr = o.learningRate.empty() ? "0.1" : o.learningRate;
-                    std::string lrText = lr;
-                    for (const auto& n : identifiersOf(lr))
-                        if (sc.init.localDefines.count(n) == 0 && !plan.argsName.empty() &&
-                            n == plan.argsName)
-                            lrText = lr;
+                    // The rate as the trial reads it (a flag: its hyperparameter).
+                    const std::string prefix = plan.argsName + ".";
+                    const std::string lrText = !plan.argsName.empty() && lr.starts_with(prefix)
+                                                   ? rules.flag(lr.substr(prefix.size()))
+                                                   : lr;
+                    if (!o.chosenBy.empty())
+                        init +=
+                            ind + "# The original's step depends on a flag: " + o.chosenBy + ".\n";
                     init += ind + "# The original updates the weights by hand with plain SGD "
                                   "(p -= lr * grad).\n";
                     init +=

@@ -50,6 +50,8 @@ struct OptimizerPlan
     bool closure = false;     // .step(closure) (LBFGS)
     bool synthesized = false; // made from a hand-written SGD update (no optimizer in the code)
     std::string learningRate; // synthesized: the rate expression
+    std::string rateName;     // synthesized: the name the update reads (`lr`) when it holds a flag
+    std::string chosenBy;     // the step is one branch of a flag: "--flag is False (the default)"
 };
 
 struct SchedulerPlan
@@ -115,6 +117,9 @@ struct PortOptions
     std::string modelVariable;
     std::string lossExpression; // replaces the planned loss expression (Python text)
     std::string entry;          // the training script ("" = planned)
+    // The command line the original runs with (option -> value as written after `--`): a step
+    // chosen by a flag follows the branch these values select.
+    std::map<std::string, std::string> values;
 };
 
 struct PortPlan

@@ -132,7 +132,10 @@ private:
     void findDevices();
     void findLeftovers();
     void findLrChanges();
+    std::string plateauDecay(const Assignment& a, const std::string& text) const;
     void synthesizeSgd(const Stmt& s, const CodeRef& ref);
+    std::optional<bool> flagValue(TSNode condition, std::string* said) const;
+    bool chooseStepBranch(const Stmt& s);
     const Assignment* assignmentOf(const std::string& name, FunctionId fn, int depth = 0) const;
     FunctionId functionAt(std::uint32_t byte) const;
     const Call* innerCall(const Assignment& a) const;

@@ -321,6 +321,11 @@ void Planner::analyseBody(const Stmt& loop)
             lp.modeSwitches.push_back(ref);
             continue;
         }
+        if (step && s.type == "if_statement" && !s.other.empty() && chooseStepBranch(s)) {
+            lp.steps.push_back(ref);
+            phase = 2;
+            continue;
+        }
         if (step || manualUpdate) {
             lp.steps.push_back(ref);
             if (manualUpdate && m_p.optimizers.empty()) {
@@ -361,6 +366,80 @@ void Planner::analyseBody(const Stmt& loop)
             PlanItem{"mode-switch", "", s, "the target switches train/eval mode itself"});
 }
 
+// The value a condition on one boolean flag (`args.use_x`, `not args.use_x`) has on the
+// command
+// line the original runs with: the value given after `--`, else the flag's default. `said`
+// gets how it was decided ("--use-x is False (the default)").
+std::optional<bool> Planner::flagValue(TSNode condition, std::string* said) const
+{
+    bool negate = false;
+    TSNode c = condition;
+    while (nodeType(c) == "parenthesized_expression" && ts_node_named_child_count(c) == 1)
+        c = ts_node_named_child(c, 0);
+    if (nodeType(c) == "not_operator") {
+        negate = true;
+        c = fieldOf(c, "argument");
+    }
+    if (nodeType(c) != "attribute" || m_p.argsName.empty() ||
+        src().text(fieldOf(c, "object")) != m_p.argsName)
+        return std::nullopt;
+    const auto* f = m_p.flag(src().text(fieldOf(c, "attribute")));
+    if (!f || (f->action != "store_true" && f->action != "store_false"))
+        return std::nullopt;
+    bool value = f->action == "store_false";
+    std::string how = " (the default)";
+    for (const auto& o : f->options)
+        if (m_o.values.count(o)) {
+            value = f->action == "store_true";
+            how = " (given on the command line)";
+        }
+    if (said)
+        *said = (f->options.empty() ? f->dest : f->options.front()) + " is " +
+                (value ? "True" : "False") + how;
+    return value != negate;
+}
+
+// An optimizer step chosen by a flag (`if args.use_optimizer: optimizer.step()` else a
+// hand-written update): the port follows the branch the flag's value selects, so it trains
+// as the original does on that command line. The optimizers the other branch steps are not
+// built.
+bool Planner::chooseStepBranch(const Stmt& s)
+{
+    // One else (no elif): the two branches are the body and `other`.
+    for (uint32_t i = 0; i < ts_node_named_child_count(s.node); ++i)
+        if (nodeType(ts_node_named_child(s.node, i)) == "elif_clause")
+            return false;
+    std::string said;
+    const auto value = flagValue(s.condition, &said);
+    if (!value)
+        return false;
+    const auto& chosen = *value ? s.body : s.other;
+    const auto& dropped = *value ? s.other : s.body;
+    const auto& f = src();
+    const auto steps = [&](const std::vector<Stmt>& branch, const std::string& var) {
+        return std::any_of(branch.begin(), branch.end(), [&](const Stmt& b) {
+            return containsMethodCall(f, b.node, "step", var);
+        });
+    };
+    std::erase_if(m_p.optimizers, [&](const OptimizerPlan& o) {
+        return !o.synthesized && steps(dropped, o.variable) && !steps(chosen, o.variable);
+    });
+    const Stmt* update = nullptr;
+    for (const auto& b : chosen)
+        if (b.type == "for_statement" && f.text(b.forIter).ends_with(".parameters()") &&
+            (containsMethodCall(f, b.node, "add_") || containsMethodCall(f, b.node, "sub_")))
+            update = &b;
+    if (update && m_p.optimizers.empty())
+        synthesizeSgd(*update, refOf(m_p.entry, f, *update));
+    for (auto& o : m_p.optimizers)
+        o.chosenBy = said;
+    m_p.notes.push_back("the optimizer step at " + refOf(m_p.entry, f, s).where() +
+                        " depends on a flag: " + said + ", so the port " +
+                        (update ? "updates the weights as the hand-written branch does"
+                                : "steps the optimizer of that branch"));
+    return true;
+}
+
 // A hand-written SGD update (`for p in model.parameters(): p.data.add_(-lr * p.grad)`): the
 // port uses torch.optim.SGD with the rate that scales the gradient, the same update.
 void Planner::synthesizeSgd(const Stmt& s, const CodeRef& ref)
@@ -384,6 +463,19 @@ void Planner::synthesizeSgd(const Stmt& s, const CodeRef& ref)
     }
     while (!lr.empty() && lr.back() == ' ')
         lr.pop_back();
+    // A name holding a flag's value (`lr = args.lr`, perhaps bound after the training function
+    // is defined): the rate is the flag, which the port reads as the target reads flags.
+    const std::string prefix = m_p.argsName + ".";
+    for (const auto& a : idx().assignments)
+        if (!m_p.argsName.empty() && a.target == lr && !a.augmented &&
+            a.value.starts_with(prefix) && a.value.size() > prefix.size() &&
+            a.value.find_first_not_of(
+                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", prefix.size()) ==
+                std::string::npos) {
+            o.rateName = lr;
+            lr = a.value;
+            break;
+        }
     o.learningRate = lr;
     o.construction = ref;
     o.statement = ref;

@@ -339,6 +339,50 @@ void Planner::findLeftovers()
                                              "the script's entry: the target runs the port"});
 }
 
+// A rate divided when a compared metric did not improve (`if val_loss < best: best = val_loss
+// else: lr /= 4.0`): the schedule is torch's ReduceLROnPlateau (mode min, factor 1/4, patience 0,
+// threshold 0 absolute: a strict improvement resets, any other epoch divides), the same rule.
+// It is stepped with the original's validation loss at each epoch's end; the port's validation
+// is not that computation (it stands in with training steps when the original's is not a
+// DataLoader), so the schedule would follow another metric: the item says so precisely instead
+// of generating a schedule that differs.
+// Returns the item's message, "" when the change is not such a decay.
+std::string Planner::plateauDecay(const Assignment& a, const std::string& text) const
+{
+    if (!a.augmented)
+        return {};
+    const auto op = text.find("/=") != std::string::npos   ? std::string("/=")
+                    : text.find("*=") != std::string::npos ? std::string("*=")
+                                                           : std::string();
+    if (op.empty())
+        return {};
+    const Stmt* branch = nullptr;
+    bool inElse = false;
+    for (const Stmt* s : src().chainAt(a.span.startByte, a.span.endByte)) {
+        if (s->type != "if_statement")
+            continue;
+        const std::string cond = src().text(s->condition);
+        if (cond.find('<') == std::string::npos && cond.find('>') == std::string::npos)
+            continue;
+        branch = s;
+        inElse = !s->other.empty() && a.span.startByte >= s->other.front().start;
+    }
+    if (!branch)
+        return {};
+    std::string factor = text.substr(text.find(op) + 2);
+    factor.erase(0, factor.find_first_not_of(' '));
+    const std::string rate = op == "/=" ? "1 / " + factor : factor;
+    return "the learning rate is multiplied by " + rate + " when `" +
+           src().text(branch->condition) + "` " + (inElse ? "does not hold" : "holds") + " (`" +
+           text +
+           "`, a plateau decay): the target's form is "
+           "torch.optim.lr_scheduler.ReduceLROnPlateau(mode=\"min\", factor=" +
+           rate +
+           ", patience=0, threshold=0, threshold_mode=\"abs\") stepped with the original's "
+           "validation loss at the end of each epoch, which the port does not compute: the port "
+           "keeps the starting rate";
+}
+
 // The learning rate changed while training (`lr /= 4.0` after an epoch, `group["lr"] = ...`):
 // the port builds its optimizer once, with the starting rate, so such a change is not carried
 // over; it is reported where it happens, to be written as an LR scheduler.
@@ -346,6 +390,8 @@ void Planner::findLrChanges()
 {
     std::set<std::string> rates;
     for (const auto& o : m_p.optimizers) {
+        if (o.synthesized && !o.rateName.empty())
+            rates.insert(o.rateName);
         if (o.synthesized) {
             // The rate of a hand-written update: a plain name (`lr`).
             if (!o.learningRate.empty() &&
@@ -389,6 +435,12 @@ void Planner::findLrChanges()
         if (!changed)
             continue;
         const std::string text = src().text(a.span.startByte, a.span.endByte);
+        if (const auto plateau = plateauDecay(a, text); !plateau.empty()) {
+            m_p.manual.push_back(manualFinding(plateau, refOf(m_p.entry, src(), a.span),
+                                               "compute the original's validation loss in the "
+                                               "port and step ReduceLROnPlateau with it"));
+            continue;
+        }
         m_p.manual.push_back(manualFinding(
             "the learning rate changes during training (`" + text +
                 "`): the port keeps the starting rate; write the change as an LR scheduler",

@@ -187,8 +187,15 @@ bool Slicer::isDeviceBranch(const Stmt& s) const
             for (const auto& d : b.defines)
                 names = names && m_plan.deviceNames.count(d);
             const std::string t = m_src->text(b.start, b.end);
-            const bool move = b.defines.size() == 1 && (t.find(".cuda(") != std::string::npos ||
-                                                        t.find(".to(") != std::string::npos);
+            // A move rebinds a value to itself (`x = x.to(device)`); a construction that ends in
+            // a move (`model = Net(...).to(device)` per `args.model`) builds, and stays.
+            const auto eq = t.find('=');
+            const std::string value = eq == std::string::npos
+                                          ? std::string()
+                                          : t.substr(t.find_first_not_of(' ', eq + 1));
+            const bool move =
+                b.defines.size() == 1 && value.starts_with(*b.defines.begin() + ".") &&
+                (t.find(".cuda(") != std::string::npos || t.find(".to(") != std::string::npos);
             if (!names && !move)
                 return false;
         }

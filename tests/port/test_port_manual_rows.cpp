@@ -25,6 +25,7 @@ import torch.optim as optim
 parser = argparse.ArgumentParser()
 parser.add_argument('--lr', type=float, default=0.1)
 parser.add_argument('--steps', type=int, default=3)
+parser.add_argument('--use-adam', action='store_true')
 args = parser.parse_args()
 )";
 
@@ -111,6 +112,52 @@ for (real,) in loader:
     QTest::addRow("several-backward/determined")
         << adversarial << "determined-pytorchtrial" << QStringList{"several backward() calls"}
         << "TODO(portolan)";
+
+    // The step chosen by a flag, the model built per flag with a device move, the rate held in
+    // a name bound from a flag after the training function, and a plateau decay of that rate.
+    const QString flagChosen = R"(
+device = torch.device("cpu")
+if args.steps > 5:
+    model = nn.Linear(4, 1).to(device)
+else:
+    model = nn.Sequential(nn.Linear(4, 1)).to(device)
+if args.use_adam:
+    optimizer = optim.Adam(model.parameters(), lr=args.lr)
+
+
+def train():
+    for k in range(args.steps):
+        data = torch.randn(8, 4)
+        model.zero_grad()
+        loss = model(data).pow(2).mean()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+        if args.use_adam:
+            optimizer.step()
+        else:
+            for p in model.parameters():
+                p.data.add_(p.grad, alpha=-rate)
+
+
+rate = args.lr
+best = None
+for epoch in range(3):
+    train()
+    val = model(torch.randn(8, 4)).pow(2).mean().item()
+    if not best or val < best:
+        best = val
+    else:
+        rate /= 2.0
+)";
+    QTest::addRow("flag-chosen-step/determined-default")
+        << flagChosen << "determined-pytorchtrial" << QStringList{"multiplied by 1 / 2.0"}
+        << "lr=self.context.get_hparam(\"learning_rate\")))";
+    QTest::addRow("flag-chosen-step/model-per-flag")
+        << flagChosen << "determined-pytorchtrial" << QStringList{"multiplied by 1 / 2.0"}
+        << "model = nn.Sequential(nn.Linear(4, 1))\n";
+    QTest::addRow("flag-chosen-step/says-which")
+        << flagChosen << "determined-pytorchtrial" << QStringList{"multiplied by 1 / 2.0"}
+        << "--use-adam is False (the default)";
 }
 
 void TestPort::manualItemsExactly()
