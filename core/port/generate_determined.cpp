@@ -10,6 +10,40 @@ namespace portolan::port::detail {
 
 namespace {
 
+// Gradient clipping of the model's parameters between backward and the step
+// (`clip_grad_norm_(self.model.parameters(), max)`, rendered): Determined's documented form is
+// step_optimizer's clip_grads, which clips the parameters of the optimizer it steps, the same
+// parameters when that optimizer is built on the model's. Returns the clip_grads value and takes
+// the call out of `between` (its comments stay); "" when `between` is not such one call.
+std::string clipGrads(std::string& between)
+{
+    static const std::string params = "(self.model.parameters()";
+    std::string kept, call;
+    std::size_t at = 0;
+    while (at < between.size()) {
+        auto e = between.find('\n', at);
+        if (e == std::string::npos)
+            e = between.size();
+        const std::string line = between.substr(at, e - at);
+        const auto first = line.find_first_not_of(' ');
+        if (first != std::string::npos && line[first] != '#') {
+            if (!call.empty())
+                return {};
+            call = line.substr(first);
+        } else {
+            kept += line + "\n";
+        }
+        at = e + 1;
+    }
+    const auto p = call.find(params);
+    const bool clip = call.find("clip_grad_norm_(") != std::string::npos ||
+                      call.find("clip_grad_value_(") != std::string::npos;
+    if (!clip || p == std::string::npos || !call.ends_with(")"))
+        return {};
+    between = kept;
+    return "lambda params: " + call.substr(0, p + 1) + "params" + call.substr(p + params.size());
+}
+
 std::string yamlComment(std::string s)
 {
     std::replace(s.begin(), s.end(), '\n', ' ');
@@ -245,7 +279,14 @@ struct DeterminedPort
         train += unpack(ind, "batch_idx");
         train += forward;
         train += ind + "self.context.backward(" + loss + ")\n";
-        train += renderLocal(slicer, sc.between, body, ind);
+        std::string between = renderLocal(slicer, sc.between, body, ind);
+        std::string clip;
+        if (plan.optimizers.size() == 1 && !plan.modelVariable.empty() &&
+            (plan.optimizers[0].synthesized ||
+             plan.optimizers[0].construction.text.find(plan.modelVariable + ".parameters()") !=
+                 std::string::npos))
+            clip = clipGrads(between);
+        train += between;
         bool first = true;
         for (const auto& o : plan.optimizers) {
             if (o.closure) {
@@ -258,7 +299,9 @@ struct DeterminedPort
                         "step_optimizer takes no closure",
                     o.construction, "use an optimizer without a closure, or step it by hand"));
             }
-            train += ind + "self.context.step_optimizer(self." + o.variable + ")\n";
+            train += ind + "self.context.step_optimizer(self." + o.variable +
+                     (clip.empty() ? std::string() : ",\n" + ind + "    clip_grads=" + clip) +
+                     ")\n";
             if (!first)
                 out.notes.push_back(
                     "second optimizer " + o.variable +

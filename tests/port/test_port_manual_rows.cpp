@@ -155,6 +155,11 @@ for epoch in range(3):
     QTest::addRow("flag-chosen-step/model-per-flag")
         << flagChosen << "determined-pytorchtrial" << QStringList{"multiplied by 1 / 2.0"}
         << "model = nn.Sequential(nn.Linear(4, 1))\n";
+    // The clipping before the step is Determined's clip_grads.
+    QTest::addRow("flag-chosen-step/clip-grads")
+        << flagChosen << "determined-pytorchtrial" << QStringList{"multiplied by 1 / 2.0"}
+        << "step_optimizer(self.optimizer,\n            clip_grads=lambda params: "
+           "torch.nn.utils.clip_grad_norm_(params, 0.5))";
     QTest::addRow("flag-chosen-step/says-which")
         << flagChosen << "determined-pytorchtrial" << QStringList{"multiplied by 1 / 2.0"}
         << "--use-adam is False (the default)";
