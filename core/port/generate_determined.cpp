@@ -44,6 +44,38 @@ std::string clipGrads(std::string& between)
     return "lambda params: " + call.substr(0, p + 1) + "params" + call.substr(p + params.size());
 }
 
+// `text` with every call of `function` (not an attribute's, not a definition) given `extra` as its
+// last positional argument: `get_batch(src, i)` -> `get_batch(src, i, args)`.
+std::string passToCalls(const std::string& text, const std::string& function,
+                        const std::string& extra)
+{
+    const auto isId = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    std::string out;
+    std::size_t from = 0;
+    for (std::size_t at = text.find(function + "("); at != std::string::npos;
+         at = text.find(function + "(", at + 1)) {
+        if (at > 0 && (isId(text[at - 1]) || text[at - 1] == '.'))
+            continue;
+        if (at >= 4 && text.compare(at - 4, 4, "def ") == 0)
+            continue;
+        std::size_t i = at + function.size() + 1;
+        int depth = 1;
+        for (; i < text.size() && depth > 0; ++i)
+            depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+        if (depth != 0)
+            break;
+        const std::size_t close = i - 1;
+        const std::string inside =
+            text.substr(at + function.size() + 1, close - at - function.size() - 1);
+        const bool empty = inside.find_first_not_of(" \n") == std::string::npos;
+        out += text.substr(from, close - from) + (empty ? extra : ", " + extra);
+        from = close;
+    }
+    return out + text.substr(from);
+}
+
 std::string yamlComment(std::string s)
 {
     std::replace(s.begin(), s.end(), '\n', ' ');
@@ -69,6 +101,7 @@ struct DeterminedPort
     std::string init, trainLoader, evalLoader, train, eval;
     std::string trainLoaderText, evalLoaderText, flagsMethod;
     bool namespaceUsed = false;
+    std::set<const Stmt*> passesNamespace; // module functions given the namespace (see below)
 
     DeterminedPort(const PortPlan& p, const std::map<std::string, std::string>& v)
         : plan(p), values(v), slicer(p), lp(*p.loop), src(slicer.source())
@@ -324,6 +357,43 @@ struct DeterminedPort
                                     " is not carried over: evaluate_batch reports the loss");
     }
 
+    // A module-level function of the original that reads the global flags namespace
+    // (`def get_batch(source, i): ... args.bptt`): in the port it takes the namespace as its last
+    // parameter, and each call in the trial passes it (rebuilt from the hyperparameters by
+    // flagsNamespace), so the function reads the same values without a command line.
+    void namespaceParameters()
+    {
+        if (plan.argsName.empty())
+            return;
+        for (const Stmt* s : moduleStmts)
+            if (s->type == "function_definition" && !s->name.empty() &&
+                s->uses.count(plan.argsName) && !takesNamespace(src, *s, plan.argsName))
+                passesNamespace.insert(s);
+        for (const Stmt* s : passesNamespace)
+            for (auto* piece : {&init, &trainLoader, &evalLoader, &train, &eval})
+                *piece = passToCalls(*piece, s->name, plan.argsName);
+    }
+
+    // The module text with the functions of passesNamespace given the namespace parameter, and
+    // their calls among themselves passing it on.
+    std::string withNamespaceParameters(std::string module) const
+    {
+        for (const Stmt* s : passesNamespace) {
+            const TSNode params = ts_node_child_by_field_name(s->node, "parameters", 10);
+            if (ts_node_is_null(params))
+                continue;
+            const std::string header = src.text(s->start, ts_node_end_byte(params));
+            const auto at = module.find(header);
+            if (at == std::string::npos || !header.ends_with(")"))
+                continue;
+            const bool none = header.ends_with("()");
+            module.insert(at + header.size() - 1, (none ? "" : ", ") + plan.argsName);
+        }
+        for (const Stmt* s : passesNamespace)
+            module = passToCalls(module, s->name, plan.argsName);
+        return module;
+    }
+
     void flagsNamespace()
     {
         // The flags namespace itself handed to a function (`make_loader(args, ...)`): the port
@@ -368,6 +438,7 @@ struct DeterminedPort
             markBare(trainLoaderText);
             markBare(evalLoaderText);
             markBare(train);
+            markBare(eval);
         }
         if (namespaceUsed) {
             flagsMethod =
@@ -392,10 +463,12 @@ struct DeterminedPort
         moduleStmts.erase(std::unique(moduleStmts.begin(), moduleStmts.end()), moduleStmts.end());
         RenderRules moduleRules;
         moduleRules.deviceNames = plan.deviceNames;
-        std::string module = slicer.moduleText(moduleStmts, moduleRules);
+        std::string module = withNamespaceParameters(slicer.moduleText(moduleStmts, moduleRules));
         for (const Stmt* s : moduleStmts) {
             // A function taking the namespace as its own parameter reads what it is given.
             const bool parameter = takesNamespace(src, *s, plan.argsName);
+            if (passesNamespace.count(s))
+                continue;
             if (!plan.argsName.empty() && s->uses.count(plan.argsName) && !parameter) {
                 const std::string what = s->name.empty() ? "a module-level statement" : s->name;
                 out.manual.push_back(
@@ -499,6 +572,7 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     port.initMethod();
     port.loaderMethods();
     port.stepMethods();
+    port.namespaceParameters();
     port.flagsNamespace();
     port.modelDef();
     port.constYaml();

@@ -43,3 +43,17 @@ def shrink(session, namespace):
             "project's value as the full batch)",
             arguments=[{"name": k, "asked": a, "used": u} for k, a, u in changed])
     return changed
+
+
+def shrink_hparams(session, hparams):
+    """A Determined trial's batch-size hyperparameters other than Determined's own
+    (`global_batch_size`, which the loader hook sizes): a port whose step builds its batches
+    keeps the original's flag (`batch_size`) as a hyperparameter, shrunk here as the original's
+    argument is, so that both dry runs build the same batches. Returns the hyperparameters."""
+    import types
+
+    own = {k: v for k, v in hparams.items() if k != "global_batch_size"}
+    namespace = types.SimpleNamespace(**own)
+    if not shrink(session, namespace):
+        return hparams
+    return {**hparams, **vars(namespace)}

@@ -193,8 +193,11 @@ class DataFiles:
 
     def _make_text(self, path, target):
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        # One seed per folder: train/valid/test of one corpus share the vocabulary.
-        rng = random.Random(os.path.dirname(path) + os.path.basename(path))
+        # One seed per folder: train/valid/test of one corpus share the vocabulary. The seed is
+        # the path as the project names it (relative to its root), not where the project is:
+        # the original and its port, dry-run from other folders, then read the same text.
+        shown = self.shown(path)
+        rng = random.Random(os.path.dirname(shown) + os.path.basename(shown))
         vocabulary, weights = _words(rng)
         lines = []
         for _ in range(TEXT_LINES):

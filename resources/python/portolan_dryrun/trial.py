@@ -13,7 +13,7 @@ import inspect
 
 import torch
 
-from . import hpsearch, synthetic
+from . import batchargs, hpsearch, synthetic
 from .driver import Failure
 
 
@@ -122,6 +122,7 @@ def _run_once(dry, ctx, hparams):
     if not (isinstance(cls, type) and issubclass(cls, PyTorchTrial)):
         raise Failure("dryrun.entrypoint",
                       f"{ctx['module']}:{ctx['trial_class']} is not a PyTorchTrial subclass")
+    hparams = batchargs.shrink_hparams(session, hparams)
     ctx["hparams"] = hparams
     events.emit("info", message="hyperparameters for this test trial: " +
                 ", ".join(f"{k}={v}" for k, v in hparams.items()))
