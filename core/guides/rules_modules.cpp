@@ -35,8 +35,12 @@ modelInstantiations(const ProjectAnalysis& a, const std::vector<std::string>& ba
             const PythonFile& df = a.python[static_cast<std::size_t>(s.file)];
             if (!classIndexHasBase(a, df, s.index, bases))
                 continue;
-            if (classHasBase(a, f, className(f, c.function), bases))
-                continue; // a layer built inside another module
+            // A layer built inside another module; a class deriving from a torch.nn class
+            // (`class TransformerModel(nn.Transformer)`) is a module too.
+            std::vector<std::string> owners = bases;
+            owners.push_back("torch.nn.*");
+            if (classHasBase(a, f, className(f, c.function), owners))
+                continue;
             if (std::count(c.assignedTo.begin(), c.assignedTo.end(), '.') >= 2)
                 continue;
             out.emplace_back(&f, &c);

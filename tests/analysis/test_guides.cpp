@@ -465,6 +465,45 @@ private slots:
         QVERIFY(c.find("m.z"));
     }
 
+    // wrap-model: a layer built in the constructor of another module is not a model to wrap,
+    // whether that module derives from nn.Module or from a torch.nn class (nn.Transformer).
+    void wrapModelLayers_data()
+    {
+        QTest::addColumn<QString>("base");
+        QTest::addColumn<int>("findings");
+        QTest::addRow("nn.Module subclass") << "nn.Module" << 0;
+        QTest::addRow("torch.nn class subclass") << "nn.Transformer" << 0;
+        QTest::addRow("not a module") << "object" << 1;
+    }
+
+    void wrapModelLayers()
+    {
+        QFETCH(QString, base);
+        QFETCH(int, findings);
+        QTemporaryDir dir;
+        std::ofstream(dir.filePath("model_def.py").toStdString())
+            << "import torch.nn as nn\n"
+               "from determined.pytorch import PyTorchTrial\n\n\n"
+               "class Encoding(nn.Module):\n"
+               "    def forward(self, x):\n        return x\n\n\n"
+               "class Outer("
+            << base.toStdString()
+            << "):\n"
+               "    def __init__(self):\n        super().__init__()\n"
+               "        self.enc = Encoding()\n\n\n"
+               "class Trial(PyTorchTrial):\n"
+               "    def __init__(self, context):\n"
+               "        self.model = context.wrap_model(Outer())\n";
+        auto a = testing::analyse(dir.path().toStdString());
+        QVERIFY(a);
+        const guides::Guide* g = testing::sourceGuides().find("determined-pytorchtrial");
+        QVERIFY(g);
+        int n = 0;
+        for (const auto& f : guides::runGuide(*g, *a).allFindings())
+            n += f.checkId == "determined-pytorchtrial.wrap-model";
+        QCOMPARE(n, findings);
+    }
+
     void guideResultStatuses()
     {
         const guides::Guide* g = testing::sourceGuides().find("graphcore-poptorch");
