@@ -177,11 +177,23 @@ struct DeterminedPort
         init += "        self.context = context\n";
         {
             const std::string ind = "        ";
+            // The model is wrapped once the original is done with it: after its construction and
+            // what the original does to it right after (`model.apply(init)`, `model.double()`).
+            bool pendingWrap = false;
+            const auto wrap = [&] {
+                init += ind + plan.modelBinding + " = self.context.wrap_model(" +
+                        plan.modelBinding + ")\n";
+                pendingWrap = false;
+            };
             for (const Stmt* s : sc.init.local) {
+                const bool mutator =
+                    s->type == "expression_statement" && s->defines.empty() &&
+                    src.text(s->start, s->end).starts_with(plan.modelBinding + ".");
+                if (pendingWrap && !mutator)
+                    wrap();
                 init += renderLocal(slicer, {s}, rules, ind);
                 if (!plan.modelBinding.empty() && s->defines.count(plan.modelBinding))
-                    init += ind + plan.modelBinding + " = self.context.wrap_model(" +
-                            plan.modelBinding + ")\n";
+                    pendingWrap = true;
                 for (const auto& o : plan.optimizers)
                     if (!o.synthesized && s->defines.count(o.variable))
                         init += ind + o.variable + " = self.context.wrap_optimizer(" + o.variable +
@@ -193,6 +205,8 @@ struct DeterminedPort
                                 "    step_mode=LRScheduler.StepMode." +
                                 (sch.perBatch ? "STEP_EVERY_BATCH" : "STEP_EVERY_EPOCH") + ")\n";
             }
+            if (pendingWrap)
+                wrap();
             if (plan.modelBinding.empty()) {
                 init += todo(ind, "build the model here and wrap it with self.context.wrap_model");
             } else {

@@ -74,6 +74,7 @@ private:
     std::vector<Caller> m_callers;
     void findCallers();
     void findRebound();
+    std::vector<const Stmt*> mutators(const Stmt& definer, const std::string& name) const;
     std::set<std::string> m_rebound; // builtin names the script binds itself
     std::uint32_t m_loopStart = 0;
     std::string m_parser;

@@ -60,6 +60,45 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
         }
 }
 
+// What the original does to a model (or optimizer) right after building it, in the same scope:
+// `netG.apply(weights_init)`, `seq.double()`. Such a call changes the weights or their type, so
+// it moves with the construction. Device moves and mode switches are the target's; a rebinding
+// of the name or the loop ends the search.
+std::vector<const Stmt*> Slicer::mutators(const Stmt& definer, const std::string& name) const
+{
+    std::vector<const Stmt*> out;
+    const auto chain = m_src->chainAt(definer.start, definer.end);
+    const std::vector<Stmt>& scope =
+        chain.size() >= 2 ? chain[chain.size() - 2]->body : m_src->statements();
+    static const std::set<std::string> targets{"to",   "cuda",      "cpu",  "train",
+                                               "eval", "zero_grad", "step", "backward"};
+    bool after = false;
+    for (const auto& x : scope) {
+        if (&x == &definer) {
+            after = true;
+            continue;
+        }
+        if (!after || x.isComment())
+            continue;
+        if (x.defines.count(name) || (m_plan.loop && containsLoop(x, m_loopStart)) ||
+            (m_function && &x == m_function) || x.type == "function_definition" ||
+            x.type == "class_definition" || x.type == "decorated_definition")
+            break;
+        if (x.type != "expression_statement" || !x.defines.empty() || excluded(x))
+            continue;
+        const TSNode call = ts_node_named_child(x.node, 0);
+        if (std::string_view(ts_node_type(call)) != "call")
+            continue;
+        const TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+        if (std::string_view(ts_node_type(fn)) != "attribute" ||
+            m_src->text(ts_node_child_by_field_name(fn, "object", 6)) != name)
+            continue;
+        if (!targets.count(m_src->text(ts_node_child_by_field_name(fn, "attribute", 9))))
+            out.push_back(&x);
+    }
+    return out;
+}
+
 // Builtin names the script binds itself (`input = torch.from_numpy(...)` in a script): they are
 // the script's values, to be moved like any other, not Python's builtins.
 void Slicer::findRebound()
@@ -350,6 +389,11 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
         for (const auto& u : s->uses)
             if (!s->defines.count(u))
                 work.emplace_back(u, isLocal ? foundScope : -1);
+        if (forceLocal.count(name))
+            for (const Stmt* m : mutators(*s, name))
+                if ((isLocal ? local : module).insert(m).second)
+                    for (const auto& u : m->uses)
+                        work.emplace_back(u, isLocal ? foundScope : -1);
     }
     // Module-level script statements that read the flags or a local value run in the generated
     // function too; definitions stay at module level.

@@ -163,6 +163,34 @@ for epoch in range(3):
     QTest::addRow("flag-chosen-step/says-which")
         << flagChosen << "determined-pytorchtrial" << QStringList{"multiplied by 1 / 2.0"}
         << "--use-adam is False (the default)";
+
+    // What the original does to the model right after building it (an init function applied,
+    // a dtype change) moves with the construction, before the target wraps the model.
+    const QString mutated = R"(
+from torch.utils.data import DataLoader, TensorDataset
+loader = DataLoader(TensorDataset(torch.randn(16, 4), torch.randn(16, 1)), batch_size=4)
+
+
+def reset(m):
+    if isinstance(m, nn.Linear):
+        nn.init.zeros_(m.bias)
+
+
+net = nn.Linear(4, 1)
+net.apply(reset)
+net.double()
+print(net)
+opt = optim.SGD(net.parameters(), lr=args.lr)
+for x, y in loader:
+    opt.zero_grad()
+    loss = F.mse_loss(net(x.double()), y.double())
+    loss.backward()
+    opt.step()
+)";
+    QTest::addRow("model-mutators/determined")
+        << mutated << "determined-pytorchtrial" << QStringList{}
+        << "        net = nn.Linear(4, 1)\n        net.apply(reset)\n        net.double()\n"
+           "        net = self.context.wrap_model(net)\n";
 }
 
 void TestPort::manualItemsExactly()
