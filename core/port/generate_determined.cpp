@@ -299,6 +299,25 @@ struct DeterminedPort
         evalLoader = loader("build_validation_data_loader", plan.eval, plan.train, false);
     }
 
+    // The step's forward for evaluate_batch. State the step carries from batch to batch (a hidden
+    // state, `self.hidden = model(x, self.hidden)`) is the training's: validation starts from it
+    // but works on a local copy, so it does not advance the state training continues from (the
+    // original evaluates with its own state too).
+    std::string evaluationForward(RenderRules body, const std::string& ind) const
+    {
+        std::string prefix;
+        for (const auto& a : sc.attributes) {
+            bool assigned = false;
+            for (const Stmt* s : sc.forward)
+                assigned = assigned || s->defines.count(a);
+            if (!assigned)
+                continue;
+            body.rename[a] = a;
+            prefix += ind + a + " = self." + a + "\n";
+        }
+        return prefix + renderLocal(slicer, sc.forward, body, ind);
+    }
+
     // train_batch / evaluate_batch.
     void stepMethods()
     {
@@ -314,13 +333,14 @@ struct DeterminedPort
             return t;
         };
         const std::string ind = "        ";
-        std::string forward = renderLocal(slicer, sc.forward, body, ind);
+        std::string chosen;
         if (plan.lossExpression.valid() &&
             plan.lossExpression.text !=
                 src.text(plan.lossExpression.start, plan.lossExpression.end))
-            forward += ind + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
+            chosen += ind + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
         if (!plan.loop->lossName.empty() && loss != plan.loop->lossName)
-            forward += ind + "loss = " + plan.loop->lossName + "\n";
+            chosen += ind + "loss = " + plan.loop->lossName + "\n";
+        const std::string forward = renderLocal(slicer, sc.forward, body, ind) + chosen;
         train += "    def train_batch(self, batch: Any, epoch_idx: int,\n"
                  "                    batch_idx: int) -> Dict[str, torch.Tensor]:\n";
         train += unpack(ind, "batch_idx");
@@ -362,7 +382,7 @@ struct DeterminedPort
         eval += "    def evaluate_batch(self, batch: Any, batch_idx: int) -> Dict[str, Any]:\n";
         eval += ind + "# The training step's forward and loss, as the validation metric.\n";
         eval += unpack(ind, "batch_idx");
-        eval += forward;
+        eval += evaluationForward(body, ind) + chosen;
         eval += ind + "return {\"validation_loss\": " + loss + "}\n";
         if (plan.evaluation)
             for (const auto& m : plan.evaluation->metrics)

@@ -191,6 +191,37 @@ for x, y in loader:
         << mutated << "determined-pytorchtrial" << QStringList{}
         << "        net = nn.Linear(4, 1)\n        net.apply(reset)\n        net.double()\n"
            "        net = self.context.wrap_model(net)\n";
+
+    // State carried from batch to batch (a recurrent state, detached per batch) is the trial's;
+    // validation reads it into a local, so it does not advance the state training continues from.
+    const QString carried = R"(
+from torch.utils.data import DataLoader, TensorDataset
+loader = DataLoader(TensorDataset(torch.randn(16, 4), torch.randn(16, 4)), batch_size=4)
+cell = nn.GRUCell(4, 4)
+opt = optim.SGD(cell.parameters(), lr=args.lr)
+
+
+def train():
+    state = torch.zeros(4, 4)
+    for x, y in loader:
+        state = state.detach()
+        state = cell(x, state)
+        loss = F.mse_loss(state, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+train()
+)";
+    QTest::addRow("carried-state/train")
+        << carried << "determined-pytorchtrial" << QStringList{}
+        << "        self.state = self.state.detach()\n        self.state = self.model(x, "
+           "self.state)\n";
+    QTest::addRow("carried-state/validation-local")
+        << carried << "determined-pytorchtrial" << QStringList{}
+        << "        state = self.state\n        state = state.detach()\n        state = "
+           "self.model(x, state)\n";
 }
 
 void TestPort::manualItemsExactly()
