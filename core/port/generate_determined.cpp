@@ -101,6 +101,7 @@ struct DeterminedPort
     std::string init, trainLoader, evalLoader, train, eval;
     std::string trainLoaderText, evalLoaderText, flagsMethod;
     bool namespaceUsed = false;
+    std::set<std::string> moduleGlobals;   // module globals of the original set in __init__
     std::set<const Stmt*> passesNamespace; // module functions given the namespace (see below)
 
     DeterminedPort(const PortPlan& p, const std::map<std::string, std::string>& v)
@@ -175,6 +176,26 @@ struct DeterminedPort
     {
         init += "    def __init__(self, context: PyTorchTrialContext) -> None:\n";
         init += "        self.context = context\n";
+        // A module-level value of the original computed from the flags (`nz = int(opt.nz)`) and
+        // read by its classes or functions as a global: the trial computes it from the
+        // hyperparameters, and sets it as the module global those definitions read.
+        for (const Stmt* s : sc.init.local) {
+            if (src.chainAt(s->start, s->end).size() != 1)
+                continue;
+            for (const auto& n : s->defines)
+                for (const Stmt* m : moduleStmts)
+                    if ((m->type == "class_definition" || m->type == "function_definition" ||
+                         m->type == "decorated_definition") &&
+                        m->uses.count(n))
+                        moduleGlobals.insert(n);
+        }
+        if (!moduleGlobals.empty()) {
+            std::string names;
+            for (const auto& n : moduleGlobals)
+                names += (names.empty() ? "" : ", ") + n;
+            init += "        # Module globals of the original that its definitions read.\n";
+            init += "        global " + names + "\n";
+        }
         {
             const std::string ind = "        ";
             // The model is wrapped once the original is done with it: after its construction and
@@ -531,6 +552,12 @@ struct DeterminedPort
             "import torch\nfrom determined.pytorch import DataLoader, LRScheduler, PyTorchTrial, "
             "PyTorchTrialContext\n";
         text += module;
+        if (!moduleGlobals.empty()) {
+            text += "\n# Set by Trial.__init__ from the hyperparameters, as the original computed "
+                    "them from its flags.\n";
+            for (const auto& n : moduleGlobals)
+                text += n + " = None\n";
+        }
         if (namespaceUsed)
             text += "import types\n";
         if (trainLoader.find("LoopValues(") != std::string::npos)

@@ -222,6 +222,37 @@ train()
         << carried << "determined-pytorchtrial" << QStringList{}
         << "        state = self.state\n        state = state.detach()\n        state = "
            "self.model(x, state)\n";
+
+    // A module global computed from a flag and read by a class of the script: the trial computes
+    // it from the hyperparameters and sets the module global the class reads.
+    const QString moduleGlobal = R"(
+from torch.utils.data import DataLoader, TensorDataset
+width = int(args.steps) + 1
+
+
+class Wide(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, width)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+loader = DataLoader(TensorDataset(torch.randn(16, 4), torch.randn(16, 4)), batch_size=4)
+net = Wide()
+opt = optim.SGD(net.parameters(), lr=args.lr)
+for x, y in loader:
+    opt.zero_grad()
+    loss = F.mse_loss(net(x)[:, :4], y)
+    loss.backward()
+    opt.step()
+)";
+    QTest::addRow("module-global-from-flag/init")
+        << moduleGlobal << "determined-pytorchtrial" << QStringList{}
+        << "        global width\n        width = int(self.context.get_hparam(\"";
+    QTest::addRow("module-global-from-flag/module")
+        << moduleGlobal << "determined-pytorchtrial" << QStringList{} << "\nwidth = None\n";
 }
 
 void TestPort::manualItemsExactly()
