@@ -413,6 +413,10 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
                 reads = reads || (!definition && forceLocal.count(d));
             for (const auto& u : s->uses)
                 reads = reads || (!definition && localNames.count(u) && !s->defines.count(u));
+            // A name the generated function also binds is local in all of it (Python's rule):
+            // its module-level value must be bound in the function too, before its first use.
+            for (const auto& d : s->defines)
+                reads = reads || (!definition && localNames.count(d));
             if (reads) {
                 local.insert(s);
                 it = module.erase(it);

@@ -253,6 +253,31 @@ for x, y in loader:
         << "        global width\n        width = int(self.context.get_hparam(\"";
     QTest::addRow("module-global-from-flag/module")
         << moduleGlobal << "determined-pytorchtrial" << QStringList{} << "\nwidth = None\n";
+
+    // A name bound at module level and again in the training function: in the generated
+    // function it is local throughout, so its module-level binding runs there first.
+    const QString rebound = R"(
+from torch.utils.data import DataLoader, TensorDataset
+loader = DataLoader(TensorDataset(torch.randn(16, 8)), batch_size=4)
+feats = int(args.steps) + 1
+net = nn.Linear(feats, 1)
+opt = optim.SGD(net.parameters(), lr=args.lr)
+
+
+def train():
+    feats = int(args.steps) + 1
+    for (x,) in loader:
+        opt.zero_grad()
+        loss = net(x[:, :feats]).pow(2).mean()
+        loss.backward()
+        opt.step()
+
+
+train()
+)";
+    QTest::addRow("rebound-in-function/poptorch")
+        << rebound << "graphcore-poptorch" << QStringList{}
+        << "    feats = int(args.steps) + 1\n    net = nn.Linear(feats, 1)\n";
 }
 
 void TestPort::manualItemsExactly()
