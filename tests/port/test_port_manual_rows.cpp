@@ -278,6 +278,30 @@ train()
     QTest::addRow("rebound-in-function/poptorch")
         << rebound << "graphcore-poptorch" << QStringList{}
         << "    feats = int(args.steps) + 1\n    net = nn.Linear(feats, 1)\n";
+
+    // A helper of the script that reads the global flags namespace: in the trial it takes the
+    // namespace as its last parameter, and the step passes the one rebuilt from the
+    // hyperparameters; nothing is left to do by hand.
+    const QString helperFlags = R"(
+def draw(n):
+    x = torch.randn(n, 4) * args.lr
+    return x, x.sum(1, keepdim=True)
+
+
+net = nn.Linear(4, 1)
+opt = optim.SGD(net.parameters(), lr=args.lr)
+for step in range(args.steps):
+    x, y = draw(4)
+    opt.zero_grad()
+    loss = F.mse_loss(net(x), y)
+    loss.backward()
+    opt.step()
+)";
+    QTest::addRow("helper-reads-flags/definition")
+        << helperFlags << "determined-pytorchtrial" << QStringList{} << "\ndef draw(n, args):\n";
+    QTest::addRow("helper-reads-flags/call")
+        << helperFlags << "determined-pytorchtrial" << QStringList{}
+        << "        args = self.flags()\n        x, y = draw(4, args)\n";
 }
 
 void TestPort::manualItemsExactly()
