@@ -5,6 +5,7 @@
 #include "core/port/generate.h"
 #include "core/project/params_file.h"
 #include "views/common/placeholder_table_view.h"
+#include "views/common/reading_columns.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/findings_model.h"
 #include "views/porting/fix_dialog.h"
@@ -92,20 +93,14 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_findingTable->setAlternatingRowColors(true);
     m_findingTable->verticalHeader()->hide();
     m_findingTable->setWordWrap(false);
-    auto* h = m_findingTable->horizontalHeader();
-    h->setSectionResizeMode(FindingsModel::SeverityColumn, QHeaderView::ResizeToContents);
-    h->setSectionResizeMode(FindingsModel::LocationColumn, QHeaderView::ResizeToContents);
-    h->setSectionResizeMode(FindingsModel::MessageColumn, QHeaderView::Stretch);
-    // The finding is what a user reads; the check's name gives way to it: at most about 14
-    // characters (the whole name is in the tooltip), the rest of the width goes to the finding.
-    h->setSectionResizeMode(FindingsModel::CheckColumn, QHeaderView::Interactive);
-    connect(m_findings, &QAbstractItemModel::modelReset, this, [this] {
-        const int most = m_findingTable->fontMetrics().averageCharWidth() * 14;
-        m_findingTable->resizeColumnToContents(FindingsModel::CheckColumn);
-        QHeaderView* header = m_findingTable->horizontalHeader();
-        if (header->sectionSize(FindingsModel::CheckColumn) > most)
-            header->resizeSection(FindingsModel::CheckColumn, most);
-    });
+    m_findingTable->horizontalHeader()->setSectionResizeMode(FindingsModel::SeverityColumn,
+                                                             QHeaderView::ResizeToContents);
+    // The finding is what a user reads: the check's name gives way first (down to a few
+    // characters, its full id in the tooltip), then the location (keeping its file name and
+    // line); the finding is cut only when both are at their least.
+    auto* columns = new ReadingColumns(m_findingTable, FindingsModel::MessageColumn);
+    columns->addYielding(FindingsModel::CheckColumn, 6);
+    columns->addYielding(FindingsModel::LocationColumn, 22, Qt::ElideLeft);
     m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
     m_hint->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -359,10 +354,12 @@ void PortingWizard::selectFinding(int row)
     }
     if (m_findingTable->currentIndex().row() != row)
         m_findingTable->selectRow(row);
-    m_hint->setText(
-        f->hint.empty()
-            ? QString()
-            : tr("<b>How to fix:</b> %1").arg(QString::fromStdString(f->hint).toHtmlEscaped()));
+    // The table shows one line of each finding; the selected one is read here in full.
+    QString text = QString::fromStdString(f->message).toHtmlEscaped();
+    if (!f->hint.empty())
+        text += QStringLiteral("<br>") +
+                tr("<b>How to fix:</b> %1").arg(QString::fromStdString(f->hint).toHtmlEscaped());
+    m_hint->setText(text);
     updateButtons();
     emit findingActivated(QString::fromStdString(f->location.file), f->location.line,
                           f->location.column);
