@@ -3,16 +3,22 @@
 // legend over blank axes, the wafer map's legend says what is drawn, and the tile map's IPU
 // blocks carry their tile ranges. Reports come from the real compiler (profile_fixture.h).
 #include "profile_fixture.h"
+#include "views/common/placeholder_table_view.h"
 #include "views/profile/liveness_page.h"
 #include "views/profile/memory_chart.h"
+#include "views/profile/memory_page.h"
 #include "views/profile/summary_page.h"
+#include "views/profile/tile_details.h"
 #include "views/profile/tile_map.h"
+#include "views/profile/tile_map_page.h"
 #include "views/profile/tile_stats.h"
 #include "views/profile/variable_table_model.h"
 #include "views/profile/wafer_map.h"
 
+#include <QAbstractItemModelTester>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSlider>
 #include <QTableView>
 #include <QTableWidget>
 #include <QtTest>
@@ -196,6 +202,52 @@ private slots:
         QVERIFY(!memory.legend->visible());
         QVERIFY2(shownTexts(&memory).join(' ').contains(says),
                  qPrintable(shownTexts(&memory).join(' ')));
+    }
+
+    // The tables of the Memory and Tile-map pages, and the map, say what would fill them:
+    // a report (none yet), tiles (a CS report has none: CS placement), a click on a tile, or
+    // nothing at all (a tile that holds no variable).
+    void tileTablesSayWhatFillsThem_data()
+    {
+        QTest::addColumn<QString>("report"); // none, cs, ipu
+        QTest::addColumn<int>("tile");       // clicked, or -1
+        QTest::addColumn<QString>("says");   // in the table's viewport; empty: rows shown
+        QTest::addRow("no report") << "none" << -1 << "No report yet";
+        QTest::addRow("CS report") << "cs" << -1 << "CS placement";
+        QTest::addRow("IPU report, no tile yet") << "ipu" << -1 << "Click a tile";
+        QTest::addRow("a tile clicked") << "ipu" << 0 << "";
+    }
+    void tileTablesSayWhatFillsThem()
+    {
+        QFETCH(QString, report);
+        QFETCH(int, tile);
+        QFETCH(QString, says);
+        const ResultPtr r = report == QLatin1String("cs")    ? ResultPtr(m_cs)
+                            : report == QLatin1String("ipu") ? ResultPtr(m_ipu)
+                                                             : nullptr;
+        MemoryPage memory;
+        TileMapPage tiles;
+        memory.setResult(m_ipu); // a report first: the empty state must replace it
+        tiles.setResult(m_ipu);
+        tiles.details()->showTile(3);
+        memory.setResult(r);
+        tiles.setResult(r);
+        for (TileDetails* details : {memory.findChild<TileDetails*>(), tiles.details()}) {
+            QVERIFY(details);
+            // Without tiles, the chart or map above says why, once: the table is not shown.
+            QCOMPARE(details->isVisibleTo(details->parentWidget()), report == QLatin1String("ipu"));
+            QAbstractItemModelTester tester(details->model());
+            if (tile >= 0)
+                details->showTile(tile);
+            QCOMPARE(details->model()->rowCount() == 0, !says.isEmpty());
+            QVERIFY2(details->view()->shownPlaceholder().contains(says),
+                     qPrintable(details->view()->shownPlaceholder()));
+        }
+        // The map itself: no tiles says why; with tiles, nothing to explain.
+        QCOMPARE(tiles.map()->hasTiles(), report == QLatin1String("ipu"));
+        if (!tiles.map()->hasTiles())
+            QVERIFY2(tiles.map()->emptyText().contains(says), qPrintable(tiles.map()->emptyText()));
+        QCOMPARE(tiles.scaleSlider()->isEnabled(), report == QLatin1String("ipu"));
     }
 
     // The wafer's legend names what is drawn: kernels, the frame of a kernel over its memory
