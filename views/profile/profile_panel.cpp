@@ -8,6 +8,7 @@
 #include "views/common/action_texts.h"
 #include "views/common/eliding_combo_box.h"
 #include "views/common/form_scroll_area.h"
+#include "views/common/status_line.h"
 #include "views/common/tab_rows.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/compare_page.h"
@@ -118,10 +119,8 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_cancel->setToolTip(tr("Stop recording the model"));
     m_cancel->hide();
     connect(m_cancel, &QPushButton::clicked, this, &ProfilePanel::cancelRecording);
-    m_status = new QLabel(left);
+    m_status = new StatusLine(left);
     m_status->setObjectName(QStringLiteral("profileStatus"));
-    m_status->setWordWrap(true);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_dryRun = new QPushButton(dryRunActionText(), left);
     m_dryRun->setObjectName(QStringLiteral("dryRunForModel"));
     m_dryRun->setToolTip(dryRunActionToolTip());
@@ -329,18 +328,23 @@ void ProfilePanel::setSettleDelay(int ms)
 
 QString ProfilePanel::statusText() const
 {
-    return m_status->text();
+    return m_status->sentence();
+}
+
+QString ProfilePanel::statusMessage() const
+{
+    return m_status->message();
 }
 
 void ProfilePanel::setBusy(const QString& what)
 {
-    m_status->setText(what);
+    m_status->setMessage(what);
     m_progress->show();
 }
 
 void ProfilePanel::setIdle(const QString& status)
 {
-    m_status->setText(status);
+    m_status->setMessage(status);
     m_progress->setVisible(m_compiling || m_loading > 0 || m_recording > 0);
     m_cancel->setVisible(m_recording > 0);
 }
@@ -616,7 +620,7 @@ void ProfilePanel::startCompile()
                 return;
             }
             if (!current) {
-                setIdle(m_status->text());
+                setIdle(m_status->message());
                 return;
             }
             // The settings changed while this run was on (the guide's target suggested after

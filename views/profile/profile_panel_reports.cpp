@@ -1,6 +1,7 @@
 // The Profile's reports: opening one (at once when small, off the GUI thread when big) and
 // saving the one shown (docs/ARCHITECTURE.md, Profile). Apart from profile_panel.cpp for size.
 #include "core/report/report.h"
+#include "views/common/status_line.h"
 #include "views/profile/profile_panel.h"
 
 #include <QDir>
@@ -17,7 +18,7 @@ bool ProfilePanel::openReport(const QString& file, QString* error)
     auto fail = [&](const QString& message) {
         if (error)
             *error = message;
-        m_status->setText(message);
+        m_status->setMessage(message);
         emit reportFailed(message);
         return false;
     };
