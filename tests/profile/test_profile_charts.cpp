@@ -256,14 +256,17 @@ private slots:
     {
         QTest::addColumn<bool>("overMemory");
         QTest::addColumn<bool>("bottleneck");
-        QTest::addRow("as compiled") << false << true;
-        QTest::addRow("a kernel over its memory") << true << true;
-        QTest::addRow("no kernel named the bottleneck") << false << false;
+        QTest::addColumn<bool>("streaming"); // weight streaming: every layer on the whole wafer
+        QTest::addRow("as compiled") << false << true << false;
+        QTest::addRow("a kernel over its memory") << true << true << false;
+        QTest::addRow("no kernel named the bottleneck") << false << false << false;
+        QTest::addRow("weight streaming") << false << false << true;
     }
     void waferLegend()
     {
         QFETCH(bool, overMemory);
         QFETCH(bool, bottleneck);
+        QFETCH(bool, streaming);
         auto r = std::make_shared<sim::CompileResult>(*m_cs);
         auto& cs = *r->cs;
         QVERIFY(!cs.kernels.empty());
@@ -272,10 +275,13 @@ private slots:
         if (overMemory)
             cs.kernels.back().fits = false;
         cs.bottleneck = bottleneck ? cs.kernels.front().name : "weight streaming bandwidth";
+        if (streaming)
+            cs.mode = "weight-streaming";
         WaferMap map;
         QVERIFY(map.legendTexts().isEmpty()); // no report, no legend
         map.setResult(r);
-        QStringList expected{QStringLiteral("a kernel (one colour each)")};
+        QStringList expected{streaming ? QStringLiteral("the layer on the wafer (one at a time)")
+                                       : QStringLiteral("a kernel (one colour each)")};
         if (overMemory)
             expected << QStringLiteral("over its memory");
         if (bottleneck)
@@ -284,6 +290,16 @@ private slots:
         map.resize(500, 400);
         const QImage shot = map.grab().toImage();
         QVERIFY(!shot.isNull()); // paints the legend without a crash
+        if (streaming) {
+            // One fill for the wafer, in the legend swatch's colour (the layers, drawn one over
+            // the other, showed only the last, in a colour the legend did not have).
+            const QRgb fill = seriesColor(0, 1, map.palette()).rgb();
+            int same = 0;
+            for (int y = 0; y < shot.height(); ++y)
+                for (int x = 0; x < shot.width(); ++x)
+                    same += shot.pixel(x, y) == fill;
+            QVERIFY2(same > shot.width() * shot.height() / 3, qPrintable(QString::number(same)));
+        }
     }
 
     // Each IPU block of the tile map is labelled with its tile range, shortened to "IPU n" when

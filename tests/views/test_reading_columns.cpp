@@ -1,5 +1,6 @@
 // A table's reading column (a finding, a message) is the last text to be cut: the columns that
 // give way (an id, a location) shrink first, each to its own least width, in their order.
+#include "views/common/diagnostics_model.h"
 #include "views/common/reading_columns.h"
 
 #include <QAbstractItemModelTester>
@@ -101,6 +102,35 @@ private slots:
                                     .arg(c)
                                     .arg(h->sectionSize(c))
                                     .arg(h->sectionSize(Text))));
+    }
+
+    // The diagnostics tables (Params, Overview) share the rule: at 600 pixels the code gives
+    // way and the message keeps the width (it was cut while the code kept its full width).
+    void diagnosticsTable()
+    {
+        portolan::views::DiagnosticsModel model;
+        QAbstractItemModelTester tester(&model);
+        QTableView view;
+        portolan::views::setUpDiagnosticsTable(&view, &model);
+        view.resize(600, 200);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        portolan::Diagnostic d{portolan::Severity::Warning,
+                               "params.a-rather-long-diagnostic-code",
+                               "records_per_epoch: deprecated: epochs are now defined in the "
+                               "training code; remove the key",
+                               {"const.yaml", 9, 1}};
+        model.setDiagnostics({d, d});
+        QCoreApplication::processEvents();
+        using Model = portolan::views::DiagnosticsModel;
+        QHeaderView* h = view.horizontalHeader();
+        const int least = view.fontMetrics().averageCharWidth();
+        QTRY_VERIFY(h->sectionSize(Model::CodeColumn) <= 8 * least);
+        QVERIFY2(h->sectionSize(Model::MessageColumn) > view.viewport()->width() / 2,
+                 qPrintable(QString::number(h->sectionSize(Model::MessageColumn))));
+        QCOMPARE(h->sectionSize(Model::SeverityColumn) + h->sectionSize(Model::LocationColumn) +
+                     h->sectionSize(Model::MessageColumn) + h->sectionSize(Model::CodeColumn),
+                 view.viewport()->width());
     }
 };
 
