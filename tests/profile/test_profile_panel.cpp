@@ -3,6 +3,7 @@
 // palette changes and the colour language. With PORTOLAN_PROFILE_SHOTS=DIR it saves a grab of
 // every page. The compile form is in test_profile_settings, recording in test_profile_recording.
 #include "profile_panel_helpers.h"
+#include "views/common/placeholder_table_view.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/compare_page.h"
 #include "views/profile/comparison_model.h"
@@ -24,6 +25,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QFile>
+#include <QListWidget>
 #include <QSignalSpy>
 
 using namespace portolan;
@@ -197,11 +199,18 @@ private slots:
         QAbstractItemModelTester tester(page.model(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy loaded(&page, &ComparePage::loaded);
+        // Before two reports, the table says how to choose them; no empty notes list below it.
+        const auto* table = page.findChild<PlaceholderTableView*>(QStringLiteral("comparison"));
+        QVERIFY(table);
+        QVERIFY2(table->shownPlaceholder().startsWith(QStringLiteral("Choose two reports")),
+                 qPrintable(table->shownPlaceholder()));
+        QVERIFY(page.findChild<QListWidget*>()->isHidden());
         page.openReport(0, m_ipuReport);
         QVERIFY(loaded.wait(20000));
         page.openReport(1, m_csReport);
         QVERIFY(loaded.wait(20000));
         QVERIFY(page.model()->rowCount() > 0);
+        QVERIFY(table->shownPlaceholder().isEmpty());
         page.openReport(1, QStringLiteral(PROFILE_FIXTURES "/garbage.json"));
         QVERIFY(loaded.wait(20000));
         QVERIFY(page.error().contains(QStringLiteral("garbage.json")));

@@ -74,12 +74,14 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_stepList->setMinimumWidth(200);
 
     m_stepTitle = new QLabel(this);
+    m_stepTitle->setObjectName(QStringLiteral("stepTitle"));
     QFont f = m_stepTitle->font();
     f.setBold(true);
     f.setPointSizeF(f.pointSizeF() * 1.25);
     m_stepTitle->setFont(f);
     m_stepTitle->setWordWrap(true);
     m_explanation = new QTextBrowser(this);
+    m_explanation->setObjectName(QStringLiteral("stepExplanation"));
     m_explanation->setOpenExternalLinks(true);
     auto* findingTable = new PlaceholderTableView(this);
     findingTable->setObjectName(QStringLiteral("findingTable"));
@@ -196,6 +198,8 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
         m_guideCombo->addItem(QString::fromStdString(g.title), QString::fromStdString(g.id));
     m_guideCombo->setCurrentIndex(
         m_guideCombo->findData(QString::fromStdString(snapshot->guideId)));
+    // No workflow recognised: the empty box asks for one rather than looking broken.
+    m_guideCombo->setPlaceholderText(tr("Choose a workflow…"));
 
     // The params file: the project's YAML files, the one in use selected, and the rule's default.
     const ParamsFileChoice& params = snapshot->analysis->paramsFile;
@@ -247,6 +251,8 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
 
     m_progress->setRange(0, std::max(1, m_steps->stepCount()));
     m_progress->setValue(m_steps->stepsDone());
+    // "0 / 1 steps done" without a checklist counted a step that does not exist.
+    m_progress->setFormat(m_steps->stepCount() > 0 ? tr("%v / %m steps done") : tr("no checklist"));
     const auto& r = snapshot->result;
     m_status->setText(
         tr("%1 error(s), %2 warning(s), %3 note(s) · checked in %4")
@@ -296,6 +302,20 @@ void PortingWizard::showStep(int row)
         m_verifyButton->hide();
         m_stepTitle->setText(g ? tr("Select a step") : QString());
         m_explanation->clear();
+        if (!g && m_snapshot) {
+            // No workflow was recognised: a blank list, a blank page and "0 / 1 steps" said
+            // nothing. Say why, and what would fill the checklist.
+            m_stepTitle->setText(tr("No workflow to check against"));
+            m_explanation->setHtml(
+                m_snapshot->analysis->python.empty()
+                    ? tr("<p>There is no Python code here, so there is nothing to port yet. A "
+                         "params file opened on its own is edited in the Params tab and compiled "
+                         "in the Profile tab; open the project folder that holds its code "
+                         "(File › Open Project…) to check the port.</p>")
+                    : tr("<p>Portolan did not recognise the training workflow of this code. "
+                         "Choose a target workflow above: its checklist appears here, with "
+                         "each step's findings.</p>"));
+        }
         m_findings->setFindings({});
         updateButtons();
         return;
