@@ -22,11 +22,13 @@
 #include <QDirIterator>
 #include <QIcon>
 #include <QLabel>
+#include <QListView>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
@@ -178,6 +180,9 @@ private slots:
         const auto* progress = w.wizard()->findChild<QProgressBar*>();
         QVERIFY(progress);
         QCOMPARE(progress->text(), QStringLiteral("no checklist"));
+        // No empty step list, no findings table saying "its status is in the list of steps".
+        QVERIFY(w.wizard()->findChild<QListView*>(QStringLiteral("stepList"))->isHidden());
+        QVERIFY(w.wizard()->findChild<QTableView*>(QStringLiteral("findingTable"))->isHidden());
     }
 
     // "Generate the port…" wired in the main window: a plan item opens its code in the Code tab,

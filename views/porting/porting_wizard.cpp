@@ -67,6 +67,7 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     top->addLayout(detected);
 
     m_stepList = new QListView(this);
+    m_stepList->setObjectName(QStringLiteral("stepList"));
     m_stepList->setModel(m_steps);
     m_stepList->setSpacing(2);
     m_stepList->setWordWrap(true);
@@ -302,6 +303,9 @@ void PortingWizard::showStep(int row)
         m_verifyButton->hide();
         m_stepTitle->setText(g ? tr("Select a step") : QString());
         m_explanation->clear();
+        // Without a checklist, its list and its findings table have nothing to hold.
+        m_stepList->setVisible(g || !m_snapshot);
+        m_findingTable->setVisible(g || !m_snapshot);
         if (!g && m_snapshot) {
             // No workflow was recognised: a blank list, a blank page and "0 / 1 steps" said
             // nothing. Say why, and what would fill the checklist.
@@ -321,6 +325,8 @@ void PortingWizard::showStep(int row)
         return;
     }
     m_currentStep = row;
+    m_stepList->show();
+    m_findingTable->show();
     const guides::Step& step = g->steps[std::size_t(row)];
     m_stepTitle->setText(tr("Step %1 of %2: %3")
                              .arg(row + 1)

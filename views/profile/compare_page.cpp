@@ -24,9 +24,11 @@ QString sideText(const ResultPtr& r, const QString& name)
         return QObject::tr("(none)");
     const auto& t = r->options.training;
     // IPUs only for an IPU report: "1 IPU(s)" on a CS-2 read as a mistake.
-    const QString devices = r->cs                  ? QString::fromStdString(r->cs->mode)
-                            : r->options.ipus == 1 ? QObject::tr("1 IPU")
-                                                   : QObject::tr("%1 IPUs").arg(r->options.ipus);
+    // The CS mode's id in words ("weight-streaming" read as a code).
+    const QString devices =
+        r->cs ? QString::fromStdString(r->cs->mode).replace(QLatin1Char('-'), QLatin1Char(' '))
+        : r->options.ipus == 1 ? QObject::tr("1 IPU")
+                               : QObject::tr("%1 IPUs").arg(r->options.ipus);
     return QObject::tr("<b>%1</b><br>%2, %3, %4, micro-batch %5%6<br>%7: peak %8 of %9")
         .arg(name.toHtmlEscaped(), QString::fromStdString(r->targetName), devices)
         .arg(QString::fromUtf8(sim::precisionName(t.precision).data()))
