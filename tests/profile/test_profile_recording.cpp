@@ -24,6 +24,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -93,6 +94,14 @@ private slots:
         const auto kept = panel.result(); // r stays valid when a re-simulation replaces it
         const auto& r = *kept;
         QVERIFY2(QString::fromStdString(r.graph.origin).startsWith(origin), r.graph.origin.c_str());
+        // The source line names the project and the model's origin relative to it; the paths
+        // are on hover.
+        const auto* source = panel.findChild<QLabel*>(QStringLiteral("profileSource"));
+        QVERIFY(source);
+        QVERIFY2(!source->text().contains(project), qPrintable(source->text()));
+        QVERIFY2(source->text().contains(QFileInfo(project).fileName()),
+                 qPrintable(source->text()));
+        QVERIFY2(source->toolTip().contains(project), qPrintable(source->toolTip()));
         QVERIFY(r.graph.totalParams() > 0);
         if (origin.startsWith(QStringLiteral("capture"))) {
             // The capture's batch and optimizer, and the project's split beside the automatic.

@@ -1,5 +1,6 @@
 // The Profile's reports: opening one (at once when small, off the GUI thread when big) and
-// saving the one shown (docs/ARCHITECTURE.md, Profile). Apart from profile_panel.cpp for size.
+// saving the one shown (docs/ARCHITECTURE.md, Profile); the status line's text. Apart from
+// profile_panel.cpp for size.
 #include "core/report/report.h"
 #include "views/common/status_line.h"
 #include "views/profile/profile_panel.h"
@@ -11,6 +12,16 @@
 #include <QMessageBox>
 
 namespace portolan::views {
+
+QString ProfilePanel::statusText() const
+{
+    return m_status->sentence();
+}
+
+QString ProfilePanel::statusMessage() const
+{
+    return m_status->message();
+}
 
 bool ProfilePanel::openReport(const QString& file, QString* error)
 {
@@ -36,6 +47,7 @@ bool ProfilePanel::openReport(const QString& file, QString* error)
         m_compiledParams.clear();
         showNamedConfigs({}, {});
         m_source->setText(tr("Report %1").arg(QDir::toNativeSeparators(file)));
+        m_source->setToolTip(QString());
         setResult(std::make_shared<const sim::CompileResult>(std::move(*r.value)));
         setIdle(tr("Opened %1.").arg(QFileInfo(file).fileName()));
         emit reportLoaded(file);
