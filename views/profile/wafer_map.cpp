@@ -85,9 +85,11 @@ void WaferMap::paintEvent(QPaintEvent*)
         p.fillRect(grid, seriesColor(0, 1, pal));
         p.setPen(isDarkPalette(pal) ? Qt::black : Qt::white);
         p.drawText(grid.adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap,
-                   tr("Weight streaming: the %n layer(s) run one at a time, each over the whole "
-                      "wafer, their weights streamed in.",
-                      nullptr, n));
+                   n == 1 ? tr("Weight streaming: the layer runs over the whole wafer, its "
+                               "weights streamed in.")
+                          : tr("Weight streaming: the %1 layers run one at a time, each over "
+                               "the whole wafer, their weights streamed in.")
+                                .arg(n));
         paintLegend(p);
         return;
     }
