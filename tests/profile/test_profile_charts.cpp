@@ -183,7 +183,11 @@ private slots:
         const ResultPtr r = report == QLatin1String("cs") ? ResultPtr(m_cs) : nullptr;
         LivenessPage liveness;
         liveness.setResult(m_ipu); // a report first: the empty state must replace it
+        const auto* live = liveness.findChild<QTableView*>(QStringLiteral("liveVariables"));
+        QVERIFY(live && live->isVisibleTo(&liveness));
         liveness.setResult(r);
+        // The chart says why; no empty table under it.
+        QVERIFY(!live->isVisibleTo(&liveness));
         QVERIFY(!liveness.chart()->legend->visible());
         QCOMPARE(liveness.chart()->plottableCount(), 0);
         QVERIFY2(shownTexts(liveness.chart()).join(' ').contains(says),
