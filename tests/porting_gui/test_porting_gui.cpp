@@ -21,12 +21,17 @@
 #include <QComboBox>
 #include <QDirIterator>
 #include <QIcon>
+#include <QLabel>
+#include <QListView>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTreeView>
 
 using namespace portolan;
@@ -132,6 +137,52 @@ private slots:
                          .toInt());
         }
         QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
+    }
+
+    // A folder with no workflow Portolan knows (a params file on its own, or code of no known
+    // kind) says so and what would fill the checklist, instead of a blank list and page.
+    void noWorkflowExplained_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("says");
+        QTest::addRow("a params file on its own")
+            << "params.yaml" << QByteArray("model:\n  hidden_size: 8\n") << "no Python code";
+        QTest::addRow("code of no known kind")
+            << "tool.py" << QByteArray("print('no training here')\n") << "did not recognise";
+    }
+    void noWorkflowExplained()
+    {
+        QFETCH(QString, file);
+        QFETCH(QByteArray, content);
+        QFETCH(QString, says);
+        QTemporaryDir dir;
+        QFile f(dir.filePath(file));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+        f.close();
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1024, 700);
+        w.show();
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(dir.path());
+        QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
+        QVERIFY(w.analysisRunner()->snapshot());
+        QVERIFY2(!w.analysisRunner()->snapshot()->guide(),
+                 "the fixture must be a folder with no workflow recognised");
+        const auto* title = w.wizard()->findChild<QLabel*>(QStringLiteral("stepTitle"));
+        const auto* text = w.wizard()->findChild<QTextBrowser*>(QStringLiteral("stepExplanation"));
+        QVERIFY(title && text);
+        QCOMPARE(title->text(), QStringLiteral("No workflow to check against"));
+        QVERIFY2(text->toPlainText().contains(says), qPrintable(text->toPlainText()));
+        const auto* progress = w.wizard()->findChild<QProgressBar*>();
+        QVERIFY(progress);
+        QCOMPARE(progress->text(), QStringLiteral("no checklist"));
+        // No empty step list, no findings table saying "its status is in the list of steps".
+        QVERIFY(w.wizard()->findChild<QListView*>(QStringLiteral("stepList"))->isHidden());
+        QVERIFY(w.wizard()->findChild<QTableView*>(QStringLiteral("findingTable"))->isHidden());
     }
 
     // "Generate the port…" wired in the main window: a plan item opens its code in the Code tab,

@@ -3,16 +3,22 @@
 // legend over blank axes, the wafer map's legend says what is drawn, and the tile map's IPU
 // blocks carry their tile ranges. Reports come from the real compiler (profile_fixture.h).
 #include "profile_fixture.h"
+#include "views/common/placeholder_table_view.h"
 #include "views/profile/liveness_page.h"
 #include "views/profile/memory_chart.h"
+#include "views/profile/memory_page.h"
 #include "views/profile/summary_page.h"
+#include "views/profile/tile_details.h"
 #include "views/profile/tile_map.h"
+#include "views/profile/tile_map_page.h"
 #include "views/profile/tile_stats.h"
 #include "views/profile/variable_table_model.h"
 #include "views/profile/wafer_map.h"
 
+#include <QAbstractItemModelTester>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSlider>
 #include <QTableView>
 #include <QTableWidget>
 #include <QtTest>
@@ -177,7 +183,11 @@ private slots:
         const ResultPtr r = report == QLatin1String("cs") ? ResultPtr(m_cs) : nullptr;
         LivenessPage liveness;
         liveness.setResult(m_ipu); // a report first: the empty state must replace it
+        const auto* live = liveness.findChild<QTableView*>(QStringLiteral("liveVariables"));
+        QVERIFY(live && live->isVisibleTo(&liveness));
         liveness.setResult(r);
+        // The chart says why; no empty table under it.
+        QVERIFY(!live->isVisibleTo(&liveness));
         QVERIFY(!liveness.chart()->legend->visible());
         QCOMPARE(liveness.chart()->plottableCount(), 0);
         QVERIFY2(shownTexts(liveness.chart()).join(' ').contains(says),
@@ -198,20 +208,69 @@ private slots:
                  qPrintable(shownTexts(&memory).join(' ')));
     }
 
+    // The tables of the Memory and Tile-map pages, and the map, say what would fill them:
+    // a report (none yet), tiles (a CS report has none: CS placement), a click on a tile, or
+    // nothing at all (a tile that holds no variable).
+    void tileTablesSayWhatFillsThem_data()
+    {
+        QTest::addColumn<QString>("report"); // none, cs, ipu
+        QTest::addColumn<int>("tile");       // clicked, or -1
+        QTest::addColumn<QString>("says");   // in the table's viewport; empty: rows shown
+        QTest::addRow("no report") << "none" << -1 << "No report yet";
+        QTest::addRow("CS report") << "cs" << -1 << "CS placement";
+        QTest::addRow("IPU report, no tile yet") << "ipu" << -1 << "Click a tile";
+        QTest::addRow("a tile clicked") << "ipu" << 0 << "";
+    }
+    void tileTablesSayWhatFillsThem()
+    {
+        QFETCH(QString, report);
+        QFETCH(int, tile);
+        QFETCH(QString, says);
+        const ResultPtr r = report == QLatin1String("cs")    ? ResultPtr(m_cs)
+                            : report == QLatin1String("ipu") ? ResultPtr(m_ipu)
+                                                             : nullptr;
+        MemoryPage memory;
+        TileMapPage tiles;
+        memory.setResult(m_ipu); // a report first: the empty state must replace it
+        tiles.setResult(m_ipu);
+        tiles.details()->showTile(3);
+        memory.setResult(r);
+        tiles.setResult(r);
+        for (TileDetails* details : {memory.findChild<TileDetails*>(), tiles.details()}) {
+            QVERIFY(details);
+            // Without tiles, the chart or map above says why, once: the table is not shown.
+            QCOMPARE(details->isVisibleTo(details->parentWidget()), report == QLatin1String("ipu"));
+            QAbstractItemModelTester tester(details->model());
+            if (tile >= 0)
+                details->showTile(tile);
+            QCOMPARE(details->model()->rowCount() == 0, !says.isEmpty());
+            QVERIFY2(details->view()->shownPlaceholder().contains(says),
+                     qPrintable(details->view()->shownPlaceholder()));
+        }
+        // The map itself: no tiles says why; with tiles, nothing to explain.
+        QCOMPARE(tiles.map()->hasTiles(), report == QLatin1String("ipu"));
+        if (!tiles.map()->hasTiles())
+            QVERIFY2(tiles.map()->emptyText().contains(says), qPrintable(tiles.map()->emptyText()));
+        QCOMPARE(tiles.scaleSlider()->isEnabled(), report == QLatin1String("ipu"));
+    }
+
     // The wafer's legend names what is drawn: kernels, the frame of a kernel over its memory
     // when one is, and the bottleneck by name.
     void waferLegend_data()
     {
         QTest::addColumn<bool>("overMemory");
         QTest::addColumn<bool>("bottleneck");
-        QTest::addRow("as compiled") << false << true;
-        QTest::addRow("a kernel over its memory") << true << true;
-        QTest::addRow("no kernel named the bottleneck") << false << false;
+        QTest::addColumn<bool>("streaming"); // weight streaming: every layer on the whole wafer
+        QTest::addRow("as compiled") << false << true << false;
+        QTest::addRow("a kernel over its memory") << true << true << false;
+        QTest::addRow("no kernel named the bottleneck") << false << false << false;
+        QTest::addRow("weight streaming") << false << false << true;
     }
     void waferLegend()
     {
         QFETCH(bool, overMemory);
         QFETCH(bool, bottleneck);
+        QFETCH(bool, streaming);
         auto r = std::make_shared<sim::CompileResult>(*m_cs);
         auto& cs = *r->cs;
         QVERIFY(!cs.kernels.empty());
@@ -220,10 +279,13 @@ private slots:
         if (overMemory)
             cs.kernels.back().fits = false;
         cs.bottleneck = bottleneck ? cs.kernels.front().name : "weight streaming bandwidth";
+        if (streaming)
+            cs.mode = "weight-streaming";
         WaferMap map;
         QVERIFY(map.legendTexts().isEmpty()); // no report, no legend
         map.setResult(r);
-        QStringList expected{QStringLiteral("a kernel (one colour each)")};
+        QStringList expected{streaming ? QStringLiteral("the layer on the wafer (one at a time)")
+                                       : QStringLiteral("a kernel (one colour each)")};
         if (overMemory)
             expected << QStringLiteral("over its memory");
         if (bottleneck)
@@ -232,6 +294,16 @@ private slots:
         map.resize(500, 400);
         const QImage shot = map.grab().toImage();
         QVERIFY(!shot.isNull()); // paints the legend without a crash
+        if (streaming) {
+            // One fill for the wafer, in the legend swatch's colour (the layers, drawn one over
+            // the other, showed only the last, in a colour the legend did not have).
+            const QRgb fill = seriesColor(0, 1, map.palette()).rgb();
+            int same = 0;
+            for (int y = 0; y < shot.height(); ++y)
+                for (int x = 0; x < shot.width(); ++x)
+                    same += shot.pixel(x, y) == fill;
+            QVERIFY2(same > shot.width() * shot.height() / 3, qPrintable(QString::number(same)));
+        }
     }
 
     // Each IPU block of the tile map is labelled with its tile range, shortened to "IPU n" when

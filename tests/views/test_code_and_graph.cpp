@@ -209,18 +209,21 @@ private slots:
     {
         QTest::addColumn<int>("nodes");
         QTest::addColumn<bool>("fits");
-        QTest::addRow("3 nodes") << 3 << true;
-        QTest::addRow("60 nodes") << 60 << false;
+        QTest::addColumn<QByteArray>("direction"); // rankdir: TB (a column), LR (a row)
+        QTest::addRow("3 nodes") << 3 << true << QByteArray("TB");
+        QTest::addRow("60 nodes in a column") << 60 << false << QByteArray("TB");
+        QTest::addRow("60 nodes in a row") << 60 << false << QByteArray("LR");
     }
     void graphViewOpensReadable()
     {
         QFETCH(int, nodes);
         QFETCH(bool, fits);
+        QFETCH(QByteArray, direction);
         GraphView view;
         view.resize(500, 400);
         view.show();
         QSignalSpy rendered(&view, &GraphView::rendered);
-        QByteArray dot = "digraph G { node [fontsize=10];";
+        QByteArray dot = "digraph G { rankdir=" + direction + "; node [fontsize=10];";
         for (int i = 1; i < nodes; ++i)
             dot += " n" + QByteArray::number(i - 1) + " -> n" + QByteArray::number(i) + ";";
         view.setDot(dot + " }");
@@ -228,11 +231,58 @@ private slots:
         const double scale = view.transform().m11();
         QVERIFY2(scale >= GraphView::kReadableScale - 1e-9, qPrintable(QString::number(scale)));
         // The scroll area shows its bars when it next lays itself out, not inside setTransform.
-        QTRY_COMPARE_WITH_TIMEOUT(view.verticalScrollBar()->isVisible(), !fits, 2000);
-        if (!fits) // opens at the graph's start
-            QCOMPARE(view.verticalScrollBar()->value(), view.verticalScrollBar()->minimum());
+        // A graph too big to show readable scrolls along its long side and opens at its start:
+        // the top left, with the rest reachable (issue 26: a wide flow opened cut on the right).
+        QScrollBar* along =
+            direction == "LR" ? view.horizontalScrollBar() : view.verticalScrollBar();
+        QTRY_COMPARE_WITH_TIMEOUT(along->isVisible(), !fits, 2000);
+        for (QScrollBar* bar : {view.horizontalScrollBar(), view.verticalScrollBar()})
+            QCOMPARE(bar->value(), bar->minimum());
+        const QRectF shown = view.mapToScene(view.viewport()->rect()).boundingRect();
+        const QRectF graph = view.scene()->itemsBoundingRect();
+        QVERIFY2(shown.left() <= graph.left() + 1 && shown.top() <= graph.top() + 1,
+                 qPrintable(QStringLiteral("shown from %1,%2; graph from %3,%4")
+                                .arg(shown.left())
+                                .arg(shown.top())
+                                .arg(graph.left())
+                                .arg(graph.top())));
+        QCOMPARE(view.isCut(), !fits);
         view.zoomToFit();
         QCOMPARE(view.transform().m11() < GraphView::kReadableScale, !fits);
+    }
+
+    // A graph laid out while its view was small (its tab hidden) opens right when the view
+    // gets its size; once the user has zoomed, a resize keeps the user's view.
+    void graphViewRefitsUntilTouched_data()
+    {
+        QTest::addColumn<bool>("touched");
+        QTest::addRow("untouched") << false;
+        QTest::addRow("zoomed by the user") << true;
+    }
+    void graphViewRefitsUntilTouched()
+    {
+        QFETCH(bool, touched);
+        GraphView view;
+        view.resize(160, 100);
+        view.show();
+        QSignalSpy rendered(&view, &GraphView::rendered);
+        QByteArray dot = "digraph G { node [fontsize=10];";
+        for (int i = 1; i < 8; ++i)
+            dot += " n" + QByteArray::number(i - 1) + " -> n" + QByteArray::number(i) + ";";
+        view.setDot(dot + " }");
+        QTRY_COMPARE_WITH_TIMEOUT(rendered.count(), 1, 10000);
+        QVERIFY(view.isCut());
+        if (touched)
+            view.zoomBy(1.25);
+        const double before = view.transform().m11();
+        view.resize(900, 1400);
+        if (touched) {
+            QTest::qWait(50);
+            QCOMPARE(view.transform().m11(), before);
+        } else { // fitted again: whole, at its natural size (it had opened at the readable 0.8)
+            QTRY_COMPARE_WITH_TIMEOUT(view.transform().m11(), 1.0, 2000);
+            QVERIFY(!view.isCut());
+        }
     }
 
     void graphViewReportsErrors()

@@ -1,5 +1,7 @@
 #include "views/common/diagnostics_model.h"
 
+#include "views/common/reading_columns.h"
+
 #include <QApplication>
 #include <QDir>
 #include <QHeaderView>
@@ -35,7 +37,11 @@ void setUpDiagnosticsTable(QTableView* table, DiagnosticsModel* model)
     QHeaderView* header = table->horizontalHeader();
     header->setStretchLastSection(false);
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(DiagnosticsModel::MessageColumn, QHeaderView::Stretch);
+    // The message is what people read: the code gives way first, then the location (keeping
+    // its file name and line); the whole diagnostic is in each row's tooltip.
+    auto* columns = new ReadingColumns(table, DiagnosticsModel::MessageColumn);
+    columns->addYielding(DiagnosticsModel::CodeColumn, 6);
+    columns->addYielding(DiagnosticsModel::LocationColumn, 22, Qt::ElideLeft);
 }
 
 int DiagnosticsModel::rowCount(const QModelIndex& parent) const

@@ -80,6 +80,7 @@ void GraphView::showSvg(const QByteArray& svg)
     scene()->addItem(m_item);
     scene()->setSceneRect(m_item->boundingRect().adjusted(-20, -20, 20, 20));
     zoomToReadable();
+    m_firstView = true;
 }
 
 void GraphView::zoomToReadable()
@@ -110,8 +111,25 @@ void GraphView::zoomToFit()
         setTransform(QTransform());
 }
 
+bool GraphView::isCut() const
+{
+    if (!m_item)
+        return false;
+    const QRectF shown = mapToScene(viewport()->rect()).boundingRect();
+    const QRectF graph = m_item->sceneBoundingRect();
+    return !shown.adjusted(-1, -1, 1, 1).contains(graph);
+}
+
+void GraphView::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    if (m_firstView)
+        zoomToReadable();
+}
+
 void GraphView::zoomBy(double factor)
 {
+    m_firstView = false;
     const double current = transform().m11();
     const double next = std::clamp(current * factor, 0.02, 8.0);
     scale(next / current, next / current);
@@ -125,6 +143,7 @@ void GraphView::wheelEvent(QWheelEvent* event)
 
 void GraphView::mousePressEvent(QMouseEvent* event)
 {
+    m_firstView = false;
     m_pressPos = event->pos();
     QGraphicsView::mousePressEvent(event);
 }

@@ -28,6 +28,8 @@ public:
     // Graphviz labels are 10 points (8 on edges): at 0.8 they are 8 pixels or more.
     static constexpr double kReadableScale = 0.8;
     void zoomBy(double factor);
+    // Part of the graph is outside the viewport (it opened at the readable scale, or was zoomed).
+    bool isCut() const;
     QByteArray svg() const { return m_svg; }
     bool isLaidOut() const { return !m_svg.isEmpty(); }
     bool isRendering() const { return m_rendering; }
@@ -41,6 +43,7 @@ protected:
     void wheelEvent(QWheelEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void showSvg(const QByteArray& svg);
@@ -53,6 +56,9 @@ private:
     QGraphicsSvgItem* m_item = nullptr;
     QPoint m_pressPos;
     bool m_rendering = false;
+    // The first view is the graph's own until the user zooms or pans: a graph laid out while
+    // its tab was hidden (a viewport of another size) opens right when the tab is shown.
+    bool m_firstView = false;
 };
 
 } // namespace portolan::views

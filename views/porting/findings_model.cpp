@@ -56,8 +56,11 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
         }
         return {};
     case Qt::ToolTipRole:
+        // The columns that give way to the finding (elided) keep their whole text here.
         if (index.column() == CheckColumn)
             return QString::fromStdString(f.checkId);
+        if (index.column() == LocationColumn)
+            return QString::fromStdString(f.location.toString());
         return QString::fromStdString(f.message +
                                       (f.hint.empty() ? "" : "\n\nHow to fix: " + f.hint));
     case Qt::DecorationRole:

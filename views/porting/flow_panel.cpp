@@ -64,9 +64,10 @@ FlowPanel::FlowPanel(AnalysisRunner* runner, QWidget* parent) : QWidget(parent)
         else if (m_which->currentIndex() == 0 && m_snapshot)
             m_status->setText(tr("%1 nodes, %2 edges · click a node to see its code")
                                   .arg(m_snapshot->flow.nodes.size())
-                                  .arg(m_snapshot->flow.edges.size()));
+                                  .arg(m_snapshot->flow.edges.size()) +
+                              cutHint());
         else
-            m_status->setText(tr("Click a step to open it in the wizard"));
+            m_status->setText(tr("Click a step to open it in the wizard") + cutHint());
     });
     connect(m_view, &GraphView::nodeActivated, this, [this](const QString& name) {
         if (!m_snapshot)
@@ -81,6 +82,15 @@ FlowPanel::FlowPanel(AnalysisRunner* runner, QWidget* parent) : QWidget(parent)
             emit locationActivated(QString::fromStdString(node->location.file), node->location.line,
                                    node->location.column);
     });
+}
+
+// A graph opened at a readable size but bigger than the view says so: the rest is a drag or a
+// scroll away, or the Fit button shows it whole (issue 26: a wide flow looked cut off).
+QString FlowPanel::cutHint() const
+{
+    return m_view->isCut() ? tr(" · larger than the view: drag or scroll to see the rest, Fit "
+                                "shows it whole")
+                           : QString();
 }
 
 void FlowPanel::showDiagram(int which)

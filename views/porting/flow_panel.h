@@ -31,6 +31,7 @@ signals:
 
 private:
     void refresh();
+    QString cutHint() const;
     void exportSvg();
 
     PortingSnapshotPtr m_snapshot;

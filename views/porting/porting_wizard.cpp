@@ -5,6 +5,7 @@
 #include "core/port/generate.h"
 #include "core/project/params_file.h"
 #include "views/common/placeholder_table_view.h"
+#include "views/common/reading_columns.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/findings_model.h"
 #include "views/porting/fix_dialog.h"
@@ -66,6 +67,7 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     top->addLayout(detected);
 
     m_stepList = new QListView(this);
+    m_stepList->setObjectName(QStringLiteral("stepList"));
     m_stepList->setModel(m_steps);
     m_stepList->setSpacing(2);
     m_stepList->setWordWrap(true);
@@ -73,12 +75,14 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_stepList->setMinimumWidth(200);
 
     m_stepTitle = new QLabel(this);
+    m_stepTitle->setObjectName(QStringLiteral("stepTitle"));
     QFont f = m_stepTitle->font();
     f.setBold(true);
     f.setPointSizeF(f.pointSizeF() * 1.25);
     m_stepTitle->setFont(f);
     m_stepTitle->setWordWrap(true);
     m_explanation = new QTextBrowser(this);
+    m_explanation->setObjectName(QStringLiteral("stepExplanation"));
     m_explanation->setOpenExternalLinks(true);
     auto* findingTable = new PlaceholderTableView(this);
     findingTable->setObjectName(QStringLiteral("findingTable"));
@@ -92,20 +96,14 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_findingTable->setAlternatingRowColors(true);
     m_findingTable->verticalHeader()->hide();
     m_findingTable->setWordWrap(false);
-    auto* h = m_findingTable->horizontalHeader();
-    h->setSectionResizeMode(FindingsModel::SeverityColumn, QHeaderView::ResizeToContents);
-    h->setSectionResizeMode(FindingsModel::LocationColumn, QHeaderView::ResizeToContents);
-    h->setSectionResizeMode(FindingsModel::MessageColumn, QHeaderView::Stretch);
-    // The finding is what a user reads; the check's name gives way to it: at most about 14
-    // characters (the whole name is in the tooltip), the rest of the width goes to the finding.
-    h->setSectionResizeMode(FindingsModel::CheckColumn, QHeaderView::Interactive);
-    connect(m_findings, &QAbstractItemModel::modelReset, this, [this] {
-        const int most = m_findingTable->fontMetrics().averageCharWidth() * 14;
-        m_findingTable->resizeColumnToContents(FindingsModel::CheckColumn);
-        QHeaderView* header = m_findingTable->horizontalHeader();
-        if (header->sectionSize(FindingsModel::CheckColumn) > most)
-            header->resizeSection(FindingsModel::CheckColumn, most);
-    });
+    m_findingTable->horizontalHeader()->setSectionResizeMode(FindingsModel::SeverityColumn,
+                                                             QHeaderView::ResizeToContents);
+    // The finding is what a user reads: the check's name gives way first (down to a few
+    // characters, its full id in the tooltip), then the location (keeping its file name and
+    // line); the finding is cut only when both are at their least.
+    auto* columns = new ReadingColumns(m_findingTable, FindingsModel::MessageColumn);
+    columns->addYielding(FindingsModel::CheckColumn, 6);
+    columns->addYielding(FindingsModel::LocationColumn, 22, Qt::ElideLeft);
     m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
     m_hint->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -201,6 +199,8 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
         m_guideCombo->addItem(QString::fromStdString(g.title), QString::fromStdString(g.id));
     m_guideCombo->setCurrentIndex(
         m_guideCombo->findData(QString::fromStdString(snapshot->guideId)));
+    // No workflow recognised: the empty box asks for one rather than looking broken.
+    m_guideCombo->setPlaceholderText(tr("Choose a workflow…"));
 
     // The params file: the project's YAML files, the one in use selected, and the rule's default.
     const ParamsFileChoice& params = snapshot->analysis->paramsFile;
@@ -252,6 +252,8 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
 
     m_progress->setRange(0, std::max(1, m_steps->stepCount()));
     m_progress->setValue(m_steps->stepsDone());
+    // "0 / 1 steps done" without a checklist counted a step that does not exist.
+    m_progress->setFormat(m_steps->stepCount() > 0 ? tr("%v / %m steps done") : tr("no checklist"));
     const auto& r = snapshot->result;
     m_status->setText(
         tr("%1 error(s), %2 warning(s), %3 note(s) · checked in %4")
@@ -301,11 +303,30 @@ void PortingWizard::showStep(int row)
         m_verifyButton->hide();
         m_stepTitle->setText(g ? tr("Select a step") : QString());
         m_explanation->clear();
+        // Without a checklist, its list and its findings table have nothing to hold.
+        m_stepList->setVisible(g || !m_snapshot);
+        m_findingTable->setVisible(g || !m_snapshot);
+        if (!g && m_snapshot) {
+            // No workflow was recognised: a blank list, a blank page and "0 / 1 steps" said
+            // nothing. Say why, and what would fill the checklist.
+            m_stepTitle->setText(tr("No workflow to check against"));
+            m_explanation->setHtml(
+                m_snapshot->analysis->python.empty()
+                    ? tr("<p>There is no Python code here, so there is nothing to port yet. A "
+                         "params file opened on its own is edited in the Params tab and compiled "
+                         "in the Profile tab; open the project folder that holds its code "
+                         "(File › Open Project…) to check the port.</p>")
+                    : tr("<p>Portolan did not recognise the training workflow of this code. "
+                         "Choose a target workflow above: its checklist appears here, with "
+                         "each step's findings.</p>"));
+        }
         m_findings->setFindings({});
         updateButtons();
         return;
     }
     m_currentStep = row;
+    m_stepList->show();
+    m_findingTable->show();
     const guides::Step& step = g->steps[std::size_t(row)];
     m_stepTitle->setText(tr("Step %1 of %2: %3")
                              .arg(row + 1)
@@ -359,10 +380,12 @@ void PortingWizard::selectFinding(int row)
     }
     if (m_findingTable->currentIndex().row() != row)
         m_findingTable->selectRow(row);
-    m_hint->setText(
-        f->hint.empty()
-            ? QString()
-            : tr("<b>How to fix:</b> %1").arg(QString::fromStdString(f->hint).toHtmlEscaped()));
+    // The table shows one line of each finding; the selected one is read here in full.
+    QString text = QString::fromStdString(f->message).toHtmlEscaped();
+    if (!f->hint.empty())
+        text += QStringLiteral("<br>") +
+                tr("<b>How to fix:</b> %1").arg(QString::fromStdString(f->hint).toHtmlEscaped());
+    m_hint->setText(text);
     updateButtons();
     emit findingActivated(QString::fromStdString(f->location.file), f->location.line,
                           f->location.column);

@@ -1,6 +1,7 @@
 #include "views/profile/compare_page.h"
 
 #include "core/report/report.h"
+#include "views/common/placeholder_table_view.h"
 #include "views/profile/comparison_model.h"
 
 #include <QFileDialog>
@@ -23,9 +24,11 @@ QString sideText(const ResultPtr& r, const QString& name)
         return QObject::tr("(none)");
     const auto& t = r->options.training;
     // IPUs only for an IPU report: "1 IPU(s)" on a CS-2 read as a mistake.
-    const QString devices = r->cs                  ? QString::fromStdString(r->cs->mode)
-                            : r->options.ipus == 1 ? QObject::tr("1 IPU")
-                                                   : QObject::tr("%1 IPUs").arg(r->options.ipus);
+    // The CS mode's id in words ("weight-streaming" read as a code).
+    const QString devices =
+        r->cs ? QString::fromStdString(r->cs->mode).replace(QLatin1Char('-'), QLatin1Char(' '))
+        : r->options.ipus == 1 ? QObject::tr("1 IPU")
+                               : QObject::tr("%1 IPUs").arg(r->options.ipus);
     return QObject::tr("<b>%1</b><br>%2, %3, %4, micro-batch %5%6<br>%7: peak %8 of %9")
         .arg(name.toHtmlEscaped(), QString::fromStdString(r->targetName), devices)
         .arg(QString::fromUtf8(sim::precisionName(t.precision).data()))
@@ -51,7 +54,13 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent)
     m_notes = new QListWidget(this);
     m_notes->setMaximumHeight(90);
     m_model = new ComparisonModel(this);
-    m_view = new QTableView(this);
+    auto* view = new PlaceholderTableView(this);
+    // Until two reports are chosen, the table says how to choose them and what it will show.
+    view->setPlaceholderText(
+        tr("Choose two reports to compare: Open A… and Open B… read saved reports, Use current "
+           "takes the Profile's result. The table then lists each metric of A and B, their "
+           "difference and the change."));
+    m_view = view;
     m_view->setObjectName(QStringLiteral("comparison"));
     m_view->setModel(m_model);
     m_view->verticalHeader()->hide();
@@ -138,18 +147,19 @@ void ComparePage::refresh()
     m_sideA->setText(sideText(m_a, m_nameA));
     m_sideB->setText(sideText(m_b, m_nameB));
     m_notes->clear();
+    m_notes->hide(); // an empty list under the table said nothing
     if (m_a && m_b) {
         report::Comparison c = report::compareReports(*m_a, *m_b);
         for (const auto& n : c.notes)
             m_notes->addItem(QString::fromStdString(n));
+        m_notes->setVisible(m_notes->count() > 0);
         m_model->setComparison(std::move(c));
         if (m_error.isEmpty())
             m_status->setText(tr("%1 metrics compared.").arg(m_model->rowCount()));
     } else {
         m_model->setComparison({});
         if (m_error.isEmpty())
-            m_status->setText(
-                tr("Choose two reports: open files or use the current result for A and B."));
+            m_status->clear(); // the table's placeholder says what to do
     }
 }
 

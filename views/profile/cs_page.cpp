@@ -47,9 +47,13 @@ void CsPage::setResult(const ResultPtr& result)
     m_view->resizeColumnsToContents();
     if (result && result->cs) {
         const auto& cs = *result->cs;
+        // The mode's id ("weight-streaming") starts the sentence: in words, capitalised.
+        QString mode = QString::fromStdString(cs.mode).replace(QLatin1Char('-'), QLatin1Char(' '));
+        if (!mode.isEmpty())
+            mode[0] = mode[0].toUpper();
         m_summary->setText(
             tr("%1 (%2). %3, bottleneck %4. On wafer %5 of %6 SRAM%7.")
-                .arg(QString::fromStdString(cs.mode), QString::fromStdString(cs.modeReason))
+                .arg(mode, QString::fromStdString(cs.modeReason))
                 .arg(samplesPerSecondText(cs.samplesPerSecond))
                 .arg(QString::fromStdString(cs.bottleneck), bytesText(double(cs.onWaferBytes)),
                      bytesText(double(cs.sramBytes)),

@@ -50,6 +50,7 @@ LivenessPage::LivenessPage(QWidget* parent) : QWidget(parent)
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_plot);
     auto* lower = new QWidget(this);
+    m_lower = lower;
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
     lowerLayout->addLayout(bar);
@@ -72,6 +73,7 @@ LivenessPage::LivenessPage(QWidget* parent) : QWidget(parent)
             showStep(step);
     });
     applyPlotTheme(m_plot, palette());
+    m_lower->hide(); // until a report with steps
 }
 
 void LivenessPage::changeEvent(QEvent* event)
@@ -107,6 +109,9 @@ void LivenessPage::setResult(ResultPtr result)
     m_step = -1;
     m_model->clear();
     fill();
+    // Without steps the chart says why; an empty table and its "click a step" under it said
+    // nothing more (issue 26, empty states).
+    m_lower->setVisible(m_result && m_result->ipu && !m_result->ipu->steps.empty());
     // The table lists what is live at the peak from the start, rather than staying empty until
     // a step is clicked. Bounded on the GUI thread: one pass over the variables and a sort of
     // those live (37,000 at 70 B parameters: milliseconds), as a click costs.

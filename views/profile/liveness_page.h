@@ -45,6 +45,7 @@ private:
     QCPItemText* m_empty = nullptr; // why the chart is empty
     QLabel* m_summary = nullptr;
     QTableView* m_view = nullptr;
+    QWidget* m_lower = nullptr; // the step's summary and table, under the chart
     VariableTableModel* m_model = nullptr;
 };
 

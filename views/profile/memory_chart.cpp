@@ -185,9 +185,7 @@ void MemoryChart::rebuild()
         b->data()->clear();
     const bool empty = m_stats.tileCount == 0 || end <= first;
     m_empty->setVisible(m_stats.tileCount == 0);
-    m_empty->setText(m_result && m_result->cs
-                         ? tr("A CS report has no tiles: see CS placement for the wafer.")
-                         : tr("No report yet: compile a project or open a report."));
+    m_empty->setText(noTilesText(m_result));
     xAxis->setVisible(m_stats.tileCount > 0);
     yAxis->setVisible(m_stats.tileCount > 0);
     if (empty) {

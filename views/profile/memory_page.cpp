@@ -86,13 +86,15 @@ void MemoryPage::setResult(ResultPtr result)
     m_chart->setResult(m_result);
     m_details->setResult(m_result);
     setEnabled(m_result && m_result->ipu);
+    // Without tiles the chart says why; an empty table under it would say it twice.
+    m_details->setVisible(m_result && m_result->ipu);
     updateHint();
 }
 
 void MemoryPage::updateHint()
 {
     if (m_result && m_result->cs)
-        m_hint->setText(tr("A CS report has no tiles: see the CS page."));
+        m_hint->setText(noTilesText(m_result));
     else if (m_result && m_result->ipu)
         m_hint->setText(
             (m_chart->capacityInView()

@@ -2,6 +2,7 @@
 
 #include "core/common/number_format.h"
 
+#include <QCoreApplication>
 #include <cmath>
 #include <qcustomplot.h>
 
@@ -91,6 +92,16 @@ QString samplesPerSecondText(double rate)
 QString percentText(double fraction)
 {
     return QString::fromStdString(format::percent(fraction));
+}
+
+QString noTilesText(const ResultPtr& result)
+{
+    if (result && result->cs)
+        return QCoreApplication::translate(
+            "portolan::views",
+            "A CS report has no tiles: CS placement shows its kernels on the wafer.");
+    return QCoreApplication::translate("portolan::views",
+                                       "No report yet: compile a project or open a report.");
 }
 
 void applyPlotTheme(QCustomPlot* plot, const QPalette& p)

@@ -31,6 +31,8 @@ QString secondsText(double seconds);       // "6.94 s", "5 µs"
 QString countText(double value);           // "2.85 M"
 QString samplesPerSecondText(double rate); // "2.85 M samples/s"
 QString percentText(double fraction);      // "98.8%"
+// Why a tile view is empty, and what would fill it: no report yet, or a CS report (no tiles).
+QString noTilesText(const ResultPtr& result);
 // Axis, grid, text and background colours of a QCustomPlot from the palette.
 void applyPlotTheme(QCustomPlot* plot, const QPalette& p);
 // Moves a plot's legend out of the axis rect into a row of its own above it, so it never

@@ -8,6 +8,7 @@
 #include "views/common/action_texts.h"
 #include "views/common/eliding_combo_box.h"
 #include "views/common/form_scroll_area.h"
+#include "views/common/status_line.h"
 #include "views/common/tab_rows.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/compare_page.h"
@@ -118,10 +119,8 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     m_cancel->setToolTip(tr("Stop recording the model"));
     m_cancel->hide();
     connect(m_cancel, &QPushButton::clicked, this, &ProfilePanel::cancelRecording);
-    m_status = new QLabel(left);
+    m_status = new StatusLine(left);
     m_status->setObjectName(QStringLiteral("profileStatus"));
-    m_status->setWordWrap(true);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_dryRun = new QPushButton(dryRunActionText(), left);
     m_dryRun->setObjectName(QStringLiteral("dryRunForModel"));
     m_dryRun->setToolTip(dryRunActionToolTip());
@@ -327,20 +326,15 @@ void ProfilePanel::setSettleDelay(int ms)
     m_debounce->setInterval(ms);
 }
 
-QString ProfilePanel::statusText() const
-{
-    return m_status->text();
-}
-
 void ProfilePanel::setBusy(const QString& what)
 {
-    m_status->setText(what);
+    m_status->setMessage(what);
     m_progress->show();
 }
 
 void ProfilePanel::setIdle(const QString& status)
 {
-    m_status->setText(status);
+    m_status->setMessage(status);
     m_progress->setVisible(m_compiling || m_loading > 0 || m_recording > 0);
     m_cancel->setVisible(m_recording > 0);
 }
@@ -377,7 +371,10 @@ void ProfilePanel::setProject(const QString& folder, const QString& namedConfig)
     if (folder != m_projectPath)
         showNamedConfigs({}, {});
     m_projectPath = folder;
-    m_source->setText(tr("Project %1").arg(QDir::toNativeSeparators(folder)));
+    // The project by name; its path (eight lines of the narrow column at 1024 pixels, twice
+    // with the model's origin) is on hover.
+    m_source->setText(tr("Project %1").arg(QFileInfo(folder).fileName()));
+    m_source->setToolTip(QDir::toNativeSeparators(folder));
     const quint64 id = m_recordTicket.next();
     ++m_recording;
     setBusy(tr("Finding the model of %1...").arg(QFileInfo(folder).fileName()));
@@ -412,9 +409,8 @@ void ProfilePanel::setProject(const QString& folder, const QString& namedConfig)
             if (const sim::DefaultTarget d = sim::defaultTarget(model.source); !d.id.empty()) {
                 m_defaultTargetReason = QString::fromStdString(d.reason);
                 m_settings->suggestTarget(QString::fromStdString(d.id));
-                m_source->setText(
-                    tr("Project %1 · target: %2")
-                        .arg(QDir::toNativeSeparators(folder), m_defaultTargetReason));
+                m_source->setText(tr("Project %1 · target: %2")
+                                      .arg(QFileInfo(folder).fileName(), m_defaultTargetReason));
             }
             // Start from the defaults on the target and how the project trains, by the one rule
             // the CLI uses (workflow::projectOptions). Not from the form: it holds the previous
@@ -532,8 +528,15 @@ void ProfilePanel::startRecording(quint64 id, const QStringList& args)
 
 void ProfilePanel::acceptGraph(graph::OpGraph g)
 {
+    // The origin's paths inside the project read relative to it; the whole is on hover.
+    const QString origin = QString::fromStdString(g.origin);
+    QString shown = origin;
+    if (!m_projectPath.isEmpty())
+        shown.replace(QDir::toNativeSeparators(m_projectPath) + QDir::separator(), QString());
     m_source->setText(m_source->text().section(QLatin1Char('\n'), 0, 0) + QStringLiteral("\n") +
-                      tr("Model from %1").arg(QString::fromStdString(g.origin)));
+                      tr("Model from %1").arg(shown));
+    m_source->setToolTip(m_source->toolTip().section(QLatin1Char('\n'), 0, 0) +
+                         QStringLiteral("\n") + origin);
     m_opGraph = std::make_shared<const graph::OpGraph>(std::move(g));
     recompile();
 }
@@ -616,7 +619,7 @@ void ProfilePanel::startCompile()
                 return;
             }
             if (!current) {
-                setIdle(m_status->text());
+                setIdle(m_status->message());
                 return;
             }
             // The settings changed while this run was on (the guide's target suggested after

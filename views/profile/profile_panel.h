@@ -30,6 +30,7 @@ class LivenessPage;
 class MemoryPage;
 class OpGraphPage;
 class PipelinePage;
+class StatusLine;
 class SummaryPage;
 class TileMapPage;
 
@@ -97,7 +98,10 @@ public:
     CsPage* csPage() const { return m_cs; }
     OpGraphPage* opGraphPage() const { return m_graph; }
     ComparePage* comparePage() const { return m_compare; }
+    // The status line's sentence, and the whole message behind it (a diagnostic with its
+    // position and code, a child's stderr), on hover and behind its Details link.
     QString statusText() const;
+    QString statusMessage() const;
 
 signals:
     void resultChanged();
@@ -126,7 +130,7 @@ private:
 
     CompileSettings* m_settings = nullptr;
     QLabel* m_source = nullptr;
-    QLabel* m_status = nullptr;
+    StatusLine* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QProcess* m_child = nullptr; // the Torch child recording the project's model

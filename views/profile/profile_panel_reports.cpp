@@ -1,6 +1,8 @@
 // The Profile's reports: opening one (at once when small, off the GUI thread when big) and
-// saving the one shown (docs/ARCHITECTURE.md, Profile). Apart from profile_panel.cpp for size.
+// saving the one shown (docs/ARCHITECTURE.md, Profile); the status line's text. Apart from
+// profile_panel.cpp for size.
 #include "core/report/report.h"
+#include "views/common/status_line.h"
 #include "views/profile/profile_panel.h"
 
 #include <QDir>
@@ -11,13 +13,23 @@
 
 namespace portolan::views {
 
+QString ProfilePanel::statusText() const
+{
+    return m_status->sentence();
+}
+
+QString ProfilePanel::statusMessage() const
+{
+    return m_status->message();
+}
+
 bool ProfilePanel::openReport(const QString& file, QString* error)
 {
     const QFileInfo info(file);
     auto fail = [&](const QString& message) {
         if (error)
             *error = message;
-        m_status->setText(message);
+        m_status->setMessage(message);
         emit reportFailed(message);
         return false;
     };
@@ -35,6 +47,7 @@ bool ProfilePanel::openReport(const QString& file, QString* error)
         m_compiledParams.clear();
         showNamedConfigs({}, {});
         m_source->setText(tr("Report %1").arg(QDir::toNativeSeparators(file)));
+        m_source->setToolTip(QString());
         setResult(std::make_shared<const sim::CompileResult>(std::move(*r.value)));
         setIdle(tr("Opened %1.").arg(QFileInfo(file).fileName()));
         emit reportLoaded(file);

@@ -3,6 +3,7 @@
 #include "core/sim/summary.h"
 #include "views/common/action_texts.h"
 #include "views/common/nice_axis_ticker.h"
+#include "views/common/people_text.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/pipeline_page.h"
 #include "views/profile/tile_stats.h"
@@ -280,14 +281,7 @@ void SummaryPage::showNoModel(const QString& why, bool offerDryRun)
                             : tr("No report: the project's model could not be built"));
     // The message is a diagnostic ("PROJECT: error: ... [compile.no-model]"), the CLI's form:
     // under a headline that already says what went wrong, the sentence alone reads better.
-    QString sentence = why.trimmed();
-    static const QRegularExpression prefix(QStringLiteral("^[^\n]*?: (error|warning): "));
-    static const QRegularExpression code(QStringLiteral("\\s*\\[[a-z0-9._-]+\\]$"));
-    sentence.remove(prefix).remove(code);
-    if (!sentence.isEmpty())
-        sentence[0] = sentence[0].toUpper();
-    if (!sentence.isEmpty() && !sentence.endsWith(QLatin1Char('.')))
-        sentence += QLatin1Char('.');
+    const QString sentence = peopleText(why).sentence;
     m_figures->setText(sentence);
     m_dryRun->setVisible(offerDryRun);
 }

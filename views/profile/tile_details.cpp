@@ -1,11 +1,11 @@
 #include "views/profile/tile_details.h"
 
+#include "views/common/placeholder_table_view.h"
 #include "views/profile/tile_stats.h"
 #include "views/profile/variable_table_model.h"
 
 #include <QHeaderView>
 #include <QLabel>
-#include <QTableView>
 #include <QVBoxLayout>
 
 namespace portolan::views {
@@ -14,12 +14,12 @@ TileDetails::TileDetails(QWidget* parent) : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_summary = new QLabel(tr("Click a tile to see what is on it."), this);
+    m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("tileSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_model = new VariableTableModel(this);
-    m_view = new QTableView(this);
+    m_view = new PlaceholderTableView(this);
     m_view->setObjectName(QStringLiteral("tileVariables"));
     m_view->setModel(m_model);
     m_view->setSortingEnabled(true);
@@ -27,6 +27,7 @@ TileDetails::TileDetails(QWidget* parent) : QWidget(parent)
     setUpVariableTable(m_view);
     layout->addWidget(m_summary);
     layout->addWidget(m_view, 1);
+    setResult(nullptr);
 }
 
 void TileDetails::setResult(ResultPtr result)
@@ -34,7 +35,15 @@ void TileDetails::setResult(ResultPtr result)
     m_result = std::move(result);
     m_tile = -1;
     m_model->clear();
-    m_summary->setText(tr("Click a tile to see what is on it."));
+    // Until a tile is chosen, the empty table says what would fill it (and the line above it,
+    // the chosen tile's header, has nothing to say).
+    m_summary->clear();
+    m_summary->hide();
+    m_view->setPlaceholderText(
+        m_result && m_result->ipu
+            ? tr("Click a tile to list the variables it holds: their bytes on the tile, "
+                 "category, stage and when they are live.")
+            : noTilesText(m_result));
 }
 
 QString TileDetails::summary() const
@@ -72,6 +81,8 @@ void TileDetails::showTile(int tile)
                                 oom ? tr(", OUT OF MEMORY") : QString())
                            .arg(vars.size())
                            .arg(parts.join(QStringLiteral(", "))));
+    m_summary->show();
+    m_view->setPlaceholderText(tr("Tile %1 holds no variables.").arg(tile));
     m_model->setVariables(m_result, std::move(vars), tile);
     m_model->sort(VariableTableModel::BytesHere, Qt::DescendingOrder);
 }

@@ -8,10 +8,10 @@
 #include <QWidget>
 
 class QLabel;
-class QTableView;
 
 namespace portolan::views {
 
+class PlaceholderTableView;
 class VariableTableModel;
 
 class TileDetails : public QWidget
@@ -24,13 +24,13 @@ public:
     int tile() const { return m_tile; }
     QString summary() const;
     VariableTableModel* model() const { return m_model; }
-    QTableView* view() const { return m_view; }
+    PlaceholderTableView* view() const { return m_view; }
 
 private:
     ResultPtr m_result;
     int m_tile = -1;
     QLabel* m_summary = nullptr;
-    QTableView* m_view = nullptr;
+    PlaceholderTableView* m_view = nullptr;
     VariableTableModel* m_model = nullptr;
 };
 

@@ -117,7 +117,9 @@ void TileMap::paintEvent(QPaintEvent*)
     QPainter painter(this);
     painter.fillRect(rect(), palette().color(QPalette::Window));
     if (m_image.isNull()) {
-        painter.drawText(rect(), Qt::AlignCenter, tr("No tiles (a CS report or no report)"));
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap,
+                         m_emptyText);
         return;
     }
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);

@@ -22,6 +22,14 @@ class TileMap : public QWidget
 public:
     explicit TileMap(QWidget* parent = nullptr);
     void setStats(TileStats stats);
+    // What the map says while it has no tiles: why, and what would fill it.
+    void setEmptyText(const QString& text)
+    {
+        m_emptyText = text;
+        update();
+    }
+    QString emptyText() const { return m_emptyText; }
+    bool hasTiles() const { return !m_image.isNull(); }
     // Colour scale top as a fraction of the tile capacity (1.0 = capacity).
     void setScale(double fractionOfCapacity);
     double scale() const { return m_scale; }
@@ -42,6 +50,7 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    QString m_emptyText;
     void rebuildImage();
     QRect imageRect() const;
 

@@ -29,7 +29,8 @@ TileMapPage::TileMapPage(QWidget* parent) : QWidget(parent)
     bar->addWidget(new QLabel(tr("Colour scale top"), this));
     bar->addWidget(m_scale, 1);
     bar->addWidget(m_scaleLabel);
-    bar->addWidget(makeExportButton(m_map, this));
+    m_export = makeExportButton(m_map, this);
+    bar->addWidget(m_export);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_map);
     split->addWidget(m_details);
@@ -43,6 +44,7 @@ TileMapPage::TileMapPage(QWidget* parent) : QWidget(parent)
     };
     connect(m_scale, &QSlider::valueChanged, this, updateScale);
     updateScale(m_scale->value());
+    setResult(nullptr);
     connect(m_map, &TileMap::tileClicked, m_details, &TileDetails::showTile);
 }
 
@@ -57,6 +59,13 @@ void TileMapPage::setResult(ResultPtr result)
         m_scale->setValue(std::clamp(percent, 1, 100));
     }
     m_map->setStats(std::move(stats));
+    m_map->setEmptyText(noTilesText(result));
+    // Nothing to scale or export without tiles.
+    const bool tiles = result && result->ipu;
+    m_scale->setEnabled(tiles);
+    m_export->setEnabled(tiles);
+    // Without tiles the map says why; an empty table under it would say it twice.
+    m_details->setVisible(tiles);
     m_details->setResult(std::move(result));
 }
 

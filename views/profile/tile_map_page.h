@@ -8,6 +8,7 @@
 
 class QLabel;
 class QSlider;
+class QToolButton;
 
 namespace portolan::views {
 
@@ -29,6 +30,7 @@ private:
     TileDetails* m_details = nullptr;
     QSlider* m_scale = nullptr;
     QLabel* m_scaleLabel = nullptr;
+    QToolButton* m_export = nullptr;
 };
 
 } // namespace portolan::views

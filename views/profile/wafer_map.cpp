@@ -78,6 +78,21 @@ void WaferMap::paintEvent(QPaintEvent*)
     p.drawRect(grid);
     const int n = int(cs.kernels.size());
     const QFontMetrics fm(font());
+    if (cs.mode == "weight-streaming") {
+        // Every layer takes the whole wafer in turn: drawn one over the other, only the last
+        // showed (its name and colour, a legend swatch of another colour, and a sentence cut
+        // at the wafer's edge). One fill and the sentence, wrapped, say what happens.
+        p.fillRect(grid, seriesColor(0, 1, pal));
+        p.setPen(isDarkPalette(pal) ? Qt::black : Qt::white);
+        p.drawText(grid.adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap,
+                   n == 1 ? tr("Weight streaming: the layer runs over the whole wafer, its "
+                               "weights streamed in.")
+                          : tr("Weight streaming: the %1 layers run one at a time, each over "
+                               "the whole wafer, their weights streamed in.")
+                                .arg(n));
+        paintLegend(p);
+        return;
+    }
     int bottleneck = -1;
     for (int i = 0; i < n; ++i) {
         const auto& k = cs.kernels[std::size_t(i)];
@@ -104,11 +119,6 @@ void WaferMap::paintEvent(QPaintEvent*)
         p.drawRect(kernelRect(cs.kernels[std::size_t(bottleneck)], grid).adjusted(-2, -2, 2, 2));
     }
     paintLegend(p);
-    if (cs.mode == "weight-streaming") {
-        p.setPen(pal.color(QPalette::WindowText));
-        p.drawText(grid.adjusted(4, 4, -4, -4), Qt::AlignTop | Qt::AlignLeft,
-                   tr("weight streaming: layers run one at a time over the whole wafer"));
-    }
 }
 
 std::vector<WaferMap::LegendItem> WaferMap::legendItems() const
@@ -116,6 +126,8 @@ std::vector<WaferMap::LegendItem> WaferMap::legendItems() const
     if (!m_result || !m_result->cs || m_result->cs->kernels.empty())
         return {};
     const auto& cs = *m_result->cs;
+    if (cs.mode == "weight-streaming")
+        return {{LegendKind::Kernel, tr("the layer on the wafer (one at a time)")}};
     std::vector<LegendItem> items{{LegendKind::Kernel, tr("a kernel (one colour each)")}};
     if (std::any_of(cs.kernels.begin(), cs.kernels.end(), [](const auto& k) { return !k.fits; }))
         items.push_back({LegendKind::Over, tr("over its memory")});
@@ -154,7 +166,12 @@ void WaferMap::paintLegend(QPainter& p)
     for (const LegendItem& item : legendItems())
         switch (item.kind) {
         case LegendKind::Kernel:
-            swatch(QPen(pal.color(QPalette::Base)), seriesColor(0, 2, pal), item.text);
+            // The colour of the first kernel drawn (or of the streamed wafer).
+            swatch(QPen(pal.color(QPalette::Base)),
+                   m_result->cs->mode == "weight-streaming"
+                       ? seriesColor(0, 1, pal)
+                       : seriesColor(0, int(m_result->cs->kernels.size()), pal),
+                   item.text);
             break;
         case LegendKind::Over:
             swatch(QPen(alertColor(pal), 2), Qt::NoBrush, item.text);

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <QObject>
+#include <QPointer>
+#include <QStyledItemDelegate>
+#include <vector>
+
+class QTableView;
+
+namespace portolan::views {
+
+// Draws a column's text elided on the side that matters less: a path keeps its file name and
+// line (Qt::ElideLeft), an identifier its start. A table view has one elide mode for all
+// its columns.
+class ElideDelegate : public QStyledItemDelegate
+{
+public:
+    ElideDelegate(Qt::TextElideMode mode, QObject* parent)
+        : QStyledItemDelegate(parent), m_mode(mode)
+    {}
+
+protected:
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->textElideMode = m_mode;
+    }
+
+private:
+    Qt::TextElideMode m_mode;
+};
+
+// Shares a table's width so that the text people read (a finding, a message) is the last to
+// be elided: the columns that give way (a check's id, a location) shrink first, each down to
+// its own minimum, in the order they were added; the reading column gets what is left, and all
+// the spare width. The other columns keep their content width. Issue 26: the check id kept its
+// full width while the finding was cut at 1024 pixels.
+class ReadingColumns : public QObject
+{
+    Q_OBJECT
+public:
+    ReadingColumns(QTableView* table, int readingColumn);
+
+    // `column` gives way before the ones added after it, down to `minChars` average characters
+    // (its full text is in its tooltip), and is drawn elided by `elide`.
+    void addYielding(int column, int minChars, Qt::TextElideMode elide = Qt::ElideRight);
+    // Recomputes the widths (done on every resize of the table and change of its rows).
+    void apply();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    struct Yielding
+    {
+        int column;
+        int minChars;
+    };
+    int contentWidth(int column) const;
+
+    QPointer<QTableView> m_table;
+    int m_reading;
+    std::vector<Yielding> m_yielding;
+    bool m_applying = false;
+};
+
+} // namespace portolan::views
