@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 namespace portolan::port {
@@ -91,6 +92,9 @@ struct VerifyOptions
     // Set to true (from another thread) to stop: the running dry run's process group is ended
     // and the verification returns with `cancelled`.
     const std::atomic<bool>* stop = nullptr;
+    // Each step's loss as its dry run reports it (side 0: the original, 1: the port), from the
+    // verifying thread, so that a GUI can draw both curves live. Null: not reported.
+    std::function<void(int side, int step, double loss)> onStep;
 };
 VerifyResult verifyPort(const std::filesystem::path& original, const std::filesystem::path& port,
                         const PortResult& result, const VerifyOptions& options);

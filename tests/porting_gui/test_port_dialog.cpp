@@ -12,6 +12,7 @@
 #include "views/porting/porting_wizard.h"
 #include "views/runs/loss_chart.h"
 #include "views/runs/run_history.h"
+#include "views/runs/run_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>
@@ -23,6 +24,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
+#include <algorithm>
 
 using namespace portolan;
 using views::PortDialog;
@@ -346,17 +348,21 @@ private slots:
     {
         QTest::addColumn<QString>("project");
         QTest::addColumn<QString>("target");
+        // Whether the Runs tab shows the port (the GUI opens it once written) or still the
+        // original when the verification runs: the overlay shows either way.
+        QTest::addColumn<bool>("portOpen");
         QTest::addRow("mnist determined") << "mnist-mlp-original"
-                                          << "determined-pytorchtrial";
+                                          << "determined-pytorchtrial" << true;
         QTest::addRow("transformer determined") << "alphabet-transformer-original"
-                                                << "determined-pytorchtrial";
+                                                << "determined-pytorchtrial" << false;
         QTest::addRow("transformer poptorch") << "alphabet-transformer-original"
-                                              << "graphcore-poptorch";
+                                              << "graphcore-poptorch" << true;
     }
     void verifySignalFlow()
     {
         QFETCH(QString, project);
         QFETCH(QString, target);
+        QFETCH(bool, portOpen);
         QTemporaryDir tmp;
         const QString original = tmp.filePath(project);
         QVERIFY(copyTree(sample(project), original));
@@ -366,6 +372,21 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
         QVERIFY(!dialog.verify()); // nothing written yet
         QVERIFY(dialog.writePort());
+        // The Runs tab, wired as the main window wires it.
+        views::RunPanel runs;
+        runs.setInteractive(false);
+        runs.setProject(portOpen ? dialog.writtenFolder() : original);
+        connect(&dialog, &PortDialog::verifyProgress, &runs, &views::RunPanel::showVerification);
+        // Steps drawn while the verification still runs: live, not only at the end.
+        int liveSteps = 0;
+        connect(&dialog, &PortDialog::verifyProgress, this,
+                [&](const QString&, qint64 a, qint64 b) {
+                    if (!dialog.isVerifying())
+                        return;
+                    const qint64 ca = portOpen ? a : -a, cb = portOpen ? b : -b;
+                    liveSteps = std::max(liveSteps, runs.chart()->pointCount(ca) +
+                                                        runs.chart()->pointCount(cb));
+                });
 
         // Untrusted: nothing runs, nobody is asked.
         QSignalSpy started(&dialog, &PortDialog::verifyStarted);
@@ -422,13 +443,26 @@ private slots:
         RunHistory history;
         QVERIFY(history.open(dialog.writtenFolder()));
         QVERIFY(dialog.originalRunId() > 0 && dialog.portRunId() > 0);
-        QCOMPARE(history.run(dialog.originalRunId()).model,
-                 QStringLiteral("original (verification)"));
-        QCOMPARE(history.run(dialog.portRunId()).model, QStringLiteral("port (verification)"));
+        QCOMPARE(history.run(dialog.originalRunId()).model, QStringLiteral("original"));
+        QCOMPARE(history.run(dialog.portRunId()).model, QStringLiteral("port"));
         QCOMPARE(history.lossCurve(dialog.originalRunId()).size(),
                  qsizetype(v->originalLosses.size()));
         QCOMPARE(history.lossCurve(dialog.portRunId()).size(), qsizetype(v->portLosses.size()));
         QVERIFY(!QFileInfo::exists(original + QStringLiteral("/.portolan/runs.sqlite")));
+
+        // The Runs tab overlays both curves, live, with the dialog's verdict above them.
+        const qint64 a = portOpen ? dialog.originalRunId() : -dialog.originalRunId();
+        const qint64 b = portOpen ? dialog.portRunId() : -dialog.portRunId();
+        QCOMPARE(runs.chart()->pointCount(a), int(v->originalLosses.size()));
+        QCOMPARE(runs.chart()->pointCount(b), int(v->portLosses.size()));
+        if (!v->originalLosses.empty() || !v->portLosses.empty())
+            QVERIFY(liveSteps > 0);
+        const QString verdict = runs.verificationText();
+        QVERIFY(!verdict.isEmpty());
+        QCOMPARE(verdict.contains(QLatin1String("not the open project")), !portOpen);
+        if (v->dryRunError.empty() && v->originalError.empty())
+            QVERIFY2(verdict.contains(PortVerifyPanel::verdictText(*v).toHtmlEscaped()),
+                     qPrintable(verdict));
     }
 
     // Cancel stops a running verification: the button is live only while it runs, the

@@ -26,6 +26,7 @@
 #include <QStackedWidget>
 #include <QStyledItemDelegate>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -240,6 +241,10 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
         activateManual(m_manualList->indexOfTopLevelItem(item));
     });
 
+    m_verifyPoll = new QTimer(this);
+    m_verifyPoll->setInterval(100);
+    connect(m_verifyPoll, &QTimer::timeout, this, &PortDialog::drainVerifySteps);
+
     resize(1100, 760);
     updateButtons();
     generate();
@@ -250,6 +255,12 @@ PortDialog::~PortDialog()
     // A verification still running ends its child processes rather than outliving the dialog.
     if (m_verifyStop)
         m_verifyStop->store(true);
+    // Its two runs in the port's history do not stay "running" forever.
+    if (m_verifyHistory)
+        for (const qint64 run : {m_runIds.first, m_runIds.second})
+            if (run > 0)
+                m_verifyHistory->finishRun(run, QStringLiteral("stopped"),
+                                           tr("verification stopped: its dialog was closed"));
 }
 
 QString PortDialog::defaultOutputFolder(const QString& project, const QString& target)

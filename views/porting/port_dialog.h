@@ -17,6 +17,7 @@ class QStackedWidget;
 class QTabWidget;
 class QTreeView;
 class QTreeWidget;
+class QTimer;
 
 namespace portolan::analysis {
 struct ProjectAnalysis;
@@ -28,7 +29,9 @@ class CodeView;
 class LossChart;
 class PortPlanModel;
 class PortVerifyPanel;
+class RunHistory;
 class YamlTextView;
+struct VerifyStepQueue;
 
 // "Generate the port…" (issue 24): the plan of an original as an editable tree, a preview of
 // every file of the port, writing it to a new folder (the original is never modified) and the
@@ -106,12 +109,17 @@ signals:
     void portWritten(const QString& folder);
     void verifyStarted();
     void verifyFinished(bool agrees);
+    // The verification's two runs in the port's history changed (begun, a step of either, or
+    // finished with the verdict): the Runs tab shows them live, overlaid.
+    void verifyProgress(const QString& portFolder, qint64 originalRun, qint64 portRun);
 
 private:
     void generate();
     void showPort();
     void showVerify();
-    void recordVerifyRuns(const port::VerifyResult& v);
+    void beginVerifyRuns();
+    void drainVerifySteps();
+    void finishVerifyRuns(const port::VerifyResult* v);
     void updateButtons();
     void chooseFolder();
     void onChoiceEdited(int option, const QString& value);
@@ -126,6 +134,11 @@ private:
     std::optional<port::VerifyResult> m_verify;
     // The running verification's stop flag (shared with its worker, which may outlive a cancel).
     std::shared_ptr<std::atomic<bool>> m_verifyStop;
+    // Steps the verifying thread reported and the GUI thread has not shown yet; drained by a
+    // timer (the worker never touches a Qt object, so the dialog may close under it).
+    std::shared_ptr<VerifyStepQueue> m_verifySteps;
+    QTimer* m_verifyPoll = nullptr;
+    std::unique_ptr<RunHistory> m_verifyHistory;
     std::pair<qint64, qint64> m_runIds{0, 0};
     QList<ManualItem> m_manualItems;
     QString m_error;

@@ -48,6 +48,14 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
     m_plot->xAxis->setTicker(NiceAxisTicker::make(format::Axis::Integer, 6));
     m_plot->yAxis->setLabel(tr("loss"));
     m_plot->legend->setVisible(true);
+    // The legend sits under the plot, in rows of two, never over the curves (inside the axis
+    // rect it covered the end of a rising loss, where the eye looks first).
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setWrap(2);
+    m_plot->legend->setMargins(QMargins(4, 2, 4, 2));
     m_plot->setNoAntialiasingOnDrag(true);
     m_plot->setMinimumSize(200, 150);
     // Shown while there is nothing to draw, so an empty chart says what fills it.
@@ -192,6 +200,8 @@ void LossChart::appendLoss(qint64 id, double step, double loss)
     s.raw << loss;
     s.smoothed = s.raw.size() == 1 ? loss : m_smoothing * s.smoothed + (1 - m_smoothing) * loss;
     s.graph->addData(step, s.smoothed);
+    if (s.raw.size() == 1 || s.raw.size() == kMarkedPoints + 1)
+        recolour(); // its first point, or too many points to mark each
     follow(step, s.smoothed);
 }
 
@@ -203,6 +213,8 @@ void LossChart::appendEval(qint64 id, double step, double loss)
     s.evalSteps << step;
     s.evalLoss << loss;
     s.evalGraph->addData(step, loss);
+    if (s.evalSteps.size() == 1)
+        recolour(); // its legend entry, now that there is a point to name
     follow(step, loss);
 }
 
@@ -314,6 +326,21 @@ void LossChart::recolour()
         const QColor c = seriesColor(i++, int(ids.size()), palette());
         s.graph->setPen(QPen(c, 1.5));
         s.evalGraph->setPen(QPen(c.darker(130), 1.5));
+        // A short curve (a dry run, a verification) marks each step, each run with its own
+        // shape: two curves that agree are drawn one over the other, and only the marks show
+        // that both are there.
+        static const QCPScatterStyle::ScatterShape shapes[] = {
+            QCPScatterStyle::ssCircle, QCPScatterStyle::ssCross,    QCPScatterStyle::ssSquare,
+            QCPScatterStyle::ssPlus,   QCPScatterStyle::ssTriangle, QCPScatterStyle::ssDiamond};
+        const auto shape = shapes[(i - 1) % int(std::size(shapes))];
+        s.graph->setScatterStyle(s.steps.size() <= kMarkedPoints
+                                     ? QCPScatterStyle(shape, c, 8)
+                                     : QCPScatterStyle(QCPScatterStyle::ssNone));
+        // No legend entry for a curve with nothing drawn (a run without evaluation).
+        if (s.evalSteps.isEmpty())
+            s.evalGraph->removeFromLegend();
+        else
+            s.evalGraph->addToLegend();
     }
     // A failed run without points shows its reason where its curve would be; a failed curve
     // is drawn dashed.

@@ -53,6 +53,8 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    // Curves of at most this many points mark each step.
+    static constexpr qsizetype kMarkedPoints = 50;
     struct Series
     {
         QString label;
