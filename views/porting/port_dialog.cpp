@@ -332,9 +332,6 @@ void PortDialog::onChoiceEdited(int option, const QString& value)
     case PortPlanModel::ModelVariableOption:
         m_options.modelVariable = value.toStdString();
         break;
-    case PortPlanModel::ModelClassOption:
-        m_options.modelClass = value.toStdString();
-        break;
     case PortPlanModel::LossOption:
         m_options.lossExpression = value.toStdString();
         break;
