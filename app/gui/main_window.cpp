@@ -392,6 +392,13 @@ void MainWindow::openProject(const QString& folder)
 void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& scan,
                           const views::ProjectFilesTreePtr& tree)
 {
+    // Another project: the Code tab no longer shows the last one's file under the new name (a
+    // port opened after it was written showed the original's main.py).
+    if (QFileInfo(folder).canonicalFilePath() != QFileInfo(m_projectFolder).canonicalFilePath() &&
+        !m_code->fileName().isEmpty()) {
+        m_code->setSource(QString(), QString());
+        m_views->setTabText(m_views->indexOf(m_code), tr("Code"));
+    }
     m_projectFolder = folder;
     m_filesModel->setTree(tree); // built on the loader's thread
     m_overview->showScan(*scan);

@@ -19,6 +19,7 @@
 #include <QDirIterator>
 #include <QProcess>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -101,6 +102,8 @@ private slots:
         QVERIFY(m_config.isValid());
         // The trust store of this test only (core/dryrun TrustStore).
         qputenv("PORTOLAN_CONFIG_DIR", m_config.path().toUtf8());
+        // And its settings (the original's arguments): never the user's.
+        qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
         if (qEnvironmentVariableIsEmpty("PORTOLAN_RESOURCES"))
             qputenv("PORTOLAN_RESOURCES", QByteArray(PORTOLAN_SOURCE_DIR "/resources"));
     }
@@ -536,6 +539,58 @@ private slots:
         if (v->dryRunError.empty() && v->originalError.empty())
             QVERIFY2(verdict.contains(PortVerifyPanel::verdictText(*v).toHtmlEscaped()),
                      qPrintable(verdict));
+    }
+
+    // The original's arguments on the Verify page: kept per project with the Runs tab's dry
+    // run, given to the original's dry run; without them a script with a required flag says
+    // so, in GUI words.
+    void verifyArguments_data()
+    {
+        QTest::addColumn<QString>("words");
+        QTest::addColumn<bool>("needsArguments");
+        QTest::addRow("none given") << "" << true;
+        QTest::addRow("given") << "--samples 32" << false;
+    }
+    void verifyArguments()
+    {
+        QFETCH(QString, words);
+        QFETCH(bool, needsArguments);
+        const QString python =
+            qEnvironmentVariable("PORTOLAN_PYTHON", QStringLiteral("/usr/bin/python3"));
+        if (!pythonHasTorch(python))
+            QSKIP("no torch: the original cannot dry-run");
+        QTemporaryDir tmp;
+        const QString original = tmp.filePath(QStringLiteral("required-flag"));
+        QVERIFY(copyTree(
+            QStringLiteral(PORTOLAN_SOURCE_DIR "/tests/porting_gui/fixtures/required-flag"),
+            original));
+        QVERIFY(!dryrun::TrustStore().setTrusted(original.toStdString(), true));
+        auto a = analyse(original);
+        QVERIFY(a);
+        // What the Runs tab saved for this original is on the page when it opens.
+        QSettings().setValue(
+            QStringLiteral("dryrun/arguments/") + QString::fromStdString(a->root.string()), words);
+        PortDialog dialog(a, QStringLiteral("determined-pytorchtrial"));
+        dialog.setInteractive(false);
+        dialog.setPython(python);
+        auto* panel = dialog.findChild<PortVerifyPanel*>();
+        QVERIFY(panel);
+        QCOMPARE(panel->arguments(), words);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        dialog.setOutputFolder(tmp.filePath(QStringLiteral("port")));
+        QVERIFY(dialog.writePort());
+        QSignalSpy finished(&dialog, &PortDialog::verifyFinished);
+        QVERIFY(dialog.verify());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        const port::VerifyResult* v = dialog.verifyResult();
+        QVERIFY(v);
+        qInfo("original: %s", v->originalError.c_str());
+        QCOMPARE(v->originalError.find("[dryrun.required-argument]") != std::string::npos,
+                 needsArguments);
+        QCOMPARE(dialog.verifySummaryText().contains(QLatin1String("needs arguments")),
+                 needsArguments);
+        QCOMPARE(v->originalLosses.empty(), needsArguments);
     }
 
     // Cancel stops a running verification: the button is live only while it runs, the

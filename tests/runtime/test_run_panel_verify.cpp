@@ -273,6 +273,28 @@ private slots:
         QCOMPARE(legendEntries(plot), 3 + (withEval ? 1 : 0));
     }
 
+    // Two runs that failed before their first step (a verification whose dry runs could not
+    // start): the reason in the chart, and the plot keeps its width (without legend entries, the
+    // legend under it once squeezed the axes to a strip).
+    void chartFailedEmpty()
+    {
+        LossChart chart;
+        chart.resize(600, 400);
+        chart.show();
+        chart.setRun(1, QStringLiteral("original"), {}, {});
+        chart.setRun(2, QStringLiteral("port"), {}, {});
+        chart.markFailed(1, QStringLiteral("needs --dataset"));
+        chart.markFailed(2, QStringLiteral("TypeError"));
+        chart.rescale();
+        chart.plot()->replot();
+        QVERIFY(chart.placeholderText().contains(QLatin1String("failed before its first step")));
+        QCOMPARE(legendEntries(chart.plot()), 0);
+        QVERIFY2(chart.plot()->axisRect()->width() > chart.plot()->width() / 2,
+                 qPrintable(QStringLiteral("axis rect %1 of %2")
+                                .arg(chart.plot()->axisRect()->width())
+                                .arg(chart.plot()->width())));
+    }
+
 private:
     QTemporaryDir m_config;
 };

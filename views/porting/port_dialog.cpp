@@ -22,6 +22,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStyledItemDelegate>
@@ -170,6 +171,8 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     m_manualList->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
 
     m_verifyPanel = new PortVerifyPanel(this);
+    m_verifyPanel->setArguments(
+        QSettings().value(QStringLiteral("dryrun/arguments/") + m_root).toString());
 
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(planPage, tr("Plan"));

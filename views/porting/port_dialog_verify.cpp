@@ -7,7 +7,9 @@
 
 #include <QJsonObject>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
+#include <QSettings>
 #include <QTabWidget>
 #include <QTimer>
 #include <chrono>
@@ -61,6 +63,11 @@ bool PortDialog::verify()
     port::VerifyOptions options;
     options.steps = m_verifyPanel->steps();
     options.python = m_python.toStdString();
+    // The same arguments a dry run of the original in the Runs tab uses, kept per project.
+    const QString words = m_verifyPanel->arguments().trimmed();
+    QSettings().setValue(QStringLiteral("dryrun/arguments/") + m_root, words);
+    for (const QString& w : QProcess::splitCommand(words))
+        options.originalArgs.push_back(w.toStdString());
     m_verifyStop = std::make_shared<std::atomic<bool>>(false);
     options.stop = m_verifyStop.get();
     m_verifySteps = std::make_shared<VerifyStepQueue>();

@@ -4,6 +4,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSpinBox>
@@ -41,6 +42,10 @@ PortVerifyPanel::PortVerifyPanel(QWidget* parent) : QWidget(parent)
     m_steps->setRange(1, 50);
     m_steps->setValue(3);
     m_steps->setToolTip(tr("Steps replayed from the original into the port and compared"));
+    m_args = new QLineEdit(this);
+    m_args->setPlaceholderText(tr("the original's arguments, if it needs any (--dataset cifar10)"));
+    m_args->setToolTip(tr("Given to the original's dry run after --, as the Runs tab's dry run "
+                          "of the original does (the two share them)"));
     m_verifyButton = new QPushButton(tr("Verify"), this);
     m_cancelButton = new QPushButton(tr("Cancel"), this);
     m_cancelButton->setToolTip(tr("Stop the verification's dry runs"));
@@ -49,7 +54,8 @@ PortVerifyPanel::PortVerifyPanel(QWidget* parent) : QWidget(parent)
     auto* row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("Steps compared:"), this));
     row->addWidget(m_steps);
-    row->addStretch(1);
+    row->addWidget(new QLabel(tr("Arguments:"), this));
+    row->addWidget(m_args, 1);
     row->addWidget(m_verifyButton);
     row->addWidget(m_cancelButton);
     auto* layout = new QVBoxLayout(this);
@@ -77,6 +83,16 @@ void PortVerifyPanel::setSteps(int steps)
     m_steps->setValue(steps);
 }
 
+QString PortVerifyPanel::arguments() const
+{
+    return m_args->text();
+}
+
+void PortVerifyPanel::setArguments(const QString& words)
+{
+    m_args->setText(words);
+}
+
 QString PortVerifyPanel::summaryText() const
 {
     return m_summary->text();
@@ -98,8 +114,13 @@ void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
                  .arg(v.dryRunSteps);
     if (!v.dryRunError.empty())
         lines << tr("Port's dry run: %1").arg(qs(v.dryRunError).toHtmlEscaped());
-    if (!v.originalError.empty())
+    if (!v.originalError.empty()) {
         lines << tr("Original's dry run: %1").arg(qs(v.originalError).toHtmlEscaped());
+        // The dry run's message names the command line; here the arguments have their field.
+        if (v.originalError.find("[dryrun.required-argument]") != std::string::npos)
+            lines << tr("<b>The original needs arguments</b>: give them in Arguments above, then "
+                        "Verify again.");
+    }
     // The verdict, its claim in bold: the same sentence the Runs tab shows above the chart.
     const QString verdict = verdictText(v).toHtmlEscaped();
     const int colon = verdict.indexOf(QLatin1Char(':'));

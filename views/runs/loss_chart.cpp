@@ -78,6 +78,14 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
     connect(exportButton, &QToolButton::clicked, this, &LossChart::exportMenu);
 }
 
+LossChart::~LossChart()
+{
+    // A legend out of the layout (it had no entries) is owned by nobody: back in, the plot's
+    // layout deletes it with the rest.
+    if (m_plot->legend->layout() != m_plot->plotLayout())
+        m_plot->plotLayout()->addElement(m_plot->plotLayout()->rowCount(), 0, m_plot->legend);
+}
+
 void LossChart::exportMenu()
 {
     const QString file = QFileDialog::getSaveFileName(this, tr("Export loss chart"), QString(),
@@ -358,7 +366,26 @@ void LossChart::recolour()
         m_placeholder->setText(tr("No run shown:\npress Start, or select runs\nin the history"));
     m_placeholder->setVisible(m_series.isEmpty() || (failedEmpty && !anyPoints));
     m_placeholder->setColor(palette().color(QPalette::PlaceholderText));
-    m_plot->legend->setVisible(!m_series.isEmpty() && m_plot->legend->itemCount() > 0);
+    placeLegend();
+}
+
+// The legend is in the layout under the plot only while it has entries: an empty legend's
+// maximum width (its margins) capped the whole column, and the axes shrank to a strip.
+void LossChart::placeLegend()
+{
+    int entries = 0;
+    for (int i = 0; i < m_plot->legend->itemCount(); ++i)
+        entries += m_plot->legend->item(i) != nullptr;
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    const bool placed = m_plot->legend->layout() == layout;
+    if (entries == 0 && placed) {
+        layout->take(m_plot->legend);
+        layout->simplify();
+    } else if (entries > 0 && !placed) {
+        layout->addElement(layout->rowCount(), 0, m_plot->legend);
+        layout->setRowStretchFactor(layout->rowCount() - 1, 0.001);
+    }
+    m_plot->legend->setVisible(entries > 0);
 }
 
 void LossChart::changeEvent(QEvent* event)
