@@ -71,6 +71,10 @@ std::vector<std::string> portTargets();
 // Normalises "cerebras" / "determined" / "poptorch" to a guide id; "" when unknown.
 std::string targetGuide(const std::string& to, const std::string& api, std::string* apiOut);
 
+// The original's command-line words as the values generatePort takes, one rule for the CLI and
+// the GUI: `--dataset fake --lr=0.1 --tied` -> {"--dataset": "fake", "--lr": "0.1", "--tied": ""}.
+std::map<std::string, std::string> argumentValues(const std::vector<std::string>& args);
+
 // The port of a planned project for a target guide. `values` are command-line values of the
 // original (`-- --dataset fake`) that become the port's defaults.
 Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,

@@ -20,6 +20,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
@@ -171,8 +172,6 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     m_manualList->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
 
     m_verifyPanel = new PortVerifyPanel(this);
-    m_verifyPanel->setArguments(
-        QSettings().value(QStringLiteral("dryrun/arguments/") + m_root).toString());
 
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(planPage, tr("Plan"));
@@ -180,7 +179,17 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     m_tabs->addTab(m_manualList, tr("Manual items"));
     m_tabs->addTab(m_verifyPanel, tr("Verify"));
 
-    // Output
+    // The original's arguments, then the output
+    m_args = new QLineEdit(this);
+    m_args->setPlaceholderText(tr("only if it needs some to run, e.g. --dataset fake"));
+    m_args->setToolTip(tr("Command-line values of the original (after --): the port takes them "
+                          "as its defaults, and the verification's dry run of the original gets "
+                          "them. Shared with the Runs tab's dry run of the original."));
+    m_args->setText(QSettings().value(QStringLiteral("dryrun/arguments/") + m_root).toString());
+    m_argsPlanned = m_args->text();
+    auto* argsRow = new QHBoxLayout;
+    argsRow->addWidget(new QLabel(tr("Original's arguments:"), this));
+    argsRow->addWidget(m_args, 1);
     m_folder = new QLineEdit(this);
     m_folder->setText(defaultOutputFolder(m_root, m_target));
     m_folder->setToolTip(tr("A new or empty folder: the original is never modified"));
@@ -204,6 +213,7 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
     layout->addWidget(m_tabs, 1);
+    layout->addLayout(argsRow);
     layout->addLayout(out);
     layout->addLayout(bottom);
 
@@ -217,6 +227,11 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     connect(m_verifyPanel, &PortVerifyPanel::verifyRequested, this, &PortDialog::verify);
     connect(m_verifyPanel, &PortVerifyPanel::cancelRequested, this, &PortDialog::cancelVerify);
     connect(m_folder, &QLineEdit::textChanged, this, &PortDialog::updateButtons);
+    // New values are new defaults of the port: planned again while it is not written.
+    connect(m_args, &QLineEdit::editingFinished, this, [this] {
+        if (m_written.isEmpty() && m_args->text().trimmed() != m_argsPlanned.trimmed())
+            generate();
+    });
     connect(m_planModel, &PortPlanModel::choiceEdited, this,
             [this](PortPlanModel::Option option, const QString& value) {
                 onChoiceEdited(int(option), value);
@@ -282,13 +297,15 @@ void PortDialog::generate()
     if (!m_analysis)
         return;
     m_generating = true;
+    m_argsPlanned = m_args->text();
     m_status->setText(tr("Planning the port…"));
     updateButtons();
     const quint64 id = m_planJob.next();
     // Inputs by value: the analysis is shared and immutable, the options are copied.
     runAsync(
         this,
-        [analysis = m_analysis, options = m_options, target = m_target.toStdString()] {
+        [analysis = m_analysis, options = m_options, target = m_target.toStdString(),
+         values = argumentValues()] {
             Generation g;
             const auto t0 = std::chrono::steady_clock::now();
             g.plan = port::planPort(*analysis, options);
@@ -296,7 +313,7 @@ void PortDialog::generate()
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                     .count();
             if (g.plan)
-                g.port = port::generatePort(*g.plan.value, target, {});
+                g.port = port::generatePort(*g.plan.value, target, {}, values);
             if (g.port)
                 g.port.value->planMs = planMs;
             return g;
@@ -521,6 +538,31 @@ void PortDialog::activateManual(int row)
     } else if (!m.originalFile.isEmpty()) {
         emit codeRequested(m_root, m.originalFile, m.originalLine, 1);
     }
+}
+
+QString PortDialog::arguments() const
+{
+    return m_args->text();
+}
+
+void PortDialog::setArguments(const QString& words)
+{
+    m_args->setText(words);
+    if (m_written.isEmpty() && words.trimmed() != m_argsPlanned.trimmed())
+        generate();
+}
+
+std::vector<std::string> PortDialog::argumentWords() const
+{
+    std::vector<std::string> out;
+    for (const QString& w : QProcess::splitCommand(m_args->text().trimmed()))
+        out.push_back(w.toStdString());
+    return out;
+}
+
+std::map<std::string, std::string> PortDialog::argumentValues() const
+{
+    return port::argumentValues(argumentWords());
 }
 
 QString PortDialog::outputFolder() const

@@ -77,6 +77,12 @@ public:
     };
     const QList<ManualItem>& manualItems() const { return m_manualItems; }
 
+    // The original's command-line words (after --), for a script with required flags
+    // (--dataset fake): the port takes them as its defaults and the verification's dry run of
+    // the original gets them. Kept per project with the Runs tab's dry-run arguments.
+    QString arguments() const;
+    void setArguments(const QString& words);
+
     QString outputFolder() const;
     void setOutputFolder(const QString& folder);
     // Writes the port to the output folder; refuses a folder that exists and is not empty.
@@ -124,6 +130,8 @@ private:
     void chooseFolder();
     void onChoiceEdited(int option, const QString& value);
     void activateManual(int row);
+    std::vector<std::string> argumentWords() const;
+    std::map<std::string, std::string> argumentValues() const;
 
     std::shared_ptr<const analysis::ProjectAnalysis> m_analysis;
     QString m_root;
@@ -161,6 +169,8 @@ private:
     YamlTextView* m_yamlPreview;
     QTreeWidget* m_manualList;
     PortVerifyPanel* m_verifyPanel;
+    QLineEdit* m_args;
+    QString m_argsPlanned; // the arguments the shown port was generated with
     QLineEdit* m_folder;
     QPushButton* m_chooseButton;
     QPushButton* m_writeButton;

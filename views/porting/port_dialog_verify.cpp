@@ -6,8 +6,8 @@
 #include "views/runs/run_history.h"
 
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QMessageBox>
-#include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QTabWidget>
@@ -64,10 +64,8 @@ bool PortDialog::verify()
     options.steps = m_verifyPanel->steps();
     options.python = m_python.toStdString();
     // The same arguments a dry run of the original in the Runs tab uses, kept per project.
-    const QString words = m_verifyPanel->arguments().trimmed();
-    QSettings().setValue(QStringLiteral("dryrun/arguments/") + m_root, words);
-    for (const QString& w : QProcess::splitCommand(words))
-        options.originalArgs.push_back(w.toStdString());
+    QSettings().setValue(QStringLiteral("dryrun/arguments/") + m_root, m_args->text().trimmed());
+    options.originalArgs = argumentWords();
     m_verifyStop = std::make_shared<std::atomic<bool>>(false);
     options.stop = m_verifyStop.get();
     m_verifySteps = std::make_shared<VerifyStepQueue>();

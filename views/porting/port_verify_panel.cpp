@@ -4,7 +4,6 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSpinBox>
@@ -42,10 +41,6 @@ PortVerifyPanel::PortVerifyPanel(QWidget* parent) : QWidget(parent)
     m_steps->setRange(1, 50);
     m_steps->setValue(3);
     m_steps->setToolTip(tr("Steps replayed from the original into the port and compared"));
-    m_args = new QLineEdit(this);
-    m_args->setPlaceholderText(tr("the original's arguments, if it needs any (--dataset cifar10)"));
-    m_args->setToolTip(tr("Given to the original's dry run after --, as the Runs tab's dry run "
-                          "of the original does (the two share them)"));
     m_verifyButton = new QPushButton(tr("Verify"), this);
     m_cancelButton = new QPushButton(tr("Cancel"), this);
     m_cancelButton->setToolTip(tr("Stop the verification's dry runs"));
@@ -54,8 +49,7 @@ PortVerifyPanel::PortVerifyPanel(QWidget* parent) : QWidget(parent)
     auto* row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("Steps compared:"), this));
     row->addWidget(m_steps);
-    row->addWidget(new QLabel(tr("Arguments:"), this));
-    row->addWidget(m_args, 1);
+    row->addStretch(1);
     row->addWidget(m_verifyButton);
     row->addWidget(m_cancelButton);
     auto* layout = new QVBoxLayout(this);
@@ -83,16 +77,6 @@ void PortVerifyPanel::setSteps(int steps)
     m_steps->setValue(steps);
 }
 
-QString PortVerifyPanel::arguments() const
-{
-    return m_args->text();
-}
-
-void PortVerifyPanel::setArguments(const QString& words)
-{
-    m_args->setText(words);
-}
-
 QString PortVerifyPanel::summaryText() const
 {
     return m_summary->text();
@@ -118,8 +102,9 @@ void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
         lines << tr("Original's dry run: %1").arg(qs(v.originalError).toHtmlEscaped());
         // The dry run's message names the command line; here the arguments have their field.
         if (v.originalError.find("[dryrun.required-argument]") != std::string::npos)
-            lines << tr("<b>The original needs arguments</b>: give them in Arguments above, then "
-                        "Verify again.");
+            lines << tr("<b>The original needs arguments</b>: give them in “Original's "
+                        "arguments” below (before writing the port: they become its defaults), "
+                        "then Verify.");
     }
     // The verdict, its claim in bold: the same sentence the Runs tab shows above the chart.
     const QString verdict = verdictText(v).toHtmlEscaped();

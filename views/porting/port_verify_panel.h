@@ -5,7 +5,6 @@
 #include <QWidget>
 
 class QLabel;
-class QLineEdit;
 class QListWidget;
 class QPushButton;
 class QSpinBox;
@@ -26,10 +25,6 @@ public:
 
     int steps() const;
     void setSteps(int steps);
-    // The original's command-line arguments for its dry run (after --): a script with a
-    // required flag (--dataset) cannot run without them.
-    QString arguments() const;
-    void setArguments(const QString& words);
     QPushButton* verifyButton() const { return m_verifyButton; }
     QPushButton* cancelButton() const { return m_cancelButton; }
     LossChart* chart() const { return m_chart; }
@@ -57,7 +52,6 @@ private:
     LossChart* m_chart;
     QListWidget* m_checks;
     QSpinBox* m_steps;
-    QLineEdit* m_args;
     QPushButton* m_verifyButton;
     QPushButton* m_cancelButton;
 };
