@@ -5,6 +5,7 @@
 #include "core/analysis/analysis.h"
 #include "core/dryrun/dry_run.h"
 #include "core/port/generate.h"
+#include "port_test_support.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/port_dialog.h"
 #include "views/porting/port_plan_model.h"
@@ -29,69 +30,11 @@
 #include <functional>
 
 using namespace portolan;
+using namespace porttest;
 using views::PortDialog;
 using views::PortPlanModel;
 using views::PortVerifyPanel;
 using views::RunHistory;
-
-namespace {
-
-QString sample(const QString& name)
-{
-    return QStringLiteral(PORTOLAN_SAMPLES) + QLatin1Char('/') + name;
-}
-
-std::shared_ptr<const analysis::ProjectAnalysis> analyse(const QString& folder)
-{
-    auto r = analysis::analyzeProject(folder.toStdString());
-    if (!r)
-        return nullptr;
-    return std::make_shared<const analysis::ProjectAnalysis>(std::move(*r.value));
-}
-
-// Every file's path and bytes: equal before and after means the folder was not touched.
-QByteArray treeHash(const QString& folder)
-{
-    QStringList files;
-    QDirIterator it(folder, QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot,
-                    QDirIterator::Subdirectories);
-    while (it.hasNext())
-        files << it.next();
-    files.sort();
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    for (const QString& f : files) {
-        h.addData(f.toUtf8());
-        QFile file(f);
-        if (file.open(QIODevice::ReadOnly))
-            h.addData(file.readAll());
-    }
-    return h.result();
-}
-
-bool copyTree(const QString& from, const QString& to)
-{
-    QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString src = it.next();
-        const QString dst = to + src.mid(from.size());
-        QDir().mkpath(QFileInfo(dst).absolutePath());
-        if (!QFile::copy(src, dst))
-            return false;
-    }
-    return true;
-}
-
-bool pythonHasTorch(const QString& python)
-{
-    // From a neutral folder: a `torch` folder in the working directory (the build tree has one)
-    // would import as a namespace package.
-    QProcess p;
-    p.setWorkingDirectory(QDir::tempPath());
-    p.start(python, {QStringLiteral("-c"), QStringLiteral("import torch; torch.zeros(1)")});
-    return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-}
-
-} // namespace
 
 class TestPortDialog : public QObject
 {
@@ -208,9 +151,15 @@ private slots:
         }
         // A partial port lists what is left, each at its TODO(portolan) in the port.
         QCOMPARE(dialog.manualItems().size(), qsizetype(dialog.port()->manual.size()));
-        for (const auto& m : dialog.manualItems())
+        bool allMarked = true;
+        for (const auto& m : dialog.manualItems()) {
             if (!m.portFile.isEmpty())
                 QVERIFY(files.contains(m.portFile));
+            allMarked = allMarked && !m.portFile.isEmpty();
+        }
+        // The status says where the items are: at a TODO in the port only when each one is.
+        if (!dialog.manualItems().isEmpty())
+            QCOMPARE(dialog.statusText().contains(QLatin1String("original only")), !allMarked);
 
         QSignalSpy written(&dialog, &PortDialog::portWritten);
         QString error;
@@ -308,78 +257,6 @@ private slots:
         QCOMPARE(code.count(), 1);
         QCOMPARE(code.at(0).at(0).toString(), QString::fromStdString(dialog.plan()->root.string()));
         QVERIFY(code.at(0).at(2).toInt() > 0);
-    }
-
-    // Every choice the tree offers reaches the generated files: a new plan, and the files
-    // written from it. (A choice that reached no file, the model's class, is shown, not offered.)
-    void choicesReachTheFiles_data()
-    {
-        QTest::addColumn<int>("option");
-        QTest::addColumn<QString>("value");
-        QTest::addColumn<QString>("expected"); // in the port's files after the change
-        QTest::addRow("loss expression")
-            << int(PortPlanModel::LossOption) << "F.nll_loss(F.log_softmax(out, dim=1), y)"
-            << "F.nll_loss(F.log_softmax(out, dim=1), y)";
-        QTest::addRow("model variable") << int(PortPlanModel::ModelVariableOption) << "critic"
-                                        << "Critic()";
-    }
-    void choicesReachTheFiles()
-    {
-        QFETCH(int, option);
-        QFETCH(QString, value);
-        QFETCH(QString, expected);
-        QTemporaryDir tmp;
-        const QString original = tmp.filePath(QStringLiteral("two-modules"));
-        QVERIFY(
-            copyTree(QStringLiteral(PORTOLAN_SOURCE_DIR "/tests/porting_gui/fixtures/two-modules"),
-                     original));
-        PortDialog dialog(analyse(original), QStringLiteral("determined-pytorchtrial"));
-        dialog.setInteractive(false);
-        QSignalSpy generated(&dialog, &PortDialog::generated);
-        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
-        PortPlanModel* model = dialog.planModel();
-        QAbstractItemModelTester tester(model,
-                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
-        // The editable items, and the one of this row.
-        QModelIndex choice;
-        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
-            for (int r = 0; r < model->rowCount(parent); ++r) {
-                const QModelIndex i = model->index(r, PortPlanModel::ChoiceColumn, parent);
-                const int o = i.data(PortPlanModel::OptionRole).toInt();
-                QCOMPARE(bool(i.flags() & Qt::ItemIsEditable), o != PortPlanModel::NoOption);
-                if (o == option)
-                    choice = i;
-                walk(model->index(r, 0, parent));
-            }
-        };
-        walk({});
-        QVERIFY(choice.isValid());
-        if (option == PortPlanModel::ModelVariableOption)
-            QVERIFY2(choice.data(PortPlanModel::CandidatesRole).toStringList().contains(value),
-                     qPrintable(choice.data(PortPlanModel::CandidatesRole)
-                                    .toStringList()
-                                    .join(QLatin1Char(' '))));
-        auto portText = [&] {
-            QString all;
-            for (const auto& f : dialog.port()->files)
-                all += QString::fromStdString(f.text);
-            return all;
-        };
-        QVERIFY(!portText().contains(expected));
-        QVERIFY(model->setData(choice, value));
-        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 2, 30000);
-        QVERIFY(dialog.port());
-        QVERIFY2(portText().contains(expected), qPrintable(portText()));
-        // And what is written is that port.
-        dialog.setOutputFolder(tmp.filePath(QStringLiteral("out")));
-        QVERIFY(dialog.writePort());
-        QString written;
-        for (const QString& f : dialog.fileNames()) {
-            QFile file(tmp.filePath(QStringLiteral("out/") + f));
-            QVERIFY(file.open(QIODevice::ReadOnly));
-            written += QString::fromUtf8(file.readAll());
-        }
-        QVERIFY(written.contains(expected));
     }
 
     void wizardAction_data()

@@ -110,13 +110,13 @@ private slots:
             QTest::addRow("port failed, %s", where)
                 << open << "completed"
                 << "failed" << false << "no module named x"
-                << "the port's dry run failed: no module named x" << true;
+                << "The port's dry run failed: no module named x" << true;
             QTest::addRow("running, %s", where) << open << "running"
                                                 << "running" << false << ""
                                                 << "Verifying: the original has run 3" << false;
             QTest::addRow("cancelled, %s", where) << open << "stopped"
                                                   << "stopped" << false << "verification cancelled"
-                                                  << "cancelled before a verdict" << true;
+                                                  << "Cancelled before a verdict" << true;
         }
     }
     void verification()

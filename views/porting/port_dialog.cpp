@@ -32,6 +32,7 @@
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <chrono>
 
 namespace portolan::views {
@@ -464,12 +465,30 @@ void PortDialog::showPort()
     for (const auto& n : p.notes)
         notes << qs(n);
     m_summary->setToolTip(notes.join(QLatin1Char('\n')));
-    m_status->setText(p.full() ? tr("Ready to write.")
-                               : tr("Partial: what the plan could not place is marked "
-                                    "TODO(portolan) in the port (Manual items)."));
+    // Said as it is: an item the generator did not mark in the port is found only in the
+    // original (its link there), not at a TODO the user would search for.
+    const auto marked = std::count_if(m_manualItems.cbegin(), m_manualItems.cend(),
+                                      [](const ManualItem& m) { return !m.portFile.isEmpty(); });
+    if (p.full())
+        m_status->setText(tr("Ready to write."));
+    else if (marked == m_manualItems.size())
+        m_status->setText(tr("Partial: what the plan could not place is marked TODO(portolan) in "
+                             "the port (Manual items)."));
+    else
+        m_status->setText(tr("Partial: %1 item(s) to do by hand (Manual items): %2 marked "
+                             "TODO(portolan) in the port, %3 shown at their place in the "
+                             "original only.")
+                              .arg(m_manualItems.size())
+                              .arg(marked)
+                              .arg(m_manualItems.size() - marked));
     if (!p.files.empty())
         m_fileList->setCurrentRow(0);
     updateButtons();
+}
+
+QString PortDialog::statusText() const
+{
+    return m_status->text();
 }
 
 QStringList PortDialog::fileNames() const

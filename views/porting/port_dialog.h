@@ -61,6 +61,8 @@ public:
     const port::PortPlan* plan() const { return m_plan ? &*m_plan : nullptr; }
     const port::PortResult* port() const { return m_port ? &*m_port : nullptr; }
     QString errorText() const { return m_error; }
+    // The line under the tabs: ready, partial (and where its items are), written, ...
+    QString statusText() const;
     QStringList fileNames() const;
     // Shows a file of the port in the preview, at a line (1-based) when given.
     bool showFile(const QString& path, int line = 0);

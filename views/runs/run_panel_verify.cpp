@@ -136,8 +136,8 @@ void RunPanel::showVerdict(const QList<RunRecord>& shown, const RunHistory& hist
         for (const RunRecord* r : {original, port})
             if (r && r->status == QLatin1String("failed")) {
                 bad = true;
-                parts << (r == original ? tr("the original's dry run failed: %1")
-                                        : tr("the port's dry run failed: %1"))
+                parts << (r == original ? tr("The original's dry run failed: %1")
+                                        : tr("The port's dry run failed: %1"))
                              .arg(r->reason);
             }
         const RunRecord* verdict = port && port->status != QLatin1String("failed") ? port
@@ -145,11 +145,11 @@ void RunPanel::showVerdict(const QList<RunRecord>& shown, const RunHistory& hist
                                        ? original
                                        : nullptr;
         if (verdict && verdict->status == QLatin1String("stopped"))
-            parts << tr("cancelled before a verdict.");
+            parts << tr("Cancelled before a verdict.");
         else if (verdict && !verdict->reason.isEmpty())
             parts.prepend(verdict->reason);
         if (parts.isEmpty())
-            parts << tr("no verdict recorded.");
+            parts << tr("No verdict recorded.");
         text = parts.join(QLatin1Char(' '));
         bad = bad || !verdict || !agreed(history, verdict->id);
     }
