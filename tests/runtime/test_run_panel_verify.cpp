@@ -288,6 +288,11 @@ private slots:
         chart.rescale();
         chart.plot()->replot();
         QVERIFY(chart.placeholderText().contains(QLatin1String("failed before its first step")));
+        // A long reason in short lines, which a narrow chart shows whole.
+        chart.markFailed(2, QStringLiteral("model.py:96:9: error: TypeError: int() argument must "
+                                           "be a string, a bytes-like object or a real number"));
+        for (const QString& line : chart.placeholderText().split(QLatin1Char('\n')))
+            QVERIFY2(line.size() <= 48, qPrintable(line));
         QCOMPARE(legendEntries(chart.plot()), 0);
         QVERIFY2(chart.plot()->axisRect()->width() > chart.plot()->width() / 2,
                  qPrintable(QStringLiteral("axis rect %1 of %2")

@@ -181,9 +181,17 @@ void LossChart::markFailed(qint64 id, const QString& reason)
         s.evalGraph->removeFromLegend();
     if (s.steps.isEmpty()) {
         s.graph->removeFromLegend();
-        m_placeholder->setText(
-            reason.isEmpty() ? tr("%1 failed before its first step").arg(s.label)
-                             : tr("%1 failed before its first step:\n%2").arg(s.label, reason));
+        // The reason in lines of a few words: one line of a dry run's diagnostic ran past both
+        // axes of a chart 320 pixels wide.
+        QStringList lines{QString()};
+        for (const QString& word : reason.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            if (!lines.last().isEmpty() && lines.last().size() + word.size() > 40)
+                lines << QString();
+            lines.last() += (lines.last().isEmpty() ? QString() : QStringLiteral(" ")) + word;
+        }
+        m_placeholder->setText(reason.isEmpty() ? tr("%1 failed before its first step").arg(s.label)
+                                                : tr("%1 failed before its first step:\n%2")
+                                                      .arg(s.label, lines.join(QLatin1Char('\n'))));
     }
     recolour();
     m_plot->replot();
