@@ -33,26 +33,6 @@ struct PortCliOptions
     std::vector<std::string> args;
 };
 
-// `--dataset fake --lr 0.1 --tied` -> {"--dataset": "fake", "--lr": "0.1", "--tied": ""}
-std::map<std::string, std::string> parseValues(const std::vector<std::string>& args)
-{
-    std::map<std::string, std::string> out;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (!a.starts_with("-"))
-            continue;
-        if (const auto eq = a.find('='); eq != std::string::npos) {
-            out[a.substr(0, eq)] = a.substr(eq + 1);
-        } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
-            out[a] = args[i + 1];
-            ++i;
-        } else {
-            out[a] = "";
-        }
-    }
-    return out;
-}
-
 int runPort(const PortCliOptions& o)
 {
     namespace fs = std::filesystem;
@@ -111,7 +91,7 @@ int runPort(const PortCliOptions& o)
         std::cout << port::toJson(*plan.value).dump(2) << "\n";
         return ExitOk;
     }
-    auto result = port::generatePort(*plan.value, guide, api, parseValues(o.args));
+    auto result = port::generatePort(*plan.value, guide, api, port::argumentValues(o.args));
     if (!result)
         return usage(result.error.message);
     result.value->planMs = planMs;

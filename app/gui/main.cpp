@@ -73,7 +73,11 @@ int main(int argc, char** argv)
                        "profile:PAGE (summary, memory, tilemap, liveness, pipeline, "
                        "cs, graph, compare); runs:new starts a run and shows it finished, "
                        "runs:slurm the Slurm job script, runs:dry a "
-                       "dry run of a trusted project's own code."),
+                       "dry run of a trusted project's own code; port:TARGET[:TAB] the port "
+                       "dialog of an original for determined, cerebras or poptorch on its "
+                       "plan, files, manual or verify tab (verify writes the port beside the "
+                       "original and verifies a trusted one), port:TARGET:runs that "
+                       "verification in the Runs tab."),
         QStringLiteral("NAME"));
     const QCommandLineOption size(QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot, as WIDTHxHEIGHT."),
@@ -150,7 +154,8 @@ int main(int argc, char** argv)
                     poll->stop();
                     delete waited;
                     QTimer::singleShot(250, &window, [&window, file, exitCode] {
-                        const QString error = portolan::app::saveScreenshot(&window, file);
+                        const QString error =
+                            portolan::app::saveScreenshot(window.screenshotTarget(), file);
                         if (!error.isEmpty())
                             std::fprintf(stderr, "portolan: cannot save screenshot: %s\n",
                                          qPrintable(error));

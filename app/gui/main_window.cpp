@@ -118,6 +118,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                         if (m_wizard->stepsModel()->index(row).data(
                                 views::GuideStepsModel::StepIdRole) == step)
                             m_wizard->selectStep(row);
+                continuePortView();
                 emit projectAnalysed();
             });
     connect(m_analysis, &views::AnalysisRunner::failed, this, [this](const QString& message) {
@@ -158,7 +159,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                 openCode(file, line, column);
                 selectView(QStringLiteral("code"));
             });
-    connect(m_wizard, &views::PortingWizard::portWritten, this, &MainWindow::openProject);
+    connectPortFlow();
     // A step only a compile or a run can verify: its button leads to the tab that does it.
     connect(m_wizard, &views::PortingWizard::compileRequested, this, [this] {
         selectView(QStringLiteral("profile"));
@@ -336,6 +337,10 @@ bool MainWindow::selectViewPath(const QString& path)
         m_wizardStepToShow = page; // a guide step id ("memory"), selected once analysed
         return true;
     }
+    if (view == QLatin1String("port")) {
+        m_portView = page.isEmpty() ? QStringLiteral("determined") : page;
+        return true;
+    }
     return view == QLatin1String("profile") && m_profile->showPage(page);
 }
 
@@ -387,6 +392,13 @@ void MainWindow::openProject(const QString& folder)
 void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& scan,
                           const views::ProjectFilesTreePtr& tree)
 {
+    // Another project: the Code tab no longer shows the last one's file under the new name (a
+    // port opened after it was written showed the original's main.py).
+    if (QFileInfo(folder).canonicalFilePath() != QFileInfo(m_projectFolder).canonicalFilePath() &&
+        !m_code->fileName().isEmpty()) {
+        m_code->setSource(QString(), QString());
+        m_views->setTabText(m_views->indexOf(m_code), tr("Code"));
+    }
     m_projectFolder = folder;
     m_filesModel->setTree(tree); // built on the loader's thread
     m_overview->showScan(*scan);
@@ -451,7 +463,7 @@ void MainWindow::setInteractive(bool interactive)
 bool MainWindow::isBusy() const
 {
     return m_loader->isLoading() || m_analysis->isRunning() || m_flow->graphView()->isRendering() ||
-           m_profile->isBusy() || m_runs->isRunning();
+           m_profile->isBusy() || m_runs->isRunning() || isPortViewBusy();
 }
 
 void MainWindow::warn(const QString& title, const QString& text)
@@ -471,6 +483,8 @@ void MainWindow::addView(QWidget* view, const QString& id, const QString& title)
 
 bool MainWindow::selectView(const QString& id)
 {
+    if (id == QLatin1String("port")) // the port dialog, over the Porting tab
+        return selectView(QStringLiteral("wizard"));
     for (int i = 0; i < m_views->count(); ++i) {
         if (m_views->widget(i)->objectName() == id) {
             m_views->setCurrentIndex(i);

@@ -1,8 +1,10 @@
 #pragma once
 
+#include "views/porting/port_dialog.h"
 #include "views/project/project_loader.h"
 
 #include <QMainWindow>
+#include <QPointer>
 
 class QTabWidget;
 class QMenu;
@@ -66,6 +68,11 @@ public:
     bool isBusy() const;
     views::ProjectOverview* overview() const { return m_overview; }
 
+    // What --screenshot grabs: the port dialog for --view port:TARGET[:TAB] (except its runs
+    // tab, which is this window's Runs tab), else this window.
+    QWidget* screenshotTarget();
+    views::PortDialog* portDialog() const { return m_portDialog; }
+
     // Message boxes are shown non-modally; tests and --screenshot turn them off entirely.
     void setInteractive(bool interactive);
 
@@ -91,6 +98,9 @@ private:
                   const views::ProjectFilesTreePtr& tree);
     void onFailed(const QString& folder, const QString& message);
     void warn(const QString& title, const QString& text);
+    void continuePortView();
+    bool isPortViewBusy() const;
+    void connectPortFlow();
 
     views::ProjectLoader* m_loader = nullptr;
     views::ProjectFilesModel* m_filesModel = nullptr;
@@ -114,6 +124,10 @@ private:
     QString m_paramsToOpen;            // a params file opened directly: its project opens around it
     bool m_startRunWhenLoaded = false; // --view runs:new
     QString m_wizardStepToShow;        // --view wizard:STEP_ID, once the analysis is done
+    // --view port:TARGET[:TAB]: the port dialog for TARGET on TAB (plan, files, manual, verify,
+    // or runs: written to the default folder and verified, shown in the Runs tab).
+    QString m_portView;
+    QPointer<views::PortDialog> m_portDialog;
 };
 
 } // namespace portolan::app

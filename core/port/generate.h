@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 namespace portolan::port {
@@ -70,6 +71,10 @@ std::vector<std::string> portTargets();
 // Normalises "cerebras" / "determined" / "poptorch" to a guide id; "" when unknown.
 std::string targetGuide(const std::string& to, const std::string& api, std::string* apiOut);
 
+// The original's command-line words as the values generatePort takes, one rule for the CLI and
+// the GUI: `--dataset fake --lr=0.1 --tied` -> {"--dataset": "fake", "--lr": "0.1", "--tied": ""}.
+std::map<std::string, std::string> argumentValues(const std::vector<std::string>& args);
+
 // The port of a planned project for a target guide. `values` are command-line values of the
 // original (`-- --dataset fake`) that become the port's defaults.
 Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
@@ -91,6 +96,9 @@ struct VerifyOptions
     // Set to true (from another thread) to stop: the running dry run's process group is ended
     // and the verification returns with `cancelled`.
     const std::atomic<bool>* stop = nullptr;
+    // Each step's loss as its dry run reports it (side 0: the original, 1: the port), from the
+    // verifying thread, so that a GUI can draw both curves live. Null: not reported.
+    std::function<void(int side, int step, double loss)> onStep;
 };
 VerifyResult verifyPort(const std::filesystem::path& original, const std::filesystem::path& port,
                         const PortResult& result, const VerifyOptions& options);

@@ -141,6 +141,25 @@ std::vector<std::string> portTargets()
             "cerebras-pytorch"};
 }
 
+std::map<std::string, std::string> argumentValues(const std::vector<std::string>& args)
+{
+    std::map<std::string, std::string> out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (!a.starts_with("-"))
+            continue;
+        if (const auto eq = a.find('='); eq != std::string::npos) {
+            out[a.substr(0, eq)] = a.substr(eq + 1);
+        } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
+            out[a] = args[i + 1];
+            ++i;
+        } else {
+            out[a] = "";
+        }
+    }
+    return out;
+}
+
 std::string targetGuide(const std::string& to, const std::string& api, std::string* apiOut)
 {
     std::string a = api;

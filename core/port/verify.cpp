@@ -30,7 +30,7 @@ struct RunOutcome
 
 RunOutcome dryRun(const fs::path& project, const std::string& flavour,
                   const std::vector<std::string>& extra, const std::vector<std::string>& args,
-                  const VerifyOptions& o, const std::string& seedAt = {})
+                  const VerifyOptions& o, int side, const std::string& seedAt = {})
 {
     RunOutcome out;
     dryrun::DryRunOptions d;
@@ -70,6 +70,8 @@ RunOutcome dryRun(const fs::path& project, const std::string& flavour,
                 out.losses.push_back(e.contains("loss") && e["loss"].is_number()
                                          ? e["loss"].get<double>()
                                          : std::nan(""));
+                if (o.onStep)
+                    o.onStep(side, out.steps, out.losses.back());
             } else if (kind == "replay") {
                 out.replay = e;
             } else if (kind == "finished") {
@@ -160,7 +162,7 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
     const auto orig =
         dryRun(copy, "",
                {"--record", record.string(), "--capture-dir", (work / "capture-original").string()},
-               o.originalArgs, o, result.originalStepStart);
+               o.originalArgs, o, 0, result.originalStepStart);
     v.originalLosses = orig.losses;
     if (o.stop && o.stop->load()) {
         v.cancelled = true;
@@ -176,7 +178,7 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
         extra.insert(extra.end(), {"--replay", record.string()});
     const std::vector<std::string> portArgs =
         result.target == "graphcore-poptorch" ? o.originalArgs : std::vector<std::string>{};
-    const auto mine = dryRun(portCopy, flavourOf(result.target), extra, portArgs, o);
+    const auto mine = dryRun(portCopy, flavourOf(result.target), extra, portArgs, o, 1);
     v.dryRunSteps = mine.steps;
     v.cancelled = o.stop && o.stop->load();
     v.portLosses = mine.losses;

@@ -5,6 +5,7 @@
 #include "core/analysis/analysis.h"
 #include "core/dryrun/dry_run.h"
 #include "core/port/generate.h"
+#include "port_test_support.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/port_dialog.h"
 #include "views/porting/port_plan_model.h"
@@ -12,82 +13,28 @@
 #include "views/porting/porting_wizard.h"
 #include "views/runs/loss_chart.h"
 #include "views/runs/run_history.h"
+#include "views/runs/run_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>
 #include <QDirIterator>
 #include <QProcess>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
+#include <algorithm>
+#include <functional>
 
 using namespace portolan;
+using namespace porttest;
 using views::PortDialog;
 using views::PortPlanModel;
 using views::PortVerifyPanel;
 using views::RunHistory;
-
-namespace {
-
-QString sample(const QString& name)
-{
-    return QStringLiteral(PORTOLAN_SAMPLES) + QLatin1Char('/') + name;
-}
-
-std::shared_ptr<const analysis::ProjectAnalysis> analyse(const QString& folder)
-{
-    auto r = analysis::analyzeProject(folder.toStdString());
-    if (!r)
-        return nullptr;
-    return std::make_shared<const analysis::ProjectAnalysis>(std::move(*r.value));
-}
-
-// Every file's path and bytes: equal before and after means the folder was not touched.
-QByteArray treeHash(const QString& folder)
-{
-    QStringList files;
-    QDirIterator it(folder, QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot,
-                    QDirIterator::Subdirectories);
-    while (it.hasNext())
-        files << it.next();
-    files.sort();
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    for (const QString& f : files) {
-        h.addData(f.toUtf8());
-        QFile file(f);
-        if (file.open(QIODevice::ReadOnly))
-            h.addData(file.readAll());
-    }
-    return h.result();
-}
-
-bool copyTree(const QString& from, const QString& to)
-{
-    QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString src = it.next();
-        const QString dst = to + src.mid(from.size());
-        QDir().mkpath(QFileInfo(dst).absolutePath());
-        if (!QFile::copy(src, dst))
-            return false;
-    }
-    return true;
-}
-
-bool pythonHasTorch(const QString& python)
-{
-    // From a neutral folder: a `torch` folder in the working directory (the build tree has one)
-    // would import as a namespace package.
-    QProcess p;
-    p.setWorkingDirectory(QDir::tempPath());
-    p.start(python, {QStringLiteral("-c"), QStringLiteral("import torch; torch.zeros(1)")});
-    return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-}
-
-} // namespace
 
 class TestPortDialog : public QObject
 {
@@ -98,6 +45,8 @@ private slots:
         QVERIFY(m_config.isValid());
         // The trust store of this test only (core/dryrun TrustStore).
         qputenv("PORTOLAN_CONFIG_DIR", m_config.path().toUtf8());
+        // And its settings (the original's arguments): never the user's.
+        qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
         if (qEnvironmentVariableIsEmpty("PORTOLAN_RESOURCES"))
             qputenv("PORTOLAN_RESOURCES", QByteArray(PORTOLAN_SOURCE_DIR "/resources"));
     }
@@ -202,9 +151,15 @@ private slots:
         }
         // A partial port lists what is left, each at its TODO(portolan) in the port.
         QCOMPARE(dialog.manualItems().size(), qsizetype(dialog.port()->manual.size()));
-        for (const auto& m : dialog.manualItems())
+        bool allMarked = true;
+        for (const auto& m : dialog.manualItems()) {
             if (!m.portFile.isEmpty())
                 QVERIFY(files.contains(m.portFile));
+            allMarked = allMarked && !m.portFile.isEmpty();
+        }
+        // The status says where the items are: at a TODO in the port only when each one is.
+        if (!dialog.manualItems().isEmpty())
+            QCOMPARE(dialog.statusText().contains(QLatin1String("original only")), !allMarked);
 
         QSignalSpy written(&dialog, &PortDialog::portWritten);
         QString error;
@@ -346,17 +301,21 @@ private slots:
     {
         QTest::addColumn<QString>("project");
         QTest::addColumn<QString>("target");
+        // Whether the Runs tab shows the port (the GUI opens it once written) or still the
+        // original when the verification runs: the overlay shows either way.
+        QTest::addColumn<bool>("portOpen");
         QTest::addRow("mnist determined") << "mnist-mlp-original"
-                                          << "determined-pytorchtrial";
+                                          << "determined-pytorchtrial" << true;
         QTest::addRow("transformer determined") << "alphabet-transformer-original"
-                                                << "determined-pytorchtrial";
+                                                << "determined-pytorchtrial" << false;
         QTest::addRow("transformer poptorch") << "alphabet-transformer-original"
-                                              << "graphcore-poptorch";
+                                              << "graphcore-poptorch" << true;
     }
     void verifySignalFlow()
     {
         QFETCH(QString, project);
         QFETCH(QString, target);
+        QFETCH(bool, portOpen);
         QTemporaryDir tmp;
         const QString original = tmp.filePath(project);
         QVERIFY(copyTree(sample(project), original));
@@ -366,6 +325,21 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
         QVERIFY(!dialog.verify()); // nothing written yet
         QVERIFY(dialog.writePort());
+        // The Runs tab, wired as the main window wires it.
+        views::RunPanel runs;
+        runs.setInteractive(false);
+        runs.setProject(portOpen ? dialog.writtenFolder() : original);
+        connect(&dialog, &PortDialog::verifyProgress, &runs, &views::RunPanel::showVerification);
+        // Steps drawn while the verification still runs: live, not only at the end.
+        int liveSteps = 0;
+        connect(&dialog, &PortDialog::verifyProgress, this,
+                [&](const QString&, qint64 a, qint64 b) {
+                    if (!dialog.isVerifying())
+                        return;
+                    const qint64 ca = portOpen ? a : -a, cb = portOpen ? b : -b;
+                    liveSteps = std::max(liveSteps, runs.chart()->pointCount(ca) +
+                                                        runs.chart()->pointCount(cb));
+                });
 
         // Untrusted: nothing runs, nobody is asked.
         QSignalSpy started(&dialog, &PortDialog::verifyStarted);
@@ -422,13 +396,81 @@ private slots:
         RunHistory history;
         QVERIFY(history.open(dialog.writtenFolder()));
         QVERIFY(dialog.originalRunId() > 0 && dialog.portRunId() > 0);
-        QCOMPARE(history.run(dialog.originalRunId()).model,
-                 QStringLiteral("original (verification)"));
-        QCOMPARE(history.run(dialog.portRunId()).model, QStringLiteral("port (verification)"));
+        QCOMPARE(history.run(dialog.originalRunId()).model, QStringLiteral("original"));
+        QCOMPARE(history.run(dialog.portRunId()).model, QStringLiteral("port"));
         QCOMPARE(history.lossCurve(dialog.originalRunId()).size(),
                  qsizetype(v->originalLosses.size()));
         QCOMPARE(history.lossCurve(dialog.portRunId()).size(), qsizetype(v->portLosses.size()));
         QVERIFY(!QFileInfo::exists(original + QStringLiteral("/.portolan/runs.sqlite")));
+
+        // The Runs tab overlays both curves, live, with the dialog's verdict above them.
+        const qint64 a = portOpen ? dialog.originalRunId() : -dialog.originalRunId();
+        const qint64 b = portOpen ? dialog.portRunId() : -dialog.portRunId();
+        QCOMPARE(runs.chart()->pointCount(a), int(v->originalLosses.size()));
+        QCOMPARE(runs.chart()->pointCount(b), int(v->portLosses.size()));
+        if (!v->originalLosses.empty() || !v->portLosses.empty())
+            QVERIFY(liveSteps > 0);
+        const QString verdict = runs.verificationText();
+        QVERIFY(!verdict.isEmpty());
+        QCOMPARE(verdict.contains(QLatin1String("not the open project")), !portOpen);
+        if (v->dryRunError.empty() && v->originalError.empty())
+            QVERIFY2(verdict.contains(PortVerifyPanel::verdictText(*v).toHtmlEscaped()),
+                     qPrintable(verdict));
+    }
+
+    // The original's arguments on the Verify page: kept per project with the Runs tab's dry
+    // run, given to the original's dry run; without them a script with a required flag says
+    // so, in GUI words.
+    void verifyArguments_data()
+    {
+        QTest::addColumn<QString>("words");
+        QTest::addColumn<bool>("needsArguments");
+        QTest::addRow("none given") << "" << true;
+        QTest::addRow("given") << "--samples 32" << false;
+    }
+    void verifyArguments()
+    {
+        QFETCH(QString, words);
+        QFETCH(bool, needsArguments);
+        const QString python =
+            qEnvironmentVariable("PORTOLAN_PYTHON", QStringLiteral("/usr/bin/python3"));
+        if (!pythonHasTorch(python))
+            QSKIP("no torch: the original cannot dry-run");
+        QTemporaryDir tmp;
+        const QString original = tmp.filePath(QStringLiteral("required-flag"));
+        QVERIFY(copyTree(
+            QStringLiteral(PORTOLAN_SOURCE_DIR "/tests/porting_gui/fixtures/required-flag"),
+            original));
+        QVERIFY(!dryrun::TrustStore().setTrusted(original.toStdString(), true));
+        auto a = analyse(original);
+        QVERIFY(a);
+        // What the Runs tab saved for this original is on the page when it opens.
+        QSettings().setValue(
+            QStringLiteral("dryrun/arguments/") + QString::fromStdString(a->root.string()), words);
+        PortDialog dialog(a, QStringLiteral("determined-pytorchtrial"));
+        dialog.setInteractive(false);
+        dialog.setPython(python);
+        QCOMPARE(dialog.arguments(), words);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        // The values are the port's defaults.
+        bool inPort = false;
+        for (const auto& [key, value] : dialog.port()->hyperparameters)
+            inPort = inPort || value == "32";
+        QCOMPARE(inPort, !needsArguments);
+        dialog.setOutputFolder(tmp.filePath(QStringLiteral("port")));
+        QVERIFY(dialog.writePort());
+        QSignalSpy finished(&dialog, &PortDialog::verifyFinished);
+        QVERIFY(dialog.verify());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        const port::VerifyResult* v = dialog.verifyResult();
+        QVERIFY(v);
+        qInfo("original: %s", v->originalError.c_str());
+        QCOMPARE(v->originalError.find("[dryrun.required-argument]") != std::string::npos,
+                 needsArguments);
+        QCOMPARE(dialog.verifySummaryText().contains(QLatin1String("needs arguments")),
+                 needsArguments);
+        QCOMPARE(v->originalLosses.empty(), needsArguments);
     }
 
     // Cancel stops a running verification: the button is live only while it runs, the

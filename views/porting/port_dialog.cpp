@@ -20,15 +20,19 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStyledItemDelegate>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <chrono>
 
 namespace portolan::views {
@@ -176,7 +180,17 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     m_tabs->addTab(m_manualList, tr("Manual items"));
     m_tabs->addTab(m_verifyPanel, tr("Verify"));
 
-    // Output
+    // The original's arguments, then the output
+    m_args = new QLineEdit(this);
+    m_args->setPlaceholderText(tr("only if it needs some to run, e.g. --dataset fake"));
+    m_args->setToolTip(tr("Command-line values of the original (after --): the port takes them "
+                          "as its defaults, and the verification's dry run of the original gets "
+                          "them. Shared with the Runs tab's dry run of the original."));
+    m_args->setText(QSettings().value(QStringLiteral("dryrun/arguments/") + m_root).toString());
+    m_argsPlanned = m_args->text();
+    auto* argsRow = new QHBoxLayout;
+    argsRow->addWidget(new QLabel(tr("Original's arguments:"), this));
+    argsRow->addWidget(m_args, 1);
     m_folder = new QLineEdit(this);
     m_folder->setText(defaultOutputFolder(m_root, m_target));
     m_folder->setToolTip(tr("A new or empty folder: the original is never modified"));
@@ -200,6 +214,7 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
     layout->addWidget(m_tabs, 1);
+    layout->addLayout(argsRow);
     layout->addLayout(out);
     layout->addLayout(bottom);
 
@@ -213,6 +228,11 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     connect(m_verifyPanel, &PortVerifyPanel::verifyRequested, this, &PortDialog::verify);
     connect(m_verifyPanel, &PortVerifyPanel::cancelRequested, this, &PortDialog::cancelVerify);
     connect(m_folder, &QLineEdit::textChanged, this, &PortDialog::updateButtons);
+    // New values are new defaults of the port: planned again while it is not written.
+    connect(m_args, &QLineEdit::editingFinished, this, [this] {
+        if (m_written.isEmpty() && m_args->text().trimmed() != m_argsPlanned.trimmed())
+            generate();
+    });
     connect(m_planModel, &PortPlanModel::choiceEdited, this,
             [this](PortPlanModel::Option option, const QString& value) {
                 onChoiceEdited(int(option), value);
@@ -240,6 +260,10 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
         activateManual(m_manualList->indexOfTopLevelItem(item));
     });
 
+    m_verifyPoll = new QTimer(this);
+    m_verifyPoll->setInterval(100);
+    connect(m_verifyPoll, &QTimer::timeout, this, &PortDialog::drainVerifySteps);
+
     resize(1100, 760);
     updateButtons();
     generate();
@@ -250,6 +274,12 @@ PortDialog::~PortDialog()
     // A verification still running ends its child processes rather than outliving the dialog.
     if (m_verifyStop)
         m_verifyStop->store(true);
+    // Its two runs in the port's history do not stay "running" forever.
+    if (m_verifyHistory)
+        for (const qint64 run : {m_runIds.first, m_runIds.second})
+            if (run > 0)
+                m_verifyHistory->finishRun(run, QStringLiteral("stopped"),
+                                           tr("verification stopped: its dialog was closed"));
 }
 
 QString PortDialog::defaultOutputFolder(const QString& project, const QString& target)
@@ -268,13 +298,15 @@ void PortDialog::generate()
     if (!m_analysis)
         return;
     m_generating = true;
+    m_argsPlanned = m_args->text();
     m_status->setText(tr("Planning the port…"));
     updateButtons();
     const quint64 id = m_planJob.next();
     // Inputs by value: the analysis is shared and immutable, the options are copied.
     runAsync(
         this,
-        [analysis = m_analysis, options = m_options, target = m_target.toStdString()] {
+        [analysis = m_analysis, options = m_options, target = m_target.toStdString(),
+         values = argumentValues()] {
             Generation g;
             const auto t0 = std::chrono::steady_clock::now();
             g.plan = port::planPort(*analysis, options);
@@ -282,7 +314,7 @@ void PortDialog::generate()
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                     .count();
             if (g.plan)
-                g.port = port::generatePort(*g.plan.value, target, {});
+                g.port = port::generatePort(*g.plan.value, target, {}, values);
             if (g.port)
                 g.port.value->planMs = planMs;
             return g;
@@ -320,9 +352,6 @@ void PortDialog::onChoiceEdited(int option, const QString& value)
         break;
     case PortPlanModel::ModelVariableOption:
         m_options.modelVariable = value.toStdString();
-        break;
-    case PortPlanModel::ModelClassOption:
-        m_options.modelClass = value.toStdString();
         break;
     case PortPlanModel::LossOption:
         m_options.lossExpression = value.toStdString();
@@ -436,12 +465,30 @@ void PortDialog::showPort()
     for (const auto& n : p.notes)
         notes << qs(n);
     m_summary->setToolTip(notes.join(QLatin1Char('\n')));
-    m_status->setText(p.full() ? tr("Ready to write.")
-                               : tr("Partial: what the plan could not place is marked "
-                                    "TODO(portolan) in the port (Manual items)."));
+    // Said as it is: an item the generator did not mark in the port is found only in the
+    // original (its link there), not at a TODO the user would search for.
+    const auto marked = std::count_if(m_manualItems.cbegin(), m_manualItems.cend(),
+                                      [](const ManualItem& m) { return !m.portFile.isEmpty(); });
+    if (p.full())
+        m_status->setText(tr("Ready to write."));
+    else if (marked == m_manualItems.size())
+        m_status->setText(tr("Partial: what the plan could not place is marked TODO(portolan) in "
+                             "the port (Manual items)."));
+    else
+        m_status->setText(tr("Partial: %1 item(s) to do by hand (Manual items): %2 marked "
+                             "TODO(portolan) in the port, %3 shown at their place in the "
+                             "original only.")
+                              .arg(m_manualItems.size())
+                              .arg(marked)
+                              .arg(m_manualItems.size() - marked));
     if (!p.files.empty())
         m_fileList->setCurrentRow(0);
     updateButtons();
+}
+
+QString PortDialog::statusText() const
+{
+    return m_status->text();
 }
 
 QStringList PortDialog::fileNames() const
@@ -510,6 +557,31 @@ void PortDialog::activateManual(int row)
     } else if (!m.originalFile.isEmpty()) {
         emit codeRequested(m_root, m.originalFile, m.originalLine, 1);
     }
+}
+
+QString PortDialog::arguments() const
+{
+    return m_args->text();
+}
+
+void PortDialog::setArguments(const QString& words)
+{
+    m_args->setText(words);
+    if (m_written.isEmpty() && words.trimmed() != m_argsPlanned.trimmed())
+        generate();
+}
+
+std::vector<std::string> PortDialog::argumentWords() const
+{
+    std::vector<std::string> out;
+    for (const QString& w : QProcess::splitCommand(m_args->text().trimmed()))
+        out.push_back(w.toStdString());
+    return out;
+}
+
+std::map<std::string, std::string> PortDialog::argumentValues() const
+{
+    return port::argumentValues(argumentWords());
 }
 
 QString PortDialog::outputFolder() const

@@ -17,6 +17,7 @@ class QStackedWidget;
 class QTabWidget;
 class QTreeView;
 class QTreeWidget;
+class QTimer;
 
 namespace portolan::analysis {
 struct ProjectAnalysis;
@@ -28,7 +29,9 @@ class CodeView;
 class LossChart;
 class PortPlanModel;
 class PortVerifyPanel;
+class RunHistory;
 class YamlTextView;
+struct VerifyStepQueue;
 
 // "Generate the port…" (issue 24): the plan of an original as an editable tree, a preview of
 // every file of the port, writing it to a new folder (the original is never modified) and the
@@ -58,6 +61,8 @@ public:
     const port::PortPlan* plan() const { return m_plan ? &*m_plan : nullptr; }
     const port::PortResult* port() const { return m_port ? &*m_port : nullptr; }
     QString errorText() const { return m_error; }
+    // The line under the tabs: ready, partial (and where its items are), written, ...
+    QString statusText() const;
     QStringList fileNames() const;
     // Shows a file of the port in the preview, at a line (1-based) when given.
     bool showFile(const QString& path, int line = 0);
@@ -73,6 +78,12 @@ public:
         int originalLine = 0;
     };
     const QList<ManualItem>& manualItems() const { return m_manualItems; }
+
+    // The original's command-line words (after --), for a script with required flags
+    // (--dataset fake): the port takes them as its defaults and the verification's dry run of
+    // the original gets them. Kept per project with the Runs tab's dry-run arguments.
+    QString arguments() const;
+    void setArguments(const QString& words);
 
     QString outputFolder() const;
     void setOutputFolder(const QString& folder);
@@ -106,16 +117,23 @@ signals:
     void portWritten(const QString& folder);
     void verifyStarted();
     void verifyFinished(bool agrees);
+    // The verification's two runs in the port's history changed (begun, a step of either, or
+    // finished with the verdict): the Runs tab shows them live, overlaid.
+    void verifyProgress(const QString& portFolder, qint64 originalRun, qint64 portRun);
 
 private:
     void generate();
     void showPort();
     void showVerify();
-    void recordVerifyRuns(const port::VerifyResult& v);
+    void beginVerifyRuns();
+    void drainVerifySteps();
+    void finishVerifyRuns(const port::VerifyResult* v);
     void updateButtons();
     void chooseFolder();
     void onChoiceEdited(int option, const QString& value);
     void activateManual(int row);
+    std::vector<std::string> argumentWords() const;
+    std::map<std::string, std::string> argumentValues() const;
 
     std::shared_ptr<const analysis::ProjectAnalysis> m_analysis;
     QString m_root;
@@ -126,6 +144,11 @@ private:
     std::optional<port::VerifyResult> m_verify;
     // The running verification's stop flag (shared with its worker, which may outlive a cancel).
     std::shared_ptr<std::atomic<bool>> m_verifyStop;
+    // Steps the verifying thread reported and the GUI thread has not shown yet; drained by a
+    // timer (the worker never touches a Qt object, so the dialog may close under it).
+    std::shared_ptr<VerifyStepQueue> m_verifySteps;
+    QTimer* m_verifyPoll = nullptr;
+    std::unique_ptr<RunHistory> m_verifyHistory;
     std::pair<qint64, qint64> m_runIds{0, 0};
     QList<ManualItem> m_manualItems;
     QString m_error;
@@ -148,6 +171,8 @@ private:
     YamlTextView* m_yamlPreview;
     QTreeWidget* m_manualList;
     PortVerifyPanel* m_verifyPanel;
+    QLineEdit* m_args;
+    QString m_argsPlanned; // the arguments the shown port was generated with
     QLineEdit* m_folder;
     QPushButton* m_chooseButton;
     QPushButton* m_writeButton;

@@ -6,10 +6,15 @@
 #include "views/runs/run_history.h"
 
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QTabWidget>
+#include <QTimer>
 #include <chrono>
+#include <mutex>
+#include <vector>
 
 namespace portolan::views {
 
@@ -17,6 +22,20 @@ void PortDialog::setVerifySteps(int steps)
 {
     m_verifyPanel->setSteps(steps);
 }
+
+// What the verifying thread hands to the GUI thread: (side, step, loss) triples, side 0 the
+// original and 1 the port.
+struct VerifyStepQueue
+{
+    struct Step
+    {
+        int side;
+        int step;
+        double loss;
+    };
+    std::mutex mutex;
+    std::vector<Step> steps;
+};
 
 bool PortDialog::verify()
 {
@@ -36,15 +55,26 @@ bool PortDialog::verify()
         tr("Verifying: checking the port, then dry runs of the original and the port (%1 "
            "step(s))…")
             .arg(m_verifyPanel->steps()));
+    m_verifyPanel->beginLive(tr("original"), tr("port"));
     m_tabs->setCurrentIndex(3);
     updateButtons();
+    beginVerifyRuns();
     emit verifyStarted();
     port::VerifyOptions options;
     options.steps = m_verifyPanel->steps();
     options.python = m_python.toStdString();
+    // The same arguments a dry run of the original in the Runs tab uses, kept per project.
+    QSettings().setValue(QStringLiteral("dryrun/arguments/") + m_root, m_args->text().trimmed());
+    options.originalArgs = argumentWords();
     m_verifyStop = std::make_shared<std::atomic<bool>>(false);
     options.stop = m_verifyStop.get();
+    m_verifySteps = std::make_shared<VerifyStepQueue>();
+    options.onStep = [queue = m_verifySteps](int side, int step, double loss) {
+        const std::lock_guard lock(queue->mutex);
+        queue->steps.push_back({side, step, loss});
+    };
     m_verifyPanel->cancelButton()->setEnabled(true);
+    m_verifyPoll->start();
     const quint64 id = m_verifyJob.next();
     runAsync(
         this,
@@ -56,10 +86,13 @@ bool PortDialog::verify()
         [this, id](port::VerifyResult v) {
             if (!m_verifyJob.isCurrent(id))
                 return;
+            m_verifyPoll->stop();
+            drainVerifySteps();
             m_verifying = false;
             m_verifyStop.reset();
             if (v.cancelled) {
                 m_verify.reset();
+                finishVerifyRuns(nullptr);
                 m_verifyPanel->showMessage(
                     tr("Verification cancelled: its dry runs were stopped."));
                 updateButtons();
@@ -67,7 +100,7 @@ bool PortDialog::verify()
                 return;
             }
             m_verify = std::move(v);
-            recordVerifyRuns(*m_verify);
+            finishVerifyRuns(&*m_verify);
             showVerify();
             updateButtons();
             emit verifyFinished(m_verify->agrees);
@@ -76,44 +109,95 @@ bool PortDialog::verify()
 }
 
 // The verification's two dry runs as two labelled runs in the Runs history of the port
-// (PORT/.portolan/runs.sqlite: the original folder is never written), each with its per-step
-// losses, so the Runs tab shows their curves; each run's reason is the agreement or the step
-// where original and port part.
-void PortDialog::recordVerifyRuns(const port::VerifyResult& v)
+// (PORT/.portolan/runs.sqlite: the original folder is never written), begun now and given each
+// step as it comes, so that the Runs tab draws both curves live; each run's reason is the
+// verdict: the agreement, or the step where original and port part and by how much.
+void PortDialog::beginVerifyRuns()
 {
     m_runIds = {0, 0};
-    RunHistory history;
-    if (m_written.isEmpty() || !history.open(m_written))
+    m_verifyHistory = std::make_unique<RunHistory>();
+    if (!m_verifyHistory->open(m_written)) {
+        m_verifyHistory.reset();
         return;
-    const QString verdict =
-        v.agrees ? tr("verification: the port agrees with the original over %1 step(s)")
-                       .arg(v.stepsCompared)
-        : v.firstDivergence > 0
-            ? tr("verification: original and port part at step %1").arg(v.firstDivergence)
-            : tr("verification: not compared");
+    }
     const double now =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    auto record = [&](const QString& label, const std::vector<double>& losses,
-                      const std::string& error) {
-        QJsonObject config{{QStringLiteral("verification"), true},
-                           {QStringLiteral("label"), label},
-                           {QStringLiteral("original"), m_root},
-                           {QStringLiteral("port"), m_written}};
-        const qint64 id = history.beginRun(QStringLiteral("verify"), config);
-        history.appendEvent(id, RunEvent::fromJson(QJsonObject{
-                                    {QStringLiteral("event"), QStringLiteral("started")},
-                                    {QStringLiteral("time"), now},
-                                    {QStringLiteral("model"), label},
-                                    {QStringLiteral("max_steps"), qint64(losses.size())}}));
-        for (std::size_t i = 0; i < losses.size(); ++i)
-            history.appendEvent(id, RunEvent::makeStep(qint64(i) + 1, losses[i], now));
-        history.finishRun(id,
-                          error.empty() ? QStringLiteral("completed") : QStringLiteral("failed"),
-                          error.empty() ? verdict : QString::fromStdString(error));
+    auto begin = [&](const QString& side, const QString& label) {
+        const QJsonObject config{{QStringLiteral("verification"), true},
+                                 {QStringLiteral("side"), side},
+                                 {QStringLiteral("label"), label},
+                                 {QStringLiteral("original"), m_root},
+                                 {QStringLiteral("port"), m_written}};
+        const qint64 id = m_verifyHistory->beginRun(QStringLiteral("verify"), config);
+        m_verifyHistory->appendEvent(
+            id,
+            RunEvent::fromJson(QJsonObject{{QStringLiteral("event"), QStringLiteral("started")},
+                                           {QStringLiteral("time"), now},
+                                           {QStringLiteral("model"), label},
+                                           {QStringLiteral("max_steps"), m_verifyPanel->steps()}}));
         return id;
     };
-    m_runIds.first = record(tr("original (verification)"), v.originalLosses, v.originalError);
-    m_runIds.second = record(tr("port (verification)"), v.portLosses, v.dryRunError);
+    // Short names: the history's Model column is narrow at 1,024 pixels, and its Mode column
+    // ("verify") and the verdict above the chart say that these are a verification.
+    m_runIds.first = begin(QStringLiteral("original"), tr("original"));
+    m_runIds.second = begin(QStringLiteral("port"), tr("port"));
+    emit verifyProgress(m_written, m_runIds.first, m_runIds.second);
+}
+
+void PortDialog::drainVerifySteps()
+{
+    if (!m_verifySteps)
+        return;
+    std::vector<VerifyStepQueue::Step> steps;
+    {
+        const std::lock_guard lock(m_verifySteps->mutex);
+        steps.swap(m_verifySteps->steps);
+    }
+    if (steps.empty())
+        return;
+    const double now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    for (const auto& s : steps) {
+        m_verifyPanel->appendLive(s.side, s.step, s.loss);
+        const qint64 run = s.side == 0 ? m_runIds.first : m_runIds.second;
+        if (m_verifyHistory && run > 0)
+            m_verifyHistory->appendEvent(run, RunEvent::makeStep(s.step, s.loss, now));
+    }
+    if (m_verifyHistory)
+        emit verifyProgress(m_written, m_runIds.first, m_runIds.second);
+}
+
+void PortDialog::finishVerifyRuns(const port::VerifyResult* v)
+{
+    m_verifySteps.reset();
+    if (!m_verifyHistory)
+        return;
+    auto finish = [&](qint64 run, const std::string& error) {
+        if (run <= 0)
+            return;
+        if (!v)
+            m_verifyHistory->finishRun(run, QStringLiteral("stopped"),
+                                       tr("verification cancelled"));
+        else if (!error.empty())
+            m_verifyHistory->finishRun(run, QStringLiteral("failed"),
+                                       QString::fromStdString(error));
+        else {
+            // The fact beside the sentence: the Runs tab colours the verdict by it.
+            m_verifyHistory->appendEvent(
+                run, RunEvent::fromJson(QJsonObject{
+                         {QStringLiteral("event"), QStringLiteral("info")},
+                         {QStringLiteral("kind"), QStringLiteral("verification")},
+                         {QStringLiteral("agrees"), v->agrees},
+                         {QStringLiteral("first_divergence"), v->firstDivergence},
+                         {QStringLiteral("message"), PortVerifyPanel::verdictText(*v)}}));
+            m_verifyHistory->finishRun(run, QStringLiteral("completed"),
+                                       PortVerifyPanel::verdictText(*v));
+        }
+    };
+    finish(m_runIds.first, v ? v->originalError : std::string());
+    finish(m_runIds.second, v ? v->dryRunError : std::string());
+    m_verifyHistory.reset();
+    emit verifyProgress(m_written, m_runIds.first, m_runIds.second);
 }
 
 bool PortDialog::cancelVerify()

@@ -104,13 +104,30 @@ void PortPlanModel::build(const port::PortPlan& plan, const analysis::ProjectAna
     Node* mv = item(model, tr("variable"), qs(plan.modelVariable), plan.modelStatement);
     mv->option = ModelVariableOption;
     mv->candidates = QStringList{qs(plan.modelVariable)};
-    Node* mc = item(model, plan.modelFromFactory ? tr("factory") : tr("class"), qs(plan.modelClass),
-                    plan.modelConstruction,
-                    tr("%1 (defined in %2)").arg(qs(plan.modelClass), qs(plan.modelClassFile)));
-    mc->option = ModelClassOption;
-    mc->candidates = modules;
-    if (!plan.modelClass.empty() && !mc->candidates.contains(qs(plan.modelClass)))
-        mc->candidates.prepend(qs(plan.modelClass));
+    // The other variables of the training script that hold a module (`d = Discriminator(...)`):
+    // choosing one ports that model, with its own construction.
+    if (analysis)
+        for (const auto& f : analysis->python) {
+            if (f.path != plan.entry)
+                continue;
+            for (const auto& a : f.index.assignments) {
+                const QString value = qs(a.value);
+                const QString callee = value.left(value.indexOf(QLatin1Char('(')))
+                                           .section(QLatin1Char('.'), -1)
+                                           .trimmed();
+                if (!a.augmented && value.contains(QLatin1Char('(')) && modules.contains(callee) &&
+                    !a.target.empty() && a.target.find(',') == std::string::npos)
+                    mv->candidates << qs(a.target);
+            }
+        }
+    mv->candidates.removeDuplicates();
+    // The class follows the variable's construction, which the port copies verbatim: a class
+    // typed here would reach no file, so it is shown, not offered (choose the variable instead).
+    item(model, plan.modelFromFactory ? tr("factory") : tr("class"), qs(plan.modelClass),
+         plan.modelConstruction,
+         tr("%1 (defined in %2). It follows the model variable's construction: choose the "
+            "variable to port another model.")
+             .arg(qs(plan.modelClass), qs(plan.modelClassFile)));
     if (plan.modelConstruction.valid())
         item(model, tr("construction"), oneLine(plan.modelConstruction.text),
              plan.modelConstruction);

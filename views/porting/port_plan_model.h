@@ -44,7 +44,6 @@ public:
         NoOption,
         EntryOption,
         ModelVariableOption,
-        ModelClassOption,
         LossOption
     };
     Q_ENUM(Option)

@@ -98,27 +98,19 @@ void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
                  .arg(v.dryRunSteps);
     if (!v.dryRunError.empty())
         lines << tr("Port's dry run: %1").arg(qs(v.dryRunError).toHtmlEscaped());
-    if (!v.originalError.empty())
+    if (!v.originalError.empty()) {
         lines << tr("Original's dry run: %1").arg(qs(v.originalError).toHtmlEscaped());
-    if (v.agrees) {
-        lines << tr("<b>The port trains like the original</b>: %1 step(s) compared, largest "
-                    "relative loss difference %2, largest weight difference %3.")
-                     .arg(v.stepsCompared)
-                     .arg(v.maxRelLossDiff, 0, 'g', 3)
-                     .arg(v.maxAbsWeightDiff, 0, 'g', 3);
-    } else if (v.firstDivergence > 0) {
-        const auto i = std::size_t(v.firstDivergence - 1);
-        const double a = i < v.originalLosses.size() ? v.originalLosses[i] : 0;
-        const double b = i < v.portLosses.size() ? v.portLosses[i] : 0;
-        lines << tr("<b>The port parts from the original at step %1</b>: loss %2 against %3 "
-                    "(relative difference %4).")
-                     .arg(v.firstDivergence)
-                     .arg(a, 0, 'g', 6)
-                     .arg(b, 0, 'g', 6)
-                     .arg(a != 0 ? std::abs(b - a) / std::abs(a) : std::abs(b - a), 0, 'g', 3);
-    } else {
-        lines << tr("<b>Not shown to train like the original</b> (no steps could be compared).");
+        // The dry run's message names the command line; here the arguments have their field.
+        if (v.originalError.find("[dryrun.required-argument]") != std::string::npos)
+            lines << tr("<b>The original needs arguments</b>: give them in “Original's "
+                        "arguments” below (before writing the port: they become its defaults), "
+                        "then Verify.");
     }
+    // The verdict, its claim in bold: the same sentence the Runs tab shows above the chart.
+    const QString verdict = verdictText(v).toHtmlEscaped();
+    const int colon = verdict.indexOf(QLatin1Char(':'));
+    lines << (colon > 0 ? QStringLiteral("<b>%1</b>%2").arg(verdict.left(colon), verdict.mid(colon))
+                        : verdict);
     m_summary->setText(lines.join(QStringLiteral("<br>")));
 
     // Two labelled series over the compared steps.
@@ -145,6 +137,50 @@ void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
     }
     if (v.checkFindings.empty())
         m_checks->addItem(v.checkErrors == 0 ? tr("check: no errors") : tr("check: not run"));
+}
+
+QString PortVerifyPanel::verdictText(const port::VerifyResult& v)
+{
+    if (v.agrees)
+        return tr("The port trains like the original: %1 step(s) compared, largest relative loss "
+                  "difference %2, largest weight difference %3.")
+            .arg(v.stepsCompared)
+            .arg(v.maxRelLossDiff, 0, 'g', 3)
+            .arg(v.maxAbsWeightDiff, 0, 'g', 3);
+    if (v.firstDivergence > 0) {
+        const auto i = std::size_t(v.firstDivergence - 1);
+        const double a = i < v.originalLosses.size() ? v.originalLosses[i] : 0;
+        const double b = i < v.portLosses.size() ? v.portLosses[i] : 0;
+        return tr("The port parts from the original at step %1: loss %2 against %3 (relative "
+                  "difference %4).")
+            .arg(v.firstDivergence)
+            .arg(a, 0, 'g', 6)
+            .arg(b, 0, 'g', 6)
+            .arg(a != 0 ? std::abs(b - a) / std::abs(a) : std::abs(b - a), 0, 'g', 3);
+    }
+    if (v.stepsCompared > 0)
+        // The losses agree but something else does not: the weights after the steps, the
+        // number of steps, or the check.
+        return tr("Not shown to train like the original: the losses of %1 step(s) agree, but %2.")
+            .arg(v.stepsCompared)
+            .arg(v.checkErrors != 0 ? tr("the check reports %1 error(s)").arg(v.checkErrors)
+                 : v.maxAbsWeightDiff > 1e-5
+                     ? tr("the weights differ by up to %1 after them")
+                           .arg(v.maxAbsWeightDiff, 0, 'g', 3)
+                     : tr("not every requested step ran or the weights were not compared"));
+    return tr("Not shown to train like the original: no steps could be compared.");
+}
+
+void PortVerifyPanel::beginLive(const QString& originalLabel, const QString& portLabel)
+{
+    m_chart->clearRuns();
+    m_chart->setRun(1, originalLabel, {}, {});
+    m_chart->setRun(2, portLabel, {}, {});
+}
+
+void PortVerifyPanel::appendLive(int side, int step, double loss)
+{
+    m_chart->appendLoss(side == 0 ? 1 : 2, double(step), loss);
 }
 
 } // namespace portolan::views

@@ -33,6 +33,13 @@ public:
     // A message in place of a result (running, not trusted).
     void showMessage(const QString& html);
     void showResult(const port::VerifyResult& v, bool fullPort);
+    // While the verification runs: the original's and the port's curves, a point per step as
+    // each dry run reports it (side 0: the original, 1: the port).
+    void beginLive(const QString& originalLabel, const QString& portLabel);
+    void appendLive(int side, int step, double loss);
+    // The verdict in one plain sentence (the Runs history keeps it as the runs' reason): the
+    // agreement, or the first step where original and port part and by how much.
+    static QString verdictText(const port::VerifyResult& v);
 
 signals:
     void verifyRequested();

@@ -475,6 +475,8 @@ PortDialog* PortingWizard::openPortDialog()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &PortDialog::codeRequested, this, &PortingWizard::codeRequested);
     connect(dialog, &PortDialog::portWritten, this, &PortingWizard::portWritten);
+    connect(dialog, &PortDialog::verifyStarted, this, &PortingWizard::portVerifyStarted);
+    connect(dialog, &PortDialog::verifyProgress, this, &PortingWizard::portVerifyProgress);
     dialog->show();
     return dialog;
 }

@@ -67,6 +67,10 @@ signals:
     void codeRequested(const QString& root, const QString& relativePath, int line, int column);
     // The port was written to `folder`: open it as the current project.
     void portWritten(const QString& folder);
+    // The port dialog's verification began, and its two runs in the port's history changed
+    // (PortDialog::verifyProgress): the Runs tab overlays them live.
+    void portVerifyStarted();
+    void portVerifyProgress(const QString& portFolder, qint64 originalRun, qint64 portRun);
     // A step only a compile or a run can verify: the user asked for it (MainWindow shows the
     // Profile, or the Runs tab with a dry run).
     void compileRequested();

@@ -48,6 +48,14 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
     m_plot->xAxis->setTicker(NiceAxisTicker::make(format::Axis::Integer, 6));
     m_plot->yAxis->setLabel(tr("loss"));
     m_plot->legend->setVisible(true);
+    // The legend sits under the plot, in rows of two, never over the curves (inside the axis
+    // rect it covered the end of a rising loss, where the eye looks first).
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setWrap(2);
+    m_plot->legend->setMargins(QMargins(4, 2, 4, 2));
     m_plot->setNoAntialiasingOnDrag(true);
     m_plot->setMinimumSize(200, 150);
     // Shown while there is nothing to draw, so an empty chart says what fills it.
@@ -68,6 +76,14 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
     connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_following = false; });
     connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_following = false; });
     connect(exportButton, &QToolButton::clicked, this, &LossChart::exportMenu);
+}
+
+LossChart::~LossChart()
+{
+    // A legend out of the layout (it had no entries) is owned by nobody: back in, the plot's
+    // layout deletes it with the rest.
+    if (m_plot->legend->layout() != m_plot->plotLayout())
+        m_plot->plotLayout()->addElement(m_plot->plotLayout()->rowCount(), 0, m_plot->legend);
 }
 
 void LossChart::exportMenu()
@@ -165,9 +181,17 @@ void LossChart::markFailed(qint64 id, const QString& reason)
         s.evalGraph->removeFromLegend();
     if (s.steps.isEmpty()) {
         s.graph->removeFromLegend();
-        m_placeholder->setText(
-            reason.isEmpty() ? tr("%1 failed before its first step").arg(s.label)
-                             : tr("%1 failed before its first step:\n%2").arg(s.label, reason));
+        // The reason in lines of a few words: one line of a dry run's diagnostic ran past both
+        // axes of a chart 320 pixels wide.
+        QStringList lines{QString()};
+        for (const QString& word : reason.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            if (!lines.last().isEmpty() && lines.last().size() + word.size() > 40)
+                lines << QString();
+            lines.last() += (lines.last().isEmpty() ? QString() : QStringLiteral(" ")) + word;
+        }
+        m_placeholder->setText(reason.isEmpty() ? tr("%1 failed before its first step").arg(s.label)
+                                                : tr("%1 failed before its first step:\n%2")
+                                                      .arg(s.label, lines.join(QLatin1Char('\n'))));
     }
     recolour();
     m_plot->replot();
@@ -192,6 +216,8 @@ void LossChart::appendLoss(qint64 id, double step, double loss)
     s.raw << loss;
     s.smoothed = s.raw.size() == 1 ? loss : m_smoothing * s.smoothed + (1 - m_smoothing) * loss;
     s.graph->addData(step, s.smoothed);
+    if (s.raw.size() == 1 || s.raw.size() == kMarkedPoints + 1)
+        recolour(); // its first point, or too many points to mark each
     follow(step, s.smoothed);
 }
 
@@ -203,6 +229,8 @@ void LossChart::appendEval(qint64 id, double step, double loss)
     s.evalSteps << step;
     s.evalLoss << loss;
     s.evalGraph->addData(step, loss);
+    if (s.evalSteps.size() == 1)
+        recolour(); // its legend entry, now that there is a point to name
     follow(step, loss);
 }
 
@@ -314,6 +342,21 @@ void LossChart::recolour()
         const QColor c = seriesColor(i++, int(ids.size()), palette());
         s.graph->setPen(QPen(c, 1.5));
         s.evalGraph->setPen(QPen(c.darker(130), 1.5));
+        // A short curve (a dry run, a verification) marks each step, each run with its own
+        // shape: two curves that agree are drawn one over the other, and only the marks show
+        // that both are there.
+        static const QCPScatterStyle::ScatterShape shapes[] = {
+            QCPScatterStyle::ssCircle, QCPScatterStyle::ssCross,    QCPScatterStyle::ssSquare,
+            QCPScatterStyle::ssPlus,   QCPScatterStyle::ssTriangle, QCPScatterStyle::ssDiamond};
+        const auto shape = shapes[(i - 1) % int(std::size(shapes))];
+        s.graph->setScatterStyle(s.steps.size() <= kMarkedPoints
+                                     ? QCPScatterStyle(shape, c, 8)
+                                     : QCPScatterStyle(QCPScatterStyle::ssNone));
+        // No legend entry for a curve with nothing drawn (a run without evaluation).
+        if (s.evalSteps.isEmpty())
+            s.evalGraph->removeFromLegend();
+        else
+            s.evalGraph->addToLegend();
     }
     // A failed run without points shows its reason where its curve would be; a failed curve
     // is drawn dashed.
@@ -331,7 +374,26 @@ void LossChart::recolour()
         m_placeholder->setText(tr("No run shown:\npress Start, or select runs\nin the history"));
     m_placeholder->setVisible(m_series.isEmpty() || (failedEmpty && !anyPoints));
     m_placeholder->setColor(palette().color(QPalette::PlaceholderText));
-    m_plot->legend->setVisible(!m_series.isEmpty() && m_plot->legend->itemCount() > 0);
+    placeLegend();
+}
+
+// The legend is in the layout under the plot only while it has entries: an empty legend's
+// maximum width (its margins) capped the whole column, and the axes shrank to a strip.
+void LossChart::placeLegend()
+{
+    int entries = 0;
+    for (int i = 0; i < m_plot->legend->itemCount(); ++i)
+        entries += m_plot->legend->item(i) != nullptr;
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    const bool placed = m_plot->legend->layout() == layout;
+    if (entries == 0 && placed) {
+        layout->take(m_plot->legend);
+        layout->simplify();
+    } else if (entries > 0 && !placed) {
+        layout->addElement(layout->rowCount(), 0, m_plot->legend);
+        layout->setRowStretchFactor(layout->rowCount() - 1, 0.001);
+    }
+    m_plot->legend->setVisible(entries > 0);
 }
 
 void LossChart::changeEvent(QEvent* event)

@@ -22,6 +22,7 @@ class LossChart : public QWidget
 
 public:
     explicit LossChart(QWidget* parent = nullptr);
+    ~LossChart() override;
 
     void setRun(qint64 id, const QString& label, const QVector<QPointF>& loss,
                 const QVector<QPointF>& eval);
@@ -53,6 +54,8 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    // Curves of at most this many points mark each step.
+    static constexpr qsizetype kMarkedPoints = 50;
     struct Series
     {
         QString label;
@@ -69,6 +72,7 @@ private:
     void refreshSeries(Series& s);
     void updateTitle();
     void recolour();
+    void placeLegend();
     void follow(double step, double loss);
     void exportMenu();
 

@@ -277,6 +277,9 @@ void RunPanel::setProject(const QString& folder)
     m_chart->clearRuns();
     m_log->clear();
     m_currentRun = 0;
+    m_progress->hide();
+    m_remaining->clear();
+    m_verdict->hide();
     m_command->setText(scriptCommand(folder));
     m_history = std::make_unique<RunHistory>();
     // The database is created on the first run only (nothing is written to a project that
@@ -295,6 +298,9 @@ void RunPanel::setProject(const QString& folder)
     if (verification(0) && verification(1))
         m_historyView->selectionModel()->select(
             m_historyModel->index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    // A verification that began before this project (the port) was opened: its runs again.
+    if (followsVerificationOf(folder))
+        showVerification(m_followed.folder, m_followed.original, m_followed.port);
     updateButtons();
 }
 
@@ -433,7 +439,9 @@ void RunPanel::start()
     m_lastFailure = {};
     m_log->clear();
     m_progress->setValue(0);
+    m_progress->show();
     m_remaining->clear();
+    m_verdict->hide();
     m_chart->setRun(m_currentRun, tr("run %1").arg(m_currentRun), {}, {});
     m_synthetic.clear();
     showSyntheticBadge();
@@ -660,6 +668,10 @@ void RunPanel::overlaySelection()
             m_chart->markFailed(r.id, r.reason);
         m_chart->markSynthetic(r.id, syntheticBadge(r.synthetic));
     }
+    QList<RunRecord> shown;
+    for (const QModelIndex& row : rows)
+        shown << m_historyModel->runAt(row.row());
+    showVerdict(shown, *m_history);
 }
 
 // The badge beside the progress bar, and in the chart, while the run uses made-up inputs.

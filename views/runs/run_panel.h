@@ -89,6 +89,14 @@ public:
     QPushButton* startButton() const { return m_start; }
     // "⚠ synthetic data and weights" while the current run uses made-up inputs, else empty.
     QString syntheticBadgeText() const;
+    // A port's verification (the port dialog's two dry runs, which it records in PORT's history
+    // as they run): both curves overlaid and the verdict above the chart, live, whether PORT is
+    // the open project (its two rows selected in the history) or not (the curves alone, named
+    // for PORT). Called again on every step and at the end.
+    void showVerification(const QString& portFolder, qint64 originalRun, qint64 portRun);
+    // The verdict shown above the chart ("" when no verification run is shown).
+    QString verificationText() const;
+    bool isProgressShown() const;
     // Without a user (screenshots, tests) nothing is asked: .gitignore is left alone.
     void setInteractive(bool interactive) { m_interactive = interactive; }
 
@@ -124,6 +132,9 @@ private:
     void onFinished(RunStatus status, const QString& reason);
     void refreshHistory();
     void overlaySelection();
+    void showVerdict(const QList<RunRecord>& shown, const RunHistory& history,
+                     const QString& elsewhere = {});
+    bool followsVerificationOf(const QString& folder) const;
     void updateButtons();
     void appendLog(const QString& line, bool isError);
     void updateJobScript();
@@ -167,6 +178,14 @@ private:
     QProgressBar* m_progress;
     QLabel* m_remaining;
     QLabel* m_syntheticBadge = nullptr;
+    QLabel* m_verdict = nullptr; // a verification's verdict, above the chart
+    // The verification the panel follows: the port's folder and its two runs.
+    struct Followed
+    {
+        QString folder;
+        qint64 original = 0;
+        qint64 port = 0;
+    } m_followed;
     QStringList m_synthetic; // what the current run made up: "data", "weights"
     QPlainTextEdit* m_log;
     QTableView* m_historyView;

@@ -123,7 +123,15 @@ void RunPanel::createProgressAndHistory()
     m_stop->setToolTip(tr("Finish the current step, write a checkpoint, then stop"));
     m_kill = new QPushButton(tr("Kill"), this);
     m_progress = new QProgressBar(this);
+    // An empty bar at 0 % before any run read like a run stuck at its start: it appears with
+    // the first run.
+    m_progress->hide();
     m_remaining = new QLabel(this);
+    m_verdict = new QLabel(this);
+    m_verdict->setObjectName(QStringLiteral("verificationVerdict"));
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict->hide();
     m_syntheticBadge = new QLabel(this);
     m_syntheticBadge->setObjectName(QStringLiteral("syntheticBadge"));
     m_syntheticBadge->setToolTip(tr("The run used made-up inputs (see the warnings in the log): "
@@ -150,6 +158,8 @@ void RunPanel::createProgressAndHistory()
     m_historyView->horizontalHeader()->resizeSection(RunHistoryModel::Model, 110);
     m_historyView->horizontalHeader()->setStretchLastSection(false);
     m_historyView->setTextElideMode(Qt::ElideMiddle);
+    // One line per run: a wrapped model name made rows of two half-read lines.
+    m_historyView->setWordWrap(false);
     // What a user looks for first, whether the run finished and at what loss, comes right after
     // the run's number; when and in which mode it ran come last, where a narrow window's scroll
     // bar may hide them. The model's columns keep their order (only the header moves them).
@@ -195,7 +205,13 @@ void RunPanel::layOut()
     leftLayout->addWidget(m_historyView, 1);
     auto* right = new QSplitter(Qt::Horizontal, this);
     m_chartSplit = right;
-    right->addWidget(m_chart);
+    // A port's verification says above its two curves whether they agree, or where they part.
+    auto* chartBox = new QWidget(this);
+    auto* chartLayout = new QVBoxLayout(chartBox);
+    chartLayout->setContentsMargins(0, 0, 0, 0);
+    chartLayout->addWidget(m_verdict);
+    chartLayout->addWidget(m_chart, 1);
+    right->addWidget(chartBox);
     // The job script is read beside the chart, at full height, where the log will be.
     m_sideTabs = new QTabWidget(this);
     m_sideTabs->addTab(m_log, tr("Log"));

@@ -1,0 +1,110 @@
+// The port dialog's plan tree offers only choices that reach the port: each editable item is an
+// option of the plan, and a changed choice is in the regenerated and the written files. On a
+// fixture written for the pattern (two modules in one training script).
+#include "core/port/generate.h"
+#include "port_test_support.h"
+#include "views/porting/port_dialog.h"
+#include "views/porting/port_plan_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <functional>
+
+using namespace portolan;
+using namespace porttest;
+using views::PortDialog;
+using views::PortPlanModel;
+
+class TestPortChoices : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_config.isValid());
+        qputenv("PORTOLAN_CONFIG_DIR", m_config.path().toUtf8());
+        qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
+        if (qEnvironmentVariableIsEmpty("PORTOLAN_RESOURCES"))
+            qputenv("PORTOLAN_RESOURCES", QByteArray(PORTOLAN_SOURCE_DIR "/resources"));
+    }
+
+    // Every choice the tree offers reaches the generated files: a new plan, and the files
+    // written from it. (A choice that reached no file, the model's class, is shown, not offered.)
+    void choicesReachTheFiles_data()
+    {
+        QTest::addColumn<int>("option");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("expected"); // in the port's files after the change
+        QTest::addRow("loss expression")
+            << int(PortPlanModel::LossOption) << "F.nll_loss(F.log_softmax(out, dim=1), y)"
+            << "F.nll_loss(F.log_softmax(out, dim=1), y)";
+        QTest::addRow("model variable") << int(PortPlanModel::ModelVariableOption) << "critic"
+                                        << "Critic()";
+    }
+    void choicesReachTheFiles()
+    {
+        QFETCH(int, option);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        QTemporaryDir tmp;
+        const QString original = tmp.filePath(QStringLiteral("two-modules"));
+        QVERIFY(
+            copyTree(QStringLiteral(PORTOLAN_SOURCE_DIR "/tests/porting_gui/fixtures/two-modules"),
+                     original));
+        PortDialog dialog(analyse(original), QStringLiteral("determined-pytorchtrial"));
+        dialog.setInteractive(false);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        PortPlanModel* model = dialog.planModel();
+        QAbstractItemModelTester tester(model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        // The editable items, and the one of this row.
+        QModelIndex choice;
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < model->rowCount(parent); ++r) {
+                const QModelIndex i = model->index(r, PortPlanModel::ChoiceColumn, parent);
+                const int o = i.data(PortPlanModel::OptionRole).toInt();
+                QCOMPARE(bool(i.flags() & Qt::ItemIsEditable), o != PortPlanModel::NoOption);
+                if (o == option)
+                    choice = i;
+                walk(model->index(r, 0, parent));
+            }
+        };
+        walk({});
+        QVERIFY(choice.isValid());
+        if (option == PortPlanModel::ModelVariableOption)
+            QVERIFY2(choice.data(PortPlanModel::CandidatesRole).toStringList().contains(value),
+                     qPrintable(choice.data(PortPlanModel::CandidatesRole)
+                                    .toStringList()
+                                    .join(QLatin1Char(' '))));
+        auto portText = [&] {
+            QString all;
+            for (const auto& f : dialog.port()->files)
+                all += QString::fromStdString(f.text);
+            return all;
+        };
+        QVERIFY(!portText().contains(expected));
+        QVERIFY(model->setData(choice, value));
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 2, 30000);
+        QVERIFY(dialog.port());
+        QVERIFY2(portText().contains(expected), qPrintable(portText()));
+        // And what is written is that port.
+        dialog.setOutputFolder(tmp.filePath(QStringLiteral("out")));
+        QVERIFY(dialog.writePort());
+        QString written;
+        for (const QString& f : dialog.fileNames()) {
+            QFile file(tmp.filePath(QStringLiteral("out/") + f));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            written += QString::fromUtf8(file.readAll());
+        }
+        QVERIFY(written.contains(expected));
+    }
+
+private:
+    QTemporaryDir m_config;
+};
+
+QTEST_MAIN(TestPortChoices)
+#include "test_port_choices.moc"
