@@ -3,6 +3,7 @@
 // (--api runner: a PyTorchBaseModel wrapper, data functions taking params, the classic
 // params.yaml, run.py calling run(...)). The cstorch generation is written in the Trainer's
 // model layout and reported partial (its own loop is not generated).
+#include "core/port/cerebras_schedule.h"
 #include "core/port/generate_internal.h"
 
 #include <algorithm>
@@ -263,8 +264,9 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
         for (auto at = initText.find(a); !namespaceUsed && at != std::string::npos;
              at = initText.find(a, at + 1)) {
             const std::size_t end = at + a.size();
-            namespaceUsed = !(at > 0 && isId(initText[at - 1])) &&
-                            !(end < initText.size() && (isId(initText[end]) || initText[end] == '.'));
+            namespaceUsed =
+                !(at > 0 && isId(initText[at - 1])) &&
+                !(end < initText.size() && (isId(initText[end]) || initText[end] == '.'));
         }
     }
     if (namespaceUsed) {
@@ -333,19 +335,15 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
                                                    "): the Cerebras loop runs none",
                                                o.construction));
     // The Cerebras schedulers count steps and name values (StepLR(optimizer,
-    // initial_learning_rate, step_size, gamma), resources/contracts/cerebras-cstorch.yaml); a
-    // torch scheduler stepped once per epoch counts epochs, and how many steps an epoch has is
-    // the dataset's: the conversion is the user's, said precisely.
-    for (const auto& s : plan.schedulers)
-        out.manual.push_back(manualFinding(
-            "LR scheduler " + s.variable + " (" + s.qualified + ", stepped once per " +
-                (s.perBatch ? "step" : "epoch") + "): write it in the params file's schedulers" +
-                (s.perBatch ? std::string()
-                            : "; the Cerebras schedulers count steps, so its counts in "
-                              "epochs (step_size, milestones, T_max) become counts in steps "
-                              "(× the steps of an epoch), and its rate the "
-                              "initial_learning_rate"),
-            s.construction, "trainer.init.schedulers / optimizer.learning_rate"));
+    // initial_learning_rate, step_size, gamma), resources/contracts/cerebras-cstorch.yaml): a
+    // torch scheduler stepped once per epoch is converted when the steps of an epoch are known.
+    std::string rate;
+    for (const auto& [k, v] : opt.values)
+        if (k == "lr")
+            rate = v;
+    const CerebrasSchedule schedule = cerebrasSchedule(plan, src, hp, rate);
+    out.manual.insert(out.manual.end(), schedule.manual.begin(), schedule.manual.end());
+    out.notes.insert(out.notes.end(), schedule.notes.begin(), schedule.notes.end());
 
     // The data.
     bool usesLoopValues = false;
@@ -532,7 +530,10 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             yaml += "  " + l + "\n";
         yaml += "optimizer:\n  optimizer_type: \"" + (opt.name.empty() ? "SGD" : opt.name) + "\"\n";
         for (const auto& [k, v] : runnerKeys)
-            yaml += "  " + k + ": " + v + "\n";
+            yaml += "  " + k + ":" +
+                    (k == "learning_rate" && !schedule.runnerLearningRate.empty()
+                         ? "\n" + schedule.runnerLearningRate
+                         : " " + v + "\n");
         // A flag the optimizer's call already gave its key is not written twice.
         for (const auto& l : sections["optimizer"]) {
             const std::string key = l.substr(0, l.find(':'));
@@ -565,6 +566,7 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             yaml += "        lr: 0.01\n";
         for (const auto& [k, v] : opt.values)
             yaml += "        " + k + ": " + v + "\n";
+        yaml += schedule.trainerYaml;
         yaml += "    loop:\n      max_steps: 100\n      eval_frequency: 100\n"
                 "    checkpoint:\n      steps: 100\n    logging:\n      log_steps: 10\n";
         yaml += "  fit:\n    train_dataloader:\n      data_processor: PortedDataProcessor\n"

@@ -1,0 +1,216 @@
+// LR schedulers and loader arguments in the ports (issue 24): a scheduler stepped once per epoch
+// becomes a Cerebras schedule counted in steps when the steps of an epoch are known exactly, and
+// a precise manual item when they are not; a batch size given through a `**kwargs` dict is the
+// loader's. Each row is a small fixture written for its pattern.
+#include "core/analysis/analysis.h"
+#include "core/port/generate.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <fstream>
+
+using namespace portolan;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A training function called once per epoch by main(), which steps the scheduler after it; the
+// pieces marked @DATA@, @BATCH@ and @SCHED@ are swapped per row.
+const char* const Script = R"(import argparse
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+from torch.optim.lr_scheduler import StepLR, MultiStepLR, ExponentialLR
+from torch.utils.data import DataLoader, Dataset
+from torchvision import datasets, transforms
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(784, 10)
+
+    def forward(self, x):
+        return F.log_softmax(self.fc(torch.flatten(x, 1)), dim=1)
+
+
+class Pairs(Dataset):
+    def __init__(self, root):
+        self.items = list(range(100))
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return torch.zeros(1, 28, 28), 0
+
+
+def train(args, model, loader, optimizer):
+    model.train()
+    for data, target in loader:
+        optimizer.zero_grad()
+        loss = F.nll_loss(model(data), target)
+        loss.backward()
+        optimizer.step()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--batch-size', type=int, default=64)
+    parser.add_argument('--lr', type=float, default=1.0)
+    parser.add_argument('--gamma', type=float, default=0.7)
+    parser.add_argument('--epochs', type=int, default=3)
+    args = parser.parse_args()
+    kwargs = {'batch_size': @BATCH@, 'shuffle': True}
+    train_set = @DATA@
+    loader = DataLoader(train_set, **kwargs)
+    model = Net()
+    optimizer = optim.SGD(model.parameters(), lr=args.lr)
+    scheduler = @SCHED@
+    for epoch in range(args.epochs):
+        train(args, model, loader, optimizer)
+        scheduler.step()
+
+
+if __name__ == '__main__':
+    main()
+)";
+
+std::string script(const QString& data, const QString& batch, const QString& sched)
+{
+    QString s = QString::fromUtf8(Script);
+    s.replace("@DATA@", data).replace("@BATCH@", batch).replace("@SCHED@", sched);
+    return s.toStdString();
+}
+
+bool has(const std::string& text, const std::string& what)
+{
+    return text.find(what) != std::string::npos;
+}
+
+} // namespace
+
+class TestPortSchedules : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void epochSchedules_data();
+    void epochSchedules();
+};
+
+void TestPortSchedules::epochSchedules_data()
+{
+    QTest::addColumn<QString>("data");
+    QTest::addColumn<QString>("batch");
+    QTest::addColumn<QString>("sched");
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("api");
+    QTest::addColumn<bool>("full");
+    QTest::addColumn<QString>("contains");
+    QTest::addColumn<QString>("manual");
+
+    const QString mnist = "datasets.MNIST('../data', train=True, download=True)";
+    const QString step = "StepLR(optimizer, step_size=2, gamma=args.gamma)";
+    // MNIST's 60000 training samples at a batch of 64 (a flag's default, through the dict):
+    // 937 steps an epoch (the port's loader drops the last partial batch).
+    QTest::newRow("step-per-epoch/trainer")
+        << mnist << "args.batch_size" << step << "cerebras-pytorch"
+        << "trainer" << true
+        << "    schedulers:\n      - StepLR:\n          initial_learning_rate: 1.0\n"
+           "          step_size: 1874\n          gamma: 0.7\n"
+        << "";
+    QTest::newRow("step-per-epoch/runner")
+        << mnist << "args.batch_size" << step << "cerebras-pytorch"
+        << "runner" << true
+        << "  learning_rate:\n    scheduler: \"Exponential\"\n    initial_learning_rate: 1.0\n"
+           "    decay_steps: 1874\n    decay_rate: 0.7\n    staircase: true\n"
+        << "";
+    // The test split (train=False, positional) and a literal batch: 10000 // 100 = 100 steps.
+    QTest::newRow("multistep-test-split/trainer")
+        << "datasets.MNIST('../data', False)"
+        << "100"
+        << "MultiStepLR(optimizer, milestones=[1, 3], gamma=0.5)"
+        << "cerebras-pytorch"
+        << "trainer" << true << "          gamma: 0.5\n          milestones: [100, 300]\n"
+        << "";
+    QTest::newRow("multistep-test-split/runner")
+        << "datasets.MNIST('../data', False)"
+        << "100"
+        << "MultiStepLR(optimizer, milestones=[1, 3], gamma=0.5)"
+        << "cerebras-pytorch"
+        << "runner" << true
+        << "    scheduler: \"PiecewiseConstant\"\n    values: [1.0, 0.5, 0.25]\n"
+           "    boundaries: [100, 300]\n"
+        << "";
+    QTest::newRow("exponential-per-epoch/trainer")
+        << "datasets.CIFAR10(root='.', train=True)"
+        << "500"
+        << "ExponentialLR(optimizer, gamma=0.9)"
+        << "cerebras-pytorch"
+        << "trainer" << true
+        << "      - ExponentialLR:\n          initial_learning_rate: 1.0\n"
+           "          total_iters: 100\n          decay_rate: 0.9\n          staircase: true\n"
+        << "";
+    // A data set of the project's own: its size is the data's, not the code's.
+    QTest::newRow("own-dataset/runner")
+        << "Pairs('../data')"
+        << "args.batch_size" << step << "cerebras-pytorch"
+        << "runner" << false << "learning_rate: 1.0"
+        << "the steps of an epoch (the samples of `train_set` // batch size 64) are not known "
+           "from the code";
+    // A split chosen at run time is not a known size either.
+    QTest::newRow("runtime-split/trainer") << "datasets.MNIST('../data', train=args.epochs > 1)"
+                                           << "64" << step << "cerebras-pytorch"
+                                           << "trainer" << false << "lr: 1.0"
+                                           << "are not known from the code";
+    // A scheduler whose arguments are not values (a step size computed at run time).
+    QTest::newRow("computed-step-size/trainer")
+        << mnist << "64"
+        << "StepLR(optimizer, step_size=len(train_set) // 10)"
+        << "cerebras-pytorch"
+        << "trainer" << false << "lr: 1.0"
+        << "its arguments are not values";
+    // The batch size given through the dict reaches the other targets too.
+    QTest::newRow("dict-batch-size/poptorch")
+        << mnist << "args.batch_size" << step << "graphcore-poptorch"
+        << "" << true << "batch_size=args.batch_size"
+        << "";
+}
+
+void TestPortSchedules::epochSchedules()
+{
+    QFETCH(QString, data);
+    QFETCH(QString, batch);
+    QFETCH(QString, sched);
+    QFETCH(QString, target);
+    QFETCH(QString, api);
+    QFETCH(bool, full);
+    QFETCH(QString, contains);
+    QFETCH(QString, manual);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root);
+    std::ofstream(root / "main.py") << script(data, batch, sched);
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
+    auto r = port::generatePort(*plan.value, target.toStdString(), api.toStdString());
+    QVERIFY(r);
+    std::string all, manuals;
+    for (const auto& g : r.value->files)
+        all += g.text + "\n";
+    for (const auto& m : r.value->manual)
+        manuals += m.message + "\n";
+    QVERIFY2(r.value->full() == full, manuals.c_str());
+    QVERIFY2(has(all, contains.toStdString()), all.c_str());
+    if (!manual.isEmpty())
+        QVERIFY2(has(manuals, manual.toStdString()), manuals.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestPortSchedules)
+#include "test_port_schedules.moc"
