@@ -255,24 +255,26 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     // it the namespace rebuilt from the params (every flag under its own name), as the
     // original's argparse gave it.
     const std::string initText = renderLocal(slicer, sc.init.local, initRules, ind2);
-    bool namespaceUsed = false;
-    if (!plan.argsName.empty()) {
+    // Does rendered code read the flags namespace whole (not only `args.x`)?
+    auto usesWhole = [&](const std::string& text) {
         const auto& a = plan.argsName;
         const auto isId = [](char c) {
             return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
         };
-        for (auto at = initText.find(a); !namespaceUsed && at != std::string::npos;
-             at = initText.find(a, at + 1)) {
+        for (auto at = a.empty() ? std::string::npos : text.find(a); at != std::string::npos;
+             at = text.find(a, at + 1)) {
             const std::size_t end = at + a.size();
-            namespaceUsed =
-                !(at > 0 && isId(initText[at - 1])) &&
-                !(end < initText.size() && (isId(initText[end]) || initText[end] == '.'));
+            if (!(at > 0 && isId(text[at - 1])) &&
+                !(end < text.size() && (isId(text[end]) || text[end] == '.')))
+                return true;
         }
-    }
-    if (namespaceUsed) {
-        model += ind2 + plan.argsName + " = types.SimpleNamespace(\n";
-        // A flag the params file leaves out (a device or dry-run switch) keeps the original's
-        // default.
+        return false;
+    };
+    // The namespace rebuilt from the params, every flag under its own name; a flag the params
+    // file leaves out (a device or dry-run switch) keeps the original's default. `data`: read
+    // in a data function (the runner's params, the Trainer's data processor config).
+    auto namespaceBlock = [&](const std::string& indent, bool data) {
+        std::string t = indent + plan.argsName + " = types.SimpleNamespace(\n";
         std::set<std::string> seen;
         for (const auto& f : plan.flags) {
             if (!seen.insert(f.dest).second)
@@ -287,13 +289,17 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
                 const auto [s, k] = section(f.dest);
                 read = "params.get(\"" + s + "\", {}).get(\"" + k + "\", " + value + ")";
             } else {
-                modelFields.insert(f.dest);
-                read = "config." + f.dest;
+                (data ? dataFields : modelFields).insert(f.dest);
+                read = (data ? "self.config." : "config.") + f.dest;
             }
-            model += ind2 + "    " + f.dest + "=" + read + ",\n";
+            t += indent + "    " + f.dest + "=" + read + ",\n";
         }
-        model += ind2 + ")\n";
-    }
+        return t + indent + ")\n";
+    };
+    const bool namespaceUsed = usesWhole(initText);
+    bool dataNamespace = false;
+    if (namespaceUsed)
+        model += namespaceBlock(ind2, false);
     model += initText;
     model +=
         ind2 + "self.model = " + (plan.modelBinding.empty() ? "None" : plan.modelBinding) + "\n";
@@ -377,6 +383,12 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
         }
         moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
         dataStmts.insert(dataStmts.end(), dc.module.begin(), dc.module.end());
+        // A data helper handed the flags namespace whole (`get_data(opts)`) gets it rebuilt
+        // from the params, as the model's constructor does.
+        if (usesWhole(dc.statements) || usesWhole(dc.dataset)) {
+            t += namespaceBlock(indent, true);
+            dataNamespace = true;
+        }
         t += dc.statements;
         t += indent + "return torch.utils.data.DataLoader(\n" + indent + "    " + dc.dataset +
              ",\n" + indent + "    batch_size=" +
@@ -437,13 +449,13 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     dataStmts.erase(std::unique(dataStmts.begin(), dataStmts.end()), dataStmts.end());
     std::string dataModule = slicer.moduleText(dataStmts, moduleRules);
     splitFutures(dataModule);
-    if (namespaceUsed) {
+    if (namespaceUsed || dataNamespace) {
         module = "import types\n" + module;
         dataModule = "import types\n" + dataModule;
     }
     for (const Stmt* s : moduleStmts)
         if (!plan.argsName.empty() && s->uses.count(plan.argsName) &&
-            !(namespaceUsed && takesNamespace(src, *s, plan.argsName)))
+            !((namespaceUsed || dataNamespace) && takesNamespace(src, *s, plan.argsName)))
             out.manual.push_back(manualFinding(
                 (s->name.empty() ? std::string("a module-level statement") : s->name) +
                     " reads the command-line flags at module level",

@@ -100,6 +100,8 @@ class TestPortSchedules : public QObject
 private slots:
     void epochSchedules_data();
     void epochSchedules();
+    void namespaceToDataHelper_data();
+    void namespaceToDataHelper();
 };
 
 void TestPortSchedules::epochSchedules_data()
@@ -210,6 +212,87 @@ void TestPortSchedules::epochSchedules()
     QVERIFY2(has(all, contains.toStdString()), all.c_str());
     if (!manual.isEmpty())
         QVERIFY2(has(manuals, manual.toStdString()), manuals.c_str());
+}
+
+// The loader built by a helper of another file that takes the flags namespace whole
+// (`get_data(opts)`): the Cerebras data functions rebuild the namespace from the params, as the
+// model's constructor does, instead of reading a name they do not have.
+void TestPortSchedules::namespaceToDataHelper_data()
+{
+    QTest::addColumn<QString>("api");
+    QTest::addColumn<QString>("contains");
+    QTest::newRow("runner") << "runner"
+                            << "def get_train_dataloader(params):\n"
+                               "    opts = types.SimpleNamespace(\n"
+                               "        batch=params.get(\"model\", {}).get(\"batch\", 8),";
+    QTest::newRow("trainer") << "trainer"
+                             << "    def create_dataloader(self):\n"
+                                "        opts = types.SimpleNamespace(\n"
+                                "            batch=self.config.batch,";
+}
+
+void TestPortSchedules::namespaceToDataHelper()
+{
+    QFETCH(QString, api);
+    QFETCH(QString, contains);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root / "src");
+    std::ofstream(root / "src" / "__init__.py") << "";
+    std::ofstream(root / "src" / "data.py") << R"(import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def get_data(opts):
+    data = TensorDataset(torch.randn(64, 8), torch.randint(0, 3, (64,)))
+    return DataLoader(data, batch_size=opts.batch), len(data)
+)";
+    std::ofstream(root / "main.py") << R"(import argparse
+import torch
+import torch.nn as nn
+from src.data import get_data
+
+
+def train(model, train_dl, loss_fn, optim, opts):
+    model.train()
+    for x, y in train_dl:
+        optim.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optim.step()
+
+
+def main(opts):
+    train_dl, size = get_data(opts)
+    model = nn.Linear(8, 3)
+    loss_fn = nn.CrossEntropyLoss()
+    optim = torch.optim.SGD(model.parameters(), lr=opts.lr)
+    for epoch in range(opts.epochs):
+        train(model, train_dl, loss_fn, optim, opts)
+
+
+if __name__ == '__main__':
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--batch', type=int, default=8)
+    parser.add_argument('--lr', type=float, default=0.1)
+    parser.add_argument('--epochs', type=int, default=2)
+    opts = parser.parse_args()
+    main(opts)
+)";
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
+    auto r = port::generatePort(*plan.value, "cerebras-pytorch", api.toStdString());
+    QVERIFY(r);
+    std::string all, manuals;
+    for (const auto& g : r.value->files)
+        all += g.text + "\n";
+    for (const auto& m : r.value->manual)
+        manuals += m.message + "\n";
+    QVERIFY2(r.value->full(), manuals.c_str());
+    QVERIFY2(has(all, contains.toStdString()), all.c_str());
+    QVERIFY2(has(all, "import types\n"), all.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPortSchedules)
