@@ -219,12 +219,19 @@ struct PopTorchPort
             static const std::set<std::string> supported{"SGD", "Adam", "AdamW", "RMSprop", "LAMB"};
             const std::string cls = o.qualified.substr(o.qualified.rfind('.') + 1);
             if (!o.synthesized && !o.closure && !supported.count(cls)) {
+                // The port keeps the original's optimizer (the guide's check then flags it in
+                // train.py, at the spot this item names, so it is one thing left, not two):
+                // another optimizer is another training, which only the user can choose.
                 out.manual.push_back(manualFinding(
-                    "optimizer " + o.variable + " (" + o.qualified +
-                        ") is not one PopTorch trains with: choose one of poptorch.optim's "
-                        "(SGD, Adam, AdamW, RMSprop, LAMB)",
+                    "the optimizer `" + o.variable + "` (" + o.qualified +
+                        ") is not one poptorch.trainingModel trains with (SGD, Adam, AdamW, "
+                        "RMSprop, LAMB): the port keeps it, so it does not run on an IPU until "
+                        "it is replaced, and the replacement (and its learning rate) changes "
+                        "the training",
                     o.construction, "replace it with the closest poptorch.optim optimizer"));
-                main += todo(ind, "`" + o.variable + "` is a " + cls +
+                unsupportedItem = out.manual.size() - 1;
+                unsupportedCall = cls + "(";
+                main += todo(ind, "`" + o.variable + "` is " + o.qualified +
                                       ": PopTorch trains with SGD, Adam, AdamW, RMSprop or LAMB");
             }
             if (o.synthesized) {
@@ -316,7 +323,27 @@ struct PopTorchPort
             text += "import itertools\n" + loopValuesHelpers();
         text += "\n\n" + wrapper + "\n\n" + main + "\n\nif __name__ == \"__main__\":\n    main()\n";
         out.files.push_back(GeneratedFile{"train.py", plan.entry, text});
+        // Where the kept optimizer is built in train.py: the manual item names that spot too.
+        if (unsupportedItem < out.manual.size()) {
+            int line = 1;
+            for (std::size_t at = 0; at < text.size();) {
+                const auto eol = std::min(text.find('\n', at), text.size());
+                const std::string l = text.substr(at, eol - at);
+                const auto call = l.find(unsupportedCall);
+                const auto hash = l.find('#');
+                if (call != std::string::npos && (hash == std::string::npos || hash > call)) {
+                    out.manual[unsupportedItem].related.push_back(
+                        SourceLocation{"train.py", line, int(call) + 1});
+                    break;
+                }
+                at = eol + 1;
+                ++line;
+            }
+        }
     }
+
+    std::size_t unsupportedItem = std::size_t(-1);
+    std::string unsupportedCall;
 };
 
 } // namespace

@@ -1,7 +1,9 @@
-// LR schedulers and loader arguments in the ports (issue 24): a scheduler stepped once per epoch
-// becomes a Cerebras schedule counted in steps when the steps of an epoch are known exactly, and
-// a precise manual item when they are not; a batch size given through a `**kwargs` dict is the
-// loader's. Each row is a small fixture written for its pattern.
+// What each target takes (issue 24), each on a small fixture written for its pattern: a
+// scheduler stepped once per epoch becomes a Cerebras schedule counted in steps when the steps of
+// an epoch are known exactly, and a precise manual item when they are not; a batch size given
+// through a `**kwargs` dict is the loader's; a data helper handed the flags namespace whole gets
+// it in the Cerebras data functions; an optimizer poptorch.trainingModel does not train is one
+// item left (the manual item names the spot the guide's check flags).
 #include "core/analysis/analysis.h"
 #include "core/port/generate.h"
 
@@ -10,6 +12,7 @@
 #include <QTest>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 using namespace portolan;
 namespace fs = std::filesystem;
@@ -93,7 +96,7 @@ bool has(const std::string& text, const std::string& what)
 
 } // namespace
 
-class TestPortSchedules : public QObject
+class TestPortTargetLimits : public QObject
 {
     Q_OBJECT
 
@@ -102,9 +105,10 @@ private slots:
     void epochSchedules();
     void namespaceToDataHelper_data();
     void namespaceToDataHelper();
+    void popTorchOptimizerOnce();
 };
 
-void TestPortSchedules::epochSchedules_data()
+void TestPortTargetLimits::epochSchedules_data()
 {
     QTest::addColumn<QString>("data");
     QTest::addColumn<QString>("batch");
@@ -183,7 +187,7 @@ void TestPortSchedules::epochSchedules_data()
         << "";
 }
 
-void TestPortSchedules::epochSchedules()
+void TestPortTargetLimits::epochSchedules()
 {
     QFETCH(QString, data);
     QFETCH(QString, batch);
@@ -217,7 +221,7 @@ void TestPortSchedules::epochSchedules()
 // The loader built by a helper of another file that takes the flags namespace whole
 // (`get_data(opts)`): the Cerebras data functions rebuild the namespace from the params, as the
 // model's constructor does, instead of reading a name they do not have.
-void TestPortSchedules::namespaceToDataHelper_data()
+void TestPortTargetLimits::namespaceToDataHelper_data()
 {
     QTest::addColumn<QString>("api");
     QTest::addColumn<QString>("contains");
@@ -231,7 +235,7 @@ void TestPortSchedules::namespaceToDataHelper_data()
                                 "            batch=self.config.batch,";
 }
 
-void TestPortSchedules::namespaceToDataHelper()
+void TestPortTargetLimits::namespaceToDataHelper()
 {
     QFETCH(QString, api);
     QFETCH(QString, contains);
@@ -295,5 +299,53 @@ if __name__ == '__main__':
     QVERIFY2(has(all, "import types\n"), all.c_str());
 }
 
-QTEST_GUILESS_MAIN(TestPortSchedules)
-#include "test_port_schedules.moc"
+// Adadelta on PopTorch: the port keeps it (another optimizer is another training), the manual
+// item names where train.py builds it, and the guide's error there is not listed a second time.
+void TestPortTargetLimits::popTorchOptimizerOnce()
+{
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root);
+    QString body = QString::fromStdString(
+        script("datasets.MNIST('.', train=True)", "64", "StepLR(optimizer, step_size=1)"));
+    body.replace("optim.SGD(model.parameters(), lr=args.lr)",
+                 "optim.Adadelta(model.parameters(), lr=args.lr)");
+    std::ofstream(root / "main.py") << body.toStdString();
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY(plan);
+    auto r = port::generatePort(*plan.value, "graphcore-poptorch", "");
+    QVERIFY(r);
+    QCOMPARE(r.value->manual.size(), std::size_t(1));
+    const auto& item = r.value->manual.front();
+    QVERIFY(has(item.message, "torch.optim.Adadelta"));
+    QVERIFY(has(item.message, "changes the training"));
+    QCOMPARE(item.related.size(), std::size_t(1));
+    const SourceLocation spot = item.related.front();
+    QCOMPARE(spot.file, std::string("train.py"));
+    std::string train;
+    for (const auto& g : r.value->files)
+        if (g.path == "train.py")
+            train = g.text;
+    std::istringstream lines(train);
+    std::string line;
+    for (int i = 0; i < spot.line; ++i)
+        std::getline(lines, line);
+    QVERIFY2(has(line, "optimizer = optim.Adadelta("), line.c_str());
+    // The guide's error at that spot is the item's consequence; another error is still left.
+    port::VerifyResult checked;
+    checked.checkErrors = 2;
+    guides::Finding same, other;
+    same.checkId = other.checkId = "graphcore-poptorch.poptorch-optim";
+    same.location = spot;
+    other.location = SourceLocation{"train.py", spot.line + 3, 1};
+    checked.checkFindings = {same, other};
+    const auto left = r.value->leftFor(&checked);
+    QCOMPARE(left.size(), std::size_t(2));
+    QCOMPARE(left[1].location.line, spot.line + 3);
+    QCOMPARE(r.value->status(&checked), std::string("partial"));
+}
+
+QTEST_GUILESS_MAIN(TestPortTargetLimits)
+#include "test_port_target_limits.moc"
