@@ -87,7 +87,8 @@ bool isNumber(const std::string& t)
 
 } // namespace
 
-std::optional<long> torchvisionSamples(const SourceFile& src, TSNode call, std::string* name)
+std::optional<long> torchvisionSamples(const SourceFile& src, TSNode call, std::string* name,
+                                       const std::function<std::string(const std::string&)>& value)
 {
     if (nodeType(call) != "call")
         return std::nullopt;
@@ -102,6 +103,21 @@ std::optional<long> torchvisionSamples(const SourceFile& src, TSNode call, std::
     if (!table.IsMap() || !table[cls] || !table[cls].IsMap())
         return std::nullopt;
     const CallArgs a = callArgs(src, call);
+    if (const YAML::Node sized = table[cls]["size_argument"]) {
+        // FakeData(size, ...): the size is the call's, a value or a flag's default.
+        const std::string key = sized.as<std::string>();
+        const auto position = table[cls]["position"].as<std::size_t>(0);
+        const std::string text = a.keyword.count(key) ? a.keyword.at(key)
+                                 : a.positional.size() > position
+                                     ? a.positional[position]
+                                     : table[cls]["default"].as<std::string>("");
+        const std::string v = value ? value(text) : trimmed(text);
+        if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+            return std::nullopt;
+        if (name)
+            *name = "torchvision.datasets." + cls + " (" + v + " samples)";
+        return std::stol(v);
+    }
     std::string split;
     if (a.keyword.count("split")) {
         split = trimmed(a.keyword.at("split"));
@@ -153,7 +169,7 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
         if (nodeType(ds) == "identifier")
             ds = assignedValue(src, src.text(ds), plan.train.construction.start);
         std::string what;
-        if (const auto n = torchvisionSamples(src, ds, &what); n && std::stol(batch) > 0) {
+        if (const auto n = torchvisionSamples(src, ds, &what, valueOf); n && std::stol(batch) > 0) {
             stepsPerEpoch = *n / std::stol(batch);
             why = what + " // batch size " + batch;
         }

@@ -5,6 +5,7 @@
 // size that is a literal or a flag's default), else it is a manual item that says what to write.
 #include "core/port/generate_internal.h"
 
+#include <functional>
 #include <optional>
 
 namespace portolan::port::detail {
@@ -25,8 +26,11 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
                                   const std::map<std::string, Hyper>& hp,
                                   const std::string& learningRate);
 
-// The samples of one split of a torchvision data set built by `call` (a call's text, e.g.
-// `datasets.MNIST('../data', train=True)`), from resources/datasets/torchvision.yaml.
-std::optional<long> torchvisionSamples(const SourceFile& src, TSNode call, std::string* name);
+// The samples of one split of a torchvision data set built by `call` (a call's node, e.g.
+// `datasets.MNIST('../data', train=True)`), from resources/datasets/torchvision.yaml; a data set
+// whose size is an argument (FakeData) reads it through `value` (flags -> their defaults).
+std::optional<long>
+torchvisionSamples(const SourceFile& src, TSNode call, std::string* name,
+                   const std::function<std::string(const std::string&)>& value = {});
 
 } // namespace portolan::port::detail

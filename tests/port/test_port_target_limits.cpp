@@ -161,6 +161,12 @@ void TestPortTargetLimits::epochSchedules_data()
         << "      - ExponentialLR:\n          initial_learning_rate: 1.0\n"
            "          total_iters: 100\n          decay_rate: 0.9\n          staircase: true\n"
         << "";
+    // A data set whose size is its argument (FakeData(size, ...)): 1000 // 100 = 10 steps.
+    QTest::newRow("fake-data-size/trainer")
+        << "datasets.FakeData(1000, (1, 28, 28), 10, transforms.ToTensor())"
+        << "100" << step << "cerebras-pytorch"
+        << "trainer" << true << "          step_size: 20\n"
+        << "";
     // A data set of the project's own: its size is the data's, not the code's.
     QTest::newRow("own-dataset/runner")
         << "Pairs('../data')"
