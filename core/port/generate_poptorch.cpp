@@ -4,11 +4,21 @@
 #include "core/port/generate_internal.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 namespace portolan::port::detail {
 
 namespace {
+
+// The port's script sits in the entry's folder (`neural_style/train.py` for
+// `neural_style/neural_style.py`): the entry's imports of its sibling modules (`import utils`)
+// then resolve as they did for the original.
+std::string trainPath(const PortPlan& plan)
+{
+    const std::string folder = std::filesystem::path(plan.entry).parent_path().generic_string();
+    return folder.empty() ? std::string("train.py") : folder + "/train.py";
+}
 
 // The phases of a PopTorch port, in the order generatePopTorch runs them; each writes a piece
 // of train.py, and the state they share is the struct's.
@@ -322,7 +332,7 @@ struct PopTorchPort
         if (loopData.ok)
             text += "import itertools\n" + loopValuesHelpers();
         text += "\n\n" + wrapper + "\n\n" + main + "\n\nif __name__ == \"__main__\":\n    main()\n";
-        out.files.push_back(GeneratedFile{"train.py", plan.entry, text});
+        out.files.push_back(GeneratedFile{trainPath(plan), plan.entry, text});
         // Where the kept optimizer is built in train.py: the manual item names that spot too.
         if (unsupportedItem < out.manual.size()) {
             int line = 1;
@@ -333,7 +343,7 @@ struct PopTorchPort
                 const auto hash = l.find('#');
                 if (call != std::string::npos && (hash == std::string::npos || hash > call)) {
                     out.manual[unsupportedItem].related.push_back(
-                        SourceLocation{"train.py", line, int(call) + 1});
+                        SourceLocation{trainPath(plan), line, int(call) + 1});
                     break;
                 }
                 at = eol + 1;
@@ -366,7 +376,7 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     port.mainLoop();
     port.trainPy();
     copyOtherFiles(plan, port.out);
-    port.out.entry = "train.py";
+    port.out.entry = trainPath(plan);
     return Result<PortResult>::ok(std::move(port.out));
 }
 

@@ -106,6 +106,7 @@ private slots:
     void namespaceToDataHelper_data();
     void namespaceToDataHelper();
     void popTorchOptimizerOnce();
+    void popTorchEntryInFolder();
 };
 
 void TestPortTargetLimits::epochSchedules_data()
@@ -351,6 +352,50 @@ void TestPortTargetLimits::popTorchOptimizerOnce()
     QCOMPARE(left.size(), std::size_t(2));
     QCOMPARE(left[1].location.line, spot.line + 3);
     QCOMPARE(r.value->status(&checked), std::string("partial"));
+}
+
+// A script in a sub-folder that imports its sibling modules (`from helpers import ...`): the
+// PopTorch script is written next to it, so those imports resolve as they did.
+void TestPortTargetLimits::popTorchEntryInFolder()
+{
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root / "app");
+    std::ofstream(root / "app" / "helpers.py") << R"(import torch.nn as nn
+
+
+def make_model():
+    return nn.Linear(8, 3)
+)";
+    std::ofstream(root / "app" / "main.py") << R"(import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+from helpers import make_model
+
+model = make_model()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = DataLoader(TensorDataset(torch.randn(16, 8), torch.randint(0, 3, (16,))), batch_size=4)
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+)";
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
+    QCOMPARE(plan.value->entry, std::string("app/main.py"));
+    auto r = port::generatePort(*plan.value, "graphcore-poptorch", "");
+    QVERIFY(r);
+    QCOMPARE(r.value->entry, std::string("app/train.py"));
+    bool written = false, helper = false;
+    for (const auto& g : r.value->files) {
+        written = written || (g.path == "app/train.py" && has(g.text, "from helpers import"));
+        helper = helper || g.path == "app/helpers.py";
+    }
+    QVERIFY(written);
+    QVERIFY(helper);
 }
 
 QTEST_GUILESS_MAIN(TestPortTargetLimits)
