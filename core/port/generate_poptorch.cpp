@@ -169,9 +169,22 @@ struct PopTorchPort
                 main += renderLocal(slicer, argparse, RenderRules{}, ind);
             }
         }
+        // The flags parsed under another name than the one the training code reads
+        // (`args = parser.parse_args()`, then `main(args)` into `def main(opts)`).
+        if (!plan.argsName.empty())
+            for (const Stmt* a : argparse)
+                if (src.text(a->start, a->end).find("parse_args(") != std::string::npos &&
+                    !a->defines.empty() && !a->defines.count(plan.argsName) &&
+                    a->defines.size() == 1)
+                    main += ind + plan.argsName + " = " + *a->defines.begin() + "\n";
         for (const Stmt* s : sc.init.local)
             main += renderLocal(slicer, {s}, rules, ind);
-        main += ind + "opts = poptorch.Options()\n";
+        // poptorch.Options under a name the original's code does not use (a script whose
+        // flags are `opts` keeps them).
+        const auto used = identifiersOf(src.text());
+        while (used.count(opts))
+            opts = "ipu_" + opts;
+        main += ind + opts + " = poptorch.Options()\n";
         DataCode dc = dataCode(plan, slicer, plan.train, rules, ind);
         if (loopData.ok) {
             moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
@@ -179,7 +192,7 @@ struct PopTorchPort
             main +=
                 ind + "# One value of the original's loop per batch: the batch is built from it\n";
             main += ind + "# on the host, as the original's loop body did.\n";
-            main += ind + "step_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
+            main += ind + "step_loader = poptorch.DataLoader(\n" + ind2 + opts + ",\n" + ind2 +
                     loopData.dataset + ",\n" + ind2 + "batch_size=1";
             for (const auto& [k, v] : loopData.keywords)
                 main += ",\n" + ind2 + k + "=" + v;
@@ -188,7 +201,7 @@ struct PopTorchPort
             moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
             main += dc.statements;
             std::string bs = plan.train.batchSize.empty() ? "1" : plan.train.batchSize;
-            main += ind + "train_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
+            main += ind + "train_loader = poptorch.DataLoader(\n" + ind2 + opts + ",\n" + ind2 +
                     dc.dataset + ",\n" + ind2 + "batch_size=" + bs;
             for (const auto& [k, v] : dc.keywords)
                 main += ",\n" + ind2 + k + "=" + v;
@@ -276,7 +289,7 @@ struct PopTorchPort
             extras += ", " + a + "=" + a;
         main += ind + "training_model = poptorch.trainingModel(\n" + ind2 + "TrainingModel(" +
                 (plan.modelBinding.empty() ? "model" : plan.modelBinding) + extras + "),\n" + ind2 +
-                "options=opts,\n" + ind2 + "optimizer=" + optimizer + ")\n";
+                "options=" + opts + ",\n" + ind2 + "optimizer=" + optimizer + ")\n";
         std::string epochs = "range(1)";
         for (const auto& f : plan.flags)
             if (f.dest == "epochs" || f.dest == "num_epochs" || f.dest == "niter")
@@ -352,6 +365,7 @@ struct PopTorchPort
         }
     }
 
+    std::string opts = "opts"; // the poptorch.Options variable
     std::size_t unsupportedItem = std::size_t(-1);
     std::string unsupportedCall;
 };

@@ -107,6 +107,7 @@ private slots:
     void namespaceToDataHelper();
     void popTorchOptimizerOnce();
     void popTorchEntryInFolder();
+    void popTorchFlagsUnderAnotherName();
 };
 
 void TestPortTargetLimits::epochSchedules_data()
@@ -396,6 +397,56 @@ for x, y in loader:
     }
     QVERIFY(written);
     QVERIFY(helper);
+}
+
+// The flags parsed as `args` and handed to `def main(opts)`, whose code reads `opts`: the
+// PopTorch main() binds `opts` to what it parsed, and its poptorch.Options take another name.
+void TestPortTargetLimits::popTorchFlagsUnderAnotherName()
+{
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root);
+    std::ofstream(root / "main.py") << R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def main(opts):
+    data = TensorDataset(torch.randn(64, 8), torch.randint(0, 3, (64,)))
+    loader = DataLoader(data, batch_size=opts.batch)
+    model = nn.Linear(8, 3)
+    loss_fn = nn.CrossEntropyLoss()
+    optim = torch.optim.SGD(model.parameters(), lr=opts.lr)
+    for x, y in loader:
+        optim.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optim.step()
+
+
+if __name__ == '__main__':
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--batch', type=int, default=8)
+    parser.add_argument('--lr', type=float, default=0.1)
+    args = parser.parse_args()
+    main(args)
+)";
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
+    QCOMPARE(plan.value->argsName, std::string("opts"));
+    auto r = port::generatePort(*plan.value, "graphcore-poptorch", "");
+    QVERIFY(r);
+    std::string train;
+    for (const auto& g : r.value->files)
+        if (g.path == "train.py")
+            train = g.text;
+    QVERIFY2(has(train, "    args = parser.parse_args()\n    opts = args\n"), train.c_str());
+    QVERIFY2(has(train, "    ipu_opts = poptorch.Options()\n"), train.c_str());
+    QVERIFY2(has(train, "options=ipu_opts,"), train.c_str());
+    QVERIFY2(!has(train, "    opts = poptorch.Options()"), train.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPortTargetLimits)
