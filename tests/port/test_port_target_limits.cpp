@@ -108,6 +108,7 @@ private slots:
     void popTorchOptimizerOnce();
     void popTorchEntryInFolder();
     void popTorchFlagsUnderAnotherName();
+    void determinedSubcommandInFolder();
 };
 
 void TestPortTargetLimits::epochSchedules_data()
@@ -447,6 +448,76 @@ if __name__ == '__main__':
     QVERIFY2(has(train, "    ipu_opts = poptorch.Options()\n"), train.c_str());
     QVERIFY2(has(train, "options=ipu_opts,"), train.c_str());
     QVERIFY2(!has(train, "    opts = poptorch.Options()"), train.c_str());
+}
+
+// A script in a sub-folder with sub-commands (`train`, and `eval` whose --model is required):
+// the Determined port needs no value for a flag nothing it runs reads, and its model_def.py
+// puts the script's folder on the path for the sibling imports.
+void TestPortTargetLimits::determinedSubcommandInFolder()
+{
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root / "tool");
+    std::ofstream(root / "tool" / "nets.py") << R"(import torch.nn as nn
+
+
+def make_net():
+    return nn.Linear(8, 3)
+)";
+    std::ofstream(root / "tool" / "cli.py") << R"(import argparse
+import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+from nets import make_net
+
+
+def train(args):
+    model = make_net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
+    data = TensorDataset(torch.randn(32, 8), torch.randint(0, 3, (32,)))
+    for x, y in DataLoader(data, batch_size=args.batch_size):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="subcommand")
+    t = sub.add_parser("train")
+    t.add_argument("--lr", type=float, default=0.1)
+    t.add_argument("--batch-size", type=int, default=4)
+    e = sub.add_parser("eval")
+    e.add_argument("--model", type=str, required=True)
+    args = parser.parse_args()
+    if args.subcommand == "train":
+        train(args)
+
+
+if __name__ == "__main__":
+    main()
+)";
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
+    auto r = port::generatePort(*plan.value, "determined-pytorchtrial", "");
+    QVERIFY(r);
+    std::string manuals, notes, def;
+    for (const auto& m : r.value->manual)
+        manuals += m.message + "\n";
+    for (const auto& n : r.value->notes)
+        notes += n + "\n";
+    for (const auto& g : r.value->files)
+        if (g.path == "model_def.py")
+            def = g.text;
+    QVERIFY2(!has(manuals, "--model"), manuals.c_str());
+    QVERIFY2(has(notes, "the flag --model is required by the original's command line but nothing "
+                        "the port runs reads it"),
+             notes.c_str());
+    QVERIFY2(has(def, "os.path.join(os.path.dirname(os.path.abspath(__file__)), \"tool\"))"),
+             def.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPortTargetLimits)
