@@ -468,9 +468,11 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
         module = "import types\n" + module;
         dataModule = "import types\n" + dataModule;
     }
+    // A definition whose every reading of the name is of its own parameter (`def f(args)`,
+    // `def loss_function(self, *args)`) does not read the flags.
     for (const Stmt* s : moduleStmts)
         if (!plan.argsName.empty() && s->uses.count(plan.argsName) &&
-            !((namespaceUsed || dataNamespace) && takesNamespace(src, *s, plan.argsName)))
+            !takesNamespace(src, *s, plan.argsName))
             out.manual.push_back(manualFinding(
                 (s->name.empty() ? std::string("a module-level statement") : s->name) +
                     " reads the command-line flags at module level",

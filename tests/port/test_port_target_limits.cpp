@@ -109,6 +109,7 @@ private slots:
     void popTorchEntryInFolder();
     void popTorchFlagsUnderAnotherName();
     void determinedSubcommandInFolder();
+    void cerebrasOwnArgsParameter();
 };
 
 void TestPortTargetLimits::epochSchedules_data()
@@ -518,6 +519,57 @@ if __name__ == "__main__":
              notes.c_str());
     QVERIFY2(has(def, "os.path.join(os.path.dirname(os.path.abspath(__file__)), \"tool\"))"),
              def.c_str());
+}
+
+// A model class whose method takes `*args` (its own parameter named like the flags namespace)
+// does not read the flags: the Cerebras port has no manual item for it.
+void TestPortTargetLimits::cerebrasOwnArgsParameter()
+{
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root);
+    std::ofstream(root / "main.py") << R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--batch-size', type=int, default=4)
+args = parser.parse_args()
+loader = DataLoader(TensorDataset(torch.randn(16, 8), torch.randn(16, 8)),
+                    batch_size=args.batch_size)
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.net(x)
+
+    def loss_function(self, *args):
+        return ((args[0] - args[1]) ** 2).mean()
+
+
+model = AutoEncoder()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = model.loss_function(model(x), y)
+    loss.backward()
+    optimizer.step()
+)";
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
+    auto r = port::generatePort(*plan.value, "cerebras-pytorch", "runner");
+    QVERIFY(r);
+    std::string manuals;
+    for (const auto& m : r.value->manual)
+        manuals += m.message + "\n";
+    QVERIFY2(r.value->full(), manuals.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPortTargetLimits)
