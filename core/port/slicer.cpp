@@ -319,8 +319,9 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
         for (const auto& u : s->uses)
             if (!s->defines.count(u))
                 work.emplace_back(u, isLocal ? foundScope : -1);
-        // A value built over several statements (`x = load(); x = f(x); x = x.repeat(n)`):
-        // each reads the one before it, which runs too.
+        // A value built over several assignments (`x = load(); x = f(x); x = x.repeat(n)`):
+        // each reads the one before it, which runs too. Only plain assignment statements chain
+        // (a block that reassigns the name, a device branch or the epoch loop, is not pulled in).
         const std::vector<Stmt>* body =
             foundScope > 0   ? &m_callers[static_cast<std::size_t>(foundScope - 1)].function->body
             : foundScope < 0 ? &m_src->statements()
@@ -331,11 +332,14 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
         while (body && !chain.empty()) {
             const Stmt* c = chain.back();
             chain.pop_back();
+            if (c->type != "expression_statement")
+                continue;
             for (const auto& u : c->uses) {
                 if (!c->defines.count(u))
                     continue;
                 const Stmt* d = definer(*body, u, c->start);
-                if (!d || d->start >= c->start || !(isLocal ? local : module).insert(d).second)
+                if (!d || d->start >= c->start || d->type != "expression_statement" ||
+                    !(isLocal ? local : module).insert(d).second)
                     continue;
                 chain.push_back(d);
                 for (const auto& v : d->uses)

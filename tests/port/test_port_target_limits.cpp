@@ -110,6 +110,7 @@ private slots:
     void popTorchFlagsUnderAnotherName();
     void determinedSubcommandInFolder();
     void cerebrasOwnArgsParameter();
+    void valueBuiltByReassignments();
 };
 
 void TestPortTargetLimits::epochSchedules_data()
@@ -570,6 +571,58 @@ for x, y in loader:
     for (const auto& m : r.value->manual)
         manuals += m.message + "\n";
     QVERIFY2(r.value->full(), manuals.c_str());
+}
+
+// A value the step reads, built over several assignments before the loop (`w = base();
+// w = w * 2; w = w.repeat(...)`): every one of them runs in the port, in order.
+void TestPortTargetLimits::valueBuiltByReassignments()
+{
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root);
+    std::ofstream(root / "main.py") << R"(import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def base():
+    return torch.ones(1, 3)
+
+
+def train(model, loader, optimizer, w):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = ((model(x) - y) * w[:len(x)]).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+
+
+def main():
+    model = nn.Linear(8, 3)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = DataLoader(TensorDataset(torch.randn(16, 8), torch.randn(16, 3)), batch_size=4)
+    w = base()
+    w = w * 2
+    w = w.repeat(4, 1)
+    for epoch in range(2):
+        train(model, loader, optimizer, w)
+
+
+if __name__ == '__main__':
+    main()
+)";
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
+    auto r = port::generatePort(*plan.value, "cerebras-pytorch", "runner");
+    QVERIFY(r);
+    std::string model;
+    for (const auto& g : r.value->files)
+        if (g.path == "model.py")
+            model = g.text;
+    QVERIFY2(has(model, "        w = base()\n        w = w * 2\n        w = w.repeat(4, 1)\n"),
+             model.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPortTargetLimits)
