@@ -133,6 +133,15 @@ std::string FactsBuilder::typeOf(int file, FunctionId fn, const std::string& exp
 {
     if (depth > MaxDepth || expr.empty() || expr.find_first_of("()[] ") != std::string::npos)
         return {};
+    const auto key = std::make_tuple(file, fn, expr);
+    if (!m_typing.insert(key).second)
+        return {};
+    struct Done
+    {
+        std::set<std::tuple<int, FunctionId, std::string>>& typing;
+        std::tuple<int, FunctionId, std::string> key;
+        ~Done() { typing.erase(key); }
+    } done{m_typing, key};
     const ContractSet& c = *m_a.contracts;
     if (expr.starts_with("self.") && expr.find('.', 5) == std::string::npos) {
         const int cls = m_r.classOf(file, fn);

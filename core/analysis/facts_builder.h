@@ -172,6 +172,10 @@ private:
     void provided();
 
     const ProjectAnalysis& m_a;
+    // The names typeOf() is resolving (file, function, expression): a value defined through
+    // itself (`model = model`, `a = b; b = a`) is not followed round again, which would grow
+    // exponentially with the assignments of the name up to MaxDepth.
+    mutable std::set<std::tuple<int, FunctionId, std::string>> m_typing;
     const python::Resolver& m_r;
     ProjectFacts m_out;
     std::map<std::tuple<int, int, std::string>, Binding> m_bindings;

@@ -3,9 +3,11 @@
 // (--api runner: a PyTorchBaseModel wrapper, data functions taking params, the classic
 // params.yaml, run.py calling run(...)). The cstorch generation is written in the Trainer's
 // model layout and reported partial (its own loop is not generated).
+#include "core/port/cerebras_schedule.h"
 #include "core/port/generate_internal.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace portolan::port::detail {
 
@@ -57,10 +59,16 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             return it == hp.end() ? std::string() : it->second.value;
         }
         if (text.find_first_not_of("0123456789.-+eE") == std::string::npos && !text.empty()) {
-            // YAML 1.1 reads 1e-3 as a string: give the mantissa a dot.
-            const auto e = text.find_first_of("eE");
-            if (e != std::string::npos && text.find('.') == std::string::npos)
-                return text.substr(0, e) + ".0" + text.substr(e);
+            // YAML 1.1 reads 1e-3 and 1.0e5 as strings: give the mantissa a dot and the
+            // exponent its sign.
+            auto e = text.find_first_of("eE");
+            if (e != std::string::npos && text.find('.') == std::string::npos) {
+                text = text.substr(0, e) + ".0" + text.substr(e);
+                e += 2;
+            }
+            if (e != std::string::npos && e + 1 < text.size() &&
+                std::isdigit(static_cast<unsigned char>(text[e + 1])))
+                text.insert(e + 1, "+");
             return text;
         }
         if (text.front() == '(' && text.back() == ')')
@@ -165,6 +173,14 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
         return Result<PortResult>::fail(d);
     }
     const bool runner = api == "runner";
+    // The runner's model and data code sit in the entry's folder (`neural_style/model.py`), so
+    // the entry's imports of its sibling modules (`import utils`) resolve as they did for the
+    // original; run.py and configs/ stay at the top (run.py puts that folder on the path). (The
+    // Trainer's registry names its modules from the top: its files stay there.)
+    std::string at =
+        runner ? std::filesystem::path(plan.entry).parent_path().generic_string() : std::string();
+    if (!at.empty())
+        at += "/";
     const auto& lp = *plan.loop;
     const auto& src = slicer.source();
     auto hp = hyperparameters(plan, values);
@@ -254,23 +270,26 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     // it the namespace rebuilt from the params (every flag under its own name), as the
     // original's argparse gave it.
     const std::string initText = renderLocal(slicer, sc.init.local, initRules, ind2);
-    bool namespaceUsed = false;
-    if (!plan.argsName.empty()) {
+    // Does rendered code read the flags namespace whole (not only `args.x`)?
+    auto usesWhole = [&](const std::string& text) {
         const auto& a = plan.argsName;
         const auto isId = [](char c) {
             return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
         };
-        for (auto at = initText.find(a); !namespaceUsed && at != std::string::npos;
-             at = initText.find(a, at + 1)) {
+        for (auto at = a.empty() ? std::string::npos : text.find(a); at != std::string::npos;
+             at = text.find(a, at + 1)) {
             const std::size_t end = at + a.size();
-            namespaceUsed = !(at > 0 && isId(initText[at - 1])) &&
-                            !(end < initText.size() && (isId(initText[end]) || initText[end] == '.'));
+            if (!(at > 0 && isId(text[at - 1])) &&
+                !(end < text.size() && (isId(text[end]) || text[end] == '.')))
+                return true;
         }
-    }
-    if (namespaceUsed) {
-        model += ind2 + plan.argsName + " = types.SimpleNamespace(\n";
-        // A flag the params file leaves out (a device or dry-run switch) keeps the original's
-        // default.
+        return false;
+    };
+    // The namespace rebuilt from the params, every flag under its own name; a flag the params
+    // file leaves out (a device or dry-run switch) keeps the original's default. `data`: read
+    // in a data function (the runner's params, the Trainer's data processor config).
+    auto namespaceBlock = [&](const std::string& indent, bool data) {
+        std::string t = indent + plan.argsName + " = types.SimpleNamespace(\n";
         std::set<std::string> seen;
         for (const auto& f : plan.flags) {
             if (!seen.insert(f.dest).second)
@@ -285,13 +304,17 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
                 const auto [s, k] = section(f.dest);
                 read = "params.get(\"" + s + "\", {}).get(\"" + k + "\", " + value + ")";
             } else {
-                modelFields.insert(f.dest);
-                read = "config." + f.dest;
+                (data ? dataFields : modelFields).insert(f.dest);
+                read = (data ? "self.config." : "config.") + f.dest;
             }
-            model += ind2 + "    " + f.dest + "=" + read + ",\n";
+            t += indent + "    " + f.dest + "=" + read + ",\n";
         }
-        model += ind2 + ")\n";
-    }
+        return t + indent + ")\n";
+    };
+    const bool namespaceUsed = usesWhole(initText);
+    bool dataNamespace = false;
+    if (namespaceUsed)
+        model += namespaceBlock(ind2, false);
     model += initText;
     model +=
         ind2 + "self.model = " + (plan.modelBinding.empty() ? "None" : plan.modelBinding) + "\n";
@@ -333,19 +356,15 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
                                                    "): the Cerebras loop runs none",
                                                o.construction));
     // The Cerebras schedulers count steps and name values (StepLR(optimizer,
-    // initial_learning_rate, step_size, gamma), resources/contracts/cerebras-cstorch.yaml); a
-    // torch scheduler stepped once per epoch counts epochs, and how many steps an epoch has is
-    // the dataset's: the conversion is the user's, said precisely.
-    for (const auto& s : plan.schedulers)
-        out.manual.push_back(manualFinding(
-            "LR scheduler " + s.variable + " (" + s.qualified + ", stepped once per " +
-                (s.perBatch ? "step" : "epoch") + "): write it in the params file's schedulers" +
-                (s.perBatch ? std::string()
-                            : "; the Cerebras schedulers count steps, so its counts in "
-                              "epochs (step_size, milestones, T_max) become counts in steps "
-                              "(× the steps of an epoch), and its rate the "
-                              "initial_learning_rate"),
-            s.construction, "trainer.init.schedulers / optimizer.learning_rate"));
+    // initial_learning_rate, step_size, gamma), resources/contracts/cerebras-cstorch.yaml): a
+    // torch scheduler stepped once per epoch is converted when the steps of an epoch are known.
+    std::string rate;
+    for (const auto& [k, v] : opt.values)
+        if (k == "lr")
+            rate = v;
+    const CerebrasSchedule schedule = cerebrasSchedule(plan, src, hp, rate);
+    out.manual.insert(out.manual.end(), schedule.manual.begin(), schedule.manual.end());
+    out.notes.insert(out.notes.end(), schedule.notes.begin(), schedule.notes.end());
 
     // The data.
     bool usesLoopValues = false;
@@ -379,6 +398,12 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
         }
         moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
         dataStmts.insert(dataStmts.end(), dc.module.begin(), dc.module.end());
+        // A data helper handed the flags namespace whole (`get_data(opts)`) gets it rebuilt
+        // from the params, as the model's constructor does.
+        if (usesWhole(dc.statements) || usesWhole(dc.dataset)) {
+            t += namespaceBlock(indent, true);
+            dataNamespace = true;
+        }
         t += dc.statements;
         t += indent + "return torch.utils.data.DataLoader(\n" + indent + "    " + dc.dataset +
              ",\n" + indent + "    batch_size=" +
@@ -439,13 +464,15 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     dataStmts.erase(std::unique(dataStmts.begin(), dataStmts.end()), dataStmts.end());
     std::string dataModule = slicer.moduleText(dataStmts, moduleRules);
     splitFutures(dataModule);
-    if (namespaceUsed) {
+    if (namespaceUsed || dataNamespace) {
         module = "import types\n" + module;
         dataModule = "import types\n" + dataModule;
     }
+    // A definition whose every reading of the name is of its own parameter (`def f(args)`,
+    // `def loss_function(self, *args)`) does not read the flags.
     for (const Stmt* s : moduleStmts)
         if (!plan.argsName.empty() && s->uses.count(plan.argsName) &&
-            !(namespaceUsed && takesNamespace(src, *s, plan.argsName)))
+            !takesNamespace(src, *s, plan.argsName))
             out.manual.push_back(manualFinding(
                 (s->name.empty() ? std::string("a module-level statement") : s->name) +
                     " reads the command-line flags at module level",
@@ -486,7 +513,7 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             "\",\n                        data_processor_paths=(\"data.PortedDataProcessor\", "
             "\"data.PortedEvalDataProcessor\"))\n";
     }
-    out.files.push_back(GeneratedFile{"model.py", plan.entry, modelPy});
+    out.files.push_back(GeneratedFile{at + "model.py", plan.entry, modelPy});
 
     // data.py
     std::string dataPy = "\"\"\"The data of the port, generated by Portolan from " + plan.entry +
@@ -497,7 +524,7 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
                      : itertools + "from typing import Any, Literal, Optional\n\nimport torch\n" +
                            dataModule + "\nfrom cerebras.modelzoo.config import DataConfig\n" +
                            helpers + "\n\n" + data + "\n";
-    out.files.push_back(GeneratedFile{"data.py", plan.entry, dataPy});
+    out.files.push_back(GeneratedFile{at + "data.py", plan.entry, dataPy});
 
     // params.yaml
     for (const auto& d : opt.dropped)
@@ -532,7 +559,10 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             yaml += "  " + l + "\n";
         yaml += "optimizer:\n  optimizer_type: \"" + (opt.name.empty() ? "SGD" : opt.name) + "\"\n";
         for (const auto& [k, v] : runnerKeys)
-            yaml += "  " + k + ": " + v + "\n";
+            yaml += "  " + k + ":" +
+                    (k == "learning_rate" && !schedule.runnerLearningRate.empty()
+                         ? "\n" + schedule.runnerLearningRate
+                         : " " + v + "\n");
         // A flag the optimizer's call already gave its key is not written twice.
         for (const auto& l : sections["optimizer"]) {
             const std::string key = l.substr(0, l.find(':'));
@@ -565,6 +595,7 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             yaml += "        lr: 0.01\n";
         for (const auto& [k, v] : opt.values)
             yaml += "        " + k + ": " + v + "\n";
+        yaml += schedule.trainerYaml;
         yaml += "    loop:\n      max_steps: 100\n      eval_frequency: 100\n"
                 "    checkpoint:\n      steps: 100\n    logging:\n      log_steps: 10\n";
         yaml += "  fit:\n    train_dataloader:\n      data_processor: PortedDataProcessor\n"
@@ -585,7 +616,12 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     // run.py
     std::string run;
     if (runner)
-        run = "\"\"\"python run.py CPU --mode train --params configs/params.yaml\"\"\"\n"
+        run = "\"\"\"python run.py CPU --mode train --params configs/params.yaml\"\"\"\n" +
+              (at.empty() ? std::string()
+                          : "import os\nimport sys\n\n# The model and data code sit in " + at +
+                                " next to the modules they import.\nsys.path.insert(0, "
+                                "os.path.join(os.path.dirname(os.path.abspath(__file__)), \"" +
+                                at.substr(0, at.size() - 1) + "\"))\n\n") +
               "from modelzoo.common.pytorch.run_utils import run\n\n"
               "from data import get_eval_dataloader, get_train_dataloader\nfrom model import " +
               cls + "\n\n\ndef main():\n    run(" + cls +
@@ -603,13 +639,13 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
             "training loop (cstorch.compile, cstorch.trace) is not generated",
             CodeRef{plan.entry, lp.loop.line, lp.loop.column, 0, 0, ""},
             "use --api trainer, or write the cstorch loop"));
-    copyOtherFiles(plan, out, {"model.py", "data.py", "run.py"});
+    copyOtherFiles(plan, out, {at + "model.py", at + "data.py", "run.py"});
     // An original model.py / data.py (not the entry) stays verbatim, and the generated code is
     // appended to it: its own definitions come first, so imports of them keep working.
     for (auto& g : out.files) {
         const auto* original = plan.source(g.path);
         if (!original || g.path == plan.entry || g.from != plan.entry ||
-            (g.path != "model.py" && g.path != "data.py"))
+            (g.path != at + "model.py" && g.path != at + "data.py"))
             continue;
         std::string gen = g.text;
         std::string kept;

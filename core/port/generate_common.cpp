@@ -27,11 +27,18 @@ std::string yamlValue(const std::string& python, const std::string& type)
     if (number) {
         if (type == "float" && python.find_first_of(".eE") == std::string::npos)
             return python + ".0";
-        // YAML 1.1 (PyYAML, Determined) reads `1e-4` as a string: a float needs its dot.
-        const auto e = python.find_first_of("eE");
-        if (e != std::string::npos && python.find('.') == std::string::npos)
-            return python.substr(0, e) + ".0" + python.substr(e);
-        return python;
+        // YAML 1.1 (PyYAML, Determined) reads `1e-4` and `1.0e5` as strings: a float with an
+        // exponent needs its dot and the exponent's sign.
+        std::string v = python;
+        auto e = v.find_first_of("eE");
+        if (e != std::string::npos && v.find('.') == std::string::npos) {
+            v = v.substr(0, e) + ".0" + v.substr(e);
+            e += 2;
+        }
+        if (e != std::string::npos && e + 1 < v.size() &&
+            std::isdigit(static_cast<unsigned char>(v[e + 1])))
+            v.insert(e + 1, "+");
+        return v;
     }
     // One string literal only (`"./" + str(x) + "/"` is an expression, not a string).
     if ((python.front() == '"' || python.front() == '\'') && python.back() == python.front() &&
@@ -445,6 +452,23 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
         return sc;
     const auto& lp = *plan.loop;
     sc.forward = slicer.statements(lp.forward);
+    // A running total the loop keeps for its log (`count += n_batch`), read by no later
+    // statement of the step nor the loss, is bookkeeping: the step does not carry it (its
+    // start value is outside the step).
+    for (std::size_t i = 0; i < sc.forward.size();) {
+        const Stmt* s = sc.forward[i];
+        const TSNode first = ts_node_named_child(s->node, 0);
+        bool bookkeeping = s->type == "expression_statement" && !ts_node_is_null(first) &&
+                           std::string_view(ts_node_type(first)) == "augmented_assignment" &&
+                           !s->defines.count(lp.lossName);
+        for (std::size_t j = i + 1; bookkeeping && j < sc.forward.size(); ++j)
+            for (const auto& d : s->defines)
+                bookkeeping = bookkeeping && !sc.forward[j]->uses.count(d);
+        if (bookkeeping)
+            sc.forward.erase(sc.forward.begin() + static_cast<std::ptrdiff_t>(i));
+        else
+            ++i;
+    }
     // Between backward and the step, only what works on the gradients stays (clipping); the
     // rest is bookkeeping (running sums for logging).
     for (const Stmt* s : slicer.statements(lp.betweenBackwardAndStep)) {

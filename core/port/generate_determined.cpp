@@ -5,6 +5,7 @@
 #include "core/port/generate_internal.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace portolan::port::detail {
 
@@ -551,6 +552,12 @@ struct DeterminedPort
         text +=
             "import torch\nfrom determined.pytorch import DataLoader, LRScheduler, PyTorchTrial, "
             "PyTorchTrialContext\n";
+        // An entry in a sub-folder imports its sibling modules (`import utils`) from there.
+        const std::string folder = std::filesystem::path(plan.entry).parent_path().generic_string();
+        if (!folder.empty())
+            text += "import os\nimport sys\n\nsys.path.insert(0, "
+                    "os.path.join(os.path.dirname(os.path.abspath(__file__)), \"" +
+                    folder + "\"))\n";
         text += module;
         if (!moduleGlobals.empty()) {
             text += "\n# Set by Trial.__init__ from the hyperparameters, as the original computed "
@@ -586,7 +593,16 @@ struct DeterminedPort
             yaml += "  " + it->second.key + ": " + it->second.value +
                     yamlComment(it->second.comment) + "\n";
             out.hyperparameters[it->second.key] = it->second.value;
-            if (it->second.value == "null" && f.required)
+            // A required flag no code of the port reads (another sub-command's: `eval
+            // --model`) needs no value.
+            const bool read = std::any_of(out.files.begin(), out.files.end(), [&](const auto& g) {
+                return g.text.find("\"" + it->second.key + "\"") != std::string::npos;
+            });
+            if (it->second.value == "null" && f.required && !read)
+                out.notes.push_back("the flag " + (f.options.empty() ? f.dest : f.options.front()) +
+                                    " is required by the original's command line but nothing "
+                                    "the port runs reads it");
+            else if (it->second.value == "null" && f.required)
                 out.manual.push_back(
                     manualFinding("the flag " + (f.options.empty() ? f.dest : f.options.front()) +
                                       " is required and has no default: set hyperparameters." +

@@ -4,11 +4,21 @@
 #include "core/port/generate_internal.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 namespace portolan::port::detail {
 
 namespace {
+
+// The port's script sits in the entry's folder (`neural_style/train.py` for
+// `neural_style/neural_style.py`): the entry's imports of its sibling modules (`import utils`)
+// then resolve as they did for the original.
+std::string trainPath(const PortPlan& plan)
+{
+    const std::string folder = std::filesystem::path(plan.entry).parent_path().generic_string();
+    return folder.empty() ? std::string("train.py") : folder + "/train.py";
+}
 
 // The phases of a PopTorch port, in the order generatePopTorch runs them; each writes a piece
 // of train.py, and the state they share is the struct's.
@@ -159,9 +169,22 @@ struct PopTorchPort
                 main += renderLocal(slicer, argparse, RenderRules{}, ind);
             }
         }
+        // The flags parsed under another name than the one the training code reads
+        // (`args = parser.parse_args()`, then `main(args)` into `def main(opts)`).
+        if (!plan.argsName.empty())
+            for (const Stmt* a : argparse)
+                if (src.text(a->start, a->end).find("parse_args(") != std::string::npos &&
+                    !a->defines.empty() && !a->defines.count(plan.argsName) &&
+                    a->defines.size() == 1)
+                    main += ind + plan.argsName + " = " + *a->defines.begin() + "\n";
         for (const Stmt* s : sc.init.local)
             main += renderLocal(slicer, {s}, rules, ind);
-        main += ind + "opts = poptorch.Options()\n";
+        // poptorch.Options under a name the original's code does not use (a script whose
+        // flags are `opts` keeps them).
+        const auto used = identifiersOf(src.text());
+        while (used.count(opts))
+            opts = "ipu_" + opts;
+        main += ind + opts + " = poptorch.Options()\n";
         DataCode dc = dataCode(plan, slicer, plan.train, rules, ind);
         if (loopData.ok) {
             moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
@@ -169,7 +192,7 @@ struct PopTorchPort
             main +=
                 ind + "# One value of the original's loop per batch: the batch is built from it\n";
             main += ind + "# on the host, as the original's loop body did.\n";
-            main += ind + "step_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
+            main += ind + "step_loader = poptorch.DataLoader(\n" + ind2 + opts + ",\n" + ind2 +
                     loopData.dataset + ",\n" + ind2 + "batch_size=1";
             for (const auto& [k, v] : loopData.keywords)
                 main += ",\n" + ind2 + k + "=" + v;
@@ -178,7 +201,7 @@ struct PopTorchPort
             moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
             main += dc.statements;
             std::string bs = plan.train.batchSize.empty() ? "1" : plan.train.batchSize;
-            main += ind + "train_loader = poptorch.DataLoader(\n" + ind2 + "opts,\n" + ind2 +
+            main += ind + "train_loader = poptorch.DataLoader(\n" + ind2 + opts + ",\n" + ind2 +
                     dc.dataset + ",\n" + ind2 + "batch_size=" + bs;
             for (const auto& [k, v] : dc.keywords)
                 main += ",\n" + ind2 + k + "=" + v;
@@ -219,12 +242,19 @@ struct PopTorchPort
             static const std::set<std::string> supported{"SGD", "Adam", "AdamW", "RMSprop", "LAMB"};
             const std::string cls = o.qualified.substr(o.qualified.rfind('.') + 1);
             if (!o.synthesized && !o.closure && !supported.count(cls)) {
+                // The port keeps the original's optimizer (the guide's check then flags it in
+                // train.py, at the spot this item names, so it is one thing left, not two):
+                // another optimizer is another training, which only the user can choose.
                 out.manual.push_back(manualFinding(
-                    "optimizer " + o.variable + " (" + o.qualified +
-                        ") is not one PopTorch trains with: choose one of poptorch.optim's "
-                        "(SGD, Adam, AdamW, RMSprop, LAMB)",
+                    "the optimizer `" + o.variable + "` (" + o.qualified +
+                        ") is not one poptorch.trainingModel trains with (SGD, Adam, AdamW, "
+                        "RMSprop, LAMB): the port keeps it, so it does not run on an IPU until "
+                        "it is replaced, and the replacement (and its learning rate) changes "
+                        "the training",
                     o.construction, "replace it with the closest poptorch.optim optimizer"));
-                main += todo(ind, "`" + o.variable + "` is a " + cls +
+                unsupportedItem = out.manual.size() - 1;
+                unsupportedCall = cls + "(";
+                main += todo(ind, "`" + o.variable + "` is " + o.qualified +
                                       ": PopTorch trains with SGD, Adam, AdamW, RMSprop or LAMB");
             }
             if (o.synthesized) {
@@ -259,7 +289,7 @@ struct PopTorchPort
             extras += ", " + a + "=" + a;
         main += ind + "training_model = poptorch.trainingModel(\n" + ind2 + "TrainingModel(" +
                 (plan.modelBinding.empty() ? "model" : plan.modelBinding) + extras + "),\n" + ind2 +
-                "options=opts,\n" + ind2 + "optimizer=" + optimizer + ")\n";
+                "options=" + opts + ",\n" + ind2 + "optimizer=" + optimizer + ")\n";
         std::string epochs = "range(1)";
         for (const auto& f : plan.flags)
             if (f.dest == "epochs" || f.dest == "num_epochs" || f.dest == "niter")
@@ -315,8 +345,29 @@ struct PopTorchPort
         if (loopData.ok)
             text += "import itertools\n" + loopValuesHelpers();
         text += "\n\n" + wrapper + "\n\n" + main + "\n\nif __name__ == \"__main__\":\n    main()\n";
-        out.files.push_back(GeneratedFile{"train.py", plan.entry, text});
+        out.files.push_back(GeneratedFile{trainPath(plan), plan.entry, text});
+        // Where the kept optimizer is built in train.py: the manual item names that spot too.
+        if (unsupportedItem < out.manual.size()) {
+            int line = 1;
+            for (std::size_t at = 0; at < text.size();) {
+                const auto eol = std::min(text.find('\n', at), text.size());
+                const std::string l = text.substr(at, eol - at);
+                const auto call = l.find(unsupportedCall);
+                const auto hash = l.find('#');
+                if (call != std::string::npos && (hash == std::string::npos || hash > call)) {
+                    out.manual[unsupportedItem].related.push_back(
+                        SourceLocation{trainPath(plan), line, int(call) + 1});
+                    break;
+                }
+                at = eol + 1;
+                ++line;
+            }
+        }
     }
+
+    std::string opts = "opts"; // the poptorch.Options variable
+    std::size_t unsupportedItem = std::size_t(-1);
+    std::string unsupportedCall;
 };
 
 } // namespace
@@ -339,7 +390,7 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     port.mainLoop();
     port.trainPy();
     copyOtherFiles(plan, port.out);
-    port.out.entry = "train.py";
+    port.out.entry = trainPath(plan);
     return Result<PortResult>::ok(std::move(port.out));
 }
 

@@ -8,6 +8,43 @@
 
 namespace portolan::port::planning {
 
+namespace {
+
+// The value of key `key` in a dict literal's text (`{'batch_size': args.batch_size, ...}`), as
+// written; "" when the text is not a dict literal or has no such key.
+std::string dictLiteralValue(const std::string& dict, const std::string& key)
+{
+    if (dict.empty() || dict.front() != '{')
+        return {};
+    for (const char q : {'\'', '"'}) {
+        const std::string quoted = std::string(1, q) + key + std::string(1, q);
+        auto at = dict.find(quoted);
+        if (at == std::string::npos)
+            continue;
+        at = dict.find(':', at + quoted.size());
+        if (at == std::string::npos)
+            return {};
+        int depth = 0;
+        std::size_t end = at + 1;
+        for (; end < dict.size(); ++end) {
+            const char c = dict[end];
+            if (c == '(' || c == '[' || c == '{')
+                ++depth;
+            else if ((c == ')' || c == ']' || c == '}') && depth-- == 0)
+                break;
+            else if (c == ',' && depth == 0)
+                break;
+        }
+        std::string v = dict.substr(at + 1, end - at - 1);
+        v.erase(0, v.find_first_not_of(" \n\t"));
+        v.erase(v.find_last_not_of(" \n\t") + 1);
+        return v;
+    }
+    return {};
+}
+
+} // namespace
+
 void Planner::findOptimizers()
 {
     for (std::size_t i = 0; i < idx().calls.size(); ++i) {
@@ -215,8 +252,15 @@ void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out
     if (!out.isDataLoader)
         return;
     for (const auto& arg : c.arguments) {
-        if (arg.text.starts_with("**"))
+        if (arg.text.starts_with("**")) {
+            // `DataLoader(ds, **train_kwargs)` with `train_kwargs = {'batch_size': ...}`: the
+            // dict literal's batch size is the loader's (the updates under a device test add
+            // only worker and pinning keys, which the targets set themselves).
+            if (const Assignment* d = assignmentOf(arg.text.substr(2), a->function);
+                d && out.batchSize.empty())
+                out.batchSize = dictLiteralValue(d->value, "batch_size");
             continue;
+        }
         if (arg.keyword.empty() && !out.dataset.valid())
             out.dataset = refOf(m_p.entry, src(), arg.valueSpan);
         else if (arg.keyword == "dataset")

@@ -1,6 +1,8 @@
 #include "core/guides/findings_report.h"
 #include "core/port/generate.h"
 
+#include <algorithm>
+
 namespace portolan::port {
 
 nlohmann::json findingJson(const guides::Finding& f)
@@ -42,7 +44,17 @@ std::vector<guides::Finding> PortResult::leftFor(const VerifyResult* checked) co
     std::vector<guides::Finding> left = manual;
     if (!checked)
         return left;
-    left.insert(left.end(), checked->checkFindings.begin(), checked->checkFindings.end());
+    // A check finding at a spot of the port that a manual item already names (its related
+    // places) is that item's consequence: one thing left, listed once.
+    for (const auto& f : checked->checkFindings) {
+        const bool named = std::any_of(manual.begin(), manual.end(), [&](const auto& m) {
+            return std::any_of(m.related.begin(), m.related.end(), [&](const auto& r) {
+                return r.file == f.location.file && r.line == f.location.line;
+            });
+        });
+        if (!named)
+            left.push_back(f);
+    }
     if (checked->checkErrors < 0) {
         guides::Finding f;
         f.checkId = "port.manual";

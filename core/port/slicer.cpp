@@ -394,6 +394,34 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
                 if ((isLocal ? local : module).insert(m).second)
                     for (const auto& u : m->uses)
                         work.emplace_back(u, isLocal ? foundScope : -1);
+        // A value built over several assignments (`x = load(); x = f(x); x = x.repeat(n)`):
+        // each reads the one before it, which runs too. Only plain assignment statements chain
+        // (a block that reassigns the name, a device branch or the epoch loop, is not pulled in).
+        const std::vector<Stmt>* body =
+            foundScope > 0   ? &m_callers[static_cast<std::size_t>(foundScope - 1)].function->body
+            : foundScope < 0 ? &m_src->statements()
+            : m_function     ? &m_function->body
+            : m_mainBlock    ? &m_mainBlock->body
+                             : nullptr;
+        std::vector<const Stmt*> chain{s};
+        while (body && !chain.empty()) {
+            const Stmt* c = chain.back();
+            chain.pop_back();
+            if (c->type != "expression_statement")
+                continue;
+            for (const auto& u : c->uses) {
+                if (!c->defines.count(u))
+                    continue;
+                const Stmt* d = definer(*body, u, c->start);
+                if (!d || d->start >= c->start || d->type != "expression_statement" ||
+                    !(isLocal ? local : module).insert(d).second)
+                    continue;
+                chain.push_back(d);
+                for (const auto& v : d->uses)
+                    if (!d->defines.count(v))
+                        work.emplace_back(v, isLocal ? foundScope : -1);
+            }
+        }
     }
     // Module-level script statements that read the flags or a local value run in the generated
     // function too; definitions stay at module level.

@@ -5,6 +5,7 @@
 #include "core/guides/findings_report.h"
 #include "tests/analysis/test_support.h"
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <filesystem>
@@ -122,6 +123,30 @@ private slots:
             PORTOLAN_SAMPLES, {}, [&](std::uint64_t, std::uint64_t) { return ++calls < 3; });
         QVERIFY(r);
         QVERIFY(r.value->cancelled);
+    }
+
+    // A value defined through itself several times (`model = model` left where a device
+    // move was dropped): resolving its type does not follow the cycle round again (it grew
+    // exponentially with the assignments, and the analysis of such a port never ended).
+    void selfDefinedValues()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const fs::path root = tmp.path().toStdString();
+        std::string body = "import poptorch\n\n\ndef main(flag):\n"
+                           "    opts = poptorch.Options()\n    model = make()\n";
+        for (int i = 0; i < 4; ++i)
+            body += i % 2 ? "    if flag:\n        model = model\n"
+                          : "    model = model\n    model = wrap(model)\n";
+        body += "    opts.deviceIterations(2)\n    model.train()\n    return model(opts)\n";
+        write(root / "train.py", body);
+        QElapsedTimer clock;
+        clock.start();
+        auto r = analysis::analyzeProject(root);
+        QVERIFY(r);
+        for (const auto& g : testing::sourceGuides().guides)
+            (void)guides::runGuide(g, *r.value);
+        QVERIFY2(clock.elapsed() < 20000, std::to_string(clock.elapsed()).c_str());
     }
 };
 

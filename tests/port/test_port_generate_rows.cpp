@@ -211,7 +211,7 @@ for data, target in train_loader:
     QTest::newRow("unsupported-optimizer/poptorch")
         << adadelta << "graphcore-poptorch" << false << "TODO(portolan)"
         << ""
-        << "not one PopTorch trains with";
+        << "not one poptorch.trainingModel trains with";
     QTest::newRow("unsupported-optimizer/determined")
         << adadelta << "determined-pytorchtrial" << true << "optim.Adadelta("
         << "TODO(portolan)"

@@ -260,6 +260,11 @@ class DryRun:
         self.third_party = plan.third_party_imports(self.root, self.files)
         if "torchvision" in self.third_party:
             synthetic.install_vision_fallbacks(self.session)
+        if "torchtext" in self.third_party:
+            from . import textdata
+
+            # torchtext's native bindings, data sets and downloaded tokenizers (textdata.py).
+            textdata.install_text_fallbacks(self.session)
         # Data files that are not there (or would be downloaded) get announced stand-ins.
         self.datafiles = datafiles.DataFiles(self.session, self.root, self.in_project).install()
         folders.ClassFolders(self.datafiles).install()

@@ -168,7 +168,9 @@ class Replay:
         original = torch.nn.Module.__call__
 
         def call(module, *args, **kwargs):
-            if owner.params is None and any(True for _ in module.parameters()):
+            # A module whose parameters are all frozen (a feature extractor for a perceptual
+            # loss, called before the optimizer exists) is not the one that trains.
+            if owner.params is None and any(p.requires_grad for p in module.parameters()):
                 owner._adopt(list(module.parameters()), "module")
             return original(module, *args, **kwargs)
 

@@ -1,0 +1,307 @@
+// Torch LR schedulers as Cerebras schedules: counts in epochs become counts in steps when the
+// steps of an epoch are known exactly (see cerebras_schedule.h).
+#include "core/port/cerebras_schedule.h"
+
+#include "core/common/resources.h"
+
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <yaml-cpp/yaml.h>
+
+namespace portolan::port::detail {
+
+namespace {
+
+std::string nodeType(TSNode n)
+{
+    return ts_node_is_null(n) ? std::string() : std::string(ts_node_type(n));
+}
+
+std::string trimmed(std::string t)
+{
+    t.erase(0, t.find_first_not_of(" \n\t"));
+    t.erase(t.find_last_not_of(" \n\t") + 1);
+    return t;
+}
+
+// A call's arguments: positional texts in order, keywords by name.
+struct CallArgs
+{
+    std::vector<std::string> positional;
+    std::map<std::string, std::string> keyword;
+};
+
+CallArgs callArgs(const SourceFile& src, TSNode call)
+{
+    CallArgs out;
+    const TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (ts_node_is_null(args))
+        return out;
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        const TSNode a = ts_node_named_child(args, i);
+        if (nodeType(a) == "keyword_argument")
+            out.keyword[src.text(ts_node_child_by_field_name(a, "name", 4))] =
+                src.text(ts_node_child_by_field_name(a, "value", 5));
+        else if (nodeType(a) != "comment")
+            out.positional.push_back(src.text(a));
+    }
+    return out;
+}
+
+std::string calleeName(const SourceFile& src, TSNode call)
+{
+    const std::string f = src.text(ts_node_child_by_field_name(call, "function", 8));
+    const auto dot = f.rfind('.');
+    return dot == std::string::npos ? f : f.substr(dot + 1);
+}
+
+// The value of the last `name = <value>` statement of the entry before byte `before`, at any
+// nesting (the loader's dataset variable); a null node when none.
+TSNode assignedValue(const SourceFile& src, const std::string& name, std::uint32_t before)
+{
+    TSNode found{};
+    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& stmts) {
+        for (const auto& s : stmts) {
+            if (s.start >= before)
+                return;
+            if (s.type == "expression_statement" && s.defines.count(name)) {
+                const TSNode a = ts_node_named_child(s.node, 0);
+                if (nodeType(a) == "assignment" &&
+                    src.text(ts_node_child_by_field_name(a, "left", 4)) == name)
+                    found = ts_node_child_by_field_name(a, "right", 5);
+            }
+            walk(s.body);
+            walk(s.other);
+        }
+    };
+    walk(src.statements());
+    return found;
+}
+
+bool isNumber(const std::string& t)
+{
+    return !t.empty() && t.find_first_not_of("0123456789.-+eE_") == std::string::npos &&
+           std::isdigit(static_cast<unsigned char>(t.back()));
+}
+
+} // namespace
+
+std::optional<long> torchvisionSamples(const SourceFile& src, TSNode call, std::string* name,
+                                       const std::function<std::string(const std::string&)>& value)
+{
+    if (nodeType(call) != "call")
+        return std::nullopt;
+    static const YAML::Node table = [] {
+        try {
+            return YAML::LoadFile((resourcesDir() / "datasets" / "torchvision.yaml").string());
+        } catch (const std::exception&) {
+            return YAML::Node();
+        }
+    }();
+    const std::string cls = calleeName(src, call);
+    if (!table.IsMap() || !table[cls] || !table[cls].IsMap())
+        return std::nullopt;
+    const CallArgs a = callArgs(src, call);
+    if (const YAML::Node sized = table[cls]["size_argument"]) {
+        // FakeData(size, ...): the size is the call's, a value or a flag's default.
+        const std::string key = sized.as<std::string>();
+        const auto position = table[cls]["position"].as<std::size_t>(0);
+        const std::string text = a.keyword.count(key) ? a.keyword.at(key)
+                                 : a.positional.size() > position
+                                     ? a.positional[position]
+                                     : table[cls]["default"].as<std::string>("");
+        const std::string v = value ? value(text) : trimmed(text);
+        if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+            return std::nullopt;
+        if (name)
+            *name = "torchvision.datasets." + cls + " (" + v + " samples)";
+        return std::stol(v);
+    }
+    std::string split;
+    if (a.keyword.count("split")) {
+        split = trimmed(a.keyword.at("split"));
+        if (split.size() < 2 || (split.front() != '\'' && split.front() != '"'))
+            return std::nullopt; // a split chosen at run time
+        split = split.substr(1, split.size() - 2);
+    } else {
+        // train=True by default; the second positional argument of the MNIST and CIFAR classes.
+        std::string train = a.keyword.count("train")  ? a.keyword.at("train")
+                            : a.positional.size() > 1 ? a.positional[1]
+                                                      : "True";
+        train = trimmed(train);
+        if (train != "True" && train != "False")
+            return std::nullopt;
+        split = train == "True" ? "train" : "test";
+    }
+    const YAML::Node n = table[cls][split];
+    if (!n || !n.IsScalar())
+        return std::nullopt;
+    if (name)
+        *name =
+            "torchvision.datasets." + cls + " (" + split + ", " + n.as<std::string>() + " samples)";
+    return n.as<long>();
+}
+
+CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
+                                  const std::map<std::string, Hyper>& hp,
+                                  const std::string& learningRate)
+{
+    CerebrasSchedule out;
+    if (plan.schedulers.empty())
+        return out;
+    const std::string prefix = plan.argsName + ".";
+    auto valueOf = [&](std::string t) -> std::string {
+        t = trimmed(t);
+        if (!plan.argsName.empty() && t.starts_with(prefix)) {
+            const auto it = hp.find(t.substr(prefix.size()));
+            return it == hp.end() || !isNumber(it->second.value) ? std::string() : it->second.value;
+        }
+        return isNumber(t) ? t : std::string();
+    };
+
+    // The steps of an epoch of the port: its loader drops the last partial batch.
+    std::optional<long> stepsPerEpoch;
+    std::string why;
+    const std::string batch = valueOf(plan.train.batchSize);
+    if (plan.train.dataset.valid() && !batch.empty()) {
+        TSNode ds = src.nodeAt(plan.train.dataset.start, plan.train.dataset.end);
+        if (nodeType(ds) == "identifier")
+            ds = assignedValue(src, src.text(ds), plan.train.construction.start);
+        std::string what;
+        if (const auto n = torchvisionSamples(src, ds, &what, valueOf); n && std::stol(batch) > 0) {
+            stepsPerEpoch = *n / std::stol(batch);
+            why = what + " // batch size " + batch;
+        }
+    }
+    const std::string datasetText = plan.train.dataset.valid()
+                                        ? src.text(plan.train.dataset.start, plan.train.dataset.end)
+                                        : std::string("the train data");
+
+    std::string trainer, runner;
+    for (const auto& s : plan.schedulers) {
+        const std::string kind = s.qualified.substr(s.qualified.rfind('.') + 1);
+        const TSNode call = src.nodeAt(s.construction.start, s.construction.end);
+        const CallArgs a = callArgs(src, call);
+        auto arg = [&](std::size_t pos, const std::string& key, const std::string& fallback) {
+            if (a.keyword.count(key))
+                return valueOf(a.keyword.at(key));
+            return a.positional.size() > pos ? valueOf(a.positional[pos]) : fallback;
+        };
+        const long scale = s.perBatch ? 1 : stepsPerEpoch.value_or(0);
+        const std::string gamma = arg(kind == "MultiStepLR" ? 2
+                                      : kind == "StepLR"    ? 2
+                                                            : 1,
+                                      "gamma", kind == "ExponentialLR" ? "" : "0.1");
+        std::string stepSize = kind == "StepLR" ? arg(1, "step_size", "") : "1";
+        std::vector<long> milestones;
+        bool milestonesOk = kind != "MultiStepLR";
+        if (kind == "MultiStepLR") {
+            std::string m = a.keyword.count("milestones") ? a.keyword.at("milestones")
+                            : a.positional.size() > 1     ? a.positional[1]
+                                                          : "";
+            m = trimmed(m);
+            if (m.size() > 2 && (m.front() == '[' || m.front() == '(')) {
+                milestonesOk = true;
+                std::stringstream in(m.substr(1, m.size() - 2));
+                for (std::string e; std::getline(in, e, ',');) {
+                    const std::string v = valueOf(e);
+                    if (trimmed(e).empty())
+                        continue;
+                    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) {
+                        milestonesOk = false;
+                        break;
+                    }
+                    milestones.push_back(std::stol(v));
+                }
+            }
+        }
+        const bool known =
+            (kind == "StepLR" || kind == "MultiStepLR" || kind == "ExponentialLR") &&
+            !gamma.empty() && !learningRate.empty() && milestonesOk &&
+            (kind != "StepLR" || (!stepSize.empty() &&
+                                  stepSize.find_first_not_of("0123456789") == std::string::npos)) &&
+            !a.keyword.count("last_epoch") && scale > 0;
+        if (!known) {
+            const std::string unit = s.perBatch ? "step" : "epoch";
+            std::string msg = "LR scheduler " + s.variable + " (" + s.qualified +
+                              ", stepped once per " + unit + "): ";
+            if (!s.perBatch && !stepsPerEpoch)
+                msg += "the Cerebras schedulers count steps, and the steps of an epoch (the "
+                       "samples of `" +
+                       datasetText + "` // batch size " +
+                       (batch.empty() ? plan.train.batchSize : batch) +
+                       ") are not known from the code: write it in configs/params.yaml with its "
+                       "counts in epochs (step_size, milestones, T_max) times that, and the "
+                       "optimizer's rate as initial_learning_rate";
+            else
+                msg += "no Cerebras schedule is written for it (" +
+                       std::string(learningRate.empty() ? "the optimizer's rate is not a value"
+                                                        : "its arguments are not values") +
+                       "): write it in configs/params.yaml";
+            out.manual.push_back(manualFinding(
+                msg, s.construction, "trainer.init.schedulers / optimizer.learning_rate"));
+            continue;
+        }
+        // Where the count in steps comes from, said once per scheduler.
+        const std::string steps =
+            s.perBatch ? std::string(" (stepped every batch, as in the original)")
+                       : " (an epoch of the port is " + std::to_string(scale) + " steps: " + why +
+                             "; its loader drops the last partial batch)";
+        if (kind == "StepLR") {
+            const long size = std::stol(stepSize) * scale;
+            trainer += "      - StepLR:\n          initial_learning_rate: " + learningRate +
+                       "\n          step_size: " + std::to_string(size) +
+                       "\n          gamma: " + gamma + "\n";
+            runner += "    scheduler: \"Exponential\"\n    initial_learning_rate: " + learningRate +
+                      "\n    decay_steps: " + std::to_string(size) + "\n    decay_rate: " + gamma +
+                      "\n    staircase: true\n";
+            out.notes.push_back("LR scheduler " + s.variable + ": StepLR(step_size=" + stepSize +
+                                (s.perBatch ? " steps" : " epochs") + ") steps every " +
+                                std::to_string(size) + " steps" + steps);
+        } else if (kind == "ExponentialLR") {
+            trainer += "      - ExponentialLR:\n          initial_learning_rate: " + learningRate +
+                       "\n          total_iters: " + std::to_string(scale) +
+                       "\n          decay_rate: " + gamma + "\n          staircase: true\n";
+            runner += "    scheduler: \"Exponential\"\n    initial_learning_rate: " + learningRate +
+                      "\n    decay_steps: " + std::to_string(scale) + "\n    decay_rate: " + gamma +
+                      "\n    staircase: true\n";
+            out.notes.push_back("LR scheduler " + s.variable + ": ExponentialLR decays every " +
+                                std::to_string(scale) + " steps" + steps);
+        } else {
+            std::string list;
+            for (long m : milestones)
+                list += (list.empty() ? "" : ", ") + std::to_string(m * scale);
+            trainer += "      - MultiStepLR:\n          initial_learning_rate: " + learningRate +
+                       "\n          gamma: " + gamma + "\n          milestones: [" + list + "]\n";
+            out.notes.push_back("LR scheduler " + s.variable +
+                                ": MultiStepLR milestones in steps [" + list + "]" + steps);
+            // The runner's piecewise-constant schedule: the rate of each interval.
+            std::string values = learningRate, bounds;
+            double lr = std::stod(learningRate);
+            for (long m : milestones) {
+                lr *= std::stod(gamma);
+                std::ostringstream v;
+                v.precision(17);
+                v << lr;
+                values += ", " + v.str();
+                bounds += (bounds.empty() ? "" : ", ") + std::to_string(m * scale);
+            }
+            runner += "    scheduler: \"PiecewiseConstant\"\n    values: [" + values +
+                      "]\n    boundaries: [" + bounds + "]\n";
+        }
+    }
+    if (!trainer.empty())
+        out.trainerYaml = "    schedulers:\n" + trainer;
+    // The runner takes one schedule (a list runs them one after the other): several torch
+    // schedulers at once are not one runner schedule.
+    if (plan.schedulers.size() == 1)
+        out.runnerLearningRate = runner;
+    else if (!runner.empty())
+        out.manual.push_back(manualFinding(
+            "several LR schedulers act together: the runner's learning_rate takes one schedule",
+            plan.schedulers[1].construction, "optimizer.learning_rate in params.yaml"));
+    return out;
+}
+
+} // namespace portolan::port::detail

@@ -1,0 +1,38 @@
+"""Which weights the replay takes as the model's (replay.py): without an optimizer yet, the
+first module called with trainable parameters; a frozen one (a feature extractor for a
+perceptual loss, run once before the optimizer is built) is not the model.
+
+Run by ctest (test_dryrun_python).
+"""
+import types
+import unittest
+
+import torch
+
+from portolan_dryrun import replay
+
+
+class AdoptTest(unittest.TestCase):
+    def setUp(self):
+        self.original_call = torch.nn.Module.__call__
+        session = types.SimpleNamespace(steps_done=0)
+        self.replay = replay.Replay(session, types.SimpleNamespace(emit=lambda *a, **k: None), 3)
+        self.replay._patch_module_call()
+
+    def tearDown(self):
+        torch.nn.Module.__call__ = self.original_call
+
+    def test_frozen_module_is_not_the_model(self):
+        frozen = torch.nn.Linear(4, 4)
+        for p in frozen.parameters():
+            p.requires_grad = False
+        trained = torch.nn.Linear(4, 2)
+        frozen(torch.randn(1, 4))
+        self.assertIsNone(self.replay.params)
+        trained(torch.randn(1, 4))
+        self.assertEqual([tuple(p.shape) for p in self.replay.params], [(2, 4), (2,)])
+        self.assertEqual(self.replay.adopted_by, "module")
+
+
+if __name__ == "__main__":
+    unittest.main()
