@@ -74,7 +74,7 @@ int runPort(const PortCliOptions& o)
     options.entry = o.entry;
     options.modelVariable = o.model;
     options.lossExpression = o.loss;
-    options.values = parseValues(o.args);
+    options.values = port::argumentValues(o.args);
     auto plan = port::planPort(*analysis.value, options);
     if (!plan) {
         if (json)

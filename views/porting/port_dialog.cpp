@@ -309,7 +309,10 @@ void PortDialog::generate()
          values = argumentValues()] {
             Generation g;
             const auto t0 = std::chrono::steady_clock::now();
-            g.plan = port::planPort(*analysis, options);
+            // The arguments choose flag-selected branches in the plan as they do in the CLI.
+            port::PortOptions planned = options;
+            planned.values = values;
+            g.plan = port::planPort(*analysis, planned);
             const double planMs =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                     .count();
