@@ -163,6 +163,8 @@ private Q_SLOTS:
                         bwd.push_back(0.23 + 0.61 * ((s * 3) % 4) / 7.0);
                         link.push_back(s % 3 == 0 ? 0.0 : 0.011 * s);
                     }
+                    // Without the events first: computed, not taken from an earlier call.
+                    const double alone = scheduleEnd(kind, fwd, bwd, link, m, nullptr);
                     std::vector<ScheduleEvent> ev;
                     const double withEvents = scheduleEnd(kind, fwd, bwd, link, m, &ev);
                     QCOMPARE(int(ev.size()), 2 * p * m);
@@ -170,9 +172,58 @@ private Q_SLOTS:
                     for (const auto& e : ev)
                         last = std::max(last, e.end);
                     QVERIFY(last == withEvents);
-                    QVERIFY2(scheduleEnd(kind, fwd, bwd, link, m, nullptr) == withEvents,
+                    QVERIFY2(alone == withEvents,
                              (std::to_string(p) + " stages, " + std::to_string(m)).c_str());
+                    QVERIFY(scheduleEnd(kind, fwd, bwd, link, m, nullptr) == withEvents);
                 }
+    }
+
+    void scheduleEndIsReusedOnlyForTheSameInputs_data()
+    {
+        QTest::addColumn<int>("change");
+        QTest::newRow("a stage's forward") << 0;
+        QTest::newRow("a stage's backward") << 1;
+        QTest::newRow("a link") << 2;
+        QTest::newRow("the micro-batches") << 3;
+        QTest::newRow("the schedule") << 4;
+        QTest::newRow("one stage more") << 5;
+    }
+
+    void scheduleEndIsReusedOnlyForTheSameInputs()
+    {
+        // The advice asks for the same schedule again when a remedy leaves the stages' times as
+        // they were; any change of an input is a schedule of its own, with the end its events
+        // give.
+        QFETCH(int, change);
+        std::vector<double> fwd{1, 3, 2, 2}, bwd{2, 6, 4, 4}, link{0.5, 0.5, 0.5};
+        Schedule kind = Schedule::OneFOneB;
+        int m = 6;
+        const double before = scheduleEnd(kind, fwd, bwd, link, m, nullptr);
+        switch (change) {
+        case 0:
+            fwd[1] = 5;
+            break;
+        case 1:
+            bwd[2] = 9;
+            break;
+        case 2:
+            link[0] = 2;
+            break;
+        case 3:
+            m = 7;
+            break;
+        case 4:
+            kind = Schedule::GPipe;
+            break;
+        default:
+            fwd.push_back(3);
+            bwd.push_back(6);
+            break;
+        }
+        const double after = scheduleEnd(kind, fwd, bwd, link, m, nullptr);
+        std::vector<ScheduleEvent> ev;
+        QCOMPARE(after, scheduleEnd(kind, fwd, bwd, link, m, &ev));
+        QVERIFY(after != before);
     }
 
     void userSplit()
