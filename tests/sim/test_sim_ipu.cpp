@@ -226,6 +226,66 @@ private Q_SLOTS:
         QVERIFY(after != before);
     }
 
+    void persistentTermsAreTheWholeModelsPersistentTerms_data()
+    {
+        QTest::addColumn<int>("change");
+        QTest::newRow("adam, accumulation") << 0;
+        QTest::newRow("recomputation") << 1;
+        QTest::newRow("mixed, state off chip") << 2;
+        QTest::newRow("inference") << 3;
+        QTest::newRow("fp16 sgd, half partials, sharded") << 4;
+    }
+
+    void persistentTermsAreTheWholeModelsPersistentTerms()
+    {
+        // The automatic split reads only what stays live across a step: asked for those terms
+        // alone, each op's are the same numbers as in full, and the temporaries are left out.
+        QFETCH(int, change);
+        TrainingConfig c;
+        c.microBatch = 4;
+        c.gradAccum = 8;
+        c.optimizer = Optimizer::Adam;
+        if (change == 1)
+            c.recompute = true;
+        if (change == 2) {
+            c.precision = Precision::Mixed;
+            c.optimizerOffChip = true;
+        }
+        if (change == 3)
+            c.inference = true;
+        if (change == 4) {
+            c.precision = Precision::Fp16;
+            c.optimizer = Optimizer::Sgd;
+            c.halfPartials = true;
+            c.replicas = 2;
+            c.replicatedTensorSharding = true;
+        }
+        const auto g = mlpGraph();
+        const int n = int(g.ops.size());
+        const auto& k = ipuModelConstants();
+        for (const auto& [first, end] : {std::pair{0, n}, std::pair{1, n - 1}}) {
+            const auto all = ipuOpMemory(g, c, k, 638976, 1472, first, end);
+            const auto persistent =
+                ipuOpMemory(g, c, k, 638976, 1472, first, end, nullptr, OpMemoryTerms::Persistent);
+            QCOMPARE(persistent.size(), all.size());
+            std::int64_t temporaries = 0;
+            for (std::size_t i = 0; i < all.size(); ++i) {
+                QCOMPARE(persistent[i].weights, all[i].weights);
+                QCOMPARE(persistent[i].accumulators, all[i].accumulators);
+                QCOMPARE(persistent[i].optimizerState, all[i].optimizerState);
+                QCOMPARE(persistent[i].masterWeights, all[i].masterWeights);
+                QCOMPARE(persistent[i].stash, all[i].stash);
+                QCOMPARE(persistent[i].updateTemp, all[i].updateTemp);
+                QCOMPARE(persistent[i].vocabulary, all[i].vocabulary);
+                QCOMPARE(persistent[i].forwardTemp + persistent[i].backwardTemp +
+                             persistent[i].recomputeStash + persistent[i].outputGradient,
+                         std::int64_t(0));
+                temporaries += all[i].forwardTemp + all[i].backwardTemp;
+            }
+            QVERIFY(temporaries > 0); // the full terms do have temporaries to leave out
+        }
+    }
+
     void userSplit()
     {
         CompileOptions o;
