@@ -7,9 +7,11 @@
 #include "core/sim/ipu_sim.h"
 #include "core/sim/remedies.h"
 #include "core/sim/schedule.h"
+#include "core/sim/summary.h"
 #include "test_models.h"
 
 #include <QTest>
+#include <cctype>
 
 using namespace portolan;
 using namespace portolan::sim;
@@ -284,6 +286,53 @@ private Q_SLOTS:
             }
             QVERIFY(temporaries > 0); // the full terms do have temporaries to leave out
         }
+    }
+
+    void summaryHeadingsAreCapitalised_data()
+    {
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<int>("ipus");
+        QTest::newRow("one IPU") << "ipu-mk2" << 1;
+        QTest::newRow("a pipeline of 3") << "ipu-mk1" << 3;
+        QTest::newRow("a wafer") << "cs-2" << 1;
+    }
+
+    void summaryHeadingsAreCapitalised()
+    {
+        // A summary line's heading is what comes before its first colon outside parentheses,
+        // when that is words (not figures): "Target:", "Pipeline (automatic split, 1f1b):",
+        // "Tile memory:". Headings are capitalised whatever their indent.
+        QFETCH(QString, target);
+        QFETCH(int, ipus);
+        CompileOptions o;
+        o.target = target.toStdString();
+        o.ipus = ipus;
+        auto r = compileGraph(mlpGraph(), o);
+        QVERIFY2(r, r.error.toString().c_str());
+        int headings = 0;
+        for (const std::string& line : summarize(*r.value).lines) {
+            const std::size_t start = line.find_first_not_of(' ');
+            int depth = 0;
+            std::size_t colon = std::string::npos;
+            bool words = true;
+            for (std::size_t i = start; i < line.size() && colon == std::string::npos; ++i) {
+                const char ch = line[i];
+                if (ch == '(')
+                    ++depth;
+                else if (ch == ')')
+                    --depth;
+                else if (ch == ':' && depth == 0)
+                    colon = i;
+                else if (depth == 0 && !std::isalpha(static_cast<unsigned char>(ch)) && ch != ' ' &&
+                         ch != '\'')
+                    words = false;
+            }
+            if (colon == std::string::npos || !words || colon == start)
+                continue;
+            ++headings;
+            QVERIFY2(std::isupper(static_cast<unsigned char>(line[start])), line.c_str());
+        }
+        QVERIFY(headings >= 3); // Model, Target and Memory at least
     }
 
     void userSplit()
