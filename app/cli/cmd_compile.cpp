@@ -145,6 +145,36 @@ std::string targetOf(const CompileCliOptions& o)
     return d.id;
 }
 
+// What the workflow compiles: the input, the options the flags give and which of them the
+// project's own settings must not override.
+workflow::CompileRequest compileRequest(const CompileCliOptions& o, const sim::CompileOptions& c)
+{
+    workflow::CompileRequest request;
+    request.input.path = o.input;
+    request.input.inputShape = o.inputShape;
+    request.input.namedConfig = o.namedConfig;
+    request.input.inputDtype = o.inputDtype;
+    request.input.recordBatch = o.recordBatch;
+    if (!o.synthetic.empty())
+        request.input.torchArguments = {"synthetic",  o.synthetic,
+                                        "--heads",    std::to_string(o.syntheticHeads),
+                                        "--sequence", std::to_string(o.syntheticSequence),
+                                        "--vocab",    std::to_string(o.syntheticVocab)};
+    request.options = c;
+    request.keep = givenSettings(o, c);
+    // Without a report to write, the summary is all that is printed (the trace reads only the
+    // stages and the schedule, which every detail has).
+    request.detail = o.reportPath.empty() ? sim::SimDetail::Summary : sim::SimDetail::Full;
+    if (!o.autoGoal.empty()) {
+        sim::AutoRequest search;
+        search.goal = o.autoGoal == "throughput" ? sim::AutoRequest::Goal::HighestThroughput
+                                                 : sim::AutoRequest::Goal::FewestIpus;
+        search.maxIpus = o.maxIpus;
+        request.search = search;
+    }
+    return request;
+}
+
 int runCompile(const CompileCliOptions& cliOptions)
 {
     CompileCliOptions o = cliOptions;
@@ -205,30 +235,7 @@ int runCompile(const CompileCliOptions& cliOptions)
     }
     // The orchestration (model source, the project's training, the simulators) is the
     // workflow's, shared with the Profile tab.
-    workflow::CompileRequest request;
-    request.input.path = o.input;
-    request.input.inputShape = o.inputShape;
-    request.input.namedConfig = o.namedConfig;
-    request.input.inputDtype = o.inputDtype;
-    request.input.recordBatch = o.recordBatch;
-    if (!o.synthetic.empty())
-        request.input.torchArguments = {"synthetic",  o.synthetic,
-                                        "--heads",    std::to_string(o.syntheticHeads),
-                                        "--sequence", std::to_string(o.syntheticSequence),
-                                        "--vocab",    std::to_string(o.syntheticVocab)};
-    request.options = c;
-    request.keep = givenSettings(o, c);
-    // Without a report to write, the summary is all that is printed (the trace reads only the
-    // stages and the schedule, which every detail has).
-    request.detail = o.reportPath.empty() ? sim::SimDetail::Summary : sim::SimDetail::Full;
-    if (!o.autoGoal.empty()) {
-        sim::AutoRequest search;
-        search.goal = o.autoGoal == "throughput" ? sim::AutoRequest::Goal::HighestThroughput
-                                                 : sim::AutoRequest::Goal::FewestIpus;
-        search.maxIpus = o.maxIpus;
-        request.search = search;
-    }
-    auto outcome = workflow::compileProject(request);
+    auto outcome = workflow::compileProject(compileRequest(o, c));
     if (!outcome) {
         printDiagnostic(std::cerr, outcome.error);
         return ExitUsage;

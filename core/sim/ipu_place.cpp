@@ -157,6 +157,25 @@ void stageCycles(const Context& x, const StageKey& key, const StageFlops& f, Pla
     out.backward = st.backwardSeconds;
 }
 
+// A stage's program steps, named: each op's forward in order, then (training) each backward in
+// reverse and the weight update.
+std::vector<ProgramStep> programSteps(const Context& x, const StageKey& key)
+{
+    const auto& g = x.g;
+    const bool inference = x.o.training.inference;
+    const int first = key.first, end = key.end, s = key.index, count = end - first;
+    std::vector<ProgramStep> steps;
+    steps.reserve(std::size_t(inference ? count : 2 * count + 1));
+    for (int i = first; i < end; ++i)
+        steps.push_back({"fwd " + g.ops[std::size_t(i)].name, "forward", s, i, 0, 0});
+    if (!inference) {
+        for (int i = end - 1; i >= first; --i)
+            steps.push_back({"bwd " + g.ops[std::size_t(i)].name, "backward", s, i, 0, 0});
+        steps.push_back({"update stage " + std::to_string(s), "update", s, -1, 0, 0});
+    }
+    return steps;
+}
+
 } // namespace
 
 Context::Context(const graph::OpGraph& graph, const targets::Target& target,
@@ -203,16 +222,8 @@ PlacedStage placeStage(const Context& x, const StageKey& key)
         ipuOpMemory(g, sc, x.k, x.t.ipu.tileMemoryBytes, x.computeTiles, first, end, &x.kinds);
     Mapper mapper{x.k, x.computeTiles, x.tiles, key.cursor};
     const int count = end - first;
-    if (named) {
-        out.steps.reserve(std::size_t(c.inference ? count : 2 * count + 1));
-        for (int i = first; i < end; ++i)
-            out.steps.push_back({"fwd " + g.ops[std::size_t(i)].name, "forward", s, i, 0, 0});
-        if (!c.inference) {
-            for (int i = end - 1; i >= first; --i)
-                out.steps.push_back({"bwd " + g.ops[std::size_t(i)].name, "backward", s, i, 0, 0});
-            out.steps.push_back({"update stage " + std::to_string(s), "update", s, -1, 0, 0});
-        }
-    }
+    if (named)
+        out.steps = programSteps(x, key);
     out.stepCount = c.inference ? count : 2 * count + 1;
     // Up to seven variables an op (weight, accumulator, state, master, stash, forward, backward)
     // and a streamed update: growing the vector one by one moved each stage's several times.
