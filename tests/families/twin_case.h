@@ -1,9 +1,9 @@
 #pragma once
 
-// What the twin tests share (test_families_twins_text, test_families_twins_vision): a case is
-// params text for a family builder, a LibTorch twin of the same architecture built from the same
-// sizes written out explicitly (twins.h), and an input for the recorder; the check is the same
-// parameter count exactly and forward FLOPs within 1%.
+// The twin test's cases and its check (test_families_twins.cpp): a case is params text for a
+// family builder, a LibTorch twin of the same architecture built from the same sizes written out
+// explicitly (twins.h), and an input for the recorder; the check is the same parameter count
+// exactly and forward FLOPs within 1%. The cases are in twins_text.cpp and twins_vision.cpp.
 
 #include "core/families/families.h"
 #include "core/graph/recorder.h"
@@ -26,8 +26,11 @@ struct TwinCase
     std::function<torch::Tensor()> input;
 };
 
-// The cases of one test, each a data row named by its first member.
+// Cases, each a data row named by its first member.
 using TwinCases = std::vector<std::pair<std::string, TwinCase>>;
+
+const TwinCases& textCases();   // decoders, BERT-style encoders, encoder-decoders
+const TwinCases& visionCases(); // the families that read images
 
 inline void addTwinRows(const TwinCases& cases)
 {

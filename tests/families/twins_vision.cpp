@@ -1,13 +1,10 @@
-// The families that read images (UNet, DiT, ViT, LLaVA, FC MNIST) against their LibTorch-recorded
-// twins at a small size (twin_case.h): the same parameter count exactly, and forward FLOPs within
-// 1%. The builder reads the sizes from params written here.
+// The twins of the families that read images (UNet, DiT, ViT, LLaVA, FC MNIST) for
+// test_families_twins: each family's params, written here at a small size, and a torch::nn model
+// of the same architecture built from the same sizes (twins.h).
 #include "twin_case.h" // LibTorch before Qt
-
-#include <QTest>
 
 using namespace portolan;
 using twins::Spec;
-using twins::TwinCase;
 using twins::TwinCases;
 
 namespace {
@@ -299,127 +296,108 @@ train_input:
 
 } // namespace
 
-class TestFamiliesTwinsVision : public QObject
+const TwinCases& portolan::twins::visionCases()
 {
-    Q_OBJECT
-private Q_SLOTS:
-    void initTestCase() { torch::manual_seed(0); }
-
-    void twin_data() { twins::addTwinRows(cases()); }
-    void twin()
-    {
-        QFETCH(int, index);
-        twins::checkTwin(cases()[std::size_t(index)].second);
-    }
-
-private:
-    static const TwinCases& cases()
-    {
-        static const TwinCases list = [] {
-            TwinCases v;
-            v.push_back({"unet",
-                         {kUnetYaml,
-                          [] {
+    static const TwinCases list = [] {
+        TwinCases v;
+        v.push_back({"unet",
+                     {kUnetYaml,
+                      [] {
+                          torch::nn::Sequential net;
+                          net->push_back("unet", Unet());
+                          return net;
+                      },
+                      [] {
+                          return torch::randn({2, 1, 32, 32});
+                      }}});
+        {
+            Spec s;
+            s.causal = false;
+            s.filter = 256;
+            v.push_back({"dit",
+                         {kDitYaml,
+                          [s] {
                               torch::nn::Sequential net;
-                              net->push_back("unet", Unet());
+                              net->push_back("embeddings", DitEmbed(64));
+                              for (int l = 0; l < 2; ++l)
+                                  net->push_back("block" + std::to_string(l), DitBlock(s));
+                              net->push_back("final", DitFinal(64));
                               return net;
                           },
                           [] {
-                              return torch::randn({2, 1, 32, 32});
+                              return torch::randn({2, 4, 8, 8});
                           }}});
-            {
-                Spec s;
-                s.causal = false;
-                s.filter = 256;
-                v.push_back({"dit",
-                             {kDitYaml,
-                              [s] {
-                                  torch::nn::Sequential net;
-                                  net->push_back("embeddings", DitEmbed(64));
-                                  for (int l = 0; l < 2; ++l)
-                                      net->push_back("block" + std::to_string(l), DitBlock(s));
-                                  net->push_back("final", DitFinal(64));
-                                  return net;
-                              },
-                              [] {
-                                  return torch::randn({2, 4, 8, 8});
-                              }}});
-            }
-            {
-                Spec s;
-                s.causal = false;
-                v.push_back({"vit",
-                             {kVitYaml,
-                              [s] {
-                                  torch::nn::Sequential net;
-                                  net->push_back("embeddings", VitEmbed(64, 17));
-                                  for (int l = 0; l < 2; ++l)
-                                      net->push_back("encoder" + std::to_string(l),
-                                                     twins::Block(s));
-                                  net->push_back("head", VitHead(64));
-                                  return net;
-                              },
-                              [] {
-                                  return torch::randn({2, 3, 32, 32});
-                              }}});
-            }
-            {
-                Spec image; // CLIP-style ViT: quick GELU, two of its three layers used
-                image.causal = false;
-                image.activation = "quick_gelu";
-                Spec text; // LLaMA: rotary, RMS norm, SwiGLU, untied, no biases
-                text.hidden = 96;
-                text.headDim = 24;
-                text.rotaryDim = 24;
-                text.positions = "rotary";
-                text.norm = "rmsnorm";
-                text.activation = "swiglu";
-                text.qkvBias = text.outBias = text.ffnBias = false;
-                text.tied = false;
-                v.push_back({"llava",
-                             {kLlavaYaml,
-                              [image, text] {
-                                  torch::nn::Sequential net;
-                                  net->push_back("image_embeddings", VitEmbed(64, 17));
-                                  for (int l = 0; l < 2; ++l)
-                                      net->push_back("image_encoder" + std::to_string(l),
-                                                     twins::Block(image));
-                                  net->push_back("join", LlavaJoin(64, 96, 97, 32 - 16));
-                                  for (int l = 0; l < 2; ++l)
-                                      net->push_back("h" + std::to_string(l), twins::Block(text));
-                                  net->push_back("ln_f", twins::FinalNorm(text.norm, 96));
-                                  net->push_back("lm_head", twins::Head(text, torch::Tensor()));
-                                  return net;
-                              },
-                              [] {
-                                  return torch::randn({2, 3, 32, 32});
-                              }}});
-            }
-            v.push_back({"fc_mnist",
-                         {"model:\n  name: fc_mnist\n  depth: 3\n  hidden_size: 50\n"
-                          "  activation_fn: relu\n  dropout: 0.0\n"
-                          "train_input:\n  batch_size: 4\n",
-                          [] {
-                              using namespace torch::nn;
-                              Sequential net;
-                              net->push_back("flatten", Flatten());
-                              int64_t in = 784;
-                              for (int i = 0; i < 3; ++i) {
-                                  net->push_back(Linear(in, 50));
-                                  net->push_back(ReLU());
-                                  in = 50;
-                              }
-                              net->push_back(Linear(50, 10));
+        }
+        {
+            Spec s;
+            s.causal = false;
+            v.push_back({"vit",
+                         {kVitYaml,
+                          [s] {
+                              torch::nn::Sequential net;
+                              net->push_back("embeddings", VitEmbed(64, 17));
+                              for (int l = 0; l < 2; ++l)
+                                  net->push_back("encoder" + std::to_string(l), twins::Block(s));
+                              net->push_back("head", VitHead(64));
                               return net;
                           },
                           [] {
-                              return torch::randn({4, 1, 28, 28});
+                              return torch::randn({2, 3, 32, 32});
                           }}});
-            return v;
-        }();
-        return list;
-    }
-};
-
-QTEST_GUILESS_MAIN(TestFamiliesTwinsVision)
-#include "test_families_twins_vision.moc"
+        }
+        {
+            Spec image; // CLIP-style ViT: quick GELU, two of its three layers used
+            image.causal = false;
+            image.activation = "quick_gelu";
+            Spec text; // LLaMA: rotary, RMS norm, SwiGLU, untied, no biases
+            text.hidden = 96;
+            text.headDim = 24;
+            text.rotaryDim = 24;
+            text.positions = "rotary";
+            text.norm = "rmsnorm";
+            text.activation = "swiglu";
+            text.qkvBias = text.outBias = text.ffnBias = false;
+            text.tied = false;
+            v.push_back({"llava",
+                         {kLlavaYaml,
+                          [image, text] {
+                              torch::nn::Sequential net;
+                              net->push_back("image_embeddings", VitEmbed(64, 17));
+                              for (int l = 0; l < 2; ++l)
+                                  net->push_back("image_encoder" + std::to_string(l),
+                                                 twins::Block(image));
+                              net->push_back("join", LlavaJoin(64, 96, 97, 32 - 16));
+                              for (int l = 0; l < 2; ++l)
+                                  net->push_back("h" + std::to_string(l), twins::Block(text));
+                              net->push_back("ln_f", twins::FinalNorm(text.norm, 96));
+                              net->push_back("lm_head", twins::Head(text, torch::Tensor()));
+                              return net;
+                          },
+                          [] {
+                              return torch::randn({2, 3, 32, 32});
+                          }}});
+        }
+        v.push_back({"fc_mnist",
+                     {"model:\n  name: fc_mnist\n  depth: 3\n  hidden_size: 50\n"
+                      "  activation_fn: relu\n  dropout: 0.0\n"
+                      "train_input:\n  batch_size: 4\n",
+                      [] {
+                          using namespace torch::nn;
+                          Sequential net;
+                          net->push_back("flatten", Flatten());
+                          int64_t in = 784;
+                          for (int i = 0; i < 3; ++i) {
+                              net->push_back(Linear(in, 50));
+                              net->push_back(ReLU());
+                              in = 50;
+                          }
+                          net->push_back(Linear(50, 10));
+                          return net;
+                      },
+                      [] {
+                          return torch::randn({4, 1, 28, 28});
+                      }}});
+        return v;
+    }();
+    return list;
+}
