@@ -162,9 +162,10 @@ workflow::CompileRequest compileRequest(const CompileCliOptions& o, const sim::C
                                         "--vocab",    std::to_string(o.syntheticVocab)};
     request.options = c;
     request.keep = givenSettings(o, c);
-    // Without a report to write, the summary is all that is printed (the trace reads only the
-    // stages and the schedule, which every detail has).
-    request.detail = o.reportPath.empty() ? sim::SimDetail::Summary : sim::SimDetail::Full;
+    // Without a report or a trace to write, the summary is all that is printed (the trace reads
+    // the schedule's events, which only the full detail has).
+    request.detail = o.reportPath.empty() && o.tracePath.empty() ? sim::SimDetail::Summary
+                                                                 : sim::SimDetail::Full;
     if (!o.autoGoal.empty()) {
         sim::AutoRequest search;
         search.goal = o.autoGoal == "throughput" ? sim::AutoRequest::Goal::HighestThroughput

@@ -288,6 +288,36 @@ private Q_SLOTS:
         }
     }
 
+    void scheduleEventsOnlyInFullDetail_data()
+    {
+        QTest::addColumn<int>("ipus");
+        QTest::addColumn<int>("schedule");
+        QTest::newRow("1 IPU") << 1 << int(Schedule::OneFOneB);
+        QTest::newRow("3 IPUs, 1F1B") << 3 << int(Schedule::OneFOneB);
+        QTest::newRow("2 IPUs, GPipe") << 2 << int(Schedule::GPipe);
+    }
+
+    void scheduleEventsOnlyInFullDetail()
+    {
+        // The trace and the report read the schedule's events; the summary reads only the
+        // step, which every detail gives the same.
+        QFETCH(int, ipus);
+        QFETCH(int, schedule);
+        CompileOptions o;
+        o.target = "ipu-mk1";
+        o.ipus = ipus;
+        o.training.gradAccum = 5;
+        o.training.schedule = Schedule(schedule);
+        const auto g = mlpGraph();
+        auto full = compileGraph(g, o, nullptr, SimDetail::Full);
+        auto summary = compileGraph(g, o, nullptr, SimDetail::Summary);
+        QVERIFY2(full && summary, "compiles");
+        QCOMPARE(int(full.value->ipu->schedule.size()), 2 * ipus * 5);
+        QVERIFY(summary.value->ipu->schedule.empty());
+        QCOMPARE(summary.value->ipu->stepSeconds, full.value->ipu->stepSeconds);
+        QCOMPARE(summary.value->samplesPerSecond, full.value->samplesPerSecond);
+    }
+
     void summaryHeadingsAreCapitalised_data()
     {
         QTest::addColumn<QString>("target");
