@@ -18,6 +18,15 @@ Shape Tensor::withLast(std::int64_t n) const
 
 void GraphBuilder::beginLayer(const std::string& name)
 {
+    // Once the first repeated block is built, room for the others: at 80 blocks the ops vector
+    // would otherwise grow a dozen times, moving every op and touching twice its final memory.
+    // The layers after the blocks (a final norm, a head) take a few ops more.
+    const std::size_t layer = m_g.layerNames.size();
+    if (m_g.blockCount > 1 && layer == std::size_t(m_g.firstBlock) + 1) {
+        const std::size_t perBlock = m_g.ops.size() - m_layerFirstOp;
+        m_g.ops.reserve(m_g.ops.size() + perBlock * std::size_t(m_g.blockCount - 1) + 64);
+    }
+    m_layerFirstOp = m_g.ops.size();
     m_g.layerNames.push_back(name);
     m_layer = int(m_g.layerNames.size()) - 1;
     m_scope = name;
