@@ -297,6 +297,39 @@ DataSection readData(const ParamsSection& d, const std::string& sectionName)
     return s;
 }
 
+// The model's family, by model.name or inferred from the path and keys (noted in `out`), with a
+// builder of its own: throws the diagnostic otherwise.
+std::string familyOf(const ParamsSection& model, const YAML::Node& modelNode,
+                     const std::string& file, bool dpo, ModelFromParams& out)
+{
+    std::string family;
+    if (model.has("name")) {
+        family = canonicalName(model.text("name"));
+        out.familyReason = model.keyPath("name");
+    } else {
+        family = inferFamily(model, file, &out.familyReason);
+        out.inferred = true;
+        if (family.empty())
+            model.failAt(modelNode, "families.unknown",
+                         "no model.name, and neither the path nor the keys name a model "
+                         "family the builders know");
+        out.notes.push_back("no model.name: the family '" + family + "' is inferred from " +
+                            out.familyReason);
+    }
+    if (dpo)
+        family = "dpo";
+    if (family == "roberta")
+        family = "bert";
+    if (!findFamily(family)) {
+        std::string known;
+        for (const Entry& e : kFamilies)
+            known += (known.empty() ? "" : ", ") + std::string(e.id);
+        model.fail("name", "families.unknown",
+                   "no builder for the model family '" + family + "' (known: " + known + ")");
+    }
+    return family;
+}
+
 Result<ModelFromParams> build(YAML::Node root, const std::string& file,
                               const std::string& namedConfigName = {})
 {
@@ -372,32 +405,8 @@ Result<ModelFromParams> build(YAML::Node root, const std::string& file,
             data = ParamsSection(loader, file, "trainer.fit.train_dataloader");
         out.data = readData(data, data.path());
 
-        std::string family;
-        if (model.has("name")) {
-            family = canonicalName(model.text("name"));
-            out.familyReason = model.keyPath("name");
-        } else {
-            family = inferFamily(model, file, &out.familyReason);
-            out.inferred = true;
-            if (family.empty())
-                model.failAt(modelNode, "families.unknown",
-                             "no model.name, and neither the path nor the keys name a model "
-                             "family the builders know");
-            out.notes.push_back("no model.name: the family '" + family + "' is inferred from " +
-                                out.familyReason);
-        }
-        if (dpo)
-            family = "dpo";
-        if (family == "roberta")
-            family = "bert";
+        const std::string family = familyOf(model, modelNode, file, dpo, out);
         const Entry* entry = findFamily(family);
-        if (!entry) {
-            std::string known;
-            for (const Entry& e : kFamilies)
-                known += (known.empty() ? "" : ", ") + std::string(e.id);
-            model.fail("name", "families.unknown",
-                       "no builder for the model family '" + family + "' (known: " + known + ")");
-        }
         out.family = family;
         BuildContext ctx{model, out.data, family, data, &out.graph, &out.notes};
         out.architecture = entry->build(ctx);

@@ -87,6 +87,7 @@ private:
     std::string m_scope;
     int m_layer = -1;
     int m_counter = 0;
+    std::size_t m_layerFirstOp = 0; // the current layer's first op
 };
 
 } // namespace portolan::families

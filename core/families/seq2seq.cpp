@@ -8,6 +8,61 @@ namespace portolan::families {
 
 using params::ParamsSection;
 
+namespace {
+
+// The source and target vocabularies, with the extra ids (T5's sentinels) added; the target's is
+// the source's unless given.
+std::pair<std::int64_t, std::int64_t> vocabularies(BuildContext& ctx)
+{
+    const ParamsSection& m = ctx.model;
+    const ParamsSection& d = ctx.trainData;
+    const std::int64_t extra = m.integer("extra_ids", d.integer("extra_ids", 0, 0), 0);
+    std::int64_t srcVocab = 32000;
+    if (m.has("src_vocab_size") || d.has("src_vocab_size"))
+        srcVocab = m.integer("src_vocab_size", d.integer("src_vocab_size", 32000, 1), 1);
+    else
+        ctx.note("no src_vocab_size (the vocabulary is only named by a vocab file): a "
+                 "32,000-entry vocabulary assumed");
+    srcVocab += extra;
+    const std::int64_t tgtVocab =
+        m.has("tgt_vocab_size") || d.has("tgt_vocab_size")
+            ? m.integer("tgt_vocab_size", d.integer("tgt_vocab_size", 32000, 1), 1) + extra
+            : srcVocab;
+    return {srcVocab, tgtVocab};
+}
+
+struct Seq2SeqSizes
+{
+    std::int64_t dModel = 0;
+    int heads = 1;
+    std::int64_t dKv = 0, dFf = 0;
+};
+
+// What the encoder's and the decoder's blocks share; each side then sets its own causality,
+// activation and positions.
+BlockSpec sharedBlockSpec(const ParamsSection& m, const Seq2SeqSizes& z, Norm normKind,
+                          bool preNorm, double dropout)
+{
+    BlockSpec s;
+    s.attention.hidden = z.dModel;
+    s.attention.heads = s.attention.kvHeads = z.heads;
+    s.attention.headDim = z.dKv;
+    s.attention.qkvBias = s.attention.outBias =
+        m.boolean("use_projection_bias_in_attention", false);
+    s.attention.dropout = dropout;
+    s.attention.relativeBuckets = int(m.integer("relative_attention_num_buckets", 32, 1, 4096));
+    s.mlp.hidden = z.dModel;
+    s.mlp.filter = z.dFf;
+    s.mlp.bias = m.boolean("use_ffn_bias", false);
+    s.mlp.dropout = m.number("relu_dropout_rate", dropout, 0, 1);
+    s.norm = normKind;
+    s.preNorm = preNorm;
+    s.residualDropout = dropout;
+    return s;
+}
+
+} // namespace
+
 std::string buildSeq2Seq(BuildContext& ctx)
 {
     const ParamsSection& m = ctx.model;
@@ -22,19 +77,7 @@ std::string buildSeq2Seq(BuildContext& ctx)
         m.has("d_ff") ? m.integer("d_ff", {}, 1) : m.integer("filter_size", 4 * dModel, 1);
     const int encLayers = int(m.integer("encoder_num_hidden_layers", {}, 1, 100000));
     const int decLayers = int(m.integer("decoder_num_hidden_layers", encLayers, 1, 100000));
-    const ParamsSection& d = ctx.trainData;
-    const std::int64_t extra = m.integer("extra_ids", d.integer("extra_ids", 0, 0), 0);
-    std::int64_t srcVocab = 32000;
-    if (m.has("src_vocab_size") || d.has("src_vocab_size"))
-        srcVocab = m.integer("src_vocab_size", d.integer("src_vocab_size", 32000, 1), 1);
-    else
-        ctx.note("no src_vocab_size (the vocabulary is only named by a vocab file): a "
-                 "32,000-entry vocabulary assumed");
-    srcVocab += extra;
-    const std::int64_t tgtVocab =
-        m.has("tgt_vocab_size") || d.has("tgt_vocab_size")
-            ? m.integer("tgt_vocab_size", d.integer("tgt_vocab_size", 32000, 1), 1) + extra
-            : srcVocab;
+    const auto [srcVocab, tgtVocab] = vocabularies(ctx);
     std::string positions =
         m.text("position_embedding_type",
                m.text("positional_embedding_type", std::string(t5 ? "relative" : "fixed")),
@@ -57,21 +100,7 @@ std::string buildSeq2Seq(BuildContext& ctx)
     const Norm normKind = normFrom(m, t5 ? "rmsnorm" : "layernorm");
     const double dropout = m.number("dropout_rate", 0.0, 0, 1);
 
-    BlockSpec s;
-    s.attention.hidden = dModel;
-    s.attention.heads = s.attention.kvHeads = heads;
-    s.attention.headDim = dKv;
-    s.attention.qkvBias = s.attention.outBias =
-        m.boolean("use_projection_bias_in_attention", false);
-    s.attention.dropout = dropout;
-    s.attention.relativeBuckets = int(m.integer("relative_attention_num_buckets", 32, 1, 4096));
-    s.mlp.hidden = dModel;
-    s.mlp.filter = dFf;
-    s.mlp.bias = m.boolean("use_ffn_bias", false);
-    s.mlp.dropout = m.number("relu_dropout_rate", dropout, 0, 1);
-    s.norm = normKind;
-    s.preNorm = preNorm;
-    s.residualDropout = dropout;
+    const BlockSpec s = sharedBlockSpec(m, {dModel, heads, dKv, dFf}, normKind, preNorm, dropout);
 
     // Embeddings of both sides in the first layer (they share the table by default).
     b.beginLayer("embeddings");

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <optional>
 
 namespace portolan::sim {
 
@@ -42,6 +44,84 @@ std::string describeOptions(const CompileOptions& o)
     return s;
 }
 
+namespace {
+
+// The grid the search walks: the stage counts to try, and for each the micro-batches that divide
+// the batch (largest first), the precisions and with or without recomputation.
+struct SearchSpace
+{
+    std::vector<int> counts, micro;
+    std::vector<Precision> precisions;
+    std::vector<bool> recomputes;
+};
+
+SearchSpace searchSpace(const AutoRequest& req, const CompileOptions& base, bool cs)
+{
+    const auto& bt = base.training;
+    const std::int64_t batch = std::int64_t(bt.microBatch) * bt.gradAccum;
+    SearchSpace s;
+    for (int m = bt.microBatch; m >= 1; m /= 2)
+        if (batch % m == 0)
+            s.micro.push_back(m);
+    s.precisions = {bt.precision};
+    if (req.allowFp16 && bt.precision != Precision::Fp16)
+        s.precisions.push_back(Precision::Fp16);
+    s.recomputes = {false};
+    if (!bt.inference)
+        s.recomputes.push_back(true);
+    if (cs) {
+        s.counts = {1};
+    } else if (req.goal == AutoRequest::Goal::HighestThroughput) {
+        s.counts = {req.ipus > 0 ? req.ipus : std::max(1, base.ipus)};
+    } else {
+        const int cap = req.maxIpus > 0 ? req.maxIpus : maxIpus();
+        for (int p = 1; p <= cap; p *= 2)
+            s.counts.push_back(p);
+    }
+    return s;
+}
+
+using Trial = std::function<std::optional<CompileResult>(const CompileOptions&)>;
+
+// Turns off the savers the chosen configuration `best` does not need: each stays off when the
+// model still fits at the same throughput (`run` simulates and counts a trial).
+void relaxSavers(const Trial& run, CompileResult& best)
+{
+    CompileOptions o = best.options;
+    const auto tryWithout = [&](auto&& change) {
+        CompileOptions x = o;
+        change(x);
+        if (auto r = run(x); r && r->fits && r->samplesPerSecond >= best.samplesPerSecond * 0.999) {
+            o = x;
+            best = std::move(*r);
+        }
+    };
+    // Recomputation only where the memory needs it: the stash is deepest on the first
+    // stages of a pipeline, so the last stages are the first to do without (each stage
+    // that stops recomputing saves a forward pass).
+    const int stages = o.ipus; // per-IPU lists: one value per IPU
+    if (o.training.recompute && !o.training.inference && stages > 1)
+        for (int s = stages - 1; s >= 0; --s)
+            tryWithout([s, stages](CompileOptions& x) {
+                auto& v = x.training.recomputePerStage;
+                if (v.empty())
+                    v.assign(std::size_t(stages), 1);
+                v[std::size_t(s)] = 0;
+                if (std::all_of(v.begin(), v.end(), [](int r) { return r == 0; })) {
+                    v.clear();
+                    x.training.recompute = false;
+                }
+            });
+    tryWithout([](CompileOptions& x) { x.training.halfPartials = false; });
+    for (int f : {1, 2, 4})
+        if (f < o.training.serializationFactor)
+            tryWithout([f](CompileOptions& x) { x.training.serializationFactor = f; });
+    tryWithout([](CompileOptions& x) { x.training.replicatedTensorSharding = false; });
+    tryWithout([](CompileOptions& x) { x.training.optimizerOffChip = false; });
+}
+
+} // namespace
+
 Result<AutoResult> findFittingConfiguration(const graph::OpGraph& g, const targets::Target& t,
                                             const AutoRequest& req,
                                             const ProgressCallback& progress)
@@ -73,31 +153,13 @@ Result<AutoResult> findFittingConfiguration(const graph::OpGraph& g, const targe
                              "): optimizer state stays on chip");
     }
 
-    std::vector<int> micro; // the micro-batches that divide the batch, largest first
-    for (int m = bt.microBatch; m >= 1; m /= 2)
-        if (batch % m == 0)
-            micro.push_back(m);
-    std::vector<Precision> precisions{bt.precision};
-    if (req.allowFp16 && bt.precision != Precision::Fp16)
-        precisions.push_back(Precision::Fp16);
-    std::vector<bool> recomputes{false};
-    if (!bt.inference)
-        recomputes.push_back(true);
+    const SearchSpace space = searchSpace(req, base, cs);
+    const auto& [counts, micro, precisions, recomputes] = space;
+    const int total =
+        int(counts.size()) * (1 + int(micro.size() * precisions.size() * recomputes.size()));
+    int done = 0;
 
-    int total = 0, done = 0;
-    std::vector<int> counts;
-    if (cs) {
-        counts = {1};
-    } else if (req.goal == AutoRequest::Goal::HighestThroughput) {
-        counts = {req.ipus > 0 ? req.ipus : std::max(1, base.ipus)};
-    } else {
-        const int cap = req.maxIpus > 0 ? req.maxIpus : maxIpus();
-        for (int p = 1; p <= cap; p *= 2)
-            counts.push_back(p);
-    }
-    total = int(counts.size()) * (1 + int(micro.size() * precisions.size() * recomputes.size()));
-
-    const auto run = [&](const CompileOptions& o) -> std::optional<CompileResult> {
+    const Trial run = [&](const CompileOptions& o) -> std::optional<CompileResult> {
         auto r = compileGraph(g, t, o);
         ++out.simulated;
         if (progress && !progress(std::uint64_t(++done), std::uint64_t(std::max(done, total))))
@@ -166,39 +228,7 @@ Result<AutoResult> findFittingConfiguration(const graph::OpGraph& g, const targe
         }
     }
     if (best) {
-        // Turn off the savers the chosen configuration does not need.
-        CompileOptions o = best->options;
-        const auto tryWithout = [&](auto&& change) {
-            CompileOptions x = o;
-            change(x);
-            if (auto r = run(x);
-                r && r->fits && r->samplesPerSecond >= best->samplesPerSecond * 0.999) {
-                o = x;
-                best = std::move(*r);
-            }
-        };
-        // Recomputation only where the memory needs it: the stash is deepest on the first
-        // stages of a pipeline, so the last stages are the first to do without (each stage
-        // that stops recomputing saves a forward pass).
-        const int stages = o.ipus; // per-IPU lists: one value per IPU
-        if (o.training.recompute && !o.training.inference && stages > 1)
-            for (int s = stages - 1; s >= 0; --s)
-                tryWithout([s, stages](CompileOptions& x) {
-                    auto& v = x.training.recomputePerStage;
-                    if (v.empty())
-                        v.assign(std::size_t(stages), 1);
-                    v[std::size_t(s)] = 0;
-                    if (std::all_of(v.begin(), v.end(), [](int r) { return r == 0; })) {
-                        v.clear();
-                        x.training.recompute = false;
-                    }
-                });
-        tryWithout([](CompileOptions& x) { x.training.halfPartials = false; });
-        for (int f : {1, 2, 4})
-            if (f < o.training.serializationFactor)
-                tryWithout([f](CompileOptions& x) { x.training.serializationFactor = f; });
-        tryWithout([](CompileOptions& x) { x.training.replicatedTensorSharding = false; });
-        tryWithout([](CompileOptions& x) { x.training.optimizerOffChip = false; });
+        relaxSavers(run, *best);
         out.found = true;
         out.best = std::move(*best);
     }

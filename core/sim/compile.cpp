@@ -21,13 +21,9 @@ Result<CompileResult> simulate(const graph::OpGraph& g, const targets::Target& t
     return simulateIpu(g, t, o, ipuModelConstants(), cache, detail, kinds);
 }
 
-} // namespace
-
-std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Target& t,
-                                   const CompileResult& base, IpuSimCache* cache)
+std::vector<Remedy> advise(const graph::OpGraph& g, const targets::Target& t,
+                           const CompileResult& base, IpuSimCache* cache, const OpKinds& kinds)
 {
-    // What each op is, worked out once for every remedy's simulation of the same graph.
-    const OpKinds kinds = opKinds(g, ipuModelConstants().vocabularyMinRows);
     const auto& vocab = kinds.vocabulary;
     const bool hasVocabulary = std::find(vocab.begin(), vocab.end(), true) != vocab.end();
     std::vector<Remedy> out;
@@ -50,6 +46,15 @@ std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Targe
         out.push_back(std::move(rem));
     }
     return out;
+}
+
+} // namespace
+
+std::vector<Remedy> adviseRemedies(const graph::OpGraph& g, const targets::Target& t,
+                                   const CompileResult& base, IpuSimCache* cache)
+{
+    // What each op is, worked out once for every remedy's simulation of the same graph.
+    return advise(g, t, base, cache, opKinds(g, ipuModelConstants().vocabularyMinRows));
 }
 
 std::optional<ProjectSplit> simulateProjectSplit(const graph::OpGraph& g, const targets::Target& t,
@@ -119,7 +124,9 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
              "compile.options",
              "micro-batch, gradient accumulation, replicas and IPUs must be at least 1",
              {}});
-    auto r = simulate(g, t, o, cache, detail);
+    // What each op is, worked out once for the simulation and every remedy's.
+    const OpKinds kinds = opKinds(g, ipuModelConstants().vocabularyMinRows);
+    auto r = simulate(g, t, o, cache, detail, &kinds);
     if (!r)
         return r;
     // A result either fits or does not: an error of the compilation itself (a mode or an option
@@ -139,7 +146,7 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
                      : std::string());
     }
     if (o.advice && !r.value->fits)
-        r.value->advice = adviseRemedies(g, t, *r.value, cache);
+        r.value->advice = advise(g, t, *r.value, cache, kinds);
     r.value->projectSplit = simulateProjectSplit(g, t, o, cache);
     r.value->compileMilliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -86,7 +86,7 @@ OpKinds opKinds(const graph::OpGraph& g, std::int64_t vocabularyMinRows)
 // that would share a dozen locals.
 std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConfig& c,
                                      const IpuModelConstants& k, std::int64_t tileBytes, int tiles,
-                                     int first, int end, const OpKinds* kinds)
+                                     int first, int end, const OpKinds* kinds, OpMemoryTerms terms)
 {
     const int n = int(g.ops.size());
     if (end < 0 || end > n)
@@ -96,10 +96,11 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
     if (out.empty())
         return out;
     const auto base = perOpMemory(g, c, first, end);
+    const bool temporaries = terms == OpMemoryTerms::All;
     // With recomputation the stash holds layer outputs only; a layer's full stash is rebuilt
     // for its backward. The full one comes from the same model without recomputation.
     std::vector<OpMemory> full;
-    if (c.recompute && !c.inference) {
+    if (c.recompute && !c.inference && temporaries) {
         TrainingConfig noRecompute = c;
         noRecompute.recompute = false;
         full = perOpMemory(g, noRecompute, first, end);
@@ -150,6 +151,8 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
         const std::int64_t gradParams =
             op.tiedTo >= 0 ? g.ops[std::size_t(op.tiedTo)].paramCount : params;
         o.weights = params * cb;
+        if (c.inference && !temporaries)
+            continue;
         if (c.inference) {
             // Forward only: the output, its inputs and the plan's temporaries.
             const std::int64_t act =
@@ -181,6 +184,8 @@ std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConf
             o.updateTemp = (state + masters) / div;
         }
         o.stash = m.stash;
+        if (!temporaries)
+            continue;
         const std::int64_t act = m.activation * mb;
         std::int64_t fwd = act, bwd = m.temporary * mb;
         // The weight gradient before it is accumulated (or applied).

@@ -52,12 +52,24 @@ struct OpKinds
 };
 OpKinds opKinds(const graph::OpGraph& g, std::int64_t vocabularyMinRows);
 
+// Which terms of IpuOpMemory to work out: all of them, or only what stays live across a step
+// (weights, accumulators, state, masters, stash, and the streamed update), which is what the
+// automatic split's per-op estimate reads; the temporaries' tile plans are most of the cost.
+enum class OpMemoryTerms
+{
+    All,
+    Persistent
+};
+
 // Ops [first, end) of `g` on an IPU of `tiles` compute tiles of `tileBytes` each (a contraction's
 // temporaries are planned over the tiles, at most availableMemoryProportion of each). `kinds`
-// is opKinds(g, ...) when the caller has it (worked out here otherwise).
+// is opKinds(g, ...) when the caller has it (worked out here otherwise). With
+// OpMemoryTerms::Persistent the temporaries (forwardTemp, backwardTemp, recomputeStash,
+// outputGradient) are left 0.
 std::vector<IpuOpMemory> ipuOpMemory(const graph::OpGraph& g, const TrainingConfig& c,
                                      const IpuModelConstants& k, std::int64_t tileBytes, int tiles,
-                                     int first, int end, const OpKinds* kinds = nullptr);
+                                     int first, int end, const OpKinds* kinds = nullptr,
+                                     OpMemoryTerms terms = OpMemoryTerms::All);
 
 // Matmuls, linear layers and convolutions: the ops the AMP units run, with plan temporaries.
 bool isContraction(const std::string& kind);

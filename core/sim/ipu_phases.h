@@ -56,11 +56,34 @@ struct StageKey
     auto operator<=>(const StageKey&) const = default;
 };
 
+// A variable as the place and memory phases read it: numbers only. Every simulation of the
+// advice places all of a model's variables (over 20,000 at 70 B parameters), and a record with
+// two strings per variable cost more than the mapping itself; the report's named Variable is
+// made beside it with Detail::Full.
+enum class VariableKind : std::uint8_t
+{
+    Weight,
+    Accumulator,
+    Optimizer,
+    Master,
+    Stash,
+    Temporary
+};
+
+struct PlacedVariable
+{
+    std::int64_t bytes = 0, bytesPerTile = 0;
+    int op = -1, firstTile = 0, tileCount = 0, liveFrom = 0, liveTo = 0;
+    VariableKind kind = VariableKind::Temporary;
+    bool alwaysLive = false;
+};
+
 struct PlacedStage
 {
-    StageProfile profile;            // without its IPU's figures (memory phase)
-    std::vector<Variable> variables; // mapped; unnamed with Detail::Figures
-    std::vector<ProgramStep> steps;  // empty with Detail::Figures
+    StageProfile profile;               // without its IPU's figures (memory phase)
+    std::vector<PlacedVariable> placed; // mapped, in the order of `variables`
+    std::vector<Variable> variables;    // the same, named; only with Detail::Full
+    std::vector<ProgramStep> steps;     // empty with Detail::Figures
     int stepCount = 0;
     int peakStep = 0;                           // global step of the stage's own peak
     std::int64_t peakLive = 0;                  // not-always-live bytes at that step

@@ -8,14 +8,31 @@
 #include <bit>
 #include <cmath>
 #include <functional>
-#include <string_view>
 #include <utility>
 
 namespace portolan::sim::ipu {
 
-using namespace std::string_view_literals;
-
 namespace {
+
+// The report's word for a variable's kind.
+const char* variableKindName(VariableKind k)
+{
+    switch (k) {
+    case VariableKind::Weight:
+        return "weight";
+    case VariableKind::Accumulator:
+        return "accumulator";
+    case VariableKind::Optimizer:
+        return "optimizer";
+    case VariableKind::Master:
+        return "master";
+    case VariableKind::Stash:
+        return "stash";
+    case VariableKind::Temporary:
+        return "temporary";
+    }
+    return "temporary";
+}
 
 // Maps a variable onto the tiles of its IPU: as few tiles as keep each piece at least
 // minBytesPerTile, in whole grains, from a rotating start so that small tensors do not all land
@@ -27,7 +44,7 @@ struct Mapper
     int tilesPerIpu;
     int cursor = 0;
 
-    void map(Variable& v, int ipu)
+    void map(PlacedVariable& v, int ipu)
     {
         const std::int64_t bytes = std::max<std::int64_t>(v.bytes, 1);
         const std::int64_t wanted = (bytes + k.minBytesPerTile - 1) / k.minBytesPerTile;
@@ -77,7 +94,7 @@ void stageLiveness(PlacedStage& out, int stepBase)
 {
     std::vector<std::int64_t> alive(static_cast<std::size_t>(out.stepCount) + 1, 0);
     std::int64_t always = 0;
-    for (const auto& v : out.variables) {
+    for (const auto& v : out.placed) {
         const std::int64_t mapped = v.bytesPerTile * v.tileCount;
         if (v.alwaysLive) {
             always += mapped;
@@ -140,6 +157,25 @@ void stageCycles(const Context& x, const StageKey& key, const StageFlops& f, Pla
     out.backward = st.backwardSeconds;
 }
 
+// A stage's program steps, named: each op's forward in order, then (training) each backward in
+// reverse and the weight update.
+std::vector<ProgramStep> programSteps(const Context& x, const StageKey& key)
+{
+    const auto& g = x.g;
+    const bool inference = x.o.training.inference;
+    const int first = key.first, end = key.end, s = key.index, count = end - first;
+    std::vector<ProgramStep> steps;
+    steps.reserve(std::size_t(inference ? count : 2 * count + 1));
+    for (int i = first; i < end; ++i)
+        steps.push_back({"fwd " + g.ops[std::size_t(i)].name, "forward", s, i, 0, 0});
+    if (!inference) {
+        for (int i = end - 1; i >= first; --i)
+            steps.push_back({"bwd " + g.ops[std::size_t(i)].name, "backward", s, i, 0, 0});
+        steps.push_back({"update stage " + std::to_string(s), "update", s, -1, 0, 0});
+    }
+    return steps;
+}
+
 } // namespace
 
 Context::Context(const graph::OpGraph& graph, const targets::Target& target,
@@ -186,20 +222,14 @@ PlacedStage placeStage(const Context& x, const StageKey& key)
         ipuOpMemory(g, sc, x.k, x.t.ipu.tileMemoryBytes, x.computeTiles, first, end, &x.kinds);
     Mapper mapper{x.k, x.computeTiles, x.tiles, key.cursor};
     const int count = end - first;
-    if (named) {
-        out.steps.reserve(std::size_t(c.inference ? count : 2 * count + 1));
-        for (int i = first; i < end; ++i)
-            out.steps.push_back({"fwd " + g.ops[std::size_t(i)].name, "forward", s, i, 0, 0});
-        if (!c.inference) {
-            for (int i = end - 1; i >= first; --i)
-                out.steps.push_back({"bwd " + g.ops[std::size_t(i)].name, "backward", s, i, 0, 0});
-            out.steps.push_back({"update stage " + std::to_string(s), "update", s, -1, 0, 0});
-        }
-    }
+    if (named)
+        out.steps = programSteps(x, key);
     out.stepCount = c.inference ? count : 2 * count + 1;
     // Up to seven variables an op (weight, accumulator, state, master, stash, forward, backward)
     // and a streamed update: growing the vector one by one moved each stage's several times.
-    out.variables.reserve(std::size_t(count) * 7 + 1);
+    out.placed.reserve(std::size_t(count) * 7 + 1);
+    if (named)
+        out.variables.reserve(std::size_t(count) * 7 + 1);
     const int updateStep = stepBase + out.stepCount - 1;
     const auto fwdStep = [&](int i) {
         return stepBase + (i - first);
@@ -208,22 +238,22 @@ PlacedStage placeStage(const Context& x, const StageKey& key)
         return c.inference ? fwdStep(i) : stepBase + count + (end - 1 - i);
     };
     const std::string noName;
-    const auto addVar = [&](const std::string& opName, const char* suffix, const char* kind,
+    const auto addVar = [&](const std::string& opName, const char* suffix, VariableKind kind,
                             bool always, int op, std::int64_t bytes, int from, int to) {
         if (bytes <= 0)
             return;
-        Variable v;
-        if (named)
-            v.name = opName + suffix;
+        PlacedVariable& v = out.placed.emplace_back();
         v.kind = kind;
         v.alwaysLive = always;
-        v.stage = s;
         v.op = op;
         v.bytes = bytes;
         v.liveFrom = always ? stepBase : from;
         v.liveTo = always ? updateStep : to;
         mapper.map(v, key.ipu);
-        out.variables.push_back(std::move(v));
+        if (named)
+            out.variables.push_back({opName + suffix, variableKindName(kind), v.alwaysLive, s, v.op,
+                                     v.bytes, v.firstTile, v.tileCount, v.bytesPerTile, v.liveFrom,
+                                     v.liveTo});
     };
     // Recomputation runs each layer's forward again before its backward (PopTorch user guide,
     // "Recomputation": the activations between checkpoints are recomputed in the backward pass
@@ -235,24 +265,26 @@ PlacedStage placeStage(const Context& x, const StageKey& key)
         const auto& op = g.ops[std::size_t(i)];
         const auto& m = ops[std::size_t(i - first)];
         const std::string& nm = named ? op.name : noName;
-        addVar(nm, "/weight", "weight", true, i, m.weights, 0, 0);
-        addVar(nm, "/accumulator", "accumulator", true, i, m.accumulators, 0, 0);
-        addVar(nm, "/optimizer", "optimizer", true, i, m.optimizerState, 0, 0);
-        addVar(nm, "/master", "master", true, i, m.masterWeights, 0, 0);
+        addVar(nm, "/weight", VariableKind::Weight, true, i, m.weights, 0, 0);
+        addVar(nm, "/accumulator", VariableKind::Accumulator, true, i, m.accumulators, 0, 0);
+        addVar(nm, "/optimizer", VariableKind::Optimizer, true, i, m.optimizerState, 0, 0);
+        addVar(nm, "/master", VariableKind::Master, true, i, m.masterWeights, 0, 0);
         const std::int64_t stash = std::int64_t(double(m.stash) * x.microBatch * depth);
         out.stashBytes += stash;
-        addVar(nm, "/stash", "stash", false, i, stash, fwdStep(i), bwdStep(i));
-        addVar(nm, "/forward", "temporary", false, i, m.forwardTemp, fwdStep(i), fwdStep(i));
+        addVar(nm, "/stash", VariableKind::Stash, false, i, stash, fwdStep(i), bwdStep(i));
+        addVar(nm, "/forward", VariableKind::Temporary, false, i, m.forwardTemp, fwdStep(i),
+               fwdStep(i));
         if (!c.inference) {
             // Gradient buffers, the weight gradient and the plan's temporaries; with
             // recomputation, the layer's rebuilt activations. The model's last op gets its
             // output's gradient from the loss (the loss/gradient variable below): not counted
             // twice.
             const std::int64_t lossGradient = i == n - 1 ? m.outputGradient : 0;
-            addVar(nm, "/backward", "temporary", false, i,
+            addVar(nm, "/backward", VariableKind::Temporary, false, i,
                    m.backwardTemp - lossGradient + m.recomputeStash, bwdStep(i), bwdStep(i));
             if (streamedNow[std::size_t(i - first)])
-                addVar(nm, "/update", "temporary", false, i, m.updateTemp, updateStep, updateStep);
+                addVar(nm, "/update", VariableKind::Temporary, false, i, m.updateTemp, updateStep,
+                       updateStep);
         }
         const double fl =
             (c.inference ? op.forwardFlops : op.forwardFlops + op.backwardFlops) * x.microBatch;
@@ -270,7 +302,7 @@ PlacedStage placeStage(const Context& x, const StageKey& key)
     if (end == n && !c.inference) {
         // The loss gradient enters backward on the stage that ends the model.
         const std::string loss = named ? "loss" : "";
-        addVar(loss, named ? "/gradient" : "", "temporary", false, end - 1,
+        addVar(loss, named ? "/gradient" : "", VariableKind::Temporary, false, end - 1,
                std::int64_t(activationBytes(x, end - 1)), bwdStep(end - 1), bwdStep(end - 1));
     }
     out.cursorAfter = mapper.cursor;
@@ -409,10 +441,10 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
     const int peakStep = peakStage->peakStep;
     for (const PlacedStage* w : mine) {
         steps += w->stepCount;
-        for (const auto& v : w->variables) {
+        for (const auto& v : w->placed) {
             const bool live =
                 v.alwaysLive || (w == peakStage ? v.liveFrom <= peakStep && peakStep <= v.liveTo
-                                                : std::string_view(v.kind) == "stash"sv);
+                                                : v.kind == VariableKind::Stash);
             if (live) {
                 const auto cat =
                     v.alwaysLive ? MemoryCategory::AlwaysLive : MemoryCategory::NotAlwaysLive;
@@ -425,20 +457,19 @@ IpuMemory ipuMemory(const Context& x, int ipu, const std::vector<const PlacedSta
         const int firstOp = w->profile.firstOp, endOp = w->profile.endOp;
         thread_local std::vector<int> widest;
         widest.assign(std::size_t(endOp - firstOp), -1);
-        for (std::size_t vi = 0; vi < w->variables.size(); ++vi) {
-            const auto& v = w->variables[vi];
-            if (v.op < firstOp || v.op >= endOp || std::string_view(v.kind) == "optimizer"sv ||
-                std::string_view(v.kind) == "accumulator"sv ||
-                std::string_view(v.kind) == "master"sv)
+        for (std::size_t vi = 0; vi < w->placed.size(); ++vi) {
+            const auto& v = w->placed[vi];
+            if (v.op < firstOp || v.op >= endOp || v.kind == VariableKind::Optimizer ||
+                v.kind == VariableKind::Accumulator || v.kind == VariableKind::Master)
                 continue;
             int& wide = widest[std::size_t(v.op - firstOp)];
-            if (wide < 0 || v.tileCount > w->variables[std::size_t(wide)].tileCount)
+            if (wide < 0 || v.tileCount > w->placed[std::size_t(wide)].tileCount)
                 wide = int(vi);
         }
         for (int vi : widest) {
             if (vi < 0)
                 continue;
-            const auto& v = w->variables[std::size_t(vi)];
+            const auto& v = w->placed[std::size_t(vi)];
             const auto& op = x.g.ops[std::size_t(v.op)];
             add(x.kinds.contraction[std::size_t(v.op)] ? contractionTouch : otherTouch, v.firstTile,
                 v.tileCount, 1);

@@ -144,8 +144,9 @@ void ipuOpCosts(const graph::OpGraph& g, const targets::Target& t, const Compile
         own = opKinds(g, k.vocabularyMinRows);
         kinds = &own;
     }
-    const auto ops =
-        ipuOpMemory(g, c, k, t.ipu.tileMemoryBytes, tiles, 0, int(g.ops.size()), kinds);
+    // Only what stays live across a step is summed below: the temporaries' plans are skipped.
+    const auto ops = ipuOpMemory(g, c, k, t.ipu.tileMemoryBytes, tiles, 0, int(g.ops.size()), kinds,
+                                 OpMemoryTerms::Persistent);
     const double peak = peakFlops(t, c.precision);
     const double mb = std::max(1, c.microBatch);
     // The stash depth falls from 2p-1 micro-batches on the first stage to 1 on the last; the

@@ -46,11 +46,12 @@ struct OpKinds;
 
 // Full: the whole profile. Figures: what the advice and a search read (fits, the fullest tile,
 // throughput and the stage figures), without the variables' names, the program steps, the
-// bytes per tile, each stage's memory breakdown, the model's and the graph, which take most of
-// the time at 70 B scale. Summary: the figures plus the model's memory breakdown, which the
-// compile summary prints besides (summary.h), for `portolan-cli compile` without a report to
-// write; the graph it also reads is the caller's to move in (workflow::compileProject does),
-// a copy of 4,648 ops at 70 B parameters being no small part of a compile.
+// bytes per tile, each stage's memory breakdown, the schedule's events, the model's and the
+// graph, which take most of the time at 70 B scale. Summary: the figures plus the model's memory
+// breakdown, which the compile summary prints besides (summary.h), for `portolan-cli compile`
+// without a report or a trace to write; the graph it also reads is the caller's to move in
+// (workflow::compileProject does), a copy of 4,648 ops at 70 B parameters being no small part
+// of a compile.
 enum class SimDetail
 {
     Full,

@@ -20,21 +20,56 @@ std::vector<ScheduleEvent> simulateSchedule(Schedule kind, const std::vector<dou
     return events;
 }
 
-double scheduleEnd(Schedule kind, const std::vector<double>& forward,
-                   const std::vector<double>& backward, const std::vector<double>& linkSeconds,
-                   int m, std::vector<ScheduleEvent>* events)
+namespace {
+
+// The step ends of the latest schedules, by their inputs. A remedy that changes only memory
+// (fp16 on a model already in mixed precision, the optimizer state off chip, a serialized
+// vocabulary, half partials) leaves every stage's time as it was, so the advice asks for the
+// same schedule again: at 256 stages of 55 micro-batches each is 28,160 tasks. Per thread:
+// simulations run on workers.
+struct ScheduleMemo
+{
+    struct Entry
+    {
+        Schedule kind;
+        int m;
+        std::vector<double> forward, backward, links;
+        double end;
+    };
+    static constexpr std::size_t kEntries = 8;
+    std::vector<Entry> entries; // oldest first
+    std::size_t next = 0;       // the entry the next store replaces once full
+
+    const Entry* find(Schedule kind, int m, const std::vector<double>& f,
+                      const std::vector<double>& b, const std::vector<double>& l) const
+    {
+        for (const auto& e : entries)
+            if (e.kind == kind && e.m == m && e.forward == f && e.backward == b && e.links == l)
+                return &e;
+        return nullptr;
+    }
+    void store(Entry e)
+    {
+        if (entries.size() < kEntries) {
+            entries.push_back(std::move(e));
+            return;
+        }
+        entries[next] = std::move(e);
+        next = (next + 1) % kEntries;
+    }
+};
+
+double scheduleEndOnce(Schedule kind, const std::vector<double>& forward,
+                       const std::vector<double>& backward, const std::vector<double>& links, int m,
+                       std::vector<ScheduleEvent>* events)
 {
     const int p = int(forward.size());
-    m = std::max(1, m);
     // Stage s's k-th task of its 2m: `warmup` forwards, then a backward and a forward in turn
     // while forwards remain, then the backwards left. GPipe is the case warmup = m (every
     // forward, then every backward); 1F1B warms up with min(m, p - s).
     const auto warmupOf = [&](int s) {
         return kind == Schedule::GPipe ? m : std::min(m, p - s);
     };
-    // Link times padded with zeros to one per stage.
-    std::vector<double> links(static_cast<std::size_t>(p), 0.0);
-    std::copy_n(linkSeconds.begin(), std::min(linkSeconds.size(), links.size()), links.begin());
     // End times, stage by stage (one array each: 256 stages of 55 micro-batches are thousands of
     // small vectors otherwise); -1 = not yet run.
     const std::size_t mm = std::size_t(m);
@@ -123,6 +158,25 @@ double scheduleEnd(Schedule kind, const std::vector<double>& forward,
         }
     }
     return last;
+}
+
+} // namespace
+
+double scheduleEnd(Schedule kind, const std::vector<double>& forward,
+                   const std::vector<double>& backward, const std::vector<double>& linkSeconds,
+                   int m, std::vector<ScheduleEvent>* events)
+{
+    m = std::max(1, m);
+    // Link times padded with zeros to one per stage.
+    std::vector<double> links(forward.size(), 0.0);
+    std::copy_n(linkSeconds.begin(), std::min(linkSeconds.size(), links.size()), links.begin());
+    thread_local ScheduleMemo memo;
+    if (!events)
+        if (const auto* e = memo.find(kind, m, forward, backward, links))
+            return e->end;
+    const double end = scheduleEndOnce(kind, forward, backward, links, m, events);
+    memo.store({kind, m, forward, backward, std::move(links), end});
+    return end;
 }
 
 } // namespace portolan::sim

@@ -128,7 +128,7 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
                           std::string(scheduleName(t.schedule)) +
                           "): " + countOf((long long)p.stages.size(), "stage", "stages") + " on " +
                           countOf(p.ipusPerReplica, "IPU", "IPUs"));
-        s.lines.push_back("  tile memory: fullest " + bytes(p.maxTileBytes) + " of " +
+        s.lines.push_back("  Tile memory: fullest " + bytes(p.maxTileBytes) + " of " +
                           bytes(p.tileCapacity) + ", " + std::to_string(p.oomTiles) +
                           " tile(s) out of memory");
         s.lines.push_back("  bubble " + fmt("%.1f", 100 * p.bubble) + "%, balance " +

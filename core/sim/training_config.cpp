@@ -96,15 +96,6 @@ std::optional<bool> momentumTypeFromName(std::string_view s)
     return std::nullopt;
 }
 
-int computeBytes(Precision p)
-{
-    return p == Precision::Fp32 ? 4 : 2;
-}
-int stateBytes(Precision p)
-{
-    return p == Precision::Fp16 ? 2 : 4;
-}
-
 TrainingConfig TrainingConfig::forStage(int stage) const
 {
     TrainingConfig c = *this;

@@ -93,7 +93,14 @@ std::optional<std::vector<double>> parseStageValues(std::string_view text, doubl
 
 // Bytes of a weight, activation, gradient element under a precision (masters and optimizer
 // state are fp32 under mixed precision).
-int computeBytes(Precision p);
-int stateBytes(Precision p);
+// Inline: the memory model asks for them for every op of every stage of every simulation.
+inline int computeBytes(Precision p)
+{
+    return p == Precision::Fp32 ? 4 : 2;
+}
+inline int stateBytes(Precision p)
+{
+    return p == Precision::Fp16 ? 2 : 4;
+}
 
 } // namespace portolan::sim

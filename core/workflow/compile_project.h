@@ -84,7 +84,7 @@ struct CompileRequest
     std::optional<sim::AutoRequest> search; // look for a configuration that fits first
     GraphRecorder record;                   // empty: graph::runTorchChild
     // What the result holds (sim::SimDetail): Full for a report, Summary when only the compile
-    // summary is printed (no variables, program steps or bytes per tile to build).
+    // summary is printed (no variables, program steps, bytes per tile or schedule events).
     sim::SimDetail detail = sim::SimDetail::Full;
 };
 

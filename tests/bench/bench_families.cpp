@@ -7,8 +7,9 @@
 // 256 IPUs against GPT-2 small on 4 (issue 25: within 3 times), and a split edit (one boundary
 // moved by a layer, what a drag in the Pipeline page re-simulates, from nothing and incrementally
 // with an IpuSimCache; target under 50 ms). Last, the same two compiles as whole `portolan-cli
-// compile` processes, interleaved, median of 9 (issue 25: within 3 times), wall and CPU time:
-// the wall time follows the machine's load, the CPU time less so. Prints figures; never fails.
+// compile` processes, interleaved, median of 9 (issue 25: within 3 times), wall and CPU time
+// and page faults: the wall time follows the machine's load, the CPU time less so, the faults
+// not at all. Prints figures; never fails.
 // Usage: bench_families [corpus folder]   (default: $PORTOLAN_CORPUS)
 #include "core/families/families.h"
 #include "core/sim/auto_config.h"
@@ -192,7 +193,7 @@ void wholeProcessRatio(const std::string& llama, const std::string& gpt2, int ru
                                          "ipu-mk2",    "--ipus",  "4"};
     (void)bench::runProcess(big);
     (void)bench::runProcess(small);
-    std::vector<double> bigWall, bigCpu, smallWall, smallCpu;
+    std::vector<double> bigWall, bigCpu, smallWall, smallCpu, bigFaults, smallFaults;
     for (int i = 0; i < runs; ++i) {
         const auto b = bench::runProcess(big);
         const auto s = bench::runProcess(small);
@@ -204,12 +205,16 @@ void wholeProcessRatio(const std::string& llama, const std::string& gpt2, int ru
         bigCpu.push_back(b.cpuMs);
         smallWall.push_back(s.wallMs);
         smallCpu.push_back(s.cpuMs);
+        bigFaults.push_back(double(b.minorFaults));
+        smallFaults.push_back(double(s.minorFaults));
     }
     std::printf("whole process, portolan-cli compile with advice (median of %d, interleaved): "
                 "LLaMA-2 70B on 256 IPUs %.0f ms, GPT-2 small on 4 IPUs %.0f ms: %.1f times "
-                "(target: within 3); CPU time %.0f ms and %.0f ms: %.1f times\n",
+                "(target: within 3); CPU time %.0f ms and %.0f ms: %.1f times; page faults %.0f "
+                "and %.0f\n",
                 runs, median(bigWall), median(smallWall), median(bigWall) / median(smallWall),
-                median(bigCpu), median(smallCpu), median(bigCpu) / median(smallCpu));
+                median(bigCpu), median(smallCpu), median(bigCpu) / median(smallCpu),
+                median(bigFaults), median(smallFaults));
 }
 
 } // namespace

@@ -1,7 +1,8 @@
 #pragma once
 
 // Timing a child process as a user starts it (the CLI benchmarks): spawned with its output
-// discarded, its wall time and the CPU time it used (user + system, from wait4).
+// discarded, its wall time, the CPU time it used (user + system) and its minor page faults,
+// from wait4.
 
 #include <chrono>
 #include <fcntl.h>
@@ -20,6 +21,7 @@ struct ProcessTime
 {
     double wallMs = -1; // negative: the process could not start
     double cpuMs = 0;
+    long minorFaults = 0; // pages first touched (or touched again after being given back)
     int exitCode = 0;
 };
 
@@ -49,6 +51,7 @@ inline ProcessTime runProcess(const std::vector<std::string>& argv)
         return double(tv.tv_sec) * 1e3 + double(tv.tv_usec) / 1e3;
     };
     t.cpuMs = ms(usage.ru_utime) + ms(usage.ru_stime);
+    t.minorFaults = usage.ru_minflt;
     t.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return t;
 }

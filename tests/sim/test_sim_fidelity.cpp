@@ -4,13 +4,10 @@
 // figures were published, the simulated bytes per IPU are printed beside the published ones.
 // Rows close to the limit that must not fit check the model is not simply optimistic; where the
 // model still disagrees with a row, the row says so (QEXPECT_FAIL with the reason).
-#include "core/families/families.h"
-#include "core/graph/recorder.h" // LibTorch before Qt
-#include "core/sim/auto_config.h"
-#include "core/sim/compile.h"
+// The automatic split and the search against published configurations are in
+// test_sim_fidelity_splits.cpp; the models and options both read are in fidelity_models.h.
 #include "core/sim/ipu_sim.h"
-#include "core/sim/layer_split.h"
-#include "core/sim/partition.h"
+#include "fidelity_models.h" // LibTorch before Qt
 
 #include <QTest>
 #include <algorithm>
@@ -18,83 +15,9 @@
 
 using namespace portolan;
 using namespace portolan::sim;
+using namespace portolan::sim::fidelity;
 
 namespace {
-
-// torchvision's ResNet-50 in torch::nn (bottleneck blocks of 3, 4, 6, 3), recorded at 224x224.
-struct BottleneckImpl : torch::nn::Module
-{
-    BottleneckImpl(int64_t in, int64_t mid, int64_t stride)
-    {
-        using namespace torch::nn;
-        const int64_t out = mid * 4;
-        conv1 = register_module("conv1", Conv2d(Conv2dOptions(in, mid, 1).bias(false)));
-        bn1 = register_module("bn1", BatchNorm2d(mid));
-        conv2 = register_module(
-            "conv2", Conv2d(Conv2dOptions(mid, mid, 3).stride(stride).padding(1).bias(false)));
-        bn2 = register_module("bn2", BatchNorm2d(mid));
-        conv3 = register_module("conv3", Conv2d(Conv2dOptions(mid, out, 1).bias(false)));
-        bn3 = register_module("bn3", BatchNorm2d(out));
-        if (stride != 1 || in != out) {
-            down = register_module("down",
-                                   Conv2d(Conv2dOptions(in, out, 1).stride(stride).bias(false)));
-            downBn = register_module("down_bn", BatchNorm2d(out));
-        }
-    }
-    torch::Tensor forward(torch::Tensor x)
-    {
-        auto y = torch::relu(bn1(conv1(x)));
-        y = torch::relu(bn2(conv2(y)));
-        y = bn3(conv3(y));
-        return torch::relu(y + (down ? downBn(down(x)) : x));
-    }
-    torch::nn::Conv2d conv1{nullptr}, conv2{nullptr}, conv3{nullptr}, down{nullptr};
-    torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr}, bn3{nullptr}, downBn{nullptr};
-};
-TORCH_MODULE(Bottleneck);
-
-graph::OpGraph resnet50()
-{
-    using namespace torch::nn;
-    Sequential net;
-    net->push_back("conv1", Conv2d(Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
-    net->push_back("bn1", BatchNorm2d(64));
-    net->push_back("relu", ReLU());
-    net->push_back("maxpool", MaxPool2d(MaxPool2dOptions(3).stride(2).padding(1)));
-    int64_t in = 64;
-    const int blocks[4] = {3, 4, 6, 3};
-    for (int stage = 0; stage < 4; ++stage)
-        for (int b = 0; b < blocks[stage]; ++b) {
-            const int64_t mid = 64 << stage;
-            net->push_back("layer" + std::to_string(stage + 1) + "_" + std::to_string(b),
-                           Bottleneck(in, mid, b == 0 && stage > 0 ? 2 : 1));
-            in = mid * 4;
-        }
-    net->push_back("avgpool", AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions(1)));
-    net->push_back("flatten", Flatten());
-    net->push_back("fc", Linear(2048, 1000));
-    torch::manual_seed(0);
-    return *graph::recordSequential(net, torch::zeros({1, 3, 224, 224}), "resnet50").value;
-}
-
-const graph::OpGraph& modelGraph(const QString& model)
-{
-    static std::map<QString, graph::OpGraph> cache;
-    auto it = cache.find(model);
-    if (it != cache.end())
-        return it->second;
-    graph::OpGraph g;
-    if (model == "resnet50") {
-        g = resnet50();
-    } else {
-        auto built = families::buildFromParamsFile(std::string(PORTOLAN_SOURCE_DIR) +
-                                                   "/tests/sim/fixtures/fidelity/" +
-                                                   model.toStdString() + ".yaml");
-        if (built)
-            g = std::move(built.value->graph);
-    }
-    return cache.emplace(model, std::move(g)).first->second;
-}
 
 struct Row
 {
@@ -107,52 +30,6 @@ struct Row
     bool showBefore = false;    // also print the model before off-chip streaming per weight and
                                 // fp16 first-order momentum (issue 22 item 5)
 };
-
-CompileOptions ipuOptions(int ipus, std::vector<int> split, int replicas, int mb, int accum,
-                          Optimizer opt)
-{
-    CompileOptions o;
-    o.target = "ipu-mk2";
-    o.ipus = ipus;
-    o.split = std::move(split);
-    o.advice = false;
-    auto& t = o.training;
-    t.replicas = replicas;
-    t.microBatch = mb;
-    t.gradAccum = accum;
-    t.precision = Precision::Fp16;
-    t.optimizer = opt;
-    return o;
-}
-
-// Graphcore's BERT pretraining options (configs_pretraining.yml defaults): fp16, LAMB with its
-// state off chip, sharded across replicas, recompute every layer, half partials.
-CompileOptions bert(int ipus, std::vector<int> split, int mb, double amp, int serialization)
-{
-    CompileOptions o = ipuOptions(ipus, std::move(split), 4, mb, 2048, Optimizer::Lamb);
-    o.training.recompute = true;
-    o.training.optimizerOffChip = true;
-    o.training.replicatedTensorSharding = true;
-    o.training.halfPartials = true;
-    o.training.availableMemoryProportion = amp;
-    o.training.serializationFactor = serialization;
-    return o;
-}
-
-// Graphcore's GPT-2 training benchmarks (nlp/gpt2/pytorch/benchmarks.yml): fp16 (.half()),
-// AdamW with its state off chip (the script's default) and sharded, recompute every layer,
-// half partials, embedding serialization 4, AMP 0.15, micro-batch 1 at sequence 1024.
-CompileOptions gpt2Training(int ipus, std::vector<int> split, int replicas)
-{
-    CompileOptions o = ipuOptions(ipus, std::move(split), replicas, 1, 2048, Optimizer::AdamW);
-    o.training.recompute = true;
-    o.training.optimizerOffChip = true;
-    o.training.replicatedTensorSharding = true;
-    o.training.halfPartials = true;
-    o.training.availableMemoryProportion = 0.15;
-    o.training.serializationFactor = 4;
-    return o;
-}
 
 // mT5-small as optimum-graphcore's mt5_translation notebook runs it, with the IPU config it
 // loads (Graphcore/mt5-small-ipu ipu_config.json): fp16, AdamW, micro-batch 1, 128 accumulated,
@@ -198,17 +75,6 @@ IpuModelConstants constantsBefore()
     IpuModelConstants k = ipuModelConstants();
     k.offChipWeightsInFlight = 1 << 30;
     return k;
-}
-
-// ResNet-50 (applications/pytorch/cnns, SDK 2.0 era): precision 16.16, SGD with momentum, half
-// partials, one IPU, Poplar's default available memory proportion unless `amp` is given.
-CompileOptions resnet(int mb, bool recompute, double amp = 0.6)
-{
-    CompileOptions o = ipuOptions(1, {}, 16, mb, 16, Optimizer::SgdMomentum);
-    o.training.halfPartials = true;
-    o.training.recompute = recompute;
-    o.training.availableMemoryProportion = amp;
-    return o;
 }
 
 const QString kBert = QStringLiteral("graphcore/examples nlp/bert/pytorch/configs_pretraining.yml");
@@ -434,222 +300,6 @@ private Q_SLOTS:
         if (!row.knownOff.isEmpty())
             QEXPECT_FAIL("", qPrintable("model off: " + row.knownOff), Continue);
         QCOMPARE(r.value->fits, row.fits);
-    }
-
-    // The automatic split is memory-aware (issue 22 item 5). BERT-Large pretraining at
-    // Graphcore's settings (configs_pretraining.yml pretrain_large_128: 4 IPUs, micro-batch 8,
-    // LAMB off chip and sharded, recompute, AMP 0.25, serialization 2) with the split left to
-    // Portolan: phase 1 alone (the min-max partition in time under the per-layer estimate) puts
-    // the embeddings' IPU over capacity while the others have room; the memory repair moves
-    // layers off it, and the result fits, as the published hand split [3,7,7,7] does.
-    void autoSplitMemoryAware_data()
-    {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<int>("config");
-        QTest::addColumn<bool>("repaired"); // phase 1 alone leaves the embeddings' IPU over
-        // The Model Zoo's BERT-Large at sequence 512 (corpus, RELEASE_2.1.0 bert_large_MSL512)
-        // at Graphcore's pretrain_large_512 micro-batch 2 with the table's BERT options.
-        QTest::addRow("Model Zoo BERT-Large MSL512 mb 2, 4 IPUs")
-            << "corpus:RELEASE_2.1.0__transformers__pytorch__bert__configs__bert_large_MSL512.yaml"
-            << 2 << true;
-        // GPT-2 small at Graphcore's training options: phase 1 fits, and is left alone.
-        QTest::addRow("GPT-2 small, 4 IPUs") << "gpt2_small" << 1 << false;
-    }
-    void autoSplitMemoryAware()
-    {
-        QFETCH(QString, model);
-        QFETCH(int, config);
-        QFETCH(bool, repaired);
-        graph::OpGraph corpusGraph;
-        if (model.startsWith("corpus:")) {
-            const QByteArray root = qgetenv("PORTOLAN_CORPUS");
-            if (root.isEmpty())
-                QSKIP("PORTOLAN_CORPUS is not set; this row reads a Model Zoo config");
-            auto built = families::buildFromParamsFile(QString::fromLocal8Bit(root).toStdString() +
-                                                       "/cerebras-modelzoo-configs/" +
-                                                       model.mid(7).toStdString());
-            QVERIFY2(built, built.error.toString().c_str());
-            corpusGraph = std::move(built.value->graph);
-        }
-        const graph::OpGraph& g = model.startsWith("corpus:") ? corpusGraph : modelGraph(model);
-        QVERIFY(!g.ops.empty());
-        CompileOptions o = config == 1 ? gpt2Training(4, {}, 4) : bert(4, {}, 8, 0.25, 2);
-        if (config == 2)
-            o.training.microBatch = 2;
-        auto target = targets::loadTarget(o.target);
-        QVERIFY(target);
-        const IpuModelConstants& k = ipuModelConstants();
-        // Phase 1 alone, as the automatic split computed it before: layers as items, the exact
-        // min-max partition under the per-layer estimate's cap.
-        std::vector<double> cost;
-        std::vector<std::int64_t> memory;
-        ipuOpCosts(g, *target.value, o, k, cost, memory);
-        std::vector<double> layerCost;
-        std::vector<std::int64_t> layerMemory;
-        for (std::size_t i = 0; i < g.ops.size(); ++i) {
-            if (i == 0 || g.ops[i].layer != g.ops[i - 1].layer) {
-                layerCost.push_back(0);
-                layerMemory.push_back(0);
-            }
-            layerCost.back() += cost[i];
-            layerMemory.back() += memory[i];
-        }
-        const std::int64_t ipuBytes =
-            std::int64_t(target.value->ipu.tiles) * target.value->ipu.tileMemoryBytes;
-        Partition phase1 = partitionMinMax(layerCost, layerMemory, o.ipus,
-                                           std::int64_t(double(ipuBytes) * k.usableFraction));
-        QVERIFY(phase1.feasible);
-        CompileOptions old = o;
-        for (std::size_t s = 0; s + 1 < phase1.starts.size(); ++s)
-            old.split.push_back(phase1.starts[s + 1] - phase1.starts[s]);
-        auto before = compileGraph(g, old);
-        auto after = compileGraph(g, o);
-        QVERIFY2(before, before.error.toString().c_str());
-        QVERIFY2(after, after.error.toString().c_str());
-        const auto perIpu = [&](const CompileResult& r) {
-            std::vector<double> peak(std::size_t(o.ipus), 0), fill(std::size_t(o.ipus), 0);
-            for (const auto& st : r.ipu->stages) {
-                peak[std::size_t(st.ipu)] =
-                    std::max(peak[std::size_t(st.ipu)],
-                             double(st.maxTileBytes) / double(r.ipu->tileCapacity));
-                fill[std::size_t(st.ipu)] += double(st.usedBytes) / double(ipuBytes);
-            }
-            std::string text;
-            for (int i = 0; i < o.ipus; ++i)
-                text += (i ? " / " : "") + QString::asprintf("%.0f%% (fullest tile %.0f%%)",
-                                                             100 * fill[std::size_t(i)],
-                                                             100 * peak[std::size_t(i)])
-                                               .toStdString();
-            return std::pair{peak, text};
-        };
-        const auto [peakBefore, textBefore] = perIpu(*before.value);
-        const auto [peakAfter, textAfter] = perIpu(*after.value);
-        std::string split;
-        for (const auto& st : after.value->ipu->stages)
-            split += (split.empty() ? "" : ",") + std::to_string(st.firstLayer) + "-" +
-                     std::to_string(st.endLayer - 1) + "@" + std::to_string(st.ipu);
-        std::printf("  %s: phase 1 split %s: %s, IPU used %s\n", QTest::currentDataTag(),
-                    LayerSplit(old.split).toString().c_str(),
-                    before.value->fits ? "fits" : "does not fit", textBefore.c_str());
-        std::printf("      memory-aware split (layers@IPU) %s: %s, IPU used %s\n", split.c_str(),
-                    after.value->fits ? "fits" : "does not fit", textAfter.c_str());
-        for (const auto& d : after.value->diagnostics)
-            if (d.code == "compile.memory-repair" || d.code == "compile.tied-head")
-                std::printf("      %s\n", d.toString().c_str());
-        // The split Graphcore publishes for BERT-Large, [3,7,7,7], beside it.
-        if (config != 1) {
-            CompileOptions hand = o;
-            hand.split = {3, 7, 7, 7};
-            auto h = compileGraph(g, hand);
-            QVERIFY(h);
-            std::printf("      published split 3,7,7,7: %s, IPU used %s\n",
-                        h.value->fits ? "fits" : "does not fit", perIpu(*h.value).second.c_str());
-            QVERIFY(h.value->fits);
-        }
-        bool noted = false;
-        for (const auto& d : after.value->diagnostics)
-            noted = noted || d.code == "compile.memory-repair";
-        QCOMPARE(noted, repaired);
-        if (repaired) {
-            // Phase 1 leaves the embeddings' IPU (IPU 0) over capacity while the others have
-            // room; the memory-aware split fits.
-            QVERIFY(!before.value->fits);
-            QVERIFY(peakBefore[0] > 1);
-        } else {
-            QVERIFY(before.value->fits);
-            QCOMPARE(after.value->ipu->stages.size(), before.value->ipu->stages.size());
-            for (std::size_t st = 0; st < after.value->ipu->stages.size(); ++st)
-                QCOMPARE(after.value->ipu->stages[st].firstOp,
-                         before.value->ipu->stages[st].firstOp);
-        }
-        QVERIFY(after.value->fits);
-        for (double pk : peakAfter)
-            QVERIFY(pk <= 1);
-    }
-
-    void perStageSettings()
-    {
-        // Recomputation and the available memory proportion per stage: a stage that stops
-        // recomputing holds its layers' whole stash (more memory on its IPU) and saves a forward
-        // pass; a lower proportion on one stage bounds that IPU's plan temporaries only.
-        const graph::OpGraph& g = modelGraph("bert_large_pretraining");
-        const CompileOptions all = bert(4, {3, 7, 7, 7}, 8, 0.25, 2);
-        CompileOptions lastOff = all;
-        lastOff.training.recomputePerStage = {1, 1, 1, 0};
-        CompileOptions ampFirst = all;
-        ampFirst.training.availableMemoryProportionPerStage = {0.05, 0.25, 0.25, 0.25};
-        auto a = compileGraph(g, all);
-        auto b = compileGraph(g, lastOff);
-        auto c = compileGraph(g, ampFirst);
-        QVERIFY(a && b && c);
-        const auto used = [](const CompileResult& r, int s) {
-            return r.ipu->stages[std::size_t(s)].usedBytes;
-        };
-        std::printf("  recompute 1,1,1,0: IPU 3 %.3f GiB (all: %.3f), %.0f samples/s (all: %.0f); "
-                    "AMP 0.05 on IPU 0: %.3f GiB (0.25: %.3f)\n",
-                    double(used(*b.value, 3)) / (1 << 30), double(used(*a.value, 3)) / (1 << 30),
-                    b.value->samplesPerSecond, a.value->samplesPerSecond,
-                    double(used(*c.value, 0)) / (1 << 30), double(used(*a.value, 0)) / (1 << 30));
-        // Balance is between IPUs: the tied head's stage shares IPU 0 with the embeddings, so
-        // their times add up there (per stage, the head alone made it read 0.05).
-        {
-            const auto& p = *a.value->ipu;
-            QCOMPARE(int(p.stages.size()), 5);
-            std::vector<double> perIpu(4, 0.0);
-            for (const auto& st : p.stages)
-                perIpu[std::size_t(st.ipu)] += st.forwardSeconds + st.backwardSeconds;
-            const auto [lo, hi] = std::minmax_element(perIpu.begin(), perIpu.end());
-            QCOMPARE(p.balance, *lo / *hi);
-            QVERIFY2(p.balance > 0.3, qPrintable(QString::number(p.balance)));
-        }
-        QVERIFY(used(*b.value, 3) > used(*a.value, 3));
-        for (int s = 0; s < 3; ++s)
-            QCOMPARE(used(*b.value, s), used(*a.value, s));
-        // IPU 3 skips the second forward pass; the pipeline runs at its slowest stage.
-        QVERIFY(b.value->ipu->stages[3].backwardSeconds < a.value->ipu->stages[3].backwardSeconds);
-        QVERIFY(b.value->samplesPerSecond >= a.value->samplesPerSecond);
-        QVERIFY(used(*c.value, 0) < used(*a.value, 0));
-        for (int s = 1; s < 4; ++s)
-            QCOMPARE(used(*c.value, s), used(*a.value, s));
-        // One value per stage, or a clear error.
-        CompileOptions wrong = all;
-        wrong.training.recomputePerStage = {1, 0};
-        auto w = compileGraph(g, wrong);
-        QVERIFY(!w);
-        QCOMPARE(w.error.code, std::string("compile.stage-values"));
-        QVERIFY2(w.error.message.find("2 per-IPU recomputation settings for 4 IPUs") !=
-                     std::string::npos,
-                 w.error.message.c_str());
-    }
-
-    void autoAgainstPublished()
-    {
-        // Fewest IPUs for BERT-Large at Graphcore's batch (micro-batch 8 x 2048 per replica,
-        // 4 replicas, fp16, LAMB): Graphcore publishes 4 IPUs per replica.
-        AutoRequest req;
-        req.base = bert(1, {}, 8, 0.25, 1);
-        req.base.training.recompute = false;
-        req.base.training.optimizerOffChip = false;
-        req.base.training.replicatedTensorSharding = false;
-        req.base.training.halfPartials = false;
-        req.goal = AutoRequest::Goal::FewestIpus;
-        auto target = targets::loadTarget("ipu-mk2");
-        QVERIFY(target);
-        auto found =
-            findFittingConfiguration(modelGraph("bert_large_pretraining"), *target.value, req);
-        QVERIFY2(found, found.error.toString().c_str());
-        QVERIFY(found.value->found);
-        const auto& o = found.value->best.options;
-        std::printf("  --auto fewest IPUs for BERT-Large: %s (%d simulated in %.0f ms); "
-                    "published: 4 IPUs, micro-batch 8, recompute, LAMB off chip, sharded, "
-                    "serialization 2\n",
-                    describeOptions(o).c_str(), found.value->simulated, found.value->milliseconds);
-        for (const auto& p : found.value->pruned)
-            std::printf("    pruned: %s\n", p.c_str());
-        QVERIFY(found.value->best.fits);
-        // It needs no more IPUs than Graphcore uses, and the same batch.
-        QVERIFY(o.ipus <= 4);
-        QCOMPARE(o.training.microBatch * o.training.gradAccum, 8 * 2048);
     }
 
     // Throughput against Graphcore's published training figures (Graphcore "Performance

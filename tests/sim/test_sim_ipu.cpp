@@ -7,9 +7,11 @@
 #include "core/sim/ipu_sim.h"
 #include "core/sim/remedies.h"
 #include "core/sim/schedule.h"
+#include "core/sim/summary.h"
 #include "test_models.h"
 
 #include <QTest>
+#include <cctype>
 
 using namespace portolan;
 using namespace portolan::sim;
@@ -163,6 +165,8 @@ private Q_SLOTS:
                         bwd.push_back(0.23 + 0.61 * ((s * 3) % 4) / 7.0);
                         link.push_back(s % 3 == 0 ? 0.0 : 0.011 * s);
                     }
+                    // Without the events first: computed, not taken from an earlier call.
+                    const double alone = scheduleEnd(kind, fwd, bwd, link, m, nullptr);
                     std::vector<ScheduleEvent> ev;
                     const double withEvents = scheduleEnd(kind, fwd, bwd, link, m, &ev);
                     QCOMPARE(int(ev.size()), 2 * p * m);
@@ -170,9 +174,195 @@ private Q_SLOTS:
                     for (const auto& e : ev)
                         last = std::max(last, e.end);
                     QVERIFY(last == withEvents);
-                    QVERIFY2(scheduleEnd(kind, fwd, bwd, link, m, nullptr) == withEvents,
+                    QVERIFY2(alone == withEvents,
                              (std::to_string(p) + " stages, " + std::to_string(m)).c_str());
+                    QVERIFY(scheduleEnd(kind, fwd, bwd, link, m, nullptr) == withEvents);
                 }
+    }
+
+    void scheduleEndIsReusedOnlyForTheSameInputs_data()
+    {
+        QTest::addColumn<int>("change");
+        QTest::newRow("a stage's forward") << 0;
+        QTest::newRow("a stage's backward") << 1;
+        QTest::newRow("a link") << 2;
+        QTest::newRow("the micro-batches") << 3;
+        QTest::newRow("the schedule") << 4;
+        QTest::newRow("one stage more") << 5;
+    }
+
+    void scheduleEndIsReusedOnlyForTheSameInputs()
+    {
+        // The advice asks for the same schedule again when a remedy leaves the stages' times as
+        // they were; any change of an input is a schedule of its own, with the end its events
+        // give.
+        QFETCH(int, change);
+        std::vector<double> fwd{1, 3, 2, 2}, bwd{2, 6, 4, 4}, link{0.5, 0.5, 0.5};
+        Schedule kind = Schedule::OneFOneB;
+        int m = 6;
+        const double before = scheduleEnd(kind, fwd, bwd, link, m, nullptr);
+        switch (change) {
+        case 0:
+            fwd[1] = 5;
+            break;
+        case 1:
+            bwd[2] = 9;
+            break;
+        case 2:
+            link[0] = 2;
+            break;
+        case 3:
+            m = 7;
+            break;
+        case 4:
+            kind = Schedule::GPipe;
+            break;
+        default:
+            fwd.push_back(3);
+            bwd.push_back(6);
+            break;
+        }
+        const double after = scheduleEnd(kind, fwd, bwd, link, m, nullptr);
+        std::vector<ScheduleEvent> ev;
+        QCOMPARE(after, scheduleEnd(kind, fwd, bwd, link, m, &ev));
+        QVERIFY(after != before);
+    }
+
+    void persistentTermsAreTheWholeModelsPersistentTerms_data()
+    {
+        QTest::addColumn<int>("change");
+        QTest::newRow("adam, accumulation") << 0;
+        QTest::newRow("recomputation") << 1;
+        QTest::newRow("mixed, state off chip") << 2;
+        QTest::newRow("inference") << 3;
+        QTest::newRow("fp16 sgd, half partials, sharded") << 4;
+    }
+
+    void persistentTermsAreTheWholeModelsPersistentTerms()
+    {
+        // The automatic split reads only what stays live across a step: asked for those terms
+        // alone, each op's are the same numbers as in full, and the temporaries are left out.
+        QFETCH(int, change);
+        TrainingConfig c;
+        c.microBatch = 4;
+        c.gradAccum = 8;
+        c.optimizer = Optimizer::Adam;
+        if (change == 1)
+            c.recompute = true;
+        if (change == 2) {
+            c.precision = Precision::Mixed;
+            c.optimizerOffChip = true;
+        }
+        if (change == 3)
+            c.inference = true;
+        if (change == 4) {
+            c.precision = Precision::Fp16;
+            c.optimizer = Optimizer::Sgd;
+            c.halfPartials = true;
+            c.replicas = 2;
+            c.replicatedTensorSharding = true;
+        }
+        const auto g = mlpGraph();
+        const int n = int(g.ops.size());
+        const auto& k = ipuModelConstants();
+        for (const auto& [first, end] : {std::pair{0, n}, std::pair{1, n - 1}}) {
+            const auto all = ipuOpMemory(g, c, k, 638976, 1472, first, end);
+            const auto persistent =
+                ipuOpMemory(g, c, k, 638976, 1472, first, end, nullptr, OpMemoryTerms::Persistent);
+            QCOMPARE(persistent.size(), all.size());
+            std::int64_t temporaries = 0;
+            for (std::size_t i = 0; i < all.size(); ++i) {
+                QCOMPARE(persistent[i].weights, all[i].weights);
+                QCOMPARE(persistent[i].accumulators, all[i].accumulators);
+                QCOMPARE(persistent[i].optimizerState, all[i].optimizerState);
+                QCOMPARE(persistent[i].masterWeights, all[i].masterWeights);
+                QCOMPARE(persistent[i].stash, all[i].stash);
+                QCOMPARE(persistent[i].updateTemp, all[i].updateTemp);
+                QCOMPARE(persistent[i].vocabulary, all[i].vocabulary);
+                QCOMPARE(persistent[i].forwardTemp + persistent[i].backwardTemp +
+                             persistent[i].recomputeStash + persistent[i].outputGradient,
+                         std::int64_t(0));
+                temporaries += all[i].forwardTemp + all[i].backwardTemp;
+            }
+            QVERIFY(temporaries > 0); // the full terms do have temporaries to leave out
+        }
+    }
+
+    void scheduleEventsOnlyInFullDetail_data()
+    {
+        QTest::addColumn<int>("ipus");
+        QTest::addColumn<int>("schedule");
+        QTest::newRow("1 IPU") << 1 << int(Schedule::OneFOneB);
+        QTest::newRow("3 IPUs, 1F1B") << 3 << int(Schedule::OneFOneB);
+        QTest::newRow("2 IPUs, GPipe") << 2 << int(Schedule::GPipe);
+    }
+
+    void scheduleEventsOnlyInFullDetail()
+    {
+        // The trace and the report read the schedule's events; the summary reads only the
+        // step, which every detail gives the same.
+        QFETCH(int, ipus);
+        QFETCH(int, schedule);
+        CompileOptions o;
+        o.target = "ipu-mk1";
+        o.ipus = ipus;
+        o.training.gradAccum = 5;
+        o.training.schedule = Schedule(schedule);
+        const auto g = mlpGraph();
+        auto full = compileGraph(g, o, nullptr, SimDetail::Full);
+        auto summary = compileGraph(g, o, nullptr, SimDetail::Summary);
+        QVERIFY2(full && summary, "compiles");
+        QCOMPARE(int(full.value->ipu->schedule.size()), 2 * ipus * 5);
+        QVERIFY(summary.value->ipu->schedule.empty());
+        QCOMPARE(summary.value->ipu->stepSeconds, full.value->ipu->stepSeconds);
+        QCOMPARE(summary.value->samplesPerSecond, full.value->samplesPerSecond);
+    }
+
+    void summaryHeadingsAreCapitalised_data()
+    {
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<int>("ipus");
+        QTest::newRow("one IPU") << "ipu-mk2" << 1;
+        QTest::newRow("a pipeline of 3") << "ipu-mk1" << 3;
+        QTest::newRow("a wafer") << "cs-2" << 1;
+    }
+
+    void summaryHeadingsAreCapitalised()
+    {
+        // A summary line's heading is what comes before its first colon outside parentheses,
+        // when that is words (not figures): "Target:", "Pipeline (automatic split, 1f1b):",
+        // "Tile memory:". Headings are capitalised whatever their indent.
+        QFETCH(QString, target);
+        QFETCH(int, ipus);
+        CompileOptions o;
+        o.target = target.toStdString();
+        o.ipus = ipus;
+        auto r = compileGraph(mlpGraph(), o);
+        QVERIFY2(r, r.error.toString().c_str());
+        int headings = 0;
+        for (const std::string& line : summarize(*r.value).lines) {
+            const std::size_t start = line.find_first_not_of(' ');
+            int depth = 0;
+            std::size_t colon = std::string::npos;
+            bool words = true;
+            for (std::size_t i = start; i < line.size() && colon == std::string::npos; ++i) {
+                const char ch = line[i];
+                if (ch == '(')
+                    ++depth;
+                else if (ch == ')')
+                    --depth;
+                else if (ch == ':' && depth == 0)
+                    colon = i;
+                else if (depth == 0 && !std::isalpha(static_cast<unsigned char>(ch)) && ch != ' ' &&
+                         ch != '\'')
+                    words = false;
+            }
+            if (colon == std::string::npos || !words || colon == start)
+                continue;
+            ++headings;
+            QVERIFY2(std::isupper(static_cast<unsigned char>(line[start])), line.c_str());
+        }
+        QVERIFY(headings >= 3); // Model, Target and Memory at least
     }
 
     void userSplit()
