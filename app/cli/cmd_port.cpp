@@ -126,8 +126,8 @@ int runPort(const PortCliOptions& o)
                   << format::milliseconds(r.generateMs) << "\n";
         if (verified) {
             const auto& v = *verified;
-            std::cout << "verify: " << v.checkErrors << " check error(s), " << v.dryRunSteps
-                      << " dry-run step(s)";
+            std::cout << "verify: " << format::counted(v.checkErrors, "check error") << ", "
+                      << format::counted(v.dryRunSteps, "dry-run step");
             if (!v.dryRunError.empty())
                 std::cout << " (" << v.dryRunError << ")";
             std::cout << "\n";

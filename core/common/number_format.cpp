@@ -262,4 +262,12 @@ Ticks niceTicks(double lo, double hi, Axis axis, int target)
     return t;
 }
 
+std::string counted(long n, std::string_view singular, std::string_view plural)
+{
+    std::string noun(n == 1 ? singular : plural.empty() ? singular : plural);
+    if (n != 1 && plural.empty())
+        noun += "s";
+    return std::to_string(n) + " " + noun;
+}
+
 } // namespace portolan::format

@@ -31,6 +31,9 @@ inline std::string milliseconds(double ms)
 {
     return seconds(ms / 1000.0);
 }
+// A whole count with its noun, singular or plural: "1 step", "3 steps", "0 errors" (never
+// "3 step(s)"). `plural` defaults to the singular with an "s".
+std::string counted(long n, std::string_view singular, std::string_view plural = {});
 // A fraction as a percentage with one decimal: 0.9884 -> "98.8%".
 std::string percent(double fraction);
 // A value with the unit names the reports use (report::Comparison rows): "bytes", "s",

@@ -156,6 +156,39 @@ private slots:
         QCOMPARE(QString::fromStdString(formatted(kind, value)), expected);
     }
 
+    // A whole count with its noun: the singular for one, never "step(s)".
+    void counted_data()
+    {
+        QTest::addColumn<long>("n");
+        QTest::addColumn<QString>("singular");
+        QTest::addColumn<QString>("plural");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("one") << 1L << "step"
+                             << ""
+                             << "1 step";
+        QTest::newRow("zero is plural") << 0L << "error"
+                                        << ""
+                                        << "0 errors";
+        QTest::newRow("several") << 3L << "dry-run step"
+                                 << ""
+                                 << "3 dry-run steps";
+        QTest::newRow("irregular plural") << 2L << "child"
+                                          << "children"
+                                          << "2 children";
+        QTest::newRow("irregular singular") << 1L << "child"
+                                            << "children"
+                                            << "1 child";
+    }
+    void counted()
+    {
+        QFETCH(long, n);
+        QFETCH(QString, singular);
+        QFETCH(QString, plural);
+        QFETCH(QString, expected);
+        const std::string s = singular.toStdString(), p = plural.toStdString();
+        QCOMPARE(QString::fromStdString(format::counted(n, s, p)), expected);
+    }
+
     void niceTicks_data()
     {
         QTest::addColumn<format::Axis>("axis");

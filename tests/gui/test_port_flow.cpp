@@ -122,7 +122,7 @@ private slots:
                           RunEvent::fromJson(QJsonObject{
                               {"event", "info"}, {"kind", "verification"}, {"agrees", true}}));
             h.finishRun(ids[side], QStringLiteral("completed"),
-                        QStringLiteral("The port trains like the original: 3 step(s) compared."));
+                        QStringLiteral("The port trains like the original: 3 steps compared."));
         }
         emit dialog->verifyStarted();
         QCOMPARE(currentView(w), QStringLiteral("runs"));

@@ -3,6 +3,7 @@
 // new folder (the original unchanged), the refusal of a non-empty folder, a changed choice that
 // plans again, the wizard's action, and the verification's signal flow.
 #include "core/analysis/analysis.h"
+#include "core/common/number_format.h"
 #include "core/dryrun/dry_run.h"
 #include "core/port/generate.h"
 #include "port_test_support.h"
@@ -390,7 +391,8 @@ private slots:
                      qPrintable(shown));
         else
             QVERIFY2(shown.contains(QLatin1String("Not shown")), qPrintable(shown));
-        QVERIFY(shown.contains(QStringLiteral("%1 check error(s)").arg(v->checkErrors)));
+        QVERIFY(shown.contains(
+            QString::fromStdString(portolan::format::counted(v->checkErrors, "check error"))));
         // The two dry runs are two labelled runs of the port's Runs history, with their losses;
         // the original folder gets no history.
         RunHistory history;

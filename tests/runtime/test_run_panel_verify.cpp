@@ -96,7 +96,7 @@ private slots:
         QTest::addColumn<QString>("reason");
         QTest::addColumn<QString>("expected");
         QTest::addColumn<bool>("alert");
-        const QString agree = QStringLiteral("The port trains like the original: 3 step(s) "
+        const QString agree = QStringLiteral("The port trains like the original: 3 steps "
                                              "compared, largest relative loss difference 0.");
         const QString part = QStringLiteral("The port parts from the original at step 2: loss 2 "
                                             "against 2.5 (relative difference 0.25).");
@@ -203,7 +203,7 @@ private slots:
             QCOMPARE(panel.chart()->pointCount(a), step);
             QCOMPARE(panel.chart()->pointCount(b), 0);
         }
-        QVERIFY2(panel.verificationText().contains(QLatin1String("original has run 3 step(s), "
+        QVERIFY2(panel.verificationText().contains(QLatin1String("original has run 3 steps, "
                                                                  "the port 0")),
                  qPrintable(panel.verificationText()));
         // An ordinary run selected instead: no verdict.

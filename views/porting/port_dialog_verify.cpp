@@ -1,5 +1,6 @@
 // The port dialog's verification: both dry runs under the stand-ins (cancellable), the losses
 // compared step by step, and the two runs recorded in the port's run history.
+#include "core/common/number_format.h"
 #include "views/common/trust_prompt.h"
 #include "views/porting/port_dialog.h"
 #include "views/porting/port_verify_panel.h"
@@ -52,9 +53,8 @@ bool PortDialog::verify()
     m_verifying = true;
     m_verify.reset();
     m_verifyPanel->showMessage(
-        tr("Verifying: checking the port, then dry runs of the original and the port (%1 "
-           "step(s))…")
-            .arg(m_verifyPanel->steps()));
+        tr("Verifying: checking the port, then dry runs of the original and the port (%1)…")
+            .arg(QString::fromStdString(format::counted(m_verifyPanel->steps(), "step"))));
     m_verifyPanel->beginLive(tr("original"), tr("port"));
     m_tabs->setCurrentIndex(3);
     updateButtons();

@@ -1,5 +1,6 @@
 #include "views/porting/port_verify_panel.h"
 
+#include "core/common/number_format.h"
 #include "views/runs/loss_chart.h"
 
 #include <QHBoxLayout>
@@ -92,10 +93,10 @@ void PortVerifyPanel::showMessage(const QString& html)
 void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
 {
     QStringList lines;
-    lines << tr("<b>%1</b> port · %2 check error(s) · %3 dry-run step(s)")
+    lines << tr("<b>%1</b> port · %2 · %3")
                  .arg(fullPort ? tr("Full") : tr("Partial"))
-                 .arg(v.checkErrors)
-                 .arg(v.dryRunSteps);
+                 .arg(QString::fromStdString(format::counted(v.checkErrors, "check error")))
+                 .arg(QString::fromStdString(format::counted(v.dryRunSteps, "dry-run step")));
     if (!v.dryRunError.empty())
         lines << tr("Port's dry run: %1").arg(qs(v.dryRunError).toHtmlEscaped());
     if (!v.originalError.empty()) {
@@ -142,9 +143,9 @@ void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
 QString PortVerifyPanel::verdictText(const port::VerifyResult& v)
 {
     if (v.agrees)
-        return tr("The port trains like the original: %1 step(s) compared, largest relative loss "
+        return tr("The port trains like the original: %1 compared, largest relative loss "
                   "difference %2, largest weight difference %3.")
-            .arg(v.stepsCompared)
+            .arg(QString::fromStdString(format::counted(v.stepsCompared, "step")))
             .arg(v.maxRelLossDiff, 0, 'g', 3)
             .arg(v.maxAbsWeightDiff, 0, 'g', 3);
     if (v.firstDivergence > 0) {
@@ -161,9 +162,11 @@ QString PortVerifyPanel::verdictText(const port::VerifyResult& v)
     if (v.stepsCompared > 0)
         // The losses agree but something else does not: the weights after the steps, the
         // number of steps, or the check.
-        return tr("Not shown to train like the original: the losses of %1 step(s) agree, but %2.")
-            .arg(v.stepsCompared)
-            .arg(v.checkErrors != 0 ? tr("the check reports %1 error(s)").arg(v.checkErrors)
+        return tr("Not shown to train like the original: the losses of %1 agree, but %2.")
+            .arg(QString::fromStdString(format::counted(v.stepsCompared, "step")))
+            .arg(v.checkErrors != 0
+                     ? tr("the check reports %1")
+                           .arg(QString::fromStdString(format::counted(v.checkErrors, "error")))
                  : v.maxAbsWeightDiff > 1e-5
                      ? tr("the weights differ by up to %1 after them")
                            .arg(v.maxAbsWeightDiff, 0, 'g', 3)

@@ -1,6 +1,7 @@
 // A port's verification in the Runs tab: the port dialog records its two dry runs (original and
 // port) in the port's history as they run, and the panel overlays both curves with the verdict
 // above the chart, whether the port is the open project or not.
+#include "core/common/number_format.h"
 #include "views/profile/plot_theme.h"
 #include "views/runs/loss_chart.h"
 #include "views/runs/run_panel.h"
@@ -128,8 +129,9 @@ void RunPanel::showVerdict(const QList<RunRecord>& shown, const RunHistory& hist
         return r && r->status == QLatin1String("running");
     };
     if (running(original) || running(port)) {
-        text = tr("Verifying: the original has run %1 step(s), the port %2…")
-                   .arg(original ? original->lastStep : 0)
+        text = tr("Verifying: the original has run %1, the port %2…")
+                   .arg(QString::fromStdString(
+                       format::counted(original ? original->lastStep : 0, "step")))
                    .arg(port ? port->lastStep : 0);
     } else {
         QStringList parts;
