@@ -1,6 +1,7 @@
 #include "views/porting/port_dialog.h"
 
 #include "core/analysis/analysis.h"
+#include "core/common/number_format.h"
 #include "views/code/code_view.h"
 #include "views/common/trust_prompt.h"
 #include "views/params/yaml_text_view.h"
@@ -455,15 +456,15 @@ void PortDialog::showPort()
     m_tabs->setTabText(1, tr("Files (%1)").arg(p.files.size()));
     m_tabs->setTabText(2, tr("Manual items (%1)").arg(p.manual.size()));
     m_summary->setText(
-        tr("<b>%1</b> port of <code>%2</code> for <b>%3</b>%4 · %5 file(s) · %6 manual item(s) · "
-           "planned in %7 ms, generated in %8 ms")
+        tr("<b>%1</b> port of <code>%2</code> for <b>%3</b>%4 · %5 · %6 · planned in %7, "
+           "generated in %8")
             .arg(p.full() ? tr("Full") : tr("Partial"),
                  QFileInfo(m_root).fileName().toHtmlEscaped(), qs(p.target).toHtmlEscaped(),
                  p.api.empty() ? QString() : tr(" (API %1)").arg(qs(p.api)))
-            .arg(p.files.size())
-            .arg(p.manual.size())
-            .arg(p.planMs, 0, 'f', 1)
-            .arg(p.generateMs, 0, 'f', 1));
+            .arg(qs(format::counted(long(p.files.size()), "file")))
+            .arg(qs(format::counted(long(p.manual.size()), "manual item")))
+            .arg(qs(format::milliseconds(p.planMs)))
+            .arg(qs(format::milliseconds(p.generateMs))));
     QStringList notes;
     for (const auto& n : p.notes)
         notes << qs(n);
@@ -478,10 +479,10 @@ void PortDialog::showPort()
         m_status->setText(tr("Partial: what the plan could not place is marked TODO(portolan) in "
                              "the port (Manual items)."));
     else
-        m_status->setText(tr("Partial: %1 item(s) to do by hand (Manual items): %2 marked "
+        m_status->setText(tr("Partial: %1 to do by hand (Manual items): %2 marked "
                              "TODO(portolan) in the port, %3 shown at their place in the "
                              "original only.")
-                              .arg(m_manualItems.size())
+                              .arg(qs(format::counted(long(m_manualItems.size()), "item")))
                               .arg(marked)
                               .arg(m_manualItems.size() - marked));
     if (!p.files.empty())
