@@ -1,5 +1,6 @@
 // Guides as data: loading, the number and coverage of checks, every check firing on one fixture
-// and silent on another, mechanical fixes (diff, apply, undo), SARIF and the diagrams.
+// and silent on another, and the step statuses. Fixes, SARIF and the flow graph are in
+// test_guide_outputs.cpp.
 #include "core/analysis/config.h"
 #include "core/analysis/flow.h"
 #include "core/common/atomic_file.h"
@@ -22,48 +23,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const analysis::ProjectAnalysis& cached(const std::string& spec)
-{
-    static std::map<std::string, analysis::ProjectAnalysis> cache;
-    auto it = cache.find(spec);
-    if (it == cache.end()) {
-        auto a = testing::analyse(testing::projectPath(spec));
-        if (!a)
-            qFatal("cannot analyse %s", spec.c_str());
-        it = cache.emplace(spec, std::move(*a)).first;
-    }
-    return it->second;
-}
-
 std::vector<guides::Finding> findingsOf(const std::string& checkId, const std::string& spec)
 {
     const guides::Guide* g = testing::guideOfCheck(checkId);
     std::vector<guides::Finding> out;
     if (!g)
         return out;
-    for (const auto& f : guides::runGuide(*g, cached(spec)).allFindings())
+    for (const auto& f : guides::runGuide(*g, testing::cachedAnalysis(spec)).allFindings())
         if (f.checkId == checkId)
             out.push_back(f);
     return out;
-}
-
-YAML::Node cases()
-{
-    return YAML::LoadFile(std::string(PORTOLAN_ANALYSIS_FIXTURES) + "/check_cases.yaml");
-}
-
-void copyTree(const fs::path& from, const fs::path& to)
-{
-    fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-}
-
-std::map<std::string, std::string> snapshot(const fs::path& root)
-{
-    std::map<std::string, std::string> files;
-    for (const auto& e : fs::recursive_directory_iterator(root))
-        if (e.is_regular_file())
-            files[fs::relative(e.path(), root).generic_string()] = *readFile(e.path()).value;
-    return files;
 }
 
 } // namespace
@@ -178,7 +147,7 @@ private slots:
     {
         for (const char* spec :
              {"fixture:det-core-script", "fixture:det-core-broken", "fixture:det-core-unmanaged"}) {
-            const auto& a = cached(spec);
+            const auto& a = testing::cachedAnalysis(spec);
             QCOMPARE(QString::fromStdString(std::string(analysis::flavourId(a.flavour.flavour))),
                      QStringLiteral("determined-core"));
             QCOMPARE(QString::fromStdString(a.flavour.suggestedGuide),
@@ -186,7 +155,8 @@ private slots:
             QVERIFY(!a.flavour.beingPorted);
         }
         QTemporaryDir dir;
-        copyTree(testing::projectPath("fixture:det-core-script"), dir.path().toStdString());
+        testing::copyTree(testing::projectPath("fixture:det-core-script"),
+                          dir.path().toStdString());
         {
             std::ofstream trial(dir.filePath("model_def.py").toStdString());
             trial << "from determined.pytorch import PyTorchTrial\n\n\n"
@@ -226,7 +196,7 @@ private slots:
 
     void everyCheckHasCases()
     {
-        const YAML::Node c = cases();
+        const YAML::Node c = testing::checkCases();
         for (const auto& g : testing::sourceGuides().guides)
             for (const auto& s : g.steps)
                 for (const auto& check : s.checks)
@@ -238,7 +208,7 @@ private slots:
         QTest::addColumn<QString>("check");
         QTest::addColumn<QString>("project");
         QTest::addColumn<QString>("at");
-        for (const auto& kv : cases())
+        for (const auto& kv : testing::checkCases())
             QTest::addRow("%s", kv.first.Scalar().c_str())
                 << QString::fromStdString(kv.first.Scalar())
                 << QString::fromStdString(kv.second["fire"].Scalar())
@@ -273,7 +243,7 @@ private slots:
     {
         QTest::addColumn<QString>("check");
         QTest::addColumn<QString>("project");
-        for (const auto& kv : cases())
+        for (const auto& kv : testing::checkCases())
             QTest::addRow("%s", kv.first.Scalar().c_str())
                 << QString::fromStdString(kv.first.Scalar())
                 << QString::fromStdString(kv.second["silent"].Scalar());
@@ -287,97 +257,6 @@ private slots:
         for (const auto& f : found)
             where << QString::fromStdString(f.toString());
         QVERIFY2(found.empty(), qPrintable(where.join("\n")));
-    }
-
-    // Every fix offered on the samples and fixtures: shown as a diff, applied atomically, the
-    // finding gone afterwards, and the inverse edit restores the file byte for byte.
-    void fixes_data()
-    {
-        QTest::addColumn<QString>("check");
-        QTest::addColumn<QString>("project");
-        for (const auto& kv : cases()) {
-            const guides::Guide* g = testing::guideOfCheck(kv.first.Scalar());
-            if (g && !g->findCheck(kv.first.Scalar())->fixKind.empty())
-                QTest::addRow("%s", kv.first.Scalar().c_str())
-                    << QString::fromStdString(kv.first.Scalar())
-                    << QString::fromStdString(kv.second["fire"].Scalar());
-        }
-    }
-    void fixes()
-    {
-        QFETCH(QString, check);
-        QFETCH(QString, project);
-        QTemporaryDir tmp;
-        QVERIFY(tmp.isValid());
-        const fs::path root = fs::path(tmp.path().toStdString()) / "p";
-        copyTree(testing::projectPath(project.toStdString()), root);
-        auto a = testing::analyse(root.string());
-        QVERIFY(a);
-        const guides::Guide* g = testing::guideOfCheck(check.toStdString());
-        std::optional<guides::Finding> withFix;
-        std::size_t before = 0;
-        for (const auto& f : guides::runGuide(*g, *a).allFindings())
-            if (f.checkId == check.toStdString()) {
-                ++before;
-                if (f.fix && !withFix)
-                    withFix = f;
-            }
-        QVERIFY2(withFix, "no finding of this check offers a fix");
-        // A fix may edit several files and create one (the params file from argparse).
-        const std::string file = withFix->fix->edits.front().file;
-        const auto original = snapshot(root);
-
-        auto diff = guides::previewFix(root, *withFix->fix);
-        QVERIFY(diff);
-        QVERIFY(diff.value->starts_with("--- a/" + file + "\n+++ b/" + file + "\n@@ -"));
-        QVERIFY(snapshot(root) == original); // preview writes nothing
-
-        auto inverse = guides::applyFix(root, *withFix->fix);
-        QVERIFY2(inverse, inverse.error.message.c_str());
-        const auto fixed = snapshot(root);
-        QVERIFY(fixed != original);
-
-        auto again = testing::analyse(root.string());
-        QVERIFY(again);
-        QVERIFY2(again->diagnostics.size() >= a->diagnostics.size() - 0, "analysis still works");
-        std::size_t after = 0;
-        for (const auto& f : guides::runGuide(*g, *again).allFindings())
-            if (f.checkId == check.toStdString())
-                ++after;
-        QVERIFY2(after < before, "the fix did not remove its finding");
-        for (const auto& d : again->diagnostics)
-            for (const auto& e : withFix->fix->edits)
-                QVERIFY2(d.code != "python.syntax" || d.location.file != e.file,
-                         "the fix broke the syntax");
-
-        // Applying the same (now stale) fix again is refused and leaves the files alone.
-        QVERIFY(!guides::applyFix(root, *withFix->fix));
-        QVERIFY(snapshot(root) == fixed);
-
-        QVERIFY(guides::applyFix(root, *inverse.value));
-        QVERIFY(snapshot(root) == original);
-    }
-
-    void unifiedDiffShape()
-    {
-        const std::string a = "1\n2\n3\n4\n5\n6\n7\n8\n";
-        const std::string b = "1\n2\n3\n4\nfive\n6\n7\n8\n";
-        QCOMPARE(
-            QString::fromStdString(guides::unifiedDiff(a, b, "x.py")),
-            QStringLiteral(
-                "--- a/x.py\n+++ b/x.py\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"));
-        QVERIFY(guides::unifiedDiff(a, a, "x.py").empty());
-
-        // Changes far apart are separate hunks; an inserted line shifts the later numbers.
-        std::string many, changed;
-        for (int i = 1; i <= 30; ++i) {
-            many += std::to_string(i) + "\n";
-            changed += (i == 2 ? "two\n" : i == 20 ? "20\nnew\n" : std::to_string(i) + "\n");
-        }
-        QCOMPARE(
-            QString::fromStdString(guides::unifiedDiff(many, changed, "y.py")),
-            QStringLiteral("--- a/y.py\n+++ b/y.py\n@@ -1,5 +1,5 @@\n 1\n-2\n+two\n 3\n 4\n 5\n"
-                           "@@ -18,6 +18,7 @@\n 18\n 19\n 20\n+new\n 21\n 22\n 23\n"));
     }
 
     void brokenGuides_data()
@@ -507,13 +386,14 @@ private slots:
     void guideResultStatuses()
     {
         const guides::Guide* g = testing::sourceGuides().find("graphcore-poptorch");
-        const auto r = guides::runGuide(*g, cached("sample:small-cnn-original"));
+        const auto r = guides::runGuide(*g, testing::cachedAnalysis("sample:small-cnn-original"));
         QCOMPARE(r.steps.size(), g->steps.size());
         QVERIFY(r.errors > 0);
         QCOMPARE(r.steps[0].status, guides::StepStatus::Findings);
         // Memory and precision only apply once there is a training model.
         QCOMPARE(r.steps[4].status, guides::StepStatus::NotApplicable);
-        const auto clean = guides::runGuide(*g, cached("sample:small-cnn-poptorch"));
+        const auto clean =
+            guides::runGuide(*g, testing::cachedAnalysis("sample:small-cnn-poptorch"));
         QCOMPARE(clean.errors, 0);
         QCOMPARE(clean.steps[2].status, guides::StepStatus::Passed);
         // Memory fit and fp16/pipelining: only a compilation verifies them (issue 26), so they
@@ -538,7 +418,8 @@ private slots:
         // not "not applicable", once the trial class exists: the class's contract (step 1)
         // checks train_batch and evaluate_batch.
         const guides::Guide* det = testing::sourceGuides().find("determined-pytorchtrial");
-        const auto port = guides::runGuide(*det, cached("sample:image-classifier-determined"));
+        const auto port =
+            guides::runGuide(*det, testing::cachedAnalysis("sample:image-classifier-determined"));
         const auto batches = std::find_if(det->steps.begin(), det->steps.end(),
                                           [](const auto& s) { return s.id == "batches"; });
         QVERIFY(batches != det->steps.end());
@@ -548,42 +429,6 @@ private slots:
         QCOMPARE(j["steps"].size(), g->steps.size());
         const std::string dot = guides::guideOrderDot(*g, &r);
         QVERIFY(dot.find("s0 -> s1") != std::string::npos);
-    }
-
-    void sarifValidates()
-    {
-        const QByteArray corpus = qgetenv("PORTOLAN_CORPUS");
-        if (corpus.isEmpty())
-            QSKIP("PORTOLAN_CORPUS is not set; the SARIF schema lives in the corpus");
-        const QString schema = QString::fromUtf8(corpus) + "/sarif/sarif-schema-2.1.0.json";
-        QProcess cli;
-        cli.start(PORTOLAN_CLI, {"check", QString(PORTOLAN_SAMPLES) + "/image-classifier-original",
-                                 "--target", "determined-pytorchtrial", "--format", "sarif"});
-        QVERIFY(cli.waitForFinished(60000));
-        QCOMPARE(cli.exitCode(), 1);
-        const QByteArray sarif = cli.readAllStandardOutput();
-        const auto j = nlohmann::json::parse(sarif.toStdString());
-        QCOMPARE(j["version"].get<std::string>(), std::string("2.1.0"));
-        QVERIFY(j["runs"][0]["tool"]["driver"]["rules"].size() >= 8);
-        const auto& first = j["runs"][0]["results"][0];
-        QVERIFY(first["locations"][0]["physicalLocation"]["region"]["startLine"].get<int>() > 0);
-        QCOMPARE(first["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"]
-                     .get<std::string>(),
-                 std::string("%SRCROOT%"));
-        QTemporaryDir tmp;
-        const QString file = tmp.filePath("out.sarif");
-        QVERIFY(!writeFileAtomically(file.toStdString(), sarif.toStdString()));
-        QProcess py;
-        py.start("/usr/bin/python3",
-                 {"-c",
-                  "import json,sys,jsonschema\n"
-                  "s=json.load(open(sys.argv[1])); d=json.load(open(sys.argv[2]))\n"
-                  "errs=list(jsonschema.Draft4Validator(s).iter_errors(d))\n"
-                  "[print(e.message) for e in errs[:5]]\nsys.exit(1 if errs else 0)\n",
-                  schema, file});
-        QVERIFY(py.waitForFinished(60000));
-        QVERIFY2(py.exitCode() == 0,
-                 (py.readAllStandardOutput() + py.readAllStandardError()).constData());
     }
 
     // A finding about a missing model class sits on the model the program builds, not on the
@@ -617,7 +462,7 @@ private slots:
 
         QTemporaryDir tmp;
         const fs::path root = fs::path(tmp.path().toStdString()) / "named";
-        copyTree(testing::projectPath("project:named-config-poptorch"), root);
+        testing::copyTree(testing::projectPath("project:named-config-poptorch"), root);
         std::string text = *readFile(root / "args.py").value;
         const std::string from = "parser.set_defaults(**named)";
         const auto at = text.find(from);
@@ -638,7 +483,7 @@ private slots:
     {
         QTemporaryDir tmp;
         const fs::path root = fs::path(tmp.path().toStdString()) / "pop-app";
-        copyTree(testing::projectPath("fixture:pop-app"), root);
+        testing::copyTree(testing::projectPath("fixture:pop-app"), root);
         std::string text = *readFile(root / "model.py").value;
         const std::string from = "        return logits, self.criterion(logits, labels)";
         const auto at = text.find(from);
@@ -656,60 +501,6 @@ private slots:
         QVERIFY2(errors.front().startsWith("model.py:23:") &&
                      errors.front().endsWith("[graphcore-poptorch.forward-loss]"),
                  qPrintable(errors.front()));
-    }
-
-    void flowGraph_data()
-    {
-        QTest::addColumn<QString>("project");
-        QTest::addColumn<QString>("entry");
-        QTest::addColumn<QString>("key");
-        QTest::addRow("cerebras") << "sample:mnist-mlp-cerebras-pytorch"
-                                  << "run(...)"
-                                  << "hidden_size";
-        QTest::addRow("determined") << "sample:image-classifier-determined"
-                                    << "class CIFARTrial(PyTorchTrial)"
-                                    << "learning_rate";
-        QTest::addRow("poptorch") << "sample:small-cnn-poptorch"
-                                  << "poptorch.trainingModel(...)"
-                                  << "device_iterations";
-        QTest::addRow("tensorflow") << "sample:mnist-cerebras-tensorflow"
-                                    << "CerebrasEstimator(...)"
-                                    << "max_steps";
-        QTest::addRow("original") << "sample:mnist-mlp-original"
-                                  << ""
-                                  << "--depth";
-        // The Trainer YAML's model keys lead to the config class's fields and the model.
-        QTest::addRow("trainer") << "project:trainer-mlp"
-                                 << "Trainer (trainer.init / fit)"
-                                 << "MLPModelConfig.hidden_sizes";
-    }
-    void flowGraph()
-    {
-        QFETCH(QString, project);
-        QFETCH(QString, entry);
-        QFETCH(QString, key);
-        const auto g = analysis::buildFlowGraph(cached(project.toStdString()));
-        QVERIFY(!g.nodes.empty());
-        bool sawEntry = entry.isEmpty(), sawKey = false, sawModel = entry.isEmpty();
-        for (const auto& n : g.nodes) {
-            QVERIFY2(n.location.line > 0 && !n.location.file.empty(), n.label.c_str());
-            sawEntry = sawEntry || (n.kind == analysis::FlowNodeKind::FrameworkEntry &&
-                                    QString::fromStdString(n.label) == entry);
-            sawKey = sawKey || QString::fromStdString(n.label).startsWith(key);
-            sawModel = sawModel || n.kind == analysis::FlowNodeKind::Model;
-        }
-        QVERIFY(sawEntry);
-        QVERIFY(sawKey);
-        QVERIFY(sawModel);
-        for (const auto& e : g.edges)
-            QVERIFY(g.find(e.from) && g.find(e.to));
-        const std::string dot = analysis::toDot(g, project.toStdString());
-        QVERIFY(dot.starts_with("digraph flow {"));
-        QVERIFY(dot.find("URL=\"") != std::string::npos);
-        auto svg = analysis::renderSvg(dot);
-        QVERIFY2(svg, svg.error.message.c_str());
-        QVERIFY(svg.value->find("<svg") != std::string::npos);
-        QVERIFY(!analysis::renderSvg("digraph { a -> "));
     }
 };
 

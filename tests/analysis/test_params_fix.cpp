@@ -18,20 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void copyTree(const fs::path& from, const fs::path& to)
-{
-    fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-}
-
-std::map<std::string, std::string> snapshot(const fs::path& root)
-{
-    std::map<std::string, std::string> files;
-    for (const auto& e : fs::recursive_directory_iterator(root))
-        if (e.is_regular_file())
-            files[fs::relative(e.path(), root).generic_string()] = *readFile(e.path()).value;
-    return files;
-}
-
 std::vector<guides::Finding> findings(const std::string& guide, const analysis::ProjectAnalysis& a,
                                       const std::string& check = {})
 {
@@ -159,8 +145,8 @@ private slots:
     {
         QTemporaryDir tmp;
         const fs::path root = fs::path(tmp.path().toStdString()) / "p";
-        copyTree(testing::projectPath("fixture:argparse-script"), root);
-        const auto before = snapshot(root);
+        testing::copyTree(testing::projectPath("fixture:argparse-script"), root);
+        const auto before = testing::snapshot(root);
         auto a = testing::analyse(root.string());
         QVERIFY(a);
         QCOMPARE(findings("cerebras-pytorch", *a, "cerebras-pytorch.params-file").size(),
@@ -183,7 +169,7 @@ private slots:
         QVERIFY(diff.value->starts_with("--- a/train.py\n+++ b/train.py\n@@ -"));
         QVERIFY(diff.value->find("--- /dev/null\n+++ b/configs/params.yaml\n@@ -0,0 +1,") !=
                 std::string::npos);
-        QVERIFY(snapshot(root) == before); // preview writes nothing
+        QVERIFY(testing::snapshot(root) == before); // preview writes nothing
 
         auto inverse = guides::applyFix(root, fix);
         QVERIFY2(inverse, inverse.error.message.c_str());
@@ -215,12 +201,12 @@ private slots:
         }
 
         // Stale: applying it again is refused and changes nothing.
-        const auto fixed = snapshot(root);
+        const auto fixed = testing::snapshot(root);
         QVERIFY(!guides::applyFix(root, fix));
-        QVERIFY(snapshot(root) == fixed);
+        QVERIFY(testing::snapshot(root) == fixed);
 
         QVERIFY(guides::applyFix(root, *inverse.value));
-        QVERIFY(snapshot(root) == before);
+        QVERIFY(testing::snapshot(root) == before);
         QVERIFY(!fs::exists(root / "configs"));
     }
 
@@ -256,8 +242,8 @@ private slots:
     {
         QTemporaryDir tmp;
         const fs::path root = fs::path(tmp.path().toStdString()) / "p";
-        copyTree(testing::projectPath("fixture:det-args"), root);
-        const auto before = snapshot(root);
+        testing::copyTree(testing::projectPath("fixture:det-args"), root);
+        const auto before = testing::snapshot(root);
         auto a = testing::analyse(root.string());
         QVERIFY(a);
         const auto missing =
@@ -291,7 +277,7 @@ private slots:
                          .c_str());
         }
         QVERIFY(guides::applyFix(root, *inverse.value));
-        QVERIFY(snapshot(root) == before);
+        QVERIFY(testing::snapshot(root) == before);
     }
 
     void noFixWithoutFlagsOrWithAFile()
@@ -325,8 +311,8 @@ private slots:
             QSKIP("PORTOLAN_CORPUS is not set; the corpus of real projects is in ../shared/corpus");
         QTemporaryDir tmp;
         const fs::path root = fs::path(tmp.path().toStdString()) / project.toStdString();
-        copyTree(fs::path(corpusRoot()) / "projects" / project.toStdString(), root);
-        const auto before = snapshot(root);
+        testing::copyTree(fs::path(corpusRoot()) / "projects" / project.toStdString(), root);
+        const auto before = testing::snapshot(root);
         auto a = testing::analyse(root.string());
         QVERIFY(a);
         const std::string g = guide.toStdString();
@@ -350,7 +336,7 @@ private slots:
         if (g == "cerebras-pytorch")
             QVERIFY(findings(g, *again, g + ".keys-exist").empty());
         QVERIFY(guides::applyFix(root, *inverse.value));
-        QVERIFY(snapshot(root) == before);
+        QVERIFY(testing::snapshot(root) == before);
     }
 };
 
