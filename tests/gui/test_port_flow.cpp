@@ -4,6 +4,7 @@
 // the two runs overlays them with the verdict). The verification's history is written here for
 // the pattern; the dry runs themselves are tested in test_port_dialog.
 #include "app/gui/main_window.h"
+#include "tests/porting_gui/port_test_support.h"
 #include "views/code/code_view.h"
 #include "views/porting/analysis_runner.h"
 #include "views/porting/port_dialog.h"
@@ -23,21 +24,9 @@
 
 using portolan::app::MainWindow;
 using namespace portolan::views;
+using porttest::copyTree;
 
 namespace {
-
-bool copyTree(const QString& from, const QString& to)
-{
-    QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString src = it.next();
-        const QString dst = to + src.mid(from.size());
-        QDir().mkpath(QFileInfo(dst).absolutePath());
-        if (!QFile::copy(src, dst))
-            return false;
-    }
-    return true;
-}
 
 QString currentView(MainWindow& w)
 {
