@@ -60,6 +60,17 @@ inline bool copyTree(const QString& from, const QString& to)
     return true;
 }
 
+// The trust store (core/dryrun TrustStore) and the settings (the original's arguments) of this
+// test only, in a scratch folder: never the user's. The resources from the source tree unless the
+// environment names others.
+inline void isolateConfig(const QString& folder)
+{
+    qputenv("PORTOLAN_CONFIG_DIR", folder.toUtf8());
+    qputenv("XDG_CONFIG_HOME", folder.toUtf8());
+    if (qEnvironmentVariableIsEmpty("PORTOLAN_RESOURCES"))
+        qputenv("PORTOLAN_RESOURCES", QByteArray(PORTOLAN_SOURCE_DIR "/resources"));
+}
+
 inline bool pythonHasTorch(const QString& python)
 {
     // From a neutral folder: a `torch` folder in the working directory (the build tree has one)

@@ -24,10 +24,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_config.isValid());
-        qputenv("PORTOLAN_CONFIG_DIR", m_config.path().toUtf8());
-        qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
-        if (qEnvironmentVariableIsEmpty("PORTOLAN_RESOURCES"))
-            qputenv("PORTOLAN_RESOURCES", QByteArray(PORTOLAN_SOURCE_DIR "/resources"));
+        isolateConfig(m_config.path());
     }
 
     // Every choice the tree offers reaches the generated files: a new plan, and the files

@@ -44,12 +44,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_config.isValid());
-        // The trust store of this test only (core/dryrun TrustStore).
-        qputenv("PORTOLAN_CONFIG_DIR", m_config.path().toUtf8());
-        // And its settings (the original's arguments): never the user's.
-        qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
-        if (qEnvironmentVariableIsEmpty("PORTOLAN_RESOURCES"))
-            qputenv("PORTOLAN_RESOURCES", QByteArray(PORTOLAN_SOURCE_DIR "/resources"));
+        isolateConfig(m_config.path());
     }
 
     void planModel_data()

@@ -4,6 +4,7 @@
 #include "app/gui/main_window.h"
 #include "core/analysis/analysis.h"
 #include "core/guides/guide.h"
+#include "port_test_support.h"
 #include "views/code/code_view.h"
 #include "views/common/placeholder_table_view.h"
 #include "views/graph/graph_view.h"
@@ -36,21 +37,9 @@
 
 using namespace portolan;
 using portolan::app::MainWindow;
+using porttest::copyTree;
 
 namespace {
-
-bool copyTree(const QString& from, const QString& to)
-{
-    QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString src = it.next();
-        const QString dst = to + src.mid(from.size());
-        QDir().mkpath(QFileInfo(dst).absolutePath());
-        if (!QFile::copy(src, dst))
-            return false;
-    }
-    return true;
-}
 
 int firstRowWithFix(views::FindingsModel* m)
 {
