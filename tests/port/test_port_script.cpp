@@ -70,6 +70,36 @@ x = encode(prev)
 print(model(x).argmax().item())
 )";
 
+// The flags parsed in main() read a module-level list (`choices=arch_names`).
+const char* const FlagsReadModule = R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+arch_names = sorted(name for name in ("wide", "narrow"))
+widths = {"wide": 32, "narrow": 8}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--arch', default='narrow', choices=arch_names)
+    parser.add_argument('--lr', type=float, default=0.1)
+    args = parser.parse_args()
+    model = nn.Sequential(nn.Linear(4, widths[args.arch]), nn.ReLU(), nn.Linear(widths[args.arch], 2))
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
+    criterion = nn.CrossEntropyLoss()
+    loader = DataLoader(TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,))), batch_size=4)
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+
+if __name__ == '__main__':
+    main()
+)";
+
 void writeOriginal(const fs::path& root, const std::string& text)
 {
     fs::create_directories(root);
@@ -103,6 +133,7 @@ private slots:
 
 void TestPortScript::slicesModuleLoop_data()
 {
+    QTest::addColumn<QString>("script");
     QTest::addColumn<QString>("target");
     QTest::addColumn<QStringList>("contains");
     QTest::addColumn<QStringList>("absent");
@@ -111,17 +142,22 @@ void TestPortScript::slicesModuleLoop_data()
     const QStringList contains{"pairs.append((text[n - 1], text[n]))", "index[token] = n"};
     const QStringList absent{"\nx = encode(prev)", "prev = 'quick'", "argmax()"};
     for (const char* t : {"determined-pytorchtrial", "graphcore-poptorch", "cerebras-pytorch"})
-        QTest::addRow("module-loop/%s", t) << t << contains << absent;
+        QTest::addRow("module-loop/%s", t) << ModuleLoop << t << contains << absent;
+    // PopTorch parses the original's flags in the port: what they read moves with them.
+    QTest::addRow("flags-read-module/poptorch")
+        << FlagsReadModule << "graphcore-poptorch"
+        << QStringList{"\narch_names = sorted(", "choices=arch_names"} << QStringList{};
 }
 
 void TestPortScript::slicesModuleLoop()
 {
+    QFETCH(QString, script);
     QFETCH(QString, target);
     QFETCH(QStringList, contains);
     QFETCH(QStringList, absent);
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    writeOriginal(root, ModuleLoop);
+    writeOriginal(root, script.toStdString());
     auto a = analysis::analyzeProject(root);
     QVERIFY(a);
     auto plan = port::planPort(*a.value);
