@@ -352,6 +352,14 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
     std::vector<const Stmt*> out;
     if (!m_src || m_parser.empty())
         return out;
+    // The parser and what is built from it before the flags are parsed (the sub-parsers of
+    // `parser.add_subparsers()` and their `add_parser("train")`, which hold the flags).
+    std::set<std::string> parsers{m_parser};
+    const auto reads = [&](const Stmt& s) {
+        return std::any_of(parsers.begin(), parsers.end(), [&](const std::string& p) {
+            return s.defines.count(p) || s.uses.count(p);
+        });
+    };
     std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& v) {
         for (const auto& s : v) {
             if (s.isComment())
@@ -365,10 +373,15 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
                 walk(s.body);
                 continue;
             }
-            if (s.defines.count(m_parser) || s.uses.count(m_parser) ||
-                (!m_plan.argsName.empty() && s.defines.count(m_plan.argsName) &&
-                 s.uses.count(m_parser)))
-                out.push_back(&s);
+            if (!reads(s))
+                continue;
+            out.push_back(&s);
+            const std::string t = m_src->text(s.start, s.end);
+            if (t.find("parse_args(") == std::string::npos &&
+                t.find("parse_known_args(") == std::string::npos)
+                for (const auto& d : s.defines)
+                    if (d != m_plan.argsName)
+                        parsers.insert(d);
         }
     };
     walk(m_src->statements());

@@ -100,6 +100,41 @@ if __name__ == '__main__':
     main()
 )";
 
+// The flags are those of a sub-command (`script.py train --lr 0.1`).
+const char* const SubParsers = R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def train(args):
+    model = nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
+    criterion = nn.CrossEntropyLoss()
+    loader = DataLoader(TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,))), batch_size=4)
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    commands = parser.add_subparsers(dest="command")
+    train_parser = commands.add_parser("train")
+    train_parser.add_argument("--lr", type=float, default=0.1)
+    show_parser = commands.add_parser("show")
+    show_parser.add_argument("--path", type=str)
+    args = parser.parse_args()
+    if args.command == "train":
+        train(args)
+
+
+if __name__ == '__main__':
+    main()
+)";
+
 void writeOriginal(const fs::path& root, const std::string& text)
 {
     fs::create_directories(root);
@@ -147,6 +182,12 @@ void TestPortScript::slicesModuleLoop_data()
     QTest::addRow("flags-read-module/poptorch")
         << FlagsReadModule << "graphcore-poptorch"
         << QStringList{"\narch_names = sorted(", "choices=arch_names"} << QStringList{};
+    // PopTorch keeps the original's parser: its sub-commands and their flags too.
+    QTest::addRow("sub-parsers/poptorch")
+        << SubParsers << "graphcore-poptorch"
+        << QStringList{"train_parser = commands.add_parser(\"train\")",
+                       "train_parser.add_argument(\"--lr\"", "show_parser.add_argument("}
+        << QStringList{};
 }
 
 void TestPortScript::slicesModuleLoop()
