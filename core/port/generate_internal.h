@@ -75,6 +75,13 @@ private:
     void findCallers();
     void findRebound();
     std::vector<const Stmt*> mutators(const Stmt& definer, const std::string& name) const;
+    std::vector<const Stmt*> fillers(const std::vector<Stmt>& scope, const Stmt& definer,
+                                     const std::string& name, std::uint32_t before) const;
+    bool fillsInPlace(TSNode node, const std::string& name) const;
+    const std::vector<Stmt>* scopeBody(int scope) const;
+    std::uint32_t runsAt(int scope) const;
+    void moveReaders(std::set<const Stmt*>& local, std::set<const Stmt*>& module,
+                     const std::set<std::string>& forceLocal) const;
     std::set<std::string> m_rebound; // builtin names the script binds itself
     std::uint32_t m_loopStart = 0;
     std::string m_parser;

@@ -67,6 +67,12 @@ struct PopTorchPort
         slicer.argsGlobal = argparseAtModule;
         sc = stepCode(plan, slicer, true, argparseAtModule);
         moduleStmts = sc.init.module;
+        // The flags' definitions may read module-level values (`choices=model_names`, a list
+        // built from a registry): the port parses the same flags, so those values come along.
+        if (!argparse.empty()) {
+            const Slice read = slicer.slice(slicer.freeNames(argparse), {});
+            moduleStmts.insert(moduleStmts.end(), read.module.begin(), read.module.end());
+        }
         addUntraced(plan, sc, out);
         if (!plan.argsName.empty() && sc.bodyFree.count(plan.argsName) && !argparseAtModule) {
             sc.rename[plan.argsName] = "self." + plan.argsName;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 namespace portolan::port::detail {
 
@@ -94,6 +95,61 @@ std::vector<const Stmt*> Slicer::mutators(const Stmt& definer, const std::string
             m_src->text(ts_node_child_by_field_name(fn, "object", 6)) != name)
             continue;
         if (!targets.count(m_src->text(ts_node_child_by_field_name(fn, "attribute", 9))))
+            out.push_back(&x);
+    }
+    return out;
+}
+
+// Does `node` write into `name` in place: `name.append(...)` (and extend, insert, update, add,
+// setdefault) or `name[k] = v`? Nested functions and lambdas are not the statement's own code.
+bool Slicer::fillsInPlace(TSNode node, const std::string& name) const
+{
+    static const std::set<std::string> methods{"append", "extend", "insert",
+                                               "update", "add",    "setdefault"};
+    const std::string_view t = ts_node_type(node);
+    if (t == "function_definition" || t == "class_definition" || t == "lambda")
+        return false;
+    if (t == "call") {
+        const TSNode fn = ts_node_child_by_field_name(node, "function", 8);
+        if (std::string_view(ts_node_type(fn)) == "attribute" &&
+            m_src->text(ts_node_child_by_field_name(fn, "object", 6)) == name &&
+            methods.count(m_src->text(ts_node_child_by_field_name(fn, "attribute", 9))))
+            return true;
+    }
+    if (t == "assignment" || t == "augmented_assignment") {
+        const TSNode left = ts_node_child_by_field_name(node, "left", 4);
+        if (std::string_view(ts_node_type(left)) == "subscript" &&
+            m_src->text(ts_node_child_by_field_name(left, "value", 5)) == name)
+            return true;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i)
+        if (fillsInPlace(ts_node_named_child(node, i), name))
+            return true;
+    return false;
+}
+
+// A value bound once and then filled in place (`pairs = []` and a loop of `pairs.append(...)`,
+// `index = {}` and `index[w] = n`): the statements of the same scope that fill it, after its
+// binding and before the training runs (`before`), run in the port too; without them the port
+// would train on the empty value. A rebinding of the name ends the search.
+std::vector<const Stmt*> Slicer::fillers(const std::vector<Stmt>& scope, const Stmt& definer,
+                                         const std::string& name, std::uint32_t before) const
+{
+    std::vector<const Stmt*> out;
+    bool after = false;
+    for (const auto& x : scope) {
+        if (&x == &definer) {
+            after = true;
+            continue;
+        }
+        if (!after || x.isComment())
+            continue;
+        if (x.start >= before || x.defines.count(name) ||
+            (m_plan.loop && containsLoop(x, m_loopStart)))
+            break;
+        if (!x.name.empty() || x.type == "decorated_definition" || excluded(x))
+            continue;
+        if (fillsInPlace(x.node, name))
             out.push_back(&x);
     }
     return out;
@@ -269,10 +325,19 @@ bool Slicer::excluded(const Stmt& s) const
 const Stmt* Slicer::definer(const std::vector<Stmt>& scope, const std::string& name,
                             std::uint32_t before) const
 {
+    // The statement of this scope that runs the training (the loop, the call of its function,
+    // the `if __name__` block), when it is not a definition: what the scope binds after it runs
+    // once the training is over (a prediction with the trained model that reuses the step's
+    // names) and is never a value the training reads.
+    std::uint32_t after = std::numeric_limits<std::uint32_t>::max();
+    for (const auto& s : scope)
+        if (s.start <= before && before < s.end && s.name.empty() &&
+            s.type != "decorated_definition")
+            after = s.end;
     const Stmt* last = nullptr;
     const Stmt* first = nullptr;
     for (const auto& s : scope) {
-        if (!s.defines.count(name) || excluded(s))
+        if (!s.defines.count(name) || excluded(s) || s.start >= after)
             continue;
         if (s.start < before)
             last = &s;
@@ -287,6 +352,14 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
     std::vector<const Stmt*> out;
     if (!m_src || m_parser.empty())
         return out;
+    // The parser and what is built from it before the flags are parsed (the sub-parsers of
+    // `parser.add_subparsers()` and their `add_parser("train")`, which hold the flags).
+    std::set<std::string> parsers{m_parser};
+    const auto reads = [&](const Stmt& s) {
+        return std::any_of(parsers.begin(), parsers.end(), [&](const std::string& p) {
+            return s.defines.count(p) || s.uses.count(p);
+        });
+    };
     std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& v) {
         for (const auto& s : v) {
             if (s.isComment())
@@ -300,14 +373,75 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
                 walk(s.body);
                 continue;
             }
-            if (s.defines.count(m_parser) || s.uses.count(m_parser) ||
-                (!m_plan.argsName.empty() && s.defines.count(m_plan.argsName) &&
-                 s.uses.count(m_parser)))
-                out.push_back(&s);
+            if (!reads(s))
+                continue;
+            out.push_back(&s);
+            const std::string t = m_src->text(s.start, s.end);
+            if (t.find("parse_args(") == std::string::npos &&
+                t.find("parse_known_args(") == std::string::npos)
+                for (const auto& d : s.defines)
+                    if (d != m_plan.argsName)
+                        parsers.insert(d);
         }
     };
     walk(m_src->statements());
     return out;
+}
+
+// Module-level script statements that read the flags or a local value run in the generated
+// function too; definitions stay at module level.
+void Slicer::moveReaders(std::set<const Stmt*>& local, std::set<const Stmt*>& module,
+                         const std::set<std::string>& forceLocal) const
+{
+    bool moved = true;
+    while (moved) {
+        moved = false;
+        std::set<std::string> localNames;
+        for (const Stmt* s : local)
+            localNames.insert(s->defines.begin(), s->defines.end());
+        for (auto it = module.begin(); it != module.end();) {
+            const Stmt* s = *it;
+            const bool definition = !s->name.empty() || s->type == "import_statement" ||
+                                    s->type == "import_from_statement";
+            bool reads = !definition && !argsGlobal && !m_plan.argsName.empty() &&
+                         s->uses.count(m_plan.argsName);
+            for (const auto& d : s->defines)
+                reads = reads || (!definition && forceLocal.count(d));
+            for (const auto& u : s->uses)
+                reads = reads || (!definition && localNames.count(u) && !s->defines.count(u));
+            // A name the generated function also binds is local in all of it (Python's rule):
+            // its module-level value must be bound in the function too, before its first use.
+            for (const auto& d : s->defines)
+                reads = reads || (!definition && localNames.count(d));
+            if (reads) {
+                local.insert(s);
+                it = module.erase(it);
+                moved = true;
+            } else {
+                ++it;
+            }
+        }
+    }
+}
+
+// The statements of a lookup scope of slice(): 0 the batch loop's function (or the `__main__`
+// block), -1 the module, k > 0 the k-th caller's function.
+const std::vector<Stmt>* Slicer::scopeBody(int scope) const
+{
+    return scope > 0     ? &m_callers[static_cast<std::size_t>(scope - 1)].function->body
+           : scope < 0   ? &m_src->statements()
+           : m_function  ? &m_function->body
+           : m_mainBlock ? &m_mainBlock->body
+                         : nullptr;
+}
+
+// Where the training runs, seen from a lookup scope: the loop, the caller's call, or (from the
+// module, for a loop in a function) the function's definition.
+std::uint32_t Slicer::runsAt(int scope) const
+{
+    if (scope > 0)
+        return m_callers[static_cast<std::size_t>(scope - 1)].call;
+    return scope < 0 && m_function ? m_function->start : m_loopStart;
 }
 
 Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& exclude,
@@ -389,6 +523,13 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
         for (const auto& u : s->uses)
             if (!s->defines.count(u))
                 work.emplace_back(u, isLocal ? foundScope : -1);
+        const std::vector<Stmt>* scopeOf = scopeBody(foundScope);
+        if (scopeOf)
+            for (const Stmt* f : fillers(*scopeOf, *s, name, runsAt(foundScope)))
+                if ((isLocal ? local : module).insert(f).second)
+                    for (const auto& u : f->uses)
+                        if (!f->defines.count(u))
+                            work.emplace_back(u, isLocal ? foundScope : -1);
         if (forceLocal.count(name))
             for (const Stmt* m : mutators(*s, name))
                 if ((isLocal ? local : module).insert(m).second)
@@ -397,12 +538,7 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
         // A value built over several assignments (`x = load(); x = f(x); x = x.repeat(n)`):
         // each reads the one before it, which runs too. Only plain assignment statements chain
         // (a block that reassigns the name, a device branch or the epoch loop, is not pulled in).
-        const std::vector<Stmt>* body =
-            foundScope > 0   ? &m_callers[static_cast<std::size_t>(foundScope - 1)].function->body
-            : foundScope < 0 ? &m_src->statements()
-            : m_function     ? &m_function->body
-            : m_mainBlock    ? &m_mainBlock->body
-                             : nullptr;
+        const std::vector<Stmt>* body = scopeOf;
         std::vector<const Stmt*> chain{s};
         while (body && !chain.empty()) {
             const Stmt* c = chain.back();
@@ -423,37 +559,7 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
             }
         }
     }
-    // Module-level script statements that read the flags or a local value run in the generated
-    // function too; definitions stay at module level.
-    bool moved = true;
-    while (moved) {
-        moved = false;
-        std::set<std::string> localNames;
-        for (const Stmt* s : local)
-            localNames.insert(s->defines.begin(), s->defines.end());
-        for (auto it = module.begin(); it != module.end();) {
-            const Stmt* s = *it;
-            const bool definition = !s->name.empty() || s->type == "import_statement" ||
-                                    s->type == "import_from_statement";
-            bool reads = !definition && !argsGlobal && !m_plan.argsName.empty() &&
-                         s->uses.count(m_plan.argsName);
-            for (const auto& d : s->defines)
-                reads = reads || (!definition && forceLocal.count(d));
-            for (const auto& u : s->uses)
-                reads = reads || (!definition && localNames.count(u) && !s->defines.count(u));
-            // A name the generated function also binds is local in all of it (Python's rule):
-            // its module-level value must be bound in the function too, before its first use.
-            for (const auto& d : s->defines)
-                reads = reads || (!definition && localNames.count(d));
-            if (reads) {
-                local.insert(s);
-                it = module.erase(it);
-                moved = true;
-            } else {
-                ++it;
-            }
-        }
-    }
+    moveReaders(local, module, forceLocal);
     auto byPosition = [](const Stmt* a, const Stmt* b) {
         return a->start < b->start;
     };

@@ -248,6 +248,22 @@ void usedNamesOf(const SourceFile& f, TSNode n, std::set<std::string>& out, int 
     }
     if (t == "parameters" || t == "lambda_parameters" || t == "comment" || t == "string")
         return;
+    // A comprehension binds its own loop variables (`[index[w] for w in words]`): they are not
+    // names the statement reads from its scope.
+    if (t == "list_comprehension" || t == "set_comprehension" || t == "dictionary_comprehension" ||
+        t == "generator_expression") {
+        std::set<std::string> inner, bound;
+        eachNamed(n, [&](TSNode c) {
+            usedNamesOf(f, c, inner, depth + 1);
+            if (type(c) == "for_in_clause")
+                for (const auto& b : targetNames(f, field(c, "left")))
+                    bound.insert(b);
+        });
+        for (const auto& u : inner)
+            if (!bound.count(u))
+                out.insert(u);
+        return;
+    }
     if (t == "function_definition") {
         eachNamed(n, [&](TSNode c) {
             if (type(c) == "parameters") {

@@ -48,6 +48,10 @@ RunOutcome dryRun(const fs::path& project, const std::string& flavour,
     limits.memoryLimitMb = dryrun::defaultMemoryLimitMb();
     limits.workingDirectory = project;
     limits.environment = dryrun::childEnvironment(pythonDir);
+    // The two dry runs are two processes: with Python's per-process string hashing, a set of
+    // words (`vocab = set(text.split())`) iterates in another order in each, and a vocabulary
+    // numbered from it differs between the original and the port. One hash seed for both.
+    limits.environment.emplace_back("PYTHONHASHSEED", "0");
     // replay.py seeds the random state where a step of the original begins (see
     // PortResult::originalStepStart).
     if (!seedAt.empty())

@@ -97,7 +97,7 @@ class Replay:
         self._patch_steps()
 
     def _adopt(self, params, how="optimizer"):
-        if self.params is not None:
+        if self.params is not None and not self._readopt(params, how):
             return
         self.adopted_by = how
         self.params = [p for p in params if isinstance(p, torch.Tensor)]
@@ -117,6 +117,19 @@ class Replay:
                 for p, w in zip(self.params, initial):
                     p.copy_(w)
             self.weights_loaded = True
+
+    def _readopt(self, params, how):
+        # A module called before the optimizer is built (a script that first shows what an
+        # embedding returns, a warm-up) is not necessarily the one that trains: the optimizer's
+        # parameters are, when it comes before the first step. Both runs apply the same rule.
+        if how != "optimizer" or self.adopted_by != "module" or self.session.steps_done:
+            return False
+        mine = {id(p) for p in self.params}
+        if {id(p) for p in params if isinstance(p, torch.Tensor)} == mine:
+            return False
+        self.params = None
+        self.weights_loaded = False
+        return True
 
     def _seed_at_step_start(self):
         # An original whose step draws its own batch (a get_batch() helper, no DataLoader) is

@@ -15,6 +15,7 @@ from portolan_dryrun import replay
 class AdoptTest(unittest.TestCase):
     def setUp(self):
         self.original_call = torch.nn.Module.__call__
+        self.original_optimizer_init = torch.optim.Optimizer.__init__
         session = types.SimpleNamespace(steps_done=0)
         self.replay = replay.Replay(session, types.SimpleNamespace(emit=lambda *a, **k: None), 3)
         self.replay._patch_module_call()
@@ -32,6 +33,31 @@ class AdoptTest(unittest.TestCase):
         trained(torch.randn(1, 4))
         self.assertEqual([tuple(p.shape) for p in self.replay.params], [(2, 4), (2,)])
         self.assertEqual(self.replay.adopted_by, "module")
+
+    def test_optimizer_built_later_takes_its_parameters(self):
+        # A module shown before the training (called, then never trained) is adopted first; the
+        # optimizer built before the first step names the parameters that train.
+        self.replay._patch_optimizer()
+        try:
+            shown = torch.nn.Embedding(2, 5)
+            shown(torch.tensor([0]))
+            self.assertEqual(self.replay.adopted_by, "module")
+            trained = torch.nn.Linear(4, 2)
+            torch.optim.SGD(trained.parameters(), lr=0.1)
+            self.assertEqual(self.replay.adopted_by, "optimizer")
+            self.assertEqual([tuple(p.shape) for p in self.replay.params], [(2, 4), (2,)])
+        finally:
+            torch.optim.Optimizer.__init__ = self.original_optimizer_init
+
+    def test_optimizer_of_the_called_module_keeps_it(self):
+        self.replay._patch_optimizer()
+        try:
+            model = torch.nn.Linear(4, 2)
+            model(torch.randn(1, 4))
+            torch.optim.SGD(model.parameters(), lr=0.1)
+            self.assertEqual(self.replay.adopted_by, "module")
+        finally:
+            torch.optim.Optimizer.__init__ = self.original_optimizer_init
 
 
 if __name__ == "__main__":
