@@ -5,6 +5,7 @@
 // vocabulary numbered from a `set` is the same in the original's process and in the port's.
 #include "core/analysis/analysis.h"
 #include "core/port/generate.h"
+#include "tests/porting_gui/port_test_support.h"
 
 #include <QDir>
 #include <QObject>
@@ -16,6 +17,7 @@
 
 using namespace portolan;
 namespace fs = std::filesystem;
+using porttest::pythonHasTorch;
 
 namespace {
 
@@ -144,14 +146,6 @@ void writeOriginal(const fs::path& root, const std::string& text)
 bool has(const std::string& text, const std::string& what)
 {
     return text.find(what) != std::string::npos;
-}
-
-bool pythonHasTorch(const QString& python)
-{
-    QProcess p;
-    p.setWorkingDirectory(QDir::tempPath());
-    p.start(python, {QStringLiteral("-c"), QStringLiteral("import torch; torch.zeros(1)")});
-    return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
 }
 
 } // namespace
