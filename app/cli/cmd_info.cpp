@@ -15,6 +15,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace portolan::cli {
 
@@ -47,129 +48,114 @@ std::vector<Diagnostic> pythonSyntax(const ProjectScan& scan)
     return out;
 }
 
-int runInfo(const InfoOptions& o)
+// --use-params or --forget-params: the project's saved choice, changed before anything is read;
+// an error message when it cannot be.
+std::optional<std::string> saveParamsChoice(const InfoOptions& o, const ProjectScan& scan)
 {
-    ScanOptions options;
-    options.maxFileBytes = o.maxFileKiB * 1024;
-    auto result = scanProject(o.project, options);
-    if (!result) {
-        std::cerr << "portolan-cli: " << result.error.toString() << "\n";
-        return ExitUsage;
-    }
-    ProjectScan& scan = *result.value;
-    if (!o.useParams.empty() || o.forgetParams) {
-        const ParamsFileChoice wanted = paramsFileFor(scan.root, o.useParams);
-        if (!o.forgetParams && !std::filesystem::is_regular_file(wanted.absolute(scan.root))) {
-            std::cerr << "portolan-cli: " << o.useParams << ": no such file\n";
-            return ExitUsage;
-        }
-        if (auto err = saveParamsFile(scan.root, o.forgetParams ? std::string() : wanted.path)) {
-            std::cerr << "portolan-cli: " << err->toString() << "\n";
-            return ExitUsage;
-        }
-    }
-    const ParamsFileChoice paramsFile = paramsFileFor(scan.root, o.params);
-    const auto syntax = pythonSyntax(scan);
-    // The flavour needs the full analysis (index and configs); it reuses the same limits.
-    analysis::AnalysisOptions aopts;
-    aopts.scan = options;
-    aopts.paramsOverride = o.params;
-    const auto analysed = analysis::analyzeProject(o.project, aopts);
-    const analysis::FlavourReport* flavour = analysed ? &analysed.value->flavour : nullptr;
+    if (o.useParams.empty() && !o.forgetParams)
+        return std::nullopt;
+    const ParamsFileChoice wanted = paramsFileFor(scan.root, o.useParams);
+    if (!o.forgetParams && !std::filesystem::is_regular_file(wanted.absolute(scan.root)))
+        return o.useParams + ": no such file";
+    if (auto err = saveParamsFile(scan.root, o.forgetParams ? std::string() : wanted.path))
+        return err->toString();
+    return std::nullopt;
+}
 
-    if (o.format == "json") {
-        nlohmann::json j = toJson(scan);
-        for (const auto& d : syntax)
-            j["diagnostics"].push_back(toJson(d));
-        if (flavour) {
-            nlohmann::json evidence = nlohmann::json::array();
-            for (const auto& e : flavour->evidence)
-                evidence.push_back({{"flavour", analysis::flavourId(e.flavour)},
-                                    {"what", e.what},
-                                    {"location", e.location.toString()},
-                                    {"weight", e.weight}});
-            j["flavour"] = {
-                {"id", analysis::flavourId(flavour->flavour)},
-                {"name", analysis::flavourName(flavour->flavour)},
-                {"summary", flavour->summary()},
-                {"confidence", flavour->confidence},
-                {"being_ported", flavour->beingPorted},
-                {"porting_to", flavour->beingPorted
-                                   ? nlohmann::json(analysis::flavourId(flavour->portingTo))
-                                   : nlohmann::json(nullptr)},
-                {"suggested_guide", flavour->suggestedGuide},
-                {"suggestion_reason", flavour->suggestionReason},
-                {"evidence", evidence}};
-            workflow::addApiGenerationJson(*flavour, j);
-        } else {
-            j["flavour"] = nullptr;
-        }
-        j["params_file"] = {{"path", paramsFile.empty() ? nlohmann::json(nullptr)
-                                                        : nlohmann::json(paramsFile.path)},
-                            {"source", paramsSourceName(paramsFile.source)},
-                            {"reason", paramsFile.reason},
-                            {"candidates", paramsFile.candidates}};
-        std::cout << j.dump(2) << "\n";
-        return ExitOk;
-    }
-
-    std::cout << "Project: " << scan.root.string() << "\n";
+nlohmann::json infoJson(const ProjectScan& scan, const std::vector<Diagnostic>& syntax,
+                        const analysis::FlavourReport* flavour, const ParamsFileChoice& paramsFile)
+{
+    nlohmann::json j = toJson(scan);
+    for (const auto& d : syntax)
+        j["diagnostics"].push_back(toJson(d));
     if (flavour) {
-        std::cout << "Flavour: " << flavour->summary() << "\n";
-        if (!flavour->suggestedGuide.empty())
-            std::cout << "Suggested guide: " << flavour->suggestedGuide << " ("
-                      << flavour->suggestionReason << ")\n";
+        nlohmann::json evidence = nlohmann::json::array();
         for (const auto& e : flavour->evidence)
+            evidence.push_back({{"flavour", analysis::flavourId(e.flavour)},
+                                {"what", e.what},
+                                {"location", e.location.toString()},
+                                {"weight", e.weight}});
+        j["flavour"] = {{"id", analysis::flavourId(flavour->flavour)},
+                        {"name", analysis::flavourName(flavour->flavour)},
+                        {"summary", flavour->summary()},
+                        {"confidence", flavour->confidence},
+                        {"being_ported", flavour->beingPorted},
+                        {"porting_to", flavour->beingPorted
+                                           ? nlohmann::json(analysis::flavourId(flavour->portingTo))
+                                           : nlohmann::json(nullptr)},
+                        {"suggested_guide", flavour->suggestedGuide},
+                        {"suggestion_reason", flavour->suggestionReason},
+                        {"evidence", evidence}};
+        workflow::addApiGenerationJson(*flavour, j);
+    } else {
+        j["flavour"] = nullptr;
+    }
+    j["params_file"] = {
+        {"path", paramsFile.empty() ? nlohmann::json(nullptr) : nlohmann::json(paramsFile.path)},
+        {"source", paramsSourceName(paramsFile.source)},
+        {"reason", paramsFile.reason},
+        {"candidates", paramsFile.candidates}};
+    return j;
+}
+
+void printFlavour(const analysis::FlavourReport& flavour)
+{
+    std::cout << "Flavour: " << flavour.summary() << "\n";
+    if (!flavour.suggestedGuide.empty())
+        std::cout << "Suggested guide: " << flavour.suggestedGuide << " ("
+                  << flavour.suggestionReason << ")\n";
+    for (const auto& e : flavour.evidence)
+        std::cout << "  evidence: " << e.location.toString() << ": " << e.what << "\n";
+    if (flavour.apiGeneration != analysis::ApiGeneration::None) {
+        std::cout << "API generation: " << analysis::apiGenerationName(flavour.apiGeneration)
+                  << " (" << flavour.generationReason << ")\n";
+        for (const auto& e : flavour.generationEvidence)
             std::cout << "  evidence: " << e.location.toString() << ": " << e.what << "\n";
-        if (flavour->apiGeneration != analysis::ApiGeneration::None) {
-            std::cout << "API generation: " << analysis::apiGenerationName(flavour->apiGeneration)
-                      << " (" << flavour->generationReason << ")\n";
-            for (const auto& e : flavour->generationEvidence)
-                std::cout << "  evidence: " << e.location.toString() << ": " << e.what << "\n";
-        }
     }
-    std::cout << "Params file: " << (paramsFile.empty() ? "(none)" : paramsFile.path) << " ("
-              << paramsFile.reason << ")\n";
-    if (paramsFile.candidates.size() > 1)
-        for (const auto& c : paramsFile.candidates)
-            std::cout << "  " << (c == paramsFile.path ? "* " : "  ") << c << "\n";
-    if (analysed) {
-        const analysis::ProjectAnalysis& a = *analysed.value;
-        const analysis::ProjectFacts& facts = a.facts();
-        if (!facts.entries.empty()) {
-            std::cout << "Handed to the vendor:\n";
-            for (const auto& e : facts.entries) {
-                std::string where = "(not resolved)";
-                if (e.definition.isDefinition()) {
-                    const auto& f = a.python[std::size_t(e.definition.file)];
-                    const int line =
-                        e.definition.kind == python::SymbolKind::Class
-                            ? f.index.classes[std::size_t(e.definition.index)].nameSpan.line
-                            : f.index.functions[std::size_t(e.definition.index)].nameSpan.line;
-                    where = f.path + ":" + std::to_string(line);
-                }
-                std::string via =
-                    "a subclass of " + (e.classContract ? e.classContract->name : std::string("?"));
-                if (e.vendorCall >= 0) {
-                    const auto& vc = facts.vendorCalls[std::size_t(e.vendorCall)];
-                    const auto& cf = a.python[std::size_t(vc.file)];
-                    via = vc.api->name + "(" + e.parameter + "=...) at " + cf.path + ":" +
-                          std::to_string(cf.index.calls[std::size_t(vc.call)].span.line);
-                }
-                std::cout << "  " << std::left << std::setw(11) << e.role << " " << e.text << " ("
-                          << where << "), via " << via << "\n";
+}
+
+// What the project hands to the vendor (the entries and how), and the params keys provided.
+void printHandedOver(const analysis::ProjectAnalysis& a)
+{
+    const analysis::ProjectFacts& facts = a.facts();
+    if (!facts.entries.empty()) {
+        std::cout << "Handed to the vendor:\n";
+        for (const auto& e : facts.entries) {
+            std::string where = "(not resolved)";
+            if (e.definition.isDefinition()) {
+                const auto& f = a.python[std::size_t(e.definition.file)];
+                const int line =
+                    e.definition.kind == python::SymbolKind::Class
+                        ? f.index.classes[std::size_t(e.definition.index)].nameSpan.line
+                        : f.index.functions[std::size_t(e.definition.index)].nameSpan.line;
+                where = f.path + ":" + std::to_string(line);
             }
-        }
-        if (!facts.providedPrefixes.empty() || !facts.provided.empty()) {
-            std::cout << "Params keys the code or the runner provides: " << facts.provided.size();
-            std::string sections;
-            for (const auto& p : facts.providedPrefixes)
-                sections += (sections.empty() ? "" : ", ") + (p.empty() ? "(all)" : p);
-            if (!sections.empty())
-                std::cout << "; whole sections: " << sections;
-            std::cout << "\n";
+            std::string via =
+                "a subclass of " + (e.classContract ? e.classContract->name : std::string("?"));
+            if (e.vendorCall >= 0) {
+                const auto& vc = facts.vendorCalls[std::size_t(e.vendorCall)];
+                const auto& cf = a.python[std::size_t(vc.file)];
+                via = vc.api->name + "(" + e.parameter + "=...) at " + cf.path + ":" +
+                      std::to_string(cf.index.calls[std::size_t(vc.call)].span.line);
+            }
+            std::cout << "  " << std::left << std::setw(11) << e.role << " " << e.text << " ("
+                      << where << "), via " << via << "\n";
         }
     }
+    if (!facts.providedPrefixes.empty() || !facts.provided.empty()) {
+        std::cout << "Params keys the code or the runner provides: " << facts.provided.size();
+        std::string sections;
+        for (const auto& p : facts.providedPrefixes)
+            sections += (sections.empty() ? "" : ", ") + (p.empty() ? "(all)" : p);
+        if (!sections.empty())
+            std::cout << "; whole sections: " << sections;
+        std::cout << "\n";
+    }
+}
+
+// The files by kind, those skipped and why, and the diagnostics.
+void printFiles(const ProjectScan& scan, const std::vector<Diagnostic>& syntax)
+{
     std::cout << "Files: " << scan.files.size();
     const char* sep = " (";
     for (FileKind k :
@@ -194,6 +180,47 @@ int runInfo(const InfoOptions& o)
         for (const auto& d : syntax)
             std::cout << "  " << d.toString() << "\n";
     }
+}
+
+// The phases: the saved params choice, the scan and analysis, then JSON or text.
+int runInfo(const InfoOptions& o)
+{
+    ScanOptions options;
+    options.maxFileBytes = o.maxFileKiB * 1024;
+    auto result = scanProject(o.project, options);
+    if (!result) {
+        std::cerr << "portolan-cli: " << result.error.toString() << "\n";
+        return ExitUsage;
+    }
+    const ProjectScan& scan = *result.value;
+    if (const auto error = saveParamsChoice(o, scan)) {
+        std::cerr << "portolan-cli: " << *error << "\n";
+        return ExitUsage;
+    }
+    const ParamsFileChoice paramsFile = paramsFileFor(scan.root, o.params);
+    const auto syntax = pythonSyntax(scan);
+    // The flavour needs the full analysis (index and configs); it reuses the same limits.
+    analysis::AnalysisOptions aopts;
+    aopts.scan = options;
+    aopts.paramsOverride = o.params;
+    const auto analysed = analysis::analyzeProject(o.project, aopts);
+    const analysis::FlavourReport* flavour = analysed ? &analysed.value->flavour : nullptr;
+
+    if (o.format == "json") {
+        std::cout << infoJson(scan, syntax, flavour, paramsFile).dump(2) << "\n";
+        return ExitOk;
+    }
+    std::cout << "Project: " << scan.root.string() << "\n";
+    if (flavour)
+        printFlavour(*flavour);
+    std::cout << "Params file: " << (paramsFile.empty() ? "(none)" : paramsFile.path) << " ("
+              << paramsFile.reason << ")\n";
+    if (paramsFile.candidates.size() > 1)
+        for (const auto& c : paramsFile.candidates)
+            std::cout << "  " << (c == paramsFile.path ? "* " : "  ") << c << "\n";
+    if (analysed)
+        printHandedOver(*analysed.value);
+    printFiles(scan, syntax);
     return ExitOk;
 }
 

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace portolan::cli {
 
@@ -51,23 +52,24 @@ double now()
            1000.0;
 }
 
-int runDry(const RunCliOptions& o)
+// What a dry run prints: its events as JSON lines (--events jsonl) or as text.
+struct DryRunOutput
 {
-    namespace fs = std::filesystem;
-    const bool jsonl = o.events == "jsonl";
-    bool terminal = false;
-    int terminalExit = ExitOk;
-    std::string stderrTail;
+    bool jsonl = false;
 
-    auto emit = [&](const nlohmann::json& e) {
+    void emit(const nlohmann::json& e) const
+    {
         if (jsonl)
             std::cout << e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
                       << std::endl;
         else if (const auto t = dryrun::describeEvent(e); !t.text.empty())
             (t.toStderr ? std::cerr : std::cout) << t.text << std::flush;
-    };
-    auto fail = [&](const std::string& code, const std::string& message, int exitCode,
-                    const std::string& file) {
+    }
+
+    // A "failed" event with its diagnostic; returns `exitCode`.
+    int fail(const std::string& code, const std::string& message, int exitCode,
+             const std::string& file) const
+    {
         Diagnostic d;
         d.code = code;
         d.message = message;
@@ -78,27 +80,36 @@ int runDry(const RunCliOptions& o)
                             {"code", code},
                             {"diagnostic", d.toString()}});
         return exitCode;
-    };
+    }
+};
 
-    const fs::path project = fs::absolute(o.project).lexically_normal();
+// The request refused before anything runs: no project, no --dry-run, or an untrusted project.
+std::optional<int> refuseRequest(const RunCliOptions& o, const std::filesystem::path& project,
+                                 const DryRunOutput& out)
+{
     std::error_code ec;
-    if (!fs::is_directory(project, ec))
-        return fail("dryrun.no-project", "not a project folder", ExitUsage, project.string());
+    if (!std::filesystem::is_directory(project, ec))
+        return out.fail("dryrun.no-project", "not a project folder", ExitUsage, project.string());
     if (!o.dryRun)
-        return fail("run.kind",
-                    "give --dry-run: a CPU dry run of the project's own code is the only kind "
-                    "of run so far (portolan-cli train runs the built-in LibTorch runtime)",
-                    ExitUsage, project.string());
+        return out.fail("run.kind",
+                        "give --dry-run: a CPU dry run of the project's own code is the only kind "
+                        "of run so far (portolan-cli train runs the built-in LibTorch runtime)",
+                        ExitUsage, project.string());
     dryrun::TrustStore trust;
     if (!o.trust && !trust.isTrusted(project))
-        return fail("dryrun.untrusted",
-                    "the project is not trusted: a dry run runs its own Python code. Give "
-                    "--trust to run it this time only, or trust it for good with `portolan-cli "
-                    "trust " +
-                        o.project + "` or in the GUI's Runs tab (kept in " + trust.file().string() +
-                        ")",
-                    ExitUsage, project.string());
+        return out.fail("dryrun.untrusted",
+                        "the project is not trusted: a dry run runs its own Python code. Give "
+                        "--trust to run it this time only, or trust it for good with "
+                        "`portolan-cli trust " +
+                            o.project + "` or in the GUI's Runs tab (kept in " +
+                            trust.file().string() + ")",
+                        ExitUsage, project.string());
+    return std::nullopt;
+}
 
+dryrun::DryRunOptions dryRunOptions(const RunCliOptions& o, const std::filesystem::path& project)
+{
+    namespace fs = std::filesystem;
     dryrun::DryRunOptions options;
     options.project = project;
     options.flavour = o.flavour.empty() ? dryrun::detectFlavour(project) : o.flavour;
@@ -123,71 +134,79 @@ int runDry(const RunCliOptions& o)
     options.args = o.args;
     if (const char* python = std::getenv("PORTOLAN_PYTHON"); python && *python)
         options.python = python;
-    const fs::path pythonDir = resourcesDir() / "python";
-    if (!fs::is_directory(pythonDir / "portolan_dryrun", ec))
-        return fail("dryrun.no-driver", "the dry-run driver is missing from " + pythonDir.string(),
-                    ExitUsage, pythonDir.string());
+    return options;
+}
 
-    dryrun::ChildLimits limits;
-    limits.timeoutSeconds = o.timeout;
-    limits.memoryLimitMb =
-        o.memoryLimit < 0 ? dryrun::defaultMemoryLimitMb() : std::int64_t(o.memoryLimit);
-    limits.workingDirectory = project;
-    limits.environment = dryrun::childEnvironment(pythonDir);
+// The child's run as this process saw it: whether a final event came, and the exit code it
+// asks for; the end of its standard error.
+struct ChildRun
+{
+    dryrun::ChildOutcome outcome;
+    bool terminal = false;
+    int terminalExit = ExitOk;
+    std::string stderrTail;
+};
 
+// Runs the child, passing its events and output on as they come; SIGTERM and SIGINT stop it.
+ChildRun superviseChild(const dryrun::DryRunOptions& options,
+                        const std::filesystem::path& pythonDir, const dryrun::ChildLimits& limits,
+                        const DryRunOutput& out)
+{
+    ChildRun run;
     std::signal(SIGTERM, onRunStop);
     std::signal(SIGINT, onRunStop);
-    const auto outcome = dryrun::runChild(
+    run.outcome = dryrun::runChild(
         dryrun::childCommand(options, pythonDir), limits,
         [&](dryrun::Stream stream, const std::string& line) {
             if (stream == dryrun::Stream::Events) {
                 auto e = dryrun::readEventLine(line, now());
                 if (e.terminal) {
-                    terminal = true;
-                    terminalExit = e.event["event"] == "finished"
-                                       ? ExitOk
-                                       : (e.usageError ? ExitUsage : ExitFindings);
+                    run.terminal = true;
+                    run.terminalExit = e.event["event"] == "finished"
+                                           ? ExitOk
+                                           : (e.usageError ? ExitUsage : ExitFindings);
                 }
-                emit(e.event);
+                out.emit(e.event);
                 return;
             }
             const bool err = stream == dryrun::Stream::Stderr;
             if (err) {
-                stderrTail += line + "\n";
-                if (stderrTail.size() > 4000)
-                    stderrTail.erase(0, stderrTail.size() - 4000);
+                run.stderrTail += line + "\n";
+                if (run.stderrTail.size() > 4000)
+                    run.stderrTail.erase(0, run.stderrTail.size() - 4000);
             }
-            if (jsonl)
-                emit(nlohmann::json{{"event", "output"},
-                                    {"time", now()},
-                                    {"stream", err ? "stderr" : "stdout"},
-                                    {"text", line}});
+            if (out.jsonl)
+                out.emit(nlohmann::json{{"event", "output"},
+                                        {"time", now()},
+                                        {"stream", err ? "stderr" : "stdout"},
+                                        {"text", line}});
             else
                 (err ? std::cerr : std::cout) << line << std::endl;
         },
         &g_stop);
     std::signal(SIGTERM, SIG_DFL);
     std::signal(SIGINT, SIG_DFL);
+    return run;
+}
 
-    if (!outcome.started)
-        return fail("dryrun.no-python",
-                    "cannot start " + options.python.string() + ": " + outcome.startError,
-                    ExitUsage, project.string());
-    if (terminal)
-        return terminalExit;
-    // The child ended without its final event: killed, crashed, or timed out.
+// The child ended without its final event: killed, crashed, stopped or timed out.
+int endWithoutFinalEvent(const RunCliOptions& o, const ChildRun& run,
+                         const dryrun::ChildLimits& limits, const std::filesystem::path& project,
+                         const DryRunOutput& out)
+{
+    const auto& outcome = run.outcome;
     std::string lastLine;
-    if (!stderrTail.empty()) {
-        auto trimmed = stderrTail.substr(0, stderrTail.find_last_not_of('\n') + 1);
+    if (!run.stderrTail.empty()) {
+        auto trimmed = run.stderrTail.substr(0, run.stderrTail.find_last_not_of('\n') + 1);
         lastLine = trimmed.substr(trimmed.find_last_of('\n') + 1);
     }
     if (outcome.timedOut)
-        return fail("dryrun.timeout",
-                    "the dry run did not finish within " + std::to_string(o.timeout) +
-                        " s (--timeout); the events received so far are kept",
-                    ExitFindings, project.string());
+        return out.fail("dryrun.timeout",
+                        "the dry run did not finish within " + std::to_string(o.timeout) +
+                            " s (--timeout); the events received so far are kept",
+                        ExitFindings, project.string());
     if (outcome.stopped) {
-        emit(nlohmann::json{{"event", "finished"}, {"time", now()}, {"reason", "stopped"}});
+        out.emit(nlohmann::json{{"event", "finished"}, {"time", now()}, {"reason", "stopped"}});
         return ExitOk;
     }
     if (outcome.signal != 0) {
@@ -196,13 +215,46 @@ int runDry(const RunCliOptions& o)
         if (outcome.signal == SIGKILL || outcome.signal == SIGSEGV || outcome.signal == SIGABRT)
             why += "; with a memory limit of " + std::to_string(limits.memoryLimitMb) +
                    " MB this is often an allocation that failed (--memory-limit, --batch)";
-        return fail("dryrun.crashed", why + (lastLine.empty() ? "" : ": " + lastLine), ExitFindings,
-                    project.string());
+        return out.fail("dryrun.crashed", why + (lastLine.empty() ? "" : ": " + lastLine),
+                        ExitFindings, project.string());
     }
-    return fail("dryrun.crashed",
-                "the dry-run process exited with status " + std::to_string(outcome.exitCode) +
-                    " without a final event" + (lastLine.empty() ? "" : ": " + lastLine),
-                ExitFindings, project.string());
+    return out.fail("dryrun.crashed",
+                    "the dry-run process exited with status " + std::to_string(outcome.exitCode) +
+                        " without a final event" + (lastLine.empty() ? "" : ": " + lastLine),
+                    ExitFindings, project.string());
+}
+
+// The phases: refuse what cannot run, the options by the one params rule, the supervised child,
+// and the reason when it ends without its final event.
+int runDry(const RunCliOptions& o)
+{
+    namespace fs = std::filesystem;
+    const DryRunOutput out{o.events == "jsonl"};
+    const fs::path project = fs::absolute(o.project).lexically_normal();
+    if (const auto refused = refuseRequest(o, project, out))
+        return *refused;
+    const dryrun::DryRunOptions options = dryRunOptions(o, project);
+    std::error_code ec;
+    const fs::path pythonDir = resourcesDir() / "python";
+    if (!fs::is_directory(pythonDir / "portolan_dryrun", ec))
+        return out.fail("dryrun.no-driver",
+                        "the dry-run driver is missing from " + pythonDir.string(), ExitUsage,
+                        pythonDir.string());
+
+    dryrun::ChildLimits limits;
+    limits.timeoutSeconds = o.timeout;
+    limits.memoryLimitMb =
+        o.memoryLimit < 0 ? dryrun::defaultMemoryLimitMb() : std::int64_t(o.memoryLimit);
+    limits.workingDirectory = project;
+    limits.environment = dryrun::childEnvironment(pythonDir);
+    const ChildRun run = superviseChild(options, pythonDir, limits, out);
+    if (!run.outcome.started)
+        return out.fail("dryrun.no-python",
+                        "cannot start " + options.python.string() + ": " + run.outcome.startError,
+                        ExitUsage, project.string());
+    if (run.terminal)
+        return run.terminalExit;
+    return endWithoutFinalEvent(o, run, limits, project, out);
 }
 
 Subcommand registerRun(CLI::App& root)

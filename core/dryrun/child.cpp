@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -57,8 +58,175 @@ void closeQuietly(int& fd)
     ::_exit(127);
 }
 
+using Pipes = std::array<std::array<int, 2>, 3>; // {read, write}: events, stdout, stderr
+
+// The three pipes. Their write ends are moved above fd 3 so that the dup2 calls in the child
+// cannot overwrite one another. An error message when one cannot be made.
+std::optional<std::string> openPipes(Pipes& pipes)
+{
+    for (auto& p : pipes) {
+        if (::pipe2(p.data(), O_CLOEXEC) != 0)
+            return std::string("pipe: ") + std::strerror(errno);
+        const int high = ::fcntl(p[1], F_DUPFD_CLOEXEC, 10);
+        ::close(p[1]);
+        p[1] = high;
+    }
+    return std::nullopt;
+}
+
+// Strings as execve wants them, built before fork (allocation is not safe in the child).
+struct ExecStrings
+{
+    std::vector<std::string> storage;
+    std::vector<char*> pointers;
+
+    explicit ExecStrings(std::vector<std::string> strings) : storage(std::move(strings))
+    {
+        pointers.reserve(storage.size() + 1);
+        for (auto& s : storage)
+            pointers.push_back(s.data());
+        pointers.push_back(nullptr);
+    }
+};
+
+// The parent's side of a started child: its three pipes read into lines with poll(), and the
+// child ended on its deadline, on a stop, or when it has exited but left something holding its
+// pipes.
+class Supervisor
+{
+public:
+    using Clock = std::chrono::steady_clock;
+
+    Supervisor(pid_t pid, Pipes& pipes, const ChildLimits& limits,
+               const std::function<void(Stream, const std::string&)>& onLine,
+               const std::atomic<bool>* stop, ChildOutcome& out)
+        : m_pid(pid), m_pipes(pipes), m_onLine(onLine), m_stop(stop), m_out(out)
+    {
+        if (limits.timeoutSeconds > 0)
+            m_deadline = Clock::now() + std::chrono::seconds(limits.timeoutSeconds);
+    }
+
+    // Until every pipe is closed and the child reaped; returns its wait status.
+    int run()
+    {
+        while (m_open > 0 || !m_reaped) {
+            if (!readReady())
+                break;
+            if (!m_reaped && ::waitpid(m_pid, &m_status, WNOHANG) == m_pid)
+                m_reaped = true;
+            const auto now = Clock::now();
+            enforceLimits(now);
+            if (m_reaped && m_open > 0)
+                drainAfterExit(now);
+        }
+        if (!m_reaped)
+            ::waitpid(m_pid, &m_status, 0);
+        ::kill(-m_pid, SIGKILL); // anything the child left behind in its group
+        return m_status;
+    }
+
+private:
+    void lineOf(int i, const std::string& line) { m_onLine(kStreams[std::size_t(i)], line); }
+
+    void closePipe(int i)
+    {
+        m_buffers[std::size_t(i)].flush([&](const std::string& line) { lineOf(i, line); });
+        closeQuietly(m_pipes[std::size_t(i)][0]);
+    }
+
+    // One poll of the open pipes and a read of each that is ready; false on a poll error.
+    bool readReady()
+    {
+        std::array<pollfd, 3> fds{};
+        nfds_t n = 0;
+        std::array<int, 3> which{};
+        for (int i = 0; i < 3; ++i)
+            if (m_pipes[std::size_t(i)][0] >= 0) {
+                fds[n] = pollfd{m_pipes[std::size_t(i)][0], POLLIN, 0};
+                which[n++] = i;
+            }
+        const int rc = ::poll(fds.data(), n, n > 0 ? 100 : 20);
+        if (rc < 0 && errno != EINTR)
+            return false;
+        for (nfds_t k = 0; rc > 0 && k < n; ++k) {
+            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            const int i = which[k];
+            const ssize_t got = ::read(m_pipes[std::size_t(i)][0], m_chunk.data(), m_chunk.size());
+            if (got > 0) {
+                m_buffers[std::size_t(i)].feed(m_chunk.data(), std::size_t(got),
+                                               [&](const std::string& line) { lineOf(i, line); });
+            } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+                closePipe(i);
+                --m_open;
+            }
+        }
+        return true;
+    }
+
+    void terminate(bool timedOut)
+    {
+        if (m_termSent)
+            return;
+        m_termSent = true;
+        m_out.timedOut = m_out.timedOut || timedOut;
+        m_out.stopped = m_out.stopped || !timedOut;
+        // A stop lets the run finish its step and report; a timeout ends it at once (it would
+        // otherwise report "stopped", and a hung child may not answer at all).
+        ::kill(-m_pid, timedOut ? SIGKILL : SIGTERM);
+        m_killAt = Clock::now() + std::chrono::seconds(5);
+    }
+
+    // The deadline, a stop, and SIGKILL for a group that did not end within 5 s of its signal.
+    void enforceLimits(Clock::time_point now)
+    {
+        if (!m_termSent && now >= m_deadline)
+            terminate(true);
+        if (!m_termSent && m_stop && m_stop->load())
+            terminate(false);
+        if (m_termSent && now >= m_killAt) {
+            ::kill(-m_pid, SIGKILL);
+            m_killAt = Clock::time_point::max();
+        }
+    }
+
+    // The child has exited but its pipes are still open.
+    void drainAfterExit(Clock::time_point now)
+    {
+        ::kill(-m_pid, SIGKILL); // workers the child left holding its pipes open
+        if (m_reapedAt == Clock::time_point::max())
+            m_reapedAt = now;
+        // Something outside the group (it left with setsid) still holds a pipe: stop reading
+        // after a grace period rather than wait for it.
+        if (now - m_reapedAt > std::chrono::seconds(2)) {
+            for (int i = 0; i < 3; ++i)
+                if (m_pipes[std::size_t(i)][0] >= 0)
+                    closePipe(i);
+            m_open = 0;
+        }
+    }
+
+    static constexpr std::array<Stream, 3> kStreams{Stream::Events, Stream::Stdout, Stream::Stderr};
+    pid_t m_pid;
+    Pipes& m_pipes;
+    const std::function<void(Stream, const std::string&)>& m_onLine;
+    const std::atomic<bool>* m_stop;
+    ChildOutcome& m_out;
+    Clock::time_point m_deadline = Clock::time_point::max();
+    Clock::time_point m_killAt = Clock::time_point::max();
+    Clock::time_point m_reapedAt = Clock::time_point::max();
+    bool m_termSent = false;
+    std::array<LineSplitter, 3> m_buffers;
+    int m_open = 3;
+    int m_status = 0;
+    bool m_reaped = false;
+    std::array<char, 65536> m_chunk{};
+};
+
 } // namespace
 
+// The phases: check the command, open the pipes, fork and exec, supervise (Supervisor), and
+// read the exit status.
 ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& limits,
                       const std::function<void(Stream, const std::string&)>& onLine,
                       const std::atomic<bool>* stop)
@@ -72,33 +240,13 @@ ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& l
         out.startError = argv[0] + ": " + std::strerror(errno);
         return out;
     }
-
-    // pipes[i] = {read, write}; index 0 events, 1 stdout, 2 stderr. Their write ends are moved
-    // above fd 3 so that the dup2 calls in the child cannot overwrite one another.
-    std::array<std::array<int, 2>, 3> pipes{};
-    for (auto& p : pipes) {
-        if (::pipe2(p.data(), O_CLOEXEC) != 0) {
-            out.startError = std::string("pipe: ") + std::strerror(errno);
-            return out;
-        }
-        const int high = ::fcntl(p[1], F_DUPFD_CLOEXEC, 10);
-        ::close(p[1]);
-        p[1] = high;
+    Pipes pipes{};
+    if (auto error = openPipes(pipes)) {
+        out.startError = *error;
+        return out;
     }
-
-    // The environment is built before fork (allocation is not safe in the child).
-    std::vector<std::string> envStorage = environmentWith(limits.environment);
-    std::vector<char*> envp;
-    envp.reserve(envStorage.size() + 1);
-    for (auto& kv : envStorage)
-        envp.push_back(kv.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> argStorage = argv;
-    std::vector<char*> args;
-    args.reserve(argStorage.size() + 1);
-    for (auto& a : argStorage)
-        args.push_back(a.data());
-    args.push_back(nullptr);
+    ExecStrings envp(environmentWith(limits.environment));
+    ExecStrings args(argv);
 
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -110,99 +258,14 @@ ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& l
         return out;
     }
     if (pid == 0)
-        execChild(args.data(), envp.data(), limits, {pipes[0][1], pipes[1][1], pipes[2][1]});
+        execChild(args.pointers.data(), envp.pointers.data(), limits,
+                  {pipes[0][1], pipes[1][1], pipes[2][1]});
     ::setpgid(pid, pid); // also done in the child; whichever runs first wins
     out.started = true;
     for (auto& p : pipes)
         closeQuietly(p[1]);
 
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
-    const auto deadline = limits.timeoutSeconds > 0
-                              ? start + std::chrono::seconds(limits.timeoutSeconds)
-                              : Clock::time_point::max();
-    Clock::time_point killAt = Clock::time_point::max();
-    Clock::time_point reapedAt = Clock::time_point::max();
-    bool termSent = false;
-    std::array<LineSplitter, 3> buffers;
-    const std::array<Stream, 3> streams{Stream::Events, Stream::Stdout, Stream::Stderr};
-    int open = 3;
-    int status = 0;
-    bool reaped = false;
-    std::array<char, 65536> chunk{};
-
-    auto terminate = [&](bool timedOut) {
-        if (termSent)
-            return;
-        termSent = true;
-        out.timedOut = out.timedOut || timedOut;
-        out.stopped = out.stopped || !timedOut;
-        // A stop lets the run finish its step and report; a timeout ends it at once (it would
-        // otherwise report "stopped", and a hung child may not answer at all).
-        ::kill(-pid, timedOut ? SIGKILL : SIGTERM);
-        killAt = Clock::now() + std::chrono::seconds(5);
-    };
-
-    while (open > 0 || !reaped) {
-        std::array<pollfd, 3> fds{};
-        nfds_t n = 0;
-        std::array<int, 3> which{};
-        for (int i = 0; i < 3; ++i)
-            if (pipes[i][0] >= 0) {
-                fds[n] = pollfd{pipes[i][0], POLLIN, 0};
-                which[n++] = i;
-            }
-        const int rc = ::poll(fds.data(), n, n > 0 ? 100 : 20);
-        if (rc < 0 && errno != EINTR)
-            break;
-        for (nfds_t k = 0; rc > 0 && k < n; ++k) {
-            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            const int i = which[k];
-            const ssize_t got = ::read(pipes[i][0], chunk.data(), chunk.size());
-            if (got > 0) {
-                buffers[i].feed(chunk.data(), std::size_t(got),
-                                [&](const std::string& line) { onLine(streams[i], line); });
-            } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-                buffers[i].flush([&](const std::string& line) { onLine(streams[i], line); });
-                closeQuietly(pipes[i][0]);
-                --open;
-            }
-        }
-        if (!reaped) {
-            const pid_t r = ::waitpid(pid, &status, WNOHANG);
-            if (r == pid)
-                reaped = true;
-        }
-        const auto now = Clock::now();
-        if (!termSent && now >= deadline)
-            terminate(true);
-        if (!termSent && stop && stop->load())
-            terminate(false);
-        if (termSent && now >= killAt) {
-            ::kill(-pid, SIGKILL);
-            killAt = Clock::time_point::max();
-        }
-        if (reaped && open > 0) {
-            ::kill(-pid, SIGKILL); // workers the child left holding its pipes open
-            if (reapedAt == Clock::time_point::max())
-                reapedAt = now;
-            // Something outside the group (it left with setsid) still holds a pipe: stop
-            // reading after a grace period rather than wait for it.
-            if (now - reapedAt > std::chrono::seconds(2)) {
-                for (int i = 0; i < 3; ++i)
-                    if (pipes[i][0] >= 0) {
-                        buffers[i].flush(
-                            [&](const std::string& line) { onLine(streams[i], line); });
-                        closeQuietly(pipes[i][0]);
-                    }
-                open = 0;
-            }
-        }
-    }
-    if (!reaped)
-        ::waitpid(pid, &status, 0);
-    ::kill(-pid, SIGKILL); // anything the child left behind in its group
+    const int status = Supervisor(pid, pipes, limits, onLine, stop, out).run();
     if (WIFEXITED(status))
         out.exitCode = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))

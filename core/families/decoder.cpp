@@ -195,10 +195,8 @@ void decoderBody(GraphBuilder& b, const ParamsSection& m, const std::string& fam
     auto* g = ctx.graph;
     g->firstBlock = b.layerCount();
     g->blockCount = layers;
-    for (int l = 0; l < layers; ++l) {
-        b.beginLayer(prefix + "h" + std::to_string(l));
-        x = block(b, s, x);
-    }
+    x = b.repeatedLayers(layers, prefix + "h", x,
+                         [&](const Tensor& in) { return block(b, s, in); });
     b.beginLayer(prefix + "ln_f");
     x = norm(b, s.norm, x);
     b.beginLayer(prefix + "lm_head");

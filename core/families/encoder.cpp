@@ -81,11 +81,8 @@ Tensor encoderLayers(GraphBuilder& b, const BlockSpec& s, int layers, Tensor x,
 {
     ctx.graph->firstBlock = b.layerCount();
     ctx.graph->blockCount = layers;
-    for (int l = 0; l < layers; ++l) {
-        b.beginLayer(prefix + "encoder" + std::to_string(l));
-        x = block(b, s, x);
-    }
-    return x;
+    return b.repeatedLayers(layers, prefix + "encoder", x,
+                            [&](const Tensor& in) { return block(b, s, in); });
 }
 
 } // namespace
@@ -285,10 +282,8 @@ Tensor vitEncoder(GraphBuilder& b, const ParamsSection& m, BuildContext& ctx,
     if (layersOut)
         *layersOut = layers;
     const int firstBlock = b.layerCount();
-    for (int l = 0; l < layers; ++l) {
-        b.beginLayer(prefix + "encoder" + std::to_string(l));
-        x = block(b, s, x);
-    }
+    x = b.repeatedLayers(layers, prefix + "encoder", x,
+                         [&](const Tensor& in) { return block(b, s, in); });
     ctx.graph->firstBlock = firstBlock;
     ctx.graph->blockCount = layers;
     if (s.preNorm && !m.has("image_layer_idx")) {

@@ -3,8 +3,26 @@
 #include "core/graph/flop_rules.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace portolan::families {
+
+namespace {
+
+// Every field of two ops, for the check that a copied layer is the layer built.
+bool sameOp(const graph::Op& a, const graph::Op& b)
+{
+    const auto fields = [](const graph::Op& o) {
+        return std::tie(o.name, o.kind, o.modulePath, o.layer, o.inputShapes, o.outputShape,
+                        o.dtype, o.paramCount, o.paramBytes, o.forwardFlops, o.backwardFlops,
+                        o.activationBytes, o.inputBytes, o.savesInputs, o.savesOutput,
+                        o.aliasesInput, o.extraSavedBytes, o.extraSavedScales, o.inputOps, o.tiedTo,
+                        o.location.file, o.location.line, o.location.column);
+    };
+    return fields(a) == fields(b);
+}
+
+} // namespace
 
 Shape Tensor::withLast(std::int64_t n) const
 {
@@ -30,6 +48,99 @@ void GraphBuilder::beginLayer(const std::string& name)
     m_g.layerNames.push_back(name);
     m_layer = int(m_g.layerNames.size()) - 1;
     m_scope = name;
+}
+
+bool GraphBuilder::copyLayer(const LayerSpan& from, const std::string& fromName,
+                             const std::string& toName, const Tensor& in, std::size_t at,
+                             int counter, std::vector<graph::Op>& ops) const
+{
+    const int delta = int(at) - int(from.first);
+    // An edge inside the layer moves with it, the edge from its input follows the new input, and
+    // an edge to anything before (a condition, an encoder's output) stays.
+    const auto moved = [&](int r) {
+        if (r >= int(from.first))
+            return r + delta;
+        return r == from.in.op ? in.op : r;
+    };
+    ops.clear();
+    ops.reserve(from.end - from.first);
+    for (std::size_t i = from.first; i < from.end; ++i) {
+        const graph::Op& src = m_g.ops[i];
+        if (src.modulePath.compare(0, fromName.size(), fromName) != 0)
+            return false;
+        graph::Op& o = ops.emplace_back(src);
+        o.layer = std::max(0, m_layer);
+        o.modulePath.replace(0, fromName.size(), toName);
+        const std::string number = std::to_string(counter++);
+        o.name.clear();
+        o.name.reserve(o.modulePath.size() + 1 + o.kind.size() + 1 + number.size());
+        if (!o.modulePath.empty())
+            o.name.append(o.modulePath).append("/");
+        o.name.append(o.kind).append("#").append(number);
+        for (int& r : o.inputOps)
+            r = moved(r);
+        if (o.tiedTo >= 0)
+            o.tiedTo = moved(o.tiedTo);
+    }
+    return true;
+}
+
+Tensor GraphBuilder::repeatedLayers(int count, const std::string& namePrefix, Tensor x,
+                                    const std::function<Tensor(const Tensor&)>& build)
+{
+    LayerSpan last; // the latest layer, built or copied
+    std::string lastName, lastScope;
+    bool verified = false, copies = true;
+    std::vector<graph::Op> copy;
+    for (int l = 0; l < count; ++l) {
+        const std::string name = namePrefix + std::to_string(l);
+        // A copy needs the same input, and edges it can tell apart: a layer fed by the graph
+        // input itself is built.
+        const bool sameInput = l > 0 && x.op >= 0 && last.in.op >= 0 && x.shape == last.in.shape &&
+                               x.dtype == last.in.dtype;
+        beginLayer(name);
+        LayerSpan span{m_g.ops.size(), 0, x, {}};
+        const auto outOf = [&](const LayerSpan& from) {
+            Tensor t = from.out;
+            if (t.op >= int(from.first))
+                t.op += int(span.first) - int(from.first);
+            else if (t.op == from.in.op)
+                t.op = x.op;
+            return t;
+        };
+        const auto renamed = [&](const std::string& scope) {
+            return scope.compare(0, lastName.size(), lastName) == 0
+                       ? name + scope.substr(lastName.size())
+                       : scope;
+        };
+        if (copies && verified && sameInput &&
+            copyLayer(last, lastName, name, x, span.first, m_counter, copy)) {
+            m_counter += int(copy.size());
+            std::move(copy.begin(), copy.end(), std::back_inserter(m_g.ops));
+            span.out = outOf(last);
+            m_scope = renamed(lastScope);
+        } else {
+            const int counter = m_counter;
+            span.out = build(x);
+            if (copies && !verified && l >= 2 && sameInput) {
+                // The first layer that could have been a copy is built and compared with one.
+                const bool same = copyLayer(last, lastName, name, x, span.first, counter, copy) &&
+                                  copy.size() == m_g.ops.size() - span.first &&
+                                  std::equal(copy.begin(), copy.end(),
+                                             m_g.ops.begin() + std::ptrdiff_t(span.first), sameOp);
+                const Tensor expected = outOf(last);
+                verified = same && expected.op == span.out.op && expected.shape == span.out.shape &&
+                           expected.dtype == span.out.dtype && renamed(lastScope) == m_scope;
+                copies = verified;
+            }
+        }
+        span.end = m_g.ops.size();
+        last = std::move(span);
+        lastName = name;
+        lastScope = m_scope;
+        x = last.out;
+    }
+    return x;
 }
 
 Tensor GraphBuilder::input(const Shape& shapeWithoutBatch, DType dtype)

@@ -9,6 +9,7 @@
 #include "core/graph/op_graph.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,17 @@ public:
     void scope(const std::string& path) { m_scope = path; }
     const std::string& currentScope() const { return m_scope; }
     int layerCount() const { return int(m_g.layerNames.size()); }
+
+    // `count` layers named namePrefix + index (the repeated blocks), each emitted by
+    // `build(x)` under its layer's scope, the output of one the input of the next. `build` must
+    // emit the same ops for an input of the same shape and type, apart from the names. The first
+    // three are built op by op; from the fourth, a layer whose input has the shape and type of
+    // the previous layer's input is a copy of that layer (its ops renamed, its edges moved),
+    // which is what building it again emits: the third is built and compared with such a copy
+    // first, and a difference builds them all. At 80 blocks, building each one op by op was most
+    // of a 70 B model's build.
+    Tensor repeatedLayers(int count, const std::string& namePrefix, Tensor x,
+                          const std::function<Tensor(const Tensor&)>& build);
 
     // The model input: token ids [1, S] (int64) or an image [1, C, H, W].
     Tensor input(const Shape& shapeWithoutBatch, DType dtype);
@@ -83,6 +95,19 @@ public:
     int lastIndex() const { return int(m_g.ops.size()) - 1; }
 
 private:
+    // A layer as built: its ops [first, end) and the tensors in and out.
+    struct LayerSpan
+    {
+        std::size_t first = 0, end = 0;
+        Tensor in, out;
+    };
+    // The ops of `from` renamed for the current layer (`fromName` -> `toName`), numbered from
+    // `counter`, and their edges moved to follow input `in` with the copy's first op at index
+    // `at`, into `ops`; false when a module path is not under `fromName`.
+    bool copyLayer(const LayerSpan& from, const std::string& fromName, const std::string& toName,
+                   const Tensor& in, std::size_t at, int counter,
+                   std::vector<graph::Op>& ops) const;
+
     graph::OpGraph& m_g;
     std::string m_scope;
     int m_layer = -1;

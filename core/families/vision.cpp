@@ -176,9 +176,8 @@ std::string buildDit(BuildContext& ctx)
     const auto modulate = [&](const Tensor& h, const Tensor& shiftScale) {
         return b.add(b.mul(h, shiftScale), shiftScale); // x * (1 + scale) + shift
     };
-    for (int l = 0; l < layers; ++l) {
-        const std::string name = "block" + std::to_string(l);
-        b.beginLayer(name);
+    x = b.repeatedLayers(layers, "block", x, [&](Tensor x) {
+        const std::string name = b.currentScope(); // the layer's
         b.scope(name + ".adaLN");
         Tensor mod = b.linear(activate(b, Activation::Silu, cond), 6 * hidden, true);
         const Tensor part = b.view(mod, {1, 1, hidden});
@@ -193,8 +192,8 @@ std::string buildDit(BuildContext& ctx)
         b.scope(name + ".mlp");
         Tensor f = mlp(b, s.mlp, hN);
         b.scope(name);
-        x = b.add(x, b.mul(f, part));
-    }
+        return b.add(x, b.mul(f, part));
+    });
     b.beginLayer("final_layer");
     b.scope("final_layer.adaLN");
     const Tensor mod = b.linear(activate(b, Activation::Silu, cond), 2 * hidden, true);

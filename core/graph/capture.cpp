@@ -269,6 +269,176 @@ bool hasCapture(const fs::path& dir)
     return fs::is_regular_file(dir / "capture.json", ec);
 }
 
+namespace {
+
+// The modules' list (capture.json "modules"); BadMember on a malformed one.
+void readModules(const json& mods, Capture& c)
+{
+    if (!mods.is_array())
+        throw BadMember{"modules", "must be a list"};
+    for (std::size_t i = 0; i < mods.size(); ++i) {
+        const json& m = mods[i];
+        const std::string at = "modules[" + std::to_string(i) + "].";
+        if (!m.is_object())
+            throw BadMember{"modules[" + std::to_string(i) + "]", "must be an object"};
+        CaptureModule cm;
+        cm.path = text(m, "path", at);
+        cm.type = text(m, "type", at);
+        if (const json* l = member(m, "leaf"); l && l->is_boolean())
+            cm.leaf = l->get<bool>();
+        cm.params = integer(m, "params", at).value_or(0);
+        cm.paramBytes = integer(m, "param_bytes", at).value_or(0);
+        cm.buffers = integer(m, "buffers", at).value_or(0);
+        cm.bufferBytes = integer(m, "buffer_bytes", at).value_or(0);
+        cm.trainableParams = integer(m, "trainable_params", at).value_or(cm.params);
+        if (auto ipu = integer(m, "ipu", at))
+            cm.ipu = int(*ipu);
+        cm.block = text(m, "block", at);
+        cm.calls = int(integer(m, "calls", at).value_or(0));
+        cm.inputs = tensors(m, "inputs", at);
+        cm.outputs = tensors(m, "outputs", at);
+        if (cm.params < 0 || cm.paramBytes < 0)
+            throw BadMember{at + "params", "must not be negative"};
+        c.modules.push_back(std::move(cm));
+    }
+}
+
+// The declared pipeline (capture.json "pipeline"): its stages, strategy and notes.
+void readPipeline(const json& pipeline, Capture& c)
+{
+    const json* p = &pipeline;
+    c.pipelineSource = text(*p, "source", "pipeline.");
+    if (c.pipelineSource.empty())
+        c.pipelineSource = "declared";
+    if (const json* stages = member(*p, "stages")) {
+        if (!stages->is_array())
+            throw BadMember{"pipeline.stages", "must be a list"};
+        for (std::size_t i = 0; i < stages->size(); ++i) {
+            const std::string at = "pipeline.stages[" + std::to_string(i) + "].";
+            CaptureStage s;
+            s.ipu = int(integer((*stages)[i], "ipu", at).value_or(0));
+            if (const json* ms = member((*stages)[i], "modules"); ms && ms->is_array())
+                for (const auto& name : *ms)
+                    if (name.is_string())
+                        s.modules.push_back(name.get<std::string>());
+            if (const json* bs = member((*stages)[i], "blocks"); bs && bs->is_array())
+                for (const auto& name : *bs)
+                    if (name.is_string())
+                        s.blocks.push_back(name.get<std::string>());
+            if (auto id = integer((*stages)[i], "stage", at))
+                s.stage = int(*id);
+            if (auto id = integer((*stages)[i], "phase", at))
+                s.phase = int(*id);
+            c.stages.push_back(std::move(s));
+        }
+    }
+    c.pipelineStrategy = text(*p, "strategy", "pipeline.");
+    c.pipelineAutoStage = text(*p, "auto_stage", "pipeline.");
+    if (auto n = integer(*p, "ipus", "pipeline."); n && *n > 0 && *n <= 1 << 16)
+        c.declaredIpus = int(*n);
+    if (const json* notes = member(*p, "notes"); notes && notes->is_array())
+        for (const auto& n : *notes)
+            if (n.is_string())
+                c.pipelineNotes.push_back(n.get<std::string>());
+}
+
+// The members after the format check; BadMember on a malformed one. Returns whether the capture
+// says where the batch is but not its size.
+bool readMembers(const json& j, Capture& c)
+{
+    bool batchUnknown = false;
+    c.project = text(j, "project", "");
+    c.entry = text(j, "entry", "");
+    c.flavour = text(j, "flavour", "");
+    c.torchVersion = text(j, "torch_version", "");
+    if (const json* model = member(j, "model")) {
+        c.modelClass = text(*model, "class", "model.");
+        const std::string trace = text(*model, "trace", "model.");
+        c.traceError = text(*model, "trace_error", "model.");
+        if (const json* t = member(*model, "training"); t && t->is_boolean())
+            c.training = t->get<bool>();
+        if (!trace.empty()) {
+            const fs::path p = fs::path(trace).is_absolute() ? fs::path(trace) : c.dir / trace;
+            c.trace = p.lexically_normal();
+        }
+    }
+    c.inputs = tensors(j, "inputs", "");
+    if (const json* ms = member(j, "models")) {
+        if (!ms->is_array())
+            throw BadMember{"models", "must be a list"};
+        for (std::size_t i = 0; i < ms->size(); ++i)
+            c.models.push_back(text((*ms)[i], "class", "models[" + std::to_string(i) + "]."));
+    }
+    if (const json* st = member(j, "input_structure")) {
+        if (!st->is_array())
+            throw BadMember{"input_structure", "must be a list"};
+        std::vector<int> uses(c.inputs.size(), 0);
+        for (std::size_t k = 0; k < st->size(); ++k)
+            c.inputStructure.push_back(argument(
+                (*st)[k], "input_structure[" + std::to_string(k) + "]", c.inputs.size(), uses));
+        for (std::size_t i = 0; i < uses.size(); ++i)
+            if (uses[i] != 1)
+                throw BadMember{"input_structure", "must name input " + std::to_string(i) +
+                                                       " once (it names it " +
+                                                       std::to_string(uses[i]) + " times)"};
+    }
+    if (const json* b = member(j, "batch")) {
+        if (const auto d = integer(*b, "dim", "batch."))
+            c.batchDim = int(*d);
+        // A capture that says where the batch is and leaves its size null does not know it.
+        batchUnknown = b->contains("dim") && !member(*b, "dry_run");
+        c.dryRunBatch = integer(*b, "dry_run", "batch.");
+        c.fullBatch = integer(*b, "full", "batch.");
+        c.batchSource = text(*b, "source", "batch.");
+    }
+    if (const json* mods = member(j, "modules"))
+        readModules(*mods, c);
+    if (const json* p = member(j, "pipeline"))
+        readPipeline(*p, c);
+    if (const json* o = member(j, "options"))
+        if (const json* pt = member(*o, "poptorch"))
+            c.poptorch = poptorchOptions(*pt);
+    if (const json* o = member(j, "optimizer")) {
+        c.optimizerClass = text(*o, "class", "optimizer.");
+        if (const json* groups = member(*o, "param_groups"); groups && groups->is_array())
+            for (const auto& g : *groups)
+                if (const json* m = member(g, "momentum"); m && m->is_number())
+                    c.optimizerMomentum = std::max(c.optimizerMomentum, m->get<double>());
+    }
+    c.steps = int(integer(j, "steps", "").value_or(0));
+    if (const json* sd = member(j, "synthetic_data"); sd && sd->is_boolean())
+        c.syntheticData = sd->get<bool>();
+    return batchUnknown;
+}
+
+// What the members leave implicit: each module's IPU from a stage list without per-module ids,
+// and the dry run's batch from the first input's shape.
+void completeCapture(Capture& c, bool batchUnknown)
+{
+    // A stage list without per-module ids still says where each module starts to run. With
+    // per-module ids (BeginBlock's own record) the ids win: a module listed under a stage may be
+    // called again later, on another IPU.
+    const bool annotated =
+        std::any_of(c.modules.begin(), c.modules.end(), [](const auto& m) { return m.ipu; });
+    if (!annotated)
+        for (const auto& stage : c.stages)
+            if (!stage.modules.empty())
+                for (auto& m : c.modules)
+                    if (m.path == stage.modules.front())
+                        m.ipu = stage.ipu;
+    if (!c.dryRunBatch && !batchUnknown) {
+        for (const auto& t : c.inputs)
+            if (t.shape && !t.shape->empty()) {
+                c.dryRunBatch = t.shape->front();
+                break;
+            }
+    }
+}
+
+} // namespace
+
+// The phases: read and parse the file, check its format and version, read the members
+// (readMembers), and complete what they leave implicit.
 Result<Capture> loadCapture(const fs::path& dirOrFile)
 {
     std::error_code ec;
@@ -302,148 +472,11 @@ Result<Capture> loadCapture(const fs::path& dirOrFile)
                                            std::to_string(kCaptureVersion) + ")");
     bool batchUnknown = false;
     try {
-        c.project = text(j, "project", "");
-        c.entry = text(j, "entry", "");
-        c.flavour = text(j, "flavour", "");
-        c.torchVersion = text(j, "torch_version", "");
-        if (const json* model = member(j, "model")) {
-            c.modelClass = text(*model, "class", "model.");
-            const std::string trace = text(*model, "trace", "model.");
-            c.traceError = text(*model, "trace_error", "model.");
-            if (const json* t = member(*model, "training"); t && t->is_boolean())
-                c.training = t->get<bool>();
-            if (!trace.empty()) {
-                const fs::path p = fs::path(trace).is_absolute() ? fs::path(trace) : c.dir / trace;
-                c.trace = p.lexically_normal();
-            }
-        }
-        c.inputs = tensors(j, "inputs", "");
-        if (const json* ms = member(j, "models")) {
-            if (!ms->is_array())
-                throw BadMember{"models", "must be a list"};
-            for (std::size_t i = 0; i < ms->size(); ++i)
-                c.models.push_back(text((*ms)[i], "class", "models[" + std::to_string(i) + "]."));
-        }
-        if (const json* st = member(j, "input_structure")) {
-            if (!st->is_array())
-                throw BadMember{"input_structure", "must be a list"};
-            std::vector<int> uses(c.inputs.size(), 0);
-            for (std::size_t k = 0; k < st->size(); ++k)
-                c.inputStructure.push_back(argument(
-                    (*st)[k], "input_structure[" + std::to_string(k) + "]", c.inputs.size(), uses));
-            for (std::size_t i = 0; i < uses.size(); ++i)
-                if (uses[i] != 1)
-                    throw BadMember{"input_structure", "must name input " + std::to_string(i) +
-                                                           " once (it names it " +
-                                                           std::to_string(uses[i]) + " times)"};
-        }
-        if (const json* b = member(j, "batch")) {
-            if (const auto d = integer(*b, "dim", "batch."))
-                c.batchDim = int(*d);
-            // A capture that says where the batch is and leaves its size null does not know it.
-            batchUnknown = b->contains("dim") && !member(*b, "dry_run");
-            c.dryRunBatch = integer(*b, "dry_run", "batch.");
-            c.fullBatch = integer(*b, "full", "batch.");
-            c.batchSource = text(*b, "source", "batch.");
-        }
-        if (const json* mods = member(j, "modules")) {
-            if (!mods->is_array())
-                throw BadMember{"modules", "must be a list"};
-            for (std::size_t i = 0; i < mods->size(); ++i) {
-                const json& m = (*mods)[i];
-                const std::string at = "modules[" + std::to_string(i) + "].";
-                if (!m.is_object())
-                    throw BadMember{"modules[" + std::to_string(i) + "]", "must be an object"};
-                CaptureModule cm;
-                cm.path = text(m, "path", at);
-                cm.type = text(m, "type", at);
-                if (const json* l = member(m, "leaf"); l && l->is_boolean())
-                    cm.leaf = l->get<bool>();
-                cm.params = integer(m, "params", at).value_or(0);
-                cm.paramBytes = integer(m, "param_bytes", at).value_or(0);
-                cm.buffers = integer(m, "buffers", at).value_or(0);
-                cm.bufferBytes = integer(m, "buffer_bytes", at).value_or(0);
-                cm.trainableParams = integer(m, "trainable_params", at).value_or(cm.params);
-                if (auto ipu = integer(m, "ipu", at))
-                    cm.ipu = int(*ipu);
-                cm.block = text(m, "block", at);
-                cm.calls = int(integer(m, "calls", at).value_or(0));
-                cm.inputs = tensors(m, "inputs", at);
-                cm.outputs = tensors(m, "outputs", at);
-                if (cm.params < 0 || cm.paramBytes < 0)
-                    throw BadMember{at + "params", "must not be negative"};
-                c.modules.push_back(std::move(cm));
-            }
-        }
-        if (const json* p = member(j, "pipeline")) {
-            c.pipelineSource = text(*p, "source", "pipeline.");
-            if (c.pipelineSource.empty())
-                c.pipelineSource = "declared";
-            if (const json* stages = member(*p, "stages")) {
-                if (!stages->is_array())
-                    throw BadMember{"pipeline.stages", "must be a list"};
-                for (std::size_t i = 0; i < stages->size(); ++i) {
-                    const std::string at = "pipeline.stages[" + std::to_string(i) + "].";
-                    CaptureStage s;
-                    s.ipu = int(integer((*stages)[i], "ipu", at).value_or(0));
-                    if (const json* ms = member((*stages)[i], "modules"); ms && ms->is_array())
-                        for (const auto& name : *ms)
-                            if (name.is_string())
-                                s.modules.push_back(name.get<std::string>());
-                    if (const json* bs = member((*stages)[i], "blocks"); bs && bs->is_array())
-                        for (const auto& name : *bs)
-                            if (name.is_string())
-                                s.blocks.push_back(name.get<std::string>());
-                    if (auto id = integer((*stages)[i], "stage", at))
-                        s.stage = int(*id);
-                    if (auto id = integer((*stages)[i], "phase", at))
-                        s.phase = int(*id);
-                    c.stages.push_back(std::move(s));
-                }
-            }
-            c.pipelineStrategy = text(*p, "strategy", "pipeline.");
-            c.pipelineAutoStage = text(*p, "auto_stage", "pipeline.");
-            if (auto n = integer(*p, "ipus", "pipeline."); n && *n > 0 && *n <= 1 << 16)
-                c.declaredIpus = int(*n);
-            if (const json* notes = member(*p, "notes"); notes && notes->is_array())
-                for (const auto& n : *notes)
-                    if (n.is_string())
-                        c.pipelineNotes.push_back(n.get<std::string>());
-        }
-        if (const json* o = member(j, "options"))
-            if (const json* pt = member(*o, "poptorch"))
-                c.poptorch = poptorchOptions(*pt);
-        if (const json* o = member(j, "optimizer")) {
-            c.optimizerClass = text(*o, "class", "optimizer.");
-            if (const json* groups = member(*o, "param_groups"); groups && groups->is_array())
-                for (const auto& g : *groups)
-                    if (const json* m = member(g, "momentum"); m && m->is_number())
-                        c.optimizerMomentum = std::max(c.optimizerMomentum, m->get<double>());
-        }
-        c.steps = int(integer(j, "steps", "").value_or(0));
-        if (const json* sd = member(j, "synthetic_data"); sd && sd->is_boolean())
-            c.syntheticData = sd->get<bool>();
+        batchUnknown = readMembers(j, c);
     } catch (const BadMember& e) {
         return fail("capture.member", "capture.json: '" + e.member + "' " + e.what);
     }
-    // A stage list without per-module ids still says where each module starts to run. With
-    // per-module ids (BeginBlock's own record) the ids win: a module listed under a stage may be
-    // called again later, on another IPU.
-    const bool annotated =
-        std::any_of(c.modules.begin(), c.modules.end(), [](const auto& m) { return m.ipu; });
-    if (!annotated)
-        for (const auto& stage : c.stages)
-            if (!stage.modules.empty())
-                for (auto& m : c.modules)
-                    if (m.path == stage.modules.front())
-                        m.ipu = stage.ipu;
-    if (!c.dryRunBatch && !batchUnknown) {
-        for (const auto& t : c.inputs)
-            if (t.shape && !t.shape->empty()) {
-                c.dryRunBatch = t.shape->front();
-                break;
-            }
-    }
+    completeCapture(c, batchUnknown);
     return Result<Capture>::ok(std::move(c));
 }
 

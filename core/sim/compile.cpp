@@ -124,7 +124,9 @@ Result<CompileResult> compileGraph(const graph::OpGraph& g, const targets::Targe
              "compile.options",
              "micro-batch, gradient accumulation, replicas and IPUs must be at least 1",
              {}});
-    // What each op is, worked out once for the simulation and every remedy's.
+    // What each op is, worked out once for the simulation and every remedy's; and the per-op
+    // figures that the remedies' settings leave alone, once.
+    const PerOpMemoryScope memo(g);
     const OpKinds kinds = opKinds(g, ipuModelConstants().vocabularyMinRows);
     auto r = simulate(g, t, o, cache, detail, &kinds);
     if (!r)

@@ -1,6 +1,8 @@
 #include "core/sim/memory_model.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -47,11 +49,48 @@ int storageOf(const OpGraph& g, int i)
     return i;
 }
 
+// What perOpMemory reads of the training settings, with the range: the memo's key.
+using MemoKey = std::tuple<int, int, Precision, Optimizer, bool, bool, bool, bool, bool>;
+
+MemoKey memoKey(const TrainingConfig& c, int first, int end)
+{
+    return {first,
+            end,
+            c.precision,
+            c.optimizer,
+            c.inference,
+            c.gradAccum > 1,
+            c.optimizerOffChip,
+            c.halfFirstOrderMomentum,
+            c.recompute};
+}
+
+struct Memo
+{
+    const OpGraph* graph = nullptr;
+    std::map<MemoKey, std::vector<OpMemory>> figures;
+};
+thread_local Memo* activeMemo = nullptr;
+
+std::vector<OpMemory> computePerOpMemory(const OpGraph& g, const TrainingConfig& c, int first,
+                                         int end);
+
 } // namespace
 
-std::int64_t atComputePrecision(std::int64_t bytes, graph::DType t, Precision p)
+PerOpMemoryScope::PerOpMemoryScope(const graph::OpGraph& g)
 {
-    return isFloat(t) ? bytes * computeBytes(p) / graph::dtypeBytes(t) : bytes;
+    if (activeMemo)
+        return;
+    activeMemo = new Memo{&g, {}};
+    m_owner = true;
+}
+
+PerOpMemoryScope::~PerOpMemoryScope()
+{
+    if (!m_owner)
+        return;
+    delete activeMemo;
+    activeMemo = nullptr;
 }
 
 std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int first, int end)
@@ -60,6 +99,25 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
     if (end < 0 || end > n)
         end = n;
     first = std::clamp(first, 0, end);
+    if (!activeMemo || activeMemo->graph != &g)
+        return computePerOpMemory(g, c, first, end);
+    const auto [it, added] = activeMemo->figures.try_emplace(memoKey(c, first, end));
+    if (added)
+        it->second = computePerOpMemory(g, c, first, end);
+    return it->second;
+}
+
+std::int64_t atComputePrecision(std::int64_t bytes, graph::DType t, Precision p)
+{
+    return isFloat(t) ? bytes * computeBytes(p) / graph::dtypeBytes(t) : bytes;
+}
+
+namespace {
+
+std::vector<OpMemory> computePerOpMemory(const OpGraph& g, const TrainingConfig& c, int first,
+                                         int end)
+{
+    const int n = int(g.ops.size());
     std::vector<OpMemory> out(std::size_t(end - first));
     if (out.empty())
         return out;
@@ -162,6 +220,8 @@ std::vector<OpMemory> perOpMemory(const OpGraph& g, const TrainingConfig& c, int
     (void)maxParam;
     return out;
 }
+
+} // namespace
 
 MemoryBreakdown estimateTrainingMemory(const OpGraph& g, const TrainingConfig& c, int first,
                                        int end, int inFlight)

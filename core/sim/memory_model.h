@@ -51,6 +51,23 @@ std::int64_t atComputePrecision(std::int64_t bytes, graph::DType t, Precision p)
 std::vector<OpMemory> perOpMemory(const graph::OpGraph& g, const TrainingConfig& c, int first = 0,
                                   int end = -1);
 
+// While one lives on a thread, perOpMemory of graph `g` on that thread is remembered by what it
+// reads (the range and the training settings it depends on), so that the remedies of a compile
+// that leave those settings alone (a split over more IPUs, a serialized embedding, half
+// partials, a smaller micro-batch) do not work the same figures out again. A compile holds one
+// (sim::compileGraph); a nested one leaves the outer one in charge.
+class PerOpMemoryScope
+{
+public:
+    explicit PerOpMemoryScope(const graph::OpGraph& g);
+    ~PerOpMemoryScope();
+    PerOpMemoryScope(const PerOpMemoryScope&) = delete;
+    PerOpMemoryScope& operator=(const PerOpMemoryScope&) = delete;
+
+private:
+    bool m_owner = false;
+};
+
 // Memory of one device holding ops [first, end): `inFlight` micro-batches of activations are
 // stashed at once (1 without pipelining; GPipe keeps all of them, 1F1B at most the stages
 // after this one plus one). Optimizer state and masters count 0 when kept off chip.
