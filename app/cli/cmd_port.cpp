@@ -91,22 +91,38 @@ int runPort(const PortCliOptions& o)
         std::cout << port::toJson(*plan.value).dump(2) << "\n";
         return ExitOk;
     }
-    auto result = port::generatePort(*plan.value, guide, api, port::argumentValues(o.args));
-    if (!result)
-        return usage(result.error.message);
-    result.value->planMs = planMs;
-    if (auto err = port::writePort(*result.value, out))
-        return usage(err->message);
-
-    std::optional<port::VerifyResult> verified;
+    // With --verify, the original's dry run comes first: what it observed (the samples of an
+    // epoch) goes into the generated port.
+    port::VerifyOptions vo;
+    std::optional<port::OriginalRun> originalRun;
     if (o.verify) {
-        port::VerifyOptions vo;
         vo.steps = o.steps;
         vo.originalArgs = o.args;
         if (const char* python = std::getenv("PORTOLAN_PYTHON"); python && *python)
             vo.python = python;
-        verified = port::verifyPort(project, out, *result.value, vo);
+        originalRun = port::runOriginal(project, *plan.value, vo);
+        plan.value->train.observedSamples = originalRun->trainSamples;
+        plan.value->train.observedSynthetic = originalRun->trainSamplesSynthetic;
+        vo.original = &*originalRun;
     }
+    auto dropRecord = [&] {
+        if (originalRun)
+            fs::remove_all(originalRun->workDir, ec);
+    };
+    auto result = port::generatePort(*plan.value, guide, api, port::argumentValues(o.args));
+    if (!result) {
+        dropRecord();
+        return usage(result.error.message);
+    }
+    result.value->planMs = planMs;
+    if (auto err = port::writePort(*result.value, out)) {
+        dropRecord();
+        return usage(err->message);
+    }
+
+    std::optional<port::VerifyResult> verified;
+    if (o.verify)
+        verified = port::verifyPort(project, out, *result.value, vo);
     const auto& r = *result.value;
     const port::VerifyResult* checked = verified ? &*verified : nullptr;
     const bool ok = r.full(checked) && (!verified || verified->agrees);

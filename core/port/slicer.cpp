@@ -287,6 +287,7 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
     std::vector<const Stmt*> out;
     if (!m_src || m_parser.empty())
         return out;
+    std::set<std::string> parsers{m_parser};
     std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& v) {
         for (const auto& s : v) {
             if (s.isComment())
@@ -300,10 +301,23 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
                 walk(s.body);
                 continue;
             }
-            if (s.defines.count(m_parser) || s.uses.count(m_parser) ||
-                (!m_plan.argsName.empty() && s.defines.count(m_plan.argsName) &&
-                 s.uses.count(m_parser)))
-                out.push_back(&s);
+            const bool parserPart =
+                std::any_of(parsers.begin(), parsers.end(), [&](const std::string& p) {
+                    return s.defines.count(p) || s.uses.count(p);
+                });
+            if (!parserPart)
+                continue;
+            out.push_back(&s);
+            // What a kept statement builds from the parser is part of it: the sub-command
+            // parsers of `add_subparsers().add_parser("train")` and argument groups get flags
+            // of their own. The parsed namespace is not: it is the flags, not a parser.
+            static const char* const builders[] = {".add_subparsers(", ".add_parser(",
+                                                   ".add_argument_group(",
+                                                   ".add_mutually_exclusive_group("};
+            const std::string text = m_src->text(s.start, s.end);
+            if (std::any_of(std::begin(builders), std::end(builders),
+                            [&](const char* b) { return text.find(b) != std::string::npos; }))
+                parsers.insert(s.defines.begin(), s.defines.end());
         }
     };
     walk(m_src->statements());

@@ -34,5 +34,35 @@ class AdoptTest(unittest.TestCase):
         self.assertEqual(self.replay.adopted_by, "module")
 
 
+class TrainSamplesTest(unittest.TestCase):
+    """The samples of the first step's data set, which the port's epoch in records comes from
+    (Determined's records_per_epoch, a Cerebras schedule in steps); a data set without a length
+    (an iterable) is unknown, and made-up data is said to be."""
+
+    def setUp(self):
+        self.original_iter = torch.utils.data.DataLoader.__iter__
+
+    def tearDown(self):
+        torch.utils.data.DataLoader.__iter__ = self.original_iter
+
+    class Stream(torch.utils.data.IterableDataset):
+        def __iter__(self):
+            return iter([torch.zeros(2)] * 6)
+
+    def test_samples(self):
+        rows = [("sized", torch.utils.data.TensorDataset(torch.zeros(10, 2)), False, 10),
+                ("synthetic", torch.utils.data.TensorDataset(torch.zeros(7, 2)), True, 7),
+                ("iterable", self.Stream(), False, None)]
+        for name, dataset, synthetic, expected in rows:
+            with self.subTest(name):
+                session = types.SimpleNamespace(steps_done=0, synthetic=synthetic)
+                r = replay.Replay(session, types.SimpleNamespace(emit=lambda *a, **k: None), 3)
+                r._patch_loader()
+                next(iter(torch.utils.data.DataLoader(dataset, batch_size=2)))
+                torch.utils.data.DataLoader.__iter__ = self.original_iter
+                self.assertEqual(r.train_samples, expected)
+                self.assertEqual(r.train_samples_synthetic, synthetic and expected is not None)
+
+
 if __name__ == "__main__":
     unittest.main()
