@@ -45,6 +45,20 @@ def _same_structure(a, b):
     return True
 
 
+def _made_up(dataset, session):
+    """Whether the dry run made this data set up: a torchvision data set filled with random
+    images (synthetic.py), or a folder data set read from the synthetic-data mirror
+    (datafiles.py, folders.py). A data set of the project's own class reads whatever files it
+    opens: made up when anything was made up in this run."""
+    if getattr(dataset, "_portolan_synthetic", False):
+        return True
+    root = getattr(dataset, "root", None)
+    if isinstance(root, (str, os.PathLike)):
+        mirror = os.sep + os.path.join(".portolan", "dryrun", "synthetic-data") + os.sep
+        return mirror in os.path.abspath(os.fspath(root)) + os.sep
+    return bool(getattr(session, "synthetic", False))
+
+
 class _Batches:
     def __init__(self, owner, inner, loader=None):
         self._owner = owner
@@ -198,7 +212,7 @@ class Replay:
         if k == 0 and self.train_samples is None and loader is not None:
             try:
                 self.train_samples = len(loader.dataset)
-                self.train_samples_synthetic = bool(getattr(self.session, "synthetic", False))
+                self.train_samples_synthetic = _made_up(loader.dataset, self.session)
             except Exception:  # noqa: BLE001 - an iterable data set has no length: unknown
                 self.train_samples = None
         self._step_start(k)
