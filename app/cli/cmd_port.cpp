@@ -33,6 +33,44 @@ struct PortCliOptions
     std::vector<std::string> args;
 };
 
+// The text form of a port's result and its verification.
+void printText(const port::PortResult& r, const port::VerifyResult* checked, const std::string& out)
+{
+    std::cout << r.status(checked) << " port for " << r.target
+              << (r.api.empty() ? "" : " (api " + r.api + ")") << " written to " << out << "\n";
+    for (const auto& f : r.files)
+        std::cout << "  " << f.path << (f.from.empty() ? "" : "  <- " + f.from) << "\n";
+    for (const auto& m : r.manual)
+        std::cout << m.toString() << "\n";
+    for (const auto& n : r.notes)
+        std::cout << "note: " << n << "\n";
+    std::cout << "plan " << format::milliseconds(r.planMs) << ", generation "
+              << format::milliseconds(r.generateMs) << "\n";
+    if (checked) {
+        const auto& v = *checked;
+        std::cout << "verify: " << format::counted(v.checkErrors, "check error") << ", "
+                  << format::counted(v.dryRunSteps, "dry-run step");
+        if (!v.dryRunError.empty())
+            std::cout << " (" << v.dryRunError << ")";
+        std::cout << "\n";
+        for (const auto& f : v.checkFindings)
+            std::cout << "  " << f.toString() << "\n";
+        if (!v.originalError.empty())
+            std::cout << "  original: " << v.originalError << "\n";
+        for (int i = 0; i < v.stepsCompared; ++i)
+            std::cout << "  step " << i + 1 << ": original " << v.originalLosses[std::size_t(i)]
+                      << ", port " << v.portLosses[std::size_t(i)] << "\n";
+        if (v.stepsCompared > 0)
+            std::cout << "  max relative loss difference " << v.maxRelLossDiff
+                      << ", max weight difference " << v.maxAbsWeightDiff << "\n";
+        std::cout << (v.agrees ? "the port trains like the original\n"
+                      : v.firstDivergence
+                          ? "the port diverges at step " + std::to_string(v.firstDivergence) + "\n"
+                          : "the port could not be shown to train like the "
+                            "original\n");
+    }
+}
+
 int runPort(const PortCliOptions& o)
 {
     namespace fs = std::filesystem;
@@ -91,62 +129,45 @@ int runPort(const PortCliOptions& o)
         std::cout << port::toJson(*plan.value).dump(2) << "\n";
         return ExitOk;
     }
-    auto result = port::generatePort(*plan.value, guide, api, port::argumentValues(o.args));
-    if (!result)
-        return usage(result.error.message);
-    result.value->planMs = planMs;
-    if (auto err = port::writePort(*result.value, out))
-        return usage(err->message);
-
-    std::optional<port::VerifyResult> verified;
+    // With --verify, the original's dry run comes first: what it observed (the samples of an
+    // epoch) goes into the generated port.
+    port::VerifyOptions vo;
+    std::optional<port::OriginalRun> originalRun;
     if (o.verify) {
-        port::VerifyOptions vo;
         vo.steps = o.steps;
         vo.originalArgs = o.args;
         if (const char* python = std::getenv("PORTOLAN_PYTHON"); python && *python)
             vo.python = python;
-        verified = port::verifyPort(project, out, *result.value, vo);
+        originalRun = port::runOriginal(project, *plan.value, vo);
+        plan.value->train.observedSamples = originalRun->trainSamples;
+        plan.value->train.observedSynthetic = originalRun->trainSamplesSynthetic;
+        vo.original = &*originalRun;
     }
+    auto dropRecord = [&] {
+        if (originalRun)
+            fs::remove_all(originalRun->workDir, ec);
+    };
+    auto result = port::generatePort(*plan.value, guide, api, port::argumentValues(o.args));
+    if (!result) {
+        dropRecord();
+        return usage(result.error.message);
+    }
+    result.value->planMs = planMs;
+    if (auto err = port::writePort(*result.value, out)) {
+        dropRecord();
+        return usage(err->message);
+    }
+
+    std::optional<port::VerifyResult> verified;
+    if (o.verify)
+        verified = port::verifyPort(project, out, *result.value, vo);
     const auto& r = *result.value;
     const port::VerifyResult* checked = verified ? &*verified : nullptr;
     const bool ok = r.full(checked) && (!verified || verified->agrees);
     if (json) {
         std::cout << port::toJson(r, out.string(), verified ? &*verified : nullptr).dump(2) << "\n";
     } else {
-        std::cout << r.status(checked) << " port for " << r.target
-                  << (r.api.empty() ? "" : " (api " + r.api + ")") << " written to " << out.string()
-                  << "\n";
-        for (const auto& f : r.files)
-            std::cout << "  " << f.path << (f.from.empty() ? "" : "  <- " + f.from) << "\n";
-        for (const auto& m : r.manual)
-            std::cout << m.toString() << "\n";
-        for (const auto& n : r.notes)
-            std::cout << "note: " << n << "\n";
-        std::cout << "plan " << format::milliseconds(r.planMs) << ", generation "
-                  << format::milliseconds(r.generateMs) << "\n";
-        if (verified) {
-            const auto& v = *verified;
-            std::cout << "verify: " << format::counted(v.checkErrors, "check error") << ", "
-                      << format::counted(v.dryRunSteps, "dry-run step");
-            if (!v.dryRunError.empty())
-                std::cout << " (" << v.dryRunError << ")";
-            std::cout << "\n";
-            for (const auto& f : v.checkFindings)
-                std::cout << "  " << f.toString() << "\n";
-            if (!v.originalError.empty())
-                std::cout << "  original: " << v.originalError << "\n";
-            for (int i = 0; i < v.stepsCompared; ++i)
-                std::cout << "  step " << i + 1 << ": original " << v.originalLosses[std::size_t(i)]
-                          << ", port " << v.portLosses[std::size_t(i)] << "\n";
-            if (v.stepsCompared > 0)
-                std::cout << "  max relative loss difference " << v.maxRelLossDiff
-                          << ", max weight difference " << v.maxAbsWeightDiff << "\n";
-            std::cout << (v.agrees            ? "the port trains like the original\n"
-                          : v.firstDivergence ? "the port diverges at step " +
-                                                    std::to_string(v.firstDivergence) + "\n"
-                                              : "the port could not be shown to train like the "
-                                                "original\n");
-        }
+        printText(r, checked, out.string());
     }
     return ok ? ExitOk : ExitFindings;
 }

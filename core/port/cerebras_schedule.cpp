@@ -143,6 +143,72 @@ std::optional<long> torchvisionSamples(const SourceFile& src, TSNode call, std::
     return n.as<long>();
 }
 
+std::string constantNumber(const SourceFile& src, const std::string& name, std::uint32_t before)
+{
+    static const std::string word =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+    if (name.empty() || name.find_first_not_of(word) != std::string::npos)
+        return {};
+    const TSNode v = assignedValue(src, name, before);
+    if (ts_node_is_null(v))
+        return {};
+    const std::string t = trimmed(src.text(v));
+    return isNumber(t) ? t : std::string();
+}
+
+namespace {
+
+// A number's text, a flag's default (`args.batch_size`), a name holding a number
+// (`learning_rate = 0.001` above), or "" (not a value).
+std::function<std::string(std::string)> valuesOf(const PortPlan& plan, const SourceFile& src,
+                                                 const std::map<std::string, Hyper>& hp)
+{
+    return [&plan, &src, &hp](std::string t) -> std::string {
+        t = trimmed(t);
+        const std::string prefix = plan.argsName + ".";
+        if (!plan.argsName.empty() && t.starts_with(prefix)) {
+            const auto it = hp.find(t.substr(prefix.size()));
+            return it == hp.end() || !isNumber(it->second.value) ? std::string() : it->second.value;
+        }
+        if (isNumber(t))
+            return t;
+        const std::uint32_t before =
+            plan.loop ? plan.loop->loop.start : std::uint32_t(src.text().size());
+        return constantNumber(src, t, before);
+    };
+}
+
+} // namespace
+
+std::optional<long> epochSamples(const PortPlan& plan, const SourceFile& src,
+                                 const std::map<std::string, Hyper>& hp, std::string* why,
+                                 bool* synthetic)
+{
+    if (synthetic)
+        *synthetic = false;
+    if (plan.train.dataset.valid()) {
+        TSNode ds = src.nodeAt(plan.train.dataset.start, plan.train.dataset.end);
+        if (nodeType(ds) == "identifier")
+            ds = assignedValue(src, src.text(ds), plan.train.construction.start);
+        const auto valueOf = valuesOf(plan, src, hp);
+        if (const auto n = torchvisionSamples(src, ds, why, valueOf))
+            return n;
+    }
+    // Not in the code: the data the original's dry run read, when it ran before generation.
+    if (plan.train.observedSamples <= 0)
+        return std::nullopt;
+    const std::string dataset = plan.train.dataset.valid()
+                                    ? src.text(plan.train.dataset.start, plan.train.dataset.end)
+                                    : std::string("the train data");
+    if (why)
+        *why = "the " + std::to_string(plan.train.observedSamples) + " samples of `" + dataset +
+               "` in the original's dry run" +
+               (plan.train.observedSynthetic ? " (data the dry run made up)" : "");
+    if (synthetic)
+        *synthetic = plan.train.observedSynthetic;
+    return plan.train.observedSamples;
+}
+
 CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
                                   const std::map<std::string, Hyper>& hp,
                                   const std::string& learningRate)
@@ -150,30 +216,19 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
     CerebrasSchedule out;
     if (plan.schedulers.empty())
         return out;
-    const std::string prefix = plan.argsName + ".";
-    auto valueOf = [&](std::string t) -> std::string {
-        t = trimmed(t);
-        if (!plan.argsName.empty() && t.starts_with(prefix)) {
-            const auto it = hp.find(t.substr(prefix.size()));
-            return it == hp.end() || !isNumber(it->second.value) ? std::string() : it->second.value;
-        }
-        return isNumber(t) ? t : std::string();
-    };
+    const auto valueOf = valuesOf(plan, src, hp);
 
-    // The steps of an epoch of the port: its loader drops the last partial batch.
+    // The steps of an epoch of the port: its loader drops the last partial batch. Samples the
+    // dry run made up are not the real data's: no schedule is counted from them.
     std::optional<long> stepsPerEpoch;
     std::string why;
     const std::string batch = valueOf(plan.train.batchSize);
-    if (plan.train.dataset.valid() && !batch.empty()) {
-        TSNode ds = src.nodeAt(plan.train.dataset.start, plan.train.dataset.end);
-        if (nodeType(ds) == "identifier")
-            ds = assignedValue(src, src.text(ds), plan.train.construction.start);
-        std::string what;
-        if (const auto n = torchvisionSamples(src, ds, &what, valueOf); n && std::stol(batch) > 0) {
+    bool synthetic = false;
+    if (!batch.empty() && std::stol(batch) > 0)
+        if (const auto n = epochSamples(plan, src, hp, &why, &synthetic); n && !synthetic) {
             stepsPerEpoch = *n / std::stol(batch);
-            why = what + " // batch size " + batch;
+            why += " // batch size " + batch;
         }
-    }
     const std::string datasetText = plan.train.dataset.valid()
                                         ? src.text(plan.train.dataset.start, plan.train.dataset.end)
                                         : std::string("the train data");

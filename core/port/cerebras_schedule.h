@@ -26,6 +26,17 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
                                   const std::map<std::string, Hyper>& hp,
                                   const std::string& learningRate);
 
+// The number a plain name holds (`learning_rate = 0.001`, the last such assignment before byte
+// `before`), "" when the name is not assigned a number literal.
+std::string constantNumber(const SourceFile& src, const std::string& name, std::uint32_t before);
+
+// The samples of an epoch of the train data: a torchvision data set of known size in the code,
+// else what the original's dry run read (DataPlan::observedSamples), with where the number comes
+// from in `why`; `synthetic`: the dry run made that data up. nullopt: not known.
+std::optional<long> epochSamples(const PortPlan& plan, const SourceFile& src,
+                                 const std::map<std::string, Hyper>& hp, std::string* why,
+                                 bool* synthetic = nullptr);
+
 // The samples of one split of a torchvision data set built by `call` (a call's node, e.g.
 // `datasets.MNIST('../data', train=True)`), from resources/datasets/torchvision.yaml; a data set
 // whose size is an argument (FakeData) reads it through `value` (flags -> their defaults).

@@ -99,7 +99,33 @@ struct VerifyOptions
     // Each step's loss as its dry run reports it (side 0: the original, 1: the port), from the
     // verifying thread, so that a GUI can draw both curves live. Null: not reported.
     std::function<void(int side, int step, double loss)> onStep;
+    // The original's dry run when it ran before generation (runOriginal); null: verifyPort
+    // runs it.
+    const struct OriginalRun* original = nullptr;
 };
+
+// The original's dry run on a copy, recording its first batches and weights for the replay,
+// and what it observed that generation can use: the samples of the data set whose loader
+// hands out the first step's batch (DataPlan::observedSamples). Run before generation by the
+// CLI's `port --verify`, so that the port's epoch in records (Determined's records_per_epoch,
+// a Cerebras schedule counted in steps) comes from the data the original read.
+struct OriginalRun
+{
+    std::filesystem::path workDir; // the record and the copies; verifyPort removes it
+    bool recorded = false;
+    std::vector<double> losses;
+    std::string error;
+    bool cancelled = false;
+    long trainSamples = 0;              // 0: not observed (no loader, an iterable data set)
+    bool trainSamplesSynthetic = false; // the dry run made the data up
+    double milliseconds = 0;
+};
+OriginalRun runOriginal(const std::filesystem::path& original, const PortPlan& plan,
+                        const VerifyOptions& options);
+// Where a step of the original begins when its batches do not come from a DataLoader
+// (PortResult::originalStepStart), "" otherwise.
+std::string originalStepStart(const PortPlan& plan);
+
 VerifyResult verifyPort(const std::filesystem::path& original, const std::filesystem::path& port,
                         const PortResult& result, const VerifyOptions& options);
 

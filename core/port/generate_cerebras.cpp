@@ -49,6 +49,9 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             const auto it = hp.find(text.substr(prefix.size()));
             return it == hp.end() ? std::string() : it->second.value;
         }
+        // A name holding a number (`learning_rate = 0.001` at the top of a script).
+        if (const std::string n = constantNumber(src, text, o.construction.start); !n.empty())
+            text = n;
         if (text.find_first_not_of("0123456789.-+eE") == std::string::npos && !text.empty()) {
             // YAML 1.1 reads 1e-3 and 1.0e5 as strings: give the mantissa a dot and the
             // exponent its sign.

@@ -242,13 +242,19 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
         manual.insert(manual.end(), r.value->manual.begin(), r.value->manual.end());
         r.value->manual = std::move(manual);
         r.value->notes.insert(r.value->notes.begin(), plan.notes.begin(), plan.notes.end());
-        if (plan.loop && !plan.train.isDataLoader && plan.loop->bodyLine > 0)
-            r.value->originalStepStart = plan.entry + ":" + std::to_string(plan.loop->bodyLine);
+        r.value->originalStepStart = originalStepStart(plan);
         r.value->generateMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count();
     }
     return r;
+}
+
+std::string originalStepStart(const PortPlan& plan)
+{
+    if (plan.loop && !plan.train.isDataLoader && plan.loop->bodyLine > 0)
+        return plan.entry + ":" + std::to_string(plan.loop->bodyLine);
+    return {};
 }
 
 std::optional<Diagnostic> writePort(const PortResult& port, const std::filesystem::path& out)
@@ -443,6 +449,36 @@ std::map<std::string, std::string> bindStepNames(const PortPlan& plan, const Sli
     return bound;
 }
 
+// Data a module-level script draws at random after building its model (`x = torch.randn(...)`
+// below `model = Net()`), which the step reads: the port builds it where it builds the model,
+// after it, as the original did. Left at the port's module level it would be drawn at import,
+// before the model's initialisation draws, and so be other numbers than the original's.
+std::set<std::string> drawnAfterModel(const PortPlan& plan, const Slicer& slicer,
+                                      const std::set<std::string>& names)
+{
+    std::set<std::string> out;
+    if (!slicer.loopAtModule() || !plan.loop || !plan.modelConstruction.valid())
+        return out;
+    static const char* const draws[] = {"torch.randn",     "torch.rand(",    "torch.rand_like",
+                                        "torch.randint",   "torch.randperm", "torch.normal(",
+                                        "torch.bernoulli", "np.random.",     "numpy.random."};
+    const SourceFile& src = slicer.source();
+    for (const auto& n : names) {
+        const Stmt* last = nullptr;
+        for (const auto& st : src.statements())
+            if (st.defines.count(n) && st.start < plan.loop->loop.start)
+                last = &st;
+        if (!last || last->start < plan.modelConstruction.end ||
+            last->type != "expression_statement")
+            continue;
+        const std::string text = src.text(last->start, last->end);
+        if (std::any_of(std::begin(draws), std::end(draws),
+                        [&](const char* d) { return text.find(d) != std::string::npos; }))
+            out.insert(n);
+    }
+    return out;
+}
+
 } // namespace
 
 StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers, bool argsGlobal)
@@ -518,6 +554,8 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
         force.insert(o.variable);
     for (const auto& s : plan.schedulers)
         force.insert(s.variable);
+    for (const auto& n : drawnAfterModel(plan, slicer, sc.bodyFree))
+        force.insert(n);
     Slicer& mutableSlicer = const_cast<Slicer&>(slicer);
     const bool before = mutableSlicer.argsGlobal;
     mutableSlicer.argsGlobal = argsGlobal;

@@ -2,6 +2,7 @@
 // schedulers wrapped, the loaders in build_*_data_loader with the per-slot batch size, the loop
 // body in train_batch with context.backward / context.step_optimizer, the flags in const.yaml's
 // hyperparameters read with context.get_hparam.
+#include "core/port/cerebras_schedule.h"
 #include "core/port/generate_internal.h"
 
 #include <algorithm>
@@ -622,10 +623,32 @@ struct DeterminedPort
                 epochs = h.value;
         yaml += "searcher:\n  name: single\n  metric: validation_loss\n  smaller_is_better: true\n"
                 "  max_length:\n    epochs: " +
-                epochs +
-                "\nrecords_per_epoch: 60000\nmin_validation_period:\n  epochs: 1\n"
+                epochs + "\n" + recordsPerEpoch() +
+                "min_validation_period:\n  epochs: 1\n"
                 "resources:\n  slots_per_trial: 1\nmax_restarts: 0\n";
         out.files.push_back(GeneratedFile{"const.yaml", "", yaml});
+    }
+
+    // The records of an epoch, which epochs in the searcher and the validation period count in:
+    // the train data set's size from the code (a torchvision data set), else the samples the
+    // original's dry run read. Unknown: the key is left out (epochs then need it written by
+    // hand), with a note that says so; never a made-up number.
+    std::string recordsPerEpoch()
+    {
+        std::string why;
+        bool synthetic = false;
+        const auto n = epochSamples(plan, src, hp, &why, &synthetic);
+        if (!n) {
+            out.notes.push_back("records_per_epoch is not written in const.yaml: the samples of an "
+                                "epoch of the train data are not known from the code (portolan-cli "
+                                "port --verify takes them from the original's dry run)");
+            return {};
+        }
+        if (synthetic)
+            out.notes.push_back("records_per_epoch in const.yaml is the size of the data the dry "
+                                "run made up (" +
+                                std::to_string(*n) + " samples): set it to the real data's");
+        return "records_per_epoch: " + std::to_string(*n) + yamlComment(why) + "\n";
     }
 };
 

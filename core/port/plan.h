@@ -70,6 +70,10 @@ struct DataPlan
     std::string batchSize;                                     // the batch_size argument as written
     std::vector<std::pair<std::string, std::string>> keywords; // other keyword args, as written
     bool isDataLoader = false; // a torch DataLoader (else some other iterable)
+    // What the original's dry run observed (runOriginal), 0 when it did not run: the samples of
+    // the data set of its first step, and whether that data was made up by the dry run.
+    long observedSamples = 0;
+    bool observedSynthetic = false;
 };
 
 struct LoopPlan

@@ -133,6 +133,7 @@ private:
     void findLeftovers();
     void findLrChanges();
     std::string plateauDecay(const Assignment& a, const std::string& text) const;
+    std::string periodicDecay(const Assignment& a, const std::string& text) const;
     void synthesizeSgd(const Stmt& s, const CodeRef& ref);
     std::optional<bool> flagValue(TSNode condition, std::string* said) const;
     bool chooseStepBranch(const Stmt& s);

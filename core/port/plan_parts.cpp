@@ -427,6 +427,49 @@ std::string Planner::plateauDecay(const Assignment& a, const std::string& text) 
            "keeps the starting rate";
 }
 
+// A rate divided every K epochs by hand (`if (epoch + 1) % 20 == 0: lr /= 3`, then written into
+// the optimizer's param groups): torch's StepLR(step_size=K, gamma=1/3) stepped once per epoch is
+// the same schedule, which every target takes (Determined's LRScheduler stepped every epoch, a
+// Cerebras StepLR counted in steps, PopTorch's scheduler.step() after the epoch). The item names
+// that schedule and the lines it replaces. Returns "" when the change is not such a decay.
+std::string Planner::periodicDecay(const Assignment& a, const std::string& text) const
+{
+    if (!a.augmented)
+        return {};
+    const auto op = text.find("/=") != std::string::npos   ? std::string("/=")
+                    : text.find("*=") != std::string::npos ? std::string("*=")
+                                                           : std::string();
+    if (op.empty())
+        return {};
+    for (const Stmt* s : src().chainAt(a.span.startByte, a.span.endByte)) {
+        if (s->type != "if_statement" ||
+            (!s->other.empty() && a.span.startByte >= s->other.front().start))
+            continue;
+        const std::string cond = src().text(s->condition);
+        const auto mod = cond.find('%');
+        const auto eq = cond.find("==", mod == std::string::npos ? 0 : mod);
+        if (mod == std::string::npos || eq == std::string::npos ||
+            cond.find_first_not_of(" 0", eq + 2) != std::string::npos)
+            continue;
+        std::string every = cond.substr(mod + 1, eq - mod - 1);
+        every.erase(0, every.find_first_not_of(' '));
+        every.erase(every.find_last_not_of(' ') + 1);
+        std::string factor = text.substr(text.find(op) + 2);
+        factor.erase(0, factor.find_first_not_of(' '));
+        const std::string gamma = op == "/=" ? "1 / " + factor : factor;
+        return "the learning rate is multiplied by " + gamma + " every " + every +
+               " epochs by hand (`if " + cond + ":` at line " + std::to_string(s->line) + ", `" +
+               text +
+               "`, a step decay): torch.optim.lr_scheduler.StepLR(optimizer, step_size=" + every +
+               ", gamma=" + gamma +
+               ") stepped once per epoch is the same schedule; write it in place of the decay "
+               "(the target then runs it: Determined's LRScheduler STEP_EVERY_EPOCH, a Cerebras "
+               "StepLR counted in steps, scheduler.step() after each epoch with PopTorch); the "
+               "port keeps the starting rate";
+    }
+    return {};
+}
+
 // The learning rate changed while training (`lr /= 4.0` after an epoch, `group["lr"] = ...`):
 // the port builds its optimizer once, with the starting rate, so such a change is not carried
 // over; it is reported where it happens, to be written as an LR scheduler.
@@ -479,6 +522,11 @@ void Planner::findLrChanges()
         if (!changed)
             continue;
         const std::string text = src().text(a.span.startByte, a.span.endByte);
+        if (const auto periodic = periodicDecay(a, text); !periodic.empty()) {
+            m_p.manual.push_back(manualFinding(periodic, refOf(m_p.entry, src(), a.span),
+                                               "an LR scheduler (StepLR) in place of the decay"));
+            continue;
+        }
         if (const auto plateau = plateauDecay(a, text); !plateau.empty()) {
             m_p.manual.push_back(manualFinding(plateau, refOf(m_p.entry, src(), a.span),
                                                "compute the original's validation loss in the "

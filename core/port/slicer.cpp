@@ -352,14 +352,7 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
     std::vector<const Stmt*> out;
     if (!m_src || m_parser.empty())
         return out;
-    // The parser and what is built from it before the flags are parsed (the sub-parsers of
-    // `parser.add_subparsers()` and their `add_parser("train")`, which hold the flags).
     std::set<std::string> parsers{m_parser};
-    const auto reads = [&](const Stmt& s) {
-        return std::any_of(parsers.begin(), parsers.end(), [&](const std::string& p) {
-            return s.defines.count(p) || s.uses.count(p);
-        });
-    };
     std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& v) {
         for (const auto& s : v) {
             if (s.isComment())
@@ -373,15 +366,23 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
                 walk(s.body);
                 continue;
             }
-            if (!reads(s))
+            const bool parserPart =
+                std::any_of(parsers.begin(), parsers.end(), [&](const std::string& p) {
+                    return s.defines.count(p) || s.uses.count(p);
+                });
+            if (!parserPart)
                 continue;
             out.push_back(&s);
-            const std::string t = m_src->text(s.start, s.end);
-            if (t.find("parse_args(") == std::string::npos &&
-                t.find("parse_known_args(") == std::string::npos)
-                for (const auto& d : s.defines)
-                    if (d != m_plan.argsName)
-                        parsers.insert(d);
+            // What a kept statement builds from the parser is part of it: the sub-command
+            // parsers of `add_subparsers().add_parser("train")` and argument groups get flags
+            // of their own. The parsed namespace is not: it is the flags, not a parser.
+            static const char* const builders[] = {".add_subparsers(", ".add_parser(",
+                                                   ".add_argument_group(",
+                                                   ".add_mutually_exclusive_group("};
+            const std::string text = m_src->text(s.start, s.end);
+            if (std::any_of(std::begin(builders), std::end(builders),
+                            [&](const char* b) { return text.find(b) != std::string::npos; }))
+                parsers.insert(s.defines.begin(), s.defines.end());
         }
     };
     walk(m_src->statements());

@@ -26,6 +26,7 @@ struct RunOutcome
     bool finished = false;
     std::string error;
     nlohmann::json replay;
+    nlohmann::json record; // the original's `record` event
 };
 
 RunOutcome dryRun(const fs::path& project, const std::string& flavour,
@@ -78,6 +79,8 @@ RunOutcome dryRun(const fs::path& project, const std::string& flavour,
                     o.onStep(side, out.steps, out.losses.back());
             } else if (kind == "replay") {
                 out.replay = e;
+            } else if (kind == "record") {
+                out.record = e;
             } else if (kind == "finished") {
                 out.finished = true;
             } else if (kind == "failed") {
@@ -131,7 +134,42 @@ void copyProject(const fs::path& from, const fs::path& to)
     }
 }
 
+// The original's dry run, seeded where its step begins (`seedAt`, PortResult::originalStepStart).
+OriginalRun runOriginalAt(const fs::path& original, const std::string& seedAt,
+                          const VerifyOptions& o)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    OriginalRun run;
+    run.workDir = o.workDir.empty() ? tempDir("verify") : o.workDir;
+    const fs::path copy = run.workDir / "original";
+    const fs::path record = run.workDir / "record";
+    std::error_code ec;
+    fs::create_directories(copy, ec);
+    copyProject(original, copy);
+    const auto orig = dryRun(
+        copy, "",
+        {"--record", record.string(), "--capture-dir", (run.workDir / "capture-original").string()},
+        o.originalArgs, o, 0, seedAt);
+    run.losses = orig.losses;
+    run.error = orig.error;
+    run.cancelled = o.stop && o.stop->load();
+    run.recorded = fs::exists(record / "record.pt", ec);
+    if (orig.record.is_object() && orig.record.contains("train_samples") &&
+        orig.record["train_samples"].is_number_integer()) {
+        run.trainSamples = orig.record["train_samples"].get<long>();
+        run.trainSamplesSynthetic = orig.record.value("train_samples_synthetic", false);
+    }
+    run.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return run;
+}
+
 } // namespace
+
+OriginalRun runOriginal(const fs::path& original, const PortPlan& plan, const VerifyOptions& o)
+{
+    return runOriginalAt(original, originalStepStart(plan), o);
+}
 
 VerifyResult verifyPort(const fs::path& original, const fs::path& port, const PortResult& result,
                         const VerifyOptions& o)
@@ -153,22 +191,16 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
         v.checkErrors = -1;
         v.dryRunError = analysed ? "no guide '" + result.target + "'" : analysed.error.message;
     }
-    // 2. The original's dry run on a copy, recording; then the port's, replaying.
-    const fs::path work = o.workDir.empty() ? tempDir("verify") : o.workDir;
-    const fs::path copy = work / "original";
+    // 2. The original's dry run on a copy, recording (unless it ran before generation); then
+    // the port's, replaying.
+    const OriginalRun orig =
+        o.original ? *o.original : runOriginalAt(original, result.originalStepStart, o);
+    const fs::path work = orig.workDir;
     const fs::path record = work / "record";
     const fs::path portCopy = work / "port";
     std::error_code ec;
-    fs::create_directories(copy, ec);
-    copyProject(original, copy);
-    fs::create_directories(portCopy, ec);
-    copyProject(port, portCopy);
-    const auto orig =
-        dryRun(copy, "",
-               {"--record", record.string(), "--capture-dir", (work / "capture-original").string()},
-               o.originalArgs, o, 0, result.originalStepStart);
     v.originalLosses = orig.losses;
-    if (o.stop && o.stop->load()) {
+    if (orig.cancelled || (o.stop && o.stop->load())) {
         v.cancelled = true;
         v.originalError = "cancelled";
         fs::remove_all(work, ec);
@@ -176,7 +208,9 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
     }
     if (!orig.error.empty())
         v.originalError = orig.error;
-    const bool recorded = fs::exists(record / "record.pt", ec);
+    fs::create_directories(portCopy, ec);
+    copyProject(port, portCopy);
+    const bool recorded = orig.recorded;
     std::vector<std::string> extra{"--capture-dir", (work / "capture-port").string()};
     if (recorded)
         extra.insert(extra.end(), {"--replay", record.string()});
@@ -214,8 +248,10 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
             v.dryRunError = "the port's model has other parameters than the original's";
     }
     fs::remove_all(work, ec);
+    // The original's run before generation counts as verification time too.
     v.milliseconds =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() +
+        (o.original ? o.original->milliseconds : 0);
     return v;
 }
 

@@ -168,13 +168,25 @@ class DataFiles:
         if create == "file" and ext in TEXT:
             self._make_text(absolute, target)
         elif create == "file" and ext in IMAGES:
-            self._make_image(target, random.Random(absolute))
+            self._make_image(target, random.Random(self.seed_key(path, absolute)))
             self._announce(absolute, "a random image", "image")
         elif create == "folder" and not ext:
-            self._make_folder(absolute, target)
+            self._make_folder(absolute, target, self.seed_key(path, absolute))
         else:
             return None
         return target
+
+    def seed_key(self, given, absolute):
+        """The seed of a made-up file: the path as the project's code names it (a relative path
+        as written, normalised; an absolute one relative to the project when inside it). The
+        original and its port run the same code from other folders (the port moves the script,
+        the verification runs copies), so they then read the same made-up data."""
+        given = os.fspath(given) if isinstance(given, os.PathLike) else given
+        if isinstance(given, bytes):
+            given = os.fsdecode(given)
+        if isinstance(given, str) and given and not os.path.isabs(given):
+            return os.path.normpath(given)
+        return self.shown(absolute)
 
     def shown(self, path):
         """The path as the user knows it: relative to the project when inside it."""
@@ -227,9 +239,9 @@ class DataFiles:
         fmt = {".jpg": "JPEG", ".jpeg": "JPEG", ".png": "PNG", ".bmp": "BMP"}[ext]
         Image.fromarray(pixels, "RGB").save(target, fmt)
 
-    def _make_folder(self, path, target):
+    def _make_folder(self, path, target, key):
         os.makedirs(target, exist_ok=True)
-        rng = random.Random(path)
+        rng = random.Random(key)
         for i in range(FOLDER_IMAGES):
             self._make_image(os.path.join(target, f"synthetic-{i:03d}.jpg"), rng)
         self._announce(path, f"a folder of {FOLDER_IMAGES} random {IMAGE_SIZE}x{IMAGE_SIZE} "

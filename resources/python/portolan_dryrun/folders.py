@@ -38,7 +38,9 @@ class ClassFolders:
         target = self.files.mirror(root)
         if target in self.made:
             return target
-        rng = random.Random(os.path.abspath(root))
+        # Seeded by the path as the project names it: an original and its port, dry-run from
+        # other folders, read the same tree.
+        rng = random.Random(self.files.seed_key(root, os.path.abspath(root)))
         for c in range(CLASSES):
             for i in range(PER_CLASS):
                 self._image(os.path.join(target, f"class{c}", f"synthetic-{i:03d}{ext}"), rng)

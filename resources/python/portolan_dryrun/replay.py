@@ -45,16 +45,31 @@ def _same_structure(a, b):
     return True
 
 
+def _made_up(dataset, session):
+    """Whether the dry run made this data set up: a torchvision data set filled with random
+    images (synthetic.py), or a folder data set read from the synthetic-data mirror
+    (datafiles.py, folders.py). A data set of the project's own class reads whatever files it
+    opens: made up when anything was made up in this run."""
+    if getattr(dataset, "_portolan_synthetic", False):
+        return True
+    root = getattr(dataset, "root", None)
+    if isinstance(root, (str, os.PathLike)):
+        mirror = os.sep + os.path.join(".portolan", "dryrun", "synthetic-data") + os.sep
+        return mirror in os.path.abspath(os.fspath(root)) + os.sep
+    return bool(getattr(session, "synthetic", False))
+
+
 class _Batches:
-    def __init__(self, owner, inner):
+    def __init__(self, owner, inner, loader=None):
         self._owner = owner
         self._inner = inner
+        self._loader = loader
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        return self._owner.on_batch(next(self._inner))
+        return self._owner.on_batch(next(self._inner), self._loader)
 
     def __len__(self):
         return len(self._inner)
@@ -82,6 +97,11 @@ class Replay:
         # are updated by hand, which the session may count as a step before the update runs).
         self.adopted_by = None
         self.start_of_last = None
+        # The samples of the data set whose loader hands out the first step's batch (len of its
+        # dataset), and whether the dry run made that data up: the port's epoch in records
+        # (Determined's records_per_epoch, a Cerebras schedule counted in steps) comes from it.
+        self.train_samples = None
+        self.train_samples_synthetic = False
         if replay_dir:
             self.loaded = torch.load(os.path.join(replay_dir, "record.pt"))
 
@@ -194,14 +214,20 @@ class Replay:
         original = torch.utils.data.DataLoader.__iter__
 
         def iterate(loader):
-            return _Batches(owner, original(loader))
+            return _Batches(owner, original(loader), loader)
 
         torch.utils.data.DataLoader.__iter__ = iterate
 
-    def on_batch(self, batch):
+    def on_batch(self, batch, loader=None):
         k = self.session.steps_done
         if k >= self.steps or self.done:
             return batch
+        if k == 0 and self.train_samples is None and loader is not None:
+            try:
+                self.train_samples = len(loader.dataset)
+                self.train_samples_synthetic = _made_up(loader.dataset, self.session)
+            except Exception:  # noqa: BLE001 - an iterable data set has no length: unknown
+                self.train_samples = None
         self._step_start(k)
         if self.record_dir:
             self.batches[k] = _clone(batch)
@@ -257,7 +283,9 @@ class Replay:
                         "losses": self.losses},
                        os.path.join(self.record_dir, "record.pt"))
             self.events.emit("record", steps=len(self.losses), tensors=len(final),
-                             batches=sum(1 for b in batches if b is not None))
+                             batches=sum(1 for b in batches if b is not None),
+                             train_samples=self.train_samples,
+                             train_samples_synthetic=self.train_samples_synthetic)
         if self.loaded is not None:
             theirs = self.loaded.get("final") or []
             diff = None

@@ -53,6 +53,8 @@ def _fill(dataset, name, bound, error, session):
     labels = torch.randint(0, classes, (n,), generator=gen)
     VisionDataset.__init__(dataset, root, transform=args.get("transform"),
                            target_transform=args.get("target_transform"))
+    # The replay's record says the samples of an epoch are made up (replay.py).
+    dataset._portolan_synthetic = True
     if name in ("SVHN", "STL10"):
         dataset.data = pixels.permute(0, 3, 1, 2).contiguous().numpy()
         dataset.labels = labels.numpy().astype(np.int64)

@@ -75,6 +75,24 @@ for _ in range(3):
     opt.step()
 """
 
+# A perceptual-loss style: a style image at a relative path, and a listed image folder, both
+# missing. Printing their bytes' digest shows what the project read.
+SAME_FAKES_PROJECT = """
+import hashlib, os
+import torch
+from PIL import Image
+style = Image.open(os.path.join("images", "style.jpg")).convert("RGB")
+names = sorted(os.listdir("photos"))
+first = Image.open(os.path.join("photos", names[0])).convert("RGB")
+print("DIGEST:" + hashlib.sha1(style.tobytes() + first.tobytes()).hexdigest())
+net = torch.nn.Linear(2, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(3):
+    opt.zero_grad()
+    net(torch.ones(1, 2)).sum().backward()
+    opt.step()
+"""
+
 LIBRARY_PROJECT = """
 import torch
 import helper_lib
@@ -131,6 +149,25 @@ class DataFilesTest(unittest.TestCase):
             self.assertIn("example.org", warnings[0]["message"])
             self.assertTrue(warnings[1]["path"].endswith("dataset/pics/train"))
             self.assertFalse(os.path.exists(os.path.join(root, "dataset", "pics")))
+
+    def test_same_fakes_in_other_folders(self):
+        # An original and its port are dry-run from two folders (copies in temporary folders):
+        # a made-up image or image folder named by the same relative path must be the same,
+        # or the port's losses differ from the original's through the data alone.
+        # The second run has the script in a sub-folder (where the original keeps it, while its
+        # port moves it to the top): the relative paths name the same data in both.
+        digests = []
+        for folder in ("", "code"):
+            with tempfile.TemporaryDirectory() as root:
+                os.makedirs(os.path.join(root, folder), exist_ok=True)
+                with open(os.path.join(root, folder, "train.py"), "w") as f:
+                    f.write(SAME_FAKES_PROJECT)
+                p, events = run(root, "--entry", os.path.join(folder, "train.py"))
+                self.assertEqual(events[-1]["event"], "finished",
+                                 p.stdout[-2000:] + p.stderr[-2000:])
+                digests += [x for x in p.stdout.splitlines() if x.startswith("DIGEST:")]
+        self.assertEqual(len(digests), 2)
+        self.assertEqual(digests[0], digests[1])
 
     def test_library_code_gets_no_fake(self):
         with tempfile.TemporaryDirectory() as root, tempfile.TemporaryDirectory() as lib:

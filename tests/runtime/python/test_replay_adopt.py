@@ -60,5 +60,46 @@ class AdoptTest(unittest.TestCase):
             torch.optim.Optimizer.__init__ = self.original_optimizer_init
 
 
+class TrainSamplesTest(unittest.TestCase):
+    """The samples of the first step's data set, which the port's epoch in records comes from
+    (Determined's records_per_epoch, a Cerebras schedule in steps); a data set without a length
+    (an iterable) is unknown, and made-up data is said to be."""
+
+    def setUp(self):
+        self.original_iter = torch.utils.data.DataLoader.__iter__
+
+    def tearDown(self):
+        torch.utils.data.DataLoader.__iter__ = self.original_iter
+
+    class Stream(torch.utils.data.IterableDataset):
+        def __iter__(self):
+            return iter([torch.zeros(2)] * 6)
+
+    def test_samples(self):
+        real_folder = torch.utils.data.TensorDataset(torch.zeros(5, 2))
+        real_folder.root = "/data/photos"  # a real folder, while something else was made up
+        made_folder = torch.utils.data.TensorDataset(torch.zeros(6, 2))
+        made_folder.root = "/p/.portolan/dryrun/synthetic-data/data/photos"
+        filled = torch.utils.data.TensorDataset(torch.zeros(8, 2))
+        filled._portolan_synthetic = True
+        # name, data set, anything made up in the run, samples, the data set made up
+        rows = [("sized", torch.utils.data.TensorDataset(torch.zeros(10, 2)), False, 10, False),
+                ("own-class-in-made-up-run", torch.utils.data.TensorDataset(torch.zeros(7, 2)),
+                 True, 7, True),
+                ("real-folder", real_folder, True, 5, False),
+                ("mirror-folder", made_folder, False, 6, True),
+                ("filled-torchvision", filled, False, 8, True),
+                ("iterable", self.Stream(), False, None, False)]
+        for name, dataset, synthetic, expected, made_up in rows:
+            with self.subTest(name):
+                session = types.SimpleNamespace(steps_done=0, synthetic=synthetic)
+                r = replay.Replay(session, types.SimpleNamespace(emit=lambda *a, **k: None), 3)
+                r._patch_loader()
+                next(iter(torch.utils.data.DataLoader(dataset, batch_size=2)))
+                torch.utils.data.DataLoader.__iter__ = self.original_iter
+                self.assertEqual(r.train_samples, expected)
+                self.assertEqual(r.train_samples_synthetic, made_up)
+
+
 if __name__ == "__main__":
     unittest.main()
