@@ -172,6 +172,29 @@ struct DeterminedPort
             rules.rename[d] = "self.context.device";
     }
 
+    // The flag a seeding call of the original reads when that flag has no default (None):
+    // `torch.manual_seed(args.seed)` with `--seed` unset. "" otherwise.
+    std::string noneSeed(const Stmt& s) const
+    {
+        const auto seeds = slicer.seedStatements();
+        if (plan.argsName.empty() || std::find(seeds.begin(), seeds.end(), &s) == seeds.end())
+            return {};
+        const std::string text = src.text(s.start, s.end);
+        for (const auto& f : plan.flags) {
+            const std::string use = plan.argsName + "." + f.dest;
+            const auto at = text.find(use);
+            const bool whole = at != std::string::npos &&
+                               (at + use.size() == text.size() ||
+                                !(std::isalnum(static_cast<unsigned char>(text[at + use.size()])) ||
+                                  text[at + use.size()] == '_'));
+            if (whole && !f.required && f.action.empty() &&
+                (f.defaultText.empty() || f.defaultText == "None") &&
+                !values.count(f.options.empty() ? "" : f.options.front()))
+                return f.dest;
+        }
+        return {};
+    }
+
     // __init__: the model, optimizers and schedulers built and wrapped.
     void initMethod()
     {
@@ -201,21 +224,33 @@ struct DeterminedPort
             const std::string ind = "        ";
             // The model is wrapped once the original is done with it: after its construction and
             // what the original does to it right after (`model.apply(init)`, `model.double()`).
-            bool pendingWrap = false;
+            // Several models trained in turn: each is wrapped so.
+            std::vector<std::string> wrapped{plan.modelBinding};
+            for (const auto& m : plan.models)
+                if (m.variable != plan.modelBinding && m.variable != plan.modelVariable)
+                    wrapped.push_back(m.variable);
+            std::string pendingWrap;
             const auto wrap = [&] {
-                init += ind + plan.modelBinding + " = self.context.wrap_model(" +
-                        plan.modelBinding + ")\n";
-                pendingWrap = false;
+                init += ind + pendingWrap + " = self.context.wrap_model(" + pendingWrap + ")\n";
+                pendingWrap.clear();
             };
             for (const Stmt* s : sc.init.local) {
                 const bool mutator =
                     s->type == "expression_statement" && s->defines.empty() &&
-                    src.text(s->start, s->end).starts_with(plan.modelBinding + ".");
-                if (pendingWrap && !mutator)
+                    src.text(s->start, s->end).starts_with(pendingWrap + ".");
+                if (!pendingWrap.empty() && !mutator)
                     wrap();
+                if (const std::string flag = noneSeed(*s); !flag.empty()) {
+                    // torch.manual_seed(None) raises; the original draws a seed then, as
+                    // Determined's own trial seed does when the flag is not set.
+                    init += ind + "if " + rules.flag(flag) + " is not None:\n";
+                    init += renderLocal(slicer, {s}, rules, ind + "    ");
+                    continue;
+                }
                 init += renderLocal(slicer, {s}, rules, ind);
-                if (!plan.modelBinding.empty() && s->defines.count(plan.modelBinding))
-                    pendingWrap = true;
+                for (const auto& w : wrapped)
+                    if (!w.empty() && s->defines.count(w))
+                        pendingWrap = w;
                 for (const auto& o : plan.optimizers)
                     if (!o.synthesized && s->defines.count(o.variable))
                         init += ind + o.variable + " = self.context.wrap_optimizer(" + o.variable +
@@ -227,7 +262,7 @@ struct DeterminedPort
                                 "    step_mode=LRScheduler.StepMode." +
                                 (sch.perBatch ? "STEP_EVERY_BATCH" : "STEP_EVERY_EPOCH") + ")\n";
             }
-            if (pendingWrap)
+            if (!pendingWrap.empty())
                 wrap();
             if (plan.modelBinding.empty()) {
                 init += todo(ind, "build the model here and wrap it with self.context.wrap_model");
@@ -340,32 +375,11 @@ struct DeterminedPort
         return prefix + renderLocal(slicer, sc.forward, body, ind);
     }
 
-    // train_batch / evaluate_batch.
-    void stepMethods()
+    // train_batch's body for a step with one backward: the forward, context.backward, what
+    // works on the gradients, then each optimizer stepped.
+    void singleStep(const std::string& forward, const RenderRules& body, const std::string& loss,
+                    const std::string& ind)
     {
-        RenderRules body = rules;
-        for (const auto& [k, v] : sc.rename)
-            body.rename[k] = v;
-        bindSelfAttributes(body, sc);
-        const std::string loss = lossName(plan);
-        auto unpack = [&](const std::string& ind, const char* indexParam) {
-            std::string t = ind + lp.batchTarget + " = batch\n";
-            if (!lp.indexName.empty() && lp.indexName != indexParam)
-                t += ind + lp.indexName + " = " + indexParam + "\n";
-            return t;
-        };
-        const std::string ind = "        ";
-        std::string chosen;
-        if (plan.lossExpression.valid() &&
-            plan.lossExpression.text !=
-                src.text(plan.lossExpression.start, plan.lossExpression.end))
-            chosen += ind + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
-        if (!plan.loop->lossName.empty() && loss != plan.loop->lossName)
-            chosen += ind + "loss = " + plan.loop->lossName + "\n";
-        const std::string forward = renderLocal(slicer, sc.forward, body, ind) + chosen;
-        train += "    def train_batch(self, batch: Any, epoch_idx: int,\n"
-                 "                    batch_idx: int) -> Dict[str, torch.Tensor]:\n";
-        train += unpack(ind, "batch_idx");
         train += forward;
         train += ind + "self.context.backward(" + loss + ")\n";
         std::string between = renderLocal(slicer, sc.between, body, ind);
@@ -400,6 +414,38 @@ struct DeterminedPort
         if (plan.optimizers.empty())
             train += todo(ind, "no optimizer: step one with self.context.step_optimizer");
         train += ind + "return {\"loss\": " + loss + "}\n";
+    }
+
+    // train_batch / evaluate_batch.
+    void stepMethods()
+    {
+        RenderRules body = rules;
+        for (const auto& [k, v] : sc.rename)
+            body.rename[k] = v;
+        bindSelfAttributes(body, sc);
+        const std::string loss = lossName(plan);
+        auto unpack = [&](const std::string& ind, const char* indexParam) {
+            std::string t = ind + lp.batchTarget + " = batch\n";
+            if (!lp.indexName.empty() && lp.indexName != indexParam)
+                t += ind + lp.indexName + " = " + indexParam + "\n";
+            return t;
+        };
+        const std::string ind = "        ";
+        std::string chosen;
+        if (plan.lossExpression.valid() &&
+            plan.lossExpression.text !=
+                src.text(plan.lossExpression.start, plan.lossExpression.end))
+            chosen += ind + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
+        if (!plan.loop->lossName.empty() && loss != plan.loop->lossName)
+            chosen += ind + "loss = " + plan.loop->lossName + "\n";
+        const std::string forward = renderLocal(slicer, sc.forward, body, ind) + chosen;
+        train += "    def train_batch(self, batch: Any, epoch_idx: int,\n"
+                 "                    batch_idx: int) -> Dict[str, torch.Tensor]:\n";
+        train += unpack(ind, "batch_idx");
+        if (!lp.sequence.empty())
+            train += sequenceStep(plan, slicer, sc, body, ind);
+        else
+            singleStep(forward, body, loss, ind);
 
         eval += "    def evaluate_batch(self, batch: Any, batch_idx: int) -> Dict[str, Any]:\n";
         eval += ind + "# The training step's forward and loss, as the validation metric.\n";
@@ -640,12 +686,15 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
         d.message = "nothing to port: no training loop";
         return Result<PortResult>::fail(d);
     }
-    DeterminedPort port(plan, values);
+    // Several models trained in turn: the step's statements are its forward (stepCode).
+    const bool several = !plan.loop->sequence.empty();
+    const PortPlan sequencePlan = several ? sequenceAsForward(plan) : PortPlan{};
+    DeterminedPort port(several ? sequencePlan : plan, values);
     port.keys();
     port.readingRules();
-    port.sc = stepCode(plan, port.slicer, true);
+    port.sc = stepCode(port.plan, port.slicer, true);
     port.moduleStmts = port.sc.init.module;
-    addUntraced(plan, port.sc, port.out);
+    addUntraced(port.plan, port.sc, port.out);
     port.initMethod();
     port.loaderMethods();
     port.stepMethods();
@@ -653,7 +702,7 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     port.flagsNamespace();
     port.modelDef();
     port.constYaml();
-    copyOtherFiles(plan, port.out);
+    copyOtherFiles(port.plan, port.out);
     port.out.entry = "model_def:Trial";
     return Result<PortResult>::ok(std::move(port.out));
 }

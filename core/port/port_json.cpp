@@ -102,6 +102,19 @@ nlohmann::json toJson(const PortResult& r, const std::string& output, const Veri
         jv["steps_compared"] = v.stepsCompared;
         jv["original_losses"] = numbers(v.originalLosses);
         jv["port_losses"] = numbers(v.portLosses);
+        // What is compared: each step's loss (the last backward()'s), and when a step has
+        // several backward() calls, each of their losses in order.
+        if (!v.originalBackwardLosses.empty() || !v.portBackwardLosses.empty()) {
+            jv["losses_compared"] = "each step's backward() losses, in order";
+            auto lists = [&](const std::vector<std::vector<double>>& steps) {
+                nlohmann::json a = nlohmann::json::array();
+                for (const auto& s : steps)
+                    a.push_back(numbers(s));
+                return a;
+            };
+            jv["original_backward_losses"] = lists(v.originalBackwardLosses);
+            jv["port_backward_losses"] = lists(v.portBackwardLosses);
+        }
         jv["max_rel_loss_diff"] =
             v.maxRelLossDiff < 0 ? nlohmann::json(nullptr) : nlohmann::json(v.maxRelLossDiff);
         jv["max_abs_weight_diff"] =
