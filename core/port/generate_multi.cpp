@@ -36,6 +36,21 @@ PortPlan severalModelsLeft(const PortPlan& plan, const std::string& guide)
 {
     PortPlan p = plan;
     p.stepNotPlaced = "several models trained in turn";
+    // The port carries the first model's first loss, as a one-loss step would; the rest of the
+    // step (the other losses, backward calls and models) is the item's, not a cascade of names
+    // that the port then reads without defining.
+    p.models.clear();
+    auto& lp = *p.loop;
+    lp.forward.clear();
+    lp.betweenBackwardAndStep.clear();
+    for (const auto& a : lp.sequence) {
+        if (a.kind == StepAction::Kind::Backward) {
+            lp.lossName = a.target;
+            break;
+        }
+        if (a.kind == StepAction::Kind::Statement)
+            lp.forward.push_back(a.at);
+    }
     const StepAction* backward = firstOf(plan, StepAction::Kind::Backward);
     std::string message, hint;
     if (guide == "graphcore-poptorch") {
