@@ -64,7 +64,8 @@ PortPlan severalModelsLeft(const PortPlan& plan, const std::string& guide)
         hint = "train the models as separate compiled steps, or port to Determined, whose "
                "PyTorchTrial runs this step as written";
     }
-    p.manual.insert(p.manual.begin(), manualFinding(message, backward ? backward->at : plan.loop->loop, hint));
+    p.manual.insert(p.manual.begin(),
+                    manualFinding(message, backward ? backward->at : plan.loop->loop, hint));
     return p;
 }
 

@@ -40,7 +40,9 @@ std::optional<std::pair<std::string, std::string>> soleCall(const SourceFile& f,
 // Every use of `name` in `text` is `name.detach()`: the value flows on without its graph.
 bool onlyDetached(const std::string& text, const std::string& name)
 {
-    const auto isId = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    const auto isId = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
     bool any = false;
     for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
         const auto end = at + name.size();
@@ -122,7 +124,8 @@ bool Planner::placeSequence(const Stmt& loop)
             a.arguments = call->second;
         } else if (containsMethodCall(f, s.node, "step") && s.type != "expression_statement") {
             return false;
-        } else if (const auto step = soleCall(f, s, "step"); step && optimizers.count(step->first)) {
+        } else if (const auto step = soleCall(f, s, "step");
+                   step && optimizers.count(step->first)) {
             if (!step->second.empty())
                 return false; // a closure (LBFGS)
             a.kind = StepAction::Kind::Step;
