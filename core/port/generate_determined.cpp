@@ -11,72 +11,6 @@ namespace portolan::port::detail {
 
 namespace {
 
-// Gradient clipping of the model's parameters between backward and the step
-// (`clip_grad_norm_(self.model.parameters(), max)`, rendered): Determined's documented form is
-// step_optimizer's clip_grads, which clips the parameters of the optimizer it steps, the same
-// parameters when that optimizer is built on the model's. Returns the clip_grads value and takes
-// the call out of `between` (its comments stay); "" when `between` is not such one call.
-std::string clipGrads(std::string& between)
-{
-    static const std::string params = "(self.model.parameters()";
-    std::string kept, call;
-    std::size_t at = 0;
-    while (at < between.size()) {
-        auto e = between.find('\n', at);
-        if (e == std::string::npos)
-            e = between.size();
-        const std::string line = between.substr(at, e - at);
-        const auto first = line.find_first_not_of(' ');
-        if (first != std::string::npos && line[first] != '#') {
-            if (!call.empty())
-                return {};
-            call = line.substr(first);
-        } else {
-            kept += line + "\n";
-        }
-        at = e + 1;
-    }
-    const auto p = call.find(params);
-    const bool clip = call.find("clip_grad_norm_(") != std::string::npos ||
-                      call.find("clip_grad_value_(") != std::string::npos;
-    if (!clip || p == std::string::npos || !call.ends_with(")"))
-        return {};
-    between = kept;
-    return "lambda params: " + call.substr(0, p + 1) + "params" + call.substr(p + params.size());
-}
-
-// `text` with every call of `function` (not an attribute's, not a definition) given `extra` as its
-// last positional argument: `get_batch(src, i)` -> `get_batch(src, i, args)`.
-std::string passToCalls(const std::string& text, const std::string& function,
-                        const std::string& extra)
-{
-    const auto isId = [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    };
-    std::string out;
-    std::size_t from = 0;
-    for (std::size_t at = text.find(function + "("); at != std::string::npos;
-         at = text.find(function + "(", at + 1)) {
-        if (at > 0 && (isId(text[at - 1]) || text[at - 1] == '.'))
-            continue;
-        if (at >= 4 && text.compare(at - 4, 4, "def ") == 0)
-            continue;
-        std::size_t i = at + function.size() + 1;
-        int depth = 1;
-        for (; i < text.size() && depth > 0; ++i)
-            depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
-        if (depth != 0)
-            break;
-        const std::size_t close = i - 1;
-        const std::string inside =
-            text.substr(at + function.size() + 1, close - at - function.size() - 1);
-        const bool empty = inside.find_first_not_of(" \n") == std::string::npos;
-        out += text.substr(from, close - from) + (empty ? extra : ", " + extra);
-        from = close;
-    }
-    return out + text.substr(from);
-}
-
 std::string yamlComment(std::string s)
 {
     std::replace(s.begin(), s.end(), '\n', ' ');
@@ -104,6 +38,7 @@ struct DeterminedPort
     bool namespaceUsed = false;
     std::set<std::string> moduleGlobals;   // module globals of the original set in __init__
     std::set<const Stmt*> passesNamespace; // module functions given the namespace (see below)
+    std::set<const Stmt*> namespaceReaders; // definitions reading it as a global (namespaceGlobal)
 
     DeterminedPort(const PortPlan& p, const std::map<std::string, std::string>& v)
         : plan(p), values(v), slicer(p), lp(*p.loop), src(slicer.source())
@@ -542,19 +477,54 @@ struct DeterminedPort
             markBare(train);
             markBare(eval);
         }
-        if (namespaceUsed) {
-            flagsMethod =
-                "    def flags(self) -> types.SimpleNamespace:\n"
-                "        # The original's flags namespace, rebuilt from the hyperparameters "
-                "for the code\n        # that takes it whole.\n"
-                "        return types.SimpleNamespace(\n";
-            std::set<std::string> seen;
-            for (const auto& f : plan.flags)
-                if (seen.insert(f.dest).second)
-                    flagsMethod += "            " + f.dest + "=self.context.get_hparam(\"" +
-                                   (keyOf.count(f.dest) ? keyOf.at(f.dest) : f.dest) + "\"),\n";
-            flagsMethod += "        )\n\n";
+        if (namespaceUsed)
+            buildFlagsMethod();
+    }
+
+    void buildFlagsMethod()
+    {
+        flagsMethod =
+            "    def flags(self) -> types.SimpleNamespace:\n"
+            "        # The original's flags namespace, rebuilt from the hyperparameters "
+            "for the code\n        # that takes it whole.\n"
+            "        return types.SimpleNamespace(\n";
+        std::set<std::string> seen;
+        for (const auto& f : plan.flags)
+            if (seen.insert(f.dest).second)
+                flagsMethod += "            " + f.dest + "=self.context.get_hparam(\"" +
+                               (keyOf.count(f.dest) ? keyOf.at(f.dest) : f.dest) + "\"),\n";
+        flagsMethod += "        )\n\n";
+    }
+
+    // A class or function of the original that reads the flags namespace as a module global
+    // (`opt.latent_dim` in Generator.__init__): the trial sets that global to the namespace
+    // rebuilt from the hyperparameters before it builds anything, as it sets the module values
+    // the original computed from its flags (moduleGlobals).
+    void namespaceGlobal()
+    {
+        if (plan.argsName.empty())
+            return;
+        for (const Stmt* s : moduleStmts)
+            if ((s->type == "class_definition" || s->type == "function_definition" ||
+                 s->type == "decorated_definition") &&
+                s->uses.count(plan.argsName) && !takesNamespace(src, *s, plan.argsName) &&
+                !passesNamespace.count(s))
+                namespaceReaders.insert(s);
+        if (namespaceReaders.empty())
+            return;
+        const std::string at = "        self.context = context\n";
+        const auto where = init.find(at);
+        if (where == std::string::npos) {
+            namespaceReaders.clear();
+            return;
         }
+        init.insert(where + at.size(),
+                    "        # The original's definitions read its flags namespace as a module "
+                    "global.\n        global " +
+                        plan.argsName + "\n        " + plan.argsName + " = self.flags()\n");
+        if (!namespaceUsed)
+            buildFlagsMethod();
+        namespaceUsed = true;
     }
 
     // model_def.py: the module level the methods need, then the trial.
@@ -571,7 +541,8 @@ struct DeterminedPort
             const bool parameter = takesNamespace(src, *s, plan.argsName);
             if (passesNamespace.count(s))
                 continue;
-            if (!plan.argsName.empty() && s->uses.count(plan.argsName) && !parameter) {
+            if (!plan.argsName.empty() && s->uses.count(plan.argsName) && !parameter &&
+                !namespaceReaders.count(s)) {
                 const std::string what = s->name.empty() ? "a module-level statement" : s->name;
                 out.manual.push_back(
                     manualFinding(what + " reads the command-line flags (`" + plan.argsName +
@@ -611,6 +582,9 @@ struct DeterminedPort
             for (const auto& n : moduleGlobals)
                 text += n + " = None\n";
         }
+        if (!namespaceReaders.empty())
+            text += "\n# The flags namespace, set by Trial.__init__ from the hyperparameters.\n" +
+                    plan.argsName + " = None\n";
         if (namespaceUsed)
             text += "import types\n";
         if (trainLoader.find("LoopValues(") != std::string::npos)
@@ -700,6 +674,7 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     port.stepMethods();
     port.namespaceParameters();
     port.flagsNamespace();
+    port.namespaceGlobal();
     port.modelDef();
     port.constYaml();
     copyOtherFiles(port.plan, port.out);

@@ -173,6 +173,13 @@ PortPlan sequenceAsForward(const PortPlan& plan);
 std::string sequenceStep(const PortPlan& plan, const Slicer& slicer, const StepCode& sc,
                          const RenderRules& body, const std::string& indent);
 
+// Gradient clipping of the model's parameters in `between` (rendered) as step_optimizer's
+// clip_grads value, the call taken out of `between`; "" when `between` is not such one call.
+std::string clipGrads(std::string& between);
+// `text` with every call of `function` given `extra` as its last positional argument.
+std::string passToCalls(const std::string& text, const std::string& function,
+                        const std::string& extra);
+
 Result<PortResult> generateDetermined(const PortPlan& plan,
                                       const std::map<std::string, std::string>& values);
 Result<PortResult> generatePopTorch(const PortPlan& plan,

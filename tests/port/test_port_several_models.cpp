@@ -108,15 +108,59 @@ for data, target in loader:
     opt_c.step()
 )";
 
+// The maker reads the flags namespace as a module global and draws its noise with NumPy (as
+// many GAN scripts do): the trial sets the global, and the replay seeds NumPy per step too.
+const char* const GlobalFlagsNumpyNoise = R"(import argparse
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--latent', type=int, default=3)
+parser.add_argument('--lr', type=float, default=0.01)
+opt = parser.parse_args()
+
+
+class Maker(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(opt.latent, 8), nn.ReLU(), nn.Linear(8, 4))
+
+    def forward(self, z):
+        return self.net(z)
+
+
+critic = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.3), nn.Linear(8, 1))
+maker = Maker()
+loader = DataLoader(TensorDataset(torch.randn(64, 4)), batch_size=8, shuffle=True)
+opt_m = torch.optim.Adam(maker.parameters(), lr=opt.lr)
+opt_c = torch.optim.SGD(critic.parameters(), lr=opt.lr)
+for epoch in range(2):
+    for i, (real,) in enumerate(loader):
+        opt_m.zero_grad()
+        z = torch.tensor(np.random.normal(0, 1, (real.size(0), opt.latent)), dtype=torch.float32)
+        made = maker(z)
+        loss_m = F.softplus(-critic(made)).mean()
+        loss_m.backward()
+        opt_m.step()
+        opt_c.zero_grad()
+        loss_c = F.softplus(-critic(real)).mean() + F.softplus(critic(made.detach())).mean()
+        loss_c.backward()
+        opt_c.step()
+)";
+
 struct Original
 {
     QTemporaryDir dir;
     fs::path root;
-    explicit Original(const char* body)
+    explicit Original(const char* body, const char* preamble = Preamble)
     {
         root = fs::path(dir.path().toStdString()) / "original";
         fs::create_directories(root);
-        std::ofstream(root / "main.py") << Preamble << body;
+        std::ofstream(root / "main.py") << preamble << body;
     }
 };
 
@@ -342,6 +386,32 @@ private slots:
         const auto w = port::verifyPort(o.root, out2, broken, vo);
         QVERIFY(!w.agrees);
         QCOMPARE(w.firstDivergence, 2);
+    }
+
+    void globalFlagsAndNumpyNoise()
+    {
+        Original o(GlobalFlagsNumpyNoise, "");
+        auto a = analysis::analyzeProject(o.root);
+        QVERIFY(a);
+        auto plan = port::planPort(*a.value);
+        QVERIFY(plan);
+        auto r = port::generatePort(*plan.value, "determined-pytorchtrial", "");
+        QVERIFY(r);
+        QVERIFY2(r.value->full(),
+                 r.value->manual.empty() ? "" : r.value->manual[0].message.c_str());
+        const std::string text = file(*r.value, "model_def.py")->text;
+        QVERIFY2(text.find("        global opt\n        opt = self.flags()\n") != std::string::npos,
+                 text.c_str());
+        QVERIFY(text.find("\nopt = None\n") != std::string::npos);
+        const fs::path out = fs::path(o.dir.path().toStdString()) / "port";
+        QVERIFY(!port::writePort(*r.value, out));
+        port::VerifyOptions vo;
+        vo.timeoutSeconds = 240;
+        const auto v = port::verifyPort(o.root, out, *r.value, vo);
+        if (v.originalError.starts_with("cannot start"))
+            QSKIP(v.originalError.c_str());
+        QVERIFY2(v.agrees, (v.originalError + " | " + v.dryRunError).c_str());
+        QCOMPARE(v.stepsCompared, 3);
     }
 };
 

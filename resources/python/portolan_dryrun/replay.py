@@ -16,10 +16,22 @@ dropout and sampling inside the step draw the same numbers in both runs.
 """
 import copy
 import os
+import random
+import sys
 
 import torch
 
 SEED = 24024
+
+
+def _seed_all(seed):
+    """torch's, Python's and NumPy's random state (NumPy's when the project imported it): a step
+    draws its noise with any of them (a GAN's latent vectors from np.random.normal)."""
+    torch.manual_seed(seed)
+    random.seed(seed)
+    np = sys.modules.get("numpy")
+    if np is not None:
+        np.random.seed(seed % 2**32)
 
 
 def _clone(value):
@@ -148,14 +160,13 @@ class Replay:
         target = os.path.realpath(path)
         line = int(line)
         owner = self
-        import sys
 
         def local(frame, event, arg):
             if event == "line" and frame.f_lineno == line and not owner.done:
                 k = owner.session.steps_done
                 if k < owner.steps:
                     owner._step_start(k)
-                    torch.manual_seed(SEED + k)
+                    _seed_all(SEED + k)
             return local
 
         known = {}
@@ -224,7 +235,7 @@ class Replay:
                     self.events.emit("warning", kind="replay-batch",
                                      message=f"the port's batch {k + 1} has another structure "
                                      "than the original's: it is not replaced")
-        torch.manual_seed(SEED + k)
+        _seed_all(SEED + k)
         return batch
 
     def _step_start(self, k):
