@@ -170,6 +170,26 @@ nlohmann::json toJson(const PortPlan& p)
                      {"batch", p.loop->batchTarget},           {"index", p.loop->indexName},
                      {"iterable", p.loop->iterable},           {"loss", p.loop->lossName},
                      {"backward_calls", p.loop->backwardCount}};
+    // Several models trained in turn: each model with the optimizer that trains it, and the
+    // step in the user's order (plan_multi.cpp).
+    if (p.loop && !p.loop->sequence.empty()) {
+        j["models"] = nlohmann::json::array();
+        for (const auto& m : p.models)
+            j["models"].push_back({{"variable", m.variable}, {"optimizer", m.optimizer}});
+        nlohmann::json seq = nlohmann::json::array();
+        for (const auto& a : p.loop->sequence) {
+            static const char* const kinds[] = {"statement", "backward", "step", "zero_grad"};
+            nlohmann::json x = {{"kind", kinds[static_cast<int>(a.kind)]}, {"at", refJson(a.at)}};
+            if (!a.target.empty())
+                x["target"] = a.target;
+            if (!a.arguments.empty())
+                x["arguments"] = a.arguments;
+            if (a.kind == StepAction::Kind::ZeroGrad)
+                x["kept"] = a.keep;
+            seq.push_back(x);
+        }
+        j["loop"]["sequence"] = seq;
+    }
     if (p.evaluation)
         j["evaluation"] = {{"loop", refJson(p.evaluation->loop)},
                            {"metrics", p.evaluation->metrics}};
