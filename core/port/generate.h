@@ -57,6 +57,10 @@ struct VerifyResult
     int stepsCompared = 0;
     std::vector<double> originalLosses;
     std::vector<double> portLosses;
+    // A step with several backward() calls (a GAN's losses): each loss of each compared step, in
+    // order, in both runs; compared like the step's loss. Empty when no step has several.
+    std::vector<std::vector<double>> originalBackwardLosses;
+    std::vector<std::vector<double>> portBackwardLosses;
     double maxRelLossDiff = -1;
     double maxAbsWeightDiff = -1;
     int firstDivergence = 0; // 1-based step, 0: none

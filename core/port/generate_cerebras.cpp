@@ -319,7 +319,10 @@ std::string CerebrasGen::modelClass()
     if (!lp.lossName.empty() && loss != lp.lossName)
         model += ind2 + "loss = " + lp.lossName + "\n";
     model += ind2 + "return " + loss + "\n";
-    if (!m_step.between.empty())
+    // Several models trained in turn: the one item of severalModelsLeft says it, and the code
+    // between a backward and a step is the other models' training.
+    const bool inTurn = lp.sequence.size() > 0;
+    if (!m_step.between.empty() && !inTurn)
         out.manual.push_back(manualFinding(
             "code between backward() and the optimizer step (" +
                 m_src.text(m_step.between.front()->start, m_step.between.front()->end) +
@@ -328,7 +331,7 @@ std::string CerebrasGen::modelClass()
                     0, ""},
             m_runner ? "optimizer.max_gradient_norm in params.yaml"
                      : "trainer.init.precision.max_gradient_norm in params.yaml"));
-    if (m_plan.optimizers.size() > 1)
+    if (m_plan.optimizers.size() > 1 && !inTurn)
         out.manual.push_back(manualFinding("a second optimizer (" + m_plan.optimizers[1].variable +
                                                "): the Cerebras loop trains one optimizer",
                                            m_plan.optimizers[1].construction,

@@ -205,12 +205,19 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
     std::string a;
     const std::string guide = targetGuide(target, api, &a);
     Result<PortResult> r;
+    // Several models trained in turn: Determined places the step; the others run one loss per
+    // compiled step, so the step is the user's there (one item that says why).
+    PortPlan oneLoss;
+    const PortPlan& p = guide != "determined-pytorchtrial" && plan.loop &&
+                                !plan.loop->sequence.empty()
+                            ? (oneLoss = detail::severalModelsLeft(plan, guide))
+                            : plan;
     if (guide == "determined-pytorchtrial")
-        r = detail::generateDetermined(plan, values);
+        r = detail::generateDetermined(p, values);
     else if (guide == "graphcore-poptorch")
-        r = detail::generatePopTorch(plan, values);
+        r = detail::generatePopTorch(p, values);
     else if (guide.starts_with("cerebras-"))
-        r = detail::generateCerebras(plan, a, values);
+        r = detail::generateCerebras(p, a, values);
     else {
         Diagnostic d;
         d.code = "port.target";
@@ -225,10 +232,10 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
         // The plan's own manual items come first. They are about code the port does not move
         // (a conditional step, an annealed rate): each is named by a TODO(portolan) under the
         // docstring of the file that holds the training step, with its place in the original.
-        if (!plan.manual.empty() && !r.value->files.empty()) {
+        if (!p.manual.empty() && !r.value->files.empty()) {
             auto& main = r.value->files.front();
             std::string todos;
-            for (const auto& m : plan.manual)
+            for (const auto& m : p.manual)
                 todos += detail::todo("", m.message + " (" + m.location.file + ":" +
                                               std::to_string(m.location.line) + ")");
             std::size_t at = 0;
@@ -238,10 +245,10 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
             }
             main.text.insert(at, todos);
         }
-        auto manual = plan.manual;
+        auto manual = p.manual;
         manual.insert(manual.end(), r.value->manual.begin(), r.value->manual.end());
         r.value->manual = std::move(manual);
-        r.value->notes.insert(r.value->notes.begin(), plan.notes.begin(), plan.notes.end());
+        r.value->notes.insert(r.value->notes.begin(), p.notes.begin(), p.notes.end());
         r.value->originalStepStart = originalStepStart(plan);
         r.value->generateMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
@@ -546,6 +553,11 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
             wanted.insert(s.variable);
     }
     std::set<std::string> force;
+    // Several models trained in turn: each is built (and wrapped) by the target.
+    for (const auto& m : plan.models) {
+        wanted.insert(m.variable);
+        force.insert(m.variable);
+    }
     if (!plan.modelBinding.empty())
         force.insert(plan.modelBinding);
     if (!plan.criterionVariable.empty())

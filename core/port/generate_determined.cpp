@@ -12,72 +12,6 @@ namespace portolan::port::detail {
 
 namespace {
 
-// Gradient clipping of the model's parameters between backward and the step
-// (`clip_grad_norm_(self.model.parameters(), max)`, rendered): Determined's documented form is
-// step_optimizer's clip_grads, which clips the parameters of the optimizer it steps, the same
-// parameters when that optimizer is built on the model's. Returns the clip_grads value and takes
-// the call out of `between` (its comments stay); "" when `between` is not such one call.
-std::string clipGrads(std::string& between)
-{
-    static const std::string params = "(self.model.parameters()";
-    std::string kept, call;
-    std::size_t at = 0;
-    while (at < between.size()) {
-        auto e = between.find('\n', at);
-        if (e == std::string::npos)
-            e = between.size();
-        const std::string line = between.substr(at, e - at);
-        const auto first = line.find_first_not_of(' ');
-        if (first != std::string::npos && line[first] != '#') {
-            if (!call.empty())
-                return {};
-            call = line.substr(first);
-        } else {
-            kept += line + "\n";
-        }
-        at = e + 1;
-    }
-    const auto p = call.find(params);
-    const bool clip = call.find("clip_grad_norm_(") != std::string::npos ||
-                      call.find("clip_grad_value_(") != std::string::npos;
-    if (!clip || p == std::string::npos || !call.ends_with(")"))
-        return {};
-    between = kept;
-    return "lambda params: " + call.substr(0, p + 1) + "params" + call.substr(p + params.size());
-}
-
-// `text` with every call of `function` (not an attribute's, not a definition) given `extra` as its
-// last positional argument: `get_batch(src, i)` -> `get_batch(src, i, args)`.
-std::string passToCalls(const std::string& text, const std::string& function,
-                        const std::string& extra)
-{
-    const auto isId = [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    };
-    std::string out;
-    std::size_t from = 0;
-    for (std::size_t at = text.find(function + "("); at != std::string::npos;
-         at = text.find(function + "(", at + 1)) {
-        if (at > 0 && (isId(text[at - 1]) || text[at - 1] == '.'))
-            continue;
-        if (at >= 4 && text.compare(at - 4, 4, "def ") == 0)
-            continue;
-        std::size_t i = at + function.size() + 1;
-        int depth = 1;
-        for (; i < text.size() && depth > 0; ++i)
-            depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
-        if (depth != 0)
-            break;
-        const std::size_t close = i - 1;
-        const std::string inside =
-            text.substr(at + function.size() + 1, close - at - function.size() - 1);
-        const bool empty = inside.find_first_not_of(" \n") == std::string::npos;
-        out += text.substr(from, close - from) + (empty ? extra : ", " + extra);
-        from = close;
-    }
-    return out + text.substr(from);
-}
-
 std::string yamlComment(std::string s)
 {
     std::replace(s.begin(), s.end(), '\n', ' ');
@@ -105,6 +39,7 @@ struct DeterminedPort
     bool namespaceUsed = false;
     std::set<std::string> moduleGlobals;   // module globals of the original set in __init__
     std::set<const Stmt*> passesNamespace; // module functions given the namespace (see below)
+    std::set<const Stmt*> namespaceReaders; // definitions reading it as a global (namespaceGlobal)
 
     DeterminedPort(const PortPlan& p, const std::map<std::string, std::string>& v)
         : plan(p), values(v), slicer(p), lp(*p.loop), src(slicer.source())
@@ -173,6 +108,29 @@ struct DeterminedPort
             rules.rename[d] = "self.context.device";
     }
 
+    // The flag a seeding call of the original reads when that flag has no default (None):
+    // `torch.manual_seed(args.seed)` with `--seed` unset. "" otherwise.
+    std::string noneSeed(const Stmt& s) const
+    {
+        const auto seeds = slicer.seedStatements();
+        if (plan.argsName.empty() || std::find(seeds.begin(), seeds.end(), &s) == seeds.end())
+            return {};
+        const std::string text = src.text(s.start, s.end);
+        for (const auto& f : plan.flags) {
+            const std::string use = plan.argsName + "." + f.dest;
+            const auto at = text.find(use);
+            const bool whole = at != std::string::npos &&
+                               (at + use.size() == text.size() ||
+                                !(std::isalnum(static_cast<unsigned char>(text[at + use.size()])) ||
+                                  text[at + use.size()] == '_'));
+            if (whole && !f.required && f.action.empty() &&
+                (f.defaultText.empty() || f.defaultText == "None") &&
+                !values.count(f.options.empty() ? "" : f.options.front()))
+                return f.dest;
+        }
+        return {};
+    }
+
     // __init__: the model, optimizers and schedulers built and wrapped.
     void initMethod()
     {
@@ -202,21 +160,33 @@ struct DeterminedPort
             const std::string ind = "        ";
             // The model is wrapped once the original is done with it: after its construction and
             // what the original does to it right after (`model.apply(init)`, `model.double()`).
-            bool pendingWrap = false;
+            // Several models trained in turn: each is wrapped so.
+            std::vector<std::string> wrapped{plan.modelBinding};
+            for (const auto& m : plan.models)
+                if (m.variable != plan.modelBinding && m.variable != plan.modelVariable)
+                    wrapped.push_back(m.variable);
+            std::string pendingWrap;
             const auto wrap = [&] {
-                init += ind + plan.modelBinding + " = self.context.wrap_model(" +
-                        plan.modelBinding + ")\n";
-                pendingWrap = false;
+                init += ind + pendingWrap + " = self.context.wrap_model(" + pendingWrap + ")\n";
+                pendingWrap.clear();
             };
             for (const Stmt* s : sc.init.local) {
                 const bool mutator =
                     s->type == "expression_statement" && s->defines.empty() &&
-                    src.text(s->start, s->end).starts_with(plan.modelBinding + ".");
-                if (pendingWrap && !mutator)
+                    src.text(s->start, s->end).starts_with(pendingWrap + ".");
+                if (!pendingWrap.empty() && !mutator)
                     wrap();
+                if (const std::string flag = noneSeed(*s); !flag.empty()) {
+                    // torch.manual_seed(None) raises; the original draws a seed then, as
+                    // Determined's own trial seed does when the flag is not set.
+                    init += ind + "if " + rules.flag(flag) + " is not None:\n";
+                    init += renderLocal(slicer, {s}, rules, ind + "    ");
+                    continue;
+                }
                 init += renderLocal(slicer, {s}, rules, ind);
-                if (!plan.modelBinding.empty() && s->defines.count(plan.modelBinding))
-                    pendingWrap = true;
+                for (const auto& w : wrapped)
+                    if (!w.empty() && s->defines.count(w))
+                        pendingWrap = w;
                 for (const auto& o : plan.optimizers)
                     if (!o.synthesized && s->defines.count(o.variable))
                         init += ind + o.variable + " = self.context.wrap_optimizer(" + o.variable +
@@ -228,7 +198,7 @@ struct DeterminedPort
                                 "    step_mode=LRScheduler.StepMode." +
                                 (sch.perBatch ? "STEP_EVERY_BATCH" : "STEP_EVERY_EPOCH") + ")\n";
             }
-            if (pendingWrap)
+            if (!pendingWrap.empty())
                 wrap();
             if (plan.modelBinding.empty()) {
                 init += todo(ind, "build the model here and wrap it with self.context.wrap_model");
@@ -341,32 +311,11 @@ struct DeterminedPort
         return prefix + renderLocal(slicer, sc.forward, body, ind);
     }
 
-    // train_batch / evaluate_batch.
-    void stepMethods()
+    // train_batch's body for a step with one backward: the forward, context.backward, what
+    // works on the gradients, then each optimizer stepped.
+    void singleStep(const std::string& forward, const RenderRules& body, const std::string& loss,
+                    const std::string& ind)
     {
-        RenderRules body = rules;
-        for (const auto& [k, v] : sc.rename)
-            body.rename[k] = v;
-        bindSelfAttributes(body, sc);
-        const std::string loss = lossName(plan);
-        auto unpack = [&](const std::string& ind, const char* indexParam) {
-            std::string t = ind + lp.batchTarget + " = batch\n";
-            if (!lp.indexName.empty() && lp.indexName != indexParam)
-                t += ind + lp.indexName + " = " + indexParam + "\n";
-            return t;
-        };
-        const std::string ind = "        ";
-        std::string chosen;
-        if (plan.lossExpression.valid() &&
-            plan.lossExpression.text !=
-                src.text(plan.lossExpression.start, plan.lossExpression.end))
-            chosen += ind + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
-        if (!plan.loop->lossName.empty() && loss != plan.loop->lossName)
-            chosen += ind + "loss = " + plan.loop->lossName + "\n";
-        const std::string forward = renderLocal(slicer, sc.forward, body, ind) + chosen;
-        train += "    def train_batch(self, batch: Any, epoch_idx: int,\n"
-                 "                    batch_idx: int) -> Dict[str, torch.Tensor]:\n";
-        train += unpack(ind, "batch_idx");
         train += forward;
         train += ind + "self.context.backward(" + loss + ")\n";
         std::string between = renderLocal(slicer, sc.between, body, ind);
@@ -401,6 +350,38 @@ struct DeterminedPort
         if (plan.optimizers.empty())
             train += todo(ind, "no optimizer: step one with self.context.step_optimizer");
         train += ind + "return {\"loss\": " + loss + "}\n";
+    }
+
+    // train_batch / evaluate_batch.
+    void stepMethods()
+    {
+        RenderRules body = rules;
+        for (const auto& [k, v] : sc.rename)
+            body.rename[k] = v;
+        bindSelfAttributes(body, sc);
+        const std::string loss = lossName(plan);
+        auto unpack = [&](const std::string& ind, const char* indexParam) {
+            std::string t = ind + lp.batchTarget + " = batch\n";
+            if (!lp.indexName.empty() && lp.indexName != indexParam)
+                t += ind + lp.indexName + " = " + indexParam + "\n";
+            return t;
+        };
+        const std::string ind = "        ";
+        std::string chosen;
+        if (plan.lossExpression.valid() &&
+            plan.lossExpression.text !=
+                src.text(plan.lossExpression.start, plan.lossExpression.end))
+            chosen += ind + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
+        if (!plan.loop->lossName.empty() && loss != plan.loop->lossName)
+            chosen += ind + "loss = " + plan.loop->lossName + "\n";
+        const std::string forward = renderLocal(slicer, sc.forward, body, ind) + chosen;
+        train += "    def train_batch(self, batch: Any, epoch_idx: int,\n"
+                 "                    batch_idx: int) -> Dict[str, torch.Tensor]:\n";
+        train += unpack(ind, "batch_idx");
+        if (!lp.sequence.empty())
+            train += sequenceStep(plan, slicer, sc, body, ind);
+        else
+            singleStep(forward, body, loss, ind);
 
         eval += "    def evaluate_batch(self, batch: Any, batch_idx: int) -> Dict[str, Any]:\n";
         eval += ind + "# The training step's forward and loss, as the validation metric.\n";
@@ -497,19 +478,54 @@ struct DeterminedPort
             markBare(train);
             markBare(eval);
         }
-        if (namespaceUsed) {
-            flagsMethod =
-                "    def flags(self) -> types.SimpleNamespace:\n"
-                "        # The original's flags namespace, rebuilt from the hyperparameters "
-                "for the code\n        # that takes it whole.\n"
-                "        return types.SimpleNamespace(\n";
-            std::set<std::string> seen;
-            for (const auto& f : plan.flags)
-                if (seen.insert(f.dest).second)
-                    flagsMethod += "            " + f.dest + "=self.context.get_hparam(\"" +
-                                   (keyOf.count(f.dest) ? keyOf.at(f.dest) : f.dest) + "\"),\n";
-            flagsMethod += "        )\n\n";
+        if (namespaceUsed)
+            buildFlagsMethod();
+    }
+
+    void buildFlagsMethod()
+    {
+        flagsMethod =
+            "    def flags(self) -> types.SimpleNamespace:\n"
+            "        # The original's flags namespace, rebuilt from the hyperparameters "
+            "for the code\n        # that takes it whole.\n"
+            "        return types.SimpleNamespace(\n";
+        std::set<std::string> seen;
+        for (const auto& f : plan.flags)
+            if (seen.insert(f.dest).second)
+                flagsMethod += "            " + f.dest + "=self.context.get_hparam(\"" +
+                               (keyOf.count(f.dest) ? keyOf.at(f.dest) : f.dest) + "\"),\n";
+        flagsMethod += "        )\n\n";
+    }
+
+    // A class or function of the original that reads the flags namespace as a module global
+    // (`opt.latent_dim` in Generator.__init__): the trial sets that global to the namespace
+    // rebuilt from the hyperparameters before it builds anything, as it sets the module values
+    // the original computed from its flags (moduleGlobals).
+    void namespaceGlobal()
+    {
+        if (plan.argsName.empty())
+            return;
+        for (const Stmt* s : moduleStmts)
+            if ((s->type == "class_definition" || s->type == "function_definition" ||
+                 s->type == "decorated_definition") &&
+                s->uses.count(plan.argsName) && !takesNamespace(src, *s, plan.argsName) &&
+                !passesNamespace.count(s))
+                namespaceReaders.insert(s);
+        if (namespaceReaders.empty())
+            return;
+        const std::string at = "        self.context = context\n";
+        const auto where = init.find(at);
+        if (where == std::string::npos) {
+            namespaceReaders.clear();
+            return;
         }
+        init.insert(where + at.size(),
+                    "        # The original's definitions read its flags namespace as a module "
+                    "global.\n        global " +
+                        plan.argsName + "\n        " + plan.argsName + " = self.flags()\n");
+        if (!namespaceUsed)
+            buildFlagsMethod();
+        namespaceUsed = true;
     }
 
     // model_def.py: the module level the methods need, then the trial.
@@ -526,7 +542,8 @@ struct DeterminedPort
             const bool parameter = takesNamespace(src, *s, plan.argsName);
             if (passesNamespace.count(s))
                 continue;
-            if (!plan.argsName.empty() && s->uses.count(plan.argsName) && !parameter) {
+            if (!plan.argsName.empty() && s->uses.count(plan.argsName) && !parameter &&
+                !namespaceReaders.count(s)) {
                 const std::string what = s->name.empty() ? "a module-level statement" : s->name;
                 out.manual.push_back(
                     manualFinding(what + " reads the command-line flags (`" + plan.argsName +
@@ -566,6 +583,9 @@ struct DeterminedPort
             for (const auto& n : moduleGlobals)
                 text += n + " = None\n";
         }
+        if (!namespaceReaders.empty())
+            text += "\n# The flags namespace, set by Trial.__init__ from the hyperparameters.\n" +
+                    plan.argsName + " = None\n";
         if (namespaceUsed)
             text += "import types\n";
         if (trainLoader.find("LoopValues(") != std::string::npos)
@@ -663,20 +683,24 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
         d.message = "nothing to port: no training loop";
         return Result<PortResult>::fail(d);
     }
-    DeterminedPort port(plan, values);
+    // Several models trained in turn: the step's statements are its forward (stepCode).
+    const bool several = !plan.loop->sequence.empty();
+    const PortPlan sequencePlan = several ? sequenceAsForward(plan) : PortPlan{};
+    DeterminedPort port(several ? sequencePlan : plan, values);
     port.keys();
     port.readingRules();
-    port.sc = stepCode(plan, port.slicer, true);
+    port.sc = stepCode(port.plan, port.slicer, true);
     port.moduleStmts = port.sc.init.module;
-    addUntraced(plan, port.sc, port.out);
+    addUntraced(port.plan, port.sc, port.out);
     port.initMethod();
     port.loaderMethods();
     port.stepMethods();
     port.namespaceParameters();
     port.flagsNamespace();
+    port.namespaceGlobal();
     port.modelDef();
     port.constYaml();
-    copyOtherFiles(plan, port.out);
+    copyOtherFiles(port.plan, port.out);
     port.out.entry = "model_def:Trial";
     return Result<PortResult>::ok(std::move(port.out));
 }

@@ -167,6 +167,26 @@ guides::Finding nonLoaderManual(const PortPlan& plan);
 // The module-level helpers loopValuesCode's dataset uses (LoopValues, one_value).
 std::string loopValuesHelpers();
 
+// Several models trained in turn (plan.loop->sequence, generate_multi.cpp).
+// The plan as a target that runs one loss per step sees it: the step is the user's, named by one
+// manual item that says why for `guide`.
+PortPlan severalModelsLeft(const PortPlan& plan, const std::string& guide);
+// The plan with the sequence's statements as the step's forward, the last backward's loss as
+// the loss: what stepCode gathers for Determined.
+PortPlan sequenceAsForward(const PortPlan& plan);
+// train_batch's body for the sequence: the user's statements in order, each backward through
+// self.context.backward, each optimizer stepped by self.context.step_optimizer, the zero_grad()
+// calls step_optimizer makes redundant dropped; returns every loss as a metric.
+std::string sequenceStep(const PortPlan& plan, const Slicer& slicer, const StepCode& sc,
+                         const RenderRules& body, const std::string& indent);
+
+// Gradient clipping of the model's parameters in `between` (rendered) as step_optimizer's
+// clip_grads value, the call taken out of `between`; "" when `between` is not such one call.
+std::string clipGrads(std::string& between);
+// `text` with every call of `function` given `extra` as its last positional argument.
+std::string passToCalls(const std::string& text, const std::string& function,
+                        const std::string& extra);
+
 Result<PortResult> generateDetermined(const PortPlan& plan,
                                       const std::map<std::string, std::string>& values);
 Result<PortResult> generatePopTorch(const PortPlan& plan,

@@ -226,8 +226,15 @@ struct PopTorchPort
     {
         optimizer = "None";
         int stepped = 0;
+        const bool inTurn = plan.loop && !plan.loop->sequence.empty();
         for (const auto& o : plan.optimizers) {
             ++stepped;
+            // Several models trained in turn: the one item of severalModelsLeft says it.
+            if (stepped > 1 && inTurn) {
+                main += todo(ind, "the original also steps `" + o.variable +
+                                      "`: PopTorch trains one optimizer per trainingModel");
+                continue;
+            }
             if (stepped > 1) {
                 out.manual.push_back(manualFinding(
                     "a second optimizer (" + o.variable + ", " + o.qualified +
@@ -273,7 +280,7 @@ struct PopTorchPort
                 optimizer = o.variable;
             }
         }
-        if (!sc.between.empty())
+        if (!sc.between.empty() && !inTurn)
             out.manual.push_back(manualFinding(
                 "code between backward() and the optimizer step (" +
                     src.text(sc.between.front()->start, sc.between.front()->end) +

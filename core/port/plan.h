@@ -76,6 +76,33 @@ struct DataPlan
     bool observedSynthetic = false;
 };
 
+// One statement of a training step that trains several models in turn (a GAN: several
+// backward() calls and optimizers per batch), in the user's order.
+struct StepAction
+{
+    enum class Kind
+    {
+        Statement, // the user's code, moved verbatim
+        Backward,  // `loss.backward(...)`
+        Step,      // `optimizer.step()`
+        ZeroGrad,  // `model.zero_grad()` / `optimizer.zero_grad()`
+    };
+    Kind kind = Kind::Statement;
+    CodeRef at;
+    std::string target;    // the loss, the optimizer, or the zero_grad's receiver
+    std::string arguments; // backward's arguments as written ("retain_graph=True"), "" when none
+    // ZeroGrad: the gradients it clears may hold a later backward's leftovers (Determined zeroes
+    // an optimizer's gradients only right after stepping it), so the port keeps the call.
+    bool keep = false;
+};
+
+// A model of a step with several: the variable, and the optimizer that trains its parameters.
+struct ModelPlan
+{
+    std::string variable;  // "generator"
+    std::string optimizer; // "opt_g", "" when no optimizer takes its parameters
+};
+
 struct LoopPlan
 {
     CodeRef loop;                        // the `for` over batches
@@ -102,6 +129,9 @@ struct LoopPlan
     std::map<std::string, std::string> selfArguments;
     CodeRef instance; // the instantiation `Trainer(args, model, ...)`
     int backwardCount = 0;
+    // Several backward() calls per batch, each a statement of the loop body: the whole step in
+    // order (plan_multi.cpp). Empty for a step with one backward.
+    std::vector<StepAction> sequence;
 };
 
 struct EvalPlan
@@ -146,6 +176,9 @@ struct PortPlan
     std::vector<std::string> lossHelpers; // project functions the loss calls
     std::vector<OptimizerPlan> optimizers;
     std::vector<SchedulerPlan> schedulers;
+    // A step with several models (loop->sequence not empty): every model an optimizer trains, in
+    // the order of the optimizers. modelVariable is the first of them.
+    std::vector<ModelPlan> models;
     DataPlan train;
     DataPlan eval;
     std::optional<LoopPlan> loop;

@@ -132,6 +132,9 @@ private:
     void findDevices();
     void findLeftovers();
     void findLrChanges();
+    bool placeSequence(const Stmt& loop);
+    void markZeroGrads();
+    std::set<std::string> modelsReached(std::size_t index) const;
     std::string plateauDecay(const Assignment& a, const std::string& text) const;
     std::string periodicDecay(const Assignment& a, const std::string& text) const;
     void synthesizeSgd(const Stmt& s, const CodeRef& ref);

@@ -349,18 +349,28 @@ void Planner::analyseBody(const Stmt& loop)
     if (lp.steps.empty() && m_p.optimizers.empty())
         m_p.manual.push_back(manualFinding("no optimizer step found in the training loop", lp.loop,
                                            "step a torch.optim optimizer in the loop"));
-    if (lp.backwardCount > 1)
+    // Several backward() calls, each a statement of the body: the step is placed in order
+    // (plan_multi.cpp), and the targets that run one loss per step say so themselves.
+    const bool placed = lp.backwardCount > 1 && placeSequence(loop);
+    if (lp.backwardCount > 1 && !placed) {
         m_p.stepNotPlaced = "several backward() calls per step";
-    if (lp.backwardCount > 1)
         m_p.manual.push_back(
             manualFinding("several backward() calls per step (" + std::to_string(lp.backwardCount) +
                               "): the target runs one loss per step",
                           lp.backward, "combine the losses into one, or write the step by hand"));
+    }
+    const auto inSequence = [&](const CodeRef& r) {
+        return std::any_of(lp.sequence.begin(), lp.sequence.end(), [&](const StepAction& a) {
+            return a.at.start == r.start && (a.kind == StepAction::Kind::Statement || a.keep);
+        });
+    };
     for (const auto& s : lp.afterStep)
-        m_p.leftovers.push_back(PlanItem{"logging", "", s, "after the optimizer step: left out"});
+        if (!inSequence(s))
+            m_p.leftovers.push_back(PlanItem{"logging", "", s, "after the optimizer step: left out"});
     for (const auto& s : lp.zeroGrads)
-        m_p.leftovers.push_back(
-            PlanItem{"zero-grad", "", s, "the target zeroes the gradients itself"});
+        if (!inSequence(s))
+            m_p.leftovers.push_back(
+                PlanItem{"zero-grad", "", s, "the target zeroes the gradients itself"});
     for (const auto& s : lp.modeSwitches)
         m_p.leftovers.push_back(
             PlanItem{"mode-switch", "", s, "the target switches train/eval mode itself"});

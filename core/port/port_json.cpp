@@ -102,6 +102,19 @@ nlohmann::json toJson(const PortResult& r, const std::string& output, const Veri
         jv["steps_compared"] = v.stepsCompared;
         jv["original_losses"] = numbers(v.originalLosses);
         jv["port_losses"] = numbers(v.portLosses);
+        // What is compared: each step's loss (the last backward()'s), and when a step has
+        // several backward() calls, each of their losses in order.
+        if (!v.originalBackwardLosses.empty() || !v.portBackwardLosses.empty()) {
+            jv["losses_compared"] = "each step's backward() losses, in order";
+            auto lists = [&](const std::vector<std::vector<double>>& steps) {
+                nlohmann::json a = nlohmann::json::array();
+                for (const auto& s : steps)
+                    a.push_back(numbers(s));
+                return a;
+            };
+            jv["original_backward_losses"] = lists(v.originalBackwardLosses);
+            jv["port_backward_losses"] = lists(v.portBackwardLosses);
+        }
         jv["max_rel_loss_diff"] =
             v.maxRelLossDiff < 0 ? nlohmann::json(nullptr) : nlohmann::json(v.maxRelLossDiff);
         jv["max_abs_weight_diff"] =
@@ -157,6 +170,26 @@ nlohmann::json toJson(const PortPlan& p)
                      {"batch", p.loop->batchTarget},           {"index", p.loop->indexName},
                      {"iterable", p.loop->iterable},           {"loss", p.loop->lossName},
                      {"backward_calls", p.loop->backwardCount}};
+    // Several models trained in turn: each model with the optimizer that trains it, and the
+    // step in the user's order (plan_multi.cpp).
+    if (p.loop && !p.loop->sequence.empty()) {
+        j["models"] = nlohmann::json::array();
+        for (const auto& m : p.models)
+            j["models"].push_back({{"variable", m.variable}, {"optimizer", m.optimizer}});
+        nlohmann::json seq = nlohmann::json::array();
+        for (const auto& a : p.loop->sequence) {
+            static const char* const kinds[] = {"statement", "backward", "step", "zero_grad"};
+            nlohmann::json x = {{"kind", kinds[static_cast<int>(a.kind)]}, {"at", refJson(a.at)}};
+            if (!a.target.empty())
+                x["target"] = a.target;
+            if (!a.arguments.empty())
+                x["arguments"] = a.arguments;
+            if (a.kind == StepAction::Kind::ZeroGrad)
+                x["kept"] = a.keep;
+            seq.push_back(x);
+        }
+        j["loop"]["sequence"] = seq;
+    }
     if (p.evaluation)
         j["evaluation"] = {{"loop", refJson(p.evaluation->loop)},
                            {"metrics", p.evaluation->metrics}};

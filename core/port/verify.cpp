@@ -164,6 +164,51 @@ OriginalRun runOriginalAt(const fs::path& original, const std::string& seedAt,
     return run;
 }
 
+double relativeDiff(double a, double b)
+{
+    const double rel = std::abs(a - b) / std::max(std::abs(a), 1e-12);
+    return std::isnan(rel) ? 1e300 : rel;
+}
+
+// Each backward() loss of the first n steps, when a step has several (the replay event's
+// `*_backward_losses`): a port that computes a step's losses otherwise, or another number of
+// them, diverges at that step even when the step's last loss agrees.
+void compareBackwardLosses(const nlohmann::json& replay, std::size_t n, VerifyResult& v,
+                           double& worst)
+{
+    const auto lists = [&](const char* key) {
+        std::vector<std::vector<double>> out;
+        if (!replay.is_object() || !replay.contains(key) || !replay[key].is_array())
+            return out;
+        for (const auto& step : replay[key]) {
+            out.emplace_back();
+            if (step.is_array())
+                for (const auto& x : step)
+                    out.back().push_back(x.is_number() ? x.get<double>() : std::nan(""));
+        }
+        return out;
+    };
+    auto theirs = lists("original_backward_losses");
+    auto mine = lists("port_backward_losses");
+    const auto several = [](const auto& steps) {
+        return std::any_of(steps.begin(), steps.end(), [](const auto& s) { return s.size() > 1; });
+    };
+    if (!several(theirs) && !several(mine))
+        return;
+    theirs.resize(std::min(theirs.size(), n));
+    mine.resize(std::min(mine.size(), n));
+    for (std::size_t i = 0; i < std::min(theirs.size(), mine.size()); ++i) {
+        double r = theirs[i].size() == mine[i].size() ? 0 : 1e300;
+        for (std::size_t k = 0; k < std::min(theirs[i].size(), mine[i].size()); ++k)
+            r = std::max(r, relativeDiff(theirs[i][k], mine[i][k]));
+        worst = std::max(worst, r);
+        if (r > 1e-5 && (v.firstDivergence == 0 || v.firstDivergence > int(i) + 1))
+            v.firstDivergence = int(i) + 1;
+    }
+    v.originalBackwardLosses = std::move(theirs);
+    v.portBackwardLosses = std::move(mine);
+}
+
 } // namespace
 
 OriginalRun runOriginal(const fs::path& original, const PortPlan& plan, const VerifyOptions& o)
@@ -236,8 +281,9 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
             if (r > 1e-5 && v.firstDivergence == 0)
                 v.firstDivergence = int(i) + 1;
         }
-        v.maxRelLossDiff = n ? worst : -1;
         const auto& rp = mine.replay;
+        compareBackwardLosses(rp, n, v, worst);
+        v.maxRelLossDiff = n ? worst : -1;
         if (rp.is_object() && rp.contains("max_abs_weight_diff") &&
             rp["max_abs_weight_diff"].is_number())
             v.maxAbsWeightDiff = rp["max_abs_weight_diff"].get<double>();

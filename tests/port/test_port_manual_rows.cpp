@@ -87,8 +87,9 @@ for blk in blocks:
         QTest::addRow("layer-local/%s", t)
             << layerLocal << t << QStringList{"layer-local optimizers"} << "TODO(portolan)";
 
-    // Two networks trained in turn, three backward() calls: the step is the user's on a target
-    // that runs one loss; the losses it computes are not each "untraced".
+    // Two networks trained in turn, three backward() calls: Determined places the step
+    // (test_port_several_models); a target that runs one loss per step names it once, and the
+    // losses it computes are not each "untraced".
     const QString adversarial = R"(
 from torch.utils.data import DataLoader, TensorDataset
 loader = DataLoader(TensorDataset(torch.randn(16, 4)), batch_size=4)
@@ -109,9 +110,12 @@ for (real,) in loader:
     loss_m.backward()
     opt_m.step()
 )";
-    QTest::addRow("several-backward/determined")
-        << adversarial << "determined-pytorchtrial" << QStringList{"several backward() calls"}
-        << "TODO(portolan)";
+    QTest::addRow("several-models/determined")
+        << adversarial << "determined-pytorchtrial" << QStringList{}
+        << "self.context.step_optimizer(self.opt_m)";
+    for (const char* t : {"graphcore-poptorch", "cerebras-pytorch"})
+        QTest::addRow("several-models/%s", t)
+            << adversarial << t << QStringList{"2 models trained in turn"} << "TODO(portolan)";
 
     // The step chosen by a flag, the model built per flag with a device move, the rate held in
     // a name bound from a flag after the training function, and a plateau decay of that rate.

@@ -1,23 +1,37 @@
 """Record and replay for the port's equivalence check (issue 24).
 
---record DIR (the original's dry run): keeps the initial weights of the model the first
-optimizer owns (or of the first top-level module called, when the code has no optimizer), the
-batch each of the first K steps trains on, the per-step losses and the weights after K steps,
-in DIR/record.pt.
+--record DIR (the original's dry run): keeps the initial weights of the models the optimizers
+own, one group per optimizer in the order they are built (or of the first top-level module
+called, when the code has no optimizer), the batch each of the first K steps trains on, the
+per-step losses (and each backward() loss of a step that has several) and the weights after K
+steps, in DIR/record.pt.
 
---replay DIR (the port's dry run): loads the recorded initial weights into the port's model when
-its optimizer is built, replaces the batch of each of the first K steps with the recorded one, and
-after K steps emits a `replay` event with the largest weight difference to the original.
+--replay DIR (the port's dry run): loads each recorded group of initial weights into the port's
+model when the port builds the matching optimizer (the first into the first, ...), replaces the
+batch of each of the first K steps with the recorded one, and after K steps emits a `replay`
+event with the largest weight difference to the original.
 
 In both, the torch random state is set to the same seed when a step's batch is handed out, so
 dropout and sampling inside the step draw the same numbers in both runs.
 """
 import copy
 import os
+import random
+import sys
 
 import torch
 
 SEED = 24024
+
+
+def _seed_all(seed):
+    """torch's, Python's and NumPy's random state (NumPy's when the project imported it): a step
+    draws its noise with any of them (a GAN's latent vectors from np.random.normal)."""
+    torch.manual_seed(seed)
+    random.seed(seed)
+    np = sys.modules.get("numpy")
+    if np is not None:
+        np.random.seed(seed % 2**32)
 
 
 def _clone(value):
@@ -87,6 +101,8 @@ class Replay:
         self.replay_dir = replay_dir
         self.params = None
         self.initial = None
+        self.groups = []  # the number of tensors each adopted optimizer brought
+        self.backward_losses = []
         self.batches = {}
         self.losses = []
         self.done = False
@@ -117,26 +133,42 @@ class Replay:
         self._patch_steps()
 
     def _adopt(self, params, how="optimizer"):
-        if self.params is not None and not self._readopt(params, how):
+        if self.adopted_by == "module" and self._readopt(params, how):
+            pass  # the module adopted first was not the one that trains: start again
+        elif self.adopted_by == "module" or (how == "module" and self.params is not None):
             return
-        self.adopted_by = how
-        self.params = [p for p in params if isinstance(p, torch.Tensor)]
-        if self.record_dir:
-            self.initial = [p.detach().clone() for p in self.params]
+        seen = {id(p) for p in (self.params or [])}
+        new = [p for p in params if isinstance(p, torch.Tensor) and id(p) not in seen]
+        if self.params is not None and not new:
+            return
+        recorded = None
         if self.loaded is not None:
             initial = self.loaded["initial"]
-            shapes = [tuple(p.shape) for p in self.params]
-            theirs = [tuple(t.shape) for t in initial]
+            sizes = self.loaded.get("groups") or [len(initial)]
+            group = len(self.groups)
+            if group >= len(sizes):
+                return  # an optimizer the original does not have: not compared
+            start = sum(sizes[:group])
+            recorded = initial[start:start + sizes[group]]
+        self.adopted_by = how
+        self.params = (self.params or []) + new
+        self.groups.append(len(new))
+        if self.record_dir:
+            self.initial = (self.initial or []) + [p.detach().clone() for p in new]
+        if recorded is not None:
+            shapes = [tuple(p.shape) for p in new]
+            theirs = [tuple(t.shape) for t in recorded]
             if shapes != theirs:
+                self.weights_loaded = False
                 self.events.emit("warning", kind="replay-weights",
                                  message="the port's model has other parameters than the "
                                  f"original's ({len(shapes)} against {len(theirs)} tensors, "
                                  "or other shapes): its initial weights are its own")
                 return
             with torch.no_grad():
-                for p, w in zip(self.params, initial):
+                for p, w in zip(new, recorded):
                     p.copy_(w)
-            self.weights_loaded = True
+            self.weights_loaded = len(self.groups) == 1 or self.weights_loaded
 
     def _readopt(self, params, how):
         # A module called before the optimizer is built (a script that first shows what an
@@ -148,6 +180,8 @@ class Replay:
         if {id(p) for p in params if isinstance(p, torch.Tensor)} == mine:
             return False
         self.params = None
+        self.groups = []
+        self.initial = None
         self.weights_loaded = False
         return True
 
@@ -163,14 +197,13 @@ class Replay:
         target = os.path.realpath(path)
         line = int(line)
         owner = self
-        import sys
 
         def local(frame, event, arg):
             if event == "line" and frame.f_lineno == line and not owner.done:
                 k = owner.session.steps_done
                 if k < owner.steps:
                     owner._step_start(k)
-                    torch.manual_seed(SEED + k)
+                    _seed_all(SEED + k)
             return local
 
         known = {}
@@ -219,6 +252,10 @@ class Replay:
         torch.utils.data.DataLoader.__iter__ = iterate
 
     def on_batch(self, batch, loader=None):
+        # Several optimizers per batch: the last batch's step ends when this one is drawn.
+        boundary = getattr(self.session, "batch_boundary", None)
+        if boundary is not None and not self.done:
+            boundary()
         k = self.session.steps_done
         if k >= self.steps or self.done:
             return batch
@@ -241,7 +278,7 @@ class Replay:
                     self.events.emit("warning", kind="replay-batch",
                                      message=f"the port's batch {k + 1} has another structure "
                                      "than the original's: it is not replaced")
-        torch.manual_seed(SEED + k)
+        _seed_all(SEED + k)
         return batch
 
     def _step_start(self, k):
@@ -261,6 +298,8 @@ class Replay:
             finally:
                 if len(owner.losses) < session.steps_done:
                     owner.losses.append(session.last_loss)
+                    owner.backward_losses.append(
+                        list(getattr(session, "last_backward_losses", [])))
                 if session.steps_done >= owner.steps and not owner.done:
                     owner.done = True
                     owner.finish()
@@ -280,14 +319,17 @@ class Replay:
             batches = [self.batches.get(k) for k in range(self.steps)]
             torch.save({"initial": self.initial or [], "batches": batches, "final": final,
                         "final_at": "last-step-start" if at_start else "end",
-                        "losses": self.losses},
+                        "losses": self.losses, "groups": self.groups,
+                        "backward_losses": self.backward_losses},
                        os.path.join(self.record_dir, "record.pt"))
             self.events.emit("record", steps=len(self.losses), tensors=len(final),
                              batches=sum(1 for b in batches if b is not None),
                              train_samples=self.train_samples,
                              train_samples_synthetic=self.train_samples_synthetic)
         if self.loaded is not None:
-            theirs = self.loaded.get("final") or []
+            # The original's groups the port has (an optimizer only the original builds is
+            # not compared).
+            theirs = (self.loaded.get("final") or [])[:len(final)]
             diff = None
             if final and len(theirs) == len(final) and \
                     all(a.shape == b.shape for a, b in zip(final, theirs)):
@@ -298,7 +340,9 @@ class Replay:
                              batches_replayed=self.replayed,
                              max_abs_weight_diff=diff,
                              original_losses=self.loaded.get("losses"),
-                             port_losses=self.losses)
+                             port_losses=self.losses,
+                             original_backward_losses=self.loaded.get("backward_losses"),
+                             port_backward_losses=self.backward_losses)
 
 
 def install(session, events, steps, record_dir=None, replay_dir=None):

@@ -129,6 +129,13 @@ class Session:
         self.step_losses = []
         self.explicit_losses = []
         self.last_loss = None
+        self.last_backward_losses = []
+        # Several optimizers stepped per batch (a GAN): the optimizer steps of one batch make
+        # one step. `pending` holds (optimizer, the losses of the backward() calls before it)
+        # of the step under way; `group_size` is how many optimizer steps a batch has, known
+        # once the first batch is done.
+        self.pending = []
+        self.group_size = None
         self.tracing = 0
         self.on_first_step = None  # callback(session, optimizer) that writes the capture
         self.capture_done = False
@@ -411,7 +418,38 @@ class Session:
             if self.optimizer_steps == 1:
                 self.first_step(opt)
             return
-        self.complete_step(opt)
+        live = [r for r in self.optimizers if r() is not None]
+        if self.group_size is None and not self.pending and len(live) < 2:
+            self.complete_step(opt)
+            return
+        self.step_in_group(opt)
+
+    def step_in_group(self, opt):
+        """One optimizer step of a batch that steps several. The first batch ends when an
+        optimizer steps a second time or the next batch is drawn (batch_boundary); later
+        batches end with their group_size-th optimizer step."""
+        losses, self.step_losses = self.step_losses, []
+        if any(o is opt for o, _ in self.pending):
+            self.complete_group()  # the losses noted since are this batch's, not that one's
+        self.pending.append((opt, losses))
+        if self.group_size is not None and len(self.pending) >= self.group_size:
+            self.complete_group()
+
+    def batch_boundary(self):
+        """The next batch is drawn: the optimizer steps of the last one are its step."""
+        if self.pending:
+            self.complete_group()
+
+    def complete_group(self):
+        pending, self.pending = self.pending, []
+        if self.group_size is None:
+            self.group_size = len(pending)
+            if self.group_size > 1:
+                self.info_once("optimizer-groups",
+                               f"{self.group_size} optimizer steps per batch (several models "
+                               "trained in turn): each batch counts as one step")
+        self.step_losses = [loss for _, group in pending for loss in group] + self.step_losses
+        self.complete_step(pending[0][0])
 
     def current_loss(self):
         losses = self.explicit_losses or self.step_losses
@@ -452,6 +490,10 @@ class Session:
                       elapsed_s=round(now - self.started, 3))
         if metrics:
             fields["metrics"] = metrics
+        # Several backward() calls in the step (a GAN's losses): each, in order.
+        self.last_backward_losses = list(self.step_losses)
+        if len(self.step_losses) > 1 and not self.explicit_losses:
+            fields["backward_losses"] = list(self.step_losses)
         if self.steps_done == 1:
             self.first_step_time = now
         self.events.emit("step", **fields)
@@ -595,6 +637,8 @@ class Session:
         self.capture_done = False
         self.step_losses = []
         self.explicit_losses = []
+        self.pending = []
+        self.group_size = None
         self.stack.clear()
 
     # ----------------------------------------------------------------------- data

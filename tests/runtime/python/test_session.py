@@ -1,5 +1,6 @@
 """The session's changes to a project's training loop that a dry run makes on purpose."""
 import unittest
+import weakref
 
 import torch
 
@@ -95,3 +96,39 @@ class BatchArgumentsTest(unittest.TestCase):
         finally:
             hooks.dry_run_batch = saved[0]
             hooks.requested_batches[:] = saved[1]
+
+
+class SeveralOptimizersTest(unittest.TestCase):
+    """Several models trained in turn: the optimizer steps of one batch are one step, with each
+    backward() loss of the batch; one optimizer stepped again and again keeps a step each."""
+
+    def steps(self, batches, schedule, boundary=False):
+        events = CollectedEvents()
+        session = Session(events, steps=100, batch=2)
+        a = torch.nn.Parameter(torch.tensor([1.0]))
+        b = torch.nn.Parameter(torch.tensor([2.0]))
+        opts = {"a": torch.optim.SGD([a], lr=0.1), "b": torch.optim.SGD([b], lr=0.1)}
+        session.optimizers = [weakref.ref(o) for o in opts.values()]
+        for _ in range(batches):
+            if boundary:
+                session.batch_boundary()
+            for name in schedule:
+                loss = (a * b).sum() if name == "a" else (b * b).sum()
+                session.note_backward_loss(loss)
+                session.after_optimizer_step(opts[name])
+        return [f for e, f in events.emitted if e == "step"]
+
+    def test_one_step_per_batch(self):
+        steps = self.steps(3, "ab")
+        # The first batch ends when the next one steps `a` again; later ones at their 2nd step.
+        self.assertEqual(len(steps), 3)
+        self.assertEqual(len(steps[0]["backward_losses"]), 2)
+        self.assertEqual(steps[0]["loss"], steps[0]["backward_losses"][-1])
+
+    def test_batch_boundary_ends_the_first_batch(self):
+        self.assertEqual(len(self.steps(3, "ab", boundary=True)), 3)
+
+    def test_one_optimizer_stepped_again_and_again(self):
+        steps = self.steps(4, "a")
+        self.assertEqual(len(steps), 4)
+        self.assertNotIn("backward_losses", steps[0])

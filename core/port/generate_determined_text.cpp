@@ -1,0 +1,75 @@
+// Text rewrites of the Determined port (generate_determined.cpp): gradient clipping moved into
+// step_optimizer's clip_grads, and the flags namespace passed to the functions that read it.
+#include "core/port/generate_internal.h"
+
+#include <cctype>
+
+namespace portolan::port::detail {
+
+// Gradient clipping of the model's parameters between backward and the step
+// (`clip_grad_norm_(self.model.parameters(), max)`, rendered): Determined's documented form is
+// step_optimizer's clip_grads, which clips the parameters of the optimizer it steps, the same
+// parameters when that optimizer is built on the model's. Returns the clip_grads value and takes
+// the call out of `between` (its comments stay); "" when `between` is not such one call.
+std::string clipGrads(std::string& between)
+{
+    static const std::string params = "(self.model.parameters()";
+    std::string kept, call;
+    std::size_t at = 0;
+    while (at < between.size()) {
+        auto e = between.find('\n', at);
+        if (e == std::string::npos)
+            e = between.size();
+        const std::string line = between.substr(at, e - at);
+        const auto first = line.find_first_not_of(' ');
+        if (first != std::string::npos && line[first] != '#') {
+            if (!call.empty())
+                return {};
+            call = line.substr(first);
+        } else {
+            kept += line + "\n";
+        }
+        at = e + 1;
+    }
+    const auto p = call.find(params);
+    const bool clip = call.find("clip_grad_norm_(") != std::string::npos ||
+                      call.find("clip_grad_value_(") != std::string::npos;
+    if (!clip || p == std::string::npos || !call.ends_with(")"))
+        return {};
+    between = kept;
+    return "lambda params: " + call.substr(0, p + 1) + "params" + call.substr(p + params.size());
+}
+
+// `text` with every call of `function` (not an attribute's, not a definition) given `extra` as its
+// last positional argument: `get_batch(src, i)` -> `get_batch(src, i, args)`.
+std::string passToCalls(const std::string& text, const std::string& function,
+                        const std::string& extra)
+{
+    const auto isId = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    std::string out;
+    std::size_t from = 0;
+    for (std::size_t at = text.find(function + "("); at != std::string::npos;
+         at = text.find(function + "(", at + 1)) {
+        if (at > 0 && (isId(text[at - 1]) || text[at - 1] == '.'))
+            continue;
+        if (at >= 4 && text.compare(at - 4, 4, "def ") == 0)
+            continue;
+        std::size_t i = at + function.size() + 1;
+        int depth = 1;
+        for (; i < text.size() && depth > 0; ++i)
+            depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+        if (depth != 0)
+            break;
+        const std::size_t close = i - 1;
+        const std::string inside =
+            text.substr(at + function.size() + 1, close - at - function.size() - 1);
+        const bool empty = inside.find_first_not_of(" \n") == std::string::npos;
+        out += text.substr(from, close - from) + (empty ? extra : ", " + extra);
+        from = close;
+    }
+    return out + text.substr(from);
+}
+
+} // namespace portolan::port::detail
