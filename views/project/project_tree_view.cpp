@@ -6,6 +6,7 @@
 #include <QResizeEvent>
 #include <QStyledItemDelegate>
 #include <algorithm>
+#include <vector>
 
 namespace portolan::views {
 
@@ -77,16 +78,16 @@ QString ProjectTreeView::shownName(const QString& name, const QStringList& neigh
     // What it shares with the neighbours that look like it (a start or an end of four or more
     // characters); the part that differs from any of them must stay.
     int prefix = int(name.size()), suffix = int(name.size());
-    bool alike = false;
+    std::vector<int> sharedEnds;
     for (const QString& other : neighbours) {
         const int p = commonPrefix(name, other), s = commonSuffix(name, other);
         if (p < 4 && s < 4)
             continue;
-        alike = true;
+        sharedEnds.push_back(s);
         prefix = std::min(prefix, p);
         suffix = std::min(suffix, s);
     }
-    if (!alike)
+    if (sharedEnds.empty())
         return fm.elidedText(name, Qt::ElideMiddle, width);
     const QString ellipsis = QStringLiteral("…");
     // The part that tells it apart: after the start and before the end it shares.
@@ -109,6 +110,16 @@ QString ProjectTreeView::shownName(const QString& name, const QStringList& neigh
     QString part = fm.elidedText(distinct, Qt::ElideMiddle, room);
     if (part.endsWith(ellipsis))
         part.chop(ellipsis.size());
+    // Unless the cut at the start already tells it from every neighbour: its visible end reaches
+    // past the end it shares with each ("…dium.yaml" beside params_gpt2_large.yaml), and shows
+    // more of the differing part than this would ("…m.yaml").
+    const int tail = int(left.size()) - int(ellipsis.size());
+    bool leftTells = true;
+    for (const int shared : sharedEnds)
+        leftTells = leftTells && tail > shared;
+    const int inLeft = std::max(0, distinctEnd - std::max(prefix, int(name.size()) - tail));
+    if (leftTells && int(part.size()) - int(part.count(ellipsis)) <= inLeft)
+        return left;
     return ellipsis + part + end;
 }
 
