@@ -333,6 +333,19 @@ private slots:
         QVERIFY(!notice->isVisibleTo(w));
         needsDryRun();
         QVERIFY(!notice->isVisibleTo(w));
+        if (w == &memory) {
+            // The chart, disabled while it had no tiles, is drawn in the enabled colours once
+            // it has them (it styled itself from the disabled palette: a grey chart).
+            QVERIFY(memory.chart()->isEnabled());
+            const QColor wanted = capacityColor(memory.chart()->palette(), false);
+            bool found = false;
+            for (int i = 0; i < memory.chart()->itemCount(); ++i)
+                if (auto* l = qobject_cast<QCPItemStraightLine*>(memory.chart()->item(i))) {
+                    found = true;
+                    QCOMPARE(l->pen().color(), wanted);
+                }
+            QVERIFY(found);
+        }
     }
 
     // Red means over capacity: the capacity line of the Memory chart and of the Summary's

@@ -90,7 +90,8 @@ void MemoryChart::restyle()
 void MemoryChart::changeEvent(QEvent* event)
 {
     QCustomPlot::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) {
+    // Enabling or disabling changes the palette's colour group the pens were taken from.
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::EnabledChange) {
         restyle();
         replot();
     }

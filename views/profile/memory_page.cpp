@@ -91,16 +91,17 @@ void MemoryPage::setResult(ResultPtr result)
         for (const auto& s : m_result->ipu->stages)
             m_stage->addItem(tr("%1 (IPU %2)").arg(s.index).arg(s.ipu), s.ipu);
     }
-    m_chart->setResult(m_result);
-    m_details->setResult(m_result);
-    m_needsDryRun->hide();
-    m_hint->show();
     // A report without tiles (CS) leaves nothing to act on here; with no report at all the
     // page stays enabled for the dry run that may fill it, and only its controls are not.
+    // Enabled before the chart takes the report: it styles itself from its current palette.
     const bool tiles = m_result && m_result->ipu;
     setEnabled(tiles || !m_result);
     for (QWidget* w : std::initializer_list<QWidget*>{m_controls, m_hint, m_chart})
         w->setEnabled(tiles);
+    m_chart->setResult(m_result);
+    m_details->setResult(m_result);
+    m_needsDryRun->hide();
+    m_hint->show();
     // Without tiles the chart says why; an empty table under it would say it twice.
     m_details->setVisible(m_result && m_result->ipu);
     updateHint();
