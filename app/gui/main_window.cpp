@@ -3,6 +3,7 @@
 #include "app/gui/about_dialog.h"
 #include "app/gui/recent_projects.h"
 #include "core/common/atomic_file.h"
+#include "core/common/number_format.h"
 #include "views/code/code_view.h"
 #include "views/graph/graph_view.h"
 #include "views/params/params_editor.h"
@@ -407,7 +408,9 @@ void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& sc
     m_openParamsAfterAnalysis = paramsFile.isEmpty();
     if (!paramsFile.isEmpty())
         m_params->openFile(paramsFile);
-    m_analysis->analyse(folder);
+    // A params file opened on its own is the one the checks and the flow read too, not the
+    // folder's default (a Model Zoo config folder drew another model's flow).
+    m_analysis->analyse(folder, {}, paramsFile);
     m_runs->setProject(folder);
     if (m_startRunWhenLoaded) {
         m_startRunWhenLoaded = false;
@@ -419,7 +422,9 @@ void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& sc
     setWindowTitle(tr("%1 — Portolan").arg(QFileInfo(folder).fileName()));
     setWindowFilePath(folder);
     statusBar()->showMessage(
-        tr("%n file(s), %1 skipped", nullptr, int(scan->files.size())).arg(scan->skipped.size()));
+        tr("%1, %2 skipped")
+            .arg(QString::fromStdString(format::counted(long(scan->files.size()), "file")))
+            .arg(scan->skipped.size()));
     if (scan->files.empty())
         warn(tr("Empty project"),
              tr("%1 has no files Portolan can analyse.").arg(QDir::toNativeSeparators(folder)));

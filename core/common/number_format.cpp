@@ -198,6 +198,19 @@ double niceStep(double range, int target)
     return nice * magnitude;
 }
 
+std::pair<double, double> readableRange(double lo, double hi, double relative)
+{
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+        return {lo, hi};
+    if (hi < lo)
+        std::swap(lo, hi);
+    const double least = relative * std::max(std::abs(lo), std::abs(hi));
+    if (hi - lo >= least || least <= 0.0)
+        return {lo, hi};
+    const double middle = lo + (hi - lo) / 2;
+    return {middle - least / 2, middle + least / 2};
+}
+
 Ticks niceTicks(double lo, double hi, Axis axis, int target)
 {
     Ticks t;

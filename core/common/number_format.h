@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace portolan::format {
@@ -60,5 +61,10 @@ struct Ticks
 Ticks niceTicks(double lo, double hi, Axis axis, int target = 5);
 // The round step niceTicks uses: 1, 2 or 5 x 10^n nearest to range / target.
 double niceStep(double range, int target);
+// A range to show values in [lo, hi] with round ticks: a range tight around its values (a flat
+// loss curve at 0.6912-0.6913, whose ticks read 0.69120 | 0.69125 | 0.69130) is widened about
+// its middle to at least `relative` of its largest magnitude (0.688 | 0.690 | 0.692). A wider
+// range, or one around zero, is returned as it is.
+std::pair<double, double> readableRange(double lo, double hi, double relative = 0.01);
 
 } // namespace portolan::format

@@ -1,5 +1,6 @@
 #include "core/params/validate.h"
 
+#include "core/common/number_format.h"
 #include "core/params/scalar_text.h"
 
 #include <algorithm>
@@ -370,7 +371,7 @@ private:
         }
         if (n.children.size() < s.minItems)
             report(out, Severity::Error, "params.range", node,
-                   label(path) + "needs at least " + std::to_string(s.minItems) + " item(s)");
+                   label(path) + "needs at least " + format::counted(long(s.minItems), "item"));
         if (!s.items)
             return;
         for (std::size_t i = 0; i < n.children.size(); ++i)

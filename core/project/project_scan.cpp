@@ -1,5 +1,6 @@
 #include "core/project/project_scan.h"
 
+#include "core/common/number_format.h"
 #include "core/common/text.h"
 
 #include <algorithm>
@@ -237,8 +238,8 @@ public:
             d.severity = Severity::Warning;
             d.code = "project.too-many-files";
             d.message = "stopped after " + std::to_string(m_options.maxFiles) +
-                        " files; not read: " + std::to_string(m_notReadFolders) +
-                        " folder(s) and " + std::to_string(m_notReadFiles) + " file(s)";
+                        " files; not read: " + format::counted(long(m_notReadFolders), "folder") +
+                        " and " + format::counted(long(m_notReadFiles), "file");
             m_out.diagnostics.push_back(std::move(d));
         }
     }

@@ -241,6 +241,47 @@ private slots:
                      qPrintable(QString::number(v)));
     }
 
+    // Issue 26: a loss axis on a tight range read 0.69120 | 0.69125 | 0.69130. The range the
+    // chart shows (readableRange) has round ticks of at most 4 significant digits, at least two
+    // of them, on every range.
+    void roundTicksOnTightRanges_data()
+    {
+        QTest::addColumn<double>("lo");
+        QTest::addColumn<double>("hi");
+        QTest::addRow("flat loss") << 0.69120 << 0.69130;
+        QTest::addRow("one value") << 0.6912 << 0.6912;
+        QTest::addRow("cross entropy") << 2.30251 << 2.30262;
+        QTest::addRow("tiny values") << 1.0e-4 << 1.00001e-4;
+        QTest::addRow("around 100") << 100.01 << 100.02;
+        QTest::addRow("negative") << -0.50001 << -0.5;
+        QTest::addRow("large") << 123456.0 << 123457.0;
+        QTest::addRow("ordinary") << 2.31 << 4.87;
+        QTest::addRow("around zero") << -0.001 << 0.002;
+    }
+    void roundTicksOnTightRanges()
+    {
+        QFETCH(double, lo);
+        QFETCH(double, hi);
+        const auto [shownLo, shownHi] = format::readableRange(lo, hi);
+        QVERIFY(shownLo <= lo && shownHi >= hi);
+        // A range that was wide enough is left alone.
+        if (hi - lo >= 0.01 * std::max(std::abs(lo), std::abs(hi)))
+            QVERIFY(shownLo == lo && shownHi == hi);
+        const format::Ticks t = format::niceTicks(shownLo, shownHi, format::Axis::Number, 5);
+        QVERIFY2(t.labels.size() >= 2, qPrintable(joined(t.labels)));
+        for (const std::string& label : t.labels) {
+            int digits = 0;
+            bool leading = true;
+            for (const char c : label) {
+                if (c < '0' || c > '9')
+                    continue;
+                leading = leading && c == '0';
+                digits += leading ? 0 : 1;
+            }
+            QVERIFY2(digits <= 4, qPrintable(joined(t.labels)));
+        }
+    }
+
     void niceTicksSurviveBadRanges()
     {
         QVERIFY(format::niceTicks(0, std::numeric_limits<double>::infinity(), format::Axis::Number)

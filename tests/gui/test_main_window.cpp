@@ -11,6 +11,7 @@
 #include "views/project/project_tree_view.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -129,6 +130,52 @@ private slots:
                  qPrintable(w.profilePanel()->defaultTargetReason()));
         QCOMPARE(r.options.training.microBatch, 32);
         QCOMPARE(r.options.training.gradAccum, 1);
+    }
+
+    // A config opened inside a folder of configs (the corpus's 769 Model Zoo files) is the one
+    // the checks and the flow read, not the folder's default; the flow draws that file alone
+    // (every Trainer file of the folder made a graph Graphviz laid out for minutes).
+    void paramsFileOpenedInAFolderOfConfigs_data()
+    {
+        QTest::addColumn<int>("files");
+        QTest::addColumn<int>("opened");
+        QTest::addRow("first of 3") << 3 << 0;
+        QTest::addRow("last of 3") << 3 << 2;
+        QTest::addRow("middle of 12") << 12 << 5;
+    }
+    void paramsFileOpenedInAFolderOfConfigs()
+    {
+        QFETCH(int, files);
+        QFETCH(int, opened);
+        QTemporaryDir tmp;
+        QStringList paths;
+        for (int i = 0; i < files; ++i) {
+            paths << tmp.filePath(
+                QStringLiteral("release_%1__params_mlp.yaml").arg(i, 2, 10, QLatin1Char('0')));
+            QVERIFY(QFile::copy(
+                QStringLiteral(PORTOLAN_FIXTURES "/projects/trainer-mlp/configs/params.yaml"),
+                paths.back()));
+        }
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy analysed(&w, &MainWindow::projectAnalysed);
+        w.openProject(paths[opened]);
+        QTRY_COMPARE_WITH_TIMEOUT(analysed.count(), 1, 20000);
+        const auto snap = w.analysisRunner()->snapshot();
+        QVERIFY(snap);
+        const std::filesystem::path chosen =
+            snap->analysis->paramsFile.absolute(snap->analysis->root);
+        QCOMPARE(QFileInfo(QString::fromStdString(chosen.string())).canonicalFilePath(),
+                 QFileInfo(paths[opened]).canonicalFilePath());
+        int configNodes = 0;
+        for (const auto& n : snap->flow.nodes)
+            if (n.kind == portolan::analysis::FlowNodeKind::ConfigFile) {
+                ++configNodes;
+                QCOMPARE(QFileInfo(QString::fromStdString(n.location.file)).fileName(),
+                         QFileInfo(paths[opened]).fileName());
+            }
+        QCOMPARE(configNodes, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 60000);
     }
 
     void opensSampleProject()
@@ -269,6 +316,50 @@ private slots:
         QCOMPARE(mode("model.py"), Qt::ElideMiddle);
         QCOMPARE(mode("run.py"), Qt::ElideMiddle);
         QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
+    }
+
+    // Issue 26: sibling configs that share their start and end all read "…arams.yaml"; the part
+    // that tells a name from its neighbours stays visible at every width.
+    void siblingNamesKeepWhatTellsThemApart_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QStringList>("neighbours");
+        QTest::addColumn<int>("chars"); // the room, in average characters
+        QTest::addColumn<QString>("shows");
+        const QString base = QStringLiteral("RELEASE_2.1.0__bert__configs__bert_base_MSL128.yaml");
+        const QStringList others{
+            QStringLiteral("RELEASE_2.1.0__bert__configs__bert_large_MSL128.yaml"),
+            QStringLiteral("RELEASE_2.1.0__bert__configs__bert_base_MSL512.yaml")};
+        QTest::addRow("wide") << base << others << 80 << base;
+        QTest::addRow("shared start gives way") << base << others << 24 << "base_MSL128";
+        // Narrower: the differing part's two ends ("b…8": base, not large; 128, not 512) and the
+        // extension; the check below makes sure it still differs from both neighbours.
+        QTest::addRow("shared end gives way too") << base << others << 14 << "…b";
+        QTest::addRow("very narrow") << base << others << 9 << ".yaml";
+        QTest::addRow("end differs")
+            << QStringLiteral("params_gpt2_large.yaml")
+            << QStringList{QStringLiteral("params_gpt2_medium.yaml")} << 14 << "large";
+        QTest::addRow("no neighbour") << QStringLiteral("a_long_module_name_of_the_project.py")
+                                      << QStringList{QStringLiteral("run.py")} << 16 << ".py";
+    }
+    void siblingNamesKeepWhatTellsThemApart()
+    {
+        QFETCH(QString, name);
+        QFETCH(QStringList, neighbours);
+        QFETCH(int, chars);
+        QFETCH(QString, shows);
+        const QFontMetrics fm(QApplication::font());
+        const int width = chars * fm.averageCharWidth();
+        const QString shown =
+            portolan::views::ProjectTreeView::shownName(name, neighbours, fm, width);
+        QVERIFY2(fm.horizontalAdvance(shown) <= width, qPrintable(shown));
+        QVERIFY2(shown.contains(shows), qPrintable(shown));
+        // What it shows tells it from each neighbour, given room for the difference.
+        for (const QString& other : chars >= 14 ? neighbours : QStringList())
+            QVERIFY2(
+                shown != portolan::views::ProjectTreeView::shownName(other, {name}, fm, width) ||
+                    shown == name,
+                qPrintable(shown));
     }
 
     void narrowTreeKeepsNames()

@@ -23,6 +23,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -501,6 +502,53 @@ private slots:
         QVERIFY2(dialog.verifySummaryText().contains(QLatin1String("cancelled")),
                  qPrintable(dialog.verifySummaryText()));
         QVERIFY(panel->verifyButton()->isEnabled());
+    }
+
+    // Issue 26: "Write the Port" touched the dialog's right edge at 1024 pixels. On every tab,
+    // at both sizes, each button keeps the room its text asks for and a margin to the edge.
+    void buttonsKeepTheirMargins_data()
+    {
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<QSize>("size");
+        for (const char* target : {"determined-pytorchtrial", "cerebras-pytorch"})
+            for (const QSize size : {QSize(1024, 700), QSize(1400, 900)})
+                QTest::addRow("%s %dx%d", target, size.width(), size.height())
+                    << QString::fromLatin1(target) << size;
+    }
+    void buttonsKeepTheirMargins()
+    {
+        QFETCH(QString, target);
+        QFETCH(QSize, size);
+        PortDialog dialog(analyse(sample(QStringLiteral("mnist-mlp-original"))), target);
+        dialog.setInteractive(false);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        dialog.resize(size);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QCOMPARE(dialog.size(), size);
+        const int margin = dialog.style()->pixelMetric(QStyle::PM_LayoutRightMargin);
+        for (int tab = 0; tab < dialog.tabs()->count(); ++tab) {
+            dialog.tabs()->setCurrentIndex(tab);
+            QCoreApplication::processEvents();
+            for (const QPushButton* b : dialog.findChildren<QPushButton*>()) {
+                if (!b->isVisibleTo(&dialog))
+                    continue;
+                QVERIFY2(b->width() >= b->sizeHint().width(),
+                         qPrintable(QStringLiteral("tab %1: %2 is %3 px of the %4 its text needs")
+                                        .arg(tab)
+                                        .arg(b->text())
+                                        .arg(b->width())
+                                        .arg(b->sizeHint().width())));
+                const int right = b->mapTo(&dialog, QPoint(b->width(), 0)).x();
+                QVERIFY2(right <= dialog.width() - std::max(6, margin),
+                         qPrintable(QStringLiteral("tab %1: %2 ends at %3 of %4")
+                                        .arg(tab)
+                                        .arg(b->text())
+                                        .arg(right)
+                                        .arg(dialog.width())));
+            }
+        }
     }
 
     // Renders the dialog at the two sizes the brief asks to look at (PORTOLAN_SHOTS=folder).

@@ -4,6 +4,10 @@
 // blocks carry their tile ranges. Reports come from the real compiler (profile_fixture.h).
 #include "profile_fixture.h"
 #include "views/common/placeholder_table_view.h"
+#include "views/profile/cs_kernel_model.h"
+#include "views/profile/cs_page.h"
+#include "views/profile/dry_run_notice.h"
+#include "views/profile/gantt_chart.h"
 #include "views/profile/liveness_page.h"
 #include "views/profile/memory_chart.h"
 #include "views/profile/memory_page.h"
@@ -18,6 +22,9 @@
 #include <QAbstractItemModelTester>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSignalSpy>
 #include <QSlider>
 #include <QTableView>
 #include <QTableWidget>
@@ -206,6 +213,182 @@ private slots:
         QVERIFY(!memory.legend->visible());
         QVERIFY2(shownTexts(&memory).join(' ').contains(says),
                  qPrintable(shownTexts(&memory).join(' ')));
+    }
+
+    // One colour language on the pipeline chart: forward and backward their own pair (the
+    // stage chart's), whatever the micro-batch, never red; the key in a row of its own under
+    // the boxes, never over them (issue 26).
+    void pipelineColours_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addRow("narrow") << QSize(420, 200);
+        QTest::addRow("1024 window") << QSize(500, 300);
+        QTest::addRow("1400 window") << QSize(740, 380);
+    }
+    void pipelineColours()
+    {
+        QFETCH(QSize, size);
+        GanttChart chart;
+        chart.resize(size);
+        chart.setResult(m_ipu);
+        const QPalette p = chart.palette();
+        QCOMPARE(GanttChart::passColor(false, p), forwardColor(p));
+        QCOMPARE(GanttChart::passColor(true, p), backwardColor(p));
+        QVERIFY(forwardColor(p) != backwardColor(p));
+        for (const bool backward : {false, true})
+            QVERIFY(GanttChart::passColor(backward, p) != alertColor(p));
+        const QRect plot = chart.plotArea(), key = chart.keyArea();
+        QVERIFY(!key.intersects(plot));
+        QVERIFY(key.top() > plot.bottom());
+        QVERIFY(chart.rect().contains(key));
+        QVERIFY(chart.rect().contains(plot));
+        QVERIFY(!chart.grab().isNull()); // paints without a fault at this size
+    }
+
+    // Issue 26: the CS kernel table scrolled sideways at 1024 pixels ("Co…"). It fits its
+    // width, the kernel's name whole, the least important columns giving way.
+    void csTableFits_data()
+    {
+        QTest::addColumn<int>("width"); // of the CS page
+        QTest::addRow("1024 window") << 520;
+        QTest::addRow("1400 window") << 760;
+        QTest::addRow("wide") << 1100;
+    }
+    void csTableFits()
+    {
+        QFETCH(int, width);
+        CsPage page;
+        page.resize(width, 600);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.setResult(m_cs);
+        QTest::qWait(100); // the columns are shared out after the view has seen the rows
+        auto* table = page.findChild<QTableView*>(QStringLiteral("csKernels"));
+        QVERIFY(table && table->model()->rowCount() > 0);
+        QAbstractItemModelTester tester(table->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QHeaderView* header = table->horizontalHeader();
+        const auto widths = [&] {
+            QStringList out;
+            for (int c = 0; c < header->count(); ++c)
+                out << QStringLiteral("%1 %2/%3")
+                           .arg(table->model()->headerData(c, Qt::Horizontal).toString())
+                           .arg(header->sectionSize(c))
+                           .arg(static_cast<const QAbstractItemView*>(table)->sizeHintForColumn(c));
+            return QStringLiteral("viewport %1: ").arg(table->viewport()->width()) +
+                   out.join(QStringLiteral(", "));
+        };
+        QTRY_VERIFY2(header->length() <= table->viewport()->width(), qPrintable(widths()));
+        QVERIFY(!table->horizontalScrollBar()->isVisible());
+        const QAbstractItemView* view = table;
+        QVERIFY2(header->sectionSize(CsKernelModel::Name) >=
+                     view->sizeHintForColumn(CsKernelModel::Name),
+                 qPrintable(widths()));
+        for (const int c :
+             {CsKernelModel::Memory, CsKernelModel::SamplesPerSecond, CsKernelModel::Fits})
+            QVERIFY(header->sectionSize(c) >= view->sizeHintForColumn(c));
+        // What gives way says itself whole on hover.
+        QVERIFY(table->model()
+                    ->index(0, CsKernelModel::Region)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(table->model()->index(0, CsKernelModel::Region).data().toString()));
+    }
+
+    // Issue 26: without a model (only a dry run can tell it) Memory and Tile map said "compile
+    // a project", which nothing could. They say what fills them and offer the dry run.
+    void tilePagesOfferTheDryRun_data()
+    {
+        QTest::addColumn<QString>("page");
+        QTest::addRow("memory") << "memory";
+        QTest::addRow("tile map") << "tilemap";
+    }
+    void tilePagesOfferTheDryRun()
+    {
+        QFETCH(QString, page);
+        MemoryPage memory;
+        TileMapPage tiles;
+        QWidget* w = page == QLatin1String("memory") ? static_cast<QWidget*>(&memory) : &tiles;
+        const auto needsDryRun = [&] {
+            if (w == &memory)
+                memory.showNeedsDryRun();
+            else
+                tiles.showNeedsDryRun();
+        };
+        DryRunNotice* notice = w == &memory ? memory.dryRunNotice() : tiles.dryRunNotice();
+        QSignalSpy asked(w, SIGNAL(dryRunRequested()));
+        QVERIFY(!notice->isVisibleTo(w)); // nothing known yet: no claim about a dry run
+        needsDryRun();
+        QVERIFY(notice->isVisibleTo(w));
+        QVERIFY(notice->text().contains(QLatin1String("dry run")));
+        QVERIFY(!notice->text().contains(QLatin1String("compile a project")));
+        QVERIFY(notice->button()->isEnabled() && notice->button()->isVisibleTo(w));
+        notice->button()->click();
+        QCOMPARE(asked.count(), 1);
+        // A report replaces it, and a late "no model" does not cover a report.
+        if (w == &memory)
+            memory.setResult(m_ipu);
+        else
+            tiles.setResult(m_ipu);
+        QVERIFY(!notice->isVisibleTo(w));
+        needsDryRun();
+        QVERIFY(!notice->isVisibleTo(w));
+        if (w == &memory) {
+            // The chart, disabled while it had no tiles, is drawn in the enabled colours once
+            // it has them (it styled itself from the disabled palette: a grey chart).
+            QVERIFY(memory.chart()->isEnabled());
+            const QColor wanted = capacityColor(memory.chart()->palette(), false);
+            bool found = false;
+            for (int i = 0; i < memory.chart()->itemCount(); ++i)
+                if (auto* l = qobject_cast<QCPItemStraightLine*>(memory.chart()->item(i))) {
+                    found = true;
+                    QCOMPARE(l->pen().color(), wanted);
+                }
+            QVERIFY(found);
+        }
+    }
+
+    // Red means over capacity: the capacity line of the Memory chart and of the Summary's
+    // histogram is red only when a tile is over it (issue 26: red on a model with room to spare).
+    void capacityRedOnlyWhenOver_data()
+    {
+        QTest::addColumn<double>("capacityOfFullest"); // the capacity, as a share of the fullest
+        QTest::addColumn<bool>("red");
+        QTest::addRow("room to spare") << 2.0 << false;
+        QTest::addRow("just fits") << 1.0 << false;
+        QTest::addRow("one tile over") << 0.999 << true;
+        QTest::addRow("most over") << 0.25 << true;
+    }
+    void capacityRedOnlyWhenOver()
+    {
+        QFETCH(double, capacityOfFullest);
+        QFETCH(bool, red);
+        auto r = std::make_shared<sim::CompileResult>(*m_ipu);
+        const TileStats before = TileStats::from(*r->ipu);
+        const auto fullest = *std::max_element(before.total.begin(), before.total.end());
+        r->ipu->tileCapacity = std::int64_t(double(fullest) * capacityOfFullest);
+        QCOMPARE(TileStats::from(*r->ipu).oomTiles.empty(), !red);
+        MemoryChart chart;
+        chart.resize(600, 300);
+        chart.setResult(r);
+        QCPItemStraightLine* line = nullptr;
+        for (int i = 0; i < chart.itemCount(); ++i)
+            if (auto* l = qobject_cast<QCPItemStraightLine*>(chart.item(i)); l && l->visible())
+                line = l;
+        QVERIFY(line);
+        const QColor alert = alertColor(chart.palette());
+        QCOMPARE(line->pen().color() == alert, red);
+        QCOMPARE(capacityColor(chart.palette(), red) == alert, red);
+        SummaryPage summary;
+        summary.setResult(r);
+        int capacityLines = 0;
+        for (auto* plot : summary.findChildren<QCustomPlot*>())
+            for (int i = 0; i < plot->itemCount(); ++i)
+                if (auto* l = qobject_cast<QCPItemStraightLine*>(plot->item(i))) {
+                    ++capacityLines;
+                    QCOMPARE(l->pen().color() == alert, red);
+                }
+        QCOMPARE(capacityLines, 1);
     }
 
     // The tables of the Memory and Tile-map pages, and the map, say what would fill them:

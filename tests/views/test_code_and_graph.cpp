@@ -4,12 +4,16 @@
 #include "views/graph/graph_view.h"
 #include "views/graph/graphviz_render.h"
 #include "views/params/yaml_text_view.h"
+#include "views/porting/analysis_runner.h"
+#include "views/porting/flow_panel.h"
 
 #include <QImage>
+#include <QLabel>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBlock>
+#include <QToolButton>
 
 using namespace portolan;
 using namespace portolan::views;
@@ -166,6 +170,48 @@ private slots:
 
     // Graphviz's pango plugin remembers the last font name by pointer; with a context freed after
     // each render the next render compared against freed memory (ASan/TSan builds report it).
+    // A flow of thousands of nodes (every config of a folder of them) took Graphviz minutes
+    // before the window was usable: over the limit it waits for the user's word.
+    void largeFlowWaitsForTheUser_data()
+    {
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<bool>("waits");
+        QTest::addRow("small") << 12 << false;
+        QTest::addRow("at the limit") << int(FlowPanel::kLayoutLimit) << false;
+        QTest::addRow("over it") << int(FlowPanel::kLayoutLimit) + 1 << true;
+    }
+    void largeFlowWaitsForTheUser()
+    {
+        QFETCH(int, nodes);
+        QFETCH(bool, waits);
+        AnalysisRunner runner;
+        FlowPanel panel(&runner);
+        auto snap = std::make_shared<PortingSnapshot>();
+        for (int i = 0; i < nodes; ++i) {
+            analysis::FlowNode n;
+            n.id = "n" + std::to_string(i);
+            n.label = "key" + std::to_string(i);
+            n.location = {"params.yaml", i + 1, 1};
+            snap->flow.nodes.push_back(n);
+        }
+        // A small DOT stands in for the flow's: only whether it is laid out matters here.
+        snap->flowDot = "digraph flow { a -> b; }";
+        emit runner.finished(snap);
+        auto* layOut = panel.findChild<QToolButton*>(QStringLiteral("layOutAnyway"));
+        QVERIFY(layOut);
+        QCOMPARE(panel.isWaitingForLayout(), waits);
+        QCOMPARE(layOut->isVisibleTo(&panel), waits);
+        QTRY_VERIFY(!panel.graphView()->isRendering());
+        auto* status = panel.findChild<QLabel*>(QStringLiteral("flowStatus"));
+        QCOMPARE(status->text().contains(QLatin1String("too many")), waits);
+        if (waits) {
+            layOut->click();
+            QVERIFY(!panel.isWaitingForLayout());
+            QTRY_VERIFY(!panel.graphView()->isRendering());
+            QVERIFY(panel.graphView()->isLaidOut());
+        }
+    }
+
     void renderDotSeveralFonts()
     {
         for (const char* font : {"Helvetica", "Courier", "Helvetica", "Times"}) {

@@ -1,6 +1,7 @@
 // A port's verification records two labelled runs (original and port) in the port's run
 // history; opening the port in the Runs tab shows both curves overlaid, each under its label,
 // and an ordinary newest run still shows alone.
+#include "views/profile/plot_theme.h"
 #include "views/runs/loss_chart.h"
 #include "views/runs/run_event.h"
 #include "views/runs/run_history.h"
@@ -64,6 +65,53 @@ private slots:
         QVERIFY(onChart.contains(ids.last()));
         if (shown == 2)
             QVERIFY(onChart.contains(ids[ids.size() - 2]));
+    }
+
+    // One fixed pair: the original and the port keep their colours whichever was recorded
+    // first, whatever their ids, and beside other curves (issue 26: they swapped between
+    // targets and between the port dialog and the Runs tab).
+    void sidesKeepTheirColours_data()
+    {
+        QTest::addColumn<QStringList>("labels"); // oldest first
+        QTest::addRow("original first") << QStringList{"original", "port"};
+        QTest::addRow("port first") << QStringList{"port", "original"};
+        QTest::addRow("after an ordinary run") << QStringList{"", "original", "port"};
+    }
+    void sidesKeepTheirColours()
+    {
+        QFETCH(QStringList, labels);
+        QTemporaryDir tmp;
+        QMap<QString, qint64> idOf;
+        {
+            RunHistory h;
+            QVERIFY(h.open(tmp.path()));
+            for (const QString& l : labels)
+                idOf[l] = addRun(h, l);
+        }
+        RunPanel panel;
+        panel.setInteractive(false);
+        panel.setProject(tmp.path());
+        LossChart* chart = panel.chart();
+        QCOMPARE(chart->colourOf(idOf["original"]), comparisonColor(0, chart->palette()));
+        QCOMPARE(chart->colourOf(idOf["port"]), comparisonColor(1, chart->palette()));
+
+        // The chart alone: the same pair with the ids the port dialog uses, with other runs.
+        for (const bool others : {false, true}) {
+            LossChart c;
+            const QVector<QPointF> curve{{1, 2.0}, {2, 1.5}};
+            if (others)
+                c.setRun(0, QStringLiteral("run 0"), curve, {});
+            c.setRun(2, QStringLiteral("port"), curve, {});
+            c.setSide(2, LossChart::Side::Port);
+            c.setRun(1, QStringLiteral("original"), curve, {});
+            c.setSide(1, LossChart::Side::Original);
+            if (others)
+                c.setRun(3, QStringLiteral("run 3"), curve, {});
+            QCOMPARE(c.colourOf(1), comparisonColor(0, c.palette()));
+            QCOMPARE(c.colourOf(2), comparisonColor(1, c.palette()));
+            QVERIFY(comparisonColor(0, c.palette()) != comparisonColor(1, c.palette()));
+            QVERIFY(comparisonColor(1, c.palette()) != alertColor(c.palette()));
+        }
     }
 };
 

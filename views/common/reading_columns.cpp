@@ -78,7 +78,9 @@ void ReadingColumns::apply()
         header->resizeSection(m_yielding[i].column, widths[i]);
         rest -= widths[i];
     }
-    header->resizeSection(m_reading, std::max(rest, 10 * charWidth));
+    // Ten characters at least, or its whole text when that is shorter (a kernel's name).
+    header->resizeSection(m_reading,
+                          std::max(rest, std::min(10 * charWidth, contentWidth(m_reading))));
     m_applying = false;
 }
 

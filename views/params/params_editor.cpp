@@ -1,5 +1,6 @@
 #include "views/params/params_editor.h"
 
+#include "core/common/number_format.h"
 #include "core/params/validate.h"
 #include "views/common/diagnostics_model.h"
 #include "views/params/params_form.h"
@@ -387,12 +388,12 @@ void ParamsEditor::validateNow()
         else if (d.severity == Severity::Warning)
             ++warnings;
     }
-    m_status->setText(tr("%1 — %2 — %3 error(s), %4 warning(s)")
+    m_status->setText(tr("%1 — %2 — %3, %4")
                           .arg(QFileInfo(filePath()).fileName(),
                                m_schema ? QString::fromStdString(m_schema->title)
-                                        : tr("unknown layout (syntax checked only)"))
-                          .arg(errors)
-                          .arg(warnings));
+                                        : tr("unknown layout (syntax checked only)"),
+                               QString::fromStdString(format::counted(errors, "error")),
+                               QString::fromStdString(format::counted(warnings, "warning"))));
     m_diagnosticsModel->setDiagnostics(std::move(diagnostics));
 }
 

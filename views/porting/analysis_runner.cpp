@@ -16,11 +16,13 @@ struct Outcome
     QString error;
 };
 
-Outcome build(const std::string& folder, const std::string& wantedGuide)
+Outcome build(const std::string& folder, const std::string& wantedGuide,
+              const std::string& paramsOverride)
 {
     // The CLI's session too: one rule for the guide, the same findings.
     workflow::SessionOptions options;
     options.guideId = wantedGuide;
+    options.paramsOverride = paramsOverride;
     auto started = workflow::startPortingSession(folder, options);
     if (!started)
         return {nullptr, QString::fromStdString(started.error.message)};
@@ -43,10 +45,12 @@ AnalysisRunner::AnalysisRunner(QObject* parent) : QObject(parent)
             qOverload<>(&QTimer::start));
 }
 
-void AnalysisRunner::analyse(const QString& folder, const QString& guideId)
+void AnalysisRunner::analyse(const QString& folder, const QString& guideId,
+                             const QString& paramsFile)
 {
     m_folder = folder;
     m_guideId = guideId;
+    m_paramsOverride = paramsFile;
     rerun();
 }
 
@@ -80,8 +84,9 @@ void AnalysisRunner::rerun()
     emit started();
     const std::string folder = m_folder.toStdString();
     const std::string guide = m_guideId.toStdString();
+    const std::string params = m_paramsOverride.toStdString();
     runAsync(
-        this, [folder, guide] { return build(folder, guide); },
+        this, [folder, guide, params] { return build(folder, guide, params); },
         [this, id](const Outcome& outcome) {
             if (!m_ticket.isCurrent(id))
                 return;

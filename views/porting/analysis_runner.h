@@ -22,7 +22,13 @@ public:
     explicit AnalysisRunner(QObject* parent = nullptr);
 
     // Analyses `folder` and runs `guideId` ("" = the guide suggested for the project).
-    void analyse(const QString& folder, const QString& guideId = {});
+    // `paramsFile`, when given, is the params file the user opened on its own: the checks and the
+    // flow read that file, as the Params and Profile tabs do, until the user picks another
+    // (setParamsOverride({})). Else the project's saved choice or its default.
+    void analyse(const QString& folder, const QString& guideId = {},
+                 const QString& paramsFile = {});
+    void setParamsOverride(const QString& paramsFile) { m_paramsOverride = paramsFile; }
+    QString paramsOverride() const { return m_paramsOverride; }
     void setGuide(const QString& guideId);
     void rerun();
     void clear();
@@ -50,6 +56,7 @@ private:
     JobTicket m_ticket;
     QString m_folder;
     QString m_guideId;
+    QString m_paramsOverride;
     PortingSnapshotPtr m_snapshot;
     QFileSystemWatcher* m_watcher = nullptr;
     QSet<QString> m_watched; // files and folders, watched or about to be

@@ -33,9 +33,14 @@ FlowPanel::FlowPanel(AnalysisRunner* runner, QWidget* parent) : QWidget(parent)
     QToolButton* fit = tool(tr("Fit"), tr("Fit the whole diagram"));
     QToolButton* save = tool(tr("Export SVG…"), tr("Save the diagram as SVG"));
 
+    m_layOut = tool(tr("Lay Out Anyway"), tr("Lay the whole flow out with Graphviz: minutes for "
+                                             "thousands of nodes"));
+    m_layOut->setObjectName(QStringLiteral("layOutAnyway"));
+    m_layOut->hide();
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_which);
     bar->addWidget(m_status, 1);
+    bar->addWidget(m_layOut);
     for (auto* b : {zoomIn, zoomOut, fit, save})
         bar->addWidget(b);
     auto* layout = new QVBoxLayout(this);
@@ -49,11 +54,18 @@ FlowPanel::FlowPanel(AnalysisRunner* runner, QWidget* parent) : QWidget(parent)
     connect(m_which, &QComboBox::currentIndexChanged, this, &FlowPanel::refresh);
     connect(runner, &AnalysisRunner::finished, this, [this](const PortingSnapshotPtr& s) {
         m_snapshot = s;
+        m_layOutLarge = false;
+        refresh();
+    });
+    connect(m_layOut, &QToolButton::clicked, this, [this] {
+        m_layOutLarge = true;
         refresh();
     });
     connect(m_view, &GraphView::failed, this,
             [this](const QString& e) { m_status->setText(tr("Graphviz: %1").arg(e)); });
     connect(m_view, &GraphView::rendered, this, [this] {
+        if (isWaitingForLayout())
+            return; // the status says why nothing is drawn
         if (m_which->currentIndex() == 0 && m_snapshot && m_snapshot->flow.nodes.empty())
             // "0 nodes, 0 edges" gave no reason: say what fills the diagram.
             m_status->setText(
@@ -98,10 +110,26 @@ void FlowPanel::showDiagram(int which)
     m_which->setCurrentIndex(which);
 }
 
+bool FlowPanel::isWaitingForLayout() const
+{
+    return m_snapshot && m_which->currentIndex() == 0 && !m_layOutLarge &&
+           m_snapshot->flow.nodes.size() > kLayoutLimit;
+}
+
 void FlowPanel::refresh()
 {
+    m_layOut->hide();
     if (!m_snapshot)
         return;
+    if (isWaitingForLayout()) {
+        m_view->setDot(QByteArray("digraph flow {}"));
+        m_layOut->show();
+        m_status->setText(tr("%1 nodes and %2 edges: too many to lay out at once (Graphviz "
+                             "takes minutes). The Porting tab lists the same findings.")
+                              .arg(m_snapshot->flow.nodes.size())
+                              .arg(m_snapshot->flow.edges.size()));
+        return;
+    }
     if (m_which->currentIndex() == 0) {
         m_view->setDot(QByteArray::fromStdString(m_snapshot->flowDot));
         return;

@@ -6,6 +6,7 @@
 
 class QComboBox;
 class QLabel;
+class QToolButton;
 
 namespace portolan::views {
 
@@ -24,6 +25,10 @@ public:
     GraphView* graphView() const { return m_view; }
     // 0 = information flow, 1 = suggested order of the current guide.
     void showDiagram(int which);
+    // A flow of more nodes than this is not laid out until the user asks: Graphviz takes
+    // minutes over thousands of nodes, and cannot be stopped once started.
+    static constexpr std::size_t kLayoutLimit = 1500;
+    bool isWaitingForLayout() const;
 
 signals:
     void locationActivated(const QString& relativePath, int line, int column);
@@ -38,6 +43,8 @@ private:
     GraphView* m_view;
     QComboBox* m_which;
     QLabel* m_status;
+    QToolButton* m_layOut;
+    bool m_layOutLarge = false; // the user asked for this snapshot's large flow
 };
 
 } // namespace portolan::views

@@ -1,5 +1,6 @@
 #include "views/porting/guide_steps_model.h"
 
+#include "core/common/number_format.h"
 #include "views/common/action_texts.h"
 
 #include <QApplication>
@@ -73,12 +74,15 @@ QVariant GuideStepsModel::data(const QModelIndex& index, int role) const
             return text;
         switch (r->status) {
         case guides::StepStatus::Passed:
-            return findings ? text + tr(" — passed, %n note(s)", nullptr, findings)
-                            : text + tr(" — passed");
+            return findings
+                       ? text + tr(" — passed, %1")
+                                    .arg(QString::fromStdString(format::counted(findings, "note")))
+                       : text + tr(" — passed");
         case guides::StepStatus::NotApplicable:
             return text + tr(" — not applicable");
         case guides::StepStatus::Findings:
-            return text + tr(" — %n finding(s)", nullptr, findings);
+            return text +
+                   tr(" — %1").arg(QString::fromStdString(format::counted(findings, "finding")));
         case guides::StepStatus::NotVerified:
             return text + tr(" — not verified");
         }

@@ -122,10 +122,14 @@ void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
         return out;
     };
     m_chart->clearRuns();
-    if (!v.originalLosses.empty())
+    if (!v.originalLosses.empty()) {
         m_chart->setRun(1, tr("original"), points(v.originalLosses), {});
-    if (!v.portLosses.empty())
+        m_chart->setSide(1, LossChart::Side::Original);
+    }
+    if (!v.portLosses.empty()) {
         m_chart->setRun(2, tr("port"), points(v.portLosses), {});
+        m_chart->setSide(2, LossChart::Side::Port);
+    }
     m_chart->rescale();
 
     m_checks->clear();

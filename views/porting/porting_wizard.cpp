@@ -256,11 +256,11 @@ void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)
     m_progress->setFormat(m_steps->stepCount() > 0 ? tr("%v / %m steps done") : tr("no checklist"));
     const auto& r = snapshot->result;
     m_status->setText(
-        tr("%1 error(s), %2 warning(s), %3 note(s) · checked in %4")
-            .arg(r.errors)
-            .arg(r.warnings)
-            .arg(r.infos)
-            .arg(QString::fromStdString(format::milliseconds(snapshot->milliseconds))));
+        tr("%1, %2, %3 · checked in %4")
+            .arg(QString::fromStdString(format::counted(r.errors, "error")),
+                 QString::fromStdString(format::counted(r.warnings, "warning")),
+                 QString::fromStdString(format::counted(r.infos, "note")),
+                 QString::fromStdString(format::milliseconds(snapshot->milliseconds))));
     // A re-check of the same project and guide keeps the user's step; a new project or guide
     // opens on the step with something to do, not on a step 1 with nothing to show.
     const QString key = QString::fromStdString(snapshot->analysis->root.string()) +
@@ -494,6 +494,8 @@ bool PortingWizard::chooseParamsFile(const QString& relativePath)
             tr("Cannot save the params file choice: %1").arg(QString::fromStdString(err->message)));
         return false;
     }
+    // The user's pick is saved: it replaces a file opened on its own as the one the checks read.
+    m_runner->setParamsOverride({});
     const ParamsFileChoice now = paramsFileFor(root);
     emit message(tr("Params file: %1 (%2)")
                      .arg(QString::fromStdString(now.path), QString::fromStdString(now.reason)));

@@ -44,6 +44,10 @@ QVariant CsKernelModel::data(const QModelIndex& index, int role) const
             break;
         }
     }
+    if (role == Qt::ToolTipRole) // a cell cut to fit says itself whole
+        return QStringLiteral("%1: %2").arg(
+            headerData(index.column(), Qt::Horizontal, Qt::ToolTipRole).toString(),
+            data(index, Qt::DisplayRole).toString());
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     switch (index.column()) {
@@ -73,13 +77,28 @@ QVariant CsKernelModel::data(const QModelIndex& index, int role) const
 
 QVariant CsKernelModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
-    static const char* names[ColumnCount] = {
-        "Kernel",      "Region",    "Active PEs",        "Memory",
-        "Capacity",    "Samples/s", "Compute samples/s", "Transmission samples/s",
-        "Utilisation", "Fits"};
-    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+    // Short headers, so that ten columns fit beside the wafer at 1024 pixels; the full name is
+    // the tooltip.
+    static const char* names[ColumnCount] = {"Kernel",   "Region",    "PEs",       "Memory",
+                                             "Capacity", "Samples/s", "Compute/s", "Transmit/s",
+                                             "Use",      "Fits"};
+    static const char* full[ColumnCount] = {"Kernel",
+                                            "Region of the wafer (width x height at x, y)",
+                                            "Active PEs",
+                                            "Memory the kernel holds",
+                                            "Capacity of its region",
+                                            "Samples/s (the lesser of compute and transmission)",
+                                            "Compute samples/s",
+                                            "Transmission samples/s",
+                                            "Utilisation of its PEs",
+                                            "Fits in its region"};
+    if (role == Qt::DisplayRole)
+        return tr(names[section]);
+    if (role == Qt::ToolTipRole)
+        return tr(full[section]);
+    return QAbstractTableModel::headerData(section, orientation, role);
 }
 
 } // namespace portolan::views

@@ -1,5 +1,6 @@
 #include "views/profile/cs_page.h"
 
+#include "views/common/reading_columns.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/cs_kernel_model.h"
 #include "views/profile/wafer_map.h"
@@ -25,6 +26,16 @@ CsPage::CsPage(QWidget* parent) : QWidget(parent)
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->verticalHeader()->hide();
+    m_view->setWordWrap(false); // a cut cell on one line, not "2…" over "a…"
+    // Ten columns beside the wafer at 1024 pixels: the kernel's name stays whole, the figures a
+    // user compares (memory, samples/s, fits) keep their width, and the rest give way in order
+    // of importance, elided, each whole in its tooltip (issue 26: the table scrolled sideways).
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    auto* columns = new ReadingColumns(m_view, CsKernelModel::Name);
+    for (const int c :
+         {CsKernelModel::Region, CsKernelModel::TransmissionSamples, CsKernelModel::ComputeSamples,
+          CsKernelModel::Capacity, CsKernelModel::ActivePes, CsKernelModel::Utilisation})
+        columns->addYielding(c, 4);
     m_summary = new QLabel(this);
     m_summary->setWordWrap(true);
     auto* bar = new QHBoxLayout;
@@ -44,7 +55,6 @@ void CsPage::setResult(const ResultPtr& result)
 {
     m_map->setResult(result);
     m_model->setResult(result);
-    m_view->resizeColumnsToContents();
     if (result && result->cs) {
         const auto& cs = *result->cs;
         // The mode's id ("weight-streaming") starts the sentence: in words, capitalised.

@@ -29,6 +29,26 @@ void GanttChart::setResult(ResultPtr result)
     update();
 }
 
+QColor GanttChart::passColor(bool backward, const QPalette& p)
+{
+    return backward ? backwardColor(p) : forwardColor(p);
+}
+
+QRect GanttChart::plotArea() const
+{
+    const QFontMetrics fm(font());
+    const int left = fm.horizontalAdvance(QStringLiteral("stage 000")) + 8;
+    const int bottom = fm.height() * 2 + 10;
+    return QRect(left, 4, std::max(10, width() - left - 8), std::max(10, height() - bottom - 4));
+}
+
+QRect GanttChart::keyArea() const
+{
+    const QFontMetrics fm(font());
+    const QRect area = plotArea();
+    return QRect(area.left(), area.bottom() + 8 + fm.height(), area.width(), fm.height());
+}
+
 void GanttChart::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
@@ -42,16 +62,11 @@ void GanttChart::paintEvent(QPaintEvent*)
     const auto& ipu = *m_result->ipu;
     const int stages = std::max<int>(1, int(ipu.stages.size()));
     double end = ipu.stepSeconds;
-    int microBatches = 1;
-    for (const auto& e : ipu.schedule) {
+    for (const auto& e : ipu.schedule)
         end = std::max(end, e.end);
-        microBatches = std::max(microBatches, e.microBatch + 1);
-    }
     const QFontMetrics fm(font());
-    const int left = fm.horizontalAdvance(QStringLiteral("stage 000")) + 8;
-    const int bottom = fm.height() * 2 + 6;
-    const QRect area(left, 4, std::max(10, width() - left - 8),
-                     std::max(10, height() - bottom - 4));
+    const QRect area = plotArea();
+    const int left = area.left();
     const double rowH = double(area.height()) / stages;
     auto xOf = [&](double t) {
         return area.left() + area.width() * t / std::max(end, 1e-12);
@@ -77,12 +92,13 @@ void GanttChart::paintEvent(QPaintEvent*)
     }
     p.setPen(Qt::NoPen);
     for (const auto& e : ipu.schedule) {
-        const QColor c = seriesColor(e.microBatch, microBatches, pal);
         const QRectF box(xOf(e.start), area.top() + e.stage * rowH + 1,
                          std::max(1.0, xOf(e.end) - xOf(e.start)), std::max(1.0, rowH - 2));
-        p.fillRect(box, c);
-        if (e.backward)
-            p.fillRect(box, QBrush(c.darker(160), Qt::Dense5Pattern));
+        p.fillRect(box, passColor(e.backward, pal));
+        // One micro-batch from the next: a gap of the background where the box is wide enough.
+        if (box.width() >= 4)
+            p.fillRect(QRectF(box.right() - 1, box.top(), 1, box.height()),
+                       pal.color(QPalette::Base));
     }
     // Time axis
     p.setPen(pal.color(QPalette::WindowText));
@@ -99,15 +115,37 @@ void GanttChart::paintEvent(QPaintEvent*)
         p.drawText(box, last ? Qt::AlignRight : Qt::AlignHCenter,
                    QString::fromStdString(ticks.labels[k]));
     }
-    // The key under the axis; a shorter wording when the chart is narrow, elided if need be.
+    // The key under the axis: a swatch per meaning, in the colours the boxes use.
+    const QRect keyRect = keyArea();
     const QString bubble = QString::number(100 * ipu.bubble, 'f', 1);
-    QString key = tr("solid: forward, dotted: backward, colour: micro-batch, hatched: idle "
-                     "(bubble %1%)")
-                      .arg(bubble);
-    if (fm.horizontalAdvance(key) > area.width())
-        key = tr("solid fwd, dotted bwd, hatched idle (bubble %1%)").arg(bubble);
-    p.drawText(QRect(area.left(), area.bottom() + 4 + fm.height(), area.width(), fm.height()),
-               Qt::AlignLeft, fm.elidedText(key, Qt::ElideRight, area.width()));
+    struct Entry
+    {
+        QBrush brush;
+        QString text;
+    };
+    const Entry entries[] = {{passColor(false, pal), tr("forward")},
+                             {passColor(true, pal), tr("backward")},
+                             {QBrush(idle, Qt::BDiagPattern), tr("idle (bubble %1%)").arg(bubble)},
+                             {Qt::NoBrush, tr("one box per micro-batch")}};
+    int x = keyRect.left();
+    const int sw = fm.height() - 4;
+    for (const Entry& entry : entries) {
+        if (entry.brush.style() != Qt::NoBrush) {
+            const QRect swatch(x, keyRect.top() + 2, sw, sw);
+            p.fillRect(swatch, entry.brush);
+            p.setPen(pal.color(QPalette::WindowText));
+            p.drawRect(swatch);
+            x += sw + 4;
+        }
+        const int room = keyRect.right() - x;
+        if (room <= 0)
+            break;
+        p.setPen(pal.color(QPalette::WindowText));
+        const QString text = fm.elidedText(entry.text, Qt::ElideRight, room);
+        p.drawText(QRect(x, keyRect.top(), room, keyRect.height()),
+                   Qt::AlignLeft | Qt::AlignVCenter, text);
+        x += fm.horizontalAdvance(text) + 14;
+    }
 }
 
 } // namespace portolan::views

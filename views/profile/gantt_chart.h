@@ -1,8 +1,10 @@
 #pragma once
 
 // Gantt chart of the pipeline schedule: one row per stage, time across, a box per micro-batch's
-// forward (solid) and backward (hatched) pass coloured by micro-batch, and each stage's idle time
-// (the bubble) shaded.
+// forward and backward pass in the forward/backward pair of colours the stage chart uses
+// (issue 26: one colour language; colours per micro-batch made red a micro-batch), micro-batches
+// apart by a thin gap, and each stage's idle time (the bubble) hatched. The key is a row of its
+// own under the time axis, never over the boxes.
 
 #include "views/profile/plot_theme.h"
 
@@ -19,6 +21,11 @@ public:
     // Fraction of stage-time that is idle over the simulated step (the drawn bubble).
     double idleFraction() const { return m_idle; }
     QSize sizeHint() const override { return {700, 300}; }
+    // The colour of a pass's box: forwardColor or backwardColor, whatever its micro-batch.
+    static QColor passColor(bool backward, const QPalette& p);
+    // Where the boxes are drawn, and where the key is: apart (for the tests, and paintEvent).
+    QRect plotArea() const;
+    QRect keyArea() const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;

@@ -83,22 +83,31 @@ void MemoryChart::restyle()
         m_bars[c2]->setPen(Qt::NoPen);
         m_bars[c2]->setBrush(bc);
     }
-    m_capacity->setPen(QPen(alertColor(p), 1.5, Qt::DashLine));
+    m_capacity->setPen(QPen(capacityColor(p, !m_stats.oomTiles.empty()), 1.5, Qt::DashLine));
     m_empty->setColor(p.color(QPalette::WindowText));
 }
 
 void MemoryChart::changeEvent(QEvent* event)
 {
     QCustomPlot::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) {
+    // Enabling or disabling changes the palette's colour group the pens were taken from.
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::EnabledChange) {
         restyle();
         replot();
     }
 }
 
+void MemoryChart::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    m_empty->setText(m_emptyText.isEmpty() || m_result ? noTilesText(m_result) : m_emptyText);
+    replot();
+}
+
 void MemoryChart::setResult(ResultPtr result)
 {
     m_result = std::move(result);
+    m_emptyText.clear();
     m_stats = m_result && m_result->ipu ? TileStats::from(*m_result->ipu) : TileStats{};
     m_first = 0;
     m_end = m_stats.tileCount;
@@ -106,6 +115,7 @@ void MemoryChart::setResult(ResultPtr result)
     m_capacity->point1->setCoords(0, cap);
     m_capacity->point2->setCoords(1, cap);
     m_capacity->setVisible(cap > 0);
+    restyle(); // the capacity line is red only when a tile is over it
     applyHeight();
     showTiles(-0.5, m_end - 0.5);
 }
@@ -185,7 +195,7 @@ void MemoryChart::rebuild()
         b->data()->clear();
     const bool empty = m_stats.tileCount == 0 || end <= first;
     m_empty->setVisible(m_stats.tileCount == 0);
-    m_empty->setText(noTilesText(m_result));
+    m_empty->setText(m_emptyText.isEmpty() || m_result ? noTilesText(m_result) : m_emptyText);
     xAxis->setVisible(m_stats.tileCount > 0);
     yAxis->setVisible(m_stats.tileCount > 0);
     if (empty) {

@@ -33,7 +33,9 @@ public:
     Height heightMode() const { return m_height; }
     bool capacityInView() const; // false when the axis stops below the capacity line
 
-    void setResult(ResultPtr result);
+    void setResult(ResultPtr result); // also forgets setEmptyText's sentence
+    // The sentence shown without tiles, instead of the default one (noTilesText).
+    void setEmptyText(const QString& text);
     // Shows tiles [first, end) only (an IPU or a stage filter); end < 0: all tiles.
     void setTileRange(int first, int end);
     // Zooms the tile axis and replots (rpImmediateRefresh also repaints the widget at once).
@@ -74,6 +76,7 @@ private:
     std::vector<bool> m_legendShown; // which plottables the legend lists now
     QCPItemStraightLine* m_capacity = nullptr;
     QCPItemText* m_empty = nullptr;
+    QString m_emptyText;
 };
 
 } // namespace portolan::views

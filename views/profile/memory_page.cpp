@@ -1,6 +1,7 @@
 #include "views/profile/memory_page.h"
 
 #include "views/profile/chart_export.h"
+#include "views/profile/dry_run_notice.h"
 #include "views/profile/memory_chart.h"
 #include "views/profile/tile_details.h"
 
@@ -17,7 +18,11 @@ namespace portolan::views {
 MemoryPage::MemoryPage(QWidget* parent) : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
-    auto* bar = new QHBoxLayout;
+    // The controls in a widget of their own: disabled without tiles, while the page stays
+    // enabled for the dry run that fills it.
+    m_controls = new QWidget(this);
+    auto* bar = new QHBoxLayout(m_controls);
+    bar->setContentsMargins(0, 0, 0, 0);
     m_ipu = new QComboBox(this);
     m_ipu->setObjectName(QStringLiteral("ipuFilter"));
     m_stage = new QComboBox(this);
@@ -51,9 +56,12 @@ MemoryPage::MemoryPage(QWidget* parent) : QWidget(parent)
     split->addWidget(m_details);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    layout->addLayout(bar);
+    m_needsDryRun = new DryRunNotice(tr("the memory of every tile"), this);
+    layout->addWidget(m_controls);
     layout->addWidget(m_hint); // a line of its own, so the controls above never wrap
+    layout->addWidget(m_needsDryRun);
     layout->addWidget(split, 1);
+    connect(m_needsDryRun, &DryRunNotice::dryRunRequested, this, &MemoryPage::dryRunRequested);
 
     connect(m_chart, &MemoryChart::tileClicked, this, &MemoryPage::showTile);
     connect(m_ipu, &QComboBox::currentIndexChanged, this, [this] { applyFilter(m_ipu); });
@@ -83,12 +91,31 @@ void MemoryPage::setResult(ResultPtr result)
         for (const auto& s : m_result->ipu->stages)
             m_stage->addItem(tr("%1 (IPU %2)").arg(s.index).arg(s.ipu), s.ipu);
     }
+    // A report without tiles (CS) leaves nothing to act on here; with no report at all the
+    // page stays enabled for the dry run that may fill it, and only its controls are not.
+    // Enabled before the chart takes the report: it styles itself from its current palette.
+    const bool tiles = m_result && m_result->ipu;
+    setEnabled(tiles || !m_result);
+    for (QWidget* w : std::initializer_list<QWidget*>{m_controls, m_hint, m_chart})
+        w->setEnabled(tiles);
     m_chart->setResult(m_result);
     m_details->setResult(m_result);
-    setEnabled(m_result && m_result->ipu);
+    m_needsDryRun->hide();
+    m_hint->show();
     // Without tiles the chart says why; an empty table under it would say it twice.
     m_details->setVisible(m_result && m_result->ipu);
     updateHint();
+}
+
+void MemoryPage::showNeedsDryRun()
+{
+    if (m_result)
+        return; // a report is shown: it says more
+    m_hint->hide();
+    m_needsDryRun->show();
+    // The notice above says it whole; the chart says where the figures will be, in a line that
+    // fits it.
+    m_chart->setEmptyText(tr("The memory of every tile shows here after a dry run."));
 }
 
 void MemoryPage::updateHint()

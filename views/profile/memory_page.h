@@ -12,6 +12,7 @@ class QLabel;
 
 namespace portolan::views {
 
+class DryRunNotice;
 class MemoryChart;
 class TileDetails;
 
@@ -26,6 +27,13 @@ public:
     TileDetails* details() const { return m_details; }
     QComboBox* ipuFilter() const { return m_ipu; }
     QComboBox* stageFilter() const { return m_stage; }
+    // No report because only a dry run can tell the model: say so, with the button that runs it
+    // (hidden again by the next report).
+    void showNeedsDryRun();
+    DryRunNotice* dryRunNotice() const { return m_needsDryRun; }
+
+signals:
+    void dryRunRequested();
 
 private:
     void updateHint();
@@ -38,6 +46,8 @@ private:
     QComboBox* m_stage = nullptr;
     QLabel* m_hint = nullptr;
     QComboBox* m_height = nullptr;
+    DryRunNotice* m_needsDryRun = nullptr;
+    QWidget* m_controls = nullptr;
 };
 
 } // namespace portolan::views

@@ -59,6 +59,23 @@ QColor alertColor(const QPalette& p)
     return isDarkPalette(p) ? QColor(255, 110, 100) : QColor(200, 20, 20);
 }
 
+QColor comparisonColor(int side, const QPalette& p)
+{
+    const bool dark = isDarkPalette(p);
+    // Blue and orange: told apart with every common colour-vision deficiency.
+    return side == 0 ? (dark ? QColor(110, 170, 255) : QColor(31, 90, 180))
+                     : (dark ? QColor(255, 170, 80) : QColor(220, 120, 20));
+}
+
+QColor capacityColor(const QPalette& p, bool over)
+{
+    if (over)
+        return alertColor(p);
+    QColor c = p.color(QPalette::WindowText);
+    c.setAlphaF(0.55f);
+    return c;
+}
+
 QString memoryCategoryLabel(int category)
 {
     static const char* names[sim::kMemoryCategories] = {

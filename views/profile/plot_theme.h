@@ -21,10 +21,16 @@ bool isDarkPalette(const QPalette& p);
 // Never a red: red means over capacity or an error (alertColor) in every view.
 QColor seriesColor(int index, int count, const QPalette& p);
 // The forward and backward pass: one hue, two strengths, apart from the stage colours' meaning.
+// The two sides of a comparison (a verification's original and port): one fixed pair, neither
+// red nor a stage's hue, side 0 the darker.
+QColor comparisonColor(int side, const QPalette& p);
 QColor forwardColor(const QPalette& p);
 QColor backwardColor(const QPalette& p);
 QColor memoryCategoryColor(int category, const QPalette& p);
-QColor alertColor(const QPalette& p);      // out of memory, over capacity
+QColor alertColor(const QPalette& p); // out of memory, over capacity
+// A capacity line: red (alertColor) only when something is over it; else the text colour, half
+// strength, so a model with room to spare shows no alarm (issue 26).
+QColor capacityColor(const QPalette& p, bool over);
 QString memoryCategoryLabel(int category); // "Always live", ...
 QString bytesText(double bytes);           // "4.9 MiB"
 QString secondsText(double seconds);       // "6.94 s", "5 µs"

@@ -185,6 +185,8 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     connect(m_summary, &SummaryPage::findConfigurationRequested, this,
             &ProfilePanel::findConfiguration);
     connect(m_summary, &SummaryPage::dryRunRequested, this, &ProfilePanel::dryRunRequested);
+    connect(m_memory, &MemoryPage::dryRunRequested, this, &ProfilePanel::dryRunRequested);
+    connect(m_tileMap, &TileMapPage::dryRunRequested, this, &ProfilePanel::dryRunRequested);
     connect(m_summary, &SummaryPage::tileActivated, this, [this](int tile) {
         showPage(QStringLiteral("memory"));
         m_memory->chart()->showTiles(tile - 20, tile + 20);
@@ -554,6 +556,10 @@ void ProfilePanel::recordingFailed(const QString& message)
     m_opGraph.reset();
     setResult(nullptr);
     m_summary->showNoModel(message, noModel);
+    if (noModel) {
+        m_memory->showNeedsDryRun();
+        m_tileMap->showNeedsDryRun();
+    }
     emit compileFailed(message);
 }
 

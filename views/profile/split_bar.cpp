@@ -1,5 +1,6 @@
 #include "views/profile/split_bar.h"
 
+#include "core/common/number_format.h"
 #include "core/sim/layer_split.h"
 #include "views/profile/plot_theme.h"
 
@@ -104,14 +105,15 @@ bool SplitBar::event(QEvent* event)
         const int stage = stageOfLayer(layer);
         const QString name =
             layer < m_layerNames.size() ? m_layerNames[layer] : QString::number(layer);
-        QToolTip::showText(help->globalPos(),
-                           tr("Layer %1 (%2): stage %3 of %4 layer(s).\nDrag a boundary to "
-                              "move layers between neighbouring stages.")
-                               .arg(layer)
-                               .arg(name)
-                               .arg(stage)
-                               .arg(m_split[std::size_t(stage)]),
-                           this);
+        QToolTip::showText(
+            help->globalPos(),
+            tr("Layer %1 (%2): stage %3 of %4.\nDrag a boundary to "
+               "move layers between neighbouring stages.")
+                .arg(layer)
+                .arg(name)
+                .arg(stage)
+                .arg(QString::fromStdString(format::counted(m_split[std::size_t(stage)], "layer"))),
+            this);
         return true;
     }
     return QWidget::event(event);

@@ -328,7 +328,7 @@ void SummaryPage::fillHistogram()
         auto* line = new QCPItemStraightLine(m_histogram);
         line->point1->setCoords(double(stats.capacity), 0);
         line->point2->setCoords(double(stats.capacity), 1);
-        line->setPen(QPen(alertColor(palette()), 2, Qt::DashLine));
+        line->setPen(QPen(capacityColor(palette(), !stats.oomTiles.empty()), 2, Qt::DashLine));
     }
     m_histogram->xAxis->setRange(0, top * 1.05);
     m_histogram->yAxis->setRange(

@@ -1,6 +1,7 @@
 #include "views/profile/tile_map_page.h"
 
 #include "views/profile/chart_export.h"
+#include "views/profile/dry_run_notice.h"
 #include "views/profile/tile_details.h"
 #include "views/profile/tile_map.h"
 
@@ -36,8 +37,11 @@ TileMapPage::TileMapPage(QWidget* parent) : QWidget(parent)
     split->addWidget(m_details);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    m_needsDryRun = new DryRunNotice(tr("the map of every tile's memory"), this);
     layout->addLayout(bar);
+    layout->addWidget(m_needsDryRun);
     layout->addWidget(split, 1);
+    connect(m_needsDryRun, &DryRunNotice::dryRunRequested, this, &TileMapPage::dryRunRequested);
     auto updateScale = [this](int v) {
         m_scaleLabel->setText(tr("%1% of tile capacity").arg(v));
         m_map->setScale(v / 100.0);
@@ -60,6 +64,8 @@ void TileMapPage::setResult(ResultPtr result)
     }
     m_map->setStats(std::move(stats));
     m_map->setEmptyText(noTilesText(result));
+    m_needsDryRun->hide();
+    m_hasResult = result != nullptr;
     // Nothing to scale or export without tiles.
     const bool tiles = result && result->ipu;
     m_scale->setEnabled(tiles);
@@ -67,6 +73,15 @@ void TileMapPage::setResult(ResultPtr result)
     // Without tiles the map says why; an empty table under it would say it twice.
     m_details->setVisible(tiles);
     m_details->setResult(std::move(result));
+}
+
+void TileMapPage::showNeedsDryRun()
+{
+    if (m_hasResult)
+        return; // a report is shown: it says more
+    m_needsDryRun->show();
+    // The notice above says it whole; the map says where the figures will be.
+    m_map->setEmptyText(tr("The map of every tile shows here after a dry run."));
 }
 
 } // namespace portolan::views

@@ -12,6 +12,7 @@ class QToolButton;
 
 namespace portolan::views {
 
+class DryRunNotice;
 class TileDetails;
 class TileMap;
 
@@ -24,6 +25,13 @@ public:
     TileMap* map() const { return m_map; }
     TileDetails* details() const { return m_details; }
     QSlider* scaleSlider() const { return m_scale; }
+    // No report because only a dry run can tell the model: say so, with the button that runs it
+    // (hidden again by the next report).
+    void showNeedsDryRun();
+    DryRunNotice* dryRunNotice() const { return m_needsDryRun; }
+
+signals:
+    void dryRunRequested();
 
 private:
     TileMap* m_map = nullptr;
@@ -31,6 +39,8 @@ private:
     QSlider* m_scale = nullptr;
     QLabel* m_scaleLabel = nullptr;
     QToolButton* m_export = nullptr;
+    DryRunNotice* m_needsDryRun = nullptr;
+    bool m_hasResult = false;
 };
 
 } // namespace portolan::views

@@ -2,6 +2,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/port_scope.h"
+#include "core/common/number_format.h"
 #include "views/common/diagnostics_model.h"
 
 #include <QHeaderView>
@@ -143,8 +144,10 @@ void ProjectOverview::showScan(const ProjectScan& scan)
          {FileKind::Python, FileKind::Yaml, FileKind::Json, FileKind::Text, FileKind::Other})
         if (const auto n = scan.countOf(k))
             kinds << QStringLiteral("%1 %2").arg(n).arg(QString::fromUtf8(fileKindName(k).data()));
-    QString text = tr("<b>%1</b><br>%n file(s) found", nullptr, int(scan.files.size()))
-                       .arg(QString::fromStdString(scan.root.string()).toHtmlEscaped());
+    QString text =
+        tr("<b>%1</b><br>%2 found")
+            .arg(QString::fromStdString(scan.root.string()).toHtmlEscaped(),
+                 QString::fromStdString(format::counted(long(scan.files.size()), "file")));
     if (!kinds.isEmpty())
         text += QStringLiteral(" (") + kinds.join(QStringLiteral(", ")) + QStringLiteral(")");
     text += tr(", %n skipped", nullptr, int(scan.skipped.size()));

@@ -5,12 +5,30 @@
 #include <QHeaderView>
 #include <QResizeEvent>
 #include <QStyledItemDelegate>
+#include <algorithm>
+#include <vector>
 
 namespace portolan::views {
 
 namespace {
 
-// Elides each name by the part it shares with its neighbours (ProjectTreeView::elideModeFor).
+int commonPrefix(const QString& a, const QString& b)
+{
+    int n = 0;
+    while (n < a.size() && n < b.size() && a[n] == b[n])
+        ++n;
+    return n;
+}
+
+int commonSuffix(const QString& a, const QString& b)
+{
+    int n = 0;
+    while (n < a.size() && n < b.size() && a[a.size() - 1 - n] == b[b.size() - 1 - n])
+        ++n;
+    return n;
+}
+
+// Draws each name by the part that tells it from its neighbours (ProjectTreeView::shownName).
 class NameDelegate : public QStyledItemDelegate
 {
 public:
@@ -20,18 +38,20 @@ protected:
     void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
     {
         QStyledItemDelegate::initStyleOption(option, index);
-        if (index.column() == ProjectFilesModel::NameColumn)
-            option->textElideMode = ProjectTreeView::elideModeFor(index);
+        if (index.column() != ProjectFilesModel::NameColumn)
+            return;
+        option->textElideMode = ProjectTreeView::elideModeFor(index);
+        QStringList neighbours;
+        for (int row : {index.row() - 1, index.row() + 1})
+            if (const QModelIndex other = index.siblingAtRow(row); other.isValid())
+                neighbours << other.data().toString();
+        // The text's room: the cell less the icon and the style's margins.
+        const int room = option->rect.width() - option->decorationSize.width() - 8;
+        if (room > 0)
+            option->text =
+                ProjectTreeView::shownName(option->text, neighbours, option->fontMetrics, room);
     }
 };
-
-int commonPrefix(const QString& a, const QString& b)
-{
-    int n = 0;
-    while (n < a.size() && n < b.size() && a[n] == b[n])
-        ++n;
-    return n;
-}
 
 } // namespace
 
@@ -48,6 +68,59 @@ Qt::TextElideMode ProjectTreeView::elideModeFor(const QModelIndex& index)
             shared = std::max(shared, commonPrefix(name, other.data().toString()));
     }
     return shared >= 4 ? Qt::ElideLeft : Qt::ElideMiddle;
+}
+
+QString ProjectTreeView::shownName(const QString& name, const QStringList& neighbours,
+                                   const QFontMetrics& fm, int width)
+{
+    if (fm.horizontalAdvance(name) <= width)
+        return name;
+    // What it shares with the neighbours that look like it (a start or an end of four or more
+    // characters); the part that differs from any of them must stay.
+    int prefix = int(name.size()), suffix = int(name.size());
+    std::vector<int> sharedEnds;
+    for (const QString& other : neighbours) {
+        const int p = commonPrefix(name, other), s = commonSuffix(name, other);
+        if (p < 4 && s < 4)
+            continue;
+        sharedEnds.push_back(s);
+        prefix = std::min(prefix, p);
+        suffix = std::min(suffix, s);
+    }
+    if (sharedEnds.empty())
+        return fm.elidedText(name, Qt::ElideMiddle, width);
+    const QString ellipsis = QStringLiteral("…");
+    // The part that tells it apart: after the start and before the end it shares.
+    const int distinctEnd = std::max(prefix, int(name.size()) - suffix);
+    const QString distinct = name.mid(prefix, distinctEnd - prefix);
+    // Cut at the start, as long as the distinguishing part stays whole ("…large.yaml").
+    const QString left = fm.elidedText(name, Qt::ElideLeft, width);
+    if (distinct.isEmpty() || left.contains(distinct))
+        return left;
+    // Else the shared end gives way too, all but the extension: "…base….yaml".
+    const int dot = name.lastIndexOf(QLatin1Char('.'));
+    // The extension, after an ellipsis when a shared part lies between ("…base….yaml").
+    const QString ext = dot > 0 ? name.mid(dot) : QString();
+    const QString end = (distinctEnd < dot ? ellipsis : QString()) + ext;
+    const int room = width - fm.horizontalAdvance(ellipsis) - fm.horizontalAdvance(end);
+    if (room <= fm.averageCharWidth() * 2)
+        return left;
+    // Both ends of the differing part: its start tells it from one neighbour ("base" from
+    // "large"), its end from the other ("128" from "512").
+    QString part = fm.elidedText(distinct, Qt::ElideMiddle, room);
+    if (part.endsWith(ellipsis))
+        part.chop(ellipsis.size());
+    // Unless the cut at the start already tells it from every neighbour: its visible end reaches
+    // past the end it shares with each ("…dium.yaml" beside params_gpt2_large.yaml), and shows
+    // more of the differing part than this would ("…m.yaml").
+    const int tail = int(left.size()) - int(ellipsis.size());
+    bool leftTells = true;
+    for (const int shared : sharedEnds)
+        leftTells = leftTells && tail > shared;
+    const int inLeft = std::max(0, distinctEnd - std::max(prefix, int(name.size()) - tail));
+    if (leftTells && int(part.size()) - int(part.count(ellipsis)) <= inLeft)
+        return left;
+    return ellipsis + part + end;
 }
 
 ProjectTreeView::ProjectTreeView(ProjectFilesModel* model, QWidget* parent) : QTreeView(parent)

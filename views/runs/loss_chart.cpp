@@ -126,6 +126,20 @@ void LossChart::setRun(qint64 id, const QString& label, const QVector<QPointF>& 
     rescale();
 }
 
+void LossChart::setSide(qint64 id, Side side)
+{
+    if (!m_series.contains(id))
+        return;
+    m_series[id].side = side;
+    recolour();
+    m_plot->replot();
+}
+
+QColor LossChart::colourOf(qint64 id) const
+{
+    return m_series.contains(id) ? m_series[id].graph->pen().color() : QColor();
+}
+
 void LossChart::markSynthetic(qint64 id, const QString& badge)
 {
     if (!m_series.contains(id) || badge.isEmpty())
@@ -314,7 +328,8 @@ void LossChart::follow(double step, double loss)
             m_plot->yAxis->setRange(lo / 1.2, hi * 1.2);
         else {
             const double pad = std::max(1e-9, (hi - lo) * 0.05);
-            m_plot->yAxis->setRange(lo - pad, hi + pad);
+            const auto [shownLo, shownHi] = format::readableRange(lo - pad, hi + pad);
+            m_plot->yAxis->setRange(shownLo, shownHi);
         }
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
@@ -326,8 +341,13 @@ void LossChart::rescale()
     m_plot->rescaleAxes();
     // A margin, so the first and last points (and eval markers) are not on the frame.
     m_plot->xAxis->scaleRange(1.04);
-    if (!m_log)
+    if (!m_log) {
         m_plot->yAxis->scaleRange(1.08);
+        // A flat curve (a dry run's loss on made-up data) gets round ticks, not 0.69125.
+        const auto [lo, hi] =
+            format::readableRange(m_plot->yAxis->range().lower, m_plot->yAxis->range().upper);
+        m_plot->yAxis->setRange(lo, hi);
+    }
     if (m_log && m_plot->yAxis->range().lower <= 0)
         m_plot->yAxis->setRangeLower(1e-6);
     m_plot->replot();
@@ -336,10 +356,19 @@ void LossChart::rescale()
 void LossChart::recolour()
 {
     const QList<qint64> ids = m_series.keys();
+    int others = 0;
+    for (const Series& s : std::as_const(m_series))
+        others += s.side == Side::None ? 1 : 0;
     int i = 0;
     for (qint64 id : ids) {
         Series& s = m_series[id];
-        const QColor c = seriesColor(i++, int(ids.size()), palette());
+        // A verification's sides first: their pair is fixed; other runs share the rest.
+        const QColor c = s.side == Side::Original ? comparisonColor(0, palette())
+                         : s.side == Side::Port   ? comparisonColor(1, palette())
+                                                  : seriesColor(i, others, palette());
+        const int mark = s.side == Side::Original ? 0 : s.side == Side::Port ? 1 : 2 + i;
+        if (s.side == Side::None)
+            ++i;
         s.graph->setPen(QPen(c, 1.5));
         s.evalGraph->setPen(QPen(c.darker(130), 1.5));
         // A short curve (a dry run, a verification) marks each step, each run with its own
@@ -348,7 +377,7 @@ void LossChart::recolour()
         static const QCPScatterStyle::ScatterShape shapes[] = {
             QCPScatterStyle::ssCircle, QCPScatterStyle::ssCross,    QCPScatterStyle::ssSquare,
             QCPScatterStyle::ssPlus,   QCPScatterStyle::ssTriangle, QCPScatterStyle::ssDiamond};
-        const auto shape = shapes[(i - 1) % int(std::size(shapes))];
+        const auto shape = shapes[mark % int(std::size(shapes))];
         s.graph->setScatterStyle(s.steps.size() <= kMarkedPoints
                                      ? QCPScatterStyle(shape, c, 8)
                                      : QCPScatterStyle(QCPScatterStyle::ssNone));

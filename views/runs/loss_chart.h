@@ -35,6 +35,17 @@ public:
     void markSynthetic(qint64 id, const QString& badge);
     QString title() const;
     void markFailed(qint64 id, const QString& reason);
+    // The two sides of a verification keep one colour and one mark each, whatever their ids
+    // and the other curves shown (issue 26: the original's and the port's colours swapped
+    // between targets and between the port dialog and the Runs tab).
+    enum class Side
+    {
+        None,
+        Original,
+        Port,
+    };
+    void setSide(qint64 id, Side side);
+    QColor colourOf(qint64 id) const;
     bool isFailed(qint64 id) const { return m_series.contains(id) && m_series[id].failed; }
     QString placeholderText() const;
     void clearRuns();
@@ -67,6 +78,7 @@ private:
         QCPGraph* evalGraph = nullptr;
         double smoothed = 0; // running EMA for live appends
         bool failed = false;
+        Side side = Side::None;
         QString synthetic; // the badge of a run on made-up inputs
     };
     void refreshSeries(Series& s);

@@ -667,6 +667,7 @@ void RunPanel::overlaySelection()
         if (r.status == QLatin1String("failed"))
             m_chart->markFailed(r.id, r.reason);
         m_chart->markSynthetic(r.id, syntheticBadge(r.synthetic));
+        m_chart->setSide(r.id, verificationSide(r));
     }
     QList<RunRecord> shown;
     for (const QModelIndex& row : rows)

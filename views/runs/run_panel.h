@@ -5,6 +5,7 @@
 // a log view, and the project's run history (select several runs to overlay their curves).
 // Project code runs only once the user trusts the project (asked once, remembered per project
 // in the trust store shared with portolan-cli).
+#include "views/runs/loss_chart.h"
 #include "views/runs/run_controller.h"
 #include "views/runs/run_history.h"
 #include "views/runs/run_history_model.h"
@@ -32,7 +33,9 @@ class QFormLayout;
 
 namespace portolan::views {
 
-class LossChart;
+// Which side of a port's verification a run of the history is (None for other runs): the chart
+// draws each side in its fixed colour (run_panel_verify.cpp).
+LossChart::Side verificationSide(const RunRecord& r);
 
 class RunPanel : public QWidget
 {

@@ -32,6 +32,17 @@ bool isOriginalSide(const RunRecord& r)
     return r.config.value(QStringLiteral("label")).toString().startsWith(QLatin1String("original"));
 }
 
+} // namespace
+
+LossChart::Side verificationSide(const RunRecord& r)
+{
+    if (!isVerification(r))
+        return LossChart::Side::None;
+    return isOriginalSide(r) ? LossChart::Side::Original : LossChart::Side::Port;
+}
+
+namespace {
+
 // The port dialog ends each verification run with an info event of kind "verification" that
 // says whether original and port agree (the reason is the sentence, this the fact).
 bool agreed(const RunHistory& history, qint64 run)
@@ -100,6 +111,8 @@ void RunPanel::showVerification(const QString& portFolder, qint64 originalRun, q
         // Negative ids: the other history's numbers would clash with this project's runs.
         m_chart->setRun(-id, r.config.value(QStringLiteral("label")).toString(),
                         other.lossCurve(id), {});
+        m_chart->setSide(-id,
+                         id == originalRun ? LossChart::Side::Original : LossChart::Side::Port);
         if (r.status == QLatin1String("failed"))
             m_chart->markFailed(-id, r.reason);
         shown << r;
