@@ -12,12 +12,6 @@ namespace portolan::port::detail {
 
 namespace {
 
-std::string yamlComment(std::string s)
-{
-    std::replace(s.begin(), s.end(), '\n', ' ');
-    return s.empty() ? std::string() : "  # " + s;
-}
-
 // The phases of a Determined port, in the order write() runs them; each writes a piece of
 // model_def.py or const.yaml, and the state they share is the struct's.
 struct DeterminedPort
@@ -37,8 +31,8 @@ struct DeterminedPort
     std::string init, trainLoader, evalLoader, train, eval;
     std::string trainLoaderText, evalLoaderText, flagsMethod;
     bool namespaceUsed = false;
-    std::set<std::string> moduleGlobals;   // module globals of the original set in __init__
-    std::set<const Stmt*> passesNamespace; // module functions given the namespace (see below)
+    std::set<std::string> moduleGlobals;    // module globals of the original set in __init__
+    std::set<const Stmt*> passesNamespace;  // module functions given the namespace (see below)
     std::set<const Stmt*> namespaceReaders; // definitions reading it as a global (namespaceGlobal)
 
     DeterminedPort(const PortPlan& p, const std::map<std::string, std::string>& v)
@@ -171,9 +165,8 @@ struct DeterminedPort
                 pendingWrap.clear();
             };
             for (const Stmt* s : sc.init.local) {
-                const bool mutator =
-                    s->type == "expression_statement" && s->defines.empty() &&
-                    src.text(s->start, s->end).starts_with(pendingWrap + ".");
+                const bool mutator = s->type == "expression_statement" && s->defines.empty() &&
+                                     src.text(s->start, s->end).starts_with(pendingWrap + ".");
                 if (!pendingWrap.empty() && !mutator)
                     wrap();
                 if (const std::string flag = noneSeed(*s); !flag.empty()) {
@@ -484,11 +477,10 @@ struct DeterminedPort
 
     void buildFlagsMethod()
     {
-        flagsMethod =
-            "    def flags(self) -> types.SimpleNamespace:\n"
-            "        # The original's flags namespace, rebuilt from the hyperparameters "
-            "for the code\n        # that takes it whole.\n"
-            "        return types.SimpleNamespace(\n";
+        flagsMethod = "    def flags(self) -> types.SimpleNamespace:\n"
+                      "        # The original's flags namespace, rebuilt from the hyperparameters "
+                      "for the code\n        # that takes it whole.\n"
+                      "        return types.SimpleNamespace(\n";
         std::set<std::string> seen;
         for (const auto& f : plan.flags)
             if (seen.insert(f.dest).second)
@@ -643,32 +635,10 @@ struct DeterminedPort
                 epochs = h.value;
         yaml += "searcher:\n  name: single\n  metric: validation_loss\n  smaller_is_better: true\n"
                 "  max_length:\n    epochs: " +
-                epochs + "\n" + recordsPerEpoch() +
+                epochs + "\n" + recordsPerEpochYaml(plan, src, hp, out.notes) +
                 "min_validation_period:\n  epochs: 1\n"
                 "resources:\n  slots_per_trial: 1\nmax_restarts: 0\n";
         out.files.push_back(GeneratedFile{"const.yaml", "", yaml});
-    }
-
-    // The records of an epoch, which epochs in the searcher and the validation period count in:
-    // the train data set's size from the code (a torchvision data set), else the samples the
-    // original's dry run read. Unknown: the key is left out (epochs then need it written by
-    // hand), with a note that says so; never a made-up number.
-    std::string recordsPerEpoch()
-    {
-        std::string why;
-        bool synthetic = false;
-        const auto n = epochSamples(plan, src, hp, &why, &synthetic);
-        if (!n) {
-            out.notes.push_back("records_per_epoch is not written in const.yaml: the samples of an "
-                                "epoch of the train data are not known from the code (portolan-cli "
-                                "port --verify takes them from the original's dry run)");
-            return {};
-        }
-        if (synthetic)
-            out.notes.push_back("records_per_epoch in const.yaml is the size of the data the dry "
-                                "run made up (" +
-                                std::to_string(*n) + " samples): set it to the real data's");
-        return "records_per_epoch: " + std::to_string(*n) + yamlComment(why) + "\n";
     }
 };
 

@@ -1,7 +1,10 @@
 // Text rewrites of the Determined port (generate_determined.cpp): gradient clipping moved into
-// step_optimizer's clip_grads, and the flags namespace passed to the functions that read it.
+// step_optimizer's clip_grads, the flags namespace passed to the functions that read it, and
+// const.yaml's records per epoch.
+#include "core/port/cerebras_schedule.h"
 #include "core/port/generate_internal.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace portolan::port::detail {
@@ -70,6 +73,34 @@ std::string passToCalls(const std::string& text, const std::string& function,
         from = close;
     }
     return out + text.substr(from);
+}
+
+std::string yamlComment(std::string s)
+{
+    std::replace(s.begin(), s.end(), '\n', ' ');
+    return s.empty() ? std::string() : "  # " + s;
+}
+
+// The records of an epoch, which epochs in the searcher and the validation period count in.
+// Unknown: the key is left out (epochs then need it written by hand), with a note that says so.
+std::string recordsPerEpochYaml(const PortPlan& plan, const SourceFile& src,
+                                const std::map<std::string, Hyper>& hp,
+                                std::vector<std::string>& notes)
+{
+    std::string why;
+    bool synthetic = false;
+    const auto n = epochSamples(plan, src, hp, &why, &synthetic);
+    if (!n) {
+        notes.push_back("records_per_epoch is not written in const.yaml: the samples of an "
+                        "epoch of the train data are not known from the code (portolan-cli "
+                        "port --verify takes them from the original's dry run)");
+        return {};
+    }
+    if (synthetic)
+        notes.push_back("records_per_epoch in const.yaml is the size of the data the dry run "
+                        "made up (" +
+                        std::to_string(*n) + " samples): set it to the real data's");
+    return "records_per_epoch: " + std::to_string(*n) + yamlComment(why) + "\n";
 }
 
 } // namespace portolan::port::detail

@@ -183,6 +183,14 @@ std::string sequenceStep(const PortPlan& plan, const Slicer& slicer, const StepC
 // Gradient clipping of the model's parameters in `between` (rendered) as step_optimizer's
 // clip_grads value, the call taken out of `between`; "" when `between` is not such one call.
 std::string clipGrads(std::string& between);
+// `s` as a YAML end-of-line comment ("  # s", on one line); "" for "".
+std::string yamlComment(std::string s);
+// const.yaml's `records_per_epoch: N` line, with where N comes from (epochSamples): the train
+// data's size from the code, else the samples the original's dry run read. "" when unknown, with
+// a note saying so; a note too when the dry run made that data up. Never a made-up number.
+std::string recordsPerEpochYaml(const PortPlan& plan, const SourceFile& src,
+                                const std::map<std::string, Hyper>& hp,
+                                std::vector<std::string>& notes);
 // `text` with every call of `function` given `extra` as its last positional argument.
 std::string passToCalls(const std::string& text, const std::string& function,
                         const std::string& extra);
