@@ -6,7 +6,8 @@
 namespace portolan::port::detail {
 
 DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& data,
-                  const RenderRules& rules, const std::string& indent)
+                  const RenderRules& rules, const std::string& indent,
+                  const std::set<std::string>& alsoReads)
 {
     DataCode dc;
     if (!data.isDataLoader || !data.dataset.valid())
@@ -14,6 +15,7 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
     const auto& src = slicer.source();
     const TSNode ds = src.nodeAt(data.dataset.start, data.dataset.end);
     std::set<std::string> names = usedNames(src, ds);
+    names.insert(alsoReads.begin(), alsoReads.end());
     for (const auto& [k, v] : data.keywords)
         for (const auto& n : identifiersOf(v))
             names.insert(n);

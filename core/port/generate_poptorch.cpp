@@ -191,7 +191,13 @@ struct PopTorchPort
         while (used.count(opts))
             opts = "ipu_" + opts;
         main += ind + opts + " = poptorch.Options()\n";
-        DataCode dc = dataCode(plan, slicer, plan.train, rules, ind);
+        // The batch size is written from the original's text (`batch_size=batch_size`): a
+        // module constant or a local it names comes with the data code. The flags are main's.
+        std::set<std::string> batchReads;
+        for (const auto& n : identifiersOf(plan.train.batchSize))
+            if (n != plan.argsName && plan.train.batchSize.find("." + n) == std::string::npos)
+                batchReads.insert(n);
+        DataCode dc = dataCode(plan, slicer, plan.train, rules, ind, batchReads);
         if (loopData.ok) {
             moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
             main += loopData.statements;

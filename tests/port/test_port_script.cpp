@@ -137,6 +137,41 @@ if __name__ == '__main__':
     main()
 )";
 
+// Hyperparameters as module constants; the batch size is read only by the loaders, and the
+// evaluation after the training reads the other loader. A target that writes the loader's
+// batch size from its text needs the constant even though nothing it keeps reads it otherwise.
+const char* const ModuleConstants = R"(import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+EPOCHS = 1
+BATCH = 4
+LR = 0.1
+
+train_set = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))
+test_set = TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+train_loader = DataLoader(train_set, batch_size=BATCH, shuffle=True)
+test_loader = DataLoader(test_set, batch_size=BATCH)
+
+model = nn.Linear(4, 2)
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=LR)
+
+for epoch in range(EPOCHS):
+    for x, y in train_loader:
+        out = model(x)
+        loss = criterion(out, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+with torch.no_grad():
+    correct = 0
+    for x, y in test_loader:
+        correct += (model(x).argmax(1) == y).sum().item()
+    print(correct)
+)";
+
 void writeOriginal(const fs::path& root, const std::string& text)
 {
     fs::create_directories(root);
@@ -176,6 +211,14 @@ void TestPortScript::slicesModuleLoop_data()
     QTest::addRow("flags-read-module/poptorch")
         << FlagsReadModule << "graphcore-poptorch"
         << QStringList{"\narch_names = sorted(", "choices=arch_names"} << QStringList{};
+    // The loader's batch size names a module constant: its definition comes with the loader;
+    // the evaluation after the training stays out.
+    for (const char* t : {"determined-pytorchtrial", "graphcore-poptorch", "cerebras-pytorch"})
+        QTest::addRow("module-constants/%s", t)
+            << ModuleConstants << t << QStringList{} << QStringList{"correct +=", "print(correct)"};
+    QTest::addRow("batch-constant/poptorch")
+        << ModuleConstants << "graphcore-poptorch"
+        << QStringList{"\nBATCH = 4\n", "batch_size=BATCH"} << QStringList{};
     // PopTorch keeps the original's parser: its sub-commands and their flags too.
     QTest::addRow("sub-parsers/poptorch")
         << SubParsers << "graphcore-poptorch"
