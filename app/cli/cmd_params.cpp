@@ -2,6 +2,7 @@
 // Determined experiment configs from scripts and CI.
 #include "app/cli/cli_common.h"
 #include "core/common/json.h"
+#include "core/common/number_format.h"
 #include "core/params/block_scalar.h"
 #include "core/params/params_document.h"
 #include "core/params/validate.h"
@@ -169,8 +170,9 @@ int runValidate(const ParamsOptions& o)
                   << (report.schema.empty()
                           ? std::string("unknown layout")
                           : report.schema + (report.detected ? " (detected)" : ""))
-                  << ": " << errors << " error(s), " << warnings << " warning(s), " << infos
-                  << " note(s)" << (infos && !o.showInfo ? " (--info shows them)" : "") << "\n";
+                  << ": " << format::counted(errors, "error") << ", "
+                  << format::counted(warnings, "warning") << ", " << format::counted(infos, "note")
+                  << (infos && !o.showInfo ? " (--info shows them)" : "") << "\n";
     }
     if (!doc.isParsed())
         return ExitUsage;

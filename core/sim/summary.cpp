@@ -87,8 +87,8 @@ std::string projectSplitLine(const ProjectSplit& p)
     if (!p.error.empty())
         return head + ": cannot be simulated: " + p.error;
     return head + ": " + (p.fits ? "fits" : "does not fit") + ", fullest tile " +
-           bytes(p.maxTileBytes) + ", " + std::to_string(p.oomTiles) +
-           " tile(s) out of memory, balance " + fmt("%.2f", p.balance) + ", bubble " +
+           bytes(p.maxTileBytes) + ", " + countOf(p.oomTiles, "tile", "tiles") +
+           " out of memory, balance " + fmt("%.2f", p.balance) + ", bubble " +
            fmt("%.1f", 100 * p.bubble) + "%, step " + humanSeconds(p.stepSeconds) + ", " +
            format::samplesPerSecond(p.samplesPerSecond);
 }
@@ -129,8 +129,8 @@ CompileSummary summarize(const CompileResult& r, std::size_t maxRows)
                           "): " + countOf((long long)p.stages.size(), "stage", "stages") + " on " +
                           countOf(p.ipusPerReplica, "IPU", "IPUs"));
         s.lines.push_back("  Tile memory: fullest " + bytes(p.maxTileBytes) + " of " +
-                          bytes(p.tileCapacity) + ", " + std::to_string(p.oomTiles) +
-                          " tile(s) out of memory");
+                          bytes(p.tileCapacity) + ", " + countOf(p.oomTiles, "tile", "tiles") +
+                          " out of memory");
         s.lines.push_back("  bubble " + fmt("%.1f", 100 * p.bubble) + "%, balance " +
                           fmt("%.2f", p.balance) + ", step " + format::seconds(p.stepSeconds) +
                           ", " + format::samplesPerSecond(p.samplesPerSecond));

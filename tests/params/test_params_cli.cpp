@@ -125,7 +125,7 @@ void TestParamsCli::validate_data()
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QStringList>("expectedLines");
     QTest::addRow("clean classic") << fixture("classic_ok.yaml") << QStringList{} << 0
-                                   << QStringList{"modelzoo-classic (detected): 0 error(s)"};
+                                   << QStringList{"modelzoo-classic (detected): 0 errors"};
     QTest::addRow("errors at line:column")
         << fixture("classic_errors.yaml") << QStringList{} << 1
         << QStringList{"classic_errors.yaml:3:17: error: train_input.batch_size: expected an "
@@ -140,7 +140,7 @@ void TestParamsCli::validate_data()
     QTest::addRow("determined with deprecated key")
         << fixture("determined_ok.yaml") << QStringList{} << 0
         << QStringList{"determined_ok.yaml:9:1: warning: records_per_epoch: deprecated",
-                       "determined-experiment (detected): 0 error(s), 2 warning(s)"};
+                       "determined-experiment (detected): 0 errors, 2 warnings"};
     QTest::addRow("forced schema")
         << fixture("determined_ok.yaml") << QStringList{"--schema", "modelzoo-classic"} << 1
         << QStringList{"missing the required key 'model'"};
