@@ -5,7 +5,6 @@
 #include "app/cli/cli_common.h"
 #include "core/common/resources.h"
 #include "core/dryrun/dry_run.h"
-#include "core/project/params_file.h"
 
 #include <atomic>
 #include <chrono>
@@ -114,18 +113,10 @@ dryrun::DryRunOptions dryRunOptions(const RunCliOptions& o, const std::filesyste
     options.project = project;
     options.flavour = o.flavour.empty() ? dryrun::detectFlavour(project) : o.flavour;
     options.entry = o.entry;
-    // The params file by the one rule (core/project/params_file.h): --params, else the user's
-    // saved choice, which the Params and Profile tabs show too. With neither, the driver picks
-    // (plan.py: the smallest Model Zoo model, or const.yaml), since the default rule's first file
-    // by name may be a model too large for a CPU dry run.
-    if (!o.params.empty()) {
+    // --params for this run; without it the one rule chooses (dryrun::dryRunParams: the saved
+    // choice, else core's default for a CPU dry run), as for the Runs tab and a port's verify.
+    if (!o.params.empty())
         options.params = fs::absolute(o.params).string();
-    } else if (const ParamsFileChoice choice = paramsFileFor(project);
-               choice.source == ParamsSource::Saved) {
-        options.params = choice.absolute(project).string();
-        options.paramsReason = "the project's saved choice (portolan-cli info --use-params, or "
-                               "the Params tab)";
-    }
     options.steps = o.steps;
     options.batch = o.batch;
     options.sdkPath = o.sdkPath.empty() ? fs::path() : fs::absolute(o.sdkPath);

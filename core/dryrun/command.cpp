@@ -1,5 +1,6 @@
 #include "core/analysis/analysis.h"
 #include "core/dryrun/dry_run.h"
+#include "core/project/params_file.h"
 
 #include <unistd.h>
 
@@ -26,6 +27,21 @@ std::string detectFlavour(const std::filesystem::path& project)
     return std::string(analysis::flavourId(report.flavour));
 }
 
+DryRunParams dryRunParams(const DryRunOptions& o)
+{
+    if (!o.params.empty())
+        return {o.params, o.paramsReason};
+    // Plain scripts and PopTorch projects take no params file: a Determined Core API script
+    // finds its experiment config by the entrypoint that runs it, which is not a choice.
+    if (o.flavour != "cerebras-pytorch" && o.flavour != "cerebras-layers" &&
+        o.flavour != "determined-pytorchtrial")
+        return {};
+    const ParamsFileChoice choice = paramsFileFor(o.project, {}, ParamsUse::CpuDryRun);
+    if (choice.empty())
+        return {};
+    return {choice.absolute(o.project).string(), choice.reason};
+}
+
 std::vector<std::string> childCommand(const DryRunOptions& o, const std::filesystem::path&)
 {
     std::vector<std::string> cmd{o.python.string(),
@@ -43,10 +59,11 @@ std::vector<std::string> childCommand(const DryRunOptions& o, const std::filesys
         cmd.insert(cmd.end(), {"--flavour", o.flavour});
     if (!o.entry.empty())
         cmd.insert(cmd.end(), {"--entry", o.entry});
-    if (!o.params.empty())
-        cmd.insert(cmd.end(), {"--params", o.params});
-    if (!o.params.empty() && !o.paramsReason.empty())
-        cmd.insert(cmd.end(), {"--params-reason", o.paramsReason});
+    if (const DryRunParams params = dryRunParams(o); !params.path.empty()) {
+        cmd.insert(cmd.end(), {"--params", params.path});
+        if (!params.reason.empty())
+            cmd.insert(cmd.end(), {"--params-reason", params.reason});
+    }
     if (!o.sdkPath.empty())
         cmd.insert(cmd.end(), {"--sdk-path", o.sdkPath.string()});
     if (o.threads > 0)

@@ -42,7 +42,7 @@ struct DryRunOptions
     std::filesystem::path project;
     std::string flavour;      // empty: detected from the project's code (core/analysis)
     std::string entry;        // relative to the project; empty: chosen by the driver
-    std::string params;       // Model Zoo params file or Determined experiment config
+    std::string params;       // given for this run; empty: the one rule's (dryRunParams)
     std::string paramsReason; // why that file, for the started event (empty: "given with --params")
     int steps = 3;
     int batch = 2;
@@ -59,6 +59,18 @@ std::int64_t defaultMemoryLimitMb();
 
 // The flavour id (core/analysis flavourId) of a project, from its code; "unknown" when unclear.
 std::string detectFlavour(const std::filesystem::path& project);
+
+// The params file the run reads, absolute, and why. The given one (options.params), else, for the
+// flavours whose run reads one (a Model Zoo params file, a Determined experiment config), the
+// one rule's choice for a CPU dry run (core/project/params_file.h: the saved choice, else the
+// default). Empty when the flavour reads none or the project has none: the driver then refuses
+// with what is missing. The driver never chooses one itself.
+struct DryRunParams
+{
+    std::string path;
+    std::string reason;
+};
+DryRunParams dryRunParams(const DryRunOptions& options);
 
 // `python3 -m portolan_dryrun ...` for the options, the driver reading events on fd 3.
 std::vector<std::string> childCommand(const DryRunOptions& options,

@@ -2,6 +2,8 @@
 
 #include "core/common/atomic_file.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
@@ -156,6 +158,65 @@ bool hasTopLevelKey(const fs::path& file, std::string_view key)
     return false;
 }
 
+// A model's size for the dry run's choice: hidden size squared times layers, from the Model Zoo
+// keys under model:. Nothing when the file is not a Model Zoo params file (model: with
+// train_input: or runconfig:) or gives no width.
+std::optional<double> modelZooModelSize(const fs::path& file)
+{
+    YAML::Node doc;
+    try {
+        doc = YAML::LoadFile(file.string());
+    } catch (const YAML::Exception&) {
+        return std::nullopt;
+    }
+    const YAML::Node& top = doc;
+    if (!top.IsMap() || !top["model"] || !top["model"].IsMap() ||
+        !(top["train_input"] || top["runconfig"]))
+        return std::nullopt;
+    const YAML::Node model = top["model"];
+    const auto number = [&](std::initializer_list<const char*> keys) -> std::optional<double> {
+        for (const char* key : keys) {
+            const YAML::Node v = model[key];
+            if (!v || !v.IsScalar())
+                continue;
+            try {
+                return v.as<double>();
+            } catch (const YAML::Exception&) {
+                continue;
+            }
+        }
+        return std::nullopt;
+    };
+    const auto width = number({"hidden_size", "d_model", "embedding_size"});
+    if (!width)
+        return std::nullopt;
+    const double depth =
+        number({"num_hidden_layers", "num_layers", "encoder_num_hidden_layers"}).value_or(1.0);
+    return *width * *width * depth;
+}
+
+// The CPU dry run's pick among several usable files (see the header): the first experiment
+// config, else the smallest Model Zoo model; with its reason. Nothing when none is runnable.
+std::optional<std::pair<std::string, std::string>>
+runnableForDryRun(const fs::path& root, const std::vector<std::string>& usable)
+{
+    for (const auto& cand : usable)
+        if (hasTopLevelKey(root / cand, "entrypoint"))
+            return std::make_pair(cand, "the first Determined experiment config by name "
+                                        "(entrypoint: at the top level)");
+    std::optional<std::pair<double, std::string>> smallest;
+    for (const auto& cand : usable)
+        if (const auto size = modelZooModelSize(root / cand); size && (!smallest ||
+                                                                       *size < smallest->first))
+            smallest = std::make_pair(*size, cand);
+    if (!smallest)
+        return std::nullopt;
+    return std::make_pair(smallest->second,
+                          "the smallest model of " + std::to_string(usable.size()) +
+                              " YAML files (hidden size squared x layers), for a CPU dry run; "
+                              "pick another to use it");
+}
+
 } // namespace
 
 std::string_view paramsSourceName(ParamsSource s)
@@ -223,7 +284,8 @@ std::optional<Diagnostic> saveParamsFile(const fs::path& root, const std::string
     return writeFileAtomically(file, relativePath + "\n");
 }
 
-ParamsFileChoice paramsFileFor(const fs::path& root, const std::string& overridePath)
+ParamsFileChoice paramsFileFor(const fs::path& root, const std::string& overridePath,
+                               ParamsUse use)
 {
     ParamsFileChoice c;
     c.candidates = paramsFileCandidates(root);
@@ -285,6 +347,13 @@ ParamsFileChoice paramsFileFor(const fs::path& root, const std::string& override
                    "), which is never chosen by default; pick one to use it" + staleNote;
         return c;
     }
+    if (use == ParamsUse::CpuDryRun && usable.size() > 1)
+        if (const auto runnable = runnableForDryRun(root, usable)) {
+            c.path = runnable->first;
+            c.source = ParamsSource::Default;
+            c.reason = runnable->second + staleNote;
+            return c;
+        }
     if (!usable.empty()) {
         c.path = usable.front();
         c.source = ParamsSource::Default;

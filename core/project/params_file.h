@@ -11,6 +11,10 @@
 //      params.yaml, const.yaml, then the first YAML file under configs/ by name, then the first
 //      at the top level by name. Tool configuration (a benchmark runner's benchmarks.yml, CI,
 //      documentation, environments) is offered but never the default.
+// For a CPU dry run (ParamsUse::CpuDryRun) the last step differs: among several YAML files it
+// takes one a run can start, the first Determined experiment config (entrypoint: at the top
+// level), else the smallest Model Zoo model (model: with train_input: or runconfig:, by hidden
+// size squared times layers), because the first by name may be too large to run on a CPU.
 // The default never depends on directory order. Many real projects have several configs (the
 // Model Zoo's BERT has 15 and no params.yaml), so the default is only a starting point: the user
 // picks one and the pick is saved.
@@ -35,6 +39,13 @@ enum class ParamsSource : std::uint8_t
 };
 std::string_view paramsSourceName(ParamsSource s); // "none", "override", "saved", "default"
 
+// What the file is for: read (the tabs, params, compile) or run on a CPU (the dry run).
+enum class ParamsUse : std::uint8_t
+{
+    Read,
+    CpuDryRun,
+};
+
 struct ParamsFileChoice
 {
     // Relative to the project root with '/' separators; absolute only for an override that lies
@@ -57,7 +68,8 @@ std::vector<std::string> paramsFileCandidates(const std::filesystem::path& proje
 // project root, relative to the working folder, or absolute. A saved choice whose file is gone is
 // ignored (the reason says so).
 ParamsFileChoice paramsFileFor(const std::filesystem::path& projectRoot,
-                               const std::string& overridePath = {});
+                               const std::string& overridePath = {},
+                               ParamsUse use = ParamsUse::Read);
 
 // The saved choice, as written; nothing when none is saved.
 std::optional<std::string> savedParamsFile(const std::filesystem::path& projectRoot);

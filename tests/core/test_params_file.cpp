@@ -185,31 +185,102 @@ private slots:
         QCOMPARE(c, (std::vector<std::string>{"configs/a.yml", "configs/b.yaml", "z.yaml"}));
     }
 
+    // The CPU dry run's last step: among several files, one a run can start, smallest first.
+    // Each file is "path|content"; `saved` is a saved choice (empty: none).
+    void dryRunRule_data()
+    {
+        QTest::addColumn<QStringList>("files");
+        QTest::addColumn<QString>("saved");
+        QTest::addColumn<QString>("read");
+        QTest::addColumn<QString>("dryRun");
+        const QString big = "train_input: {}\nmodel:\n  hidden_size: 1024\n  num_hidden_layers: 24\n";
+        const QString tiny = "train_input: {}\nmodel:\n  hidden_size: 64\n  num_hidden_layers: 2\n";
+        QTest::addRow("smallest model of several")
+            << QStringList{"configs/a_large.yaml|" + big, "configs/b_tiny.yaml|" + tiny}
+            << "" << "configs/a_large.yaml"
+            << "configs/b_tiny.yaml";
+        QTest::addRow("d_model and num_layers, runconfig")
+            << QStringList{"configs/a.yaml|runconfig: {}\nmodel: {d_model: 512, num_layers: 24}\n",
+                           "configs/b.yaml|runconfig: {}\nmodel: {d_model: 512, num_layers: 6}\n"}
+            << "" << "configs/a.yaml"
+            << "configs/b.yaml";
+        QTest::addRow("not a params file is not sized")
+            << QStringList{"configs/a_large.yaml|" + big, "configs/b.yaml|model: {hidden_size: 8}\n"}
+            << "" << "configs/a_large.yaml"
+            << "configs/a_large.yaml";
+        QTest::addRow("an experiment config first")
+            << QStringList{"a-data.yaml|paths: [x]\n", "b-exp.yaml|entrypoint: model_def:Trial\n"}
+            << "" << "a-data.yaml"
+            << "b-exp.yaml";
+        QTest::addRow("conventional name kept")
+            << QStringList{"configs/params.yaml|" + big, "configs/b_tiny.yaml|" + tiny}
+            << "" << "configs/params.yaml"
+            << "configs/params.yaml";
+        QTest::addRow("nothing runnable: first by name")
+            << QStringList{"configs/a.yaml|a: 1\n", "configs/b.yaml|b: 2\n"} << ""
+            << "configs/a.yaml"
+            << "configs/a.yaml";
+        QTest::addRow("the saved choice over the smallest")
+            << QStringList{"configs/a_large.yaml|" + big, "configs/b_tiny.yaml|" + tiny}
+            << "configs/a_large.yaml"
+            << "configs/a_large.yaml"
+            << "configs/a_large.yaml";
+    }
+    void dryRunRule()
+    {
+        QFETCH(QStringList, files);
+        QFETCH(QString, saved);
+        QFETCH(QString, read);
+        QFETCH(QString, dryRun);
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        for (const QString& f : files) {
+            const fs::path p = root / f.section('|', 0, 0).toStdString();
+            fs::create_directories(p.parent_path());
+            std::ofstream(p) << f.section('|', 1).toStdString();
+        }
+        if (!saved.isEmpty())
+            QVERIFY(!saveParamsFile(root, saved.toStdString()));
+        QCOMPARE(QString::fromStdString(paramsFileFor(root).path), read);
+        const ParamsFileChoice c = paramsFileFor(root, {}, ParamsUse::CpuDryRun);
+        QCOMPARE(QString::fromStdString(c.path), dryRun);
+        QCOMPARE(c.source, saved.isEmpty() ? ParamsSource::Default : ParamsSource::Saved);
+    }
+
     // The corpus's real layouts, when the corpus is there.
     void corpusProjects_data()
     {
         QTest::addColumn<QString>("project");
         QTest::addColumn<QString>("expected");
+        QTest::addColumn<QString>("dryRun");
         QTest::addRow("Model Zoo BERT") << "cerebras-pt-bert"
+                                        << "configs/bert_base_msl128.yaml"
                                         << "configs/bert_base_msl128.yaml";
         QTest::addRow("Model Zoo GPT-2") << "cerebras-pt-gpt2"
-                                         << "configs/params_gpt2_large.yaml";
+                                         << "configs/params_gpt2_large.yaml"
+                                         << "configs/params_gpt2_small.yaml";
         QTest::addRow("Determined MNIST") << "determined-mnist"
+                                          << "const.yaml"
                                           << "const.yaml";
         QTest::addRow("Determined BYOL") << "determined-byol"
+                                         << "const-cifar10.yaml"
                                          << "const-cifar10.yaml";
         QTest::addRow("PopTorch tutorial") << "graphcore-mixed-precision"
+                                           << ""
                                            << "";
     }
     void corpusProjects()
     {
         QFETCH(QString, project);
         QFETCH(QString, expected);
+        QFETCH(QString, dryRun);
         const QByteArray corpus = qgetenv("PORTOLAN_CORPUS");
         if (corpus.isEmpty())
             QSKIP("PORTOLAN_CORPUS is not set (the corpus of real projects is not here)");
         const fs::path root = fs::path(corpus.toStdString()) / "projects" / project.toStdString();
         QCOMPARE(QString::fromStdString(paramsFileFor(root).path), expected);
+        QCOMPARE(QString::fromStdString(paramsFileFor(root, {}, ParamsUse::CpuDryRun).path),
+                 dryRun);
     }
 };
 

@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <utility>
 
 namespace {
 
@@ -63,6 +64,8 @@ private slots:
     void declaredPipeline();
     void declaredStrategy_data();
     void declaredStrategy();
+    void paramsFileFromCore_data();
+    void paramsFileFromCore();
     void requiredArguments();
     void modelZooCheckout();
     void limits_data();
@@ -374,6 +377,63 @@ void TestDryRunCli::declaredStrategy()
     QCOMPARE(mine["ipus"].toInt(), 2);
     QCOMPARE(mine["grad_accum"].toInt(), 5);
     QCOMPARE(mine["device_iterations"].toInt(), 3);
+}
+
+// The dry run reads the params file of core's one rule, never one of the driver's choosing: the
+// saved choice, else the default for a CPU dry run (the smallest of several models). Each row
+// copies a sample and gives it several params files.
+void TestDryRunCli::paramsFileFromCore_data()
+{
+    QTest::addColumn<QString>("sample");
+    QTest::addColumn<QString>("saved");
+    QTest::addColumn<QString>("config");
+    QTest::addRow("experiment configs, saved") << "image-classifier-determined"
+                                               << "adaptive.yaml"
+                                               << "adaptive.yaml";
+    QTest::addRow("experiment configs, default") << "image-classifier-determined"
+                                                 << ""
+                                                 << "const.yaml";
+    QTest::addRow("model zoo, several models") << "mnist-mlp-cerebras-pytorch"
+                                               << ""
+                                               << "configs/b_narrow.yaml";
+    QTest::addRow("model zoo, saved") << "mnist-mlp-cerebras-pytorch"
+                                      << "configs/a_wide.yaml"
+                                      << "configs/a_wide.yaml";
+}
+
+void TestDryRunCli::paramsFileFromCore()
+{
+    QFETCH(QString, sample);
+    QFETCH(QString, saved);
+    QFETCH(QString, config);
+    const QString project = copy(QStringLiteral(PORTOLAN_SAMPLES "/") + sample, "params-" + sample);
+    QVERIFY(!project.isEmpty());
+    // A Model Zoo folder with two models and no params.yaml: the wider one first by name.
+    if (QFile::exists(project + "/configs/params.yaml")) {
+        QFile f(project + "/configs/params.yaml");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        f.close();
+        QVERIFY(text.contains("hidden_size: 128"));
+        for (const auto& [name, width] : {std::pair{"a_wide", "512"}, std::pair{"b_narrow", "32"}}) {
+            QFile out(project + "/configs/" + name + ".yaml");
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(QByteArray(text).replace("hidden_size: 128", QByteArray("hidden_size: ") + width));
+        }
+        QVERIFY(QFile::remove(project + "/configs/params.yaml"));
+    }
+    if (!saved.isEmpty()) {
+        QVERIFY(QDir(project).mkpath(".portolan"));
+        QFile f(project + "/.portolan/params-file");
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(saved.toUtf8() + "\n");
+    }
+    const DryRunResult r = runDry(project, {"--trust", "--steps", "1"});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject started = r.last("started");
+    QCOMPARE(started.value("config").toString(), config);
+    QVERIFY2(started.value("config_reason").toString().contains(saved.isEmpty() ? "" : "saved"),
+             qPrintable(started.value("config_reason").toString()));
 }
 
 void TestDryRunCli::requiredArguments()

@@ -4,8 +4,10 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 
 using portolan::dryrun::TrustStore;
 
@@ -20,6 +22,8 @@ private slots:
     void damagedStoreTrustsNothing();
     void defaultFileFollowsTheEnvironment();
     void childCommand();
+    void childGetsTheRulesParamsFile_data();
+    void childGetsTheRulesParamsFile();
 };
 
 void TestDryRunTrust::trustIsKeptByCanonicalPath_data()
@@ -118,6 +122,82 @@ void TestDryRunTrust::childCommand()
                                             "fake"};
     QCOMPARE(cmd, expected);
     QVERIFY(portolan::dryrun::defaultMemoryLimitMb() > 0);
+}
+
+// The child is given the params file of core's one rule (for a CPU dry run) when its flavour
+// reads one; it never chooses one itself. Files are "path|content"; `saved` is the user's choice.
+void TestDryRunTrust::childGetsTheRulesParamsFile_data()
+{
+    QTest::addColumn<QString>("flavour");
+    QTest::addColumn<QStringList>("files");
+    QTest::addColumn<QString>("saved");
+    QTest::addColumn<QString>("given");
+    QTest::addColumn<QString>("expected"); // relative to the project; empty: no --params
+    const QString big = "train_input: {}\nmodel: {hidden_size: 1024, num_hidden_layers: 24}\n";
+    const QString tiny = "train_input: {}\nmodel: {hidden_size: 64, num_hidden_layers: 2}\n";
+    const QStringList zoo{"configs/a_big.yaml|" + big, "configs/b_tiny.yaml|" + tiny};
+    const QStringList experiments{"adaptive.yaml|entrypoint: m:T\n",
+                                  "const.yaml|entrypoint: m:T\n"};
+    QTest::addRow("model zoo: the smallest") << "cerebras-pytorch" << zoo << ""
+                                             << ""
+                                             << "configs/b_tiny.yaml";
+    QTest::addRow("model zoo: the saved choice") << "cerebras-layers" << zoo
+                                                 << "configs/a_big.yaml"
+                                                 << ""
+                                                 << "configs/a_big.yaml";
+    QTest::addRow("determined: const.yaml") << "determined-pytorchtrial" << experiments << ""
+                                            << ""
+                                            << "const.yaml";
+    QTest::addRow("determined: the saved choice")
+        << "determined-pytorchtrial" << experiments << "adaptive.yaml"
+        << ""
+        << "adaptive.yaml";
+    QTest::addRow("given over saved") << "determined-pytorchtrial" << experiments
+                                      << "adaptive.yaml"
+                                      << "const.yaml"
+                                      << "const.yaml";
+    QTest::addRow("a script reads none") << "plain-pytorch" << zoo << ""
+                                         << ""
+                                         << "";
+    QTest::addRow("no YAML at all") << "cerebras-pytorch" << QStringList{} << ""
+                                    << ""
+                                    << "";
+}
+
+void TestDryRunTrust::childGetsTheRulesParamsFile()
+{
+    QFETCH(QString, flavour);
+    QFETCH(QStringList, files);
+    QFETCH(QString, saved);
+    QFETCH(QString, given);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    for (const QString& f : files) {
+        const QString path = dir.filePath(f.section('|', 0, 0));
+        QVERIFY(QDir().mkpath(QFileInfo(path).path()));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(f.section('|', 1).toUtf8());
+    }
+    if (!saved.isEmpty()) {
+        QVERIFY(QDir(dir.path()).mkpath(".portolan"));
+        QFile out(dir.filePath(".portolan/params-file"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(saved.toUtf8() + "\n");
+    }
+    portolan::dryrun::DryRunOptions o;
+    o.project = dir.path().toStdString();
+    o.flavour = flavour.toStdString();
+    if (!given.isEmpty())
+        o.params = dir.filePath(given).toStdString();
+    const auto cmd = portolan::dryrun::childCommand(o, "/r/python");
+    const auto at = std::find(cmd.begin(), cmd.end(), "--params");
+    if (expected.isEmpty()) {
+        QVERIFY(at == cmd.end());
+        return;
+    }
+    QVERIFY(at != cmd.end() && at + 1 != cmd.end());
+    QCOMPARE(QString::fromStdString(at[1]), dir.filePath(expected));
 }
 
 QTEST_GUILESS_MAIN(TestDryRunTrust)

@@ -60,8 +60,21 @@ class DryRun:
 
     # ------------------------------------------------------------------- helpers
     def params_reason(self):
-        """Why the --params file: portolan-cli says when it is the project's saved choice."""
+        """Why the --params file: portolan-cli says which rule chose it."""
         return getattr(self.o, "params_reason", None) or "given with --params"
+
+    def params_file(self, what):
+        """(absolute path, reason) of the params file portolan-cli passes. The choice is
+        core's one rule (core/project/params_file.h), never the driver's: without one, or with
+        a missing file, the run is refused with what is missing."""
+        if not self.o.params:
+            raise Failure("dryrun.no-config", f"no params file: the project has no {what}; "
+                          "give --params", EXIT_USAGE)
+        path = os.path.abspath(self.o.params)
+        if not os.path.isfile(path):
+            raise Failure("dryrun.no-config", f"the params file {self.o.params} does not exist",
+                          EXIT_USAGE)
+        return path, self.params_reason()
 
     def rel(self, path):
         try:
@@ -121,11 +134,8 @@ class DryRun:
                     raise Failure("dryrun.no-entry", "no run.py in the project; give --entry",
                                   EXIT_USAGE)
                 entry = runs[0]
-            entry_dir = os.path.dirname(os.path.join(self.root, entry))
-            if o.params:
-                config, reason = os.path.abspath(o.params), self.params_reason()
-            else:
-                config, reason = plan.choose_modelzoo_config(self.root, entry_dir)
+            config, reason = self.params_file("a Model Zoo params file (a Trainer YAML or a "
+                                              "YAML file with train_input/model)")
             run_config = self.cpu_params(config)
             model_dir = os.path.join(self.root, ".portolan", "dryrun", "model_dir")
             ctx.update(kind="modelzoo", entry=entry,
@@ -134,11 +144,9 @@ class DryRun:
                        argv=["--mode", "train", "--params", run_config, "--model_dir",
                              model_dir])
         elif flavour == "determined-pytorchtrial":
-            if o.params:
-                config_path = os.path.abspath(o.params)
-                config, reason = plan.load_experiment_config(config_path), self.params_reason()
-            else:
-                config_path, config, reason = plan.choose_experiment_config(self.root)
+            config_path, reason = self.params_file("a Determined experiment config (a YAML "
+                                                   "file with an entrypoint)")
+            config = plan.load_experiment_config(config_path)
             if not isinstance(config, dict) or "entrypoint" not in config:
                 raise Failure("dryrun.entrypoint",
                               f"{self.rel(config_path)} has no entrypoint", EXIT_USAGE)

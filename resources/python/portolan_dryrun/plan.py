@@ -1,8 +1,9 @@
 """What to run, decided from the project's files without executing any of them.
 
 Python files are parsed with `ast` (never imported); YAML configs are read with yaml.safe_load.
-The decisions (entry point, config, arguments) are reported in the `started` event with the
-reason for each, so that a user can see and override them (--entry, --params, -- args).
+The decisions (entry point, arguments) are reported in the `started` event with the reason for
+each, so that a user can see and override them (--entry, -- args). The params file is not
+decided here: portolan-cli passes the one from core's rule (core/project/params_file.h).
 """
 import ast
 import os
@@ -195,18 +196,6 @@ def choose_script(root, flavour, files=None):
     return rel, reason
 
 
-def _model_size(params):
-    model = params.get("model") if isinstance(params, dict) else None
-    if not isinstance(model, dict):
-        return None
-    width = model.get("hidden_size") or model.get("d_model") or model.get("embedding_size")
-    depth = model.get("num_hidden_layers") or model.get("num_layers") or \
-        model.get("encoder_num_hidden_layers") or 1
-    if isinstance(width, (int, float)) and isinstance(depth, (int, float)):
-        return float(width) * float(width) * float(depth)
-    return None
-
-
 def load_yaml(path):
     with open(path, "r", encoding="utf-8") as f:
         return yaml.safe_load(f)
@@ -228,85 +217,6 @@ def load_experiment_config(path):
     """A Determined experiment config, with YAML 1.2 numbers as Determined reads them."""
     with open(path, "r", encoding="utf-8") as f:
         return yaml.load(f, Loader=_Yaml12Loader)  # noqa: S506 - a SafeLoader subclass
-
-
-def _trainer_yaml(entry_dir):
-    """The first Trainer YAML by name in configs/, then beside the entry point; None if none."""
-    for folder in (os.path.join(entry_dir, "configs"), entry_dir):
-        if not os.path.isdir(folder):
-            continue
-        for name in sorted(os.listdir(folder)):
-            path = os.path.join(folder, name)
-            if not name.endswith((".yaml", ".yml")) or not os.path.isfile(path):
-                continue
-            try:
-                config = load_yaml(path)
-            except (yaml.YAMLError, OSError):
-                continue
-            if isinstance(config, dict) and isinstance(config.get("trainer"), (dict, list)):
-                return path
-    return None
-
-
-def choose_modelzoo_config(root, entry_dir):
-    """(config, reason): a Trainer YAML (`trainer:` at the top level, what the current Model Zoo
-    runs, as core's params-file rule chooses it), else configs/params.yaml or params.yaml, else
-    the smallest model among the YAML files under configs/ (a dry run checks the code; the
-    compilers scale it up)."""
-    trainer = _trainer_yaml(entry_dir)
-    if trainer is not None:
-        return trainer, f"{os.path.relpath(trainer, entry_dir)}: the Model Zoo Trainer " \
-            "configuration (trainer: at the top level)"
-    for rel in ("configs/params.yaml", "params.yaml"):
-        path = os.path.join(entry_dir, rel)
-        if os.path.isfile(path):
-            return path, f"{rel} (the default name)"
-    folder = os.path.join(entry_dir, "configs")
-    candidates = []
-    if os.path.isdir(folder):
-        for name in sorted(os.listdir(folder)):
-            if not name.endswith((".yaml", ".yml")):
-                continue
-            path = os.path.join(folder, name)
-            try:
-                params = load_yaml(path)
-            except (yaml.YAMLError, OSError):
-                continue
-            if isinstance(params, dict) and "model" in params and (
-                    "train_input" in params or "runconfig" in params):
-                candidates.append((_model_size(params), name, path))
-    if not candidates:
-        raise PlanError("dryrun.no-config",
-                        "no Model Zoo params file (a Trainer YAML with trainer: at the top "
-                        "level, configs/params.yaml, params.yaml or configs/*.yaml with "
-                        "train_input/model); give --params")
-    sized = [c for c in candidates if c[0] is not None]
-    if sized:
-        sized.sort()
-        size, name, path = sized[0]
-        return path, (f"configs/{name}: the smallest model of {len(candidates)} configs "
-                      "(hidden size squared x layers); give --params for another")
-    size, name, path = candidates[0]
-    return path, f"configs/{name}: first of {len(candidates)} configs; give --params for another"
-
-
-def choose_experiment_config(root):
-    """(config path, parsed config, reason) of a Determined project."""
-    if os.path.isfile(os.path.join(root, "const.yaml")):
-        path = os.path.join(root, "const.yaml")
-        return path, load_experiment_config(path), "const.yaml (the single-trial config)"
-    for name in sorted(os.listdir(root)):
-        if name.endswith((".yaml", ".yml")):
-            path = os.path.join(root, name)
-            try:
-                config = load_experiment_config(path)
-            except (yaml.YAMLError, OSError):
-                continue
-            if isinstance(config, dict) and "entrypoint" in config:
-                return path, config, f"{name}: the first experiment config with an entrypoint"
-    raise PlanError("dryrun.no-config",
-                    "no Determined experiment config (const.yaml or a YAML file with an "
-                    "entrypoint); give --params")
 
 
 def experiment_for_script(root, entry):

@@ -65,7 +65,7 @@ class PlanTest(unittest.TestCase):
             write(root, "const.yaml", "hyperparameters:\n  wd: 1e-4\n  lr: -2.5E+3\n"
                   "  d: 0.1\n  n: 10\n  name: 1e4x\n  ver: '1e-4'\n"
                   "entrypoint: model_def:T\n")
-            _, config, _ = plan.choose_experiment_config(root)
+            config = plan.load_experiment_config(os.path.join(root, "const.yaml"))
             hp = config["hyperparameters"]
             self.assertEqual((hp["wd"], hp["lr"], hp["d"], hp["n"]), (1e-4, -2500.0, 0.1, 10))
             self.assertEqual((hp["name"], hp["ver"]), ("1e4x", "1e-4"))
@@ -79,27 +79,6 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(plan.modelzoo_mount(root, imports),
                          "modelzoo.transformers.pytorch.toyport")
         self.assertIn("modelzoo.transformers.pytorch.toy_common.toy_layers", imports)
-
-    def test_modelzoo_config_trainer_yaml_first(self):
-        # A model folder whose only config is a Trainer YAML (trainer: at the top level, no
-        # train_input/model): it is the params file, as core's params-file rule chooses it, and
-        # it comes before a legacy params.yaml beside it.
-        trainer = ("trainer:\n  init:\n    model:\n      name: tiny\n"
-                   "  fit:\n    train_dataloader: {}\n")
-        with tempfile.TemporaryDirectory() as root:
-            write(root, "run.py", "")
-            write(root, "configs/tiny_trainer.yaml", trainer)
-            config, reason = plan.choose_modelzoo_config(root, root)
-            self.assertEqual(os.path.basename(config), "tiny_trainer.yaml")
-            self.assertIn("Trainer", reason)
-            write(root, "configs/params.yaml", "train_input: {}\nmodel: {hidden_size: 4}\n")
-            self.assertEqual(os.path.basename(plan.choose_modelzoo_config(root, root)[0]),
-                             "tiny_trainer.yaml")
-        with tempfile.TemporaryDirectory() as root:
-            write(root, "run.py", "")
-            with self.assertRaises(plan.PlanError) as raised:
-                plan.choose_modelzoo_config(root, root)
-            self.assertIn("Trainer YAML", raised.exception.message)
 
     def test_third_party_imports_skip_tests_and_own_modules(self):
         with tempfile.TemporaryDirectory() as root:
