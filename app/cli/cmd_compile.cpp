@@ -50,6 +50,7 @@ struct CompileCliOptions
     int syntheticSequence = 1024;
     int syntheticVocab = 50257;
     int recordBatch = 2;
+    bool noAdvice = false;
     // Poplar options, inference, and the configuration search.
     bool inference = false;
     double amp = 0.6;
@@ -205,6 +206,7 @@ int runCompile(const CompileCliOptions& cliOptions)
     c.target = o.target;
     c.ipus = o.ipus;
     c.csMode = o.mode;
+    c.advice = !o.noAdvice;
     auto& t = c.training;
     t.microBatch = o.microBatch;
     t.gradAccum = o.gradAccum;
@@ -364,6 +366,9 @@ Subcommand registerCompile(CLI::App& root)
         ->check(CLI::IsMember({"1f1b", "gpipe"}));
     cmd->add_option("--mode", o->mode, "CS mode (default: chosen by model size)")
         ->check(CLI::IsMember({"layer-pipelined", "weight-streaming"}));
+    cmd->add_flag("--no-advice", o->noAdvice,
+                  "Skip the advice: when the model does not fit, do not re-simulate each remedy "
+                  "(faster at scale; the report has no advice)");
     cmd->add_option("--report", o->reportPath, "Write the report JSON here");
     cmd->add_option("--trace", o->tracePath, "Write the schedule as Chrome trace JSON here");
     cmd->add_option("--record-batch", o->recordBatch, "Batch of the recording forward pass")

@@ -1,7 +1,9 @@
 #include "core/graph/script_import.h"
 
+#include "core/common/number_format.h"
 #include "core/graph/jit_ops.h"
 
+#include <optional>
 #include <set>
 #include <torch/csrc/jit/passes/freeze_module.h>
 #include <torch/csrc/jit/passes/inliner.h>
@@ -146,6 +148,108 @@ std::vector<CaptureModule> scriptModules(const torch::jit::Module& module)
     return out;
 }
 
+namespace {
+
+// Runs the model as it is, then its graph once more with every op's tensor output as an extra
+// output, and gives each value the complete type of what it held. A message when either fails.
+std::optional<Diagnostic> recordValueTypes(torch::jit::Module& module,
+                                           const torch::jit::Module& frozen,
+                                           const std::shared_ptr<torch::jit::Graph>& graph,
+                                           const ScriptImportOptions& o)
+{
+    torch::jit::Graph& g = *graph;
+    const auto fail = [&](const std::string& code, const std::string& message) {
+        return Diagnostic{Severity::Error, code, message, {o.file, 0, 0}};
+    };
+    std::vector<Value*> recorded;
+    for (Node* n : g.nodes()) {
+        if (n->kind() == c10::prim::Constant || n->kind() == c10::prim::GetAttr)
+            continue;
+        for (Value* v : n->outputs())
+            if (v->type()->cast<c10::TensorType>())
+                recorded.push_back(v);
+    }
+    // The model itself runs first, so that inputs it does not accept are reported as it reports
+    // them (an exception inside the instrumented graph below is not always survivable).
+    try {
+        torch::NoGradGuard noGrad;
+        module.forward(o.inputs);
+    } catch (const std::exception& e) {
+        const bool one = o.inputs.size() == 1 && o.inputs.front().isTensor();
+        return fail("compile.bad-shape", std::string("the model does not accept ") +
+                                             (one ? "an input of shape " : "inputs ") +
+                                             describeInputs(o.inputs) + ": " + firstLine(e.what()));
+    }
+    const std::size_t baseOutputs = g.outputs().size();
+    for (Value* v : recorded)
+        g.registerOutput(v);
+    torch::jit::Stack stack;
+    stack.emplace_back(frozen._ivalue());
+    for (const auto& i : o.inputs)
+        stack.push_back(i);
+    try {
+        torch::NoGradGuard noGrad;
+        torch::jit::Code code(graph, "portolan_shapes");
+        torch::jit::InterpreterState state(code);
+        state.run(stack);
+    } catch (const std::exception& e) {
+        return fail("compile.torchscript",
+                    "could not run the graph to record its shapes: " + firstLine(e.what()));
+    }
+    for (std::size_t i = 0; i < o.inputs.size(); ++i)
+        if (o.inputs[i].isTensor())
+            g.inputs()[i + 1]->setType(c10::TensorType::create(o.inputs[i].toTensor()));
+    if (stack.size() == baseOutputs + recorded.size())
+        for (std::size_t i = 0; i < recorded.size(); ++i)
+            if (const auto& v = stack[baseOutputs + i]; v.isTensor())
+                recorded[i]->setType(c10::TensorType::create(v.toTensor()));
+    stack.clear();
+    for (std::size_t i = g.outputs().size(); i-- > baseOutputs;)
+        g.eraseOutput(i);
+    return std::nullopt;
+}
+
+// The first tensor input past the batch dimension gives the recorded batch (where the capture
+// says: dimension 1 for a sequence-first model) and the per-sample shape, the rest of it.
+void takeInputShape(const ScriptImportOptions& o, OpGraph& graph)
+{
+    for (const auto& i : o.inputs)
+        if (i.isTensor() && i.toTensor().dim() > o.batchDim) {
+            const at::Tensor& t = i.toTensor();
+            Shape sizes(t.sizes().begin(), t.sizes().end());
+            graph.recordedBatch = o.batch.value_or(sizes[std::size_t(o.batchDim)]);
+            sizes.erase(sizes.begin() + o.batchDim);
+            graph.inputShape = sizes;
+            graph.inputDtype = dtypeOf(t);
+            return;
+        }
+}
+
+// Parameters the traced forward never reads still take memory: say how many.
+void warnOfUnusedParameters(const torch::jit::Module& module, const std::string& file,
+                            OpGraph& graph)
+{
+    std::set<const void*> seen;
+    std::int64_t all = 0;
+    for (const auto& p : module.parameters())
+        if (p.is_floating_point() && seen.insert(p.unsafeGetTensorImpl()).second)
+            all += p.numel();
+    if (all <= graph.totalParams())
+        return;
+    Diagnostic d;
+    d.severity = Severity::Warning;
+    d.code = "compile.unused-parameters";
+    d.message = std::to_string(all - graph.totalParams()) + " of the model's " +
+                std::to_string(all) +
+                " parameters are not used by its forward pass; they are not counted";
+    d.location.file = file;
+    graph.diagnostics.push_back(std::move(d));
+}
+
+} // namespace
+
+// The phases: freeze and inline, check the inputs, record every value's type by running the
+// graph, then translate the graph op by op (appendJitGraph) into the module's layers.
 Result<OpGraph> importScriptModule(torch::jit::Module& module, const ScriptImportOptions& o,
                                    std::vector<std::string>* layerUnits)
 {
@@ -167,77 +271,22 @@ Result<OpGraph> importScriptModule(torch::jit::Module& module, const ScriptImpor
     }
     const std::size_t declared = g->inputs().size() - 1; // after `self`
     if (declared != o.inputs.size())
-        return fail("compile.inputs", "the model's forward takes " + std::to_string(declared) +
-                                          " input(s), but " + std::to_string(o.inputs.size()) +
-                                          " were given (" + describeInputs(o.inputs) + ")");
+        return fail("compile.inputs", "the model's forward takes " +
+                                          format::counted(long(declared), "input") + ", but " +
+                                          std::to_string(o.inputs.size()) +
+                                          (o.inputs.size() == 1 ? " was" : " were") + " given (" +
+                                          describeInputs(o.inputs) + ")");
 
     JitImportContext ctx;
     std::unordered_map<const Value*, c10::IValue> objects{{g->inputs()[0], frozen._ivalue()}};
     resolveAttributes(g->block(), objects, ctx);
-
-    // Run the graph once, with every op's tensor output as an extra graph output, and give each
-    // value the complete type of what it held.
-    std::vector<Value*> recorded;
-    for (Node* n : g->nodes()) {
-        if (n->kind() == c10::prim::Constant || n->kind() == c10::prim::GetAttr)
-            continue;
-        for (Value* v : n->outputs())
-            if (v->type()->cast<c10::TensorType>())
-                recorded.push_back(v);
-    }
-    // The model itself runs first, so that inputs it does not accept are reported as it reports
-    // them (an exception inside the instrumented graph below is not always survivable).
-    try {
-        torch::NoGradGuard noGrad;
-        module.forward(o.inputs);
-    } catch (const std::exception& e) {
-        const bool one = o.inputs.size() == 1 && o.inputs.front().isTensor();
-        return fail("compile.bad-shape", std::string("the model does not accept ") +
-                                             (one ? "an input of shape " : "inputs ") +
-                                             describeInputs(o.inputs) + ": " + firstLine(e.what()));
-    }
-    const std::size_t baseOutputs = g->outputs().size();
-    for (Value* v : recorded)
-        g->registerOutput(v);
-    torch::jit::Stack stack;
-    stack.emplace_back(frozen._ivalue());
-    for (const auto& i : o.inputs)
-        stack.push_back(i);
-    try {
-        torch::NoGradGuard noGrad;
-        torch::jit::Code code(g, "portolan_shapes");
-        torch::jit::InterpreterState state(code);
-        state.run(stack);
-    } catch (const std::exception& e) {
-        return fail("compile.torchscript",
-                    "could not run the graph to record its shapes: " + firstLine(e.what()));
-    }
-    for (std::size_t i = 0; i < o.inputs.size(); ++i)
-        if (o.inputs[i].isTensor())
-            g->inputs()[i + 1]->setType(c10::TensorType::create(o.inputs[i].toTensor()));
-    if (stack.size() == baseOutputs + recorded.size())
-        for (std::size_t i = 0; i < recorded.size(); ++i)
-            if (const auto& v = stack[baseOutputs + i]; v.isTensor())
-                recorded[i]->setType(c10::TensorType::create(v.toTensor()));
-    stack.clear();
-    for (std::size_t i = g->outputs().size(); i-- > baseOutputs;)
-        g->eraseOutput(i);
+    if (auto failed = recordValueTypes(module, frozen, g, o))
+        return Result<OpGraph>::fail(std::move(*failed));
 
     OpGraph graph;
     graph.name = o.name;
     graph.origin = o.origin;
-    for (const auto& i : o.inputs)
-        if (i.isTensor() && i.toTensor().dim() > o.batchDim) {
-            // The batch is where the capture says (dimension 1 for a sequence-first model); the
-            // per-sample shape is the rest.
-            const at::Tensor& t = i.toTensor();
-            Shape sizes(t.sizes().begin(), t.sizes().end());
-            graph.recordedBatch = o.batch.value_or(sizes[std::size_t(o.batchDim)]);
-            sizes.erase(sizes.begin() + o.batchDim);
-            graph.inputShape = sizes;
-            graph.inputDtype = dtypeOf(t);
-            break;
-        }
+    takeInputShape(o, graph);
     const CaptureLayering layering =
         captureLayering(o.modules.empty() ? scriptModules(module) : o.modules);
     ctx.batch = graph.recordedBatch;
@@ -256,23 +305,7 @@ Result<OpGraph> importScriptModule(torch::jit::Module& module, const ScriptImpor
             name = "forward";
     if (graph.layerNames.empty())
         graph.layerNames.push_back("forward");
-
-    // Parameters the traced forward never reads still take memory: say how many.
-    std::set<const void*> seen;
-    std::int64_t all = 0;
-    for (const auto& p : module.parameters())
-        if (p.is_floating_point() && seen.insert(p.unsafeGetTensorImpl()).second)
-            all += p.numel();
-    if (all > graph.totalParams()) {
-        Diagnostic d;
-        d.severity = Severity::Warning;
-        d.code = "compile.unused-parameters";
-        d.message = std::to_string(all - graph.totalParams()) + " of the model's " +
-                    std::to_string(all) +
-                    " parameters are not used by its forward pass; they are not counted";
-        d.location.file = o.file;
-        graph.diagnostics.push_back(std::move(d));
-    }
+    warnOfUnusedParameters(module, o.file, graph);
     return Result<OpGraph>::ok(std::move(graph));
 }
 

@@ -2,14 +2,13 @@
 
 #include "core/common/atomic_file.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <optional>
 #include <utility>
 #include <vector>
+#include <yaml-cpp/yaml.h>
 
 namespace portolan {
 
@@ -206,8 +205,8 @@ runnableForDryRun(const fs::path& root, const std::vector<std::string>& usable)
                                         "(entrypoint: at the top level)");
     std::optional<std::pair<double, std::string>> smallest;
     for (const auto& cand : usable)
-        if (const auto size = modelZooModelSize(root / cand); size && (!smallest ||
-                                                                       *size < smallest->first))
+        if (const auto size = modelZooModelSize(root / cand);
+            size && (!smallest || *size < smallest->first))
             smallest = std::make_pair(*size, cand);
     if (!smallest)
         return std::nullopt;
@@ -284,8 +283,7 @@ std::optional<Diagnostic> saveParamsFile(const fs::path& root, const std::string
     return writeFileAtomically(file, relativePath + "\n");
 }
 
-ParamsFileChoice paramsFileFor(const fs::path& root, const std::string& overridePath,
-                               ParamsUse use)
+ParamsFileChoice paramsFileFor(const fs::path& root, const std::string& overridePath, ParamsUse use)
 {
     ParamsFileChoice c;
     c.candidates = paramsFileCandidates(root);

@@ -193,28 +193,33 @@ private slots:
         QTest::addColumn<QString>("saved");
         QTest::addColumn<QString>("read");
         QTest::addColumn<QString>("dryRun");
-        const QString big = "train_input: {}\nmodel:\n  hidden_size: 1024\n  num_hidden_layers: 24\n";
+        const QString big =
+            "train_input: {}\nmodel:\n  hidden_size: 1024\n  num_hidden_layers: 24\n";
         const QString tiny = "train_input: {}\nmodel:\n  hidden_size: 64\n  num_hidden_layers: 2\n";
         QTest::addRow("smallest model of several")
-            << QStringList{"configs/a_large.yaml|" + big, "configs/b_tiny.yaml|" + tiny}
-            << "" << "configs/a_large.yaml"
+            << QStringList{"configs/a_large.yaml|" + big, "configs/b_tiny.yaml|" + tiny} << ""
+            << "configs/a_large.yaml"
             << "configs/b_tiny.yaml";
         QTest::addRow("d_model and num_layers, runconfig")
             << QStringList{"configs/a.yaml|runconfig: {}\nmodel: {d_model: 512, num_layers: 24}\n",
                            "configs/b.yaml|runconfig: {}\nmodel: {d_model: 512, num_layers: 6}\n"}
-            << "" << "configs/a.yaml"
+            << ""
+            << "configs/a.yaml"
             << "configs/b.yaml";
         QTest::addRow("not a params file is not sized")
-            << QStringList{"configs/a_large.yaml|" + big, "configs/b.yaml|model: {hidden_size: 8}\n"}
-            << "" << "configs/a_large.yaml"
+            << QStringList{"configs/a_large.yaml|" + big,
+                           "configs/b.yaml|model: {hidden_size: 8}\n"}
+            << ""
+            << "configs/a_large.yaml"
             << "configs/a_large.yaml";
         QTest::addRow("an experiment config first")
             << QStringList{"a-data.yaml|paths: [x]\n", "b-exp.yaml|entrypoint: model_def:Trial\n"}
-            << "" << "a-data.yaml"
+            << ""
+            << "a-data.yaml"
             << "b-exp.yaml";
         QTest::addRow("conventional name kept")
-            << QStringList{"configs/params.yaml|" + big, "configs/b_tiny.yaml|" + tiny}
-            << "" << "configs/params.yaml"
+            << QStringList{"configs/params.yaml|" + big, "configs/b_tiny.yaml|" + tiny} << ""
+            << "configs/params.yaml"
             << "configs/params.yaml";
         QTest::addRow("nothing runnable: first by name")
             << QStringList{"configs/a.yaml|a: 1\n", "configs/b.yaml|b: 2\n"} << ""

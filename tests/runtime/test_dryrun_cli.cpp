@@ -415,10 +415,12 @@ void TestDryRunCli::paramsFileFromCore()
         const QByteArray text = f.readAll();
         f.close();
         QVERIFY(text.contains("hidden_size: 128"));
-        for (const auto& [name, width] : {std::pair{"a_wide", "512"}, std::pair{"b_narrow", "32"}}) {
+        for (const auto& [name, width] :
+             {std::pair{"a_wide", "512"}, std::pair{"b_narrow", "32"}}) {
             QFile out(project + "/configs/" + name + ".yaml");
             QVERIFY(out.open(QIODevice::WriteOnly));
-            out.write(QByteArray(text).replace("hidden_size: 128", QByteArray("hidden_size: ") + width));
+            out.write(
+                QByteArray(text).replace("hidden_size: 128", QByteArray("hidden_size: ") + width));
         }
         QVERIFY(QFile::remove(project + "/configs/params.yaml"));
     }

@@ -141,8 +141,7 @@ void TestDryRunTrust::childGetsTheRulesParamsFile_data()
     QTest::addRow("model zoo: the smallest") << "cerebras-pytorch" << zoo << ""
                                              << ""
                                              << "configs/b_tiny.yaml";
-    QTest::addRow("model zoo: the saved choice") << "cerebras-layers" << zoo
-                                                 << "configs/a_big.yaml"
+    QTest::addRow("model zoo: the saved choice") << "cerebras-layers" << zoo << "configs/a_big.yaml"
                                                  << ""
                                                  << "configs/a_big.yaml";
     QTest::addRow("determined: const.yaml") << "determined-pytorchtrial" << experiments << ""
@@ -152,8 +151,7 @@ void TestDryRunTrust::childGetsTheRulesParamsFile_data()
         << "determined-pytorchtrial" << experiments << "adaptive.yaml"
         << ""
         << "adaptive.yaml";
-    QTest::addRow("given over saved") << "determined-pytorchtrial" << experiments
-                                      << "adaptive.yaml"
+    QTest::addRow("given over saved") << "determined-pytorchtrial" << experiments << "adaptive.yaml"
                                       << "const.yaml"
                                       << "const.yaml";
     QTest::addRow("a script reads none") << "plain-pytorch" << zoo << ""

@@ -2,6 +2,7 @@
 #include "../cli/cli_runner.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -64,6 +65,42 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("1 stage on 1 IPU\n"), r.out.constData()); // not "1 stages"
         QVERIFY(r.out.contains("Advice"));
         QVERIFY(r.out.contains("more-stages"));
+    }
+
+    // --no-advice: the same verdict and the same report, without the remedies.
+    void noAdvice_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addRow("one Mk2") << QStringList{"--target", "ipu-mk2"};
+        QTest::addRow("two Mk1") << QStringList{"--target", "ipu-mk1", "--ipus", "2"};
+    }
+    void noAdvice()
+    {
+        QFETCH(QStringList, settings);
+        const QStringList model{"compile", "--synthetic",          "24x1024", "--synthetic-heads",
+                                "16",      "--synthetic-sequence", "64",      "--synthetic-vocab",
+                                "1000",    "--optimizer",          "adam"};
+        const auto with = runCli(model + settings + QStringList{"--report", file("adv.json")});
+        const auto without =
+            runCli(model + settings + QStringList{"--no-advice", "--report", file("noadv.json")});
+        QCOMPARE(with.exitCode, 1);
+        QCOMPARE(without.exitCode, 1);
+        QVERIFY(with.out.contains("Advice"));
+        QVERIFY2(!without.out.contains("Advice"), without.out.constData());
+        QVERIFY(without.out.contains("DOES NOT FIT"));
+        const auto read = [](const QString& path) {
+            QFile f(path);
+            return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
+                                               : QJsonObject{};
+        };
+        QJsonObject a = read(file("adv.json"));
+        QJsonObject b = read(file("noadv.json"));
+        QVERIFY(!a.value("advice").toArray().isEmpty());
+        QVERIFY(b.value("advice").toArray().isEmpty());
+        for (QJsonObject* r : {&a, &b})
+            for (const char* key : {"advice", "compile_milliseconds"})
+                r->remove(key);
+        QCOMPARE(a, b);
     }
 
     // The training a params file asks for, on each kind of target, through the rule the Profile

@@ -85,6 +85,9 @@ private Q_SLOTS:
         QTest::addRow("wrong rank") << "small_cnn.pt"
                                     << "1,784"
                                     << "does not accept";
+        QTest::addRow("inputs counted") << "two_inputs.pt"
+                                        << "1,4"
+                                        << "forward takes 2 inputs, but 1 was given";
     }
     void errors()
     {
