@@ -5,6 +5,8 @@
 #include "core/sim/memory_model.h"
 
 #include <algorithm>
+#include <functional>
+#include <string>
 #include <unordered_map>
 
 namespace portolan::sim {
@@ -72,11 +74,70 @@ std::vector<bool> vocabularyOps(const graph::OpGraph& g, std::int64_t minRows)
     return vocabularyOps(g, minRows, contractionOps(g));
 }
 
+namespace {
+
+bool sameContent(const graph::Op& p, const graph::Op& q)
+{
+    return p.kind == q.kind && p.dtype == q.dtype && p.paramCount == q.paramCount &&
+           p.paramBytes == q.paramBytes && p.forwardFlops == q.forwardFlops &&
+           p.backwardFlops == q.backwardFlops && p.activationBytes == q.activationBytes &&
+           p.inputBytes == q.inputBytes && p.savesInputs == q.savesInputs &&
+           p.savesOutput == q.savesOutput && p.aliasesInput == q.aliasesInput &&
+           p.extraSavedBytes == q.extraSavedBytes && p.extraSavedScales == q.extraSavedScales &&
+           p.inputOps.size() == q.inputOps.size() && (p.tiedTo < 0) == (q.tiedTo < 0) &&
+           p.outputShape == q.outputShape && p.inputShapes == q.inputShapes;
+}
+
+std::uint64_t contentHash(const graph::Op& op, bool contraction, bool vocabulary)
+{
+    std::uint64_t h = std::hash<std::string>{}(op.kind);
+    const auto mix = [&h](std::uint64_t v) {
+        h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    };
+    mix(std::uint64_t(op.paramCount));
+    mix(std::uint64_t(op.activationBytes));
+    mix(std::uint64_t(op.inputBytes));
+    mix(std::uint64_t(op.extraSavedBytes));
+    mix(op.inputOps.size());
+    mix(std::uint64_t(op.dtype));
+    mix((op.savesInputs ? 1u : 0u) | (op.savesOutput ? 2u : 0u) | (op.aliasesInput ? 4u : 0u) |
+        (op.extraSavedScales ? 8u : 0u) | (op.tiedTo >= 0 ? 16u : 0u) | (contraction ? 32u : 0u) |
+        (vocabulary ? 64u : 0u));
+    for (const auto d : op.outputShape)
+        mix(std::uint64_t(d));
+    return h;
+}
+
+std::vector<std::uint32_t> contentNumbers(const graph::OpGraph& g, const OpKinds& k)
+{
+    std::vector<std::uint32_t> out(g.ops.size(), 0);
+    std::unordered_map<std::uint64_t, std::vector<std::size_t>> byHash; // representatives
+    std::uint32_t next = 0;
+    for (std::size_t i = 0; i < g.ops.size(); ++i) {
+        const graph::Op& op = g.ops[i];
+        auto& reps = byHash[contentHash(op, k.contraction[i], k.vocabulary[i])];
+        const auto same = std::find_if(reps.begin(), reps.end(), [&](std::size_t r) {
+            return k.contraction[r] == k.contraction[i] && k.vocabulary[r] == k.vocabulary[i] &&
+                   sameContent(g.ops[r], op);
+        });
+        if (same != reps.end()) {
+            out[i] = out[*same];
+        } else {
+            reps.push_back(i);
+            out[i] = next++;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
 OpKinds opKinds(const graph::OpGraph& g, std::int64_t vocabularyMinRows)
 {
     OpKinds k;
     k.contraction = contractionOps(g);
     k.vocabulary = vocabularyOps(g, vocabularyMinRows, k.contraction);
+    k.content = contentNumbers(g, k);
     return k;
 }
 

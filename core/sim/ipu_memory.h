@@ -49,6 +49,11 @@ struct OpKinds
 {
     std::vector<bool> contraction; // isContraction(op.kind)
     std::vector<bool> vocabulary;  // vocabularyOps(g, k.vocabularyMinRows)
+    // Ops with the same number have the same content for the place and memory phases: every
+    // field but the name, module path, source position, layer and producers (which are
+    // indices), and the same kinds. Lets a stage be found to repeat an earlier one
+    // (ipu_shift.cpp) with a compare of numbers.
+    std::vector<std::uint32_t> content;
 };
 OpKinds opKinds(const graph::OpGraph& g, std::int64_t vocabularyMinRows);
 

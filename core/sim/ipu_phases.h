@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace portolan::sim::ipu {
@@ -95,6 +96,13 @@ struct PlacedStage
 
 // Place phase.
 PlacedStage placeStage(const Context& x, const StageKey& key);
+
+// Stage `to` as stage `from` (placed as `placed`) shifted by whole ops, when the ops it reads
+// (its own, their producers and the views between) are the same ones `to.first - from.first`
+// ops later, with the same length, stash depth, link and per-IPU settings: what placeStage
+// would give, without placing it. Not in full detail. Nothing when the shift does not hold.
+std::optional<PlacedStage> shiftedStage(const Context& x, const StageKey& from,
+                                        const PlacedStage& placed, const StageKey& to);
 
 struct IpuMemory
 {

@@ -12,6 +12,9 @@ namespace portolan::sim::ipu {
 
 namespace {
 
+// How many stages back a stage looks for one it is a shift of: a layer's period in stages.
+constexpr int kShiftWindow = 8;
+
 template <typename Key, typename Value, typename Make>
 std::shared_ptr<const Value> cached(const Context& x, PhaseCache& cache,
                                     std::map<Key, PhaseCache::Slot<Value>>& slots, const Key& key,
@@ -116,6 +119,61 @@ void summarize(const Context& x, CompileResult& r)
     r.samplesPerSecond = r.ipu->samplesPerSecond;
 }
 
+// Memory phase: IPU by IPU. The IPU's figures go to its stages (the first one carries them when
+// several share). `shiftedFrom[s]`: the earlier stage that stage s is a shift of, or -1.
+void memoryPhase(const Context& x, PhaseCache& cache, const std::vector<StageKey>& keys,
+                 const std::vector<std::shared_ptr<const PlacedStage>>& placed,
+                 const std::vector<int>& shiftedFrom, IpuProfile& prof)
+{
+    const bool full = x.detail == Detail::Full;
+    std::vector<std::vector<int>> stagesOn(static_cast<std::size_t>(x.ipus));
+    for (std::size_t s = 0; s < keys.size(); ++s)
+        stagesOn[std::size_t(keys[s].ipu)].push_back(int(s));
+    std::vector<std::shared_ptr<const IpuMemory>> soleMemory(static_cast<std::size_t>(x.ipus));
+    for (int ipu = 0; ipu < x.ipus; ++ipu) {
+        const std::vector<int>& mine = stagesOn[std::size_t(ipu)];
+        if (mine.empty())
+            continue;
+        std::vector<StageKey> mineKeys;
+        std::vector<const PlacedStage*> mineStages;
+        for (int s : mine) {
+            mineKeys.push_back(keys[std::size_t(s)]);
+            mineStages.push_back(placed[std::size_t(s)].get());
+        }
+        const auto memory = cached(x, cache, cache.ipus, mineKeys, [&] {
+            // An IPU whose only stage is a shift of another IPU's only stage holds the same
+            // tiles turned: its figures (bytes, fullest tile, tiles over capacity) are the same.
+            const int from = mine.size() == 1 ? shiftedFrom[std::size_t(mine.front())] : -1;
+            const int fromIpu = from >= 0 ? keys[std::size_t(from)].ipu : -1;
+            if (fromIpu >= 0 && !full && soleMemory[std::size_t(fromIpu)]) {
+                const IpuMemory& m = *soleMemory[std::size_t(fromIpu)];
+                IpuMemory turned;
+                turned.usedBytes = m.usedBytes;
+                turned.maxTileBytes = m.maxTileBytes;
+                turned.oomTiles = m.oomTiles;
+                turned.detail = x.detail; // without the tiles, which are turned
+                return turned;
+            }
+            return ipuMemory(x, ipu, mineStages);
+        });
+        if (mine.size() == 1)
+            soleMemory[std::size_t(ipu)] = memory;
+        StageProfile& head = prof.stages[std::size_t(mine.front())];
+        head.usedBytes = memory->usedBytes;
+        head.oomTiles = memory->oomTiles;
+        for (int s : mine)
+            prof.stages[std::size_t(s)].maxTileBytes = memory->maxTileBytes;
+        prof.oomTiles += memory->oomTiles;
+        prof.maxTileBytes = std::max(prof.maxTileBytes, memory->maxTileBytes);
+        prof.totalBytes += memory->usedBytes;
+        if (full)
+            for (int cat = 0; cat < kMemoryCategories; ++cat)
+                std::copy(memory->tileBytes[std::size_t(cat)].begin(),
+                          memory->tileBytes[std::size_t(cat)].end(),
+                          prof.tileBytes[std::size_t(cat)].begin() + std::ptrdiff_t(ipu) * x.tiles);
+    }
+}
+
 } // namespace
 
 Result<CompileResult> simulatePlacement(const Context& x, const Placement& placement,
@@ -144,13 +202,28 @@ Result<CompileResult> simulatePlacement(const Context& x, const Placement& place
     std::vector<StageKey> keys;
     std::vector<int> cursor(static_cast<std::size_t>(x.ipus), 0);
     std::vector<double> fwd, bwd, link;
+    // shiftedFrom[s]: the earlier stage that stage s is a shift of (-1: placed itself).
+    std::vector<int> shiftedFrom(static_cast<std::size_t>(stageCount), -1);
     int stepBase = 0;
     for (int s = 0; s < stageCount; ++s) {
         const StagePlacement& place = placement.stages[std::size_t(s)];
         const StageKey key{
             place.firstOp, place.endOp, place.ipu, s, stageCount, cursor[std::size_t(place.ipu)],
             stepBase};
-        auto stage = cached(x, cache, cache.stages, key, [&] { return placeStage(x, key); });
+        auto stage = cached(x, cache, cache.stages, key, [&] {
+            // A repeated layer's stages come back every few stages: the nearest earlier one of
+            // the same length whose ops are the same is shifted instead of placed again.
+            for (int back = 1; back <= kShiftWindow && back <= s; ++back) {
+                const StageKey& from = keys[std::size_t(s - back)];
+                if (from.end - from.first != key.end - key.first)
+                    continue;
+                if (auto shifted = shiftedStage(x, from, *placed[std::size_t(s - back)], key)) {
+                    shiftedFrom[std::size_t(s)] = s - back;
+                    return std::move(*shifted);
+                }
+            }
+            return placeStage(x, key);
+        });
         cursor[std::size_t(place.ipu)] = stage->cursorAfter;
         stepBase += stage->stepCount;
         std::fill(r.opStage.begin() + place.firstOp, r.opStage.begin() + place.endOp, s);
@@ -167,36 +240,7 @@ Result<CompileResult> simulatePlacement(const Context& x, const Placement& place
         placed.push_back(std::move(stage));
     }
 
-    // Memory: IPU by IPU. The IPU's figures go to its stages (the first one carries them when
-    // several share).
-    for (int ipu = 0; ipu < x.ipus; ++ipu) {
-        std::vector<int> mine;
-        std::vector<StageKey> mineKeys;
-        std::vector<const PlacedStage*> mineStages;
-        for (int s = 0; s < stageCount; ++s)
-            if (keys[std::size_t(s)].ipu == ipu) {
-                mine.push_back(s);
-                mineKeys.push_back(keys[std::size_t(s)]);
-                mineStages.push_back(placed[std::size_t(s)].get());
-            }
-        if (mine.empty())
-            continue;
-        const auto memory =
-            cached(x, cache, cache.ipus, mineKeys, [&] { return ipuMemory(x, ipu, mineStages); });
-        StageProfile& head = prof.stages[std::size_t(mine.front())];
-        head.usedBytes = memory->usedBytes;
-        head.oomTiles = memory->oomTiles;
-        for (int s : mine)
-            prof.stages[std::size_t(s)].maxTileBytes = memory->maxTileBytes;
-        prof.oomTiles += memory->oomTiles;
-        prof.maxTileBytes = std::max(prof.maxTileBytes, memory->maxTileBytes);
-        prof.totalBytes += memory->usedBytes;
-        if (full)
-            for (int cat = 0; cat < kMemoryCategories; ++cat)
-                std::copy(memory->tileBytes[std::size_t(cat)].begin(),
-                          memory->tileBytes[std::size_t(cat)].end(),
-                          prof.tileBytes[std::size_t(cat)].begin() + std::ptrdiff_t(ipu) * x.tiles);
-    }
+    memoryPhase(x, cache, keys, placed, shiftedFrom, prof);
 
     schedulePipeline(x, fwd, bwd, link, prof);
     r.ipu = std::move(prof);

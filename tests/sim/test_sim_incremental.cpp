@@ -11,6 +11,7 @@
 #include "core/sim/ipu_sim.h"
 #include "core/sim/remedies.h"
 #include "core/sim/summary.h"
+#include "core/targets/target.h"
 
 #include <QTest>
 
@@ -226,6 +227,86 @@ private slots:
         QVERIFY(summary.value->ipu->schedule.empty());
         summary.value->graph = g; // as workflow::compileProject moves the model's in
         QCOMPARE(printedText(*summary.value, false), printedText(*full.value, false));
+    }
+
+    // At many IPUs a repeated layer's stages come back every few stages, and outside full
+    // detail a stage whose ops are the same as an earlier one's is that stage shifted, not
+    // placed again (ipu_shift.cpp); so is its IPU's memory. The figures must be those of a full
+    // simulation, which places every stage; also when per-IPU settings, I/O tiles or a layer
+    // that differs break the repetition.
+    void shiftedStagesAsFull_data()
+    {
+        QTest::addColumn<QByteArray>("params");
+        QTest::addColumn<int>("ipus");
+        QTest::addColumn<QString>("settings");
+        QTest::addRow("llama, 36 IPUs") << QByteArray(kLlama) << 36 << "";
+        QTest::addRow("llama, 36 IPUs, I/O tiles, recompute")
+            << QByteArray(kLlama) << 36 << "io recompute";
+        QTest::addRow("llama, 40 IPUs, gpipe") << QByteArray(kLlama) << 40 << "gpipe";
+        QTest::addRow("llama, 36 IPUs, per-IPU settings") << QByteArray(kLlama) << 36 << "per-ipu";
+        QTest::addRow("llama, 36 IPUs, one layer differs") << QByteArray(kLlama) << 36 << "differs";
+        QTest::addRow("gpt2 tied head, 30 IPUs") << QByteArray(kGpt) << 30 << "";
+        QTest::addRow("bert, 24 IPUs, inference") << QByteArray(kBert) << 24 << "inference";
+    }
+    void shiftedStagesAsFull()
+    {
+        QFETCH(QByteArray, params);
+        QFETCH(int, ipus);
+        QFETCH(QString, settings);
+        auto built = families::buildFromParamsText(params.toStdString(), "model.yaml");
+        QVERIFY(built);
+        graph::OpGraph g = built.value->graph;
+        if (settings.contains(QLatin1String("differs"))) {
+            // One op of a middle layer with more parameters: its stages are no shift of others.
+            const int layer = int(g.layerNames.size()) / 2;
+            for (auto& op : g.ops)
+                if (op.layer == layer && op.paramCount > 0) {
+                    op.paramCount += 4096;
+                    op.paramBytes += 4 * 4096;
+                    break;
+                }
+        }
+        CompileOptions o;
+        o.target = "ipu-mk2";
+        o.ipus = ipus;
+        o.training.optimizer = Optimizer::Adam;
+        o.training.microBatch = 2;
+        o.training.gradAccum = 3;
+        o.training.recompute = settings.contains(QLatin1String("recompute"));
+        o.training.ioTiles = settings.contains(QLatin1String("io")) ? 32 : 0;
+        o.training.inference = settings.contains(QLatin1String("inference"));
+        if (settings.contains(QLatin1String("gpipe")))
+            o.training.schedule = Schedule::GPipe;
+        if (settings.contains(QLatin1String("per-ipu")))
+            for (int i = 0; i < ipus; ++i)
+                o.training.availableMemoryProportionPerStage.push_back(i % 5 == 2 ? 0.3 : 0.6);
+        auto target = targets::loadTarget("ipu-mk2");
+        QVERIFY(target);
+        const auto full =
+            simulateIpu(g, *target.value, o, ipuModelConstants(), nullptr, SimDetail::Full);
+        const auto figures =
+            simulateIpu(g, *target.value, o, ipuModelConstants(), nullptr, SimDetail::Figures);
+        QVERIFY(full && figures && full.value->ipu && figures.value->ipu);
+        const IpuProfile& a = *full.value->ipu;
+        const IpuProfile& b = *figures.value->ipu;
+        QCOMPARE(b.stages.size(), a.stages.size());
+        QVERIFY2(a.stages.size() > std::size_t(ipus) / 2, "the split must use many stages");
+        for (std::size_t s = 0; s < a.stages.size(); ++s) {
+            const auto& x = a.stages[s];
+            const auto& y = b.stages[s];
+            const auto where = QByteArray("stage ") + QByteArray::number(int(s));
+            QVERIFY2(x.firstOp == y.firstOp && x.endOp == y.endOp && x.ipu == y.ipu, where);
+            QVERIFY2(x.firstLayer == y.firstLayer && x.endLayer == y.endLayer, where);
+            QVERIFY2(x.usedBytes == y.usedBytes && x.maxTileBytes == y.maxTileBytes, where);
+            QVERIFY2(x.oomTiles == y.oomTiles && x.flops == y.flops, where);
+            QVERIFY2(x.forwardSeconds == y.forwardSeconds, where);
+            QVERIFY2(x.backwardSeconds == y.backwardSeconds && x.linkCycles == y.linkCycles, where);
+        }
+        QCOMPARE(b.maxTileBytes, a.maxTileBytes);
+        QCOMPARE(b.oomTiles, a.oomTiles);
+        QCOMPARE(b.totalBytes, a.totalBytes);
+        QCOMPARE(b.stepSeconds, a.stepSeconds);
+        QCOMPARE(figures.value->fits, full.value->fits);
     }
 
     // The advice simulates each remedy on figures only (no names, no bytes per tile): its lines
