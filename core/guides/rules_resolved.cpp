@@ -149,6 +149,97 @@ void ruleVendorSignature(RuleContext& ctx)
         ctx.applicable = false;
 }
 
+namespace {
+
+// ruleEntryRole without a runner call yet (an original): the conventional name is the porting
+// goal, with the parameters the rule names.
+void entryRoleByName(RuleContext& ctx)
+{
+    const RuleParams& p = ctx.check.params;
+    bool found = false;
+    for (const auto& f : ctx.analysis.python)
+        for (const auto& fn : f.index.functions) {
+            if (!anyGlob(p.list("fallback-name"), fn.name))
+                continue;
+            found = true;
+            std::vector<std::string> got;
+            for (const auto& prm : fn.parameters)
+                got.push_back(prm.name);
+            if (!p.has("fallback-params") || got == p.list("fallback-params"))
+                continue;
+            std::string have, want;
+            for (const auto& s : got)
+                have += (have.empty() ? "" : ", ") + s;
+            for (const auto& s : p.list("fallback-params"))
+                want += (want.empty() ? "" : ", ") + s;
+            ctx.emit(
+                f, fn.nameSpan,
+                {{"name", fn.name},
+                 {"detail", concat(fn.name, "(", have, ") should be ", fn.name, "(", want, ")")}});
+        }
+    if (!found) {
+        SourceLocation loc;
+        if (!findAnchor(ctx.analysis, p.list("anchor"), loc))
+            loc = projectLocation(ctx.analysis);
+        ctx.emitMissing(loc, {{"name", p.get("fallback-name")},
+                              {"detail", "no function " + p.get("fallback-name")}});
+    }
+}
+
+// One callable a runner call passes for a role: called by keyword (the estimator's model_fn),
+// its parameters against the ones the vendor knows and needs; else with the params dict alone.
+void checkPassedCallable(RuleContext& ctx, const analysis::VendorCall& vc, const PythonFile& cf,
+                         const python::Call& call, const Entry& e)
+{
+    const RuleParams& p = ctx.check.params;
+    if (!e.definition.isDefinition()) {
+        ctx.note(cf, call.nameSpan,
+                 "could not verify " + e.parameter + ": " + e.text +
+                     " is not a function or class of this project");
+        return;
+    }
+    const Callable c = callableOf(ctx.analysis, e.definition);
+    if (!c.def)
+        return; // a class without __init__ takes no arguments; nothing to say
+    if (p.has("allowed-params") || p.has("required-params")) {
+        std::vector<std::string> names;
+        for (std::size_t i = c.dropSelf ? 1 : 0; i < c.def->parameters.size(); ++i)
+            if (c.def->parameters[i].star == 0)
+                names.push_back(c.def->parameters[i].name);
+        std::string problem;
+        for (std::size_t i = c.dropSelf ? 1 : 0; i < c.def->parameters.size(); ++i) {
+            const auto& prm = c.def->parameters[i];
+            if (prm.star == 0 && !prm.hasDefault() && p.has("allowed-params") &&
+                !anyGlob(p.list("allowed-params"), prm.name))
+                problem = "the vendor does not pass '" + prm.name + "'";
+        }
+        for (const auto& need : p.list("required-params"))
+            if (std::find(names.begin(), names.end(), need) == names.end())
+                problem = "it has no parameter '" + need + "'";
+        if (!problem.empty())
+            ctx.emit(*c.file, c.def->nameSpan,
+                     {{"name", c.def->name},
+                      {"detail", c.def->name + "(" + parameterList(c) + "): " + problem}});
+        return;
+    }
+    // The runner calls it with the params dict as its only argument.
+    std::string why;
+    if (e.paramsParameter < 0 && p.flag("takes-params")) {
+        ctx.emit(*c.file, c.def->nameSpan,
+                 {{"name", c.def->name},
+                  {"detail", c.def->name + "(" + parameterList(c) +
+                                 ") has no parameter for the params dict " + vc.api->name +
+                                 "(...) passes to it"}});
+    } else if (p.flag("takes-params") && !acceptsPositional(c, 1, why)) {
+        ctx.emit(*c.file, c.def->nameSpan,
+                 {{"name", c.def->name},
+                  {"detail", c.def->name + "(" + parameterList(c) +
+                                 ") cannot be called with the params dict alone: " + why}});
+    }
+}
+
+} // namespace
+
 // What a runner receives for one role (run()'s train_data_fn, the estimator's model_fn): it must
 // be passed, and it must take the params dict the runner calls it with.
 void ruleEntryRole(RuleContext& ctx)
@@ -156,7 +247,6 @@ void ruleEntryRole(RuleContext& ctx)
     const RuleParams& p = ctx.check.params;
     const auto& facts = ctx.analysis.facts();
     const auto& apis = p.list("api");
-    const auto& roles = p.list("role");
     std::vector<int> calls;
     for (int v = 0; v < static_cast<int>(facts.vendorCalls.size()); ++v) {
         const auto& vc = facts.vendorCalls[static_cast<std::size_t>(v)];
@@ -164,45 +254,17 @@ void ruleEntryRole(RuleContext& ctx)
             calls.push_back(v);
     }
     if (calls.empty()) {
-        // Not handed to the runner yet (an original): the conventional name is the porting goal.
-        if (!p.has("fallback-name") || facts.hasEntries()) {
+        if (!p.has("fallback-name") || facts.hasEntries())
             ctx.applicable = false;
-            return;
-        }
-        bool found = false;
-        for (const auto& f : ctx.analysis.python)
-            for (const auto& fn : f.index.functions)
-                if (anyGlob(p.list("fallback-name"), fn.name)) {
-                    found = true;
-                    std::vector<std::string> got;
-                    for (const auto& prm : fn.parameters)
-                        got.push_back(prm.name);
-                    if (p.has("fallback-params") && got != p.list("fallback-params")) {
-                        std::string have, want;
-                        for (const auto& s : got)
-                            have += (have.empty() ? "" : ", ") + s;
-                        for (const auto& s : p.list("fallback-params"))
-                            want += (want.empty() ? "" : ", ") + s;
-                        ctx.emit(f, fn.nameSpan,
-                                 {{"name", fn.name},
-                                  {"detail", concat(fn.name, "(", have, ") should be ", fn.name,
-                                                    "(", want, ")")}});
-                    }
-                }
-        if (!found) {
-            SourceLocation loc;
-            if (!findAnchor(ctx.analysis, p.list("anchor"), loc))
-                loc = projectLocation(ctx.analysis);
-            ctx.emitMissing(loc, {{"name", p.get("fallback-name")},
-                                  {"detail", "no function " + p.get("fallback-name")}});
-        }
+        else
+            entryRoleByName(ctx);
         return;
     }
     for (int v : calls) {
         const auto& vc = facts.vendorCalls[static_cast<std::size_t>(v)];
         const PythonFile& cf = fileAt(ctx.analysis, vc.file);
         const python::Call& call = cf.index.calls[static_cast<std::size_t>(vc.call)];
-        for (const auto& roleName : roles) {
+        for (const auto& roleName : p.list("role")) {
             std::vector<const Entry*> passed;
             std::string parameter;
             for (const auto& r : vc.api->roles)
@@ -220,56 +282,8 @@ void ruleEntryRole(RuleContext& ctx)
                     ctx.emit(cf, call.nameSpan, {{"name", parameter}, {"detail", detail}});
                 continue;
             }
-            for (const Entry* e : passed) {
-                if (!e->definition.isDefinition()) {
-                    ctx.note(cf, call.nameSpan,
-                             "could not verify " + e->parameter + ": " + e->text +
-                                 " is not a function or class of this project");
-                    continue;
-                }
-                const Callable c = callableOf(ctx.analysis, e->definition);
-                if (!c.def)
-                    continue; // a class without __init__ takes no arguments; nothing to say
-                // A callable called by keyword (the estimator's model_fn and input_fn): every
-                // parameter must be one the vendor knows, and the ones it needs must be there.
-                if (p.has("allowed-params") || p.has("required-params")) {
-                    std::vector<std::string> names;
-                    for (std::size_t i = c.dropSelf ? 1 : 0; i < c.def->parameters.size(); ++i)
-                        if (c.def->parameters[i].star == 0)
-                            names.push_back(c.def->parameters[i].name);
-                    std::string problem;
-                    for (std::size_t i = c.dropSelf ? 1 : 0; i < c.def->parameters.size(); ++i) {
-                        const auto& prm = c.def->parameters[i];
-                        if (prm.star == 0 && !prm.hasDefault() && p.has("allowed-params") &&
-                            !anyGlob(p.list("allowed-params"), prm.name))
-                            problem = "the vendor does not pass '" + prm.name + "'";
-                    }
-                    for (const auto& need : p.list("required-params"))
-                        if (std::find(names.begin(), names.end(), need) == names.end())
-                            problem = "it has no parameter '" + need + "'";
-                    if (!problem.empty())
-                        ctx.emit(
-                            *c.file, c.def->nameSpan,
-                            {{"name", c.def->name},
-                             {"detail", c.def->name + "(" + parameterList(c) + "): " + problem}});
-                    continue;
-                }
-                // The runner calls it with the params dict as its only argument.
-                std::string why;
-                if (e->paramsParameter < 0 && p.flag("takes-params")) {
-                    ctx.emit(*c.file, c.def->nameSpan,
-                             {{"name", c.def->name},
-                              {"detail", c.def->name + "(" + parameterList(c) +
-                                             ") has no parameter for the params dict " +
-                                             vc.api->name + "(...) passes to it"}});
-                } else if (p.flag("takes-params") && !acceptsPositional(c, 1, why)) {
-                    ctx.emit(
-                        *c.file, c.def->nameSpan,
-                        {{"name", c.def->name},
-                         {"detail", c.def->name + "(" + parameterList(c) +
-                                        ") cannot be called with the params dict alone: " + why}});
-                }
-            }
+            for (const Entry* e : passed)
+                checkPassedCallable(ctx, vc, cf, call, *e);
         }
     }
 }

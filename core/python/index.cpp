@@ -349,25 +349,14 @@ std::string Indexer::aliasKey(const std::string& name) const
 }
 
 // --- walk ----------------------------------------------------------------------------------
-// One dispatch over the node kinds the index cares about. It stays one function on purpose: each
-// branch is a few lines that route a kind to its recorder (index_statements.cpp) or say how its
-// children are walked (conditionally, as a target, ...), and reading them side by side is how
-// one checks that no kind is walked twice or skipped.
+// One dispatch over the node kinds the index cares about: each branch routes a kind to its
+// recorder (here or in index_statements.cpp), so that reading them side by side shows that no
+// kind is walked twice or skipped. The kinds whose children are walked in a particular way
+// (conditionally, as a target) have their own function below.
 void Indexer::walk(TSNode n, int depth)
 {
-    if (depth > MaxDepth) {
-        if (!m_out.truncated) {
-            m_out.truncated = true;
-            Diagnostic d;
-            d.severity = Severity::Warning;
-            d.code = "python.too-deep";
-            d.message = "expression nested too deeply; the rest of it is not indexed";
-            const Span s = span(n);
-            d.location = {m_out.file, s.line, s.column};
-            m_out.syntaxErrors.push_back(std::move(d));
-        }
-        return;
-    }
+    if (depth > MaxDepth)
+        return tooDeep(n);
     const std::string_view t = type(n);
     // Whether this node is the object of an attribute or the value of a subscript: known
     // from the caller, because ts_node_parent walks down from the root (quadratic).
@@ -402,71 +391,11 @@ void Indexer::walk(TSNode n, int depth)
         return subscript(n, depth, asObject);
     if (t == "assignment" || t == "augmented_assignment")
         return assignment(n, depth);
-    if (t == "for_statement" || t == "for_in_clause") {
-        // The iterable is evaluated once; the body may run no time at all.
-        const TSNode left = field(n, "left");
-        children(n, [&](TSNode c, std::string_view f) {
-            if (f == "left")
-                target(c, depth + 1);
-            else if (f == "right" || ts_node_eq(c, left))
-                walk(c, depth + 1);
-            else {
-                ++m_conditional;
-                walk(c, depth + 1);
-                --m_conditional;
-            }
-        });
-        return;
-    }
-    // Everything but the first condition of these runs only sometimes.
+    if (t == "for_statement" || t == "for_in_clause")
+        return forLoop(n, depth);
     if (t == "if_statement" || t == "while_statement" || t == "conditional_expression" ||
-        t == "boolean_operator") {
-        // `"k" in m` as the condition guards the branch it selects: there a read of m["k"]
-        // handles the key's absence (`mp = p["model"] if "model" in p else p`).
-        TSNode condition = field(n, "condition");
-        if (t == "conditional_expression" && ts_node_named_child_count(n) == 3)
-            condition = ts_node_named_child(n, 1);
-        if (t == "boolean_operator")
-            condition = field(n, "left");
-        auto guard = membershipGuard(condition);
-        // `"k" in m and m["k"]`, `"k" not in m or m["k"]`: the right side is guarded.
-        if (guard && t == "boolean_operator") {
-            const TSNode op = field(n, "operator");
-            const bool isAnd = !ts_node_is_null(op) && type(op) == "and";
-            if (isAnd != guard->positive)
-                guard.reset();
-            else
-                guard->positive = true;
-        }
-        int named = 0;
-        children(n, [&](TSNode c, std::string_view f) {
-            bool always = false;
-            bool guarded = false;
-            if (t == "boolean_operator") {
-                always = f == "left";
-                guarded = guard && !always;
-            } else if (t == "conditional_expression") {
-                always = ts_node_is_named(c) && named == 1; // a if COND else b
-                guarded =
-                    guard && ts_node_is_named(c) && (guard->positive ? named == 0 : named == 2);
-            } else {
-                always = f == "condition";
-                guarded = guard && (guard->positive ? f == "consequence" : f == "alternative");
-            }
-            if (ts_node_is_named(c))
-                ++named;
-            if (!always)
-                ++m_conditional;
-            if (guarded)
-                m_guards.push_back(guard->path);
-            walk(c, depth + 1);
-            if (guarded)
-                m_guards.pop_back();
-            if (!always)
-                --m_conditional;
-        });
-        return;
-    }
+        t == "boolean_operator")
+        return branches(n, t, depth);
     if (t == "try_statement" || t == "match_statement" || t == "list_comprehension" ||
         t == "dictionary_comprehension" || t == "set_comprehension" ||
         t == "generator_expression") {
@@ -477,6 +406,103 @@ void Indexer::walk(TSNode n, int depth)
     }
     if (t == "with_item")
         return withItem(n, depth);
+    if (t == "as_pattern" || t == "named_expression" || t == "keyword_argument" ||
+        t == "global_statement" || t == "nonlocal_statement")
+        return binding(n, t, depth);
+    if (t == "lambda")
+        return lambda(n, depth);
+    if (t == "return_statement")
+        return returnStmt(n, depth);
+    if (t == "case_pattern")
+        return; // capture patterns bind names; not worth modelling for the checks
+    walkChildren(n, depth);
+}
+
+// Past MaxDepth: said once per file, and the rest of the expression is not indexed.
+void Indexer::tooDeep(TSNode n)
+{
+    if (m_out.truncated)
+        return;
+    m_out.truncated = true;
+    Diagnostic d;
+    d.severity = Severity::Warning;
+    d.code = "python.too-deep";
+    d.message = "expression nested too deeply; the rest of it is not indexed";
+    const Span s = span(n);
+    d.location = {m_out.file, s.line, s.column};
+    m_out.syntaxErrors.push_back(std::move(d));
+}
+
+// The iterable is evaluated once; the body may run no time at all.
+void Indexer::forLoop(TSNode n, int depth)
+{
+    const TSNode left = field(n, "left");
+    children(n, [&](TSNode c, std::string_view f) {
+        if (f == "left")
+            target(c, depth + 1);
+        else if (f == "right" || ts_node_eq(c, left))
+            walk(c, depth + 1);
+        else {
+            ++m_conditional;
+            walk(c, depth + 1);
+            --m_conditional;
+        }
+    });
+}
+
+// if, while, `a if c else b` and `and`/`or`: everything but the first condition runs only
+// sometimes.
+void Indexer::branches(TSNode n, std::string_view t, int depth)
+{
+    // `"k" in m` as the condition guards the branch it selects: there a read of m["k"]
+    // handles the key's absence (`mp = p["model"] if "model" in p else p`).
+    TSNode condition = field(n, "condition");
+    if (t == "conditional_expression" && ts_node_named_child_count(n) == 3)
+        condition = ts_node_named_child(n, 1);
+    if (t == "boolean_operator")
+        condition = field(n, "left");
+    auto guard = membershipGuard(condition);
+    // `"k" in m and m["k"]`, `"k" not in m or m["k"]`: the right side is guarded.
+    if (guard && t == "boolean_operator") {
+        const TSNode op = field(n, "operator");
+        const bool isAnd = !ts_node_is_null(op) && type(op) == "and";
+        if (isAnd != guard->positive)
+            guard.reset();
+        else
+            guard->positive = true;
+    }
+    int named = 0;
+    children(n, [&](TSNode c, std::string_view f) {
+        bool always = false;
+        bool guarded = false;
+        if (t == "boolean_operator") {
+            always = f == "left";
+            guarded = guard && !always;
+        } else if (t == "conditional_expression") {
+            always = ts_node_is_named(c) && named == 1; // a if COND else b
+            guarded = guard && ts_node_is_named(c) && (guard->positive ? named == 0 : named == 2);
+        } else {
+            always = f == "condition";
+            guarded = guard && (guard->positive ? f == "consequence" : f == "alternative");
+        }
+        if (ts_node_is_named(c))
+            ++named;
+        if (!always)
+            ++m_conditional;
+        if (guarded)
+            m_guards.push_back(guard->path);
+        walk(c, depth + 1);
+        if (guarded)
+            m_guards.pop_back();
+        if (!always)
+            --m_conditional;
+    });
+}
+
+// The nodes that bind a name besides assignments: `x as name`, `name := v`, a keyword
+// argument's value (its name binds nothing here), global and nonlocal.
+void Indexer::binding(TSNode n, std::string_view t, int depth)
+{
     if (t == "as_pattern") {
         children(n, [&](TSNode c, std::string_view f) {
             if (f == "alias")
@@ -484,47 +510,32 @@ void Indexer::walk(TSNode n, int depth)
             else
                 walk(c, depth + 1);
         });
-        return;
-    }
-    if (t == "named_expression") {
+    } else if (t == "named_expression" || t == "keyword_argument") {
         const TSNode name = field(n, "name");
-        if (!ts_node_is_null(name))
+        if (t == "named_expression" && !ts_node_is_null(name))
             define(name);
         const TSNode value = field(n, "value");
         if (!ts_node_is_null(value))
             walk(value, depth + 1);
-        return;
-    }
-    if (t == "keyword_argument") {
-        const TSNode value = field(n, "value");
-        if (!ts_node_is_null(value))
-            walk(value, depth + 1);
-        return;
-    }
-    if (t == "global_statement" || t == "nonlocal_statement") {
+    } else {
         children(n, [&](TSNode c, std::string_view) {
             if (type(c) == "identifier")
                 define(c);
         });
-        return;
     }
-    if (t == "lambda") {
-        const TSNode params = field(n, "parameters");
-        if (!ts_node_is_null(params))
-            parameters(params, nullptr, depth + 1);
-        const TSNode body = field(n, "body");
-        if (!ts_node_is_null(body)) {
-            ++m_conditional; // runs when (and if) it is called
-            walk(body, depth + 1);
-            --m_conditional;
-        }
-        return;
+}
+
+void Indexer::lambda(TSNode n, int depth)
+{
+    const TSNode params = field(n, "parameters");
+    if (!ts_node_is_null(params))
+        parameters(params, nullptr, depth + 1);
+    const TSNode body = field(n, "body");
+    if (!ts_node_is_null(body)) {
+        ++m_conditional; // runs when (and if) it is called
+        walk(body, depth + 1);
+        --m_conditional;
     }
-    if (t == "return_statement")
-        return returnStmt(n, depth);
-    if (t == "case_pattern")
-        return; // capture patterns bind names; not worth modelling for the checks
-    walkChildren(n, depth);
 }
 
 void Indexer::walkChildren(TSNode n, int depth)

@@ -86,6 +86,11 @@ private:
 
     // --- walk ----------------------------------------------------------------------------------
     void walk(TSNode n, int depth);
+    void tooDeep(TSNode n);
+    void forLoop(TSNode n, int depth);
+    void branches(TSNode n, std::string_view kind, int depth);
+    void binding(TSNode n, std::string_view kind, int depth);
+    void lambda(TSNode n, int depth);
 
     void walkChildren(TSNode n, int depth);
 
