@@ -89,6 +89,18 @@ train_input:
   max_sequence_length: 512
 )";
 
+// Adam on `ipus` IPU Mk2s, the settings the rows start from.
+CompileOptions adamOnMk2(int ipus, int microBatch, int gradAccum)
+{
+    CompileOptions o;
+    o.target = "ipu-mk2";
+    o.ipus = ipus;
+    o.training.optimizer = Optimizer::Adam;
+    o.training.microBatch = microBatch;
+    o.training.gradAccum = gradAccum;
+    return o;
+}
+
 } // namespace
 
 class TestSimIncremental : public QObject
@@ -201,12 +213,7 @@ private slots:
         auto built = families::buildFromParamsText(params.toStdString(), "model.yaml");
         QVERIFY(built);
         const graph::OpGraph& g = built.value->graph;
-        CompileOptions o;
-        o.target = "ipu-mk2";
-        o.ipus = ipus;
-        o.training.optimizer = Optimizer::Adam;
-        o.training.microBatch = 4;
-        o.training.gradAccum = 8;
+        CompileOptions o = adamOnMk2(ipus, 4, 8);
         if (settings.contains(QLatin1String("split"))) {
             const int layers = int(g.layerNames.size());
             o.split.assign(std::size_t(ipus), layers / ipus);
@@ -266,12 +273,7 @@ private slots:
                     break;
                 }
         }
-        CompileOptions o;
-        o.target = "ipu-mk2";
-        o.ipus = ipus;
-        o.training.optimizer = Optimizer::Adam;
-        o.training.microBatch = 2;
-        o.training.gradAccum = 3;
+        CompileOptions o = adamOnMk2(ipus, 2, 3);
         o.training.recompute = settings.contains(QLatin1String("recompute"));
         o.training.ioTiles = settings.contains(QLatin1String("io")) ? 32 : 0;
         o.training.inference = settings.contains(QLatin1String("inference"));
