@@ -39,7 +39,12 @@ DryRunParams dryRunParams(const DryRunOptions& o)
     const ParamsFileChoice choice = paramsFileFor(o.project, {}, ParamsUse::CpuDryRun);
     if (choice.empty())
         return {};
-    return {choice.absolute(o.project).string(), choice.reason};
+    // The started event names the file and why: where a saved choice comes from, in the user's
+    // words; else the rule's reason.
+    return {choice.absolute(o.project).string(),
+            choice.source == ParamsSource::Saved
+                ? "the project's saved choice (portolan-cli info --use-params, or the Params tab)"
+                : choice.reason};
 }
 
 std::vector<std::string> childCommand(const DryRunOptions& o, const std::filesystem::path&)
