@@ -3,6 +3,7 @@
 #include "core/common/number_format.h"
 #include "core/params/validate.h"
 #include "views/common/diagnostics_model.h"
+#include "views/common/wrap_anywhere_label.h"
 #include "views/params/params_form.h"
 #include "views/params/yaml_text_view.h"
 
@@ -106,7 +107,8 @@ ParamsEditor::ParamsEditor(QWidget* parent) : QWidget(parent)
     m_pages->addWidget(m_empty);
     m_pages->addWidget(vertical);
     layout->addWidget(m_pages, 1);
-    m_status = new QLabel(this);
+    // It names the file, which can have no break point (a Model Zoo config): it wraps anywhere.
+    m_status = new WrapAnywhereLabel(QString(), this);
     layout->addWidget(m_status);
 
     connect(m_form, &ParamsForm::edited, this, &ParamsEditor::onFormEdited);

@@ -10,6 +10,7 @@
 #include "views/common/form_scroll_area.h"
 #include "views/common/status_line.h"
 #include "views/common/tab_rows.h"
+#include "views/common/wrap_anywhere_label.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/compare_page.h"
 #include "views/profile/compile_settings.h"
@@ -60,9 +61,9 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
 
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
-    m_source = new QLabel(tr("No model: open a project or a report."), left);
+    // A params file's name can have no break point (a Model Zoo config): it wraps anywhere.
+    m_source = new WrapAnywhereLabel(tr("No model: open a project or a report."), left);
     m_source->setObjectName(QStringLiteral("profileSource"));
-    m_source->setWordWrap(true);
     // Which params file is compiled, and the project's others to pick from: siblings such as
     // params_gpt2_small.yaml and params_gpt2_xl.yaml differ only in the middle of the name.
     m_paramsCombo = new ElidingComboBox(left);
