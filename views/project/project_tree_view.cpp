@@ -41,15 +41,21 @@ protected:
         if (index.column() != ProjectFilesModel::NameColumn)
             return;
         option->textElideMode = ProjectTreeView::elideModeFor(index);
+        // The text's room: the cell less the icon and the style's margins.
+        const int room = option->rect.width() - option->decorationSize.width() - 8;
+        if (room <= 0 || option->fontMetrics.horizontalAdvance(option->text) <= room)
+            return;
+        // A flattened path too long for the room reads by its short name (the full one is on
+        // hover), cut by the same rule among its neighbours' short names.
+        const int role = index.data(ProjectFilesModel::ShortNameRole).toString().isEmpty()
+                             ? int(Qt::DisplayRole)
+                             : int(ProjectFilesModel::ShortNameRole);
         QStringList neighbours;
         for (int row : {index.row() - 1, index.row() + 1})
             if (const QModelIndex other = index.siblingAtRow(row); other.isValid())
-                neighbours << other.data().toString();
-        // The text's room: the cell less the icon and the style's margins.
-        const int room = option->rect.width() - option->decorationSize.width() - 8;
-        if (room > 0)
-            option->text =
-                ProjectTreeView::shownName(option->text, neighbours, option->fontMetrics, room);
+                neighbours << other.data(role).toString();
+        option->text = ProjectTreeView::shownName(index.data(role).toString(), neighbours,
+                                                  option->fontMetrics, room);
     }
 };
 
