@@ -22,6 +22,7 @@
 #include <QAbstractItemModelTester>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPainter>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -243,6 +244,46 @@ private slots:
         QVERIFY(chart.rect().contains(key));
         QVERIFY(chart.rect().contains(plot));
         QVERIFY(!chart.grab().isNull()); // paints without a fault at this size
+    }
+
+    // The key's idle swatch reads as hatched on light and dark palettes: its lines stand out
+    // from the background by a good part of the text's own contrast (at an alpha of 28 they
+    // were a tenth of it, and the swatch looked empty).
+    void idleSwatchReadable_data()
+    {
+        QTest::addColumn<QColor>("text");
+        QTest::addColumn<QColor>("base");
+        QTest::addRow("light") << QColor(Qt::black) << QColor(Qt::white);
+        QTest::addRow("dark") << QColor(230, 230, 230) << QColor(35, 35, 38);
+    }
+    void idleSwatchReadable()
+    {
+        QFETCH(QColor, text);
+        QFETCH(QColor, base);
+        QPalette p;
+        p.setColor(QPalette::WindowText, text);
+        p.setColor(QPalette::Base, base);
+        const int side = 11; // the key's swatch at a 15-pixel font
+        QImage swatch(side, side, QImage::Format_RGB32);
+        swatch.fill(base);
+        {
+            QPainter painter(&swatch);
+            painter.fillRect(swatch.rect(), GanttChart::idleBrush(p));
+        }
+        const auto lightness = [](QColor c) {
+            return c.lightnessF();
+        };
+        const double full = std::abs(lightness(text) - lightness(base));
+        int hatched = 0;
+        double strongest = 0;
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) {
+                const double d = std::abs(lightness(swatch.pixelColor(x, y)) - lightness(base));
+                strongest = std::max(strongest, d);
+                hatched += d > 0.05 ? 1 : 0;
+            }
+        QVERIFY2(strongest >= 0.4 * full, qPrintable(QString::number(strongest / full)));
+        QVERIFY2(hatched >= side, qPrintable(QString::number(hatched)));
     }
 
     // Issue 26: the CS kernel table scrolled sideways at 1024 pixels ("Co…"). It fits its
