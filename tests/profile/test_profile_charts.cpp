@@ -4,6 +4,7 @@
 // blocks carry their tile ranges. Reports come from the real compiler (profile_fixture.h).
 #include "profile_fixture.h"
 #include "views/common/placeholder_table_view.h"
+#include "views/common/reading_columns.h"
 #include "views/profile/cs_kernel_model.h"
 #include "views/profile/cs_page.h"
 #include "views/profile/dry_run_notice.h"
@@ -290,14 +291,16 @@ private slots:
     // width, the kernel's name whole, the least important columns giving way.
     void csTableFits_data()
     {
-        QTest::addColumn<int>("width"); // of the CS page
-        QTest::addRow("1024 window") << 520;
-        QTest::addRow("1400 window") << 760;
-        QTest::addRow("wide") << 1100;
+        QTest::addColumn<int>("width");   // of the CS page
+        QTest::addColumn<bool>("narrow"); // some columns cannot be whole
+        QTest::addRow("1024 window") << 520 << true;
+        QTest::addRow("1400 window") << 760 << true;
+        QTest::addRow("wide") << 1800 << false;
     }
     void csTableFits()
     {
         QFETCH(int, width);
+        QFETCH(bool, narrow);
         CsPage page;
         page.resize(width, 600);
         page.show();
@@ -328,6 +331,36 @@ private slots:
         for (const int c :
              {CsKernelModel::Memory, CsKernelModel::SamplesPerSecond, CsKernelModel::Fits})
             QVERIFY(header->sectionSize(c) >= view->sizeHintForColumn(c));
+        // Every column shown is whole: the least important are hidden rather than cut ("25…"),
+        // and only as many as the width needs.
+        auto* columns = table->findChild<ReadingColumns*>();
+        QVERIFY(columns);
+        for (int c = 0; c < header->count(); ++c)
+            if (!header->isSectionHidden(c))
+                QVERIFY2(header->sectionSize(c) >= view->sizeHintForColumn(c),
+                         qPrintable(widths()));
+        const std::vector<int> hidden = columns->hiddenForRoom();
+        QCOMPARE(hidden.empty(), !narrow);
+        if (!hidden.empty()) {
+            // In order of importance, and no more than needed: the last one hidden would not
+            // have fitted whole.
+            const std::vector<int> order = {
+                CsKernelModel::Region,         CsKernelModel::TransmissionSamples,
+                CsKernelModel::ComputeSamples, CsKernelModel::Capacity,
+                CsKernelModel::ActivePes,      CsKernelModel::Utilisation};
+            QVERIFY(std::equal(hidden.begin(), hidden.end(), order.begin()));
+            const auto whole = [&](int c) {
+                return std::max(view->sizeHintForColumn(c), header->sectionSizeHint(c));
+            };
+            int needed = whole(hidden.back());
+            for (int c = 0; c < header->count(); ++c)
+                needed += header->isSectionHidden(c) ? 0 : whole(c);
+            QVERIFY2(needed > table->viewport()->width(), qPrintable(widths()));
+            // Shown from the header's menu, a column stays, elided if it must.
+            columns->setColumnShown(CsKernelModel::Region, true);
+            QVERIFY(!header->isSectionHidden(CsKernelModel::Region));
+            QVERIFY(header->length() <= table->viewport()->width());
+        }
         // What gives way says itself whole on hover.
         QVERIFY(table->model()
                     ->index(0, CsKernelModel::Region)
