@@ -340,6 +340,11 @@ private slots:
         QTest::addRow("end differs")
             << QStringLiteral("params_gpt2_large.yaml")
             << QStringList{QStringLiteral("params_gpt2_medium.yaml")} << 14 << "large";
+        // A shared extension with a letter before it is no shared end: both ends stay.
+        QTest::addRow("extension only shared")
+            << QStringLiteral("customized_randaugment.py")
+            << QStringList{QStringLiteral("__init__.py"), QStringLiteral("dataset.py")} << 11
+            << "cus";
         QTest::addRow("no neighbour") << QStringLiteral("a_long_module_name_of_the_project.py")
                                       << QStringList{QStringLiteral("run.py")} << 16 << ".py";
     }
