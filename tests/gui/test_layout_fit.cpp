@@ -4,6 +4,7 @@
 // corpus projects (skipped without PORTOLAN_CORPUS).
 #include "app/gui/main_window.h"
 #include "layout_check.h"
+#include "views/common/tab_rows.h"
 #include "views/profile/profile_panel.h"
 
 #include <QCheckBox>
@@ -119,6 +120,44 @@ private slots:
             QVERIFY2(problems.join(QLatin1Char('\n')).contains(says),
                      qPrintable(problems.join(QLatin1Char('\n'))));
         }
+    }
+
+    // Page buttons in rows take fewer a row when the width does not hold them, so that their
+    // widest row does not set the width of a pane (ten named configurations of a Graphcore
+    // config left the YAML beside the form a 190-pixel strip at 1024 pixels).
+    void tabRowsReflow_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("fewest"); // buttons a row at least (the widest row fits first)
+        QTest::addRow("wide") << 1400 << 4;
+        QTest::addRow("half") << 420 << 2;
+        QTest::addRow("narrow") << 220 << 1;
+    }
+    void tabRowsReflow()
+    {
+        QFETCH(int, width);
+        QFETCH(int, fewest);
+        QWidget root;
+        auto* layout = new QVBoxLayout(&root);
+        auto* tabs = new QTabWidget(&root);
+        for (const char* name : {"defaults", "b16_cifar10", "b16_cifar10_valid", "b16_imagenet1k",
+                                 "b16_imagenet1k_ALS", "b16_in1k_pretrain_lamb"})
+            tabs->addTab(new QWidget, QString::fromLatin1(name));
+        auto* rows = new portolan::views::TabRows(tabs, 4, &root);
+        layout->addWidget(rows);
+        layout->addWidget(tabs, 1);
+        root.resize(width, 400);
+        root.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&root));
+        QCoreApplication::processEvents();
+        const int columns = rows->columnsFor(rows->width());
+        QVERIFY2(columns >= fewest, qPrintable(QString::number(columns)));
+        QVERIFY(columns <= 4);
+        // Never wider than the buttons need at one a row, and every button inside the rows.
+        QVERIFY(rows->minimumSizeHint().width() < 400);
+        QVERIFY2(layoutProblems(&root).isEmpty(),
+                 qPrintable(layoutProblems(&root).join(QLatin1Char('\n'))));
+        QCOMPARE(root.width(), width);
     }
 
     void viewsFit_data()

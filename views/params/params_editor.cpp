@@ -68,6 +68,10 @@ ParamsEditor::ParamsEditor(QWidget* parent) : QWidget(parent)
     m_text = new YamlTextView(horizontal);
     horizontal->setStretchFactor(0, 3);
     horizontal->setStretchFactor(1, 2);
+    // The same proportions from the start: the form's wide size hint (a Graphcore config's
+    // long keys) left the YAML a 190-pixel strip at 1024 pixels, every line cut. Proportions,
+    // so that they hold before the editor is first shown.
+    horizontal->setSizes({3000, 2000});
     m_diagnosticsModel = new DiagnosticsModel(this);
     m_diagnosticsView = new QTableView(vertical);
     setUpDiagnosticsTable(m_diagnosticsView, m_diagnosticsModel);
