@@ -5,6 +5,7 @@
 #include "core/common/number_format.h"
 #include "core/dryrun/dry_run.h"
 #include "core/port/generate.h"
+#include "core/port/port_verified.h"
 
 #include <chrono>
 #include <filesystem>
@@ -104,7 +105,6 @@ int runPort(const PortCliOptions& o)
                      "`portolan-cli trust " +
                      o.project + "`");
 
-    const auto t0 = std::chrono::steady_clock::now();
     auto analysis = analysis::analyzeProject(project);
     if (!analysis)
         return usage(analysis.error.toString());
@@ -112,55 +112,45 @@ int runPort(const PortCliOptions& o)
     options.entry = o.entry;
     options.modelVariable = o.model;
     options.lossExpression = o.loss;
-    options.values = port::argumentValues(o.args);
-    auto plan = port::planPort(*analysis.value, options);
-    if (!plan) {
+    auto planFailed = [&](const Diagnostic& error) {
         if (json)
-            std::cout
-                << nlohmann::json{{"error", plan.error.message}, {"code", plan.error.code}}.dump(2)
-                << "\n";
+            std::cout << nlohmann::json{{"error", error.message}, {"code", error.code}}.dump(2)
+                      << "\n";
         else
-            printDiagnostic(std::cerr, plan.error);
+            printDiagnostic(std::cerr, error);
         return ExitUsage;
-    }
-    const double planMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
     if (o.planOnly) {
+        options.values = port::argumentValues(o.args);
+        auto plan = port::planPort(*analysis.value, options);
+        if (!plan)
+            return planFailed(plan.error);
         std::cout << port::toJson(*plan.value).dump(2) << "\n";
         return ExitOk;
     }
-    // With --verify, the original's dry run comes first: what it observed (the samples of an
-    // epoch) goes into the generated port.
-    port::VerifyOptions vo;
-    std::optional<port::OriginalRun> originalRun;
-    if (o.verify) {
-        vo.steps = o.steps;
-        vo.originalArgs = o.args;
-        if (const char* python = std::getenv("PORTOLAN_PYTHON"); python && *python)
-            vo.python = python;
-        originalRun = port::runOriginal(project, *plan.value, vo);
-        plan.value->train.observedSamples = originalRun->trainSamples;
-        plan.value->train.observedSynthetic = originalRun->trainSamplesSynthetic;
-        vo.original = &*originalRun;
-    }
-    auto dropRecord = [&] {
-        if (originalRun)
-            fs::remove_all(originalRun->workDir, ec);
-    };
-    auto result = port::generatePort(*plan.value, guide, api, port::argumentValues(o.args));
-    if (!result) {
-        dropRecord();
-        return usage(result.error.message);
-    }
-    result.value->planMs = planMs;
-    if (auto err = port::writePort(*result.value, out)) {
-        dropRecord();
-        return usage(err->message);
-    }
-
-    std::optional<port::VerifyResult> verified;
-    if (o.verify)
-        verified = port::verifyPort(project, out, *result.value, vo);
+    // Plan, the original's dry run (with --verify: what it observed goes into the port),
+    // generate, write, check, the port's dry run and the replay: the order the GUI's Verify
+    // uses too (port::portWithVerification).
+    port::PortRequest request;
+    request.project = project;
+    request.out = out;
+    request.target = guide;
+    request.api = api;
+    request.options = options;
+    request.args = o.args;
+    request.verify = o.verify;
+    request.verifyOptions.steps = o.steps;
+    if (const char* python = std::getenv("PORTOLAN_PYTHON"); python && *python)
+        request.verifyOptions.python = python;
+    port::PortRun run = port::portWithVerification(*analysis.value, request);
+    if (!run.plan)
+        return planFailed(run.plan.error);
+    if (!run.port)
+        return usage(run.port.error.message);
+    if (run.writeError)
+        return usage(run.writeError->message);
+    const auto& result = run.port;
+    const std::optional<port::VerifyResult>& verified = run.verify;
     const auto& r = *result.value;
     const port::VerifyResult* checked = verified ? &*verified : nullptr;
     const bool ok = r.full(checked) && (!verified || verified->agrees);

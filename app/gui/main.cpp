@@ -55,19 +55,14 @@ void describe(QCommandLineParser& parser, const QCommandLineOption& screenshot,
     parser.addOptions({screenshot, view, size});
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+// The command line's options beside the project.
+struct Options
 {
-    // A screenshot needs no display: render offscreen unless a platform was chosen explicitly.
-    if (wantsScreenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-
-    const QCommandLineOption screenshot(
+    const QCommandLineOption screenshot{
         QStringLiteral("screenshot"),
         QStringLiteral("Render the main window offscreen to FILE.png and exit."),
-        QStringLiteral("FILE"));
-    const QCommandLineOption view(
+        QStringLiteral("FILE")};
+    const QCommandLineOption view{
         QStringLiteral("view"),
         QStringLiteral("The view to show: overview, wizard, flow, code, params, runs, profile, or "
                        "profile:PAGE (summary, memory, tilemap, liveness, pipeline, "
@@ -78,13 +73,16 @@ int main(int argc, char** argv)
                        "plan, files, manual or verify tab (verify writes the port beside the "
                        "original and verifies a trusted one), port:TARGET:runs that "
                        "verification in the Runs tab."),
-        QStringLiteral("NAME"));
-    const QCommandLineOption size(QStringLiteral("size"),
+        QStringLiteral("NAME")};
+    const QCommandLineOption size{QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot, as WIDTHxHEIGHT."),
-                                  QStringLiteral("WxH"), QStringLiteral("1400x900"));
-    QCommandLineParser parser;
-    describe(parser, screenshot, view, size);
+                                  QStringLiteral("WxH"), QStringLiteral("1400x900")};
+};
 
+// --help, --version and a missing display are answered before any window: the exit code, or -1
+// to go on.
+int exitBeforeWindow(int argc, char** argv, QCommandLineParser& parser)
+{
     // --help and --version need no window system: answer them without one.
     if (hasOption(argc, argv, {"--help", "-h", "-?", "--help-all", "--version", "-v"})) {
         QCoreApplication cli(argc, argv);
@@ -101,6 +99,62 @@ int main(int argc, char** argv)
                              "portolan-cli has the same analyses.\n");
         return 2;
     }
+    return -1;
+}
+
+// Saves the window to `file` once analysis and diagrams are done (at most 180 s), then exits.
+void shootWhenSettled(portolan::app::MainWindow& window, const QString& file, int exitCode)
+{
+    // Layouts and pending paints settle before grabbing.
+    auto* poll = new QTimer(&window);
+    auto* waited = new QElapsedTimer;
+    waited->start();
+    QObject::connect(poll, &QTimer::timeout, &window, [&window, file, exitCode, poll, waited] {
+        if (window.isBusy() && waited->elapsed() < 180000)
+            return;
+        poll->stop();
+        delete waited;
+        QTimer::singleShot(250, &window, [&window, file, exitCode] {
+            const QString error = portolan::app::saveScreenshot(window.screenshotTarget(), file);
+            if (!error.isEmpty())
+                std::fprintf(stderr, "portolan: cannot save screenshot: %s\n", qPrintable(error));
+            QApplication::exit(error.isEmpty() ? exitCode : 1);
+        });
+    });
+    poll->start(50);
+}
+
+// The screenshot at once (nothing to open, or a report), or when the project is analysed.
+void scheduleScreenshot(portolan::app::MainWindow& window, const QString& file, bool now)
+{
+    if (now) {
+        shootWhenSettled(window, file, 0);
+    } else {
+        QObject::connect(&window, &portolan::app::MainWindow::projectAnalysed, &window,
+                         [&window, file] { shootWhenSettled(window, file, 0); });
+        QObject::connect(&window, &portolan::app::MainWindow::projectFailed, &window,
+                         [&window, file](const QString& folder, const QString& message) {
+                             std::fprintf(stderr, "portolan: %s: %s\n", qPrintable(folder),
+                                          qPrintable(message));
+                             shootWhenSettled(window, file, 1);
+                         });
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    // A screenshot needs no display: render offscreen unless a platform was chosen explicitly.
+    if (wantsScreenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+
+    const Options o;
+    QCommandLineParser parser;
+    describe(parser, o.screenshot, o.view, o.size);
+
+    if (const int code = exitBeforeWindow(argc, argv, parser); code >= 0)
+        return code;
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Portolan"));
@@ -117,10 +171,10 @@ int main(int argc, char** argv)
     }
 
     portolan::app::MainWindow window;
-    const bool shooting = parser.isSet(screenshot);
+    const bool shooting = parser.isSet(o.screenshot);
     if (shooting) {
         window.setInteractive(false);
-        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        const QStringList wh = parser.value(o.size).split(QLatin1Char('x'));
         if (wh.size() == 2)
             window.resize(wh[0].toInt(), wh[1].toInt());
     }
@@ -132,51 +186,15 @@ int main(int argc, char** argv)
         if (!shooting)
             std::fprintf(stderr, "portolan: cannot open report %s\n", qPrintable(args.first()));
     }
-    if (parser.isSet(view) && !window.selectViewPath(parser.value(view))) {
+    if (parser.isSet(o.view) && !window.selectViewPath(parser.value(o.view))) {
         std::fprintf(stderr, "portolan: unknown view '%s'; views: %s\n",
-                     qPrintable(parser.value(view)),
+                     qPrintable(parser.value(o.view)),
                      qPrintable(window.viewIds().join(QStringLiteral(", "))));
         return 2;
     }
 
-    if (shooting) {
-        const QString file = parser.value(screenshot);
-        auto shoot = [&window, file](int exitCode) {
-            // Wait until analysis and diagrams are done (at most 30 s), then let layouts and
-            // pending paints settle before grabbing.
-            auto* poll = new QTimer(&window);
-            auto* waited = new QElapsedTimer;
-            waited->start();
-            QObject::connect(
-                poll, &QTimer::timeout, &window, [&window, file, exitCode, poll, waited] {
-                    if (window.isBusy() && waited->elapsed() < 180000)
-                        return;
-                    poll->stop();
-                    delete waited;
-                    QTimer::singleShot(250, &window, [&window, file, exitCode] {
-                        const QString error =
-                            portolan::app::saveScreenshot(window.screenshotTarget(), file);
-                        if (!error.isEmpty())
-                            std::fprintf(stderr, "portolan: cannot save screenshot: %s\n",
-                                         qPrintable(error));
-                        QApplication::exit(error.isEmpty() ? exitCode : 1);
-                    });
-                });
-            poll->start(50);
-        };
-        if (args.isEmpty() || isReport) {
-            shoot(0);
-        } else {
-            QObject::connect(&window, &portolan::app::MainWindow::projectAnalysed, &window,
-                             [shoot] { shoot(0); });
-            QObject::connect(&window, &portolan::app::MainWindow::projectFailed, &window,
-                             [shoot](const QString& folder, const QString& message) {
-                                 std::fprintf(stderr, "portolan: %s: %s\n", qPrintable(folder),
-                                              qPrintable(message));
-                                 shoot(1);
-                             });
-        }
-    }
+    if (shooting)
+        scheduleScreenshot(window, parser.value(o.screenshot), args.isEmpty() || isReport);
     if (!args.isEmpty() && !isReport)
         window.openProject(args.first());
     return QApplication::exec();

@@ -85,47 +85,64 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_loader, &views::ProjectLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &views::ProjectLoader::failed, this, &MainWindow::onFailed);
     connect(m_recent, &RecentProjects::changed, this, &MainWindow::rebuildRecentMenu);
-    connect(m_analysis, &views::AnalysisRunner::finished, this,
-            [this](const views::PortingSnapshotPtr& snap) {
-                m_overview->showAnalysis(*snap->analysis);
-                m_overview->showWatched(m_analysis->watchedFiles(), m_analysis->watchableFiles());
-                if (!m_code->fileName().isEmpty())
-                    m_code->setMarkers(m_wizard->markersForFile(m_code->fileName()));
-                // The params editor shows the project's params file (or Determined experiment
-                // config) the first time the project is analysed; later re-runs leave the user's
-                // choice alone.
-                if (m_openParamsAfterAnalysis) {
-                    m_openParamsAfterAnalysis = false;
-                    const ParamsFileChoice& choice = snap->analysis->paramsFile;
-                    if (!choice.empty())
-                        m_params->openFile(
-                            QString::fromStdString(choice.absolute(snap->analysis->root).string()));
-                }
-                // The Profile tab compiles for the hardware the guide ports to, until the user
-                // picks a target there (a Cerebras port opens on a CS-2, not an IPU).
-                {
-                    const ParamsFileChoice& choice = snap->analysis->paramsFile;
-                    QStringList candidates;
-                    for (const auto& c : choice.candidates)
-                        candidates << QString::fromStdString(c);
-                    m_profile->setParamsFiles(QString::fromStdString(snap->analysis->root.string()),
-                                              candidates, QString::fromStdString(choice.path));
-                }
-                if (const guides::Guide* guide = snap->guide())
-                    m_profile->suggestTarget(QString::fromStdString(guide->target));
-                if (const QString step = std::exchange(m_wizardStepToShow, QString());
-                    !step.isEmpty())
-                    for (int row = 0; row < m_wizard->stepsModel()->rowCount(); ++row)
-                        if (m_wizard->stepsModel()->index(row).data(
-                                views::GuideStepsModel::StepIdRole) == step)
-                            m_wizard->selectStep(row);
-                continuePortView();
-                emit projectAnalysed();
-            });
+    connect(m_analysis, &views::AnalysisRunner::finished, this, &MainWindow::onAnalysed);
     connect(m_analysis, &views::AnalysisRunner::failed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("Analysis failed: %1").arg(message));
         emit projectAnalysed();
     });
+    connectViews();
+
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
+        resize(1280, 800);
+    // First start: the project dock gets room for a file name and its size and kind (its own
+    // size hint would clip most names of a real project).
+    if (!restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray()))
+        resizeDocks({m_projectDock}, {width() / 4}, Qt::Horizontal);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::onAnalysed(const views::PortingSnapshotPtr& snap)
+{
+    m_overview->showAnalysis(*snap->analysis);
+    m_overview->showWatched(m_analysis->watchedFiles(), m_analysis->watchableFiles());
+    if (!m_code->fileName().isEmpty())
+        m_code->setMarkers(m_wizard->markersForFile(m_code->fileName()));
+    // The params editor shows the project's params file (or Determined experiment
+    // config) the first time the project is analysed; later re-runs leave the user's
+    // choice alone.
+    if (m_openParamsAfterAnalysis) {
+        m_openParamsAfterAnalysis = false;
+        const ParamsFileChoice& choice = snap->analysis->paramsFile;
+        if (!choice.empty())
+            m_params->openFile(
+                QString::fromStdString(choice.absolute(snap->analysis->root).string()));
+    }
+    // The Profile tab compiles for the hardware the guide ports to, until the user
+    // picks a target there (a Cerebras port opens on a CS-2, not an IPU).
+    {
+        const ParamsFileChoice& choice = snap->analysis->paramsFile;
+        QStringList candidates;
+        for (const auto& c : choice.candidates)
+            candidates << QString::fromStdString(c);
+        m_profile->setParamsFiles(QString::fromStdString(snap->analysis->root.string()), candidates,
+                                  QString::fromStdString(choice.path));
+    }
+    if (const guides::Guide* guide = snap->guide())
+        m_profile->suggestTarget(QString::fromStdString(guide->target));
+    if (const QString step = std::exchange(m_wizardStepToShow, QString()); !step.isEmpty())
+        for (int row = 0; row < m_wizard->stepsModel()->rowCount(); ++row)
+            if (m_wizard->stepsModel()->index(row).data(views::GuideStepsModel::StepIdRole) == step)
+                m_wizard->selectStep(row);
+    continuePortView();
+    emit projectAnalysed();
+}
+
+// How the views lead to each other: a finding to its code, a step to the tab that verifies it,
+// a file of the tree to its editor.
+void MainWindow::connectViews()
+{
     auto showCode = [this](const QString& file, int line, int column) {
         openCode(file, line, column);
     };
@@ -195,17 +212,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         const int tab = m_views->indexOf(m_params);
         m_views->setTabText(tab, dirty ? tr("Params*") : tr("Params"));
     });
-
-    QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
-        resize(1280, 800);
-    // First start: the project dock gets room for a file name and its size and kind (its own
-    // size hint would clip most names of a real project).
-    if (!restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray()))
-        resizeDocks({m_projectDock}, {width() / 4}, Qt::Horizontal);
 }
-
-MainWindow::~MainWindow() = default;
 
 void MainWindow::createMenus()
 {

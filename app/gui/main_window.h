@@ -1,6 +1,7 @@
 #pragma once
 
 #include "views/porting/port_dialog.h"
+#include "views/porting/porting_snapshot.h"
 #include "views/project/project_loader.h"
 
 #include <QMainWindow>
@@ -89,6 +90,9 @@ protected:
 
 private:
     void createMenus();
+    // The constructor's parts: what an analysis updates, and the views' links to each other.
+    void onAnalysed(const views::PortingSnapshotPtr& snap);
+    void connectViews();
     void rebuildRecentMenu();
     void chooseProject();
     void chooseReport();

@@ -103,8 +103,10 @@ QStringList widestWidgets(const QWidget* root, int count)
     QStringList out;
     for (int i = 0; i < count && i < int(all.size()); ++i) {
         const QWidget* w = all[std::size_t(i)].second;
+        // The widget and its two nearest parents: a failure message has room for many of them.
         QString path;
-        for (const QWidget* p = w; p && p != root; p = p->parentWidget())
+        int shown = 0;
+        for (const QWidget* p = w; p && p != root && shown < 3; p = p->parentWidget(), ++shown)
             path.prepend(
                 QLatin1Char('/') + QString::fromLatin1(p->metaObject()->className()) +
                 (p->objectName().isEmpty() ? QString() : QLatin1Char('#') + p->objectName()));

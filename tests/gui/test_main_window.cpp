@@ -6,6 +6,7 @@
 #include "views/params/params_form.h"
 #include "views/porting/analysis_runner.h"
 #include "views/profile/profile_panel.h"
+#include "views/project/flattened_names.h"
 #include "views/project/project_files_model.h"
 #include "views/project/project_overview.h"
 #include "views/project/project_tree_view.h"
@@ -339,6 +340,11 @@ private slots:
         QTest::addRow("end differs")
             << QStringLiteral("params_gpt2_large.yaml")
             << QStringList{QStringLiteral("params_gpt2_medium.yaml")} << 14 << "large";
+        // A shared extension with a letter before it is no shared end: both ends stay.
+        QTest::addRow("extension only shared")
+            << QStringLiteral("customized_randaugment.py")
+            << QStringList{QStringLiteral("__init__.py"), QStringLiteral("dataset.py")} << 11
+            << "cus";
         QTest::addRow("no neighbour") << QStringLiteral("a_long_module_name_of_the_project.py")
                                       << QStringList{QStringLiteral("run.py")} << 16 << ".py";
     }
@@ -360,6 +366,44 @@ private slots:
                 shown != portolan::views::ProjectTreeView::shownName(other, {name}, fm, width) ||
                     shown == name,
                 qPrintable(shown));
+    }
+
+    // A folder of flattened paths (folders joined by "__") reads by what tells its files apart:
+    // the stem after the nearest folder not shared by more than half of them ("configs" is), the
+    // folder left out when the stem names it, and the first differing folder in front of names
+    // that still read the same.
+    void flattenedNamesKeepWhatTellsThemApart_data()
+    {
+        QTest::addColumn<QStringList>("names");
+        QTest::addColumn<QStringList>("shown");
+        const QString a = QStringLiteral("V_1__zoo__text__alpha__configs__");
+        const QString b = QStringLiteral("V_1__zoo__text__beta__configs__");
+        QTest::addRow("model folder, generic folder skipped")
+            << QStringList{a + "small.yaml", a + "large.yaml", b + "small.yaml", b + "tiny.yaml"}
+            << QStringList{"alpha › small", "alpha › large", "beta › small", "beta › tiny"};
+        QTest::addRow("stem names its folder")
+            << QStringList{a + "params_alpha_7b.yaml", a + "params_alpha_70b.yaml",
+                           b + "params_beta_1b.yaml"}
+            << QStringList{"params_alpha_7b", "params_alpha_70b", "params_beta_1b"};
+        QTest::addRow("same short name: first differing folder in front")
+            << QStringList{"V_1__mlp__torch__configs__params.yaml",
+                           "V_2__mlp__torch__configs__params.yaml",
+                           "V_2__mlp__tf__configs__params.yaml",
+                           "V_3__mlp__jax__configs__params.yaml"}
+            << QStringList{"V_1 › torch › params", "V_2 › torch › params", "tf › params",
+                           "jax › params"};
+        QTest::addRow("mixed extensions kept")
+            << QStringList{a + "small.yaml", a + "small.json", b + "small.yaml", b + "big.yaml"}
+            << QStringList{"alpha › small.yaml", "alpha › small.json", "beta › small.yaml",
+                           "beta › big.yaml"};
+        QTest::addRow("not flattened")
+            << QStringList{"params.yaml", "a__b.yaml", "train.py"} << QStringList{"", "", ""};
+    }
+    void flattenedNamesKeepWhatTellsThemApart()
+    {
+        QFETCH(QStringList, names);
+        QFETCH(QStringList, shown);
+        QCOMPARE(portolan::views::flattenedShortNames(names), shown);
     }
 
     void narrowTreeKeepsNames()

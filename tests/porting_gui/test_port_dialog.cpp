@@ -414,6 +414,21 @@ private slots:
         if (v->dryRunError.empty() && v->originalError.empty())
             QVERIFY2(verdict.contains(PortVerifyPanel::verdictText(*v).toHtmlEscaped()),
                      qPrintable(verdict));
+
+        // The original's dry run came before generation, as in the CLI's `port --verify`: the
+        // epoch it read is in the port as written and as the dialog shows it (neither sample's
+        // code names its data set's size, so nothing else can give it).
+        if (target == QLatin1String("determined-pytorchtrial") && v->originalError.empty()) {
+            QFile written(dialog.writtenFolder() + QStringLiteral("/const.yaml"));
+            QVERIFY(written.open(QIODevice::ReadOnly));
+            const QString text = QString::fromUtf8(written.readAll());
+            QVERIFY2(text.contains(QLatin1String("records_per_epoch:")), qPrintable(text));
+            const auto shownFile =
+                std::find_if(dialog.port()->files.cbegin(), dialog.port()->files.cend(),
+                             [](const port::GeneratedFile& f) { return f.path == "const.yaml"; });
+            QVERIFY(shownFile != dialog.port()->files.cend());
+            QCOMPARE(QString::fromStdString(shownFile->text), text);
+        }
     }
 
     // The original's arguments on the Verify page: kept per project with the Runs tab's dry

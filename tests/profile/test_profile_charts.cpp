@@ -4,6 +4,7 @@
 // blocks carry their tile ranges. Reports come from the real compiler (profile_fixture.h).
 #include "profile_fixture.h"
 #include "views/common/placeholder_table_view.h"
+#include "views/common/reading_columns.h"
 #include "views/profile/cs_kernel_model.h"
 #include "views/profile/cs_page.h"
 #include "views/profile/dry_run_notice.h"
@@ -22,6 +23,7 @@
 #include <QAbstractItemModelTester>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPainter>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -245,18 +247,60 @@ private slots:
         QVERIFY(!chart.grab().isNull()); // paints without a fault at this size
     }
 
+    // The key's idle swatch reads as hatched on light and dark palettes: its lines stand out
+    // from the background by a good part of the text's own contrast (at an alpha of 28 they
+    // were a tenth of it, and the swatch looked empty).
+    void idleSwatchReadable_data()
+    {
+        QTest::addColumn<QColor>("text");
+        QTest::addColumn<QColor>("base");
+        QTest::addRow("light") << QColor(Qt::black) << QColor(Qt::white);
+        QTest::addRow("dark") << QColor(230, 230, 230) << QColor(35, 35, 38);
+    }
+    void idleSwatchReadable()
+    {
+        QFETCH(QColor, text);
+        QFETCH(QColor, base);
+        QPalette p;
+        p.setColor(QPalette::WindowText, text);
+        p.setColor(QPalette::Base, base);
+        const int side = 11; // the key's swatch at a 15-pixel font
+        QImage swatch(side, side, QImage::Format_RGB32);
+        swatch.fill(base);
+        {
+            QPainter painter(&swatch);
+            painter.fillRect(swatch.rect(), GanttChart::idleBrush(p));
+        }
+        const auto lightness = [](QColor c) {
+            return c.lightnessF();
+        };
+        const double full = std::abs(lightness(text) - lightness(base));
+        int hatched = 0;
+        double strongest = 0;
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) {
+                const double d = std::abs(lightness(swatch.pixelColor(x, y)) - lightness(base));
+                strongest = std::max(strongest, d);
+                hatched += d > 0.05 ? 1 : 0;
+            }
+        QVERIFY2(strongest >= 0.4 * full, qPrintable(QString::number(strongest / full)));
+        QVERIFY2(hatched >= side, qPrintable(QString::number(hatched)));
+    }
+
     // Issue 26: the CS kernel table scrolled sideways at 1024 pixels ("Co…"). It fits its
     // width, the kernel's name whole, the least important columns giving way.
     void csTableFits_data()
     {
-        QTest::addColumn<int>("width"); // of the CS page
-        QTest::addRow("1024 window") << 520;
-        QTest::addRow("1400 window") << 760;
-        QTest::addRow("wide") << 1100;
+        QTest::addColumn<int>("width");   // of the CS page
+        QTest::addColumn<bool>("narrow"); // some columns cannot be whole
+        QTest::addRow("1024 window") << 520 << true;
+        QTest::addRow("1400 window") << 760 << true;
+        QTest::addRow("wide") << 1800 << false;
     }
     void csTableFits()
     {
         QFETCH(int, width);
+        QFETCH(bool, narrow);
         CsPage page;
         page.resize(width, 600);
         page.show();
@@ -287,6 +331,36 @@ private slots:
         for (const int c :
              {CsKernelModel::Memory, CsKernelModel::SamplesPerSecond, CsKernelModel::Fits})
             QVERIFY(header->sectionSize(c) >= view->sizeHintForColumn(c));
+        // Every column shown is whole: the least important are hidden rather than cut ("25…"),
+        // and only as many as the width needs.
+        auto* columns = table->findChild<ReadingColumns*>();
+        QVERIFY(columns);
+        for (int c = 0; c < header->count(); ++c)
+            if (!header->isSectionHidden(c))
+                QVERIFY2(header->sectionSize(c) >= view->sizeHintForColumn(c),
+                         qPrintable(widths()));
+        const std::vector<int> hidden = columns->hiddenForRoom();
+        QCOMPARE(hidden.empty(), !narrow);
+        if (!hidden.empty()) {
+            // In order of importance, and no more than needed: the last one hidden would not
+            // have fitted whole.
+            const std::vector<int> order = {
+                CsKernelModel::Region,         CsKernelModel::TransmissionSamples,
+                CsKernelModel::ComputeSamples, CsKernelModel::Capacity,
+                CsKernelModel::ActivePes,      CsKernelModel::Utilisation};
+            QVERIFY(std::equal(hidden.begin(), hidden.end(), order.begin()));
+            const auto whole = [&](int c) {
+                return std::max(view->sizeHintForColumn(c), header->sectionSizeHint(c));
+            };
+            int needed = whole(hidden.back());
+            for (int c = 0; c < header->count(); ++c)
+                needed += header->isSectionHidden(c) ? 0 : whole(c);
+            QVERIFY2(needed > table->viewport()->width(), qPrintable(widths()));
+            // Shown from the header's menu, a column stays, elided if it must.
+            columns->setColumnShown(CsKernelModel::Region, true);
+            QVERIFY(!header->isSectionHidden(CsKernelModel::Region));
+            QVERIFY(header->length() <= table->viewport()->width());
+        }
         // What gives way says itself whole on hover.
         QVERIFY(table->model()
                     ->index(0, CsKernelModel::Region)

@@ -91,6 +91,18 @@ private slots:
         chart.markSynthetic(id, badge);
         QCOMPARE(chart.title().contains(badge) && !badge.isEmpty(), !badge.isEmpty());
         QCOMPARE(chart.title().isEmpty(), badge.isEmpty());
+        if (!badge.isEmpty()) {
+            // A second run on the same made-up input joins its line: one line per kind, not
+            // one long line that the chart cuts at both ends.
+            chart.setRun(id + 1, QStringLiteral("run 2"), h.lossCurve(id), {});
+            chart.markSynthetic(id + 1, badge);
+            const QStringList lines = chart.title().split(QLatin1Char('\n'));
+            QCOMPARE(lines.size(), 2);
+            QVERIFY2(lines[1].contains(QStringLiteral("run 1, run 2")) ||
+                         lines[1].contains(QStringLiteral("run 2, run 1")),
+                     qPrintable(chart.title()));
+            chart.removeRun(id + 1);
+        }
         chart.removeRun(id); // the title goes with the last synthetic run
         QVERIFY(chart.title().isEmpty());
     }

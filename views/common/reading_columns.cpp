@@ -3,6 +3,8 @@
 #include <QAbstractItemModel>
 #include <QEvent>
 #include <QHeaderView>
+#include <QMenu>
+#include <QStringList>
 #include <QTableView>
 #include <algorithm>
 
@@ -35,6 +37,61 @@ void ReadingColumns::addYielding(int column, int minChars, Qt::TextElideMode eli
     apply();
 }
 
+namespace {
+
+bool holds(const std::vector<int>& list, int value)
+{
+    return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+void drop(std::vector<int>& list, int value)
+{
+    list.erase(std::remove(list.begin(), list.end(), value), list.end());
+}
+
+} // namespace
+
+void ReadingColumns::setHideRatherThanCut(bool hide)
+{
+    m_hide = hide;
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setContextMenuPolicy(hide ? Qt::CustomContextMenu : Qt::DefaultContextMenu);
+    if (hide)
+        connect(header, &QWidget::customContextMenuRequested, this, &ReadingColumns::showHeaderMenu,
+                Qt::UniqueConnection);
+    apply();
+}
+
+std::vector<int> ReadingColumns::hiddenForRoom() const
+{
+    return m_hiddenForRoom;
+}
+
+void ReadingColumns::setColumnShown(int column, bool shown)
+{
+    drop(m_userShown, column);
+    drop(m_userHidden, column);
+    (shown ? m_userShown : m_userHidden).push_back(column);
+    m_table->horizontalHeader()->setSectionHidden(column, !shown);
+    apply();
+}
+
+void ReadingColumns::showHeaderMenu(const QPoint& at)
+{
+    QHeaderView* header = m_table->horizontalHeader();
+    QMenu menu(header);
+    for (int c = 0; c < header->count(); ++c) {
+        if (c == m_reading)
+            continue;
+        QAction* a = menu.addAction(
+            m_table->model()->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+        a->setCheckable(true);
+        a->setChecked(!header->isSectionHidden(c));
+        connect(a, &QAction::toggled, this, [this, c](bool on) { setColumnShown(c, on); });
+    }
+    menu.exec(header->mapToGlobal(at));
+}
+
 int ReadingColumns::contentWidth(int column) const
 {
     // QTableView makes the hint protected; QAbstractItemView's is public.
@@ -58,15 +115,44 @@ void ReadingColumns::apply()
             available -= header->sectionSize(c);
     }
     std::vector<int> widths;
+    std::vector<bool> hidden;
     int total = contentWidth(m_reading);
     for (const Yielding& y : m_yielding) {
         widths.push_back(contentWidth(y.column));
-        total += widths.back();
+        hidden.push_back(holds(m_userHidden, y.column));
+        total += hidden.back() ? 0 : widths.back();
     }
+    // Whole columns go, least important first, rather than every one of them cut.
+    m_hiddenForRoom.clear();
+    for (std::size_t i = 0; m_hide && i < m_yielding.size() && total > available; ++i) {
+        if (hidden[i] || holds(m_userShown, m_yielding[i].column))
+            continue;
+        hidden[i] = true;
+        total -= widths[i];
+        m_hiddenForRoom.push_back(m_yielding[i].column);
+    }
+    QStringList names;
+    for (std::size_t i = 0; i < m_yielding.size(); ++i) {
+        header->setSectionHidden(m_yielding[i].column, hidden[i]);
+        if (hidden[i])
+            widths[i] = 0;
+        if (holds(m_hiddenForRoom, m_yielding[i].column))
+            names << m_table->model()
+                         ->headerData(m_yielding[i].column, Qt::Horizontal, Qt::DisplayRole)
+                         .toString();
+    }
+    // Said where a user looks for the columns that went.
+    if (m_hide)
+        header->setToolTip(names.isEmpty() ? QString()
+                                           : tr("Hidden for room: %1. Right-click the header to "
+                                                "show a column.")
+                                                 .arg(names.join(QStringLiteral(", "))));
     // Shrink the yielding columns in order until the reading column's text fits.
     const int charWidth = m_table->fontMetrics().averageCharWidth();
     int excess = total - available;
     for (std::size_t i = 0; i < m_yielding.size() && excess > 0; ++i) {
+        if (hidden[i])
+            continue;
         // An item's margins and a little room for its ellipsis come on top of the characters.
         const int least = std::min(widths[i], m_yielding[i].minChars * charWidth + 2 * charWidth);
         const int cut = std::min(excess, widths[i] - least);
@@ -75,6 +161,8 @@ void ReadingColumns::apply()
     }
     int rest = available;
     for (std::size_t i = 0; i < m_yielding.size(); ++i) {
+        if (hidden[i])
+            continue;
         header->resizeSection(m_yielding[i].column, widths[i]);
         rest -= widths[i];
     }

@@ -44,6 +44,15 @@ public:
     // `column` gives way before the ones added after it, down to `minChars` average characters
     // (its full text is in its tooltip), and is drawn elided by `elide`.
     void addYielding(int column, int minChars, Qt::TextElideMode elide = Qt::ElideRight);
+    // Yielding columns that would be cut are hidden instead, least important first, until the
+    // rest fit whole: fewer columns that can be read rather than many reading "25…" (the CS
+    // kernel table at 1,024 pixels). The header's context menu shows or hides any column; a
+    // column shown there is never hidden for room (it is elided if it must).
+    void setHideRatherThanCut(bool hide);
+    // The columns hidden for room now (not those the user hid).
+    std::vector<int> hiddenForRoom() const;
+    // As the header menu's entry does: shown (and kept) or hidden by the user.
+    void setColumnShown(int column, bool shown);
     // Recomputes the widths (done on every resize of the table and change of its rows).
     void apply();
 
@@ -57,11 +66,16 @@ private:
         int minChars;
     };
     int contentWidth(int column) const;
+    void showHeaderMenu(const QPoint& at);
 
     QPointer<QTableView> m_table;
     int m_reading;
     std::vector<Yielding> m_yielding;
     bool m_applying = false;
+    bool m_hide = false;
+    std::vector<int> m_hiddenForRoom;
+    std::vector<int> m_userShown;  // kept whatever the room
+    std::vector<int> m_userHidden; // hidden whatever the room
 };
 
 } // namespace portolan::views

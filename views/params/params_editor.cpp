@@ -3,6 +3,7 @@
 #include "core/common/number_format.h"
 #include "core/params/validate.h"
 #include "views/common/diagnostics_model.h"
+#include "views/common/wrap_anywhere_label.h"
 #include "views/params/params_form.h"
 #include "views/params/yaml_text_view.h"
 
@@ -67,6 +68,10 @@ ParamsEditor::ParamsEditor(QWidget* parent) : QWidget(parent)
     m_text = new YamlTextView(horizontal);
     horizontal->setStretchFactor(0, 3);
     horizontal->setStretchFactor(1, 2);
+    // The same proportions from the start: the form's wide size hint (a Graphcore config's
+    // long keys) left the YAML a 190-pixel strip at 1024 pixels, every line cut. Proportions,
+    // so that they hold before the editor is first shown.
+    horizontal->setSizes({3000, 2000});
     m_diagnosticsModel = new DiagnosticsModel(this);
     m_diagnosticsView = new QTableView(vertical);
     setUpDiagnosticsTable(m_diagnosticsView, m_diagnosticsModel);
@@ -106,7 +111,8 @@ ParamsEditor::ParamsEditor(QWidget* parent) : QWidget(parent)
     m_pages->addWidget(m_empty);
     m_pages->addWidget(vertical);
     layout->addWidget(m_pages, 1);
-    m_status = new QLabel(this);
+    // It names the file, which can have no break point (a Model Zoo config): it wraps anywhere.
+    m_status = new WrapAnywhereLabel(QString(), this);
     layout->addWidget(m_status);
 
     connect(m_form, &ParamsForm::edited, this, &ParamsEditor::onFormEdited);

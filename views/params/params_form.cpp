@@ -2,6 +2,7 @@
 
 #include "core/params/params_document.h"
 #include "core/params/validate.h"
+#include "views/common/form_scroll_area.h"
 #include "views/common/tab_rows.h"
 #include "views/params/list_field.h"
 #include "views/params/lr_schedule_editor.h"
@@ -20,6 +21,13 @@ using params::NodeKind;
 
 namespace {
 constexpr int kMaxDepth = 12;
+
+// A key's label goes above its field when both do not fit side by side (Model Zoo keys such as
+// max_position_embeddings are half a narrow pane), so the form fits the pane's minimum.
+void narrowForm(QFormLayout* form)
+{
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+}
 
 QString childPath(const QString& parent, const QString& key)
 {
@@ -112,12 +120,14 @@ void ParamsForm::rebuild(const params::ParamsDocument& doc, const params::Schema
         const int value = tree.deref(r.children[i]);
         const QString path = childPath({}, key);
         if (value >= 0 && tree.at(value).kind == NodeKind::Mapping) {
-            auto* scroll = new QScrollArea;
+            // Never narrower than its fields: a narrow pane scrolled the form sideways.
+            auto* scroll = new FormScrollArea;
             scroll->setWidgetResizable(true);
             auto* body = new QWidget;
             // setLayout() rather than QFormLayout(body): the same ownership, which clang's
             // analyzer sees (it reports the layout as leaked when no entry is added).
             auto* form = new QFormLayout;
+            narrowForm(form);
             body->setLayout(form);
             const params::YamlNode& section = tree.at(value);
             for (std::size_t k = 0; k < section.keys.size() && k < section.children.size(); ++k)
@@ -135,6 +145,7 @@ void ParamsForm::rebuild(const params::ParamsDocument& doc, const params::Schema
         if (!general) { // top-level single values and lists share one page
             generalPage = new QWidget;
             general = new QFormLayout(generalPage);
+            narrowForm(general);
             m_tabs->insertTab(0, generalPage, tr("General"));
         }
         addEntry(general, doc, schema, r.children[i], key, path, 1);
@@ -226,6 +237,7 @@ QWidget* ParamsForm::buildMapping(const params::ParamsDocument& doc, const param
     auto* group = new QGroupBox;
     group->setObjectName(path);
     auto* form = new QFormLayout; // setLayout(): see rebuild()
+    narrowForm(form);
     group->setLayout(form);
     for (std::size_t k = 0; k < n.keys.size() && k < n.children.size(); ++k) {
         const QString key = QString::fromStdString(tree.at(n.keys[k]).value);
@@ -290,6 +302,7 @@ QWidget* ParamsForm::buildList(const params::ParamsDocument& doc, const params::
     auto* group = new QGroupBox;
     group->setObjectName(path);
     auto* form = new QFormLayout; // setLayout(): see rebuild()
+    narrowForm(form);
     group->setLayout(form);
     for (std::size_t i = 0; i < n.children.size(); ++i)
         addEntry(form, doc, schema, n.children[i], QStringLiteral("[%1]").arg(i),

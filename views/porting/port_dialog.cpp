@@ -121,6 +121,42 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    QWidget* planPage = createPlanPage();
+    QWidget* filesPage = createFilesPage();
+    createManualList();
+    m_verifyPanel = new PortVerifyPanel(this);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->addTab(planPage, tr("Plan"));
+    m_tabs->addTab(filesPage, tr("Files"));
+    m_tabs->addTab(m_manualList, tr("Manual items"));
+    m_tabs->addTab(m_verifyPanel, tr("Verify"));
+
+    QLayout* argsRow = createArgumentsRow();
+    QLayout* out = createOutputRow();
+    auto* close = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    QLayout* bottom = createStatusRow(close);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_tabs, 1);
+    layout->addLayout(argsRow);
+    layout->addLayout(out);
+    layout->addLayout(bottom);
+
+    connectParts(close);
+
+    m_verifyPoll = new QTimer(this);
+    m_verifyPoll->setInterval(100);
+    connect(m_verifyPoll, &QTimer::timeout, this, &PortDialog::drainVerifySteps);
+
+    resize(1100, 760);
+    updateButtons();
+    generate();
+}
+
+QWidget* PortDialog::createPlanPage()
+{
     // Plan
     m_planView = new QTreeView(this);
     m_planView->setModel(m_planModel);
@@ -145,7 +181,11 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     auto* planLayout = new QVBoxLayout(planPage);
     planLayout->addWidget(planHint);
     planLayout->addWidget(m_planView, 1);
+    return planPage;
+}
 
+QWidget* PortDialog::createFilesPage()
+{
     // Files
     m_fileList = new QListWidget(this);
     m_fileList->setMinimumWidth(200);
@@ -161,7 +201,11 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     filesPage->addWidget(m_previewStack);
     filesPage->setStretchFactor(1, 1);
     filesPage->setSizes({240, 700});
+    return filesPage;
+}
 
+void PortDialog::createManualList()
+{
     // Manual items
     m_manualList = new QTreeWidget(this);
     m_manualList->setColumnCount(3);
@@ -172,15 +216,10 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     m_manualList->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_manualList->header()->setSectionResizeMode(1, QHeaderView::Stretch);
     m_manualList->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+}
 
-    m_verifyPanel = new PortVerifyPanel(this);
-
-    m_tabs = new QTabWidget(this);
-    m_tabs->addTab(planPage, tr("Plan"));
-    m_tabs->addTab(filesPage, tr("Files"));
-    m_tabs->addTab(m_manualList, tr("Manual items"));
-    m_tabs->addTab(m_verifyPanel, tr("Verify"));
-
+QLayout* PortDialog::createArgumentsRow()
+{
     // The original's arguments, then the output
     m_args = new QLineEdit(this);
     m_args->setPlaceholderText(tr("only if it needs some to run, e.g. --dataset fake"));
@@ -192,6 +231,11 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     auto* argsRow = new QHBoxLayout;
     argsRow->addWidget(new QLabel(tr("Original's arguments:"), this));
     argsRow->addWidget(m_args, 1);
+    return argsRow;
+}
+
+QLayout* PortDialog::createOutputRow()
+{
     m_folder = new QLineEdit(this);
     m_folder->setText(defaultOutputFolder(m_root, m_target));
     m_folder->setToolTip(tr("A new or empty folder: the original is never modified"));
@@ -203,22 +247,22 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     out->addWidget(m_folder, 1);
     out->addWidget(m_chooseButton);
     out->addWidget(m_writeButton);
+    return out;
+}
 
+QLayout* PortDialog::createStatusRow(QDialogButtonBox* close)
+{
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* close = new QDialogButtonBox(QDialogButtonBox::Close, this);
     auto* bottom = new QHBoxLayout;
     bottom->addWidget(m_status, 1);
     bottom->addWidget(close);
+    return bottom;
+}
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_tabs, 1);
-    layout->addLayout(argsRow);
-    layout->addLayout(out);
-    layout->addLayout(bottom);
-
+void PortDialog::connectParts(QDialogButtonBox* close)
+{
     connect(close, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_chooseButton, &QPushButton::clicked, this, &PortDialog::chooseFolder);
     connect(m_writeButton, &QPushButton::clicked, this, [this] {
@@ -260,14 +304,6 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
     connect(m_manualList, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
         activateManual(m_manualList->indexOfTopLevelItem(item));
     });
-
-    m_verifyPoll = new QTimer(this);
-    m_verifyPoll->setInterval(100);
-    connect(m_verifyPoll, &QTimer::timeout, this, &PortDialog::drainVerifySteps);
-
-    resize(1100, 760);
-    updateButtons();
-    generate();
 }
 
 PortDialog::~PortDialog()

@@ -9,7 +9,9 @@
 #include <memory>
 #include <optional>
 
+class QDialogButtonBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QListWidget;
 class QPushButton;
@@ -122,6 +124,14 @@ signals:
     void verifyProgress(const QString& portFolder, qint64 originalRun, qint64 portRun);
 
 private:
+    // The constructor's parts, top to bottom, then their connections.
+    QWidget* createPlanPage();
+    QWidget* createFilesPage();
+    void createManualList();
+    QLayout* createArgumentsRow();
+    QLayout* createOutputRow();
+    QLayout* createStatusRow(QDialogButtonBox* close);
+    void connectParts(QDialogButtonBox* close);
     void generate();
     void showPort();
     void showVerify();

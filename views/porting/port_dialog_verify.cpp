@@ -1,12 +1,15 @@
 // The port dialog's verification: both dry runs under the stand-ins (cancellable), the losses
 // compared step by step, and the two runs recorded in the port's run history.
 #include "core/common/number_format.h"
+#include "core/port/port_verified.h"
 #include "views/common/trust_prompt.h"
 #include "views/porting/port_dialog.h"
+#include "views/porting/port_plan_model.h"
 #include "views/porting/port_verify_panel.h"
 #include "views/runs/run_history.h"
 
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -60,12 +63,22 @@ bool PortDialog::verify()
     updateButtons();
     beginVerifyRuns();
     emit verifyStarted();
-    port::VerifyOptions options;
+    // The CLI's order (port::portWithVerification): the original's dry run first, so that what
+    // it observed (the samples of an epoch: Determined's records_per_epoch) is in the port; the
+    // port is planned and generated again from it and written over the files written before.
+    port::PortRequest request;
+    request.project = m_root.toStdString();
+    request.out = m_written.toStdString();
+    request.target = m_target.toStdString();
+    request.options = m_options;
+    request.verify = true;
+    request.replaceFiles = true;
+    port::VerifyOptions& options = request.verifyOptions;
     options.steps = m_verifyPanel->steps();
     options.python = m_python.toStdString();
     // The same arguments a dry run of the original in the Runs tab uses, kept per project.
     QSettings().setValue(QStringLiteral("dryrun/arguments/") + m_root, m_args->text().trimmed());
-    options.originalArgs = argumentWords();
+    request.args = argumentWords();
     m_verifyStop = std::make_shared<std::atomic<bool>>(false);
     options.stop = m_verifyStop.get();
     m_verifySteps = std::make_shared<VerifyStepQueue>();
@@ -78,18 +91,31 @@ bool PortDialog::verify()
     const quint64 id = m_verifyJob.next();
     runAsync(
         this,
-        [original = m_root.toStdString(), out = m_written.toStdString(), result = *m_port, options,
-         stop = m_verifyStop] {
+        [analysis = m_analysis, request, stop = m_verifyStop] {
             (void)stop; // keeps the flag alive while the worker runs
-            return port::verifyPort(original, out, result, options);
+            return port::portWithVerification(*analysis, request);
         },
-        [this, id](port::VerifyResult v) {
+        [this, id](port::PortRun run) {
             if (!m_verifyJob.isCurrent(id))
                 return;
             m_verifyPoll->stop();
             drainVerifySteps();
             m_verifying = false;
             m_verifyStop.reset();
+            if (!run.verify) {
+                // Planned, generated or written no more: the files written before stay.
+                m_verify.reset();
+                finishVerifyRuns(nullptr);
+                const std::string why = !run.plan   ? run.plan.error.message
+                                        : !run.port ? run.port.error.message
+                                                    : run.writeError->message;
+                m_verifyPanel->showMessage(
+                    tr("Not verified: %1").arg(QString::fromStdString(why).toHtmlEscaped()));
+                updateButtons();
+                emit verifyFinished(false);
+                return;
+            }
+            port::VerifyResult v = std::move(*run.verify);
             if (v.cancelled) {
                 m_verify.reset();
                 finishVerifyRuns(nullptr);
@@ -99,6 +125,13 @@ bool PortDialog::verify()
                 emit verifyFinished(false);
                 return;
             }
+            // The port as written now, with what the original's dry run observed.
+            m_plan = std::move(*run.plan.value);
+            m_port = std::move(*run.port.value);
+            m_planModel->setPlan(*m_plan, m_analysis.get());
+            const QString written = m_status->text(); // "Written to…", not "Ready to write."
+            showPort();
+            m_status->setText(written);
             m_verify = std::move(v);
             finishVerifyRuns(&*m_verify);
             showVerify();

@@ -54,27 +54,43 @@ void PortPlanModel::setPlan(const port::PortPlan& plan, const analysis::ProjectA
     endResetModel();
 }
 
+PortPlanModel::Node* PortPlanModel::addGroup(const QString& kind, const QString& label)
+{
+    auto n = std::make_unique<Node>();
+    n->kind = kind;
+    n->label = label;
+    return m_root->add(std::move(n));
+}
+
+PortPlanModel::Node* PortPlanModel::addItem(Node* parent, const QString& label,
+                                            const QString& choice, const port::CodeRef& at,
+                                            const QString& tooltip)
+{
+    auto n = std::make_unique<Node>();
+    n->kind = parent->kind;
+    n->label = label;
+    n->choice = choice;
+    n->tooltip = tooltip.isEmpty() ? qs(at.text) : tooltip;
+    n->file = qs(at.file);
+    n->line = at.line;
+    n->column = at.column > 0 ? at.column : 1;
+    return parent->add(std::move(n));
+}
+
 void PortPlanModel::build(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis)
 {
-    auto group = [this](const QString& kind, const QString& label) {
-        auto n = std::make_unique<Node>();
-        n->kind = kind;
-        n->label = label;
-        return m_root->add(std::move(n));
-    };
-    auto item = [](Node* parent, const QString& label, const QString& choice,
-                   const port::CodeRef& at, const QString& tooltip = {}) {
-        auto n = std::make_unique<Node>();
-        n->kind = parent->kind;
-        n->label = label;
-        n->choice = choice;
-        n->tooltip = tooltip.isEmpty() ? qs(at.text) : tooltip;
-        n->file = qs(at.file);
-        n->line = at.line;
-        n->column = at.column > 0 ? at.column : 1;
-        return parent->add(std::move(n));
-    };
+    buildEntryAndModel(plan, analysis);
+    buildLossAndOptimizers(plan);
+    buildDataAndLoop(plan);
+    buildFlagsAndLeftovers(plan, analysis);
+    // A group's choice column counts its items, so a collapsed tree still reads as a summary.
+    for (const auto& g : m_root->children)
+        g->choice = g->children.empty() ? tr("none") : QString::number(g->children.size());
+}
 
+void PortPlanModel::buildEntryAndModel(const port::PortPlan& plan,
+                                       const analysis::ProjectAnalysis* analysis)
+{
     // Candidates offered for the choices: the project's Python files (the entry) and its classes
     // that derive from a Module (the model class); any other value can still be typed.
     QStringList files;
@@ -91,17 +107,17 @@ void PortPlanModel::build(const port::PortPlan& plan, const analysis::ProjectAna
         modules.removeDuplicates();
     }
 
-    Node* entry = group(QStringLiteral("entry"), tr("Training script"));
+    Node* entry = addGroup(QStringLiteral("entry"), tr("Training script"));
     port::CodeRef entryRef;
     entryRef.file = plan.entry;
     entryRef.line = 1;
-    Node* e =
-        item(entry, tr("entry"), qs(plan.entry), entryRef, tr("The script whose loop is ported"));
+    Node* e = addItem(entry, tr("entry"), qs(plan.entry), entryRef,
+                      tr("The script whose loop is ported"));
     e->option = EntryOption;
     e->candidates = files;
 
-    Node* model = group(QStringLiteral("model"), tr("Model"));
-    Node* mv = item(model, tr("variable"), qs(plan.modelVariable), plan.modelStatement);
+    Node* model = addGroup(QStringLiteral("model"), tr("Model"));
+    Node* mv = addItem(model, tr("variable"), qs(plan.modelVariable), plan.modelStatement);
     mv->option = ModelVariableOption;
     mv->candidates = QStringList{qs(plan.modelVariable)};
     // The other variables of the training script that hold a module (`d = Discriminator(...)`):
@@ -123,90 +139,101 @@ void PortPlanModel::build(const port::PortPlan& plan, const analysis::ProjectAna
     mv->candidates.removeDuplicates();
     // The class follows the variable's construction, which the port copies verbatim: a class
     // typed here would reach no file, so it is shown, not offered (choose the variable instead).
-    item(model, plan.modelFromFactory ? tr("factory") : tr("class"), qs(plan.modelClass),
-         plan.modelConstruction,
-         tr("%1 (defined in %2). It follows the model variable's construction: choose the "
-            "variable to port another model.")
-             .arg(qs(plan.modelClass), qs(plan.modelClassFile)));
+    addItem(model, plan.modelFromFactory ? tr("factory") : tr("class"), qs(plan.modelClass),
+            plan.modelConstruction,
+            tr("%1 (defined in %2). It follows the model variable's construction: choose the "
+               "variable to port another model.")
+                .arg(qs(plan.modelClass), qs(plan.modelClassFile)));
     if (plan.modelConstruction.valid())
-        item(model, tr("construction"), oneLine(plan.modelConstruction.text),
-             plan.modelConstruction);
+        addItem(model, tr("construction"), oneLine(plan.modelConstruction.text),
+                plan.modelConstruction);
     if (!plan.modelFlags.empty()) {
         QStringList flags;
         for (const auto& f : plan.modelFlags)
             flags << qs(f);
-        item(model, tr("flags it reads"), flags.join(QStringLiteral(", ")), plan.modelStatement);
+        addItem(model, tr("flags it reads"), flags.join(QStringLiteral(", ")), plan.modelStatement);
     }
+}
 
-    Node* loss = group(QStringLiteral("loss"), tr("Loss"));
+void PortPlanModel::buildLossAndOptimizers(const port::PortPlan& plan)
+{
+    Node* loss = addGroup(QStringLiteral("loss"), tr("Loss"));
     if (plan.criterion.valid())
-        item(loss, tr("criterion %1").arg(qs(plan.criterionVariable)), oneLine(plan.criterion.text),
-             plan.criterion);
-    Node* le = item(loss, tr("expression"), oneLine(plan.lossExpression.text), plan.lossExpression);
+        addItem(loss, tr("criterion %1").arg(qs(plan.criterionVariable)),
+                oneLine(plan.criterion.text), plan.criterion);
+    Node* le =
+        addItem(loss, tr("expression"), oneLine(plan.lossExpression.text), plan.lossExpression);
     le->option = LossOption;
     le->candidates = QStringList{qs(plan.lossExpression.text)};
     for (const auto& h : plan.lossHelpers)
-        item(loss, tr("helper"), qs(h), plan.lossExpression);
+        addItem(loss, tr("helper"), qs(h), plan.lossExpression);
 
-    Node* opts = group(QStringLiteral("optimizer"), tr("Optimizers"));
+    Node* opts = addGroup(QStringLiteral("optimizer"), tr("Optimizers"));
     for (const auto& o : plan.optimizers) {
         QString what = qs(o.qualified);
         if (o.closure)
             what += tr(" · step(closure)");
         if (o.synthesized)
             what = tr("hand-written SGD update (lr %1)").arg(qs(o.learningRate));
-        item(opts, qs(o.variable), what, o.construction);
+        addItem(opts, qs(o.variable), what, o.construction);
     }
-    Node* scheds = group(QStringLiteral("scheduler"), tr("Schedulers"));
+    Node* scheds = addGroup(QStringLiteral("scheduler"), tr("Schedulers"));
     for (const auto& s : plan.schedulers)
-        item(scheds, qs(s.variable),
-             qs(s.qualified) + (s.perBatch ? tr(" · per batch") : tr(" · per epoch")),
-             s.construction);
+        addItem(scheds, qs(s.variable),
+                qs(s.qualified) + (s.perBatch ? tr(" · per batch") : tr(" · per epoch")),
+                s.construction);
+}
 
-    Node* data = group(QStringLiteral("data"), tr("Data"));
+void PortPlanModel::buildDataAndLoop(const port::PortPlan& plan)
+{
+    Node* data = addGroup(QStringLiteral("data"), tr("Data"));
     auto dataItem = [&](const QString& label, const port::DataPlan& d) {
         if (d.variable.empty())
             return;
         QString what = d.isDataLoader ? tr("DataLoader") : tr("iterable");
         if (!d.batchSize.empty())
             what += tr(" · batch_size %1").arg(qs(d.batchSize));
-        Node* n = item(data, tr("%1: %2").arg(label, qs(d.variable)), what, d.construction);
+        Node* n = addItem(data, tr("%1: %2").arg(label, qs(d.variable)), what, d.construction);
         if (d.dataset.valid())
-            item(n, tr("dataset"), oneLine(d.dataset.text), d.dataset);
+            addItem(n, tr("dataset"), oneLine(d.dataset.text), d.dataset);
     };
     dataItem(tr("train"), plan.train);
     dataItem(tr("evaluation"), plan.eval);
 
-    Node* loop = group(QStringLiteral("loop"), tr("Training loop"));
+    Node* loop = addGroup(QStringLiteral("loop"), tr("Training loop"));
     if (plan.loop) {
         const auto& l = *plan.loop;
-        item(loop, tr("batch loop"), tr("for %1 in %2").arg(qs(l.batchTarget), qs(l.iterable)),
-             l.loop);
+        addItem(loop, tr("batch loop"), tr("for %1 in %2").arg(qs(l.batchTarget), qs(l.iterable)),
+                l.loop);
         if (l.epochLoop.valid())
-            item(loop, tr("epoch loop"), oneLine(l.epochLoop.text), l.epochLoop);
+            addItem(loop, tr("epoch loop"), oneLine(l.epochLoop.text), l.epochLoop);
         if (l.backward.valid())
-            item(loop, tr("backward"),
-                 l.backwardCount > 1
-                     ? tr("%1 (%2 calls)").arg(oneLine(l.backward.text)).arg(l.backwardCount)
-                     : oneLine(l.backward.text),
-                 l.backward);
+            addItem(loop, tr("backward"),
+                    l.backwardCount > 1
+                        ? tr("%1 (%2 calls)").arg(oneLine(l.backward.text)).arg(l.backwardCount)
+                        : oneLine(l.backward.text),
+                    l.backward);
         for (const auto& s : l.steps)
-            item(loop, tr("optimizer step"), oneLine(s.text), s);
+            addItem(loop, tr("optimizer step"), oneLine(s.text), s);
         for (const auto& s : l.modeSwitches)
-            item(loop, tr("mode switch"), oneLine(s.text), s);
+            addItem(loop, tr("mode switch"), oneLine(s.text), s);
     }
     if (plan.evaluation) {
         const auto& ev = *plan.evaluation;
         QStringList metrics;
         for (const auto& m : ev.metrics)
             metrics << qs(m);
-        item(loop, tr("evaluation loop"),
-             metrics.isEmpty() ? tr("for %1 in %2").arg(qs(ev.batchTarget), qs(ev.iterable))
-                               : tr("metrics: %1").arg(metrics.join(QStringLiteral(", "))),
-             ev.loop);
+        addItem(loop, tr("evaluation loop"),
+                metrics.isEmpty() ? tr("for %1 in %2").arg(qs(ev.batchTarget), qs(ev.iterable))
+                                  : tr("metrics: %1").arg(metrics.join(QStringLiteral(", "))),
+                ev.loop);
     }
+}
 
-    Node* flags = group(QStringLiteral("flags"), tr("Flags"));
+void PortPlanModel::buildFlagsAndLeftovers(const port::PortPlan& plan,
+                                           const analysis::ProjectAnalysis* analysis)
+{
+    Node* flags = addGroup(QStringLiteral("flags"), tr("Flags"));
     for (const auto& f : plan.flags) {
         port::CodeRef at;
         if (analysis && f.file >= 0 && std::size_t(f.file) < analysis->python.size()) {
@@ -214,30 +241,27 @@ void PortPlanModel::build(const port::PortPlan& plan, const analysis::ProjectAna
             at.line = f.span.line;
             at.column = f.span.column;
         }
-        item(flags, qs(f.dest),
-             f.defaultText.empty() ? tr("(no default)") : tr("default %1").arg(qs(f.defaultText)),
-             at, qs(f.help));
+        addItem(flags, qs(f.dest),
+                f.defaultText.empty() ? tr("(no default)")
+                                      : tr("default %1").arg(qs(f.defaultText)),
+                at, qs(f.help));
     }
 
-    Node* moves = group(QStringLiteral("device-move"), tr("Device moves dropped"));
+    Node* moves = addGroup(QStringLiteral("device-move"), tr("Device moves dropped"));
     for (const auto& m : plan.deviceMoves)
-        item(moves, qs(m.name), oneLine(m.at.text), m.at, qs(m.note));
-    Node* left = group(QStringLiteral("leftover"), tr("Left over"));
+        addItem(moves, qs(m.name), oneLine(m.at.text), m.at, qs(m.note));
+    Node* left = addGroup(QStringLiteral("leftover"), tr("Left over"));
     for (const auto& m : plan.leftovers)
-        item(left, qs(m.name.empty() ? m.kind : m.name), qs(m.note.empty() ? m.at.text : m.note),
-             m.at);
-    Node* manual = group(QStringLiteral("manual"), tr("Manual items"));
+        addItem(left, qs(m.name.empty() ? m.kind : m.name), qs(m.note.empty() ? m.at.text : m.note),
+                m.at);
+    Node* manual = addGroup(QStringLiteral("manual"), tr("Manual items"));
     for (const auto& f : plan.manual) {
         port::CodeRef at;
         at.file = f.location.file;
         at.line = f.location.line;
         at.column = f.location.column;
-        item(manual, tr("port.manual"), qs(f.message), at, qs(f.hint));
+        addItem(manual, tr("port.manual"), qs(f.message), at, qs(f.hint));
     }
-
-    // A group's choice column counts its items, so a collapsed tree still reads as a summary.
-    for (const auto& g : m_root->children)
-        g->choice = g->children.empty() ? tr("none") : QString::number(g->children.size());
 }
 
 QModelIndex PortPlanModel::groupIndex(const QString& kind) const

@@ -90,6 +90,15 @@ private:
     };
     Node* nodeOf(const QModelIndex& index) const;
     void build(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis);
+    // build() by group, in the order the groups are shown.
+    void buildEntryAndModel(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis);
+    void buildLossAndOptimizers(const port::PortPlan& plan);
+    void buildDataAndLoop(const port::PortPlan& plan);
+    void buildFlagsAndLeftovers(const port::PortPlan& plan,
+                                const analysis::ProjectAnalysis* analysis);
+    Node* addGroup(const QString& kind, const QString& label);
+    static Node* addItem(Node* parent, const QString& label, const QString& choice,
+                         const port::CodeRef& at, const QString& tooltip = {});
 
     std::unique_ptr<Node> m_root;
 };

@@ -34,6 +34,33 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     : QWidget(parent), m_runner(runner), m_steps(new GuideStepsModel(this)),
       m_findings(new FindingsModel(this))
 {
+    QLayout* top = createChoiceRows();
+    m_stepList = new QListView(this);
+    m_stepList->setObjectName(QStringLiteral("stepList"));
+    m_stepList->setModel(m_steps);
+    m_stepList->setSpacing(2);
+    m_stepList->setWordWrap(true);
+    m_stepList->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_stepList->setMinimumWidth(200);
+
+    QWidget* detail = createStepDetail();
+
+    auto* body = new QSplitter(Qt::Horizontal, this);
+    body->addWidget(m_stepList);
+    body->addWidget(detail);
+    body->setStretchFactor(1, 1);
+    body->setSizes({280, 800});
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(body, 1);
+
+    connectParts();
+    showSnapshot(nullptr);
+}
+
+QLayout* PortingWizard::createChoiceRows()
+{
     m_guideCombo = new QComboBox(this);
     m_guideCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_paramsCombo = new QComboBox(this);
@@ -65,15 +92,12 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     auto* top = new QVBoxLayout;
     top->addLayout(choices);
     top->addLayout(detected);
+    return top;
+}
 
-    m_stepList = new QListView(this);
-    m_stepList->setObjectName(QStringLiteral("stepList"));
-    m_stepList->setModel(m_steps);
-    m_stepList->setSpacing(2);
-    m_stepList->setWordWrap(true);
-    m_stepList->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_stepList->setMinimumWidth(200);
-
+// The selected step: its title, why it matters, its findings and the buttons that act on them.
+QWidget* PortingWizard::createStepDetail()
+{
     m_stepTitle = new QLabel(this);
     m_stepTitle->setObjectName(QStringLiteral("stepTitle"));
     QFont f = m_stepTitle->font();
@@ -84,26 +108,7 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     m_explanation = new QTextBrowser(this);
     m_explanation->setObjectName(QStringLiteral("stepExplanation"));
     m_explanation->setOpenExternalLinks(true);
-    auto* findingTable = new PlaceholderTableView(this);
-    findingTable->setObjectName(QStringLiteral("findingTable"));
-    // A step without findings showed an empty grid: its status is in the list beside it.
-    findingTable->setPlaceholderText(
-        tr("No findings in this step. Its status is in the list of steps."));
-    m_findingTable = findingTable;
-    m_findingTable->setModel(m_findings);
-    m_findingTable->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_findingTable->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_findingTable->setAlternatingRowColors(true);
-    m_findingTable->verticalHeader()->hide();
-    m_findingTable->setWordWrap(false);
-    m_findingTable->horizontalHeader()->setSectionResizeMode(FindingsModel::SeverityColumn,
-                                                             QHeaderView::ResizeToContents);
-    // The finding is what a user reads: the check's name gives way first (down to a few
-    // characters, its full id in the tooltip), then the location (keeping its file name and
-    // line); the finding is cut only when both are at their least.
-    auto* columns = new ReadingColumns(m_findingTable, FindingsModel::MessageColumn);
-    columns->addYielding(FindingsModel::CheckColumn, 6);
-    columns->addYielding(FindingsModel::LocationColumn, 22, Qt::ElideLeft);
+    createFindingTable();
     m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
     m_hint->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -139,17 +144,35 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
     right->addWidget(split, 1);
     right->addWidget(m_hint);
     right->addLayout(buttons);
+    return detail;
+}
 
-    auto* body = new QSplitter(Qt::Horizontal, this);
-    body->addWidget(m_stepList);
-    body->addWidget(detail);
-    body->setStretchFactor(1, 1);
-    body->setSizes({280, 800});
+void PortingWizard::createFindingTable()
+{
+    auto* findingTable = new PlaceholderTableView(this);
+    findingTable->setObjectName(QStringLiteral("findingTable"));
+    // A step without findings showed an empty grid: its status is in the list beside it.
+    findingTable->setPlaceholderText(
+        tr("No findings in this step. Its status is in the list of steps."));
+    m_findingTable = findingTable;
+    m_findingTable->setModel(m_findings);
+    m_findingTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_findingTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_findingTable->setAlternatingRowColors(true);
+    m_findingTable->verticalHeader()->hide();
+    m_findingTable->setWordWrap(false);
+    m_findingTable->horizontalHeader()->setSectionResizeMode(FindingsModel::SeverityColumn,
+                                                             QHeaderView::ResizeToContents);
+    // The finding is what a user reads: the check's name gives way first (down to a few
+    // characters, its full id in the tooltip), then the location (keeping its file name and
+    // line); the finding is cut only when both are at their least.
+    auto* columns = new ReadingColumns(m_findingTable, FindingsModel::MessageColumn);
+    columns->addYielding(FindingsModel::CheckColumn, 6);
+    columns->addYielding(FindingsModel::LocationColumn, 22, Qt::ElideLeft);
+}
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(top);
-    layout->addWidget(body, 1);
-
+void PortingWizard::connectParts()
+{
     connect(m_runner, &AnalysisRunner::finished, this, &PortingWizard::showSnapshot);
     connect(m_runner, &AnalysisRunner::started, this,
             [this] { m_status->setText(tr("Checking…")); });
@@ -175,8 +198,6 @@ PortingWizard::PortingWizard(AnalysisRunner* runner, QWidget* parent)
         else if (m_verifyAction == int(guides::VerifyAction::Run))
             emit dryRunRequested();
     });
-
-    showSnapshot(nullptr);
 }
 
 void PortingWizard::showSnapshot(const PortingSnapshotPtr& snapshot)

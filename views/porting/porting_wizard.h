@@ -8,6 +8,7 @@
 
 class QComboBox;
 class QLabel;
+class QLayout;
 class QListView;
 class QProgressBar;
 class QPushButton;
@@ -77,6 +78,11 @@ signals:
     void dryRunRequested();
 
 private:
+    // The constructor's parts: the rows of choices, the step's detail, their connections.
+    QLayout* createChoiceRows();
+    QWidget* createStepDetail();
+    void createFindingTable();
+    void connectParts();
     void showSnapshot(const PortingSnapshotPtr& snapshot);
     void showStep(int row);
     int firstStepToShow() const;

@@ -45,6 +45,16 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     // all labels at once (resizeEvent), since wrapping only the long ones left a form whose
     // fields started at two different places.
     form->setRowWrapPolicy(QFormLayout::WrapAllRows);
+    createTrainingFields();
+    createMemoryFields();
+    addRows(form);
+    connectFields();
+    updateEnabled();
+}
+
+// The target and how the model trains: batch, replicas, precision, optimizer, schedule.
+void CompileSettings::createTrainingFields()
+{
     m_target = new QComboBox(this);
     m_target->setObjectName(QStringLiteral("target"));
     m_target->addItem(tr("IPU Mk2 (GC200)"), QStringLiteral("ipu-mk2"));
@@ -71,6 +81,11 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     m_schedule = new QComboBox(this);
     m_schedule->addItem(QStringLiteral("1F1B"), QStringLiteral("1f1b"));
     m_schedule->addItem(QStringLiteral("GPipe"), QStringLiteral("gpipe"));
+}
+
+// What changes the memory a model needs, and the search for a configuration that fits.
+void CompileSettings::createMemoryFields()
+{
     m_recompute = new QCheckBox(tr("Recompute activations"), this);
     m_recompute->setObjectName(QStringLiteral("recompute"));
     m_offChip = new QCheckBox(tr("Optimizer state off chip"), this);
@@ -122,6 +137,10 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     m_find->setToolTip(tr("Search IPU count, split, micro-batch, recomputation, optimizer "
                           "placement and precision for the fewest IPUs that fit (keeps the "
                           "batch)"));
+}
+
+void CompileSettings::addRows(QFormLayout* form)
+{
     form->addRow(tr("Target"), m_target);
     // Under the target, where a 700-pixel window still shows it: at the end of the form it
     // fell below the fold.
@@ -153,6 +172,10 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Split"), m_split);
     form->addRow(QString(), m_splitError);
     form->addRow(tr("CS mode"), m_csMode);
+}
+
+void CompileSettings::connectFields()
+{
     connect(m_find, &QPushButton::clicked, this, &CompileSettings::findConfigurationRequested);
 
     // activated() is the user's pick only, never a programmatic selection.
@@ -168,7 +191,6 @@ CompileSettings::CompileSettings(QWidget* parent) : QWidget(parent)
     connect(m_split, &QLineEdit::textChanged, this, &CompileSettings::emitChanged);
     connect(m_ampPerStage, &QLineEdit::textChanged, this, &CompileSettings::emitChanged);
     connect(m_recomputePerStage, &QLineEdit::textChanged, this, &CompileSettings::emitChanged);
-    updateEnabled();
 }
 
 void CompileSettings::emitChanged()

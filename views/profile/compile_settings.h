@@ -10,6 +10,7 @@
 #include <QWidget>
 
 class QCheckBox;
+class QFormLayout;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -48,6 +49,11 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    // The constructor's parts.
+    void createTrainingFields();
+    void createMemoryFields();
+    void addRows(QFormLayout* form);
+    void connectFields();
     void updateEnabled();
     void emitChanged();
 

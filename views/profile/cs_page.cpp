@@ -28,14 +28,16 @@ CsPage::CsPage(QWidget* parent) : QWidget(parent)
     m_view->verticalHeader()->hide();
     m_view->setWordWrap(false); // a cut cell on one line, not "2…" over "a…"
     // Ten columns beside the wafer at 1024 pixels: the kernel's name stays whole, the figures a
-    // user compares (memory, samples/s, fits) keep their width, and the rest give way in order
-    // of importance, elided, each whole in its tooltip (issue 26: the table scrolled sideways).
+    // user compares (memory, samples/s, fits) keep their width, and the rest are hidden in order
+    // of importance when they would be cut, shown again from the header's menu (issue 26: the
+    // table scrolled sideways, then its cut columns read "25…").
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     auto* columns = new ReadingColumns(m_view, CsKernelModel::Name);
     for (const int c :
          {CsKernelModel::Region, CsKernelModel::TransmissionSamples, CsKernelModel::ComputeSamples,
           CsKernelModel::Capacity, CsKernelModel::ActivePes, CsKernelModel::Utilisation})
         columns->addYielding(c, 4);
+    columns->setHideRatherThanCut(true);
     m_summary = new QLabel(this);
     m_summary->setWordWrap(true);
     auto* bar = new QHBoxLayout;

@@ -34,6 +34,16 @@ QColor GanttChart::passColor(bool backward, const QPalette& p)
     return backward ? backwardColor(p) : forwardColor(p);
 }
 
+QBrush GanttChart::idleBrush(const QPalette& p)
+{
+    // Thin lines of the text's colour, at about half strength: seen in the key's small swatch
+    // on light and dark palettes (at an alpha of 28 the swatch read as empty), yet lighter than
+    // any box drawn over them.
+    QColor lines = p.color(QPalette::WindowText);
+    lines.setAlpha(130);
+    return {lines, Qt::BDiagPattern};
+}
+
 QRect GanttChart::plotArea() const
 {
     const QFontMetrics fm(font());
@@ -73,9 +83,8 @@ void GanttChart::paintEvent(QPaintEvent*)
     };
 
     // The bubble: every row starts idle; busy boxes are drawn over it.
-    QColor idle = pal.color(QPalette::WindowText);
-    idle.setAlpha(28);
-    p.fillRect(area, QBrush(idle, Qt::BDiagPattern));
+    const QBrush idle = idleBrush(pal);
+    p.fillRect(area, idle);
     QColor grid = pal.color(QPalette::WindowText);
     grid.setAlpha(60);
     const bool drawLabels = stages <= 48;
@@ -125,7 +134,7 @@ void GanttChart::paintEvent(QPaintEvent*)
     };
     const Entry entries[] = {{passColor(false, pal), tr("forward")},
                              {passColor(true, pal), tr("backward")},
-                             {QBrush(idle, Qt::BDiagPattern), tr("idle (bubble %1%)").arg(bubble)},
+                             {idle, tr("idle (bubble %1%)").arg(bubble)},
                              {Qt::NoBrush, tr("one box per micro-batch")}};
     int x = keyRect.left();
     const int sw = fm.height() - 4;

@@ -23,6 +23,8 @@ public:
     QSize sizeHint() const override { return {700, 300}; }
     // The colour of a pass's box: forwardColor or backwardColor, whatever its micro-batch.
     static QColor passColor(bool backward, const QPalette& p);
+    // The hatch of idle stage time, on the chart and in its key.
+    static QBrush idleBrush(const QPalette& p);
     // Where the boxes are drawn, and where the key is: apart (for the tests, and paintEvent).
     QRect plotArea() const;
     QRect keyArea() const;

@@ -115,6 +115,11 @@ signals:
     void dryRunRequested();
 
 private:
+    // The constructor's parts (profile_panel_layout.cpp).
+    QWidget* createSettingsColumn();
+    void createSelectors(QWidget* left);
+    QWidget* createPages();
+    void connectParts();
     void startCompile();
     void startRecording(quint64 id, const QStringList& args);
     void recordingFailed(const QString& message);

@@ -4,6 +4,7 @@
 #include "views/common/action_texts.h"
 #include "views/common/nice_axis_ticker.h"
 #include "views/common/people_text.h"
+#include "views/common/wrap_anywhere_label.h"
 #include "views/profile/chart_export.h"
 #include "views/profile/pipeline_page.h"
 #include "views/profile/tile_stats.h"
@@ -58,10 +59,9 @@ SummaryPage::SummaryPage(QWidget* parent) : QWidget(parent)
     big.setPointSizeF(big.pointSizeF() * 1.4);
     big.setBold(true);
     m_headline->setFont(big);
-    m_figures = new QLabel(this);
+    // The figures name the params file, which can have no break point: they wrap anywhere.
+    m_figures = new WrapAnywhereLabel(QString(), this);
     m_figures->setObjectName(QStringLiteral("figures"));
-    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_figures->setWordWrap(true);
     // The tile views (fullest tiles and their histogram) exist only for IPU reports: a wafer has
     // no tiles in this sense, so for a CS report they are hidden rather than left empty.
     m_tilePane = new QWidget(this);

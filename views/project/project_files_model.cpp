@@ -2,6 +2,7 @@
 
 #include "core/common/text.h"
 #include "views/common/job.h"
+#include "views/project/flattened_names.h"
 
 #include <QApplication>
 #include <QFileIconProvider>
@@ -22,6 +23,7 @@ struct ProjectFilesModel::Node
     int row = 0;    // position in the parent's children, stored so that parent() is O(1)
     QString status; // kind for files, reason for skipped entries
     QString detail;
+    QString shortName; // flattenedShortNames(), for a file among flattened paths
     quint64 size = 0;
     Node* parent = nullptr;
     std::vector<std::unique_ptr<Node>> children;
@@ -33,10 +35,16 @@ struct ProjectFilesModel::Node
                 return a->folder;
             return a->name.compare(b->name, Qt::CaseInsensitive) < 0;
         });
+        QStringList names;
         for (std::size_t i = 0; i < children.size(); ++i) {
             children[i]->row = static_cast<int>(i);
             children[i]->sort();
+            names << children[i]->name;
         }
+        const QStringList shortNames = flattenedShortNames(names);
+        for (std::size_t i = 0; i < children.size(); ++i)
+            if (!children[i]->folder)
+                children[i]->shortName = shortNames[qsizetype(i)];
     }
 };
 
@@ -264,6 +272,8 @@ QVariant ProjectFilesModel::data(const QModelIndex& index, int role) const
         return {};
     case RelativePathRole:
         return n->path;
+    case ShortNameRole:
+        return n->shortName;
     case IsFolderRole:
         return n->folder;
     case IsSkippedRole:

@@ -33,6 +33,7 @@ public:
         IsFolderRole,                        // bool
         IsSkippedRole,                       // bool
         FileKindRole,                        // QString: python, yaml, json, text, other
+        ShortNameRole, // QString: the part of a flattened path's name that tells it apart, or ""
     };
 
     explicit ProjectFilesModel(QObject* parent = nullptr);

@@ -41,15 +41,21 @@ protected:
         if (index.column() != ProjectFilesModel::NameColumn)
             return;
         option->textElideMode = ProjectTreeView::elideModeFor(index);
+        // The text's room: the cell less the icon and the style's margins.
+        const int room = option->rect.width() - option->decorationSize.width() - 8;
+        if (room <= 0 || option->fontMetrics.horizontalAdvance(option->text) <= room)
+            return;
+        // A flattened path too long for the room reads by its short name (the full one is on
+        // hover), cut by the same rule among its neighbours' short names.
+        const int role = index.data(ProjectFilesModel::ShortNameRole).toString().isEmpty()
+                             ? int(Qt::DisplayRole)
+                             : int(ProjectFilesModel::ShortNameRole);
         QStringList neighbours;
         for (int row : {index.row() - 1, index.row() + 1})
             if (const QModelIndex other = index.siblingAtRow(row); other.isValid())
-                neighbours << other.data().toString();
-        // The text's room: the cell less the icon and the style's margins.
-        const int room = option->rect.width() - option->decorationSize.width() - 8;
-        if (room > 0)
-            option->text =
-                ProjectTreeView::shownName(option->text, neighbours, option->fontMetrics, room);
+                neighbours << other.data(role).toString();
+        option->text = ProjectTreeView::shownName(index.data(role).toString(), neighbours,
+                                                  option->fontMetrics, room);
     }
 };
 
@@ -79,9 +85,13 @@ QString ProjectTreeView::shownName(const QString& name, const QStringList& neigh
     // characters); the part that differs from any of them must stay.
     int prefix = int(name.size()), suffix = int(name.size());
     std::vector<int> sharedEnds;
+    // An end shared beyond the extension only: every "….py" ends like its neighbours, and
+    // dataset.py beside randaugment.py read "…aug…t.py" for a shared "t.py".
+    const int dot = name.lastIndexOf(QLatin1Char('.'));
+    const int extension = dot > 0 ? int(name.size()) - dot : 0;
     for (const QString& other : neighbours) {
         const int p = commonPrefix(name, other), s = commonSuffix(name, other);
-        if (p < 4 && s < 4)
+        if (p < 4 && s - extension < 4)
             continue;
         sharedEnds.push_back(s);
         prefix = std::min(prefix, p);
@@ -98,7 +108,6 @@ QString ProjectTreeView::shownName(const QString& name, const QStringList& neigh
     if (distinct.isEmpty() || left.contains(distinct))
         return left;
     // Else the shared end gives way too, all but the extension: "…base….yaml".
-    const int dot = name.lastIndexOf(QLatin1Char('.'));
     // The extension, after an ellipsis when a shared part lies between ("…base….yaml").
     const QString ext = dot > 0 ? name.mid(dot) : QString();
     const QString end = (distinctEnd < dot ? ellipsis : QString()) + ext;

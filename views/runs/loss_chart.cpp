@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMap>
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QSlider>
@@ -160,10 +161,20 @@ QString LossChart::title() const
 // synthetic data looks like real training, and a legend entry alone is easy to miss.
 void LossChart::updateTitle()
 {
-    QStringList runs;
+    // One line per kind of made-up input, its runs together ("run 1, run 2 on synthetic
+    // data"): on one line, two runs made a title wider than the chart at 1024 pixels, cut at
+    // both ends.
+    QStringList kinds;
+    QMap<QString, QStringList> byKind;
     for (auto it = m_series.cbegin(); it != m_series.cend(); ++it)
-        if (!it->synthetic.isEmpty())
-            runs << tr("%1 on %2").arg(it->label, it->synthetic);
+        if (!it->synthetic.isEmpty()) {
+            if (!byKind.contains(it->synthetic))
+                kinds << it->synthetic;
+            byKind[it->synthetic] << it->label;
+        }
+    QStringList runs;
+    for (const QString& kind : kinds)
+        runs << tr("%1 on %2").arg(byKind[kind].join(QStringLiteral(", ")), kind);
     QCPLayoutGrid* layout = m_plot->plotLayout();
     if (runs.isEmpty()) {
         if (m_title) {
@@ -179,7 +190,7 @@ void LossChart::updateTitle()
         m_title = new QCPTextElement(m_plot);
         layout->addElement(0, 0, m_title);
     }
-    m_title->setText(tr("⚠ Not real training: %1").arg(runs.join(QStringLiteral(", "))));
+    m_title->setText(tr("⚠ Not real training:\n%1").arg(runs.join(QLatin1Char('\n'))));
     m_title->setTextColor(m_plot->xAxis->labelColor());
 }
 

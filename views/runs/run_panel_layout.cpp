@@ -1,6 +1,7 @@
 // The Runs panel's construction, in named parts: the controls of each kind of run, the layout
 // and the wiring. The behaviour is in run_panel.cpp.
 #include "core/dryrun/dry_run.h"
+#include "views/common/reading_columns.h"
 #include "views/runs/loss_chart.h"
 #include "views/runs/run_panel.h"
 
@@ -149,13 +150,10 @@ void RunPanel::createProgressAndHistory()
     m_historyView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_historyView->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_historyView->verticalHeader()->hide();
-    // The figures keep their width; the model's name has a fixed share and elides, so Steps,
-    // Loss and Status stay in sight in a narrow panel. (Stretched, it shrank to nothing beside
-    // the columns after it, and its header read "Aode".)
+    // The figures keep their width; the model's name takes the rest and elides, so Steps, Loss
+    // and Status stay in sight in a narrow panel. (Stretched, it shrank to nothing beside the
+    // columns after it, and its header read "Aode".)
     m_historyView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_historyView->horizontalHeader()->setSectionResizeMode(RunHistoryModel::Model,
-                                                            QHeaderView::Interactive);
-    m_historyView->horizontalHeader()->resizeSection(RunHistoryModel::Model, 110);
     m_historyView->horizontalHeader()->setStretchLastSection(false);
     m_historyView->setTextElideMode(Qt::ElideMiddle);
     // One line per run: a wrapped model name made rows of two half-read lines.
@@ -168,6 +166,12 @@ void RunPanel::createProgressAndHistory()
     for (const int column : {RunHistoryModel::Status, RunHistoryModel::Loss, RunHistoryModel::Steps,
                              RunHistoryModel::Model})
         header->moveSection(header->visualIndex(column), visual++);
+    // No sideways scroll bar: when the panel is narrow, the mode and then the start time are
+    // hidden (the header's menu shows them), and the model's name takes what is left.
+    auto* columns = new ReadingColumns(m_historyView, RunHistoryModel::Model);
+    columns->addYielding(RunHistoryModel::Mode, 5);
+    columns->addYielding(RunHistoryModel::Started, 8);
+    columns->setHideRatherThanCut(true);
 }
 
 // The form and history on the left, the chart beside the log (or job script) on the

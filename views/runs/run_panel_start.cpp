@@ -3,6 +3,7 @@
 #include "core/runtime/model_names.h"
 #include "core/runtime/params_access.h"
 #include "core/runtime/run_config.h"
+#include "views/common/wrap_anywhere_label.h"
 #include "views/runs/run_panel.h"
 
 #include <QDateTime>
@@ -33,7 +34,8 @@ QString RunPanel::startBlockedReason() const
             known << QString::fromStdString(name);
         return tr("The built-in runtime cannot rebuild this model: %1 names none of its models "
                   "(%2). %3")
-            .arg(QString::fromStdString(params->filename().string()), known.join(", "), dryRun);
+            .arg(breakableName(QString::fromStdString(params->filename().string())).toHtmlEscaped(),
+                 known.join(", "), dryRun);
     }
     return {};
 }
