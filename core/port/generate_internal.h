@@ -156,9 +156,12 @@ struct DataCode
 };
 // `alsoReads`: names the target writes from their text beside the loader (PopTorch's
 // `batch_size=<the original's expression>`), whose definitions come with the data code too.
+// `already`: statements the same function has run before the data code (a factory that
+// returns the data set with the model, `data, net, opt = build()`), not run twice.
 DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& data,
                   const RenderRules& rules, const std::string& indent,
-                  const std::set<std::string>& alsoReads = {});
+                  const std::set<std::string>& alsoReads = {},
+                  const std::vector<const Stmt*>& already = {});
 // The training loop runs over values that are not batches (`count(1)`, `range(0, n, bptt)`):
 // its step builds the batch itself (get_batch() helpers, slices of a tensor). The port's loader
 // then hands out those values, one per step, and the step builds the batch as the original did.

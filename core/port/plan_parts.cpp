@@ -244,7 +244,7 @@ void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out
     if (!a || a->call < 0)
         return;
     const Call& c = idx().calls[static_cast<std::size_t>(a->call)];
-    if (findProgressData(c, fn, out))
+    if (findProgressData(c, fn, out) || findHelperData(c, fn, out))
         return;
     const std::string q = resolvedName(c);
     out.construction = refOf(m_p.entry, src(), c.span);
@@ -271,6 +271,91 @@ void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out
             out.keywords.emplace_back(arg.keyword,
                                       src().text(arg.valueSpan.startByte, arg.valueSpan.endByte));
     }
+}
+
+// A loader made by a helper of the script (`prepare_dataloader(dataset, batch_size)` whose body
+// returns `DataLoader(dataset, batch_size=batch_size, shuffle=True)`): the loader is the
+// helper's DataLoader with its parameters read as the call's arguments, so the dataset and the
+// batch size are the caller's values.
+bool Planner::findHelperData(const Call& c, FunctionId fn, DataPlan& out)
+{
+    if (c.callee.empty() || c.callee.find('.') != std::string::npos)
+        return false;
+    FunctionId helper = ModuleLevel;
+    for (std::size_t i = 0; i < idx().functions.size(); ++i)
+        if (idx().functions[i].name == c.callee && idx().functions[i].className.empty())
+            helper = static_cast<FunctionId>(i);
+    const auto* def = idx().function(helper);
+    if (!def)
+        return false;
+    const Call* loader = nullptr;
+    for (const auto& d : idx().calls)
+        if (d.function == helper && resolvedName(d).ends_with("DataLoader"))
+            loader = loader ? nullptr : &d; // one loader, or it is not this helper's value
+    if (!loader)
+        return false;
+    // parameter -> the call's argument
+    std::map<std::string, const python::Argument*> argumentOf;
+    std::size_t positional = 0;
+    for (const auto& x : c.arguments) {
+        if (x.text.starts_with("*"))
+            return false;
+        if (!x.keyword.empty())
+            argumentOf[x.keyword] = &x;
+        else if (positional < def->parameters.size())
+            argumentOf[def->parameters[positional++].name] = &x;
+    }
+    const auto text = [&](const python::Argument& x) {
+        return src().text(x.valueSpan.startByte, x.valueSpan.endByte);
+    };
+    out.construction = refOf(m_p.entry, src(), c.span);
+    out.isDataLoader = true;
+    for (const auto& arg : loader->arguments) {
+        if (arg.text.starts_with("*"))
+            continue;
+        const auto it = argumentOf.find(text(arg));
+        const python::Argument& value = it != argumentOf.end() ? *it->second : arg;
+        if ((arg.keyword.empty() && !out.dataset.valid()) || arg.keyword == "dataset") {
+            if (it == argumentOf.end())
+                return false; // the helper makes its own data set: not placed here
+            out.dataset = refOf(m_p.entry, src(), value.valueSpan);
+        } else if (arg.keyword == "batch_size") {
+            out.batchSize = flagPassedAs(text(value), fn);
+        } else if (!arg.keyword.empty()) {
+            out.keywords.emplace_back(arg.keyword, text(value));
+        }
+    }
+    return out.dataset.valid();
+}
+
+// A parameter of `fn` that every call of fn passes the same flag (`main(..., args.batch_size)`):
+// that flag's text; else the name as written.
+std::string Planner::flagPassedAs(const std::string& name, FunctionId fn) const
+{
+    const auto* def = idx().function(fn);
+    if (!def || m_p.argsName.empty())
+        return name;
+    std::size_t position = def->parameters.size();
+    for (std::size_t i = 0; i < def->parameters.size(); ++i)
+        if (def->parameters[i].name == name)
+            position = i;
+    std::string passed;
+    for (const auto& c : idx().calls) {
+        if (c.callee != def->name || position >= def->parameters.size())
+            continue;
+        std::string arg;
+        std::size_t positional = 0;
+        for (const auto& x : c.arguments) {
+            if (x.keyword == name)
+                arg = x.text.substr(x.text.find('=') + 1);
+            else if (x.keyword.empty() && positional++ == position)
+                arg = x.text;
+        }
+        if (!arg.starts_with(m_p.argsName + ".") || (!passed.empty() && passed != arg))
+            return name;
+        passed = arg;
+    }
+    return passed.empty() ? name : passed;
 }
 
 // A progress bar around the batches (`tqdm(loader, desc=...)`): the batches are the loader's,

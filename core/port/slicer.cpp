@@ -357,6 +357,13 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
         for (const auto& s : v) {
             if (s.isComment())
                 continue;
+            // `import argparse` inside the main block or main(): the parser's statements need
+            // it where they move (module-level imports are carried as imports).
+            if ((s.type == "import_statement" || s.type == "import_from_statement") &&
+                &v != &m_src->statements() && s.defines.count("argparse")) {
+                out.push_back(&s);
+                continue;
+            }
             // The `if __name__ == "__main__":` block is a scope of its own, as main() is: its
             // argparse statements are found one by one, not the block as a whole.
             if (s.type == "function_definition" || s.type == "decorated_definition" ||
