@@ -115,6 +115,18 @@ int runPort(const PortCliOptions& o)
     options.values = port::argumentValues(o.args);
     auto plan = port::planPort(*analysis.value, options);
     if (!plan) {
+        if (auto r = port::portWithoutPlan(plan.error, guide, api)) {
+            if (json) {
+                auto j = port::toJson(*r, out.string(), nullptr);
+                if (o.verify)
+                    j["verify"] = {{"check_errors", nullptr}, {"dry_run_steps", 0},
+                                   {"steps_compared", 0}, {"agrees", false}};
+                std::cout << j.dump(2) << "\n";
+            } else {
+                printText(*r, nullptr, out.string());
+            }
+            return ExitFindings;
+        }
         if (json)
             std::cout
                 << nlohmann::json{{"error", plan.error.message}, {"code", plan.error.code}}.dump(2)

@@ -75,6 +75,18 @@ if __name__ == "__main__":
     run("cpu", args.epochs, args.size)
 )";
 
+// One step, no loop around it anywhere: the plan finds no training loop.
+const char* const NoLoop = R"(import torch
+import torch.nn as nn
+
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+x, y = torch.randn(4, 3), torch.randn(4, 1)
+loss = nn.functional.mse_loss(net(x), y)
+loss.backward()
+opt.step()
+)";
+
 void writeOriginal(const fs::path& root, const std::string& text)
 {
     fs::create_directories(root);
@@ -105,6 +117,7 @@ private slots:
     void placesMethodStep();
     void verifiesMethodStep_data();
     void verifiesMethodStep();
+    void noLoopIsOneItem();
 };
 
 void TestPortStructure::placesMethodStep_data()
@@ -203,6 +216,30 @@ void TestPortStructure::verifiesMethodStep()
     QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
                                       .arg(v.firstDivergence)
                                       .arg(v.maxRelLossDiff)));
+}
+
+// A readable project without a loop the plan can find is a partial port with one item at the
+// backward() (the CLI exits 1), not a failure to read the project.
+void TestPortStructure::noLoopIsOneItem()
+{
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    writeOriginal(root, NoLoop);
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY(!plan);
+    const auto r = port::portWithoutPlan(plan.error, "graphcore-poptorch", "");
+    QVERIFY(r);
+    QCOMPARE(r->status(), std::string("partial"));
+    QCOMPARE(r->manual.size(), std::size_t(1));
+    QCOMPARE(r->manual[0].location.file, std::string("main.py"));
+    QCOMPARE(r->manual[0].location.line, 8);
+    QVERIFY(r->files.empty());
+    // Another failure (no backward() at all) is not turned into a port.
+    Diagnostic other;
+    other.code = "port.no-training";
+    QVERIFY(!port::portWithoutPlan(other, "graphcore-poptorch", ""));
 }
 
 QTEST_GUILESS_MAIN(TestPortStructure)
