@@ -2,6 +2,7 @@
 // Shared by the generators (not a public header).
 
 #include "core/port/generate.h"
+#include "core/port/static_branch.h"
 
 #include <set>
 
@@ -57,6 +58,8 @@ private:
                         std::uint32_t before) const;
     bool excluded(const Stmt& s) const;
     bool isDeviceBranch(const Stmt& s) const;
+    const Stmt* branchDefiner(const Stmt& s, const std::string& name) const;
+    std::shared_ptr<const StaticBranches> m_branches;
 
     const PortPlan& m_plan;
     const SourceFile* m_src = nullptr;

@@ -122,6 +122,7 @@ const Assignment* Planner::assignmentOf(const std::string& name, FunctionId fn, 
 
 Result<bool> Planner::run()
 {
+    m_p.commandLine = m_o.values;
     for (const auto& f : m_a.python)
         m_p.sources[f.path] = std::make_shared<SourceFile>(f.path, f.text);
     if (!chooseEntry()) {

@@ -198,6 +198,8 @@ struct PortPlan
     // function's parameters) are then named by that one item, not each as untraced.
     std::string stepNotPlaced;
     std::vector<std::string> notes;
+    // The original's command line (PortOptions::values): the branches a run takes follow it.
+    std::map<std::string, std::string> commandLine;
 
     // The parsed sources (statement level), by relative path.
     std::map<std::string, std::shared_ptr<SourceFile>> sources;

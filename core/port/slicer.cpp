@@ -27,6 +27,8 @@ bool isBuiltin(const std::string& name)
 Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
 {
     m_src = plan.source(plan.entry);
+    if (m_src)
+        m_branches = std::make_shared<StaticBranches>(plan, *m_src);
     if (plan.loop)
         m_loopStart = plan.loop->loop.start;
     if (m_src && plan.loop) {
@@ -339,12 +341,31 @@ const Stmt* Slicer::definer(const std::vector<Stmt>& scope, const std::string& n
     for (const auto& s : scope) {
         if (!s.defines.count(name) || excluded(s) || s.start >= after)
             continue;
+        const Stmt* d = branchDefiner(s, name);
+        if (!d)
+            continue;
         if (s.start < before)
-            last = &s;
+            last = d;
         if (!first)
-            first = &s;
+            first = d;
     }
     return last ? last : first;
+}
+
+// An if on the accelerator or on distributed training binds a name only in the branch the
+// port's single host process takes (StaticBranches): that branch's statement, or nullptr when
+// the branch does not bind it. Any other statement is its own definer.
+const Stmt* Slicer::branchDefiner(const Stmt& s, const std::string& name) const
+{
+    const auto taken = m_branches ? m_branches->taken(s) : std::nullopt;
+    if (!taken)
+        return &s;
+    const Stmt* found = nullptr;
+    for (const Stmt* b : *taken)
+        if (b->defines.count(name) && !b->isComment())
+            if (const Stmt* d = branchDefiner(*b, name))
+                found = d;
+    return found;
 }
 
 std::vector<const Stmt*> Slicer::argparseStatements() const
