@@ -129,6 +129,9 @@ private:
     bool findProgressData(const Call& c, FunctionId fn, DataPlan& out);
     bool findHelperData(const Call& c, FunctionId fn, DataPlan& out);
     std::string flagPassedAs(const std::string& name, FunctionId fn) const;
+    void dropDistributedSampler(DataPlan& out);
+    std::optional<std::vector<std::string>> launchedArguments(const Call& c,
+                                                              const std::string& function) const;
     void findOptimizers();
     void findModel();
     void findLoss();

@@ -325,7 +325,29 @@ bool Planner::findHelperData(const Call& c, FunctionId fn, DataPlan& out)
             out.keywords.emplace_back(arg.keyword, text(value));
         }
     }
+    dropDistributedSampler(out);
     return out.dataset.valid();
+}
+
+// `sampler=DistributedSampler(dataset)`: the shards of a distributed run. The port runs one
+// process and the target shards the data itself; over one process the sampler is a shuffle
+// (unless it is given shuffle=False), so the loader shuffles instead.
+void Planner::dropDistributedSampler(DataPlan& out)
+{
+    const auto it = std::find_if(out.keywords.begin(), out.keywords.end(), [](const auto& k) {
+        return k.first == "sampler" && k.second.find("DistributedSampler(") != std::string::npos;
+    });
+    if (it == out.keywords.end())
+        return;
+    std::string sampler = it->second;
+    sampler.erase(std::remove(sampler.begin(), sampler.end(), ' '), sampler.end());
+    const bool shuffles = sampler.find("shuffle=False") == std::string::npos;
+    m_p.notes.push_back("the loader's `sampler=" + it->second +
+                        "` shards the data of a distributed run: the port runs one process, "
+                        "and the target shards the data itself");
+    out.keywords.erase(it);
+    std::erase_if(out.keywords, [](const auto& k) { return k.first == "shuffle"; });
+    out.keywords.emplace_back("shuffle", shuffles ? "True" : "False");
 }
 
 // A parameter of `fn` that every call of fn passes the same flag (`main(..., args.batch_size)`):
@@ -341,21 +363,76 @@ std::string Planner::flagPassedAs(const std::string& name, FunctionId fn) const
             position = i;
     std::string passed;
     for (const auto& c : idx().calls) {
-        if (c.callee != def->name || position >= def->parameters.size())
+        if (position >= def->parameters.size())
             continue;
         std::string arg;
-        std::size_t positional = 0;
-        for (const auto& x : c.arguments) {
-            if (x.keyword == name)
-                arg = x.text.substr(x.text.find('=') + 1);
-            else if (x.keyword.empty() && positional++ == position)
-                arg = x.text;
+        if (c.callee == def->name) {
+            std::size_t positional = 0;
+            for (const auto& x : c.arguments) {
+                if (x.keyword == name)
+                    arg = x.text;
+                else if (x.keyword.empty() && positional++ == position)
+                    arg = x.text;
+            }
+        } else if (const auto launched = launchedArguments(c, def->name)) {
+            if (position < launched->size())
+                arg = (*launched)[position];
+        } else {
+            continue;
         }
         if (!arg.starts_with(m_p.argsName + ".") || (!passed.empty() && passed != arg))
             return name;
         passed = arg;
     }
     return passed.empty() ? name : passed;
+}
+
+// A function started in another process or thread (`mp.spawn(fn, args=(a, b))`,
+// `mp.Process(target=fn, args=(a, b))`, `threading.Thread(target=fn, args=...)`): the texts of
+// the arguments it gets, by parameter position (spawn passes the process index first, which
+// the port's one process has as 0). nullopt when `c` does not start `function`.
+std::optional<std::vector<std::string>> Planner::launchedArguments(const Call& c,
+                                                                   const std::string& function) const
+{
+    const std::string last = lastPart(c.callee);
+    const bool spawn = last == "spawn" || last == "start_processes";
+    const bool target = last == "Process" || last == "Thread";
+    if (!spawn && !target)
+        return std::nullopt;
+    std::string callable, tuple;
+    for (std::size_t i = 0; i < c.arguments.size(); ++i) {
+        const auto& x = c.arguments[i];
+        if ((spawn && i == 0 && x.keyword.empty()) || x.keyword == "fn" || x.keyword == "target")
+            callable = x.text;
+        else if (x.keyword == "args")
+            tuple = x.text;
+    }
+    if (callable != function)
+        return std::nullopt;
+    std::vector<std::string> out;
+    if (spawn)
+        out.push_back("0");
+    // "(a, b, c)" -> a, b, c at the top level of the tuple
+    if (tuple.size() >= 2 && tuple.front() == '(' && tuple.back() == ')')
+        tuple = tuple.substr(1, tuple.size() - 2);
+    int depth = 0;
+    std::string item;
+    for (char ch : tuple + ",") {
+        if (ch == '(' || ch == '[' || ch == '{')
+            ++depth;
+        else if (ch == ')' || ch == ']' || ch == '}')
+            --depth;
+        if (ch == ',' && depth == 0) {
+            const auto b = item.find_first_not_of(" \n");
+            const auto e = item.find_last_not_of(" \n");
+            if (b != std::string::npos)
+                out.push_back(item.substr(b, e - b + 1));
+            item.clear();
+            continue;
+        }
+        item += ch;
+    }
+    return out;
 }
 
 // A progress bar around the batches (`tqdm(loader, desc=...)`): the batches are the loader's,

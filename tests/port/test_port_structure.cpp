@@ -75,6 +75,40 @@ if __name__ == "__main__":
     run("cpu", args.epochs, args.size)
 )";
 
+// The worker started by mp.spawn (the process index first, then `args=`), its loader made by a
+// helper with a DistributedSampler.
+const char* const SpawnedWorker = R"(import argparse
+import torch
+import torch.multiprocessing as mp
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+
+def make_loader(data, size):
+    return DataLoader(data, batch_size=size, shuffle=False, sampler=DistributedSampler(data))
+
+
+def worker(index, world, size):
+    data = TensorDataset(torch.randn(64, 6), torch.randint(0, 3, (64,)))
+    net = nn.Linear(6, 3)
+    opt = torch.optim.SGD(net.parameters(), lr=0.05)
+    loader = make_loader(data, size)
+    for x, y in loader:
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=8)
+    args = parser.parse_args()
+    world = torch.cuda.device_count()
+    mp.spawn(worker, args=(world, args.size), nprocs=world)
+)";
+
 // One step, no loop around it anywhere: the plan finds no training loop.
 const char* const NoLoop = R"(import torch
 import torch.nn as nn
@@ -139,6 +173,15 @@ void TestPortStructure::placesMethodStep_data()
         << MethodStep << "graphcore-poptorch"
         << QStringList{"    import argparse\n", "batch_size=args.size", "shuffle=False"}
         << QStringList{"TODO(portolan)"} << QString("data, net, opt = build_objects()");
+    // The batch size is the flag spawn passes (the worker's third parameter: the process index
+    // comes first); the distributed sampler's shuffle becomes the loader's.
+    QTest::addRow("spawned-worker/poptorch")
+        << SpawnedWorker << "graphcore-poptorch"
+        << QStringList{"batch_size=args.size", "shuffle=True"}
+        << QStringList{"DistributedSampler(", "shuffle=False", "TODO(portolan)"} << QString();
+    QTest::addRow("spawned-worker/determined")
+        << SpawnedWorker << "determined-pytorchtrial" << QStringList{"shuffle=True"}
+        << QStringList{"DistributedSampler(", "TODO(portolan)"} << QString();
 }
 
 void TestPortStructure::placesMethodStep()
