@@ -130,6 +130,7 @@ private:
     bool findHelperData(const Call& c, FunctionId fn, DataPlan& out);
     std::string flagPassedAs(const std::string& name, FunctionId fn) const;
     void dropDistributedSampler(DataPlan& out);
+    bool noteLaunch();
     std::optional<std::vector<std::string>> launchedArguments(const Call& c,
                                                               const std::string& function) const;
     void findOptimizers();

@@ -140,6 +140,8 @@ void Planner::findModel()
     for (const auto& o : m_p.optimizers)
         if (!a && !o.synthesized)
             a = assignmentOf(m_p.modelVariable, functionAt(o.construction.start));
+    if (!a && noteLaunch())
+        return;
     if (!a) {
         m_p.manual.push_back(
             manualFinding("the construction of `" + m_p.modelVariable + "` was not found",

@@ -109,6 +109,50 @@ if __name__ == "__main__":
     mp.spawn(worker, args=(world, args.size), nprocs=world)
 )";
 
+// The training function in a module of its own, started in processes by the script that parses
+// the flags and builds the model.
+const char* const LaunchingScript = R"(import argparse
+import torch.multiprocessing as mp
+import torch.nn as nn
+import torch
+from worker import fit
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--lr", type=float, default=0.1)
+parser.add_argument("--workers", type=int, default=2)
+
+if __name__ == "__main__":
+    args = parser.parse_args()
+    net = nn.Linear(4, 2)
+    net.share_memory()
+    data = torch.utils.data.TensorDataset(torch.randn(32, 4), torch.randint(0, 2, (32,)))
+    jobs = []
+    for k in range(args.workers):
+        job = mp.Process(target=fit, args=(k, args, net, data))
+        job.start()
+        jobs.append(job)
+    for job in jobs:
+        job.join()
+)";
+
+const char* const LaunchedWorker = R"(import torch
+import torch.nn.functional as F
+
+
+def one_epoch(args, net, loader, opt):
+    for x, y in loader:
+        opt.zero_grad()
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+
+
+def fit(k, args, net, data):
+    loader = torch.utils.data.DataLoader(data, batch_size=8)
+    opt = torch.optim.SGD(net.parameters(), lr=args.lr)
+    one_epoch(args, net, loader, opt)
+)";
+
 // One step, no loop around it anywhere: the plan finds no training loop.
 const char* const NoLoop = R"(import torch
 import torch.nn as nn
@@ -152,6 +196,7 @@ private slots:
     void verifiesMethodStep_data();
     void verifiesMethodStep();
     void noLoopIsOneItem();
+    void launchIsOneItem();
 };
 
 void TestPortStructure::placesMethodStep_data()
@@ -283,6 +328,30 @@ void TestPortStructure::noLoopIsOneItem()
     Diagnostic other;
     other.code = "port.no-training";
     QVERIFY(!port::portWithoutPlan(other, "graphcore-poptorch", ""));
+}
+
+// The training function started by mp.Process from another file: one item at the launch that
+// names what it hands over, not one per name the port then misses (nor per flag).
+void TestPortStructure::launchIsOneItem()
+{
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    writeOriginal(root, LaunchingScript);
+    std::ofstream(root / "worker.py") << LaunchedWorker;
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
+    auto r = port::generatePort(*plan.value, "determined-pytorchtrial", "");
+    QVERIFY(r);
+    std::string manuals;
+    for (const auto& m : r.value->manual)
+        manuals += m.location.file + ":" + std::to_string(m.location.line) + " " + m.message + "\n";
+    QVERIFY2(r.value->manual.size() == 1, manuals.c_str());
+    QCOMPARE(r.value->manual[0].location.file, std::string("main.py"));
+    QCOMPARE(r.value->manual[0].location.line, 18);
+    QVERIFY2(has(manuals, "`fit()`, started in other processes"), manuals.c_str());
+    QVERIFY2(has(manuals, "(k, args, net, data)"), manuals.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPortStructure)
