@@ -59,6 +59,22 @@ private:
     bool excluded(const Stmt& s) const;
     bool isDeviceBranch(const Stmt& s) const;
     const Stmt* branchDefiner(const Stmt& s, const std::string& name) const;
+    // slice()'s phases: where a name is bound, and taking that statement with what it needs.
+    struct Found
+    {
+        const Stmt* stmt = nullptr;
+        bool isLocal = false;
+        int scope = -1;
+    };
+    struct SliceWork
+    {
+        std::set<const Stmt*> local, module;
+        std::vector<std::pair<std::string, int>> work; // names to look up, in a scope
+    };
+    Found findDefiner(const std::string& name, int scope,
+                      const std::set<std::string>& forceLocal) const;
+    void take(const Found& f, const std::string& name, const std::set<std::string>& forceLocal,
+              SliceWork& w) const;
     std::shared_ptr<const StaticBranches> m_branches;
 
     const PortPlan& m_plan;
