@@ -112,13 +112,28 @@ int runPort(const PortCliOptions& o)
     options.entry = o.entry;
     options.modelVariable = o.model;
     options.lossExpression = o.loss;
+    // A readable project whose loop the plan cannot find is a partial port with one item, not
+    // bad arguments (port::portWithoutPlan); only --plan, which writes nothing, reports the error.
     auto planFailed = [&](const Diagnostic& error) {
+        if (!o.planOnly)
+            if (auto r = port::portWithoutPlan(error, guide, api)) {
+                if (json) {
+                    auto j = port::toJson(*r, out.string(), nullptr);
+                    if (o.verify)
+                        j["verify"] = {{"check_errors", nullptr}, {"dry_run_steps", 0},
+                                       {"steps_compared", 0}, {"agrees", false}};
+                    std::cout << j.dump(2) << "\n";
+                } else {
+                    printText(*r, nullptr, out.string());
+                }
+                return int(ExitFindings);
+            }
         if (json)
             std::cout << nlohmann::json{{"error", error.message}, {"code", error.code}}.dump(2)
                       << "\n";
         else
             printDiagnostic(std::cerr, error);
-        return ExitUsage;
+        return int(ExitUsage);
     };
     if (o.planOnly) {
         options.values = port::argumentValues(o.args);

@@ -450,16 +450,30 @@ FactsBuilder::closure(const std::vector<Symbol>& starts,
         if (out.insert({file, fn}).second)
             todo.emplace_back(file, fn);
     };
+    // Methods of plain classes waiting for a call by their name (see addClass).
+    std::map<std::string, std::vector<std::pair<int, int>>> pending;
+    std::set<std::string> called;
     auto addClass = [&](int file, int cls) {
-        // A class the vendor or reachable code builds: all its methods may run.
+        // A class the vendor or reachable code builds: all its methods may run. A plain class
+        // of the project (no base, or `object`: nothing outside calls back into it) runs its
+        // own dunder methods, and its other methods only when some reachable code calls them
+        // by name (a metric meter's `all_reduce()` that only a distributed branch calls).
         std::vector<std::pair<int, int>> classes{{file, cls}};
         for (std::size_t i = 0; i < classes.size() && i < 32; ++i) {
             const auto [f, c] = classes[i];
             const auto& fns = idx(f).functions;
-            for (int g = 0; g < int(fns.size()); ++g)
-                if (m_r.classOf(f, g) == c)
-                    addFunction(f, g);
             const auto& def = idx(f).classes[std::size_t(c)];
+            const bool plain =
+                def.bases.empty() || (def.bases.size() == 1 && def.bases[0] == "object");
+            for (int g = 0; g < int(fns.size()); ++g) {
+                if (m_r.classOf(f, g) != c)
+                    continue;
+                const std::string& name = fns[std::size_t(g)].name;
+                if (plain && !name.starts_with("__") && !called.count(name))
+                    pending[name].emplace_back(f, g);
+                else
+                    addFunction(f, g);
+            }
             for (const auto& base : def.bases) {
                 const Symbol b = m_r.resolve(f, def.function, base);
                 if (b.kind == SymbolKind::Class && b.rest.empty())
@@ -492,8 +506,22 @@ FactsBuilder::closure(const std::vector<Symbol>& starts,
                 index.calls[std::size_t(c)].callee.empty())
                 continue;
             addSymbol(m_r.callee(file, c));
+            const auto callName = [&](const std::string& text) {
+                const auto dot = text.rfind('.');
+                const std::string name = dot == std::string::npos ? text : text.substr(dot + 1);
+                called.insert(name);
+                if (const auto it = pending.find(name); it != pending.end()) {
+                    for (const auto& [pf, pg] : it->second)
+                        addFunction(pf, pg);
+                    pending.erase(it);
+                }
+            };
+            callName(index.calls[std::size_t(c)].callee);
             // Project functions passed as arguments are called by whoever receives them.
             for (const auto& arg : index.calls[std::size_t(c)].arguments) {
+                if (arg.text.find('.') != std::string::npos &&
+                    arg.text.find_first_of("()[] ") == std::string::npos)
+                    callName(arg.text); // a bound method handed on (`callback=self.log`)
                 const Symbol s = m_r.resolve(file, fn, arg.text);
                 if (s.isDefinition())
                     addSymbol(s);

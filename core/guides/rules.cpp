@@ -200,6 +200,98 @@ bool placeOk(const RuleContext& ctx, const PythonFile& f, FunctionId id)
     return ctx.inScope(f, id);
 }
 
+namespace {
+
+// "a, b, c" / "(a, b)" -> {"a", "b", "c"}
+std::vector<std::string> tupleNames(std::string text)
+{
+    std::vector<std::string> out;
+    std::erase_if(text, [](char ch) { return ch == '(' || ch == ')' || ch == ' ' || ch == '\n'; });
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const auto comma = text.find(',', at);
+        out.push_back(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+        if (comma == std::string::npos)
+            break;
+        at = comma + 1;
+    }
+    return out;
+}
+
+bool hasIdentifier(const std::string& text, const std::string& name)
+{
+    const auto word = [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.';
+    };
+    for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at + 1))
+        if ((at == 0 || !word(text[at - 1])) &&
+            (at + name.size() == text.size() || !word(text[at + name.size()])))
+            return true;
+    return false;
+}
+
+// Whether a name is read in a function: an argument or the receiver of a call there.
+bool readsName(const PythonFile& f, python::FunctionId fn, const std::string& name)
+{
+    return std::any_of(f.index.calls.begin(), f.index.calls.end(), [&](const Call& c) {
+        if (c.function != fn)
+            return false;
+        if (c.callee.starts_with(name + "."))
+            return true;
+        return std::any_of(c.arguments.begin(), c.arguments.end(),
+                           [&](const auto& x) { return hasIdentifier(x.text, name); });
+    });
+}
+
+// `opt = SGD(...)` in a factory that returns it in a tuple (`return data, model, opt`): wrapped
+// when a caller that unpacks the tuple wraps that element, and no caller reads it unwrapped
+// (a second call of the factory for its data set leaves the optimizer unused).
+bool wrappedThroughTuple(const ProjectAnalysis& a, const PythonFile& f, const Call& call,
+                         const std::vector<std::string>& wrappers)
+{
+    const int file = a.indexOf(&f);
+    if (!a.resolver || call.function < 0)
+        return false;
+    std::size_t position = 0;
+    bool returned = false;
+    for (const auto& r : f.index.returns) {
+        if (r.function != call.function || r.text.find(',') == std::string::npos)
+            continue;
+        const auto names = tupleNames(r.text);
+        for (std::size_t i = 0; i < names.size(); ++i)
+            if (names[i] == call.assignedTo) {
+                position = i;
+                returned = true;
+            }
+    }
+    if (!returned)
+        return false;
+    python::Symbol fn;
+    fn.kind = python::SymbolKind::Function;
+    fn.file = file;
+    fn.index = call.function;
+    bool wrapped = false;
+    for (const auto& site : a.resolver->callSites(fn)) {
+        const PythonFile& sf = a.python[static_cast<std::size_t>(site.file)];
+        const Call& sc = sf.index.calls[static_cast<std::size_t>(site.call)];
+        const auto names = tupleNames(sc.assignedTo);
+        if (names.size() <= position || names[position].empty())
+            return false;
+        const std::string& name = names[position];
+        bool here = false;
+        for (const auto& c : sf.index.calls)
+            if (c.function == sc.function && calleeOk(wrappers, c))
+                for (const auto& arg : c.arguments)
+                    here = here || arg.text == name;
+        if (!here && readsName(sf, sc.function, name))
+            return false;
+        wrapped = wrapped || here;
+    }
+    return wrapped;
+}
+
+} // namespace
+
 bool isWrapped(const ProjectAnalysis& a, const PythonFile& f, const Call& call,
                const std::vector<std::string>& wrappers, int depth)
 {
@@ -234,6 +326,8 @@ bool isWrapped(const ProjectAnalysis& a, const PythonFile& f, const Call& call,
             }
     if (call.assignedTo.empty())
         return false;
+    if (depth < 4 && file >= 0 && wrappedThroughTuple(a, f, call, wrappers))
+        return true;
     // model = Net(...); self.model = context.wrap_model(model)
     for (const auto& c : f.index.calls)
         if (c.function == call.function && calleeOk(wrappers, c))

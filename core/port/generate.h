@@ -85,6 +85,11 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
                                 const std::string& api,
                                 const std::map<std::string, std::string>& values = {});
 
+// The result for a project whose plan failed because no training loop was found (a partial
+// port with one manual item at the first backward(), no files); nullopt for other failures.
+std::optional<PortResult> portWithoutPlan(const Diagnostic& planError, const std::string& target,
+                                          const std::string& api);
+
 // Writes the files under `out`, which must not exist or be empty.
 std::optional<Diagnostic> writePort(const PortResult& port, const std::filesystem::path& out);
 

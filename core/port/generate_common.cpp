@@ -619,7 +619,7 @@ void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out)
 {
     // A step the port does not place is one manual item (the plan's): what it reads is the
     // step's own business, and naming each name again would list items that are not left.
-    if (!plan.stepNotPlaced.empty())
+    if (!plan.stepNotPlaced.empty() || plan.handedOver)
         return;
     std::set<std::string> needed = sc.bodyFree;
     if (!plan.modelBinding.empty())

@@ -3,11 +3,14 @@
 // loader of those values (LoopValues) whose step builds the batch as the original's body did.
 #include "core/port/generate_internal.h"
 
+#include <algorithm>
+
 namespace portolan::port::detail {
 
 DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& data,
                   const RenderRules& rules, const std::string& indent,
-                  const std::set<std::string>& alsoReads)
+                  const std::set<std::string>& alsoReads,
+                  const std::vector<const Stmt*>& already)
 {
     DataCode dc;
     if (!data.isDataLoader || !data.dataset.valid())
@@ -22,7 +25,11 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
     // Read where the loader is built (the caller of the loop's function, for a loader passed in).
     const Slice sl = slicer.slice(names, {}, {}, data.construction.start);
     dc.module = sl.module;
-    dc.statements = renderLocal(slicer, sl.local, rules, indent);
+    std::vector<const Stmt*> local = sl.local;
+    std::erase_if(local, [&](const Stmt* s) {
+        return std::find(already.begin(), already.end(), s) != already.end();
+    });
+    dc.statements = renderLocal(slicer, local, rules, indent);
     dc.dataset = render(src, ds, rules);
     // Keyword values are rendered from their text (they are not statements).
     for (const auto& [k, v] : data.keywords) {

@@ -545,7 +545,8 @@ struct DeterminedPort
             }
         }
         for (const auto& n : unknownFlags)
-            out.manual.push_back(
+            if (!plan.handedOver) // the launch's one item names the flags it hands over
+                out.manual.push_back(
                 manualFinding("`" + plan.argsName + "." + n + "` is not a flag of the script",
                               CodeRef{plan.entry, 1, 0, 0, 0, ""}));
 

@@ -2,6 +2,7 @@
 // Shared by the generators (not a public header).
 
 #include "core/port/generate.h"
+#include "core/port/static_branch.h"
 
 #include <set>
 
@@ -57,6 +58,24 @@ private:
                         std::uint32_t before) const;
     bool excluded(const Stmt& s) const;
     bool isDeviceBranch(const Stmt& s) const;
+    const Stmt* branchDefiner(const Stmt& s, const std::string& name) const;
+    // slice()'s phases: where a name is bound, and taking that statement with what it needs.
+    struct Found
+    {
+        const Stmt* stmt = nullptr;
+        bool isLocal = false;
+        int scope = -1;
+    };
+    struct SliceWork
+    {
+        std::set<const Stmt*> local, module;
+        std::vector<std::pair<std::string, int>> work; // names to look up, in a scope
+    };
+    Found findDefiner(const std::string& name, int scope,
+                      const std::set<std::string>& forceLocal) const;
+    void take(const Found& f, const std::string& name, const std::set<std::string>& forceLocal,
+              SliceWork& w) const;
+    std::shared_ptr<const StaticBranches> m_branches;
 
     const PortPlan& m_plan;
     const SourceFile* m_src = nullptr;
@@ -156,9 +175,12 @@ struct DataCode
 };
 // `alsoReads`: names the target writes from their text beside the loader (PopTorch's
 // `batch_size=<the original's expression>`), whose definitions come with the data code too.
+// `already`: statements the same function has run before the data code (a factory that
+// returns the data set with the model, `data, net, opt = build()`), not run twice.
 DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& data,
                   const RenderRules& rules, const std::string& indent,
-                  const std::set<std::string>& alsoReads = {});
+                  const std::set<std::string>& alsoReads = {},
+                  const std::vector<const Stmt*>& already = {});
 // The training loop runs over values that are not batches (`count(1)`, `range(0, n, bptt)`):
 // its step builds the batch itself (get_batch() helpers, slices of a tensor). The port's loader
 // then hands out those values, one per step, and the step builds the batch as the original did.

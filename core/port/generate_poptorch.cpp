@@ -197,7 +197,7 @@ struct PopTorchPort
         for (const auto& n : identifiersOf(plan.train.batchSize))
             if (n != plan.argsName && plan.train.batchSize.find("." + n) == std::string::npos)
                 batchReads.insert(n);
-        DataCode dc = dataCode(plan, slicer, plan.train, rules, ind, batchReads);
+        DataCode dc = dataCode(plan, slicer, plan.train, rules, ind, batchReads, sc.init.local);
         if (loopData.ok) {
             moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
             main += loopData.statements;

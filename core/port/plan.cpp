@@ -1,3 +1,4 @@
+#include "core/port/generate.h"
 #include "core/port/plan_internal.h"
 
 #include <algorithm>
@@ -121,6 +122,7 @@ const Assignment* Planner::assignmentOf(const std::string& name, FunctionId fn, 
 
 Result<bool> Planner::run()
 {
+    m_p.commandLine = m_o.values;
     for (const auto& f : m_a.python)
         m_p.sources[f.path] = std::make_shared<SourceFile>(f.path, f.text);
     if (!chooseEntry()) {
@@ -156,6 +158,13 @@ Result<bool> Planner::run()
         d.message =
             "no training loop to port: backward() is not called inside a loop in " + m_p.entry;
         d.location.file = m_p.entry;
+        // At the first backward(): the spot the user looks at to write the loop by hand.
+        for (const auto& c : idx().calls)
+            if ((c.callee.ends_with(".backward") || c.callee == "backward") &&
+                d.location.line == 0) {
+                d.location.line = c.span.line;
+                d.location.column = c.span.column;
+            }
         return Result<bool>::fail(d);
     }
     findModel();
@@ -209,6 +218,26 @@ guides::Finding manualFinding(const std::string& message, const CodeRef& at,
     f.location.column = at.column + 1;
     f.hint = hint;
     return f;
+}
+
+std::optional<PortResult> portWithoutPlan(const Diagnostic& planError, const std::string& target,
+                                          const std::string& api)
+{
+    // A readable project whose training loop the plan cannot find: nothing can be generated,
+    // and that is the one thing left (exit 1), not a bad argument (exit 2).
+    if (planError.code != "port.no-loop")
+        return std::nullopt;
+    PortResult r;
+    r.target = target;
+    r.api = api;
+    CodeRef at;
+    at.file = planError.location.file;
+    at.line = planError.location.line;
+    at.column = std::max(0, planError.location.column - 1);
+    r.manual.push_back(manualFinding(planError.message + ": nothing was generated", at,
+                                     "write the loop over batches that calls backward() and "
+                                     "the optimizer step, or name the script with --entry"));
+    return r;
 }
 
 Result<PortPlan> planPort(const analysis::ProjectAnalysis& analysis, const PortOptions& options)

@@ -197,7 +197,12 @@ struct PortPlan
     // optimizers), "" when the port places it. Such a step's own names (its locals, its
     // function's parameters) are then named by that one item, not each as untraced.
     std::string stepNotPlaced;
+    // The training function is started by a launch (a process, a thread, a pool) whose handed
+    // values the port does not build: the one item at the launch names them, not each again.
+    bool handedOver = false;
     std::vector<std::string> notes;
+    // The original's command line (PortOptions::values): the branches a run takes follow it.
+    std::map<std::string, std::string> commandLine;
 
     // The parsed sources (statement level), by relative path.
     std::map<std::string, std::shared_ptr<SourceFile>> sources;

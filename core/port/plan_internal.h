@@ -119,11 +119,20 @@ private:
     bool findLoop();
     void analyseBody(const Stmt& loop);
     const Stmt* closureOf(const Stmt& loop, const Call& backward) const;
+    const Stmt* classAround(std::uint32_t start, std::uint32_t end) const;
+    bool isSelfCallOf(const Call& call, const Stmt& method) const;
+    bool batchDeviceMove(const Stmt& s) const;
     void analyseClosureLoop(const Stmt& loop, const Stmt& closure);
     void bindStepArguments(const Call& backward, const Call& call);
     void bindSelfAttributes(const Stmt& loop);
     void noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction);
     bool findProgressData(const Call& c, FunctionId fn, DataPlan& out);
+    bool findHelperData(const Call& c, FunctionId fn, DataPlan& out);
+    std::string flagPassedAs(const std::string& name, FunctionId fn) const;
+    void dropDistributedSampler(DataPlan& out);
+    bool noteLaunch();
+    std::optional<std::vector<std::string>> launchedArguments(const Call& c,
+                                                              const std::string& function) const;
     void findOptimizers();
     void findModel();
     void findLoss();

@@ -40,7 +40,7 @@ bool Planner::findLoop()
         if (!def || def->name.empty())
             continue;
         for (const auto& d : calls) {
-            if (d.callee != def->name)
+            if (d.callee != def->name && !isSelfCallOf(d, *def))
                 continue;
             const Stmt* loop = nullptr;
             for (const Stmt* s : src().chainAt(d.span.startByte, d.span.endByte))
@@ -96,6 +96,9 @@ bool Planner::findLoop()
     }
     m_p.loop = lp;
     if (stepFunction) {
+        // The loop may itself be a trainer class's method (`for x, y in self.data:
+        // self.run_batch(x, y)`): its `self.x` are the instantiation's arguments.
+        bindSelfAttributes(*best);
         noteAroundStepCall(*best, *stepFunction);
         bindStepArguments(*backward, *stepCall);
         analyseBody(*stepFunction);
@@ -108,6 +111,26 @@ bool Planner::findLoop()
     }
     analyseBody(*best);
     return true;
+}
+
+// The innermost class definition around a span, nullptr when none.
+const Stmt* Planner::classAround(std::uint32_t start, std::uint32_t end) const
+{
+    const Stmt* cls = nullptr;
+    for (const Stmt* s : src().chainAt(start, end))
+        if (s->type == "class_definition")
+            cls = s;
+    return cls;
+}
+
+// `self.run_batch(x, y)` inside the class that defines `run_batch`: a call of that method, the
+// step of a trainer class whose batch loop is in another method (`_run_epoch`).
+bool Planner::isSelfCallOf(const Call& call, const Stmt& method) const
+{
+    if (call.callee != "self." + method.name)
+        return false;
+    const Stmt* cls = classAround(method.start, method.end);
+    return cls && cls == classAround(call.span.startByte, call.span.endByte);
 }
 
 // An optimizer stepped with a closure (`def closure(): ...; loss.backward(); return loss` then
@@ -189,7 +212,16 @@ void Planner::bindSelfAttributes(const Stmt& loop)
         const TSNode a = ts_node_named_child(s.node, 0);
         if (s.type != "expression_statement" || nodeType(a) != "assignment")
             continue;
-        const TSNode left = fieldOf(a, "left"), right = fieldOf(a, "right");
+        const TSNode left = fieldOf(a, "left");
+        TSNode right = fieldOf(a, "right");
+        // `self.model = model.to(gpu_id)`: the device move is the target's; the value is the
+        // parameter.
+        if (nodeType(right) == "call") {
+            const TSNode callee = fieldOf(right, "function");
+            const std::string method = src().text(fieldOf(callee, "attribute"));
+            if (nodeType(callee) == "attribute" && (method == "to" || method == "cuda"))
+                right = fieldOf(callee, "object");
+        }
         if (nodeType(left) != "attribute" || nodeType(right) != "identifier" ||
             src().text(fieldOf(left, "object")) != "self")
             continue;
@@ -200,6 +232,24 @@ void Planner::bindSelfAttributes(const Stmt& loop)
         m_p.loop->instance = refOf(m_p.entry, src(), instance->span);
         m_instanceFunction = instance->function;
     }
+}
+
+// `x = x.to(device)` / `x = x.cuda()`: a value moved to the device in place, which the target
+// does for the batches it hands out.
+bool Planner::batchDeviceMove(const Stmt& s) const
+{
+    const TSNode a = ts_node_named_child(s.node, 0);
+    if (s.type != "expression_statement" || nodeType(a) != "assignment")
+        return false;
+    const TSNode left = fieldOf(a, "left"), right = fieldOf(a, "right");
+    if (nodeType(left) != "identifier" || nodeType(right) != "call")
+        return false;
+    const TSNode callee = fieldOf(right, "function");
+    if (nodeType(callee) != "attribute")
+        return false;
+    const std::string method = src().text(fieldOf(callee, "attribute"));
+    return (method == "to" || method == "cuda") &&
+           src().text(fieldOf(callee, "object")) == src().text(left);
 }
 
 // What the loop around a step function's call does besides the call (the batches an episode
@@ -222,8 +272,15 @@ void Planner::noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction)
                std::all_of(s.other.begin(), s.other.end(), controlOnly);
     };
     for (const auto& s : loop.body) {
-        if (s.isComment() || s.uses.count(stepFunction.name))
+        if (s.isComment() || s.uses.count(stepFunction.name) ||
+            src().text(s.start, s.end).find("self." + stepFunction.name + "(") !=
+                std::string::npos)
             continue;
+        if (batchDeviceMove(s)) {
+            m_p.leftovers.push_back(PlanItem{"device-move", "", refOf(m_p.entry, src(), s),
+                                             "moves a batch to the device: the target does"});
+            continue;
+        }
         if (controlOnly(s)) {
             m_p.leftovers.push_back(PlanItem{"loop-control", "", refOf(m_p.entry, src(), s),
                                              "steers the original's loop or logs: the "
@@ -257,7 +314,12 @@ void Planner::bindStepArguments(const Call& backward, const Call& call)
     if (!def)
         return;
     auto& bound = m_p.loop->stepArguments;
-    std::size_t positional = 0;
+    // `self.step(x, y)`: the method's first parameter is the instance, not an argument.
+    std::size_t positional =
+        call.callee.starts_with("self.") && !def->parameters.empty() &&
+                def->parameters[0].name == "self"
+            ? 1
+            : 0;
     for (const auto& x : call.arguments) {
         if (x.text.starts_with("*"))
             break; // *args / **kwargs: the positions after it are unknown

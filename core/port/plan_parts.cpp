@@ -140,6 +140,8 @@ void Planner::findModel()
     for (const auto& o : m_p.optimizers)
         if (!a && !o.synthesized)
             a = assignmentOf(m_p.modelVariable, functionAt(o.construction.start));
+    if (!a && noteLaunch())
+        return;
     if (!a) {
         m_p.manual.push_back(
             manualFinding("the construction of `" + m_p.modelVariable + "` was not found",
@@ -244,7 +246,7 @@ void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out
     if (!a || a->call < 0)
         return;
     const Call& c = idx().calls[static_cast<std::size_t>(a->call)];
-    if (findProgressData(c, fn, out))
+    if (findProgressData(c, fn, out) || findHelperData(c, fn, out))
         return;
     const std::string q = resolvedName(c);
     out.construction = refOf(m_p.entry, src(), c.span);

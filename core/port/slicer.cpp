@@ -27,6 +27,8 @@ bool isBuiltin(const std::string& name)
 Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
 {
     m_src = plan.source(plan.entry);
+    if (m_src)
+        m_branches = std::make_shared<StaticBranches>(plan, *m_src);
     if (plan.loop)
         m_loopStart = plan.loop->loop.start;
     if (m_src && plan.loop) {
@@ -339,12 +341,31 @@ const Stmt* Slicer::definer(const std::vector<Stmt>& scope, const std::string& n
     for (const auto& s : scope) {
         if (!s.defines.count(name) || excluded(s) || s.start >= after)
             continue;
+        const Stmt* d = branchDefiner(s, name);
+        if (!d)
+            continue;
         if (s.start < before)
-            last = &s;
+            last = d;
         if (!first)
-            first = &s;
+            first = d;
     }
     return last ? last : first;
+}
+
+// An if on the accelerator or on distributed training binds a name only in the branch the
+// port's single host process takes (StaticBranches): that branch's statement, or nullptr when
+// the branch does not bind it. Any other statement is its own definer.
+const Stmt* Slicer::branchDefiner(const Stmt& s, const std::string& name) const
+{
+    const auto taken = m_branches ? m_branches->taken(s) : std::nullopt;
+    if (!taken)
+        return &s;
+    const Stmt* found = nullptr;
+    for (const Stmt* b : *taken)
+        if (b->defines.count(name) && !b->isComment())
+            if (const Stmt* d = branchDefiner(*b, name))
+                found = d;
+    return found;
 }
 
 std::vector<const Stmt*> Slicer::argparseStatements() const
@@ -357,6 +378,13 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
         for (const auto& s : v) {
             if (s.isComment())
                 continue;
+            // `import argparse` inside the main block or main(): the parser's statements need
+            // it where they move (module-level imports are carried as imports).
+            if ((s.type == "import_statement" || s.type == "import_from_statement") &&
+                &v != &m_src->statements() && s.defines.count("argparse")) {
+                out.push_back(&s);
+                continue;
+            }
             // The `if __name__ == "__main__":` block is a scope of its own, as main() is: its
             // argparse statements are found one by one, not the block as a whole.
             if (s.type == "function_definition" || s.type == "decorated_definition" ||
@@ -445,17 +473,102 @@ std::uint32_t Slicer::runsAt(int scope) const
     return scope < 0 && m_function ? m_function->start : m_loopStart;
 }
 
+// Where `name`, read in `scope`, is bound: the loop's function (0), a caller of it (k > 0) or
+// the module (-1). A parameter of the loop's function is looked up in the callers that pass it.
+Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
+                                  const std::set<std::string>& forceLocal) const
+{
+    Found f;
+    if (scope == 0 && m_function) {
+        f = {definer(m_function->body, name, m_loopStart), true, 0};
+        // A parameter of the loop's function: its definition is in the caller.
+        for (std::size_t k = 0; !f.stmt && k < m_callers.size(); ++k) {
+            const auto& c = m_callers[k];
+            // The model, the optimizers and the schedulers the plan names are the training's
+            // even when the caller does not pass them (a scheduler stepped per epoch).
+            if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function)
+                continue;
+            f = {definer(c.function->body, name, c.call), true, static_cast<int>(k) + 1};
+        }
+    } else if (scope == 0 && m_mainBlock) {
+        f = {definer(m_mainBlock->body, name, m_loopStart), true, 0};
+    } else if (scope > 0) {
+        const auto& c = m_callers[static_cast<std::size_t>(scope - 1)];
+        f = {definer(c.function->body, name, c.call), true, scope};
+    }
+    if (!f.stmt)
+        f = {definer(m_src->statements(), name, m_function ? m_function->start : m_loopStart),
+             false, -1};
+    f.isLocal = f.isLocal && f.stmt;
+    return f;
+}
+
+// Takes the definer of `name` into the slice, with what runs with it: the statements that fill
+// it in place, its mutators (for the names built locally by force) and the plain assignments it
+// is built over. What they read is queued for lookup.
+void Slicer::take(const Found& f, const std::string& name, const std::set<std::string>& forceLocal,
+                  SliceWork& w) const
+{
+    const Stmt* s = f.stmt;
+    auto& into = f.isLocal ? w.local : w.module;
+    const int readScope = f.isLocal ? f.scope : -1;
+    const auto queue = [&](const Stmt* st, bool all) {
+        for (const auto& u : st->uses)
+            if (all || !st->defines.count(u))
+                w.work.emplace_back(u, readScope);
+    };
+    const bool definition = s->type == "function_definition" ||
+                            s->type == "decorated_definition" ||
+                            s->type == "class_definition" || s->type == "import_statement" ||
+                            s->type == "import_from_statement";
+    if (definition && !f.isLocal) {
+        if (w.module.insert(s).second)
+            queue(s, false);
+        return;
+    }
+    into.insert(s);
+    queue(s, false);
+    const std::vector<Stmt>* scopeOf = scopeBody(f.scope);
+    if (scopeOf)
+        for (const Stmt* x : fillers(*scopeOf, *s, name, runsAt(f.scope)))
+            if (into.insert(x).second)
+                queue(x, false);
+    if (forceLocal.count(name))
+        for (const Stmt* m : mutators(*s, name))
+            if (into.insert(m).second)
+                queue(m, true);
+    // A value built over several assignments (`x = load(); x = f(x); x = x.repeat(n)`):
+    // each reads the one before it, which runs too. Only plain assignment statements chain
+    // (a block that reassigns the name, a device branch or the epoch loop, is not pulled in).
+    std::vector<const Stmt*> chain{s};
+    while (scopeOf && !chain.empty()) {
+        const Stmt* c = chain.back();
+        chain.pop_back();
+        if (c->type != "expression_statement")
+            continue;
+        for (const auto& u : c->uses) {
+            if (!c->defines.count(u))
+                continue;
+            const Stmt* d = definer(*scopeOf, u, c->start);
+            if (!d || d->start >= c->start || d->type != "expression_statement" ||
+                !into.insert(d).second)
+                continue;
+            chain.push_back(d);
+            queue(d, false);
+        }
+    }
+}
+
 Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& exclude,
                     const std::set<std::string>& forceLocal, std::uint32_t at) const
 {
     Slice out;
     if (!m_src)
         return out;
-    std::set<const Stmt*> local, module;
+    SliceWork w;
     // A name is looked up in a scope: 0 the batch loop's function, -1 the module only, k > 0
     // the k-th caller of the loop's function (for the parameters it passes under their name).
     std::set<std::pair<std::string, int>> seen;
-    std::vector<std::pair<std::string, int>> work;
     int first = 0;
     for (std::size_t k = 0; at > 0 && k < m_callers.size(); ++k) {
         const Stmt* f = m_callers[k].function;
@@ -463,110 +576,29 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
             first = static_cast<int>(k) + 1;
     }
     for (const auto& n : names)
-        work.emplace_back(n, first);
-    while (!work.empty()) {
-        const auto [name, scope] = work.back();
-        work.pop_back();
+        w.work.emplace_back(n, first);
+    while (!w.work.empty()) {
+        const auto [name, scope] = w.work.back();
+        w.work.pop_back();
         if (!seen.insert({name, scope}).second)
             continue;
         if (exclude.count(name) || (isBuiltin(name) && !m_rebound.count(name)) ||
             name == m_plan.argsName || m_plan.deviceNames.count(name))
             continue;
-        const Stmt* s = nullptr;
-        bool isLocal = false;
-        int foundScope = -1;
-        if (scope == 0 && m_function) {
-            s = definer(m_function->body, name, m_loopStart);
-            isLocal = s != nullptr;
-            foundScope = 0;
-            // A parameter of the loop's function: its definition is in the caller.
-            for (std::size_t k = 0; !s && k < m_callers.size(); ++k) {
-                const auto& c = m_callers[k];
-                // The model, the optimizers and the schedulers the plan names are the training's
-                // even when the caller does not pass them (a scheduler stepped per epoch).
-                if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function)
-                    continue;
-                s = definer(c.function->body, name, c.call);
-                isLocal = s != nullptr;
-                foundScope = static_cast<int>(k) + 1;
-            }
-        } else if (scope == 0 && m_mainBlock) {
-            s = definer(m_mainBlock->body, name, m_loopStart);
-            isLocal = s != nullptr;
-            foundScope = 0;
-        } else if (scope > 0) {
-            const auto& c = m_callers[static_cast<std::size_t>(scope - 1)];
-            s = definer(c.function->body, name, c.call);
-            isLocal = s != nullptr;
-            foundScope = scope;
-        }
-        if (!s) {
-            s = definer(m_src->statements(), name, m_function ? m_function->start : m_loopStart);
-            foundScope = -1;
-            isLocal = false;
-        }
-        if (!s) {
+        const Found f = findDefiner(name, scope, forceLocal);
+        if (!f.stmt) {
             out.unresolved.insert(name);
             continue;
         }
-        const bool definition = s->type == "function_definition" ||
-                                s->type == "decorated_definition" ||
-                                s->type == "class_definition" || s->type == "import_statement" ||
-                                s->type == "import_from_statement";
-        if (definition && !isLocal) {
-            if (module.insert(s).second)
-                for (const auto& u : s->uses)
-                    if (!s->defines.count(u))
-                        work.emplace_back(u, -1);
-            continue;
-        }
-        (isLocal ? local : module).insert(s);
-        for (const auto& u : s->uses)
-            if (!s->defines.count(u))
-                work.emplace_back(u, isLocal ? foundScope : -1);
-        const std::vector<Stmt>* scopeOf = scopeBody(foundScope);
-        if (scopeOf)
-            for (const Stmt* f : fillers(*scopeOf, *s, name, runsAt(foundScope)))
-                if ((isLocal ? local : module).insert(f).second)
-                    for (const auto& u : f->uses)
-                        if (!f->defines.count(u))
-                            work.emplace_back(u, isLocal ? foundScope : -1);
-        if (forceLocal.count(name))
-            for (const Stmt* m : mutators(*s, name))
-                if ((isLocal ? local : module).insert(m).second)
-                    for (const auto& u : m->uses)
-                        work.emplace_back(u, isLocal ? foundScope : -1);
-        // A value built over several assignments (`x = load(); x = f(x); x = x.repeat(n)`):
-        // each reads the one before it, which runs too. Only plain assignment statements chain
-        // (a block that reassigns the name, a device branch or the epoch loop, is not pulled in).
-        const std::vector<Stmt>* body = scopeOf;
-        std::vector<const Stmt*> chain{s};
-        while (body && !chain.empty()) {
-            const Stmt* c = chain.back();
-            chain.pop_back();
-            if (c->type != "expression_statement")
-                continue;
-            for (const auto& u : c->uses) {
-                if (!c->defines.count(u))
-                    continue;
-                const Stmt* d = definer(*body, u, c->start);
-                if (!d || d->start >= c->start || d->type != "expression_statement" ||
-                    !(isLocal ? local : module).insert(d).second)
-                    continue;
-                chain.push_back(d);
-                for (const auto& v : d->uses)
-                    if (!d->defines.count(v))
-                        work.emplace_back(v, isLocal ? foundScope : -1);
-            }
-        }
+        take(f, name, forceLocal, w);
     }
-    moveReaders(local, module, forceLocal);
+    moveReaders(w.local, w.module, forceLocal);
     auto byPosition = [](const Stmt* a, const Stmt* b) {
         return a->start < b->start;
     };
-    out.module.assign(module.begin(), module.end());
+    out.module.assign(w.module.begin(), w.module.end());
     std::sort(out.module.begin(), out.module.end(), byPosition);
-    out.local.assign(local.begin(), local.end());
+    out.local.assign(w.local.begin(), w.local.end());
     std::sort(out.local.begin(), out.local.end(), byPosition);
     for (const Stmt* s : out.local)
         out.localDefines.insert(s->defines.begin(), s->defines.end());

@@ -1,0 +1,245 @@
+// What the training gets from the code that calls or starts it: a loader made by a helper of
+// the script, the flag a caller passes for a parameter, the arguments of a launch (mp.spawn,
+// mp.Process, threading.Thread), and the training function started in other processes or
+// threads, perhaps from another file of the project, whose handed-over values (the model built
+// by the launching script, its data set) are the port's to build.
+#include "core/port/plan_internal.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace portolan::port::planning {
+
+namespace {
+
+bool launches(const std::string& callee)
+{
+    static const char* const names[] = {"Process", "Thread", "spawn", "start_processes",
+                                        "map", "starmap", "imap", "apply_async", "submit"};
+    const std::string last = lastPart(callee);
+    for (const char* n : names)
+        if (last == n)
+            return true;
+    return false;
+}
+
+} // namespace
+
+// A loader made by a helper of the script (`prepare_dataloader(dataset, batch_size)` whose body
+// returns `DataLoader(dataset, batch_size=batch_size, shuffle=True)`): the loader is the
+// helper's DataLoader with its parameters read as the call's arguments, so the dataset and the
+// batch size are the caller's values.
+bool Planner::findHelperData(const Call& c, FunctionId fn, DataPlan& out)
+{
+    if (c.callee.empty() || c.callee.find('.') != std::string::npos)
+        return false;
+    FunctionId helper = ModuleLevel;
+    for (std::size_t i = 0; i < idx().functions.size(); ++i)
+        if (idx().functions[i].name == c.callee && idx().functions[i].className.empty())
+            helper = static_cast<FunctionId>(i);
+    const auto* def = idx().function(helper);
+    if (!def)
+        return false;
+    const Call* loader = nullptr;
+    for (const auto& d : idx().calls)
+        if (d.function == helper && resolvedName(d).ends_with("DataLoader"))
+            loader = loader ? nullptr : &d; // one loader, or it is not this helper's value
+    if (!loader)
+        return false;
+    // parameter -> the call's argument
+    std::map<std::string, const python::Argument*> argumentOf;
+    std::size_t positional = 0;
+    for (const auto& x : c.arguments) {
+        if (x.text.starts_with("*"))
+            return false;
+        if (!x.keyword.empty())
+            argumentOf[x.keyword] = &x;
+        else if (positional < def->parameters.size())
+            argumentOf[def->parameters[positional++].name] = &x;
+    }
+    const auto text = [&](const python::Argument& x) {
+        return src().text(x.valueSpan.startByte, x.valueSpan.endByte);
+    };
+    out.construction = refOf(m_p.entry, src(), c.span);
+    out.isDataLoader = true;
+    for (const auto& arg : loader->arguments) {
+        if (arg.text.starts_with("*"))
+            continue;
+        const auto it = argumentOf.find(text(arg));
+        const python::Argument& value = it != argumentOf.end() ? *it->second : arg;
+        if ((arg.keyword.empty() && !out.dataset.valid()) || arg.keyword == "dataset") {
+            if (it == argumentOf.end())
+                return false; // the helper makes its own data set: not placed here
+            out.dataset = refOf(m_p.entry, src(), value.valueSpan);
+        } else if (arg.keyword == "batch_size") {
+            out.batchSize = flagPassedAs(text(value), fn);
+        } else if (!arg.keyword.empty()) {
+            out.keywords.emplace_back(arg.keyword, text(value));
+        }
+    }
+    dropDistributedSampler(out);
+    return out.dataset.valid();
+}
+
+// `sampler=DistributedSampler(dataset)`: the shards of a distributed run. The port runs one
+// process and the target shards the data itself; over one process the sampler is a shuffle
+// (unless it is given shuffle=False), so the loader shuffles instead.
+void Planner::dropDistributedSampler(DataPlan& out)
+{
+    const auto it = std::find_if(out.keywords.begin(), out.keywords.end(), [](const auto& k) {
+        return k.first == "sampler" && k.second.find("DistributedSampler(") != std::string::npos;
+    });
+    if (it == out.keywords.end())
+        return;
+    std::string sampler = it->second;
+    sampler.erase(std::remove(sampler.begin(), sampler.end(), ' '), sampler.end());
+    const bool shuffles = sampler.find("shuffle=False") == std::string::npos;
+    m_p.notes.push_back("the loader's `sampler=" + it->second +
+                        "` shards the data of a distributed run: the port runs one process, "
+                        "and the target shards the data itself");
+    out.keywords.erase(it);
+    std::erase_if(out.keywords, [](const auto& k) { return k.first == "shuffle"; });
+    out.keywords.emplace_back("shuffle", shuffles ? "True" : "False");
+}
+
+// A parameter of `fn` that every call of fn passes the same flag (`main(..., args.batch_size)`):
+// that flag's text; else the name as written.
+std::string Planner::flagPassedAs(const std::string& name, FunctionId fn) const
+{
+    const auto* def = idx().function(fn);
+    if (!def || m_p.argsName.empty())
+        return name;
+    std::size_t position = def->parameters.size();
+    for (std::size_t i = 0; i < def->parameters.size(); ++i)
+        if (def->parameters[i].name == name)
+            position = i;
+    std::string passed;
+    for (const auto& c : idx().calls) {
+        if (position >= def->parameters.size())
+            continue;
+        std::string arg;
+        if (c.callee == def->name) {
+            std::size_t positional = 0;
+            for (const auto& x : c.arguments) {
+                if (x.keyword == name)
+                    arg = x.text;
+                else if (x.keyword.empty() && positional++ == position)
+                    arg = x.text;
+            }
+        } else if (const auto launched = launchedArguments(c, def->name)) {
+            if (position < launched->size())
+                arg = (*launched)[position];
+        } else {
+            continue;
+        }
+        if (!arg.starts_with(m_p.argsName + ".") || (!passed.empty() && passed != arg))
+            return name;
+        passed = arg;
+    }
+    return passed.empty() ? name : passed;
+}
+
+// A function started in another process or thread (`mp.spawn(fn, args=(a, b))`,
+// `mp.Process(target=fn, args=(a, b))`, `threading.Thread(target=fn, args=...)`): the texts of
+// the arguments it gets, by parameter position (spawn passes the process index first, which
+// the port's one process has as 0). nullopt when `c` does not start `function`.
+std::optional<std::vector<std::string>> Planner::launchedArguments(const Call& c,
+                                                                   const std::string& function) const
+{
+    const std::string last = lastPart(c.callee);
+    const bool spawn = last == "spawn" || last == "start_processes";
+    const bool target = last == "Process" || last == "Thread";
+    if (!spawn && !target)
+        return std::nullopt;
+    std::string callable, tuple;
+    for (std::size_t i = 0; i < c.arguments.size(); ++i) {
+        const auto& x = c.arguments[i];
+        if ((spawn && i == 0 && x.keyword.empty()) || x.keyword == "fn" || x.keyword == "target")
+            callable = x.text;
+        else if (x.keyword == "args")
+            tuple = x.text;
+    }
+    if (callable != function)
+        return std::nullopt;
+    std::vector<std::string> out;
+    if (spawn)
+        out.push_back("0");
+    // "(a, b, c)" -> a, b, c at the top level of the tuple
+    if (tuple.size() >= 2 && tuple.front() == '(' && tuple.back() == ')')
+        tuple = tuple.substr(1, tuple.size() - 2);
+    int depth = 0;
+    std::string item;
+    for (char ch : tuple + ",") {
+        if (ch == '(' || ch == '[' || ch == '{')
+            ++depth;
+        else if (ch == ')' || ch == ']' || ch == '}')
+            --depth;
+        if (ch == ',' && depth == 0) {
+            const auto b = item.find_first_not_of(" \n");
+            const auto e = item.find_last_not_of(" \n");
+            if (b != std::string::npos)
+                out.push_back(item.substr(b, e - b + 1));
+            item.clear();
+            continue;
+        }
+        item += ch;
+    }
+    return out;
+}
+
+// When the model reaches the loop only as a parameter that a launch hands over: one item at
+// the launch, naming the function it starts and what it passes. Returns whether one was found.
+bool Planner::noteLaunch()
+{
+    // The functions of the entry that lead to the batch loop: its own, and their direct callers.
+    std::set<std::string> leading;
+    if (const auto* def = idx().function(m_loopFunction))
+        leading.insert(def->name);
+    for (int round = 0; round < 3; ++round)
+        for (const auto& c : idx().calls)
+            if (leading.count(c.callee))
+                if (const auto* caller = idx().function(c.function); caller && caller->className.empty())
+                    leading.insert(caller->name);
+    for (std::size_t f = 0; f < m_a.python.size(); ++f) {
+        const auto& file = m_a.python[f];
+        for (const auto& c : file.index.calls) {
+            if (!launches(c.callee))
+                continue;
+            std::string callable;
+            for (std::size_t i = 0; i < c.arguments.size(); ++i) {
+                const auto& x = c.arguments[i];
+                if (x.keyword == "target" || x.keyword == "fn" || x.keyword == "func" ||
+                    (i == 0 && x.keyword.empty()))
+                    callable = x.text;
+            }
+            if (!leading.count(lastPart(callable)))
+                continue;
+            std::string handed;
+            for (const auto& x : c.arguments)
+                if (x.keyword == "args")
+                    for (char ch : x.text)
+                        if (!std::isspace(static_cast<unsigned char>(ch)) ||
+                            (!handed.empty() && handed.back() != ' '))
+                            handed += std::isspace(static_cast<unsigned char>(ch)) ? ' ' : ch;
+            CodeRef at;
+            at.file = file.path;
+            at.line = c.span.line;
+            at.column = c.span.column - 1;
+            const std::string where = file.path == m_p.entry ? "" : " in " + file.path;
+            m_p.manual.push_back(manualFinding(
+                "the training runs in `" + lastPart(callable) + "()`, started in other " +
+                    (lastPart(c.callee) == "Thread" ? "threads" : "processes") + " by `" +
+                    lastPart(c.callee) + "(...)`" + where +
+                    (handed.empty() ? std::string() : ", which hands it `" + handed + "`") +
+                    ": the port runs it in one process, but the model `" + m_p.modelVariable +
+                    "`, the flags and what else the launch passes are built by the launching "
+                    "code, which the port does not carry",
+                at, "build the model and the data in the port, as the launching code does"));
+            m_p.handedOver = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace portolan::port::planning
