@@ -488,6 +488,40 @@ std::set<std::string> drawnAfterModel(const PortPlan& plan, const Slicer& slicer
 
 } // namespace
 
+// The names the step reads before binding them itself, then binds: state it carries over.
+std::set<std::string> carriedState(const Slicer& slicer, const StepCode& sc)
+{
+    const SourceFile& src = slicer.source();
+    std::set<std::string> bound, readFirst;
+    for (const auto* list : {&sc.forward, &sc.between})
+        for (const Stmt* s : *list) {
+            // What the statement reads: an assignment's right side (and a target that is not a
+            // plain name, `x[i] = ...`); an augmented one reads its target too.
+            std::set<std::string> reads = s->uses;
+            const TSNode e = ts_node_named_child(s->node, 0);
+            const std::string kind =
+                s->type == "expression_statement" && !ts_node_is_null(e) ? ts_node_type(e) : "";
+            if (kind == "assignment") {
+                reads = usedNames(src, ts_node_child_by_field_name(e, "right", 5));
+                const TSNode left = ts_node_child_by_field_name(e, "left", 4);
+                const std::string lt = ts_node_is_null(left) ? "" : ts_node_type(left);
+                if (lt != "identifier" && lt != "pattern_list" && lt != "tuple_pattern" &&
+                    lt != "list_pattern")
+                    for (const auto& n : usedNames(src, left))
+                        reads.insert(n);
+            }
+            for (const auto& n : reads)
+                if (!bound.count(n))
+                    readFirst.insert(n);
+            bound.insert(s->defines.begin(), s->defines.end());
+        }
+    std::set<std::string> out;
+    for (const auto& n : readFirst)
+        if (bound.count(n) && !sc.batchNames.count(n))
+            out.insert(n);
+    return out;
+}
+
 StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers, bool argsGlobal)
 {
     StepCode sc;
@@ -567,6 +601,11 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
     for (const auto& s : plan.schedulers)
         force.insert(s.variable);
     for (const auto& n : drawnAfterModel(plan, slicer, sc.bodyFree))
+        force.insert(n);
+    // State the step carries from batch to batch (`h = detach(h); out, h = model(x, h)`): read
+    // before the step binds it, so its first value is built with the model and kept by the
+    // target (an attribute) rather than left at module level, where the step could not rebind it.
+    for (const auto& n : carriedState(slicer, sc))
         force.insert(n);
     Slicer& mutableSlicer = const_cast<Slicer&>(slicer);
     const bool before = mutableSlicer.argsGlobal;

@@ -232,8 +232,15 @@ struct DeterminedPort
             for (const auto& a : sc.attributes)
                 init += ind + "self." + a + " = " + a + "\n";
         }
+        // A name the step binds before reading it is its own (`loss = ...`), not one it reads.
+        std::set<std::string> ownNames;
+        for (const auto* list : {&sc.forward, &sc.between})
+            for (const Stmt* st : *list)
+                ownNames.insert(st->defines.begin(), st->defines.end());
+        for (const auto& n : carriedState(slicer, sc))
+            ownNames.erase(n);
         for (const auto& n : sc.init.unresolved)
-            if (sc.bodyFree.count(n) && !sc.rename.count(n))
+            if (sc.bodyFree.count(n) && !sc.rename.count(n) && !ownNames.count(n))
                 out.notes.push_back("`" + n +
                                     "` is read by the training step but defined nowhere "
                                     "the port can see");

@@ -129,6 +129,9 @@ void bindSelfAttributes(RenderRules& rules, const StepCode& sc);
 // A port.manual item for each name the step or the construction needs that the slicer could not
 // trace to a definition it can move (a local of another function, for example).
 void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out);
+// The names the step reads before it binds them (a hidden state passed through the model each
+// step): state carried from batch to batch, which the port keeps between its steps.
+std::set<std::string> carriedState(const Slicer& slicer, const StepCode& sc);
 StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers,
                   bool argsGlobal = false);
 

@@ -1,0 +1,217 @@
+// Per-target generation classes (issue 24), each on a small fixture written for its pattern:
+// state a step carries from batch to batch (a hidden state made before the batch loop, passed
+// through the model and detached each step), and the one status rule that a port whose
+// verification could not run its dry run is not full. The verification row runs both dry runs.
+#include "core/analysis/analysis.h"
+#include "core/port/generate.h"
+#include "tests/porting_gui/port_test_support.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <fstream>
+
+using namespace portolan;
+namespace fs = std::filesystem;
+using porttest::pythonHasTorch;
+
+namespace {
+
+// Truncated backpropagation through time: the state is reset at the start of each epoch, in the
+// loop around the batch loop, and each step reads it, detaches it and binds the model's new one.
+const char* const CarriedState = R"(import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+tokens = torch.randint(0, 20, (4, 61))
+width = 4
+span = 10
+
+
+class Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.rnn = nn.LSTM(8, 16, 1, batch_first=True)
+        self.out = nn.Linear(16, 20)
+
+    def forward(self, x, h):
+        y, (h, c) = self.rnn(self.emb(x), h)
+        return self.out(y.reshape(-1, 16)), (h, c)
+
+
+def cut(pair):
+    return [t.detach() for t in pair]
+
+
+model = Recurrent()
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+
+for epoch in range(2):
+    carry = (torch.zeros(1, width, 16), torch.zeros(1, width, 16))
+    for i in range(0, tokens.size(1) - span, span):
+        x = tokens[:, i:i + span]
+        y = tokens[:, i + 1:i + 1 + span]
+        carry = cut(carry)
+        logits, carry = model(x, carry)
+        loss = criterion(logits, y.reshape(-1))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+)";
+
+void writeOriginal(const fs::path& root, const std::string& text)
+{
+    fs::create_directories(root);
+    std::ofstream(root / "main.py") << text;
+}
+
+bool has(const std::string& text, const std::string& what)
+{
+    return text.find(what) != std::string::npos;
+}
+
+Result<port::PortResult> generate(const fs::path& root, const std::string& script,
+                                  const std::string& target)
+{
+    writeOriginal(root, script);
+    auto a = analysis::analyzeProject(root);
+    if (!a)
+        return Result<port::PortResult>::fail(a.error);
+    auto plan = port::planPort(*a.value);
+    if (!plan)
+        return Result<port::PortResult>::fail(plan.error);
+    return port::generatePort(*plan.value, target, "runner");
+}
+
+std::string allText(const port::PortResult& r)
+{
+    std::string all;
+    for (const auto& g : r.files)
+        all += g.text + "\n";
+    return all;
+}
+
+} // namespace
+
+class TestPortTargetClasses : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void carriedState_data();
+    void carriedState();
+    void verifiesCarriedState();
+    void statusNeedsDryRun_data();
+    void statusNeedsDryRun();
+};
+
+void TestPortTargetClasses::carriedState_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QStringList>("contains");
+    // The state is built once with the model and kept by the trial between its steps.
+    QTest::addRow("determined")
+        << "determined-pytorchtrial"
+        << QStringList{"        carry = (torch.zeros(1, width, 16), torch.zeros(1, width, 16))",
+                       "self.carry = carry", "self.carry = cut(self.carry)",
+                       "logits, self.carry = self.model(x, self.carry)"};
+}
+
+void TestPortTargetClasses::carriedState()
+{
+    QFETCH(QString, target);
+    QFETCH(QStringList, contains);
+    QTemporaryDir dir;
+    auto r = generate(fs::path(dir.path().toStdString()) / "original", CarriedState,
+                      target.toStdString());
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string all = allText(*r.value);
+    std::string manuals;
+    for (const auto& m : r.value->manual)
+        manuals += m.message + "\n";
+    QVERIFY2(r.value->full(), manuals.c_str());
+    for (const auto& c : contains)
+        QVERIFY2(has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+    // The step's own names are not reported as read from outside.
+    for (const auto& n : r.value->notes)
+        QVERIFY2(!has(n, "`logits` is read"), n.c_str());
+}
+
+// Both dry runs: the port keeps the state between its steps, so it reaches its steps and its
+// losses are the original's (a state rebuilt each step, or lost, parts from step 2).
+void TestPortTargetClasses::verifiesCarriedState()
+{
+    const QString python = QStringLiteral("/usr/bin/python3");
+    if (!pythonHasTorch(python))
+        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root, CarriedState, "determined-pytorchtrial");
+    QVERIFY(r);
+    const fs::path out = fs::path(dir.path().toStdString()) / "port";
+    QVERIFY(!port::writePort(*r.value, out));
+    port::VerifyOptions o;
+    o.python = python.toStdString();
+    o.steps = 3;
+    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
+    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
+    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
+    QCOMPARE(v.checkErrors, 0);
+    QCOMPARE(v.dryRunSteps, 3);
+    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
+                                      .arg(v.firstDivergence)
+                                      .arg(v.maxRelLossDiff)));
+    QVERIFY(r.value->full(&v));
+}
+
+void TestPortTargetClasses::statusNeedsDryRun_data()
+{
+    QTest::addColumn<int>("checkErrors");
+    QTest::addColumn<int>("steps");
+    QTest::addColumn<QString>("error");
+    QTest::addColumn<bool>("full");
+    QTest::addColumn<QString>("leftAt"); // the file:line of the item left, "" when none
+    QTest::addRow("ran") << 0 << 3 << "" << true << "";
+    QTest::addRow("no step") << 0 << 0
+                             << "model_def.py:118:25: error: UnboundLocalError: cannot access "
+                                "local variable 'h' [dryrun.project-error]"
+                             << false << "model_def.py:118";
+    QTest::addRow("stopped later") << 0 << 2 << "train.py:40:3: error: RuntimeError: boom" << false
+                                   << "train.py:40";
+    QTest::addRow("no step, no message") << 0 << 0 << "" << false << "";
+    QTest::addRow("check error") << 2 << 3 << "" << false << "";
+}
+
+// The one status rule: verification that could not run the port is not a verified, full port,
+// and what is left names the dry run's error at its spot.
+void TestPortTargetClasses::statusNeedsDryRun()
+{
+    QFETCH(int, checkErrors);
+    QFETCH(int, steps);
+    QFETCH(QString, error);
+    QFETCH(bool, full);
+    QFETCH(QString, leftAt);
+    port::PortResult r;
+    r.target = "determined-pytorchtrial";
+    port::VerifyResult v;
+    v.checkErrors = checkErrors;
+    v.dryRunSteps = steps;
+    v.dryRunError = error.toStdString();
+    QCOMPARE(r.full(&v), full);
+    QCOMPARE(r.status(&v), std::string(full ? "full" : "partial"));
+    QVERIFY(r.full()); // not verified: the plan alone decides
+    if (checkErrors == 0) {
+        const auto left = r.leftFor(&v);
+        QCOMPARE(left.size(), std::size_t(full ? 0 : 1));
+        if (!leftAt.isEmpty())
+            QCOMPARE(QString::fromStdString(left.front().location.file + ":" +
+                                            std::to_string(left.front().location.line)),
+                     leftAt);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestPortTargetClasses)
+#include "test_port_target_classes.moc"
