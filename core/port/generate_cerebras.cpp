@@ -4,6 +4,7 @@
 // params.yaml, run.py calling run(...)). The cstorch generation is written in the Trainer's
 // model layout and reported partial (its own loop is not generated).
 #include "core/port/generate_cerebras_internal.h"
+#include "core/port/gradient_clip.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -322,7 +323,7 @@ std::string CerebrasGen::modelClass()
     // Several models trained in turn: the one item of severalModelsLeft says it, and the code
     // between a backward and a step is the other models' training.
     const bool inTurn = lp.sequence.size() > 0;
-    if (!m_step.between.empty() && !inTurn)
+    if (!m_step.between.empty() && !inTurn && !placeClip())
         out.manual.push_back(manualFinding(
             "code between backward() and the optimizer step (" +
                 m_src.text(m_step.between.front()->start, m_step.between.front()->end) +
@@ -453,6 +454,38 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     const std::string data = gen.dataCode();
     gen.writeFiles(model, data);
     return Result<PortResult>::ok(std::move(gen.out));
+}
+
+// Gradient clipping between backward() and the step: the Cerebras loop clips where the params
+// file says (the contract's key), with the limit the original gives as a number or a flag.
+bool CerebrasGen::placeClip()
+{
+    const auto clip = gradientClip(m_plan, m_slicer, m_step);
+    if (!clip)
+        return false;
+    const auto form = clipForm(m_runner ? "cerebras-modelzoo" : "cerebras-trainer", clip->kind);
+    if (!form || form->config.empty())
+        return false;
+    std::string value;
+    const std::string prefix = m_plan.argsName + ".";
+    if (clip->limit.find_first_not_of("0123456789.eE+-") == std::string::npos)
+        value = clip->limit;
+    else if (!m_plan.argsName.empty() && clip->limit.starts_with(prefix) &&
+             m_hp.count(clip->limit.substr(prefix.size())))
+        value = m_hp.at(clip->limit.substr(prefix.size())).value;
+    const auto dot = form->config.rfind('.');
+    const std::string sectionPath = dot == std::string::npos ? "" : form->config.substr(0, dot);
+    // The two places the generated params file has (the runner's optimizer section, the
+    // Trainer's precision callback).
+    if (value.empty() || value == "null" ||
+        (sectionPath != "optimizer" && sectionPath != "trainer.init.precision"))
+        return false;
+    m_clip = {sectionPath, form->config.substr(dot + 1), value};
+    out.notes.push_back("the gradient clipping of " + m_plan.entry + ":" +
+                        std::to_string(clip->at->line) + " (" +
+                        m_src.text(clip->at->start, clip->at->end) + ") is " + form->config +
+                        ": " + value + " in configs/params.yaml");
+    return true;
 }
 
 } // namespace portolan::port::detail

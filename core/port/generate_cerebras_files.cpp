@@ -157,6 +157,12 @@ std::string CerebrasGen::runnerYaml(const std::string& bs)
         if (!written)
             yaml += "  " + l + "\n";
     }
+    // The clip's limit, unless its flag already wrote the key.
+    const bool clipWritten =
+        std::any_of(sections["optimizer"].begin(), sections["optimizer"].end(),
+                    [&](const std::string& l) { return l.starts_with(m_clip.key + ":"); });
+    if (m_clip.section == "optimizer" && !clipWritten)
+        yaml += "  " + m_clip.key + ": " + m_clip.value + "\n";
     // The original's seed flag is the run's seed (the runner seeds before building the model, as
     // the original did with its flag).
     std::string seed = "1";
@@ -183,6 +189,8 @@ std::string CerebrasGen::trainerYaml(const std::string& bs)
     for (const auto& [k, v] : m_opt.values)
         yaml += "        " + k + ": " + v + "\n";
     yaml += m_schedule.trainerYaml;
+    if (m_clip.section == "trainer.init.precision")
+        yaml += "    precision:\n      " + m_clip.key + ": " + m_clip.value + "\n";
     yaml += "    loop:\n      max_steps: 100\n      eval_frequency: 100\n"
             "    checkpoint:\n      steps: 100\n    logging:\n      log_steps: 10\n";
     // Both loaders carry the data processor's fields, with the same batch size.

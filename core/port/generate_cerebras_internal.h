@@ -53,6 +53,7 @@ private:
     std::string trainerYaml(const std::string& bs);
     std::string runPy() const;
     void keepOriginals();
+    bool placeClip();
 
     const PortPlan& m_plan;
     Slicer m_slicer;
@@ -71,6 +72,12 @@ private:
     std::vector<const Stmt*> m_moduleStmts, m_dataStmts;
     bool m_namespaceUsed = false, m_dataNamespace = false, m_usesLoopValues = false;
     CerebrasSchedule m_schedule;
+    // The original's gradient clipping as a key of the params file: {section path, key, value};
+    // empty when none.
+    struct
+    {
+        std::string section, key, value;
+    } m_clip;
 };
 
 } // namespace portolan::port::detail

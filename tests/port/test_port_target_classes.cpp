@@ -62,6 +62,43 @@ for epoch in range(2):
         optimizer.step()
 )";
 
+// Gradient clipping between backward() and the step, on the model's parameters; the limit is
+// small, so every step clips (a port that drops the clip parts from the original at step 2).
+// @CLIP@ is swapped per row.
+const char* const Clipped = R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--clip', type=float, default=0.01)
+parser.add_argument('--lr', type=float, default=0.5)
+args = parser.parse_args()
+
+torch.manual_seed(0)
+data = TensorDataset(torch.randn(64, 6), torch.randint(0, 3, (64,)))
+loader = DataLoader(data, batch_size=8)
+net = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.@OPT@(net.parameters(), lr=args.lr)
+
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(net(x), y)
+        loss.backward()
+        @CLIP@
+        optimizer.step()
+)";
+
+std::string clipped(const std::string& clip, const std::string& opt = "SGD")
+{
+    std::string s = Clipped;
+    s.replace(s.find("@CLIP@"), 6, clip);
+    s.replace(s.find("@OPT@"), 5, opt);
+    return s;
+}
+
 void writeOriginal(const fs::path& root, const std::string& text)
 {
     fs::create_directories(root);
@@ -74,7 +111,7 @@ bool has(const std::string& text, const std::string& what)
 }
 
 Result<port::PortResult> generate(const fs::path& root, const std::string& script,
-                                  const std::string& target)
+                                  const std::string& target, const std::string& api = "runner")
 {
     writeOriginal(root, script);
     auto a = analysis::analyzeProject(root);
@@ -83,7 +120,7 @@ Result<port::PortResult> generate(const fs::path& root, const std::string& scrip
     auto plan = port::planPort(*a.value);
     if (!plan)
         return Result<port::PortResult>::fail(plan.error);
-    return port::generatePort(*plan.value, target, "runner");
+    return port::generatePort(*plan.value, target, api);
 }
 
 std::string allText(const port::PortResult& r)
@@ -104,6 +141,10 @@ private slots:
     void carriedState_data();
     void carriedState();
     void verifiesCarriedState();
+    void gradientClipping_data();
+    void gradientClipping();
+    void verifiesGradientClipping_data();
+    void verifiesGradientClipping();
     void statusNeedsDryRun_data();
     void statusNeedsDryRun();
 };
@@ -118,6 +159,14 @@ void TestPortTargetClasses::carriedState_data()
         << QStringList{"        carry = (torch.zeros(1, width, 16), torch.zeros(1, width, 16))",
                        "self.carry = carry", "self.carry = cut(self.carry)",
                        "logits, self.carry = self.model(x, self.carry)"};
+    // The program takes the state and gives back the new one; the host keeps it.
+    QTest::addRow("poptorch") << "graphcore-poptorch"
+                              << QStringList{"def forward(self, x, y, carry):",
+                                             "return loss, carry",
+                                             "loss, carry = training_model(x, y, carry)"};
+    QTest::addRow("cerebras")
+        << "cerebras-pytorch"
+        << QStringList{"self.carry = carry", "logits, self.carry = self.model(x, self.carry)"};
 }
 
 void TestPortTargetClasses::carriedState()
@@ -165,6 +214,111 @@ void TestPortTargetClasses::verifiesCarriedState()
                                       .arg(v.firstDivergence)
                                       .arg(v.maxRelLossDiff)));
     QVERIFY(r.value->full(&v));
+}
+
+void TestPortTargetClasses::gradientClipping_data()
+{
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("api");
+    QTest::addColumn<bool>("full");
+    QTest::addColumn<QStringList>("contains");
+    const std::string norm = "torch.nn.utils.clip_grad_norm_(net.parameters(), args.clip)";
+    const std::string literal = "nn.utils.clip_grad_norm_(net.parameters(), max_norm=0.25)";
+    const std::string value = "torch.nn.utils.clip_grad_value_(net.parameters(), args.clip)";
+    // Each target's documented form.
+    QTest::addRow("norm/determined")
+        << QString::fromStdString(clipped(norm)) << "determined-pytorchtrial" << "" << true
+        << QStringList{"clip_grads=lambda params: torch.nn.utils.clip_grad_norm_(params, "};
+    QTest::addRow("norm/poptorch")
+        << QString::fromStdString(clipped(norm)) << "graphcore-poptorch" << "" << true
+        << QStringList{"poptorch.optim.SGD(net.parameters(), lr=args.lr, max_grad_norm=args.clip)"};
+    QTest::addRow("literal/poptorch-adam")
+        << QString::fromStdString(clipped(literal, "Adam")) << "graphcore-poptorch" << "" << true
+        << QStringList{"poptorch.optim.Adam(net.parameters(), lr=args.lr, max_grad_norm=0.25)"};
+    QTest::addRow("norm/cerebras-runner")
+        << QString::fromStdString(clipped(norm)) << "cerebras-pytorch" << "runner" << true
+        << QStringList{"  max_gradient_norm: 0.01\n"};
+    QTest::addRow("literal/cerebras-trainer")
+        << QString::fromStdString(clipped(literal)) << "cerebras-pytorch" << "trainer" << true
+        << QStringList{"    precision:\n      max_gradient_norm: 0.25\n"};
+    QTest::addRow("value/cerebras-trainer")
+        << QString::fromStdString(clipped(value)) << "cerebras-pytorch" << "trainer" << true
+        << QStringList{"    precision:\n      max_gradient_value: 0.01\n"};
+    // No exact form: PopTorch's optimizers clip by norm only, RMSprop not at all; a clip of
+    // some of the parameters is not the target's clip of all of them. One item, at the clip.
+    QTest::addRow("value/poptorch") << QString::fromStdString(clipped(value)) << "graphcore-poptorch"
+                                    << "" << false << QStringList{};
+    QTest::addRow("rmsprop/poptorch")
+        << QString::fromStdString(clipped(norm, "RMSprop")) << "graphcore-poptorch" << "" << false
+        << QStringList{};
+    QTest::addRow("some-parameters/cerebras")
+        << QString::fromStdString(
+               clipped("torch.nn.utils.clip_grad_norm_(net[0].parameters(), args.clip)"))
+        << "cerebras-pytorch" << "runner" << false << QStringList{};
+}
+
+void TestPortTargetClasses::gradientClipping()
+{
+    QFETCH(QString, script);
+    QFETCH(QString, target);
+    QFETCH(QString, api);
+    QFETCH(bool, full);
+    QFETCH(QStringList, contains);
+    QTemporaryDir dir;
+    auto r = generate(fs::path(dir.path().toStdString()) / "original", script.toStdString(),
+                      target.toStdString(), api.toStdString());
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string all = allText(*r.value);
+    std::string manuals;
+    for (const auto& m : r.value->manual)
+        manuals += m.message + "\n";
+    QCOMPARE(r.value->full(), full);
+    if (!full) {
+        // Exactly one item, at the clip's line (line 23 of the fixture).
+        QCOMPARE(r.value->manual.size(), std::size_t(1));
+        QVERIFY2(has(manuals, "clip_grad_"), manuals.c_str());
+        QCOMPARE(r.value->manual.front().location.line, 23);
+    }
+    for (const auto& c : contains)
+        QVERIFY2(has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+}
+
+void TestPortTargetClasses::verifiesGradientClipping_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("api");
+    QTest::addRow("poptorch") << "graphcore-poptorch" << "";
+    QTest::addRow("cerebras-trainer") << "cerebras-pytorch" << "trainer";
+}
+
+// Both dry runs: the target's clip is the original's (every step clips, so a port without it,
+// or with another limit, parts from the original at step 2).
+void TestPortTargetClasses::verifiesGradientClipping()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, api);
+    const QString python = QStringLiteral("/usr/bin/python3");
+    if (!pythonHasTorch(python))
+        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root, clipped("torch.nn.utils.clip_grad_norm_(net.parameters(), args.clip)"),
+                      target.toStdString(), api.toStdString());
+    QVERIFY(r);
+    QVERIFY(r.value->full());
+    const fs::path out = fs::path(dir.path().toStdString()) / "port";
+    QVERIFY(!port::writePort(*r.value, out));
+    port::VerifyOptions o;
+    o.python = python.toStdString();
+    o.steps = 3;
+    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
+    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
+    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
+    QCOMPARE(v.dryRunSteps, 3);
+    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
+                                      .arg(v.firstDivergence)
+                                      .arg(v.maxRelLossDiff)));
 }
 
 void TestPortTargetClasses::statusNeedsDryRun_data()
