@@ -163,7 +163,8 @@ std::string pythonLiteral(const std::string& y)
 
 CerebrasGen::CerebrasGen(const PortPlan& plan, const std::string& api,
                          const std::map<std::string, std::string>& values)
-    : m_plan(plan), m_slicer(plan), m_src(m_slicer.source()), m_runner(api == "runner"), m_api(api),
+    : m_plan(plan), m_values(values), m_slicer(plan), m_src(m_slicer.source()),
+      m_runner(api == "runner"), m_api(api),
       m_hp(hyperparameters(plan, values)), m_opt(optimizerYaml(plan, m_src, m_hp)),
       m_runnerKeys(runnerOptimizerKeys(m_opt)), m_name(snake(plan.root.filename().string()))
 {
@@ -294,7 +295,8 @@ std::string CerebrasGen::modelClass()
     // A class or function that takes the flags namespace whole (`ViT(args)`): the model hands
     // it the namespace rebuilt from the params (every flag under its own name), as the
     // original's argparse gave it.
-    const std::string initText = renderLocal(m_slicer, m_step.init.local, m_initRules, ind2);
+    const std::string initText =
+        renderGuardingSeeds(m_plan, m_slicer, m_values, m_step.init.local, m_initRules, ind2);
     m_namespaceUsed = usesWhole(initText);
     if (m_namespaceUsed)
         model += namespaceBlock(ind2, false);

@@ -165,21 +165,29 @@ std::string CerebrasGen::runnerYaml(const std::string& bs)
         yaml += "  " + m_clip.key + ": " + m_clip.value + "\n";
     // The original's seed flag is the run's seed (the runner seeds before building the model, as
     // the original did with its flag).
-    std::string seed = "1";
+    // Without such a flag no seed is written: the original seeds in its own code (which the
+    // model's construction carries) or not at all, and the port does the same.
+    std::string seed;
     for (const auto& l : sections["runconfig"])
-        if (l.starts_with("seed: "))
-            seed = l.substr(6);
-    yaml += "runconfig:\n  max_steps: 100\n  log_steps: 10\n  checkpoint_steps: 100\n"
-            "  seed: " +
-            seed + "\n  model_dir: \"./model_dir\"\n";
+        if (l.starts_with("seed: ") && l.substr(6) != "null")
+            seed = "  " + l + "\n";
+    yaml += "runconfig:\n  max_steps: 100\n  log_steps: 10\n  checkpoint_steps: 100\n" + seed +
+            "  model_dir: \"./model_dir\"\n";
     return yaml;
 }
 
 std::string CerebrasGen::trainerYaml(const std::string& bs)
 {
+    // The original's seed flag is the run's seed; without one, none is written (the original's
+    // own seeding, if any, is in the model's construction).
+    std::string seed;
+    for (const auto& f : m_plan.flags)
+        if (section(f.dest) == std::pair<std::string, std::string>{"runconfig", "seed"} &&
+            m_hp.count(f.dest) && m_hp[f.dest].value != "null")
+            seed = "    seed: " + m_hp[f.dest].value + "\n";
     std::string yaml = "trainer:\n  init:\n    backend:\n      backend_type: CPU\n"
-                       "    model_dir: ./model_dir\n    seed: 1\n    model:\n      name: " +
-                       m_name + "\n";
+                       "    model_dir: ./model_dir\n" +
+                       seed + "    model:\n      name: " + m_name + "\n";
     for (const auto& d : m_modelFields)
         if (m_hp.count(d))
             yaml += "      " + d + ": " + m_hp[d].value + "\n";

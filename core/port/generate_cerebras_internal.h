@@ -56,6 +56,7 @@ private:
     bool placeClip();
 
     const PortPlan& m_plan;
+    std::map<std::string, std::string> m_values; // the original's command-line values
     Slicer m_slicer;
     const SourceFile& m_src;
     bool m_runner;

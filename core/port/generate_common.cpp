@@ -654,6 +654,56 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
 
 namespace portolan::port::detail {
 
+std::string noneSeedFlag(const PortPlan& plan, const Slicer& slicer,
+                         const std::map<std::string, std::string>& values, const Stmt& s)
+{
+    const auto seeds = slicer.seedStatements();
+    if (plan.argsName.empty() || std::find(seeds.begin(), seeds.end(), &s) == seeds.end())
+        return {};
+    const std::string text = slicer.source().text(s.start, s.end);
+    for (const auto& f : plan.flags) {
+        const std::string use = plan.argsName + "." + f.dest;
+        const auto at = text.find(use);
+        const bool whole = at != std::string::npos &&
+                           (at + use.size() == text.size() ||
+                            !(std::isalnum(static_cast<unsigned char>(text[at + use.size()])) ||
+                              text[at + use.size()] == '_'));
+        if (whole && !f.required && f.action.empty() &&
+            (f.defaultText.empty() || f.defaultText == "None") &&
+            !values.count(f.options.empty() ? "" : f.options.front()))
+            return f.dest;
+    }
+    return {};
+}
+
+std::string renderGuardingSeeds(const PortPlan& plan, const Slicer& slicer,
+                                const std::map<std::string, std::string>& values,
+                                const std::vector<const Stmt*>& stmts, const RenderRules& rules,
+                                const std::string& indent)
+{
+    const bool any = std::any_of(stmts.begin(), stmts.end(), [&](const Stmt* s) {
+        return !noneSeedFlag(plan, slicer, values, *s).empty();
+    });
+    if (!any)
+        return renderLocal(slicer, stmts, rules, indent);
+    std::string out;
+    for (const Stmt* s : stmts) {
+        const std::string flag = noneSeedFlag(plan, slicer, values, *s);
+        if (flag.empty()) {
+            out += renderLocal(slicer, {s}, rules, indent);
+            continue;
+        }
+        // torch.manual_seed(None) raises; the original draws a seed then (or seeds itself
+        // before, under `if flag is None`), as the target does when no seed is set.
+        const std::string read = rules.flag ? rules.flag(flag)
+                                            : renameIdentifiers(plan.argsName, rules.rename) +
+                                                  "." + flag;
+        out += indent + "if " + read + " is not None:\n";
+        out += renderLocal(slicer, {s}, rules, indent + "    ");
+    }
+    return out;
+}
+
 void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out)
 {
     // A step the port does not place is one manual item (the plan's): what it reads is the

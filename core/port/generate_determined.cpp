@@ -102,29 +102,6 @@ struct DeterminedPort
             rules.rename[d] = "self.context.device";
     }
 
-    // The flag a seeding call of the original reads when that flag has no default (None):
-    // `torch.manual_seed(args.seed)` with `--seed` unset. "" otherwise.
-    std::string noneSeed(const Stmt& s) const
-    {
-        const auto seeds = slicer.seedStatements();
-        if (plan.argsName.empty() || std::find(seeds.begin(), seeds.end(), &s) == seeds.end())
-            return {};
-        const std::string text = src.text(s.start, s.end);
-        for (const auto& f : plan.flags) {
-            const std::string use = plan.argsName + "." + f.dest;
-            const auto at = text.find(use);
-            const bool whole = at != std::string::npos &&
-                               (at + use.size() == text.size() ||
-                                !(std::isalnum(static_cast<unsigned char>(text[at + use.size()])) ||
-                                  text[at + use.size()] == '_'));
-            if (whole && !f.required && f.action.empty() &&
-                (f.defaultText.empty() || f.defaultText == "None") &&
-                !values.count(f.options.empty() ? "" : f.options.front()))
-                return f.dest;
-        }
-        return {};
-    }
-
     // __init__: the model, optimizers and schedulers built and wrapped.
     void initMethod()
     {
@@ -169,11 +146,8 @@ struct DeterminedPort
                                      src.text(s->start, s->end).starts_with(pendingWrap + ".");
                 if (!pendingWrap.empty() && !mutator)
                     wrap();
-                if (const std::string flag = noneSeed(*s); !flag.empty()) {
-                    // torch.manual_seed(None) raises; the original draws a seed then, as
-                    // Determined's own trial seed does when the flag is not set.
-                    init += ind + "if " + rules.flag(flag) + " is not None:\n";
-                    init += renderLocal(slicer, {s}, rules, ind + "    ");
+                if (!noneSeedFlag(plan, slicer, values, *s).empty()) {
+                    init += renderGuardingSeeds(plan, slicer, values, {s}, rules, ind);
                     continue;
                 }
                 init += renderLocal(slicer, {s}, rules, ind);

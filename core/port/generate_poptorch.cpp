@@ -240,7 +240,9 @@ struct PopTorchPort
                     main += ind + plan.argsName + " = " + *a->defines.begin() + "\n";
         const ClipInOptimizer clip = clipInOptimizer();
         for (const Stmt* s : sc.init.local) {
-            std::string text = renderLocal(slicer, {s}, rules, ind);
+            // The script parses its own flags in the port, so a seed flag is None exactly when
+            // the command line leaves it unset: the guard holds for any command line.
+            std::string text = renderGuardingSeeds(plan, slicer, {}, {s}, rules, ind);
             // The optimizer that clips as the original did between backward() and the step.
             if (clip.statement == s && text.find(clip.from) != std::string::npos) {
                 text.replace(text.find(clip.from), clip.from.size(), clip.to);

@@ -99,6 +99,38 @@ std::string clipped(const std::string& clip, const std::string& opt = "SGD")
     return s;
 }
 
+// Seeding: @SEED@ is swapped per row (a seed flag that defaults to None, a literal, none).
+const char* const Seeded = R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--seed', type=int, help='random seed')
+parser.add_argument('--lr', type=float, default=0.1)
+args = parser.parse_args()
+@SEED@
+data = TensorDataset(torch.randn(32, 6), torch.randint(0, 3, (32,)))
+loader = DataLoader(data, batch_size=8, shuffle=True)
+net = nn.Sequential(nn.Linear(6, 8), nn.Dropout(0.5), nn.Linear(8, 3))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(net.parameters(), lr=args.lr)
+
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(net(x), y)
+        loss.backward()
+        optimizer.step()
+)";
+
+std::string seeded(const std::string& seed)
+{
+    std::string s = Seeded;
+    s.replace(s.find("@SEED@"), 6, seed);
+    return s;
+}
+
 void writeOriginal(const fs::path& root, const std::string& text)
 {
     fs::create_directories(root);
@@ -145,6 +177,10 @@ private slots:
     void gradientClipping();
     void verifiesGradientClipping_data();
     void verifiesGradientClipping();
+    void seeds_data();
+    void seeds();
+    void verifiesNoneSeed_data();
+    void verifiesNoneSeed();
     void statusNeedsDryRun_data();
     void statusNeedsDryRun();
 };
@@ -307,6 +343,99 @@ void TestPortTargetClasses::verifiesGradientClipping()
                       target.toStdString(), api.toStdString());
     QVERIFY(r);
     QVERIFY(r.value->full());
+    const fs::path out = fs::path(dir.path().toStdString()) / "port";
+    QVERIFY(!port::writePort(*r.value, out));
+    port::VerifyOptions o;
+    o.python = python.toStdString();
+    o.steps = 3;
+    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
+    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
+    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
+    QCOMPARE(v.dryRunSteps, 3);
+    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
+                                      .arg(v.firstDivergence)
+                                      .arg(v.maxRelLossDiff)));
+}
+
+void TestPortTargetClasses::seeds_data()
+{
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("api");
+    QTest::addColumn<QStringList>("contains");
+    QTest::addColumn<QStringList>("absent");
+    const QString none = QString::fromStdString(seeded("torch.manual_seed(args.seed)"));
+    const QString literal = QString::fromStdString(seeded("torch.manual_seed(7)"));
+    const QString unseeded = QString::fromStdString(seeded(""));
+    // A seed flag that defaults to None: every target guards the call, as the original would
+    // otherwise raise on torch.manual_seed(None).
+    QTest::addRow("none/determined")
+        << none << "determined-pytorchtrial" << ""
+        << QStringList{"if self.context.get_hparam(\"seed\") is not None:\n"
+                       "            torch.manual_seed(self.context.get_hparam(\"seed\"))"}
+        << QStringList{};
+    QTest::addRow("none/poptorch") << none << "graphcore-poptorch" << ""
+                                   << QStringList{"if args.seed is not None:\n"
+                                                  "        torch.manual_seed(args.seed)"}
+                                   << QStringList{};
+    QTest::addRow("none/cerebras-runner")
+        << none << "cerebras-pytorch" << "runner"
+        << QStringList{"is not None:\n            torch.manual_seed("} << QStringList{};
+    // The Cerebras port seeds where the original does, and invents no seed of its own.
+    for (const char* api : {"runner", "trainer"}) {
+        QTest::addRow("literal/cerebras-%s", api)
+            << literal << "cerebras-pytorch" << api << QStringList{"torch.manual_seed(7)"}
+            << QStringList{"seed: 1\n"};
+        QTest::addRow("unseeded/cerebras-%s", api)
+            << unseeded << "cerebras-pytorch" << api << QStringList{}
+            << QStringList{"seed: 1\n", "manual_seed"};
+    }
+}
+
+void TestPortTargetClasses::seeds()
+{
+    QFETCH(QString, script);
+    QFETCH(QString, target);
+    QFETCH(QString, api);
+    QFETCH(QStringList, contains);
+    QFETCH(QStringList, absent);
+    QTemporaryDir dir;
+    auto r = generate(fs::path(dir.path().toStdString()) / "original", script.toStdString(),
+                      target.toStdString(), api.toStdString());
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string all = allText(*r.value);
+    for (const auto& c : contains)
+        QVERIFY2(has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+    for (const auto& c : absent)
+        QVERIFY2(!has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+}
+
+void TestPortTargetClasses::verifiesNoneSeed_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("api");
+    QTest::addRow("poptorch") << "graphcore-poptorch" << "";
+    QTest::addRow("cerebras-runner") << "cerebras-pytorch" << "runner";
+}
+
+// Both dry runs, the seed flag unset and drawn by the original when None (the port does not
+// assign flags): the port's dry run reaches its steps (unguarded, it stops on
+// torch.manual_seed(None) before the first) and trains as the original.
+void TestPortTargetClasses::verifiesNoneSeed()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, api);
+    const QString python = QStringLiteral("/usr/bin/python3");
+    if (!pythonHasTorch(python))
+        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root,
+                      seeded("import random\nif args.seed is None:\n"
+                             "    args.seed = random.randint(1, 10000)\n"
+                             "torch.manual_seed(args.seed)"),
+                      target.toStdString(), api.toStdString());
+    QVERIFY(r);
     const fs::path out = fs::path(dir.path().toStdString()) / "port";
     QVERIFY(!port::writePort(*r.value, out));
     port::VerifyOptions o;
