@@ -584,7 +584,8 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
                     wanted.insert(n);
         }
         for (const auto& s : plan.schedulers)
-            wanted.insert(s.variable);
+            if (s.synthesized.empty()) // a made-up scheduler is written by the target
+                wanted.insert(s.variable);
     }
     std::set<std::string> force;
     // Several models trained in turn: each is built (and wrapped) by the target.
@@ -599,7 +600,8 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
     for (const auto& o : plan.optimizers)
         force.insert(o.variable);
     for (const auto& s : plan.schedulers)
-        force.insert(s.variable);
+        if (s.synthesized.empty())
+            force.insert(s.variable);
     for (const auto& n : drawnAfterModel(plan, slicer, sc.bodyFree))
         force.insert(n);
     // State the step carries from batch to batch (`h = detach(h); out, h = model(x, h)`): read

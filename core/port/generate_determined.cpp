@@ -159,7 +159,13 @@ struct DeterminedPort
                         init += ind + o.variable + " = self.context.wrap_optimizer(" + o.variable +
                                 ")\n";
                 for (const auto& sch : plan.schedulers)
-                    if (s->defines.count(sch.variable))
+                    if (!sch.synthesized.empty() && !plan.optimizers.empty() &&
+                        s->defines.count(plan.optimizers.front().variable))
+                        init += ind + "# The same schedule as " + sch.replaces + ".\n" + ind +
+                                sch.variable + " = self.context.wrap_lr_scheduler(\n" + ind +
+                                "    " + sch.synthesized + ",\n" + ind +
+                                "    step_mode=LRScheduler.StepMode.STEP_EVERY_EPOCH)\n";
+                    else if (s->defines.count(sch.variable))
                         init += ind + sch.variable + " = self.context.wrap_lr_scheduler(\n" + ind +
                                 "    " + sch.variable + ",\n" + ind +
                                 "    step_mode=LRScheduler.StepMode." +

@@ -360,7 +360,11 @@ struct PopTorchPort
                         sc.between.front()->start, sc.between.front()->end, ""},
                 "gradient clipping: poptorch.optim optimizers take max_grad_norm"));
         for (const auto& s : plan.schedulers)
-            main += ind + "# " + s.variable + " (" + s.qualified +
+            if (!s.synthesized.empty())
+                main += ind + "# The same schedule as " + s.replaces + ".\n" + ind + s.variable +
+                        " = " + s.synthesized + "\n";
+            else
+                main += ind + "# " + s.variable + " (" + s.qualified +
                     ") is stepped as in the original; call training_model.setOptimizer(" +
                     optimizer + ") after it.\n";
     }

@@ -131,6 +131,50 @@ std::string seeded(const std::string& seed)
     return s;
 }
 
+// A learning rate decayed by hand at the end of every K-th epoch and written into the optimizer
+// (@COND@ swapped per row). An epoch is one batch of the dry run's size (2), so a decay every
+// epoch shows in the first steps the verification compares.
+const char* const Decayed = R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--epochs', type=int, default=6)
+args = parser.parse_args()
+
+rate = 0.5
+torch.manual_seed(0)
+data = TensorDataset(torch.randn(2, 6), torch.randint(0, 3, (2,)))
+loader = DataLoader(data, batch_size=2)
+net = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(net.parameters(), lr=rate)
+
+
+def set_rate(opt, value):
+    for group in opt.param_groups:
+        group['lr'] = value
+
+
+for epoch in range(args.epochs):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(net(x), y)
+        loss.backward()
+        optimizer.step()
+    if @COND@:
+        rate /= 4
+        set_rate(optimizer, rate)
+)";
+
+std::string decayed(const std::string& cond)
+{
+    std::string s = Decayed;
+    s.replace(s.find("@COND@"), 6, cond);
+    return s;
+}
+
 void writeOriginal(const fs::path& root, const std::string& text)
 {
     fs::create_directories(root);
@@ -181,6 +225,10 @@ private slots:
     void seeds();
     void verifiesNoneSeed_data();
     void verifiesNoneSeed();
+    void lrDecay_data();
+    void lrDecay();
+    void verifiesLrDecay_data();
+    void verifiesLrDecay();
     void statusNeedsDryRun_data();
     void statusNeedsDryRun();
 };
@@ -441,6 +489,112 @@ void TestPortTargetClasses::verifiesNoneSeed()
     port::VerifyOptions o;
     o.python = python.toStdString();
     o.steps = 3;
+    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
+    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
+    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
+    QCOMPARE(v.dryRunSteps, 3);
+    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
+                                      .arg(v.firstDivergence)
+                                      .arg(v.maxRelLossDiff)));
+}
+
+void TestPortTargetClasses::lrDecay_data()
+{
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("api");
+    QTest::addColumn<bool>("full");
+    QTest::addColumn<QStringList>("contains");
+    const QString every3 = QString::fromStdString(decayed("(epoch + 1) % 3 == 0"));
+    const QStringList stepLr{"torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=1 / 4)"};
+    QTest::addRow("step/determined")
+        << every3 << "determined-pytorchtrial" << "" << true
+        << (stepLr + QStringList{"step_mode=LRScheduler.StepMode.STEP_EVERY_EPOCH"});
+    QTest::addRow("step/poptorch") << every3 << "graphcore-poptorch" << "" << true
+                                   << (stepLr + QStringList{"        lr_decay.step()\n"});
+    // An epoch of 2 samples in batches of 2 (what the original's dry run read): 3 epochs are
+    // 3 steps.
+    QTest::addRow("step/cerebras-runner")
+        << every3 << "cerebras-pytorch" << "runner" << true
+        << QStringList{"decay_steps: 3\n", "decay_rate: 0.25\n", "staircase: true"};
+    QTest::addRow("step/cerebras-trainer")
+        << every3 << "cerebras-pytorch" << "trainer" << true
+        << QStringList{"- StepLR:\n", "step_size: 3\n", "gamma: 0.25\n"};
+    // Not a StepLR: `epoch % 3 == 0` decays after the first epoch already; the items stay.
+    QTest::addRow("first-epoch/determined")
+        << QString::fromStdString(decayed("epoch % 3 == 0")) << "determined-pytorchtrial" << ""
+        << false << QStringList{};
+    QTest::addRow("other-condition/poptorch")
+        << QString::fromStdString(decayed("loss.item() < 0.1")) << "graphcore-poptorch" << ""
+        << false << QStringList{};
+}
+
+void TestPortTargetClasses::lrDecay()
+{
+    QFETCH(QString, script);
+    QFETCH(QString, target);
+    QFETCH(QString, api);
+    QFETCH(bool, full);
+    QFETCH(QStringList, contains);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    writeOriginal(root, script.toStdString());
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY(plan);
+    plan.value->train.observedSamples = 2; // as the original's dry run reports it
+    auto r = port::generatePort(*plan.value, target.toStdString(), api.toStdString());
+    QVERIFY(r);
+    const std::string all = allText(*r.value);
+    std::string manuals;
+    for (const auto& m : r.value->manual)
+        manuals += m.message + "\n";
+    QVERIFY2(r.value->full() == full, manuals.c_str());
+    if (!full) // no scheduler made (the items keep naming the decay)
+        QVERIFY2(!has(all, "lr_decay"), all.c_str());
+    for (const auto& c : contains)
+        QVERIFY2(has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+}
+
+void TestPortTargetClasses::verifiesLrDecay_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("api");
+    QTest::addRow("determined") << "determined-pytorchtrial" << "";
+    QTest::addRow("poptorch") << "graphcore-poptorch" << "";
+    QTest::addRow("cerebras-runner") << "cerebras-pytorch" << "runner";
+}
+
+// Both dry runs, the rate divided after every epoch of one step: the port's scheduler decays it
+// as the original does (with the starting rate kept, the losses part at step 3).
+void TestPortTargetClasses::verifiesLrDecay()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, api);
+    const QString python = QStringLiteral("/usr/bin/python3");
+    if (!pythonHasTorch(python))
+        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    writeOriginal(root, decayed("(epoch + 1) % 1 == 0"));
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY(plan);
+    port::VerifyOptions o;
+    o.python = python.toStdString();
+    o.steps = 3;
+    // The original's run first, as the CLI's --verify does: it says the samples of an epoch.
+    const port::OriginalRun original = port::runOriginal(root, *plan.value, o);
+    plan.value->train.observedSamples = original.trainSamples;
+    plan.value->train.observedSynthetic = original.trainSamplesSynthetic;
+    auto r = port::generatePort(*plan.value, target.toStdString(), api.toStdString());
+    QVERIFY(r);
+    QVERIFY(r.value->full());
+    const fs::path out = fs::path(dir.path().toStdString()) / "port";
+    QVERIFY(!port::writePort(*r.value, out));
+    o.original = &original;
     const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
     QVERIFY2(v.originalError.empty(), v.originalError.c_str());
     QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
