@@ -36,11 +36,19 @@ void CerebrasGen::writeFiles(const std::string& model, const std::string& data)
         module = "import types\n" + module;
         dataModule = "import types\n" + dataModule;
     }
+    if (!m_moduleGlobals.empty() || !m_namespaceReaders.empty()) {
+        module += "\n# Set by " + m_cls +
+                  ".__init__ from the params, as the original computed them from its flags.\n";
+        for (const auto& n : m_moduleGlobals)
+            module += n + " = None\n";
+        if (!m_namespaceReaders.empty())
+            module += m_plan.argsName + " = None\n";
+    }
     // A definition whose every reading of the name is of its own parameter (`def f(args)`,
     // `def loss_function(self, *args)`) does not read the flags.
     for (const Stmt* s : m_moduleStmts)
         if (!m_plan.argsName.empty() && s->uses.count(m_plan.argsName) &&
-            !takesNamespace(m_src, *s, m_plan.argsName))
+            !takesNamespace(m_src, *s, m_plan.argsName) && !m_namespaceReaders.count(s))
             out.manual.push_back(manualFinding(
                 (s->name.empty() ? std::string("a module-level statement") : s->name) +
                     " reads the command-line flags at module level",

@@ -54,6 +54,7 @@ private:
     std::string runPy() const;
     void keepOriginals();
     bool placeClip();
+    std::string moduleGlobalsBlock(const std::string& indent);
 
     const PortPlan& m_plan;
     std::map<std::string, std::string> m_values; // the original's command-line values
@@ -73,6 +74,10 @@ private:
     std::vector<const Stmt*> m_moduleStmts, m_dataStmts;
     bool m_namespaceUsed = false, m_dataNamespace = false, m_usesLoopValues = false;
     CerebrasSchedule m_schedule;
+    // Module globals the model's constructor sets (moduleGlobalsBlock), and the definitions that
+    // read the flags namespace as a global.
+    std::set<std::string> m_moduleGlobals;
+    std::set<const Stmt*> m_namespaceReaders;
     // The original's gradient clipping as a key of the params file: {section path, key, value};
     // empty when none.
     struct

@@ -3,6 +3,8 @@
 // through the model and detached each step), and the one status rule that a port whose
 // verification could not run its dry run is not full. The verification row runs both dry runs.
 #include "core/analysis/analysis.h"
+#include "core/common/resources.h"
+#include "core/guides/guide.h"
 #include "core/port/generate.h"
 #include "tests/porting_gui/port_test_support.h"
 
@@ -175,6 +177,85 @@ std::string decayed(const std::string& cond)
     return s;
 }
 
+// Two models trained in turn, written as such scripts often are: the flags parsed at module
+// level and read by the model classes as a global (`opt.latent`), a module value computed from
+// them (`shape`), the critic built at module level, betas from flags, a seed flag that defaults
+// to None. The one-loss targets leave the step to the user (one item, at the first backward());
+// nothing else may be left: no cascade of check errors, and the dry run runs.
+const char* const InTurn = R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--latent', type=int, default=4)
+parser.add_argument('--channels', type=int, default=2)
+parser.add_argument('--size', type=int, default=3)
+parser.add_argument('--lr', type=float, default=0.01)
+parser.add_argument('--b1', type=float, default=0.5)
+parser.add_argument('--seed', type=int)
+opt = parser.parse_args()
+
+shape = (opt.channels, opt.size)
+if opt.seed is not None:
+    torch.manual_seed(opt.seed)
+
+
+class Maker(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(opt.latent, shape[0] * shape[1])
+
+    def forward(self, z):
+        return self.net(z).view(z.size(0), *shape)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(shape[0] * shape[1], 1), nn.Sigmoid())
+
+    def forward(self, x):
+        return self.net(x.view(x.size(0), -1))
+
+
+critic = Critic()
+maker = Maker()
+loss_fn = nn.BCELoss()
+opt_m = torch.optim.Adam(maker.parameters(), lr=opt.lr, betas=(opt.b1, 0.999))
+opt_c = torch.optim.Adam(critic.parameters(), lr=opt.lr, betas=(opt.b1, 0.999))
+loader = DataLoader(TensorDataset(torch.randn(16, 2, 3)), batch_size=4)
+
+for epoch in range(2):
+    for (real,) in loader:
+        ones = torch.ones(real.size(0), 1)
+        zeros = torch.zeros(real.size(0), 1)
+        opt_m.zero_grad()
+        made = maker(torch.randn(real.size(0), opt.latent))
+        loss_m = loss_fn(critic(made), ones)
+        loss_m.backward()
+        opt_m.step()
+        opt_c.zero_grad()
+        loss_c = loss_fn(critic(real), ones) + loss_fn(critic(made.detach()), zeros)
+        loss_c.backward()
+        opt_c.step()
+)";
+
+// The target guide's errors on a written port (what verifyPort's check counts).
+int checkErrors(const fs::path& port, const std::string& target, std::string* said)
+{
+    const guides::GuideSet set = guides::loadGuides(resourcesDir() / "guides");
+    const guides::Guide* guide = set.find(target);
+    auto a = analysis::analyzeProject(port);
+    if (!guide || !a)
+        return -1;
+    const guides::GuideResult r = guides::runGuide(*guide, *a.value);
+    for (const auto& f : r.allFindings())
+        if (f.severity == Severity::Error)
+            *said += f.location.toString() + " " + f.message + "\n";
+    return r.errors;
+}
+
 void writeOriginal(const fs::path& root, const std::string& text)
 {
     fs::create_directories(root);
@@ -229,6 +310,8 @@ private slots:
     void lrDecay();
     void verifiesLrDecay_data();
     void verifiesLrDecay();
+    void modelsInTurn_data();
+    void modelsInTurn();
     void statusNeedsDryRun_data();
     void statusNeedsDryRun();
 };
@@ -602,6 +685,48 @@ void TestPortTargetClasses::verifiesLrDecay()
     QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
                                       .arg(v.firstDivergence)
                                       .arg(v.maxRelLossDiff)));
+}
+
+void TestPortTargetClasses::modelsInTurn_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("api");
+    QTest::addColumn<bool>("dryRun"); // also run the port's dry run
+    QTest::addRow("poptorch") << "graphcore-poptorch" << "" << false;
+    QTest::addRow("cerebras-runner") << "cerebras-pytorch" << "runner" << true;
+}
+
+void TestPortTargetClasses::modelsInTurn()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, api);
+    QFETCH(bool, dryRun);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root, InTurn, target.toStdString(), api.toStdString());
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    std::string manuals;
+    for (const auto& m : r.value->manual)
+        manuals += m.message + "\n";
+    QVERIFY2(r.value->manual.size() == 1, manuals.c_str());
+    QVERIFY2(has(manuals, "2 models trained in turn"), manuals.c_str());
+    QCOMPARE(r.value->manual.front().location.line, 52); // loss_m.backward()
+    const fs::path out = fs::path(dir.path().toStdString()) / "port";
+    QVERIFY(!port::writePort(*r.value, out));
+    std::string said;
+    QVERIFY2(checkErrors(out, target.toStdString(), &said) == 0, said.c_str());
+    if (!dryRun)
+        return;
+    const QString python = QStringLiteral("/usr/bin/python3");
+    if (!pythonHasTorch(python))
+        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    port::VerifyOptions o;
+    o.python = python.toStdString();
+    o.steps = 3;
+    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
+    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
+    QCOMPARE(v.dryRunSteps, 3);
+    QCOMPARE(r.value->leftFor(&v).size(), std::size_t(1));
 }
 
 void TestPortTargetClasses::statusNeedsDryRun_data()
