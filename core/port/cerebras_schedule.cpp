@@ -237,9 +237,8 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
     for (const auto& s : plan.schedulers) {
         const std::string kind = s.qualified.substr(s.qualified.rfind('.') + 1);
         // A scheduler the plan made (a decay by hand) has its StepLR arguments, not a call.
-        const TSNode call = s.synthesized.empty()
-                                ? src.nodeAt(s.construction.start, s.construction.end)
-                                : TSNode{};
+        const TSNode call =
+            s.synthesized.empty() ? src.nodeAt(s.construction.start, s.construction.end) : TSNode{};
         CallArgs a = s.synthesized.empty() ? callArgs(src, call) : CallArgs{};
         if (!s.synthesized.empty())
             a.keyword = {{"step_size", s.stepSize}, {"gamma", s.gamma}};

@@ -181,9 +181,9 @@ std::string pythonLiteral(const std::string& y)
 CerebrasGen::CerebrasGen(const PortPlan& plan, const std::string& api,
                          const std::map<std::string, std::string>& values)
     : m_plan(plan), m_values(values), m_slicer(plan), m_src(m_slicer.source()),
-      m_runner(api == "runner"), m_api(api),
-      m_hp(hyperparameters(plan, values)), m_opt(optimizerYaml(plan, m_src, m_hp)),
-      m_runnerKeys(runnerOptimizerKeys(m_opt)), m_name(snake(plan.root.filename().string()))
+      m_runner(api == "runner"), m_api(api), m_hp(hyperparameters(plan, values)),
+      m_opt(optimizerYaml(plan, m_src, m_hp)), m_runnerKeys(runnerOptimizerKeys(m_opt)),
+      m_name(snake(plan.root.filename().string()))
 {
     // The runner's model and data code sit in the entry's folder (`neural_style/model.py`), so
     // the entry's imports of its sibling modules (`import utils`) resolve as they did for the
@@ -216,9 +216,15 @@ CerebrasGen::CerebrasGen(const PortPlan& plan, const std::string& api,
             return params + ".get(\"" + s + "\", {}).get(\"" + k + "\", " +
                    pythonLiteral(it->second.value) + ")";
         };
-        m_initRules.flag = [read](const std::string& dest) { return read(dest, "params"); };
-        m_fwdRules.flag = [read](const std::string& dest) { return read(dest, "self.params"); };
-        m_dataRules.flag = [read](const std::string& dest) { return read(dest, "params"); };
+        m_initRules.flag = [read](const std::string& dest) {
+            return read(dest, "params");
+        };
+        m_fwdRules.flag = [read](const std::string& dest) {
+            return read(dest, "self.params");
+        };
+        m_dataRules.flag = [read](const std::string& dest) {
+            return read(dest, "params");
+        };
     } else {
         m_initRules.flag = [this](const std::string& dest) {
             m_modelFields.insert(dest);
@@ -499,8 +505,8 @@ bool CerebrasGen::placeClip()
     m_clip = {sectionPath, form->config.substr(dot + 1), value};
     out.notes.push_back("the gradient clipping of " + m_plan.entry + ":" +
                         std::to_string(clip->at->line) + " (" +
-                        m_src.text(clip->at->start, clip->at->end) + ") is " + form->config +
-                        ": " + value + " in configs/params.yaml");
+                        m_src.text(clip->at->start, clip->at->end) + ") is " + form->config + ": " +
+                        value + " in configs/params.yaml");
     return true;
 }
 

@@ -489,39 +489,6 @@ std::set<std::string> drawnAfterModel(const PortPlan& plan, const Slicer& slicer
 } // namespace
 
 // The names the step reads before binding them itself, then binds: state it carries over.
-std::set<std::string> carriedState(const Slicer& slicer, const StepCode& sc)
-{
-    const SourceFile& src = slicer.source();
-    std::set<std::string> bound, readFirst;
-    for (const auto* list : {&sc.forward, &sc.between})
-        for (const Stmt* s : *list) {
-            // What the statement reads: an assignment's right side (and a target that is not a
-            // plain name, `x[i] = ...`); an augmented one reads its target too.
-            std::set<std::string> reads = s->uses;
-            const TSNode e = ts_node_named_child(s->node, 0);
-            const std::string kind =
-                s->type == "expression_statement" && !ts_node_is_null(e) ? ts_node_type(e) : "";
-            if (kind == "assignment") {
-                reads = usedNames(src, ts_node_child_by_field_name(e, "right", 5));
-                const TSNode left = ts_node_child_by_field_name(e, "left", 4);
-                const std::string lt = ts_node_is_null(left) ? "" : ts_node_type(left);
-                if (lt != "identifier" && lt != "pattern_list" && lt != "tuple_pattern" &&
-                    lt != "list_pattern")
-                    for (const auto& n : usedNames(src, left))
-                        reads.insert(n);
-            }
-            for (const auto& n : reads)
-                if (!bound.count(n))
-                    readFirst.insert(n);
-            bound.insert(s->defines.begin(), s->defines.end());
-        }
-    std::set<std::string> out;
-    for (const auto& n : readFirst)
-        if (bound.count(n) && !sc.batchNames.count(n))
-            out.insert(n);
-    return out;
-}
-
 StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers, bool argsGlobal)
 {
     StepCode sc;
@@ -655,56 +622,6 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
 } // namespace portolan::port::detail
 
 namespace portolan::port::detail {
-
-std::string noneSeedFlag(const PortPlan& plan, const Slicer& slicer,
-                         const std::map<std::string, std::string>& values, const Stmt& s)
-{
-    const auto seeds = slicer.seedStatements();
-    if (plan.argsName.empty() || std::find(seeds.begin(), seeds.end(), &s) == seeds.end())
-        return {};
-    const std::string text = slicer.source().text(s.start, s.end);
-    for (const auto& f : plan.flags) {
-        const std::string use = plan.argsName + "." + f.dest;
-        const auto at = text.find(use);
-        const bool whole = at != std::string::npos &&
-                           (at + use.size() == text.size() ||
-                            !(std::isalnum(static_cast<unsigned char>(text[at + use.size()])) ||
-                              text[at + use.size()] == '_'));
-        if (whole && !f.required && f.action.empty() &&
-            (f.defaultText.empty() || f.defaultText == "None") &&
-            !values.count(f.options.empty() ? "" : f.options.front()))
-            return f.dest;
-    }
-    return {};
-}
-
-std::string renderGuardingSeeds(const PortPlan& plan, const Slicer& slicer,
-                                const std::map<std::string, std::string>& values,
-                                const std::vector<const Stmt*>& stmts, const RenderRules& rules,
-                                const std::string& indent)
-{
-    const bool any = std::any_of(stmts.begin(), stmts.end(), [&](const Stmt* s) {
-        return !noneSeedFlag(plan, slicer, values, *s).empty();
-    });
-    if (!any)
-        return renderLocal(slicer, stmts, rules, indent);
-    std::string out;
-    for (const Stmt* s : stmts) {
-        const std::string flag = noneSeedFlag(plan, slicer, values, *s);
-        if (flag.empty()) {
-            out += renderLocal(slicer, {s}, rules, indent);
-            continue;
-        }
-        // torch.manual_seed(None) raises; the original draws a seed then (or seeds itself
-        // before, under `if flag is None`), as the target does when no seed is set.
-        const std::string read = rules.flag ? rules.flag(flag)
-                                            : renameIdentifiers(plan.argsName, rules.rename) +
-                                                  "." + flag;
-        out += indent + "if " + read + " is not None:\n";
-        out += renderLocal(slicer, {s}, rules, indent + "    ");
-    }
-    return out;
-}
 
 void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out)
 {

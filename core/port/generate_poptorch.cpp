@@ -65,7 +65,8 @@ struct PopTorchPort
         ClipInOptimizer c;
         const auto clip = gradientClip(plan, slicer, sc);
         const auto form = clip ? clipForm("poptorch", clip->kind) : std::nullopt;
-        if (!form || form->argument.empty() || !form->optimizers.count(plan.optimizers[0].qualified))
+        if (!form || form->argument.empty() || plan.optimizers[0].synthesized ||
+            !form->optimizers.count(plan.optimizers[0].qualified))
             return c;
         const OptimizerPlan& o = plan.optimizers[0];
         const TSNode call = src.nodeAt(o.construction.start, o.construction.end);
@@ -342,10 +343,18 @@ struct PopTorchPort
                                       ": PopTorch trains with SGD, Adam, AdamW, RMSprop or LAMB");
             }
             if (o.synthesized) {
+                // Its gradient clipping, in the optimizer as for a torch one (clipInOptimizer).
+                const auto clip = gradientClip(plan, slicer, sc);
+                const auto form = clip ? clipForm("poptorch", clip->kind) : std::nullopt;
+                std::string clipArg;
+                if (form && !form->argument.empty() && form->optimizers.count("torch.optim.SGD")) {
+                    clipArg = ", " + form->argument + "=" + render(src, clip->limitNode, rules);
+                    clipPlaced = true;
+                }
                 main += ind + "# The original updates the weights by hand with plain SGD.\n";
                 main += ind + "optimizer = poptorch.optim.SGD(" + plan.modelBinding +
                         ".parameters(), lr=" + (o.learningRate.empty() ? "0.1" : o.learningRate) +
-                        ")\n";
+                        clipArg + ")\n";
                 optimizer = "optimizer";
             } else {
                 optimizer = o.variable;
@@ -365,8 +374,8 @@ struct PopTorchPort
                         " = " + s.synthesized + "\n";
             else
                 main += ind + "# " + s.variable + " (" + s.qualified +
-                    ") is stepped as in the original; call training_model.setOptimizer(" +
-                    optimizer + ") after it.\n";
+                        ") is stepped as in the original; call training_model.setOptimizer(" +
+                        optimizer + ") after it.\n";
     }
 
     // trainingModel, the loop over the loader, the schedulers and the evaluation.

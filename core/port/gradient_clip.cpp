@@ -2,9 +2,8 @@
 
 #include "core/common/resources.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cstring>
+#include <yaml-cpp/yaml.h>
 
 namespace portolan::port::detail {
 
@@ -20,8 +19,8 @@ std::string nodeText(const SourceFile& src, TSNode n)
 std::optional<GradientClip> gradientClip(const PortPlan& plan, const Slicer& slicer,
                                          const StepCode& sc)
 {
-    if (sc.between.size() != 1 || plan.optimizers.size() != 1 || plan.optimizers[0].closure ||
-        plan.optimizers[0].synthesized)
+    // One optimizer (a hand-written SGD update counts: the port makes it an SGD optimizer).
+    if (sc.between.size() != 1 || plan.optimizers.size() != 1 || plan.optimizers[0].closure)
         return std::nullopt;
     const SourceFile& src = slicer.source();
     const Stmt* s = sc.between.front();
@@ -31,9 +30,8 @@ std::optional<GradientClip> gradientClip(const PortPlan& plan, const Slicer& sli
         return std::nullopt;
     // The callee as written (`clip_grad_norm_`, `nn.utils.clip_grad_norm_`, ...): torch's.
     const std::string callee = nodeText(src, ts_node_child_by_field_name(call, "function", 8));
-    const std::string name = callee.substr(callee.rfind('.') == std::string::npos
-                                               ? 0
-                                               : callee.rfind('.') + 1);
+    const std::string name =
+        callee.substr(callee.rfind('.') == std::string::npos ? 0 : callee.rfind('.') + 1);
     GradientClip clip;
     clip.at = s;
     if (name == "clip_grad_norm_" || name == "clip_grad_norm")

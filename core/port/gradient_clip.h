@@ -14,9 +14,9 @@ namespace portolan::port::detail {
 // is one clip of the trained model's gradients, by their global 2-norm or by value.
 struct GradientClip
 {
-    std::string kind;    // "norm" (clip_grad_norm_) or "value" (clip_grad_value_)
-    std::string limit;   // the limit as written ("0.5", "args.clip")
-    TSNode limitNode{};  // its node, to render it as the target reads names
+    std::string kind;   // "norm" (clip_grad_norm_) or "value" (clip_grad_value_)
+    std::string limit;  // the limit as written ("0.5", "args.clip")
+    TSNode limitNode{}; // its node, to render it as the target reads names
     const Stmt* at = nullptr;
 };
 std::optional<GradientClip> gradientClip(const PortPlan& plan, const Slicer& slicer,

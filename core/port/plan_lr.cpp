@@ -59,11 +59,11 @@ bool Planner::stepDecayScheduler(const Assignment& a, const std::string& text,
     for (const auto& s : epochLoop->body) {
         if (&s == branch)
             break;
-        trainedBefore = trainedBefore || (m_p.loop && s.start <= m_p.loop->loop.start &&
-                                          m_p.loop->loop.start < s.end) ||
-                        (!m_p.loop->function.empty() &&
-                         src().text(s.start, s.end).find(m_p.loop->function + "(") !=
-                             std::string::npos);
+        trainedBefore =
+            trainedBefore ||
+            (m_p.loop && s.start <= m_p.loop->loop.start && m_p.loop->loop.start < s.end) ||
+            (!m_p.loop->function.empty() &&
+             src().text(s.start, s.end).find(m_p.loop->function + "(") != std::string::npos);
     }
     const std::string epoch = src().text(epochLoop->forTarget);
     const std::string cond = withoutSpaces(src().text(branch->condition));
@@ -71,8 +71,7 @@ bool Planner::stepDecayScheduler(const Assignment& a, const std::string& text,
     if (!trainedBefore || !cond.starts_with(head) || !cond.ends_with("==0"))
         return false;
     const std::string every = cond.substr(head.size(), cond.size() - head.size() - 3);
-    if (every.empty() || every.find_first_not_of("0123456789") != std::string::npos ||
-        every == "0")
+    if (every.empty() || every.find_first_not_of("0123456789") != std::string::npos || every == "0")
         return false;
     // The new rate reaches the optimizer in that branch: a param-group assignment in it, or in a
     // function it calls.

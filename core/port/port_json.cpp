@@ -60,8 +60,7 @@ SourceLocation errorLocation(const std::string& error)
 
 bool PortResult::full(const VerifyResult* checked) const
 {
-    return manual.empty() &&
-           (!checked || (checked->checkErrors == 0 && !dryRunFailed(*checked)));
+    return manual.empty() && (!checked || (checked->checkErrors == 0 && !dryRunFailed(*checked)));
 }
 
 std::string PortResult::status(const VerifyResult* checked) const
@@ -92,7 +91,9 @@ std::vector<guides::Finding> PortResult::leftFor(const VerifyResult* checked) co
         f.severity = Severity::Warning;
         f.message = "the port could not be checked with its guide: " + checked->dryRunError;
         left.push_back(f);
-    } else if (dryRunFailed(*checked)) {
+    } else if (dryRunFailed(*checked) && left.empty()) {
+        // Only when nothing else is left: a port with items left fails its dry run because of
+        // them (the step the user writes), and naming that failure again is not another item.
         guides::Finding f;
         f.checkId = "port.manual";
         f.stepId = "port";
@@ -102,8 +103,7 @@ std::vector<guides::Finding> PortResult::leftFor(const VerifyResult* checked) co
                     (checked->dryRunSteps > 0
                          ? "stopped after " + std::to_string(checked->dryRunSteps) + " steps"
                          : std::string("reached no training step")) +
-                    (checked->dryRunError.empty() ? std::string()
-                                                  : ": " + checked->dryRunError);
+                    (checked->dryRunError.empty() ? std::string() : ": " + checked->dryRunError);
         left.push_back(f);
     }
     return left;

@@ -1,11 +1,14 @@
-// Per-target generation classes (issue 24), each on a small fixture written for its pattern:
-// state a step carries from batch to batch (a hidden state made before the batch loop, passed
-// through the model and detached each step), and the one status rule that a port whose
-// verification could not run its dry run is not full. The verification row runs both dry runs.
+// Per-target generation classes (issue 24), each on a small fixture written for its pattern
+// (target_class_fixtures.h): state a step carries from batch to batch (a hidden state made before
+// the batch loop, passed through the model and detached each step), gradient clipping in each
+// target's form, a learning rate decayed by hand as the scheduler it equals, seeds, two models
+// trained in turn on the one-loss targets, and the one status rule that a port whose
+// verification could not run its dry run is not full. The verification rows run both dry runs.
 #include "core/analysis/analysis.h"
 #include "core/common/resources.h"
 #include "core/guides/guide.h"
 #include "core/port/generate.h"
+#include "tests/port/target_class_fixtures.h"
 #include "tests/porting_gui/port_test_support.h"
 
 #include <QObject>
@@ -17,81 +20,9 @@
 using namespace portolan;
 namespace fs = std::filesystem;
 using porttest::pythonHasTorch;
+using namespace targetfixtures;
 
 namespace {
-
-// Truncated backpropagation through time: the state is reset at the start of each epoch, in the
-// loop around the batch loop, and each step reads it, detaches it and binds the model's new one.
-const char* const CarriedState = R"(import torch
-import torch.nn as nn
-
-torch.manual_seed(0)
-tokens = torch.randint(0, 20, (4, 61))
-width = 4
-span = 10
-
-
-class Recurrent(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.emb = nn.Embedding(20, 8)
-        self.rnn = nn.LSTM(8, 16, 1, batch_first=True)
-        self.out = nn.Linear(16, 20)
-
-    def forward(self, x, h):
-        y, (h, c) = self.rnn(self.emb(x), h)
-        return self.out(y.reshape(-1, 16)), (h, c)
-
-
-def cut(pair):
-    return [t.detach() for t in pair]
-
-
-model = Recurrent()
-criterion = nn.CrossEntropyLoss()
-optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
-
-for epoch in range(2):
-    carry = (torch.zeros(1, width, 16), torch.zeros(1, width, 16))
-    for i in range(0, tokens.size(1) - span, span):
-        x = tokens[:, i:i + span]
-        y = tokens[:, i + 1:i + 1 + span]
-        carry = cut(carry)
-        logits, carry = model(x, carry)
-        loss = criterion(logits, y.reshape(-1))
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-)";
-
-// Gradient clipping between backward() and the step, on the model's parameters; the limit is
-// small, so every step clips (a port that drops the clip parts from the original at step 2).
-// @CLIP@ is swapped per row.
-const char* const Clipped = R"(import argparse
-import torch
-import torch.nn as nn
-from torch.utils.data import DataLoader, TensorDataset
-
-parser = argparse.ArgumentParser()
-parser.add_argument('--clip', type=float, default=0.01)
-parser.add_argument('--lr', type=float, default=0.5)
-args = parser.parse_args()
-
-torch.manual_seed(0)
-data = TensorDataset(torch.randn(64, 6), torch.randint(0, 3, (64,)))
-loader = DataLoader(data, batch_size=8)
-net = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
-criterion = nn.CrossEntropyLoss()
-optimizer = torch.optim.@OPT@(net.parameters(), lr=args.lr)
-
-for epoch in range(2):
-    for x, y in loader:
-        optimizer.zero_grad()
-        loss = criterion(net(x), y)
-        loss.backward()
-        @CLIP@
-        optimizer.step()
-)";
 
 std::string clipped(const std::string& clip, const std::string& opt = "SGD")
 {
@@ -101,31 +32,6 @@ std::string clipped(const std::string& clip, const std::string& opt = "SGD")
     return s;
 }
 
-// Seeding: @SEED@ is swapped per row (a seed flag that defaults to None, a literal, none).
-const char* const Seeded = R"(import argparse
-import torch
-import torch.nn as nn
-from torch.utils.data import DataLoader, TensorDataset
-
-parser = argparse.ArgumentParser()
-parser.add_argument('--seed', type=int, help='random seed')
-parser.add_argument('--lr', type=float, default=0.1)
-args = parser.parse_args()
-@SEED@
-data = TensorDataset(torch.randn(32, 6), torch.randint(0, 3, (32,)))
-loader = DataLoader(data, batch_size=8, shuffle=True)
-net = nn.Sequential(nn.Linear(6, 8), nn.Dropout(0.5), nn.Linear(8, 3))
-criterion = nn.CrossEntropyLoss()
-optimizer = torch.optim.SGD(net.parameters(), lr=args.lr)
-
-for epoch in range(2):
-    for x, y in loader:
-        optimizer.zero_grad()
-        loss = criterion(net(x), y)
-        loss.backward()
-        optimizer.step()
-)";
-
 std::string seeded(const std::string& seed)
 {
     std::string s = Seeded;
@@ -133,113 +39,12 @@ std::string seeded(const std::string& seed)
     return s;
 }
 
-// A learning rate decayed by hand at the end of every K-th epoch and written into the optimizer
-// (@COND@ swapped per row). An epoch is one batch of the dry run's size (2), so a decay every
-// epoch shows in the first steps the verification compares.
-const char* const Decayed = R"(import argparse
-import torch
-import torch.nn as nn
-from torch.utils.data import DataLoader, TensorDataset
-
-parser = argparse.ArgumentParser()
-parser.add_argument('--epochs', type=int, default=6)
-args = parser.parse_args()
-
-rate = 0.5
-torch.manual_seed(0)
-data = TensorDataset(torch.randn(2, 6), torch.randint(0, 3, (2,)))
-loader = DataLoader(data, batch_size=2)
-net = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3))
-criterion = nn.CrossEntropyLoss()
-optimizer = torch.optim.SGD(net.parameters(), lr=rate)
-
-
-def set_rate(opt, value):
-    for group in opt.param_groups:
-        group['lr'] = value
-
-
-for epoch in range(args.epochs):
-    for x, y in loader:
-        optimizer.zero_grad()
-        loss = criterion(net(x), y)
-        loss.backward()
-        optimizer.step()
-    if @COND@:
-        rate /= 4
-        set_rate(optimizer, rate)
-)";
-
 std::string decayed(const std::string& cond)
 {
     std::string s = Decayed;
     s.replace(s.find("@COND@"), 6, cond);
     return s;
 }
-
-// Two models trained in turn, written as such scripts often are: the flags parsed at module
-// level and read by the model classes as a global (`opt.latent`), a module value computed from
-// them (`shape`), the critic built at module level, betas from flags, a seed flag that defaults
-// to None. The one-loss targets leave the step to the user (one item, at the first backward());
-// nothing else may be left: no cascade of check errors, and the dry run runs.
-const char* const InTurn = R"(import argparse
-import torch
-import torch.nn as nn
-from torch.utils.data import DataLoader, TensorDataset
-
-parser = argparse.ArgumentParser()
-parser.add_argument('--latent', type=int, default=4)
-parser.add_argument('--channels', type=int, default=2)
-parser.add_argument('--size', type=int, default=3)
-parser.add_argument('--lr', type=float, default=0.01)
-parser.add_argument('--b1', type=float, default=0.5)
-parser.add_argument('--seed', type=int)
-opt = parser.parse_args()
-
-shape = (opt.channels, opt.size)
-if opt.seed is not None:
-    torch.manual_seed(opt.seed)
-
-
-class Maker(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.net = nn.Linear(opt.latent, shape[0] * shape[1])
-
-    def forward(self, z):
-        return self.net(z).view(z.size(0), *shape)
-
-
-class Critic(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.net = nn.Sequential(nn.Linear(shape[0] * shape[1], 1), nn.Sigmoid())
-
-    def forward(self, x):
-        return self.net(x.view(x.size(0), -1))
-
-
-critic = Critic()
-maker = Maker()
-loss_fn = nn.BCELoss()
-opt_m = torch.optim.Adam(maker.parameters(), lr=opt.lr, betas=(opt.b1, 0.999))
-opt_c = torch.optim.Adam(critic.parameters(), lr=opt.lr, betas=(opt.b1, 0.999))
-loader = DataLoader(TensorDataset(torch.randn(16, 2, 3)), batch_size=4)
-
-for epoch in range(2):
-    for (real,) in loader:
-        ones = torch.ones(real.size(0), 1)
-        zeros = torch.zeros(real.size(0), 1)
-        opt_m.zero_grad()
-        made = maker(torch.randn(real.size(0), opt.latent))
-        loss_m = loss_fn(critic(made), ones)
-        loss_m.backward()
-        opt_m.step()
-        opt_c.zero_grad()
-        loss_c = loss_fn(critic(real), ones) + loss_fn(critic(made.detach()), zeros)
-        loss_c.backward()
-        opt_c.step()
-)";
 
 // The target guide's errors on a written port (what verifyPort's check counts).
 int checkErrors(const fs::path& port, const std::string& target, std::string* said)
@@ -328,12 +133,12 @@ void TestPortTargetClasses::carriedState_data()
                        "logits, self.carry = self.model(x, self.carry)"};
     // The program takes the state and gives back the new one; the host keeps it.
     QTest::addRow("poptorch") << "graphcore-poptorch"
-                              << QStringList{"def forward(self, x, y, carry):",
-                                             "return loss, carry",
-                                             "loss, carry = training_model(x, y, carry)"};
-    QTest::addRow("cerebras")
-        << "cerebras-pytorch"
-        << QStringList{"self.carry = carry", "logits, self.carry = self.model(x, self.carry)"};
+                              << QStringList{
+                                     "def forward(self, x, y, carry):", "return loss, carry",
+                                     "loss, carry = training_model(x, y, carry)"};
+    QTest::addRow("cerebras") << "cerebras-pytorch"
+                              << QStringList{"self.carry = carry",
+                                             "logits, self.carry = self.model(x, self.carry)"};
 }
 
 void TestPortTargetClasses::carriedState()
@@ -395,34 +200,39 @@ void TestPortTargetClasses::gradientClipping_data()
     const std::string value = "torch.nn.utils.clip_grad_value_(net.parameters(), args.clip)";
     // Each target's documented form.
     QTest::addRow("norm/determined")
-        << QString::fromStdString(clipped(norm)) << "determined-pytorchtrial" << "" << true
+        << QString::fromStdString(clipped(norm)) << "determined-pytorchtrial"
+        << "" << true
         << QStringList{"clip_grads=lambda params: torch.nn.utils.clip_grad_norm_(params, "};
     QTest::addRow("norm/poptorch")
-        << QString::fromStdString(clipped(norm)) << "graphcore-poptorch" << "" << true
+        << QString::fromStdString(clipped(norm)) << "graphcore-poptorch"
+        << "" << true
         << QStringList{"poptorch.optim.SGD(net.parameters(), lr=args.lr, max_grad_norm=args.clip)"};
     QTest::addRow("literal/poptorch-adam")
-        << QString::fromStdString(clipped(literal, "Adam")) << "graphcore-poptorch" << "" << true
+        << QString::fromStdString(clipped(literal, "Adam")) << "graphcore-poptorch"
+        << "" << true
         << QStringList{"poptorch.optim.Adam(net.parameters(), lr=args.lr, max_grad_norm=0.25)"};
     QTest::addRow("norm/cerebras-runner")
-        << QString::fromStdString(clipped(norm)) << "cerebras-pytorch" << "runner" << true
-        << QStringList{"  max_gradient_norm: 0.01\n"};
+        << QString::fromStdString(clipped(norm)) << "cerebras-pytorch"
+        << "runner" << true << QStringList{"  max_gradient_norm: 0.01\n"};
     QTest::addRow("literal/cerebras-trainer")
-        << QString::fromStdString(clipped(literal)) << "cerebras-pytorch" << "trainer" << true
-        << QStringList{"    precision:\n      max_gradient_norm: 0.25\n"};
+        << QString::fromStdString(clipped(literal)) << "cerebras-pytorch"
+        << "trainer" << true << QStringList{"    precision:\n      max_gradient_norm: 0.25\n"};
     QTest::addRow("value/cerebras-trainer")
-        << QString::fromStdString(clipped(value)) << "cerebras-pytorch" << "trainer" << true
-        << QStringList{"    precision:\n      max_gradient_value: 0.01\n"};
+        << QString::fromStdString(clipped(value)) << "cerebras-pytorch"
+        << "trainer" << true << QStringList{"    precision:\n      max_gradient_value: 0.01\n"};
     // No exact form: PopTorch's optimizers clip by norm only, RMSprop not at all; a clip of
     // some of the parameters is not the target's clip of all of them. One item, at the clip.
-    QTest::addRow("value/poptorch") << QString::fromStdString(clipped(value)) << "graphcore-poptorch"
-                                    << "" << false << QStringList{};
+    QTest::addRow("value/poptorch")
+        << QString::fromStdString(clipped(value)) << "graphcore-poptorch"
+        << "" << false << QStringList{};
     QTest::addRow("rmsprop/poptorch")
-        << QString::fromStdString(clipped(norm, "RMSprop")) << "graphcore-poptorch" << "" << false
-        << QStringList{};
+        << QString::fromStdString(clipped(norm, "RMSprop")) << "graphcore-poptorch"
+        << "" << false << QStringList{};
     QTest::addRow("some-parameters/cerebras")
         << QString::fromStdString(
                clipped("torch.nn.utils.clip_grad_norm_(net[0].parameters(), args.clip)"))
-        << "cerebras-pytorch" << "runner" << false << QStringList{};
+        << "cerebras-pytorch"
+        << "runner" << false << QStringList{};
 }
 
 void TestPortTargetClasses::gradientClipping()
@@ -455,8 +265,10 @@ void TestPortTargetClasses::verifiesGradientClipping_data()
 {
     QTest::addColumn<QString>("target");
     QTest::addColumn<QString>("api");
-    QTest::addRow("poptorch") << "graphcore-poptorch" << "";
-    QTest::addRow("cerebras-trainer") << "cerebras-pytorch" << "trainer";
+    QTest::addRow("poptorch") << "graphcore-poptorch"
+                              << "";
+    QTest::addRow("cerebras-trainer") << "cerebras-pytorch"
+                                      << "trainer";
 }
 
 // Both dry runs: the target's clip is the original's (every step clips, so a port without it,
@@ -501,17 +313,19 @@ void TestPortTargetClasses::seeds_data()
     // A seed flag that defaults to None: every target guards the call, as the original would
     // otherwise raise on torch.manual_seed(None).
     QTest::addRow("none/determined")
-        << none << "determined-pytorchtrial" << ""
+        << none << "determined-pytorchtrial"
+        << ""
         << QStringList{"if self.context.get_hparam(\"seed\") is not None:\n"
                        "            torch.manual_seed(self.context.get_hparam(\"seed\"))"}
         << QStringList{};
-    QTest::addRow("none/poptorch") << none << "graphcore-poptorch" << ""
+    QTest::addRow("none/poptorch") << none << "graphcore-poptorch"
+                                   << ""
                                    << QStringList{"if args.seed is not None:\n"
                                                   "        torch.manual_seed(args.seed)"}
                                    << QStringList{};
     QTest::addRow("none/cerebras-runner")
-        << none << "cerebras-pytorch" << "runner"
-        << QStringList{"is not None:\n            torch.manual_seed("} << QStringList{};
+        << none << "cerebras-pytorch"
+        << "runner" << QStringList{"is not None:\n            torch.manual_seed("} << QStringList{};
     // The Cerebras port seeds where the original does, and invents no seed of its own.
     for (const char* api : {"runner", "trainer"}) {
         QTest::addRow("literal/cerebras-%s", api)
@@ -545,8 +359,10 @@ void TestPortTargetClasses::verifiesNoneSeed_data()
 {
     QTest::addColumn<QString>("target");
     QTest::addColumn<QString>("api");
-    QTest::addRow("poptorch") << "graphcore-poptorch" << "";
-    QTest::addRow("cerebras-runner") << "cerebras-pytorch" << "runner";
+    QTest::addRow("poptorch") << "graphcore-poptorch"
+                              << "";
+    QTest::addRow("cerebras-runner") << "cerebras-pytorch"
+                                     << "runner";
 }
 
 // Both dry runs, the seed flag unset and drawn by the original when None (the port does not
@@ -589,27 +405,30 @@ void TestPortTargetClasses::lrDecay_data()
     QTest::addColumn<bool>("full");
     QTest::addColumn<QStringList>("contains");
     const QString every3 = QString::fromStdString(decayed("(epoch + 1) % 3 == 0"));
-    const QStringList stepLr{"torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=1 / 4)"};
+    const QStringList stepLr{
+        "torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=1 / 4)"};
     QTest::addRow("step/determined")
-        << every3 << "determined-pytorchtrial" << "" << true
-        << (stepLr + QStringList{"step_mode=LRScheduler.StepMode.STEP_EVERY_EPOCH"});
-    QTest::addRow("step/poptorch") << every3 << "graphcore-poptorch" << "" << true
-                                   << (stepLr + QStringList{"        lr_decay.step()\n"});
+        << every3 << "determined-pytorchtrial"
+        << "" << true << (stepLr + QStringList{"step_mode=LRScheduler.StepMode.STEP_EVERY_EPOCH"});
+    QTest::addRow("step/poptorch")
+        << every3 << "graphcore-poptorch"
+        << "" << true << (stepLr + QStringList{"        lr_decay.step()\n"});
     // An epoch of 2 samples in batches of 2 (what the original's dry run read): 3 epochs are
     // 3 steps.
     QTest::addRow("step/cerebras-runner")
-        << every3 << "cerebras-pytorch" << "runner" << true
+        << every3 << "cerebras-pytorch"
+        << "runner" << true
         << QStringList{"decay_steps: 3\n", "decay_rate: 0.25\n", "staircase: true"};
     QTest::addRow("step/cerebras-trainer")
-        << every3 << "cerebras-pytorch" << "trainer" << true
-        << QStringList{"- StepLR:\n", "step_size: 3\n", "gamma: 0.25\n"};
+        << every3 << "cerebras-pytorch"
+        << "trainer" << true << QStringList{"- StepLR:\n", "step_size: 3\n", "gamma: 0.25\n"};
     // Not a StepLR: `epoch % 3 == 0` decays after the first epoch already; the items stay.
     QTest::addRow("first-epoch/determined")
-        << QString::fromStdString(decayed("epoch % 3 == 0")) << "determined-pytorchtrial" << ""
-        << false << QStringList{};
+        << QString::fromStdString(decayed("epoch % 3 == 0")) << "determined-pytorchtrial"
+        << "" << false << QStringList{};
     QTest::addRow("other-condition/poptorch")
-        << QString::fromStdString(decayed("loss.item() < 0.1")) << "graphcore-poptorch" << ""
-        << false << QStringList{};
+        << QString::fromStdString(decayed("loss.item() < 0.1")) << "graphcore-poptorch"
+        << "" << false << QStringList{};
 }
 
 void TestPortTargetClasses::lrDecay()
@@ -644,9 +463,12 @@ void TestPortTargetClasses::verifiesLrDecay_data()
 {
     QTest::addColumn<QString>("target");
     QTest::addColumn<QString>("api");
-    QTest::addRow("determined") << "determined-pytorchtrial" << "";
-    QTest::addRow("poptorch") << "graphcore-poptorch" << "";
-    QTest::addRow("cerebras-runner") << "cerebras-pytorch" << "runner";
+    QTest::addRow("determined") << "determined-pytorchtrial"
+                                << "";
+    QTest::addRow("poptorch") << "graphcore-poptorch"
+                              << "";
+    QTest::addRow("cerebras-runner") << "cerebras-pytorch"
+                                     << "runner";
 }
 
 // Both dry runs, the rate divided after every epoch of one step: the port's scheduler decays it
@@ -692,8 +514,10 @@ void TestPortTargetClasses::modelsInTurn_data()
     QTest::addColumn<QString>("target");
     QTest::addColumn<QString>("api");
     QTest::addColumn<bool>("dryRun"); // also run the port's dry run
-    QTest::addRow("poptorch") << "graphcore-poptorch" << "" << false;
-    QTest::addRow("cerebras-runner") << "cerebras-pytorch" << "runner" << true;
+    QTest::addRow("poptorch") << "graphcore-poptorch"
+                              << "" << false;
+    QTest::addRow("cerebras-runner") << "cerebras-pytorch"
+                                     << "runner" << true;
 }
 
 void TestPortTargetClasses::modelsInTurn()
@@ -741,8 +565,8 @@ void TestPortTargetClasses::statusNeedsDryRun_data()
                              << "model_def.py:118:25: error: UnboundLocalError: cannot access "
                                 "local variable 'h' [dryrun.project-error]"
                              << false << "model_def.py:118";
-    QTest::addRow("stopped later") << 0 << 2 << "train.py:40:3: error: RuntimeError: boom" << false
-                                   << "train.py:40";
+    QTest::addRow("stopped later")
+        << 0 << 2 << "train.py:40:3: error: RuntimeError: boom" << false << "train.py:40";
     QTest::addRow("no step, no message") << 0 << 0 << "" << false << "";
     QTest::addRow("check error") << 2 << 3 << "" << false << "";
 }
@@ -768,6 +592,10 @@ void TestPortTargetClasses::statusNeedsDryRun()
     if (checkErrors == 0) {
         const auto left = r.leftFor(&v);
         QCOMPARE(left.size(), std::size_t(full ? 0 : 1));
+        // A port with an item left fails its dry run because of it: no second item.
+        port::PortResult withItem = r;
+        withItem.manual.push_back(port::manualFinding("the step is the user's", {}));
+        QCOMPARE(withItem.leftFor(&v).size(), std::size_t(1));
         if (!leftAt.isEmpty())
             QCOMPARE(QString::fromStdString(left.front().location.file + ":" +
                                             std::to_string(left.front().location.line)),
