@@ -236,8 +236,12 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
     std::string trainer, runner;
     for (const auto& s : plan.schedulers) {
         const std::string kind = s.qualified.substr(s.qualified.rfind('.') + 1);
-        const TSNode call = src.nodeAt(s.construction.start, s.construction.end);
-        const CallArgs a = callArgs(src, call);
+        // A scheduler the plan made (a decay by hand) has its StepLR arguments, not a call.
+        const TSNode call =
+            s.synthesized.empty() ? src.nodeAt(s.construction.start, s.construction.end) : TSNode{};
+        CallArgs a = s.synthesized.empty() ? callArgs(src, call) : CallArgs{};
+        if (!s.synthesized.empty())
+            a.keyword = {{"step_size", s.stepSize}, {"gamma", s.gamma}};
         auto arg = [&](std::size_t pos, const std::string& key, const std::string& fallback) {
             if (a.keyword.count(key))
                 return valueOf(a.keyword.at(key));

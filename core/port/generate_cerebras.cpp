@@ -4,9 +4,12 @@
 // params.yaml, run.py calling run(...)). The cstorch generation is written in the Trainer's
 // model layout and reported partial (its own loop is not generated).
 #include "core/port/generate_cerebras_internal.h"
+#include "core/port/gradient_clip.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <sstream>
 
 namespace portolan::port::detail {
 
@@ -41,9 +44,13 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
         return y;
     const auto& o = plan.optimizers.front();
     y.name = lastPart(o.qualified);
-    auto valueOf = [&](std::string text) -> std::string {
-        while (!text.empty() && text.front() == ' ')
+    std::function<std::string(std::string)> valueOf = [&](std::string text) -> std::string {
+        while (!text.empty() && (text.front() == ' ' || text.front() == '\n'))
             text.erase(0, 1);
+        while (!text.empty() && (text.back() == ' ' || text.back() == '\n'))
+            text.pop_back();
+        if (text.empty())
+            return {};
         const std::string prefix = plan.argsName + ".";
         if (!plan.argsName.empty() && text.starts_with(prefix)) {
             const auto it = hp.find(text.substr(prefix.size()));
@@ -65,8 +72,19 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
                 text.insert(e + 1, "+");
             return text;
         }
-        if (text.front() == '(' && text.back() == ')')
-            return "[" + text.substr(1, text.size() - 2) + "]";
+        // A tuple of values (`betas=(opt.b1, opt.b2)`): each element as a value.
+        if ((text.front() == '(' && text.back() == ')') ||
+            (text.front() == '[' && text.back() == ']')) {
+            std::string list;
+            std::stringstream in(text.substr(1, text.size() - 2));
+            for (std::string e; std::getline(in, e, ',');) {
+                const std::string v = valueOf(e);
+                if (v.empty() || v == "null")
+                    return {};
+                list += (list.empty() ? "" : ", ") + v;
+            }
+            return "[" + list + "]";
+        }
         return {};
     };
     if (o.synthesized) {
@@ -162,9 +180,10 @@ std::string pythonLiteral(const std::string& y)
 
 CerebrasGen::CerebrasGen(const PortPlan& plan, const std::string& api,
                          const std::map<std::string, std::string>& values)
-    : m_plan(plan), m_slicer(plan), m_src(m_slicer.source()), m_runner(api == "runner"), m_api(api),
-      m_hp(hyperparameters(plan, values)), m_opt(optimizerYaml(plan, m_src, m_hp)),
-      m_runnerKeys(runnerOptimizerKeys(m_opt)), m_name(snake(plan.root.filename().string()))
+    : m_plan(plan), m_values(values), m_slicer(plan), m_src(m_slicer.source()),
+      m_runner(api == "runner"), m_api(api), m_hp(hyperparameters(plan, values)),
+      m_opt(optimizerYaml(plan, m_src, m_hp)), m_runnerKeys(runnerOptimizerKeys(m_opt)),
+      m_name(snake(plan.root.filename().string()))
 {
     // The runner's model and data code sit in the entry's folder (`neural_style/model.py`), so
     // the entry's imports of its sibling modules (`import utils`) resolve as they did for the
@@ -186,23 +205,25 @@ CerebrasGen::CerebrasGen(const PortPlan& plan, const std::string& api,
     m_fwdRules = m_initRules;
     m_dataRules = m_initRules;
     if (m_runner) {
-        m_initRules.flag = [this](const std::string& dest) {
-            const auto [s, k] = section(dest);
-            return "params[\"" + s + "\"][\"" + k + "\"]";
-        };
-        m_fwdRules.flag = [this](const std::string& dest) {
-            const auto [s, k] = section(dest);
-            return "self.params[\"" + s + "\"][\"" + k + "\"]";
-        };
         // A flag whose section params.yaml does not write (runconfig's num_epochs, read by a
-        // loop of values) keeps the original's default, as the model's constructor reads it.
-        m_dataRules.flag = [this](const std::string& dest) {
+        // loop of values; runconfig's ngpu, read by the model's construction) keeps the
+        // original's default: the one rule of the model's and the data's code.
+        const auto read = [this](const std::string& dest, const std::string& params) {
             const auto [s, k] = section(dest);
             const auto it = m_hp.find(dest);
             if (s != "runconfig" || it == m_hp.end())
-                return "params[\"" + s + "\"][\"" + k + "\"]";
-            return "params.get(\"" + s + "\", {}).get(\"" + k + "\", " +
+                return params + "[\"" + s + "\"][\"" + k + "\"]";
+            return params + ".get(\"" + s + "\", {}).get(\"" + k + "\", " +
                    pythonLiteral(it->second.value) + ")";
+        };
+        m_initRules.flag = [read](const std::string& dest) {
+            return read(dest, "params");
+        };
+        m_fwdRules.flag = [read](const std::string& dest) {
+            return read(dest, "self.params");
+        };
+        m_dataRules.flag = [read](const std::string& dest) {
+            return read(dest, "params");
         };
     } else {
         m_initRules.flag = [this](const std::string& dest) {
@@ -293,8 +314,10 @@ std::string CerebrasGen::modelClass()
     // A class or function that takes the flags namespace whole (`ViT(args)`): the model hands
     // it the namespace rebuilt from the params (every flag under its own name), as the
     // original's argparse gave it.
-    const std::string initText = renderLocal(m_slicer, m_step.init.local, m_initRules, ind2);
+    const std::string initText =
+        renderGuardingSeeds(m_plan, m_slicer, m_values, m_step.init.local, m_initRules, ind2);
     m_namespaceUsed = usesWhole(initText);
+    model += moduleGlobalsBlock(ind2);
     if (m_namespaceUsed)
         model += namespaceBlock(ind2, false);
     model += initText;
@@ -322,7 +345,7 @@ std::string CerebrasGen::modelClass()
     // Several models trained in turn: the one item of severalModelsLeft says it, and the code
     // between a backward and a step is the other models' training.
     const bool inTurn = lp.sequence.size() > 0;
-    if (!m_step.between.empty() && !inTurn)
+    if (!m_step.between.empty() && !inTurn && !placeClip())
         out.manual.push_back(manualFinding(
             "code between backward() and the optimizer step (" +
                 m_src.text(m_step.between.front()->start, m_step.between.front()->end) +
@@ -453,6 +476,78 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     const std::string data = gen.dataCode();
     gen.writeFiles(model, data);
     return Result<PortResult>::ok(std::move(gen.out));
+}
+
+// Gradient clipping between backward() and the step: the Cerebras loop clips where the params
+// file says (the contract's key), with the limit the original gives as a number or a flag.
+bool CerebrasGen::placeClip()
+{
+    const auto clip = gradientClip(m_plan, m_slicer, m_step);
+    if (!clip)
+        return false;
+    const auto form = clipForm(m_runner ? "cerebras-modelzoo" : "cerebras-trainer", clip->kind);
+    if (!form || form->config.empty())
+        return false;
+    std::string value;
+    const std::string prefix = m_plan.argsName + ".";
+    if (clip->limit.find_first_not_of("0123456789.eE+-") == std::string::npos)
+        value = clip->limit;
+    else if (!m_plan.argsName.empty() && clip->limit.starts_with(prefix) &&
+             m_hp.count(clip->limit.substr(prefix.size())))
+        value = m_hp.at(clip->limit.substr(prefix.size())).value;
+    const auto dot = form->config.rfind('.');
+    const std::string sectionPath = dot == std::string::npos ? "" : form->config.substr(0, dot);
+    // The two places the generated params file has (the runner's optimizer section, the
+    // Trainer's precision callback).
+    if (value.empty() || value == "null" ||
+        (sectionPath != "optimizer" && sectionPath != "trainer.init.precision"))
+        return false;
+    m_clip = {sectionPath, form->config.substr(dot + 1), value};
+    out.notes.push_back("the gradient clipping of " + m_plan.entry + ":" +
+                        std::to_string(clip->at->line) + " (" +
+                        m_src.text(clip->at->start, clip->at->end) + ") is " + form->config + ": " +
+                        value + " in configs/params.yaml");
+    return true;
+}
+
+// The original's classes and functions that read, as module globals, values it computed from
+// its flags (`img_shape = (opt.channels, ...)`) or the flags namespace itself (`opt.latent_dim`
+// in Generator.__init__): the model's constructor sets those globals before it builds anything,
+// from the params, as Determined's trial does (the one rule of the targets that rebuild the
+// flags from a config). model.py declares them at module level (writeFiles).
+std::string CerebrasGen::moduleGlobalsBlock(const std::string& indent)
+{
+    const auto isDefinition = [](const Stmt* m) {
+        return m->type == "class_definition" || m->type == "function_definition" ||
+               m->type == "decorated_definition";
+    };
+    for (const Stmt* s : m_step.init.local) {
+        if (m_src.chainAt(s->start, s->end).size() != 1)
+            continue;
+        for (const auto& n : s->defines)
+            for (const Stmt* m : m_moduleStmts)
+                if (isDefinition(m) && m->uses.count(n))
+                    m_moduleGlobals.insert(n);
+    }
+    if (!m_plan.argsName.empty())
+        for (const Stmt* m : m_moduleStmts)
+            if (isDefinition(m) && m->uses.count(m_plan.argsName) &&
+                !takesNamespace(m_src, *m, m_plan.argsName))
+                m_namespaceReaders.insert(m);
+    std::string names;
+    for (const auto& n : m_moduleGlobals)
+        names += (names.empty() ? "" : ", ") + n;
+    if (!m_namespaceReaders.empty())
+        names += (names.empty() ? "" : ", ") + m_plan.argsName;
+    if (names.empty())
+        return {};
+    std::string t = indent + "# Module globals of the original that its definitions read.\n" +
+                    indent + "global " + names + "\n";
+    if (!m_namespaceReaders.empty()) {
+        t += namespaceBlock(indent, false);
+        m_namespaceUsed = true;
+    }
+    return t;
 }
 
 } // namespace portolan::port::detail

@@ -36,11 +36,19 @@ void CerebrasGen::writeFiles(const std::string& model, const std::string& data)
         module = "import types\n" + module;
         dataModule = "import types\n" + dataModule;
     }
+    if (!m_moduleGlobals.empty() || !m_namespaceReaders.empty()) {
+        module += "\n# Set by " + m_cls +
+                  ".__init__ from the params, as the original computed them from its flags.\n";
+        for (const auto& n : m_moduleGlobals)
+            module += n + " = None\n";
+        if (!m_namespaceReaders.empty())
+            module += m_plan.argsName + " = None\n";
+    }
     // A definition whose every reading of the name is of its own parameter (`def f(args)`,
     // `def loss_function(self, *args)`) does not read the flags.
     for (const Stmt* s : m_moduleStmts)
         if (!m_plan.argsName.empty() && s->uses.count(m_plan.argsName) &&
-            !takesNamespace(m_src, *s, m_plan.argsName))
+            !takesNamespace(m_src, *s, m_plan.argsName) && !m_namespaceReaders.count(s))
             out.manual.push_back(manualFinding(
                 (s->name.empty() ? std::string("a module-level statement") : s->name) +
                     " reads the command-line flags at module level",
@@ -157,23 +165,37 @@ std::string CerebrasGen::runnerYaml(const std::string& bs)
         if (!written)
             yaml += "  " + l + "\n";
     }
+    // The clip's limit, unless its flag already wrote the key.
+    const bool clipWritten =
+        std::any_of(sections["optimizer"].begin(), sections["optimizer"].end(),
+                    [&](const std::string& l) { return l.starts_with(m_clip.key + ":"); });
+    if (m_clip.section == "optimizer" && !clipWritten)
+        yaml += "  " + m_clip.key + ": " + m_clip.value + "\n";
     // The original's seed flag is the run's seed (the runner seeds before building the model, as
     // the original did with its flag).
-    std::string seed = "1";
+    // Without such a flag no seed is written: the original seeds in its own code (which the
+    // model's construction carries) or not at all, and the port does the same.
+    std::string seed;
     for (const auto& l : sections["runconfig"])
-        if (l.starts_with("seed: "))
-            seed = l.substr(6);
-    yaml += "runconfig:\n  max_steps: 100\n  log_steps: 10\n  checkpoint_steps: 100\n"
-            "  seed: " +
-            seed + "\n  model_dir: \"./model_dir\"\n";
+        if (l.starts_with("seed: ") && l.substr(6) != "null")
+            seed = "  " + l + "\n";
+    yaml += "runconfig:\n  max_steps: 100\n  log_steps: 10\n  checkpoint_steps: 100\n" + seed +
+            "  model_dir: \"./model_dir\"\n";
     return yaml;
 }
 
 std::string CerebrasGen::trainerYaml(const std::string& bs)
 {
+    // The original's seed flag is the run's seed; without one, none is written (the original's
+    // own seeding, if any, is in the model's construction).
+    std::string seed;
+    for (const auto& f : m_plan.flags)
+        if (section(f.dest) == std::pair<std::string, std::string>{"runconfig", "seed"} &&
+            m_hp.count(f.dest) && m_hp[f.dest].value != "null")
+            seed = "    seed: " + m_hp[f.dest].value + "\n";
     std::string yaml = "trainer:\n  init:\n    backend:\n      backend_type: CPU\n"
-                       "    model_dir: ./model_dir\n    seed: 1\n    model:\n      name: " +
-                       m_name + "\n";
+                       "    model_dir: ./model_dir\n" +
+                       seed + "    model:\n      name: " + m_name + "\n";
     for (const auto& d : m_modelFields)
         if (m_hp.count(d))
             yaml += "      " + d + ": " + m_hp[d].value + "\n";
@@ -183,6 +205,8 @@ std::string CerebrasGen::trainerYaml(const std::string& bs)
     for (const auto& [k, v] : m_opt.values)
         yaml += "        " + k + ": " + v + "\n";
     yaml += m_schedule.trainerYaml;
+    if (m_clip.section == "trainer.init.precision")
+        yaml += "    precision:\n      " + m_clip.key + ": " + m_clip.value + "\n";
     yaml += "    loop:\n      max_steps: 100\n      eval_frequency: 100\n"
             "    checkpoint:\n      steps: 100\n    logging:\n      log_steps: 10\n";
     // Both loaders carry the data processor's fields, with the same batch size.

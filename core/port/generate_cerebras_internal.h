@@ -53,8 +53,11 @@ private:
     std::string trainerYaml(const std::string& bs);
     std::string runPy() const;
     void keepOriginals();
+    bool placeClip();
+    std::string moduleGlobalsBlock(const std::string& indent);
 
     const PortPlan& m_plan;
+    std::map<std::string, std::string> m_values; // the original's command-line values
     Slicer m_slicer;
     const SourceFile& m_src;
     bool m_runner;
@@ -71,6 +74,16 @@ private:
     std::vector<const Stmt*> m_moduleStmts, m_dataStmts;
     bool m_namespaceUsed = false, m_dataNamespace = false, m_usesLoopValues = false;
     CerebrasSchedule m_schedule;
+    // Module globals the model's constructor sets (moduleGlobalsBlock), and the definitions that
+    // read the flags namespace as a global.
+    std::set<std::string> m_moduleGlobals;
+    std::set<const Stmt*> m_namespaceReaders;
+    // The original's gradient clipping as a key of the params file: {section path, key, value};
+    // empty when none.
+    struct
+    {
+        std::string section, key, value;
+    } m_clip;
 };
 
 } // namespace portolan::port::detail

@@ -488,6 +488,7 @@ std::set<std::string> drawnAfterModel(const PortPlan& plan, const Slicer& slicer
 
 } // namespace
 
+// The names the step reads before binding them itself, then binds: state it carries over.
 StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers, bool argsGlobal)
 {
     StepCode sc;
@@ -550,7 +551,8 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
                     wanted.insert(n);
         }
         for (const auto& s : plan.schedulers)
-            wanted.insert(s.variable);
+            if (s.synthesized.empty()) // a made-up scheduler is written by the target
+                wanted.insert(s.variable);
     }
     std::set<std::string> force;
     // Several models trained in turn: each is built (and wrapped) by the target.
@@ -565,8 +567,14 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
     for (const auto& o : plan.optimizers)
         force.insert(o.variable);
     for (const auto& s : plan.schedulers)
-        force.insert(s.variable);
+        if (s.synthesized.empty())
+            force.insert(s.variable);
     for (const auto& n : drawnAfterModel(plan, slicer, sc.bodyFree))
+        force.insert(n);
+    // State the step carries from batch to batch (`h = detach(h); out, h = model(x, h)`): read
+    // before the step binds it, so its first value is built with the model and kept by the
+    // target (an attribute) rather than left at module level, where the step could not rebind it.
+    for (const auto& n : carriedState(slicer, sc))
         force.insert(n);
     Slicer& mutableSlicer = const_cast<Slicer&>(slicer);
     const bool before = mutableSlicer.argsGlobal;

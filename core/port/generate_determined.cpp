@@ -102,29 +102,6 @@ struct DeterminedPort
             rules.rename[d] = "self.context.device";
     }
 
-    // The flag a seeding call of the original reads when that flag has no default (None):
-    // `torch.manual_seed(args.seed)` with `--seed` unset. "" otherwise.
-    std::string noneSeed(const Stmt& s) const
-    {
-        const auto seeds = slicer.seedStatements();
-        if (plan.argsName.empty() || std::find(seeds.begin(), seeds.end(), &s) == seeds.end())
-            return {};
-        const std::string text = src.text(s.start, s.end);
-        for (const auto& f : plan.flags) {
-            const std::string use = plan.argsName + "." + f.dest;
-            const auto at = text.find(use);
-            const bool whole = at != std::string::npos &&
-                               (at + use.size() == text.size() ||
-                                !(std::isalnum(static_cast<unsigned char>(text[at + use.size()])) ||
-                                  text[at + use.size()] == '_'));
-            if (whole && !f.required && f.action.empty() &&
-                (f.defaultText.empty() || f.defaultText == "None") &&
-                !values.count(f.options.empty() ? "" : f.options.front()))
-                return f.dest;
-        }
-        return {};
-    }
-
     // __init__: the model, optimizers and schedulers built and wrapped.
     void initMethod()
     {
@@ -169,11 +146,8 @@ struct DeterminedPort
                                      src.text(s->start, s->end).starts_with(pendingWrap + ".");
                 if (!pendingWrap.empty() && !mutator)
                     wrap();
-                if (const std::string flag = noneSeed(*s); !flag.empty()) {
-                    // torch.manual_seed(None) raises; the original draws a seed then, as
-                    // Determined's own trial seed does when the flag is not set.
-                    init += ind + "if " + rules.flag(flag) + " is not None:\n";
-                    init += renderLocal(slicer, {s}, rules, ind + "    ");
+                if (!noneSeedFlag(plan, slicer, values, *s).empty()) {
+                    init += renderGuardingSeeds(plan, slicer, values, {s}, rules, ind);
                     continue;
                 }
                 init += renderLocal(slicer, {s}, rules, ind);
@@ -185,7 +159,13 @@ struct DeterminedPort
                         init += ind + o.variable + " = self.context.wrap_optimizer(" + o.variable +
                                 ")\n";
                 for (const auto& sch : plan.schedulers)
-                    if (s->defines.count(sch.variable))
+                    if (!sch.synthesized.empty() && !plan.optimizers.empty() &&
+                        s->defines.count(plan.optimizers.front().variable))
+                        init += ind + "# The same schedule as " + sch.replaces + ".\n" + ind +
+                                sch.variable + " = self.context.wrap_lr_scheduler(\n" + ind +
+                                "    " + sch.synthesized + ",\n" + ind +
+                                "    step_mode=LRScheduler.StepMode.STEP_EVERY_EPOCH)\n";
+                    else if (s->defines.count(sch.variable))
                         init += ind + sch.variable + " = self.context.wrap_lr_scheduler(\n" + ind +
                                 "    " + sch.variable + ",\n" + ind +
                                 "    step_mode=LRScheduler.StepMode." +
@@ -232,8 +212,15 @@ struct DeterminedPort
             for (const auto& a : sc.attributes)
                 init += ind + "self." + a + " = " + a + "\n";
         }
+        // A name the step binds before reading it is its own (`loss = ...`), not one it reads.
+        std::set<std::string> ownNames;
+        for (const auto* list : {&sc.forward, &sc.between})
+            for (const Stmt* st : *list)
+                ownNames.insert(st->defines.begin(), st->defines.end());
+        for (const auto& n : carriedState(slicer, sc))
+            ownNames.erase(n);
         for (const auto& n : sc.init.unresolved)
-            if (sc.bodyFree.count(n) && !sc.rename.count(n))
+            if (sc.bodyFree.count(n) && !sc.rename.count(n) && !ownNames.count(n))
                 out.notes.push_back("`" + n +
                                     "` is read by the training step but defined nowhere "
                                     "the port can see");

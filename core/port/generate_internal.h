@@ -148,9 +148,23 @@ void bindSelfAttributes(RenderRules& rules, const StepCode& sc);
 // A port.manual item for each name the step or the construction needs that the slicer could not
 // trace to a definition it can move (a local of another function, for example).
 void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out);
+// The names the step reads before it binds them (a hidden state passed through the model each
+// step): state carried from batch to batch, which the port keeps between its steps.
+std::set<std::string> carriedState(const Slicer& slicer, const StepCode& sc);
 StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers,
                   bool argsGlobal = false);
 
+// The flag a seeding call of the original reads when that flag defaults to None and the
+// command line (`values`) does not set it: `torch.manual_seed(args.seed)` with --seed unset.
+// "" otherwise.
+std::string noneSeedFlag(const PortPlan& plan, const Slicer& slicer,
+                         const std::map<std::string, std::string>& values, const Stmt& s);
+// renderLocal, with each such seeding call guarded by `if <the flag> is not None:` (the one
+// rule of every target: the port never calls torch.manual_seed(None)).
+std::string renderGuardingSeeds(const PortPlan& plan, const Slicer& slicer,
+                                const std::map<std::string, std::string>& values,
+                                const std::vector<const Stmt*>& stmts, const RenderRules& rules,
+                                const std::string& indent);
 // Renders `stmts` (in the slicer's source, from any scope) with their preceding comments.
 std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& stmts,
                         const RenderRules& rules, const std::string& indent);

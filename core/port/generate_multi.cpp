@@ -39,18 +39,25 @@ PortPlan severalModelsLeft(const PortPlan& plan, const std::string& guide)
     // The port carries the first model's first loss, as a one-loss step would; the rest of the
     // step (the other losses, backward calls and models) is the item's, not a cascade of names
     // that the port then reads without defining.
-    p.models.clear();
     auto& lp = *p.loop;
     lp.forward.clear();
     lp.betweenBackwardAndStep.clear();
+    std::set<std::string> read;
     for (const auto& a : lp.sequence) {
         if (a.kind == StepAction::Kind::Backward) {
             lp.lossName = a.target;
             break;
         }
-        if (a.kind == StepAction::Kind::Statement)
+        if (a.kind == StepAction::Kind::Statement) {
             lp.forward.push_back(a.at);
+            for (const auto& n : identifiersOf(a.at.text))
+                read.insert(n);
+        }
     }
+    // The models that loss reads (the discriminator the generator's loss goes through) are
+    // built with the model, as the target builds it, not left at module level where they would
+    // be built before the values their classes read are set.
+    std::erase_if(p.models, [&](const ModelPlan& m) { return !read.count(m.variable); });
     const StepAction* backward = firstOf(plan, StepAction::Kind::Backward);
     std::string message, hint;
     if (guide == "graphcore-poptorch") {

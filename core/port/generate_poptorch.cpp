@@ -2,6 +2,7 @@
 // poptorch.DataLoader, trainingModel with the optimizer, and a loop without backward or step.
 // PopTorch asks for no config file, so the script keeps its own argparse flags.
 #include "core/port/generate_internal.h"
+#include "core/port/gradient_clip.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -45,8 +46,47 @@ struct PopTorchPort
     std::string main;
     std::string optimizer;
 
+    bool clipPlaced = false;
+    std::vector<std::string> carried; // state the step carries over: in and out of the program
+
     explicit PopTorchPort(const PortPlan& p) : plan(p), slicer(p), lp(*p.loop), src(slicer.source())
     {}
+
+    // Gradient clipping by norm between backward() and the step: PopTorch clips inside the
+    // program when its optimizer is given the limit (poptorch.yaml's gradient-clipping form), so
+    // the optimizer's construction becomes the poptorch.optim one with that argument.
+    struct ClipInOptimizer
+    {
+        const Stmt* statement = nullptr; // the statement building the optimizer
+        std::string from, to;            // its construction, rendered, and the one that clips
+    };
+    ClipInOptimizer clipInOptimizer() const
+    {
+        ClipInOptimizer c;
+        const auto clip = gradientClip(plan, slicer, sc);
+        const auto form = clip ? clipForm("poptorch", clip->kind) : std::nullopt;
+        if (!form || form->argument.empty() || plan.optimizers[0].synthesized ||
+            !form->optimizers.count(plan.optimizers[0].qualified))
+            return c;
+        const OptimizerPlan& o = plan.optimizers[0];
+        const TSNode call = src.nodeAt(o.construction.start, o.construction.end);
+        const TSNode callee = ts_node_child_by_field_name(call, "function", 8);
+        if (ts_node_is_null(callee))
+            return c;
+        c.statement = slicer.statementAt(o.statement);
+        c.from = render(src, call, rules);
+        const std::string calleeText = render(src, callee, rules);
+        const auto close = c.from.rfind(')');
+        if (!c.from.starts_with(calleeText) || close == std::string::npos)
+            return {};
+        // `torch.optim.Adam(params, lr=x)` -> `poptorch.optim.Adam(params, lr=x, max_grad_norm=c)`
+        std::string args = c.from.substr(calleeText.size(), close - calleeText.size());
+        while (!args.empty() && (args.back() == ' ' || args.back() == '\n' || args.back() == ','))
+            args.pop_back();
+        c.to = form->optimizers.at(o.qualified) + args + ", " + form->argument + "=" +
+               render(src, clip->limitNode, rules) + ")";
+        return c;
+    }
 
     // Where the flags are parsed, and the training step's code.
     void stepAndFlags()
@@ -93,6 +133,16 @@ struct PopTorchPort
         wrapper += ind2 + "for name, value in values.items():\n" + ind2 +
                    "    setattr(self, name, value)\n\n";
         params = lp.batchNames;
+        // State carried from step to step (a hidden state): an input of the program and one of
+        // its outputs, kept on the host between the calls, not an attribute the program would
+        // have to keep (the host's own statements, `h = detach(h)`, then work on it as before).
+        const auto carriedSet = carriedState(slicer, sc);
+        carried.assign(carriedSet.begin(), carriedSet.end());
+        for (const auto& c : carried) {
+            sc.rename.erase(c);
+            sc.attributes.erase(std::remove(sc.attributes.begin(), sc.attributes.end(), c),
+                                sc.attributes.end());
+        }
         // A loop that builds its own batches (get_batch() helpers): its values come from the
         // loader, and the statements that build the batch from them run on the host, before the
         // program, which takes the tensors they build (the leading statements that do not use the
@@ -129,6 +179,9 @@ struct PopTorchPort
                 if (rest.count(b) && given.insert(b).second)
                     params.push_back(b);
         }
+        for (const auto& c : carried)
+            if (std::find(params.begin(), params.end(), c) == params.end())
+                params.push_back(c);
         std::string paramText;
         for (const auto& p : params)
             paramText += ", " + p;
@@ -145,7 +198,10 @@ struct PopTorchPort
             wrapper += ind2 + loss + " = " + plan.lossExpression.text + "  # the loss chosen\n";
         if (!lp.lossName.empty() && loss != lp.lossName)
             wrapper += ind2 + "loss = " + lp.lossName + "\n";
-        wrapper += ind2 + "return " + loss + "\n";
+        std::string state;
+        for (const auto& c : carried)
+            state += ", " + c;
+        wrapper += ind2 + "return " + loss + state + "\n";
     }
 
     // main(): the flags, what builds the model, the options and the loader.
@@ -183,8 +239,18 @@ struct PopTorchPort
                     !a->defines.empty() && !a->defines.count(plan.argsName) &&
                     a->defines.size() == 1)
                     main += ind + plan.argsName + " = " + *a->defines.begin() + "\n";
-        for (const Stmt* s : sc.init.local)
-            main += renderLocal(slicer, {s}, rules, ind);
+        const ClipInOptimizer clip = clipInOptimizer();
+        for (const Stmt* s : sc.init.local) {
+            // The script parses its own flags in the port, so a seed flag is None exactly when
+            // the command line leaves it unset: the guard holds for any command line.
+            std::string text = renderGuardingSeeds(plan, slicer, {}, {s}, rules, ind);
+            // The optimizer that clips as the original did between backward() and the step.
+            if (clip.statement == s && text.find(clip.from) != std::string::npos) {
+                text.replace(text.find(clip.from), clip.from.size(), clip.to);
+                clipPlaced = true;
+            }
+            main += text;
+        }
         // poptorch.Options under a name the original's code does not use (a script whose
         // flags are `opts` keeps them).
         const auto used = identifiersOf(src.text());
@@ -277,16 +343,24 @@ struct PopTorchPort
                                       ": PopTorch trains with SGD, Adam, AdamW, RMSprop or LAMB");
             }
             if (o.synthesized) {
+                // Its gradient clipping, in the optimizer as for a torch one (clipInOptimizer).
+                const auto clip = gradientClip(plan, slicer, sc);
+                const auto form = clip ? clipForm("poptorch", clip->kind) : std::nullopt;
+                std::string clipArg;
+                if (form && !form->argument.empty() && form->optimizers.count("torch.optim.SGD")) {
+                    clipArg = ", " + form->argument + "=" + render(src, clip->limitNode, rules);
+                    clipPlaced = true;
+                }
                 main += ind + "# The original updates the weights by hand with plain SGD.\n";
                 main += ind + "optimizer = poptorch.optim.SGD(" + plan.modelBinding +
                         ".parameters(), lr=" + (o.learningRate.empty() ? "0.1" : o.learningRate) +
-                        ")\n";
+                        clipArg + ")\n";
                 optimizer = "optimizer";
             } else {
                 optimizer = o.variable;
             }
         }
-        if (!sc.between.empty() && !inTurn)
+        if (!sc.between.empty() && !inTurn && !clipPlaced)
             out.manual.push_back(manualFinding(
                 "code between backward() and the optimizer step (" +
                     src.text(sc.between.front()->start, sc.between.front()->end) +
@@ -295,9 +369,13 @@ struct PopTorchPort
                         sc.between.front()->start, sc.between.front()->end, ""},
                 "gradient clipping: poptorch.optim optimizers take max_grad_norm"));
         for (const auto& s : plan.schedulers)
-            main += ind + "# " + s.variable + " (" + s.qualified +
-                    ") is stepped as in the original; call training_model.setOptimizer(" +
-                    optimizer + ") after it.\n";
+            if (!s.synthesized.empty())
+                main += ind + "# The same schedule as " + s.replaces + ".\n" + ind + s.variable +
+                        " = " + s.synthesized + "\n";
+            else
+                main += ind + "# " + s.variable + " (" + s.qualified +
+                        ") is stepped as in the original; call training_model.setOptimizer(" +
+                        optimizer + ") after it.\n";
     }
 
     // trainingModel, the loop over the loader, the schedulers and the evaluation.
@@ -326,7 +404,10 @@ struct PopTorchPort
             main += ind2 + "for " + lp.indexName + ", " + lp.batchTarget + " in enumerate(" +
                     loaderName + "):\n";
         main += renderLocal(slicer, host, rules, ind3);
-        main += ind3 + loss + " = training_model(" + args + ")\n";
+        std::string state;
+        for (const auto& c : carried)
+            state += ", " + c;
+        main += ind3 + loss + state + " = training_model(" + args + ")\n";
         for (const auto& s : plan.schedulers)
             main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" +
                     (s.perBatch ? ind3 : ind2) + "training_model.setOptimizer(" + optimizer + ")\n";

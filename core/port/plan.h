@@ -60,6 +60,13 @@ struct SchedulerPlan
     std::string qualified; // "torch.optim.lr_scheduler.StepLR"
     CodeRef construction;
     bool perBatch = false; // stepped inside the batch loop (else once per epoch)
+    // Made by the plan for a rate the original changes by hand (plan_lr.cpp), not in the code:
+    // the construction as Python text (construction is then the code it replaces), its StepLR
+    // arguments (gamma as a number) and what it replaces, for the port's comment.
+    std::string synthesized;
+    std::string stepSize;
+    std::string gamma;
+    std::string replaces;
 };
 
 struct DataPlan

@@ -146,6 +146,8 @@ private:
     std::set<std::string> modelsReached(std::size_t index) const;
     std::string plateauDecay(const Assignment& a, const std::string& text) const;
     std::string periodicDecay(const Assignment& a, const std::string& text) const;
+    bool stepDecayScheduler(const Assignment& a, const std::string& text,
+                            std::set<std::uint32_t>& replaced);
     void synthesizeSgd(const Stmt& s, const CodeRef& ref);
     std::optional<bool> flagValue(TSNode condition, std::string* said) const;
     bool chooseStepBranch(const Stmt& s);

@@ -512,7 +512,15 @@ void Planner::findLrChanges()
         if (!a.augmented && values.count(a.value) &&
             a.target.find_first_of(".[, ") == std::string::npos)
             rates.insert(a.target);
+    // A decay every K epochs that is exactly a StepLR becomes that scheduler: neither it nor the
+    // param-group writes it makes are left as items.
+    std::set<std::uint32_t> replaced;
+    for (const auto& a : idx().assignments)
+        if (a.augmented && rates.count(a.target))
+            stepDecayScheduler(a, src().text(a.span.startByte, a.span.endByte), replaced);
     for (const auto& a : idx().assignments) {
+        if (replaced.count(a.span.startByte))
+            continue;
         const bool group = a.target.ends_with("[\"lr\"]") || a.target.ends_with("['lr']");
         bool changed = group;
         if (!changed && rates.count(a.target)) {

@@ -2,6 +2,7 @@
 #include "core/port/generate.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace portolan::port {
 
@@ -29,9 +30,37 @@ nlohmann::json numbers(const std::vector<double>& v)
 
 } // namespace
 
+namespace {
+
+// The port's dry run, once verification ran, did not reach a step or stopped on an error: the
+// port is not shown to run, so it cannot be full, whatever the plan and the check say.
+bool dryRunFailed(const VerifyResult& v)
+{
+    return v.checkErrors >= 0 && (v.dryRunSteps <= 0 || !v.dryRunError.empty());
+}
+
+// "model_def.py:118:25: error: ..." -> the file and line the dry run names, when it does.
+SourceLocation errorLocation(const std::string& error)
+{
+    SourceLocation at;
+    const auto colon = error.find(':');
+    if (colon == std::string::npos || colon == 0 || error.find(' ') < colon)
+        return at;
+    std::size_t end = colon + 1;
+    while (end < error.size() && std::isdigit(static_cast<unsigned char>(error[end])))
+        ++end;
+    if (end == colon + 1)
+        return at;
+    at.file = error.substr(0, colon);
+    at.line = std::stoi(error.substr(colon + 1, end - colon - 1));
+    return at;
+}
+
+} // namespace
+
 bool PortResult::full(const VerifyResult* checked) const
 {
-    return manual.empty() && (!checked || checked->checkErrors == 0);
+    return manual.empty() && (!checked || (checked->checkErrors == 0 && !dryRunFailed(*checked)));
 }
 
 std::string PortResult::status(const VerifyResult* checked) const
@@ -61,6 +90,20 @@ std::vector<guides::Finding> PortResult::leftFor(const VerifyResult* checked) co
         f.stepId = "port";
         f.severity = Severity::Warning;
         f.message = "the port could not be checked with its guide: " + checked->dryRunError;
+        left.push_back(f);
+    } else if (dryRunFailed(*checked) && left.empty()) {
+        // Only when nothing else is left: a port with items left fails its dry run because of
+        // them (the step the user writes), and naming that failure again is not another item.
+        guides::Finding f;
+        f.checkId = "port.manual";
+        f.stepId = "port";
+        f.severity = Severity::Warning;
+        f.location = errorLocation(checked->dryRunError);
+        f.message = "the port's dry run " +
+                    (checked->dryRunSteps > 0
+                         ? "stopped after " + std::to_string(checked->dryRunSteps) + " steps"
+                         : std::string("reached no training step")) +
+                    (checked->dryRunError.empty() ? std::string() : ": " + checked->dryRunError);
         left.push_back(f);
     }
     return left;

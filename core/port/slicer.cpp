@@ -349,7 +349,17 @@ const Stmt* Slicer::definer(const std::vector<Stmt>& scope, const std::string& n
         if (!first)
             first = d;
     }
-    return last ? last : first;
+    if (last || first)
+        return last ? last : first;
+    // A value set up in a loop around the batch loop, before it (a hidden state reset at the
+    // start of each epoch): the batch loop reads it, so it is looked up in that loop's body.
+    for (const auto& s : scope)
+        if (s.start < m_loopStart && m_loopStart < s.end &&
+            (s.type == "for_statement" || s.type == "while_statement" ||
+             s.type == "with_statement"))
+            if (const Stmt* inner = definer(s.body, name, m_loopStart))
+                return inner;
+    return nullptr;
 }
 
 // An if on the accelerator or on distributed training binds a name only in the branch the

@@ -347,6 +347,7 @@ void TestPortTargetLimits::popTorchOptimizerOnce()
     // The guide's error at that spot is the item's consequence; another error is still left.
     port::VerifyResult checked;
     checked.checkErrors = 2;
+    checked.dryRunSteps = 3;
     guides::Finding same, other;
     same.checkId = other.checkId = "graphcore-poptorch.poptorch-optim";
     same.location = spot;

@@ -160,6 +160,10 @@ def _run_once(dry, ctx, hparams):
         batches = _batches(source)
         done = 0
         try:
+            epoch_len = len(source) if what is None and len(source) > 0 else None
+        except TypeError:  # an iterable data set: no length, no epoch end known
+            epoch_len = None
+        try:
             for batch_idx in range(steps):
                 batch = context.to_device(next(batches))
                 if example_batch is None:
@@ -172,8 +176,13 @@ def _run_once(dry, ctx, hparams):
                 loss = _scalar(metrics.get("loss"))
                 others = {k: _scalar(v) for k, v in metrics.items()
                           if k != "loss" and _scalar(v) is not None}
+                # An epoch is a pass over the training loader (as the harness's): the schedulers
+                # stepped once per epoch step at its end.
+                epoch_end = epoch_len is not None and (batch_idx + 1) % epoch_len == 0
                 for scheduler in context.lr_schedulers:
-                    if scheduler._step_mode == LRScheduler.StepMode.STEP_EVERY_BATCH:
+                    if scheduler._step_mode == LRScheduler.StepMode.STEP_EVERY_BATCH or (
+                            epoch_end and
+                            scheduler._step_mode == LRScheduler.StepMode.STEP_EVERY_EPOCH):
                         scheduler._scheduler.step()
                 opt = context.optimizers[0] if context.optimizers else None
                 session.complete_step(opt, loss=loss, metrics=others)

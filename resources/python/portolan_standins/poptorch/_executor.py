@@ -183,6 +183,7 @@ class PoplarExecutor:
                 step_outputs.append(_map(out, lambda t: t.detach()))
             if self._training:
                 self._record_anchors()
+                _clip_gradients(self._optimizer)
                 self._optimizer.step()
                 self._optimizer.zero_grad()
             outputs.append(step_outputs[-1] if len(step_outputs) == 1 else
@@ -271,6 +272,16 @@ class PoplarExecutor:
 
     def __repr__(self):
         return f"PoplarExecutor({self._user_model!r})"
+
+
+def _clip_gradients(optimizer):
+    """poptorch.optim's max_grad_norm: the gradients clipped by their global 2-norm inside the
+    program, before the update (default inf: none)."""
+    norm = getattr(optimizer, "poptorch_settings", {}).get("max_grad_norm")
+    if norm is None or float(norm) == float("inf"):
+        return
+    params = [p for g in optimizer.param_groups for p in g["params"] if p.grad is not None]
+    torch.nn.utils.clip_grad_norm_(params, float(norm))
 
 
 def trainingModel(model, options=None, optimizer=None):
