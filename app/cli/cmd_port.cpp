@@ -120,8 +120,10 @@ int runPort(const PortCliOptions& o)
                 if (json) {
                     auto j = port::toJson(*r, out.string(), nullptr);
                     if (o.verify)
-                        j["verify"] = {{"check_errors", nullptr}, {"dry_run_steps", 0},
-                                       {"steps_compared", 0}, {"agrees", false}};
+                        j["verify"] = {{"check_errors", nullptr},
+                                       {"dry_run_steps", 0},
+                                       {"steps_compared", 0},
+                                       {"agrees", false}};
                     std::cout << j.dump(2) << "\n";
                 } else {
                     printText(*r, nullptr, out.string());
@@ -189,7 +191,9 @@ Subcommand registerPort(CLI::App& root)
                     "cerebras-trainer, cerebras-pytorch (or determined, poptorch, cerebras)")
         ->required();
     cmd->add_option("-o,--output", o->output, "A new folder for the port");
-    cmd->add_option("--api", o->api, "Cerebras API generation (default: trainer)")
+    cmd->add_option("--api", o->api,
+                    "Cerebras API generation: runner, cstorch or trainer (default: trainer for "
+                    "--to cerebras; cerebras-pytorch is the runner's guide)")
         ->check(CLI::IsMember({"runner", "cstorch", "trainer"}));
     cmd->add_flag("--verify", o->verify,
                   "Check the port with its guide, dry-run it, and replay the original's first "

@@ -208,10 +208,10 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
     // Several models trained in turn: Determined places the step; the others run one loss per
     // compiled step, so the step is the user's there (one item that says why).
     PortPlan oneLoss;
-    const PortPlan& p = guide != "determined-pytorchtrial" && plan.loop &&
-                                !plan.loop->sequence.empty()
-                            ? (oneLoss = detail::severalModelsLeft(plan, guide))
-                            : plan;
+    const PortPlan& p =
+        guide != "determined-pytorchtrial" && plan.loop && !plan.loop->sequence.empty()
+            ? (oneLoss = detail::severalModelsLeft(plan, guide))
+            : plan;
     if (guide == "determined-pytorchtrial")
         r = detail::generateDetermined(p, values);
     else if (guide == "graphcore-poptorch")

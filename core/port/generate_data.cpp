@@ -9,8 +9,7 @@ namespace portolan::port::detail {
 
 DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& data,
                   const RenderRules& rules, const std::string& indent,
-                  const std::set<std::string>& alsoReads,
-                  const std::vector<const Stmt*>& already)
+                  const std::set<std::string>& alsoReads, const std::vector<const Stmt*>& already)
 {
     DataCode dc;
     if (!data.isDataLoader || !data.dataset.valid())

@@ -14,8 +14,9 @@ namespace {
 
 bool launches(const std::string& callee)
 {
-    static const char* const names[] = {"Process", "Thread", "spawn", "start_processes",
-                                        "map", "starmap", "imap", "apply_async", "submit"};
+    static const char* const names[] = {"Process", "Thread",  "spawn", "start_processes",
+                                        "map",     "starmap", "imap",  "apply_async",
+                                        "submit"};
     const std::string last = lastPart(callee);
     for (const char* n : names)
         if (last == n)
@@ -143,8 +144,8 @@ std::string Planner::flagPassedAs(const std::string& name, FunctionId fn) const
 // `mp.Process(target=fn, args=(a, b))`, `threading.Thread(target=fn, args=...)`): the texts of
 // the arguments it gets, by parameter position (spawn passes the process index first, which
 // the port's one process has as 0). nullopt when `c` does not start `function`.
-std::optional<std::vector<std::string>> Planner::launchedArguments(const Call& c,
-                                                                   const std::string& function) const
+std::optional<std::vector<std::string>>
+Planner::launchedArguments(const Call& c, const std::string& function) const
 {
     const std::string last = lastPart(c.callee);
     const bool spawn = last == "spawn" || last == "start_processes";
@@ -198,7 +199,8 @@ bool Planner::noteLaunch()
     for (int round = 0; round < 3; ++round)
         for (const auto& c : idx().calls)
             if (leading.count(c.callee))
-                if (const auto* caller = idx().function(c.function); caller && caller->className.empty())
+                if (const auto* caller = idx().function(c.function);
+                    caller && caller->className.empty())
                     leading.insert(caller->name);
     for (std::size_t f = 0; f < m_a.python.size(); ++f) {
         const auto& file = m_a.python[f];

@@ -273,8 +273,7 @@ void Planner::noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction)
     };
     for (const auto& s : loop.body) {
         if (s.isComment() || s.uses.count(stepFunction.name) ||
-            src().text(s.start, s.end).find("self." + stepFunction.name + "(") !=
-                std::string::npos)
+            src().text(s.start, s.end).find("self." + stepFunction.name + "(") != std::string::npos)
             continue;
         if (batchDeviceMove(s)) {
             m_p.leftovers.push_back(PlanItem{"device-move", "", refOf(m_p.entry, src(), s),
@@ -315,11 +314,10 @@ void Planner::bindStepArguments(const Call& backward, const Call& call)
         return;
     auto& bound = m_p.loop->stepArguments;
     // `self.step(x, y)`: the method's first parameter is the instance, not an argument.
-    std::size_t positional =
-        call.callee.starts_with("self.") && !def->parameters.empty() &&
-                def->parameters[0].name == "self"
-            ? 1
-            : 0;
+    std::size_t positional = call.callee.starts_with("self.") && !def->parameters.empty() &&
+                                     def->parameters[0].name == "self"
+                                 ? 1
+                                 : 0;
     for (const auto& x : call.arguments) {
         if (x.text.starts_with("*"))
             break; // *args / **kwargs: the positions after it are unknown
@@ -428,7 +426,8 @@ void Planner::analyseBody(const Stmt& loop)
     };
     for (const auto& s : lp.afterStep)
         if (!inSequence(s))
-            m_p.leftovers.push_back(PlanItem{"logging", "", s, "after the optimizer step: left out"});
+            m_p.leftovers.push_back(
+                PlanItem{"logging", "", s, "after the optimizer step: left out"});
     for (const auto& s : lp.zeroGrads)
         if (!inSequence(s))
             m_p.leftovers.push_back(

@@ -161,7 +161,9 @@ StaticBranches::Value StaticBranches::callValue(TSNode call, Eval& e) const
 {
     const std::string fn = m_src.text(field(call, "function"));
     Value v;
-    const auto is = [&](const char* suffix) { return fn.ends_with(suffix); };
+    const auto is = [&](const char* suffix) {
+        return fn.ends_with(suffix);
+    };
     if (is("cuda.is_available") || is("mps.is_available") || is("is_initialized") ||
         is("xpu.is_available")) {
         e.environmental = true;

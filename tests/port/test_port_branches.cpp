@@ -166,8 +166,8 @@ void TestPortBranches::resolvesCondition_data()
     QTest::addRow("no accelerator")
         << "if torch.cuda.is_available():\n    chosen = 1\nelse:\n    chosen = 2" << QStringList{}
         << "chosen = 2";
-    QTest::addRow("no branch runs") << "if torch.backends.mps.is_available():\n    chosen = 1"
-                                    << QStringList{} << "";
+    QTest::addRow("no branch runs")
+        << "if torch.backends.mps.is_available():\n    chosen = 1" << QStringList{} << "";
     // A derived flag follows the command line: false by default, true with --s.
     QTest::addRow("derived default")
         << "if args.d:\n    chosen = 1\nelif args.gpu is not None:\n    chosen = 2\nelse:\n    "
@@ -227,8 +227,8 @@ void TestPortBranches::portsDistributedScript_data()
 {
     QTest::addColumn<QString>("target");
     QTest::addColumn<QStringList>("absent");
-    const QStringList gone{"DistributedDataParallel", "DataParallel(", "per_node", "parallel",
-                           "DistributedSampler", "set_epoch", "int(args.batch"};
+    const QStringList gone{"DistributedDataParallel", "DataParallel(", "per_node",      "parallel",
+                           "DistributedSampler",      "set_epoch",     "int(args.batch"};
     QTest::addRow("determined") << "determined-pytorchtrial" << gone;
     QTest::addRow("poptorch") << "graphcore-poptorch" << gone;
     QTest::addRow("cerebras") << "cerebras-pytorch" << gone;
