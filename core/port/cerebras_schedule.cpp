@@ -209,6 +209,137 @@ std::optional<long> epochSamples(const PortPlan& plan, const SourceFile& src,
     return plan.train.observedSamples;
 }
 
+namespace {
+
+using ValueOf = std::function<std::string(std::string)>;
+
+// A MultiStepLR's milestones as numbers (`[30, 80]`, or names with values), nothing when one
+// of them is not a value.
+std::optional<std::vector<long>> milestonesOf(const CallArgs& a, const ValueOf& valueOf)
+{
+    std::string m = a.keyword.count("milestones") ? a.keyword.at("milestones")
+                    : a.positional.size() > 1     ? a.positional[1]
+                                                  : "";
+    m = trimmed(m);
+    if (m.size() <= 2 || (m.front() != '[' && m.front() != '('))
+        return std::nullopt;
+    std::vector<long> milestones;
+    std::stringstream in(m.substr(1, m.size() - 2));
+    for (std::string e; std::getline(in, e, ',');) {
+        const std::string v = valueOf(e);
+        if (trimmed(e).empty())
+            continue;
+        if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+            return std::nullopt;
+        milestones.push_back(std::stol(v));
+    }
+    return milestones;
+}
+
+// One torch scheduler read as a Cerebras schedule: its kind, its values, and the steps one of
+// its counts is (1 for a scheduler stepped every batch, the steps of an epoch otherwise).
+struct ScheduleArgs
+{
+    std::string kind;
+    std::string gamma;
+    std::string stepSize;
+    std::vector<long> milestones;
+    long scale = 0;
+    bool known = false;
+};
+
+ScheduleArgs scheduleArgs(const SchedulerPlan& s, const SourceFile& src, const ValueOf& valueOf,
+                          const std::string& learningRate, std::optional<long> stepsPerEpoch)
+{
+    ScheduleArgs r;
+    r.kind = s.qualified.substr(s.qualified.rfind('.') + 1);
+    const std::string& kind = r.kind;
+    // A scheduler the plan made (a decay by hand) has its StepLR arguments, not a call.
+    const TSNode call =
+        s.synthesized.empty() ? src.nodeAt(s.construction.start, s.construction.end) : TSNode{};
+    CallArgs a = s.synthesized.empty() ? callArgs(src, call) : CallArgs{};
+    if (!s.synthesized.empty())
+        a.keyword = {{"step_size", s.stepSize}, {"gamma", s.gamma}};
+    auto arg = [&](std::size_t pos, const std::string& key, const std::string& fallback) {
+        if (a.keyword.count(key))
+            return valueOf(a.keyword.at(key));
+        return a.positional.size() > pos ? valueOf(a.positional[pos]) : fallback;
+    };
+    r.scale = s.perBatch ? 1 : stepsPerEpoch.value_or(0);
+    r.gamma = arg(kind == "MultiStepLR" ? 2
+                  : kind == "StepLR"    ? 2
+                                        : 1,
+                  "gamma", kind == "ExponentialLR" ? "" : "0.1");
+    r.stepSize = kind == "StepLR" ? arg(1, "step_size", "") : "1";
+    bool milestonesOk = kind != "MultiStepLR";
+    if (kind == "MultiStepLR")
+        if (auto m = milestonesOf(a, valueOf)) {
+            r.milestones = std::move(*m);
+            milestonesOk = true;
+        }
+    r.known =
+        (kind == "StepLR" || kind == "MultiStepLR" || kind == "ExponentialLR") &&
+        !r.gamma.empty() && !learningRate.empty() && milestonesOk &&
+        (kind != "StepLR" || (!r.stepSize.empty() &&
+                              r.stepSize.find_first_not_of("0123456789") == std::string::npos)) &&
+        !a.keyword.count("last_epoch") && r.scale > 0;
+    return r;
+}
+
+// The Trainer's and the runner's YAML for one known schedule, and the note that says where
+// its counts in steps come from (`steps`).
+void writeSchedule(const SchedulerPlan& s, const ScheduleArgs& r, const std::string& learningRate,
+                   const std::string& steps, std::string& trainer, std::string& runner,
+                   std::vector<std::string>& notes)
+{
+    const long scale = r.scale;
+    const std::string& gamma = r.gamma;
+    if (r.kind == "StepLR") {
+        const long size = std::stol(r.stepSize) * scale;
+        trainer += "      - StepLR:\n          initial_learning_rate: " + learningRate +
+                   "\n          step_size: " + std::to_string(size) +
+                   "\n          gamma: " + gamma + "\n";
+        runner += "    scheduler: \"Exponential\"\n    initial_learning_rate: " + learningRate +
+                  "\n    decay_steps: " + std::to_string(size) + "\n    decay_rate: " + gamma +
+                  "\n    staircase: true\n";
+        notes.push_back("LR scheduler " + s.variable + ": StepLR(step_size=" + r.stepSize +
+                        (s.perBatch ? " steps" : " epochs") + ") steps every " +
+                        std::to_string(size) + " steps" + steps);
+    } else if (r.kind == "ExponentialLR") {
+        trainer += "      - ExponentialLR:\n          initial_learning_rate: " + learningRate +
+                   "\n          total_iters: " + std::to_string(scale) +
+                   "\n          decay_rate: " + gamma + "\n          staircase: true\n";
+        runner += "    scheduler: \"Exponential\"\n    initial_learning_rate: " + learningRate +
+                  "\n    decay_steps: " + std::to_string(scale) + "\n    decay_rate: " + gamma +
+                  "\n    staircase: true\n";
+        notes.push_back("LR scheduler " + s.variable + ": ExponentialLR decays every " +
+                        std::to_string(scale) + " steps" + steps);
+    } else {
+        std::string list;
+        for (long m : r.milestones)
+            list += (list.empty() ? "" : ", ") + std::to_string(m * scale);
+        trainer += "      - MultiStepLR:\n          initial_learning_rate: " + learningRate +
+                   "\n          gamma: " + gamma + "\n          milestones: [" + list + "]\n";
+        notes.push_back("LR scheduler " + s.variable + ": MultiStepLR milestones in steps [" +
+                        list + "]" + steps);
+        // The runner's piecewise-constant schedule: the rate of each interval.
+        std::string values = learningRate, bounds;
+        double lr = std::stod(learningRate);
+        for (long m : r.milestones) {
+            lr *= std::stod(gamma);
+            std::ostringstream v;
+            v.precision(17);
+            v << lr;
+            values += ", " + v.str();
+            bounds += (bounds.empty() ? "" : ", ") + std::to_string(m * scale);
+        }
+        runner += "    scheduler: \"PiecewiseConstant\"\n    values: [" + values +
+                  "]\n    boundaries: [" + bounds + "]\n";
+    }
+}
+
+} // namespace
+
 CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
                                   const std::map<std::string, Hyper>& hp,
                                   const std::string& learningRate)
@@ -235,53 +366,8 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
 
     std::string trainer, runner;
     for (const auto& s : plan.schedulers) {
-        const std::string kind = s.qualified.substr(s.qualified.rfind('.') + 1);
-        // A scheduler the plan made (a decay by hand) has its StepLR arguments, not a call.
-        const TSNode call =
-            s.synthesized.empty() ? src.nodeAt(s.construction.start, s.construction.end) : TSNode{};
-        CallArgs a = s.synthesized.empty() ? callArgs(src, call) : CallArgs{};
-        if (!s.synthesized.empty())
-            a.keyword = {{"step_size", s.stepSize}, {"gamma", s.gamma}};
-        auto arg = [&](std::size_t pos, const std::string& key, const std::string& fallback) {
-            if (a.keyword.count(key))
-                return valueOf(a.keyword.at(key));
-            return a.positional.size() > pos ? valueOf(a.positional[pos]) : fallback;
-        };
-        const long scale = s.perBatch ? 1 : stepsPerEpoch.value_or(0);
-        const std::string gamma = arg(kind == "MultiStepLR" ? 2
-                                      : kind == "StepLR"    ? 2
-                                                            : 1,
-                                      "gamma", kind == "ExponentialLR" ? "" : "0.1");
-        std::string stepSize = kind == "StepLR" ? arg(1, "step_size", "") : "1";
-        std::vector<long> milestones;
-        bool milestonesOk = kind != "MultiStepLR";
-        if (kind == "MultiStepLR") {
-            std::string m = a.keyword.count("milestones") ? a.keyword.at("milestones")
-                            : a.positional.size() > 1     ? a.positional[1]
-                                                          : "";
-            m = trimmed(m);
-            if (m.size() > 2 && (m.front() == '[' || m.front() == '(')) {
-                milestonesOk = true;
-                std::stringstream in(m.substr(1, m.size() - 2));
-                for (std::string e; std::getline(in, e, ',');) {
-                    const std::string v = valueOf(e);
-                    if (trimmed(e).empty())
-                        continue;
-                    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) {
-                        milestonesOk = false;
-                        break;
-                    }
-                    milestones.push_back(std::stol(v));
-                }
-            }
-        }
-        const bool known =
-            (kind == "StepLR" || kind == "MultiStepLR" || kind == "ExponentialLR") &&
-            !gamma.empty() && !learningRate.empty() && milestonesOk &&
-            (kind != "StepLR" || (!stepSize.empty() &&
-                                  stepSize.find_first_not_of("0123456789") == std::string::npos)) &&
-            !a.keyword.count("last_epoch") && scale > 0;
-        if (!known) {
+        const ScheduleArgs r = scheduleArgs(s, src, valueOf, learningRate, stepsPerEpoch);
+        if (!r.known) {
             const std::string unit = s.perBatch ? "step" : "epoch";
             std::string msg = "LR scheduler " + s.variable + " (" + s.qualified +
                               ", stepped once per " + unit + "): ";
@@ -305,50 +391,9 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
         // Where the count in steps comes from, said once per scheduler.
         const std::string steps =
             s.perBatch ? std::string(" (stepped every batch, as in the original)")
-                       : " (an epoch of the port is " + std::to_string(scale) + " steps: " + why +
+                       : " (an epoch of the port is " + std::to_string(r.scale) + " steps: " + why +
                              "; its loader drops the last partial batch)";
-        if (kind == "StepLR") {
-            const long size = std::stol(stepSize) * scale;
-            trainer += "      - StepLR:\n          initial_learning_rate: " + learningRate +
-                       "\n          step_size: " + std::to_string(size) +
-                       "\n          gamma: " + gamma + "\n";
-            runner += "    scheduler: \"Exponential\"\n    initial_learning_rate: " + learningRate +
-                      "\n    decay_steps: " + std::to_string(size) + "\n    decay_rate: " + gamma +
-                      "\n    staircase: true\n";
-            out.notes.push_back("LR scheduler " + s.variable + ": StepLR(step_size=" + stepSize +
-                                (s.perBatch ? " steps" : " epochs") + ") steps every " +
-                                std::to_string(size) + " steps" + steps);
-        } else if (kind == "ExponentialLR") {
-            trainer += "      - ExponentialLR:\n          initial_learning_rate: " + learningRate +
-                       "\n          total_iters: " + std::to_string(scale) +
-                       "\n          decay_rate: " + gamma + "\n          staircase: true\n";
-            runner += "    scheduler: \"Exponential\"\n    initial_learning_rate: " + learningRate +
-                      "\n    decay_steps: " + std::to_string(scale) + "\n    decay_rate: " + gamma +
-                      "\n    staircase: true\n";
-            out.notes.push_back("LR scheduler " + s.variable + ": ExponentialLR decays every " +
-                                std::to_string(scale) + " steps" + steps);
-        } else {
-            std::string list;
-            for (long m : milestones)
-                list += (list.empty() ? "" : ", ") + std::to_string(m * scale);
-            trainer += "      - MultiStepLR:\n          initial_learning_rate: " + learningRate +
-                       "\n          gamma: " + gamma + "\n          milestones: [" + list + "]\n";
-            out.notes.push_back("LR scheduler " + s.variable +
-                                ": MultiStepLR milestones in steps [" + list + "]" + steps);
-            // The runner's piecewise-constant schedule: the rate of each interval.
-            std::string values = learningRate, bounds;
-            double lr = std::stod(learningRate);
-            for (long m : milestones) {
-                lr *= std::stod(gamma);
-                std::ostringstream v;
-                v.precision(17);
-                v << lr;
-                values += ", " + v.str();
-                bounds += (bounds.empty() ? "" : ", ") + std::to_string(m * scale);
-            }
-            runner += "    scheduler: \"PiecewiseConstant\"\n    values: [" + values +
-                      "]\n    boundaries: [" + bounds + "]\n";
-        }
+        writeSchedule(s, r, learningRate, steps, trainer, runner, out.notes);
     }
     if (!trainer.empty())
         out.trainerYaml = "    schedulers:\n" + trainer;

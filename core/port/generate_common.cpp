@@ -488,31 +488,36 @@ std::set<std::string> drawnAfterModel(const PortPlan& plan, const Slicer& slicer
 
 } // namespace
 
-// The names the step reads before binding them itself, then binds: state it carries over.
-StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers, bool argsGlobal)
+namespace {
+
+// The forward statements of the step, without the running totals kept only for the log.
+std::vector<const Stmt*> forwardStatements(const LoopPlan& lp, const Slicer& slicer)
 {
-    StepCode sc;
-    if (!plan.loop)
-        return sc;
-    const auto& lp = *plan.loop;
-    sc.forward = slicer.statements(lp.forward);
+    std::vector<const Stmt*> forward = slicer.statements(lp.forward);
     // A running total the loop keeps for its log (`count += n_batch`), read by no later
     // statement of the step nor the loss, is bookkeeping: the step does not carry it (its
     // start value is outside the step).
-    for (std::size_t i = 0; i < sc.forward.size();) {
-        const Stmt* s = sc.forward[i];
+    for (std::size_t i = 0; i < forward.size();) {
+        const Stmt* s = forward[i];
         const TSNode first = ts_node_named_child(s->node, 0);
         bool bookkeeping = s->type == "expression_statement" && !ts_node_is_null(first) &&
                            std::string_view(ts_node_type(first)) == "augmented_assignment" &&
                            !s->defines.count(lp.lossName);
-        for (std::size_t j = i + 1; bookkeeping && j < sc.forward.size(); ++j)
+        for (std::size_t j = i + 1; bookkeeping && j < forward.size(); ++j)
             for (const auto& d : s->defines)
-                bookkeeping = bookkeeping && !sc.forward[j]->uses.count(d);
+                bookkeeping = bookkeeping && !forward[j]->uses.count(d);
         if (bookkeeping)
-            sc.forward.erase(sc.forward.begin() + static_cast<std::ptrdiff_t>(i));
+            forward.erase(forward.begin() + static_cast<std::ptrdiff_t>(i));
         else
             ++i;
     }
+    return forward;
+}
+
+std::vector<const Stmt*> gradientStatements(const PortPlan& plan, const LoopPlan& lp,
+                                            const Slicer& slicer)
+{
+    std::vector<const Stmt*> between;
     // Between backward and the step, only what works on the gradients stays (clipping); the
     // rest is bookkeeping (running sums for logging).
     for (const Stmt* s : slicer.statements(lp.betweenBackwardAndStep)) {
@@ -526,18 +531,20 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
                                std::any_of(plan.optimizers.begin(), plan.optimizers.end(),
                                            [&](const auto& o) { return o.variable == arg; })));
         if (grads)
-            sc.between.push_back(s);
+            between.push_back(s);
     }
-    sc.batchNames.insert(lp.batchNames.begin(), lp.batchNames.end());
-    if (!lp.indexName.empty())
-        sc.batchNames.insert(lp.indexName);
-    std::vector<const Stmt*> all = sc.forward;
-    all.insert(all.end(), sc.between.begin(), sc.between.end());
-    for (const auto& n : slicer.freeNames(all))
-        if (!sc.batchNames.count(n))
-            sc.bodyFree.insert(n);
-    const auto bound = bindStepNames(plan, slicer, all, sc);
-    std::set<std::string> wanted = sc.bodyFree;
+    return between;
+}
+
+// What the step's set-up slice must build (`wanted`), and what it must build in the set-up
+// function rather than leave at module level (`force`): the model(s), the criterion, the
+// optimizers, their schedulers, and the state the step carries.
+std::pair<std::set<std::string>, std::set<std::string>>
+setupNames(const PortPlan& plan, const Slicer& slicer, const StepCode& sc, bool withOptimizers)
+{
+    std::pair<std::set<std::string>, std::set<std::string>> r;
+    std::set<std::string>& wanted = r.first;
+    wanted = sc.bodyFree;
     if (!plan.modelBinding.empty())
         wanted.insert(plan.modelBinding);
     if (!plan.criterionVariable.empty())
@@ -554,7 +561,7 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
             if (s.synthesized.empty()) // a made-up scheduler is written by the target
                 wanted.insert(s.variable);
     }
-    std::set<std::string> force;
+    std::set<std::string>& force = r.second;
     // Several models trained in turn: each is built (and wrapped) by the target.
     for (const auto& m : plan.models) {
         wanted.insert(m.variable);
@@ -576,11 +583,11 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
     // target (an attribute) rather than left at module level, where the step could not rebind it.
     for (const auto& n : carriedState(slicer, sc))
         force.insert(n);
-    Slicer& mutableSlicer = const_cast<Slicer&>(slicer);
-    const bool before = mutableSlicer.argsGlobal;
-    mutableSlicer.argsGlobal = argsGlobal;
-    sc.init = slicer.slice(wanted, sc.batchNames, force);
-    mutableSlicer.argsGlobal = before;
+    return r;
+}
+
+void placeSeeds(const PortPlan& plan, const Slicer& slicer, StepCode& sc)
+{
     // The original's seeding runs before what the port builds: data drawn once while setting up
     // (a random split of the nodes, a random permutation) is then the same draw.
     // A seed at module level that reads no flag stays at module level, before the module
@@ -598,6 +605,13 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
         std::sort(sc.init.local.begin(), sc.init.local.end(), byPosition);
         std::sort(sc.init.module.begin(), sc.init.module.end(), byPosition);
     }
+}
+
+// The step's names as the target's code reads them: the model, the optimizers and the
+// set-up's values as attributes; a step function's parameters as the caller's arguments.
+void stepRenames(const PortPlan& plan, StepCode& sc,
+                 const std::map<std::string, std::string>& bound)
+{
     if (!plan.modelVariable.empty())
         sc.rename[plan.modelVariable] = "self.model";
     if (!plan.modelBinding.empty())
@@ -616,6 +630,37 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
                             (text.starts_with("(") && text.ends_with(")"));
         sc.rename[param] = simple ? text : "(" + text + ")";
     }
+}
+
+} // namespace
+
+// The step's code: its forward and gradient statements, the names it reads from outside, and
+// the set-up slice that builds them (the model, the optimizers, the state it carries).
+StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers, bool argsGlobal)
+{
+    StepCode sc;
+    if (!plan.loop)
+        return sc;
+    const auto& lp = *plan.loop;
+    sc.forward = forwardStatements(lp, slicer);
+    sc.between = gradientStatements(plan, lp, slicer);
+    sc.batchNames.insert(lp.batchNames.begin(), lp.batchNames.end());
+    if (!lp.indexName.empty())
+        sc.batchNames.insert(lp.indexName);
+    std::vector<const Stmt*> all = sc.forward;
+    all.insert(all.end(), sc.between.begin(), sc.between.end());
+    for (const auto& n : slicer.freeNames(all))
+        if (!sc.batchNames.count(n))
+            sc.bodyFree.insert(n);
+    const auto bound = bindStepNames(plan, slicer, all, sc);
+    const auto [wanted, force] = setupNames(plan, slicer, sc, withOptimizers);
+    Slicer& mutableSlicer = const_cast<Slicer&>(slicer);
+    const bool before = mutableSlicer.argsGlobal;
+    mutableSlicer.argsGlobal = argsGlobal;
+    sc.init = slicer.slice(wanted, sc.batchNames, force);
+    mutableSlicer.argsGlobal = before;
+    placeSeeds(plan, slicer, sc);
+    stepRenames(plan, sc, bound);
     return sc;
 }
 
