@@ -47,6 +47,7 @@ public:
     std::set<std::string> freeNames(const std::vector<const Stmt*>& stmts) const;
     std::string parserName() const { return m_parser; }
     std::vector<const Stmt*> argparseStatements() const;
+    bool setsFlagFromFlags(const Stmt& s) const;
     // The seeding calls (torch.manual_seed(...), random.seed(...)) of the loop's scope before
     // the loop.
     std::vector<const Stmt*> seedStatements() const;

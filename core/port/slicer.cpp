@@ -319,6 +319,27 @@ const Stmt* Slicer::definer(const std::vector<Stmt>& scope, const std::string& n
     return nullptr;
 }
 
+// `args.x = <expression of the flags>` for a flag x, outside any branch: the value the original
+// trains with.
+bool Slicer::setsFlagFromFlags(const Stmt& s) const
+{
+    if (m_plan.argsName.empty() || s.type != "expression_statement" || s.uses.size() != 1 ||
+        !s.uses.count(m_plan.argsName))
+        return false;
+    const TSNode a = ts_node_named_child(s.node, 0);
+    if (ts_node_is_null(a) || std::string_view(ts_node_type(a)) != "assignment")
+        return false;
+    const TSNode left = ts_node_child_by_field_name(a, "left", 4);
+    if (ts_node_is_null(left) || std::string_view(ts_node_type(left)) != "attribute")
+        return false;
+    const TSNode object = ts_node_child_by_field_name(left, "object", 6);
+    const TSNode attribute = ts_node_child_by_field_name(left, "attribute", 9);
+    // A flag of the parser given a new value; a value the code derives under a name of its
+    // own (`args.distributed = ...`) is for branches the port resolves (StaticBranches).
+    return !ts_node_is_null(object) && !ts_node_is_null(attribute) &&
+           m_src->text(object) == m_plan.argsName && m_plan.flag(m_src->text(attribute));
+}
+
 std::vector<const Stmt*> Slicer::argparseStatements() const
 {
     std::vector<const Stmt*> out;
@@ -349,8 +370,13 @@ std::vector<const Stmt*> Slicer::argparseStatements() const
                 std::any_of(parsers.begin(), parsers.end(), [&](const std::string& p) {
                     return s.defines.count(p) || s.uses.count(p);
                 });
-            if (!parserPart)
+            if (!parserPart) {
+                // A flag set from the flags before training (`args.lr = args.lr * args.scale`)
+                // is part of what the flags are: it runs with the parser.
+                if (setsFlagFromFlags(s))
+                    out.push_back(&s);
                 continue;
+            }
             out.push_back(&s);
             // What a kept statement builds from the parser is part of it: the sub-command
             // parsers of `add_subparsers().add_parser("train")` and argument groups get flags

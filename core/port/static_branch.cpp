@@ -306,6 +306,31 @@ StaticBranches::Value StaticBranches::flagValue(const std::string& dest, std::ui
     return literal(f->defaultText);
 }
 
+std::optional<StaticBranches::Rebound> StaticBranches::reboundFlag(const std::string& dest,
+                                                                   std::uint32_t at) const
+{
+    if (m_plan.argsName.empty())
+        return std::nullopt;
+    const Stmt* fn = nullptr;
+    for (const Stmt* s : m_src.chainAt(at, at + 1))
+        if (s->type == "function_definition")
+            fn = s;
+    const std::vector<Stmt>& scope = fn ? fn->body : m_src.statements();
+    const std::string target = m_plan.argsName + "." + dest;
+    const Stmt* last = nullptr;
+    for (const auto& s : scope) {
+        if (s.start >= at)
+            break;
+        const auto [left, right] = assignmentOf(s);
+        if (!ts_node_is_null(left) && !ts_node_is_null(right) && m_src.text(left) == target)
+            last = &s;
+    }
+    if (!last)
+        return std::nullopt;
+    Eval e;
+    return Rebound{last, evaluate(assignmentOf(*last).second, last->start, e)};
+}
+
 // A name read at `at`: the plain assignment before it in its function, else the parameter's
 // value at every direct call of the function (`main_worker(args.gpu, ...)`).
 StaticBranches::Value StaticBranches::parameterValue(const std::string& name, std::uint32_t at,

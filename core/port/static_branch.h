@@ -36,12 +36,24 @@ public:
             Number,
             String
         };
+
         Kind kind = Kind::Unknown;
         double number = 0;
         std::string text;
         bool known() const { return kind != Kind::Unknown; }
         std::optional<bool> truth() const;
     };
+
+    // A flag the code sets before `at`, in the function that holds `at` and outside any branch
+    // (`args.lr = args.lr * args.scale` after parse_args): the last such statement and the
+    // value it computes (Unknown when it cannot be told without running). The port starts
+    // from that value, as the original trains with it, not from the command line's.
+    struct Rebound
+    {
+        const Stmt* statement = nullptr;
+        Value value;
+    };
+    std::optional<Rebound> reboundFlag(const std::string& dest, std::uint32_t at) const;
 
 private:
     struct Eval

@@ -133,6 +133,48 @@ for x in [torch.randn(3, 2)]:
     opt.step()
 )";
 
+// A flag the script sets from other flags after parsing, before it builds the optimizer: the
+// original trains with the computed rate, so the port must too.
+const char* const RescaledFlagScript = R"(import argparse
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Tiny(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.Linear(6, 3)
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+def run():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rate", type=float, default=0.05)
+    p.add_argument("--factor", type=float, default=4.0)
+    p.add_argument("--batch", type=int, default=8)
+    opts = p.parse_args()
+    opts.rate = opts.rate * opts.factor
+    torch.manual_seed(3)
+    samples = TensorDataset(torch.randn(48, 6), torch.randint(0, 3, (48,)))
+    batches = DataLoader(samples, batch_size=opts.batch)
+    net = Tiny()
+    sgd = torch.optim.SGD(net.parameters(), lr=opts.rate)
+    for _ in range(2):
+        for inputs, labels in batches:
+            sgd.zero_grad()
+            loss = F.cross_entropy(net(inputs), labels)
+            loss.backward()
+            sgd.step()
+
+
+if __name__ == "__main__":
+    run()
+)";
+
 void writeOriginal(const fs::path& root, const std::string& text)
 {
     fs::create_directories(root);
@@ -156,6 +198,8 @@ private slots:
     void portsDistributedScript_data();
     void portsDistributedScript();
     void verifiesDistributedScript();
+    void verifiesRescaledFlag_data();
+    void verifiesRescaledFlag();
 };
 
 void TestPortBranches::resolvesCondition_data()
@@ -288,6 +332,52 @@ void TestPortBranches::verifiesDistributedScript()
     for (const auto& f : v.checkFindings)
         findings += f.message + "\n";
     QVERIFY2(v.checkErrors == 0, findings.c_str());
+    QCOMPARE(v.dryRunSteps, 3);
+    QVERIFY(v.agrees);
+}
+
+void TestPortBranches::verifiesRescaledFlag_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("written"); // how the port carries the computed rate
+    QTest::addRow("determined") << "determined-pytorchtrial"
+                                << "rate: 0.2";
+    QTest::addRow("poptorch") << "graphcore-poptorch"
+                              << "opts.rate = opts.rate * opts.factor";
+    QTest::addRow("cerebras") << "cerebras-pytorch"
+                              << "rate: 0.2";
+}
+
+// The port trains with the rate the original computes (0.05 x 4), not the flag's default:
+// without it, each target's losses part from the original's at the first step.
+void TestPortBranches::verifiesRescaledFlag()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, written);
+    const QString python = QStringLiteral("/usr/bin/python3");
+    if (!pythonHasTorch(python))
+        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    writeOriginal(root, RescaledFlagScript);
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY(plan);
+    auto r = port::generatePort(*plan.value, target.toStdString(), "");
+    QVERIFY(r);
+    std::string all;
+    for (const auto& g : r.value->files)
+        all += g.text + "\n";
+    QVERIFY2(has(all, written.toStdString()), all.c_str());
+    const fs::path out = fs::path(dir.path().toStdString()) / "port";
+    QVERIFY(!port::writePort(*r.value, out));
+    port::VerifyOptions o;
+    o.python = python.toStdString();
+    o.steps = 3;
+    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
+    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
+    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
     QCOMPARE(v.dryRunSteps, 3);
     QVERIFY(v.agrees);
 }

@@ -1,0 +1,165 @@
+// The port's hyperparameters: each flag of the original with its value (the command line's,
+// else its default, else the value the original computes from the flags before training), as
+// YAML, with its Python annotation for typed configs.
+#include "core/port/generate_internal.h"
+#include "core/port/static_branch.h"
+
+#include <charconv>
+
+namespace portolan::port::detail {
+
+namespace {
+
+std::string yamlValue(const std::string& python, const std::string& type)
+{
+    if (python.empty())
+        return "null";
+    if (python == "True")
+        return "true";
+    if (python == "False")
+        return "false";
+    if (python == "None")
+        return "null";
+    const bool number = python.find_first_not_of("0123456789.-+eE") == std::string::npos &&
+                        python.find_first_of("0123456789") != std::string::npos;
+    if (number) {
+        if (type == "float" && python.find_first_of(".eE") == std::string::npos)
+            return python + ".0";
+        // YAML 1.1 (PyYAML, Determined) reads `1e-4` and `1.0e5` as strings: a float with an
+        // exponent needs its dot and the exponent's sign.
+        std::string v = python;
+        auto e = v.find_first_of("eE");
+        if (e != std::string::npos && v.find('.') == std::string::npos) {
+            v = v.substr(0, e) + ".0" + v.substr(e);
+            e += 2;
+        }
+        if (e != std::string::npos && e + 1 < v.size() &&
+            std::isdigit(static_cast<unsigned char>(v[e + 1])))
+            v.insert(e + 1, "+");
+        return v;
+    }
+    // One string literal only (`"./" + str(x) + "/"` is an expression, not a string).
+    if ((python.front() == '"' || python.front() == '\'') && python.back() == python.front() &&
+        python.size() >= 2 && python.find(python.front(), 1) == python.size() - 1 &&
+        python.find('\\') == std::string::npos)
+        return "\"" + python.substr(1, python.size() - 2) + "\"";
+    return "null";
+}
+
+std::string annotationOf(const analysis::CliFlag& f, const std::string& yaml)
+{
+    if (f.action == "store_true" || f.action == "store_false")
+        return "bool";
+    if (f.type == "int" || f.type == "float" || f.type == "str")
+        return yaml == "null" ? "Optional[" + f.type + "]" : f.type;
+    if (yaml == "null")
+        return "Optional[Any]";
+    if (yaml == "true" || yaml == "false")
+        return "bool";
+    if (yaml.front() == '"')
+        return "str";
+    if (yaml.find_first_of(".eE") != std::string::npos)
+        return "float";
+    return "int";
+}
+
+// A value the code computed, as YAML: numbers in their shortest exact form.
+std::optional<std::string> yamlOf(const StaticBranches::Value& v)
+{
+    using Kind = StaticBranches::Value::Kind;
+    switch (v.kind) {
+    case Kind::Bool:
+        return v.number != 0 ? "true" : "false";
+    case Kind::None:
+        return "null";
+    case Kind::String:
+        return "\"" + v.text + "\"";
+    case Kind::Number: {
+        char buf[64];
+        const auto r = std::to_chars(buf, buf + sizeof buf, v.number);
+        return std::string(buf, r.ptr);
+    }
+    case Kind::Unknown:
+        break;
+    }
+    return std::nullopt;
+}
+
+// A flag the original sets in code before it trains (`args.lr = args.lr * args.scale`): the
+// port's value is the one the original trains with. The statement is looked for where the
+// batch loop runs and where its epoch loop (or the call of its function) runs.
+void applyReboundFlags(const PortPlan& plan, std::map<std::string, Hyper>& out)
+{
+    if (!plan.loop || plan.argsName.empty())
+        return;
+    const SourceFile* src = plan.source(plan.loop->loop.file);
+    if (!src)
+        return;
+    const StaticBranches branches(plan, *src);
+    std::vector<std::uint32_t> places{plan.loop->loop.start};
+    if (plan.loop->epochLoop.valid() && plan.loop->epochLoop.file == plan.loop->loop.file)
+        places.push_back(plan.loop->epochLoop.start);
+    for (auto& [dest, h] : out) {
+        std::optional<StaticBranches::Rebound> r;
+        for (const auto at : places)
+            if (!r)
+                r = branches.reboundFlag(dest, at);
+        if (!r)
+            continue;
+        const std::string where = plan.loop->loop.file + ":" + std::to_string(r->statement->line);
+        const std::string text = src->text(r->statement->start, r->statement->end);
+        if (const auto v = yamlOf(r->value)) {
+            h.value = *v;
+            h.comment = "computed as the original does before training (" + where + ": " + text +
+                        ")" + (h.comment.empty() ? "" : "; " + h.comment);
+        } else {
+            h.comment = "the original sets it in code before training (" + where + ": " + text +
+                        "): the value here is the command line's; set the one it computes" +
+                        (h.comment.empty() ? "" : "; " + h.comment);
+        }
+    }
+}
+
+} // namespace
+
+std::map<std::string, Hyper> hyperparameters(const PortPlan& plan,
+                                             const std::map<std::string, std::string>& values)
+{
+    std::map<std::string, Hyper> out;
+    for (const auto& f : plan.flags) {
+        if (out.count(f.dest))
+            continue;
+        Hyper h;
+        h.key = f.dest;
+        std::string def = f.defaultText;
+        if (def.empty() && f.action == "store_true")
+            def = "False";
+        if (def.empty() && f.action == "store_false")
+            def = "True";
+        h.value = yamlValue(def, f.type);
+        h.comment = f.help;
+        if (h.value == "null" && !def.empty() && def != "None")
+            h.comment = "the default `" + def + "` is an expression: set the value" +
+                        (h.comment.empty() ? "" : "; " + h.comment);
+        for (const auto& o : f.options) {
+            const auto it = values.find(o);
+            if (it == values.end())
+                continue;
+            const std::string v = it->second;
+            if (f.action == "store_true")
+                h.value = "true";
+            else if (f.action == "store_false")
+                h.value = "false";
+            else if (f.type == "int" || f.type == "float")
+                h.value = v;
+            else
+                h.value = "\"" + v + "\"";
+        }
+        h.type = annotationOf(f, h.value);
+        out[f.dest] = h;
+    }
+    applyReboundFlags(plan, out);
+    return out;
+}
+
+} // namespace portolan::port::detail
