@@ -1,16 +1,13 @@
 // The port plan's patterns, each on a small fixture written for it (issue 24), and generation
 // for every target: the structure the target needs, the user's code moved verbatim, manual items
 // where the target cannot take a construct, and the output folder rules.
-#include "core/analysis/analysis.h"
-#include "core/port/generate.h"
+#include "tests/port/port_fixture.h"
 
 #include <QTemporaryDir>
 #include <QTest>
-#include <filesystem>
-#include <fstream>
 
 using namespace portolan;
-namespace fs = std::filesystem;
+using namespace portfixture;
 
 namespace {
 
@@ -63,11 +60,6 @@ std::optional<analysis::ProjectAnalysis> analyse(const fs::path& root)
     if (!a)
         return std::nullopt;
     return std::move(*a.value);
-}
-
-bool has(const std::string& text, const std::string& what)
-{
-    return text.find(what) != std::string::npos;
 }
 
 const port::GeneratedFile* file(const port::PortResult& r, const std::string& path)
@@ -472,11 +464,7 @@ void TestPort::generatesPatterns()
     QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
     auto r = port::generatePort(*plan.value, target.toStdString(), "");
     QVERIFY(r);
-    std::string all, manuals;
-    for (const auto& g : r.value->files)
-        all += g.text + "\n";
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
+    const std::string all = allText(*r.value), manuals = manualText(*r.value);
     QVERIFY2(r.value->full() == full, manuals.c_str());
     QVERIFY2(has(all, contains.toStdString()), all.c_str());
     if (!absent.isEmpty())
@@ -495,8 +483,7 @@ void TestPort::argparseInHelper()
 {
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << R"(import argparse
+    writeOriginal(root, R"(import argparse
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
@@ -523,7 +510,7 @@ def main():
 
 if __name__ == "__main__":
     main()
-)";
+)");
     auto a = analyse(root);
     QVERIFY(a);
     auto plan = port::planPort(*a);

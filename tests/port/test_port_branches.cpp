@@ -3,20 +3,15 @@
 // the code assigns (`args.parallel = args.nodes > 1 or args.spawn`) is computed from the flags,
 // and a value passed two callers up (`per_node` through `worker(dev, per_node, args)`) is the
 // caller's. Each row is a fixture written for the pattern.
-#include "core/analysis/analysis.h"
-#include "core/port/generate.h"
 #include "core/port/static_branch.h"
-#include "tests/porting_gui/port_test_support.h"
+#include "tests/port/port_fixture.h"
 
 #include <QObject>
 #include <QTemporaryDir>
 #include <QTest>
-#include <filesystem>
-#include <fstream>
 
 using namespace portolan;
-namespace fs = std::filesystem;
-using porttest::pythonHasTorch;
+using namespace portfixture;
 
 namespace {
 
@@ -175,17 +170,6 @@ if __name__ == "__main__":
     run()
 )";
 
-void writeOriginal(const fs::path& root, const std::string& text)
-{
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << text;
-}
-
-bool has(const std::string& text, const std::string& what)
-{
-    return text.find(what) != std::string::npos;
-}
-
 } // namespace
 
 class TestPortBranches : public QObject
@@ -286,54 +270,24 @@ void TestPortBranches::portsDistributedScript()
     QFETCH(QStringList, absent);
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    writeOriginal(root, DistributedScript);
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, target.toStdString(), "");
-    QVERIFY(r);
-    std::string all, manuals;
-    for (const auto& g : r.value->files)
-        all += g.text + "\n";
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
-    QVERIFY2(r.value->full(), manuals.c_str());
+    auto r = generate(root, DistributedScript, target.toStdString(), "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string all = allText(*r.value);
+    QVERIFY2(r.value->full(), manualText(*r.value).c_str());
     QVERIFY2(has(all, "sampler = None"), all.c_str());
-    for (const auto& c : absent)
-        QVERIFY2(!has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+    PORT_VERIFY_ABSENT(all, absent);
 }
 
 // Both dry runs for Determined: the metric class's dist.all_reduce, called only by the
 // distributed branch, is not reachable in the port, so the check has no error.
 void TestPortBranches::verifiesDistributedScript()
 {
-    const QString python = QStringLiteral("/usr/bin/python3");
-    if (!pythonHasTorch(python))
-        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    PORT_SKIP_WITHOUT_TORCH();
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    writeOriginal(root, DistributedScript);
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY(plan);
-    auto r = port::generatePort(*plan.value, "determined-pytorchtrial", "");
+    auto r = generate(root, DistributedScript, "determined-pytorchtrial", "");
     QVERIFY(r);
-    const fs::path out = fs::path(dir.path().toStdString()) / "port";
-    QVERIFY(!port::writePort(*r.value, out));
-    port::VerifyOptions o;
-    o.python = python.toStdString();
-    o.steps = 3;
-    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
-    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
-    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
-    std::string findings;
-    for (const auto& f : v.checkFindings)
-        findings += f.message + "\n";
-    QVERIFY2(v.checkErrors == 0, findings.c_str());
-    QCOMPARE(v.dryRunSteps, 3);
-    QVERIFY(v.agrees);
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
 
 void TestPortBranches::verifiesRescaledFlag_data()
@@ -354,32 +308,13 @@ void TestPortBranches::verifiesRescaledFlag()
 {
     QFETCH(QString, target);
     QFETCH(QString, written);
-    const QString python = QStringLiteral("/usr/bin/python3");
-    if (!pythonHasTorch(python))
-        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    PORT_SKIP_WITHOUT_TORCH();
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    writeOriginal(root, RescaledFlagScript);
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY(plan);
-    auto r = port::generatePort(*plan.value, target.toStdString(), "");
+    auto r = generate(root, RescaledFlagScript, target.toStdString(), "");
     QVERIFY(r);
-    std::string all;
-    for (const auto& g : r.value->files)
-        all += g.text + "\n";
-    QVERIFY2(has(all, written.toStdString()), all.c_str());
-    const fs::path out = fs::path(dir.path().toStdString()) / "port";
-    QVERIFY(!port::writePort(*r.value, out));
-    port::VerifyOptions o;
-    o.python = python.toStdString();
-    o.steps = 3;
-    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
-    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
-    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
-    QCOMPARE(v.dryRunSteps, 3);
-    QVERIFY(v.agrees);
+    QVERIFY2(has(allText(*r.value), written.toStdString()), allText(*r.value).c_str());
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
 
 QTEST_GUILESS_MAIN(TestPortBranches)

@@ -4,17 +4,14 @@
 // schedule counted in steps from those samples when the code does not say them, but not from data
 // the dry run made up; and a command line of sub-commands (`add_subparsers().add_parser("train")`)
 // whose flags the PopTorch port keeps.
-#include "core/analysis/analysis.h"
-#include "core/port/generate.h"
+#include "tests/port/port_fixture.h"
 
 #include <QObject>
 #include <QTemporaryDir>
 #include <QTest>
-#include <filesystem>
-#include <fstream>
 
 using namespace portolan;
-namespace fs = std::filesystem;
+using namespace portfixture;
 
 namespace {
 
@@ -152,11 +149,6 @@ for epoch in range(5):
     optimizer.step()
 )";
 
-bool has(const std::string& text, const std::string& what)
-{
-    return text.find(what) != std::string::npos;
-}
-
 } // namespace
 
 class TestPortEpochs : public QObject
@@ -245,10 +237,9 @@ void TestPortEpochs::epochFromObservation()
     QFETCH(QString, note);
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    fs::create_directories(root);
     QString script = QString::fromUtf8(Script);
     script.replace("@DATA@", data);
-    std::ofstream(root / "main.py") << script.toStdString();
+    writeOriginal(root, script.toStdString());
     auto a = analysis::analyzeProject(root);
     QVERIFY(a);
     auto plan = port::planPort(*a.value);
@@ -257,11 +248,8 @@ void TestPortEpochs::epochFromObservation()
     plan.value->train.observedSynthetic = synthetic;
     auto r = port::generatePort(*plan.value, target.toStdString(), api.toStdString());
     QVERIFY(r);
-    std::string all, manuals, notes;
-    for (const auto& g : r.value->files)
-        all += g.text + "\n";
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
+    const std::string all = allText(*r.value), manuals = manualText(*r.value);
+    std::string notes;
     for (const auto& n : r.value->notes)
         notes += n + "\n";
     QVERIFY2(r.value->full() == full, manuals.c_str());
@@ -278,17 +266,9 @@ void TestPortEpochs::subcommandParsers()
 {
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << Subcommands;
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, "graphcore-poptorch", "");
-    QVERIFY(r);
-    std::string all;
-    for (const auto& g : r.value->files)
-        all += g.text + "\n";
+    auto r = generate(root, Subcommands, "graphcore-poptorch", "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string all = allText(*r.value);
     for (const char* line :
          {"    commands = main_parser.add_subparsers(title=\"commands\", dest=\"command\")\n",
           "    train_parser = commands.add_parser(\"train\")\n",
@@ -370,20 +350,11 @@ void TestPortEpochs::constantsAsValues()
     QFETCH(QString, contains);
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    fs::create_directories(root);
     QString script = QString::fromUtf8(HandDecay);
     script.replace("@DECAY@", "");
-    std::ofstream(root / "main.py") << script.toStdString();
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, "cerebras-pytorch", api.toStdString());
-    QVERIFY(r);
-    std::string all;
-    for (const auto& g : r.value->files)
-        all += g.text + "\n";
-    QVERIFY2(has(all, contains.toStdString()), all.c_str());
+    auto r = generate(root, script.toStdString(), "cerebras-pytorch", api.toStdString());
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    QVERIFY2(has(allText(*r.value), contains.toStdString()), allText(*r.value).c_str());
 }
 
 // The port draws the data where it builds the model, after it (the original's order of random
@@ -408,14 +379,8 @@ void TestPortEpochs::dataDrawnAfterModel()
     QFETCH(QString, data);
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << DrawnAfterModel;
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, target.toStdString(), "");
-    QVERIFY(r);
+    auto r = generate(root, DrawnAfterModel, target.toStdString(), "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
     std::string text;
     for (const auto& g : r.value->files)
         if (g.path == "model_def.py" || g.path == "train.py")

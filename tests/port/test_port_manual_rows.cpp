@@ -2,17 +2,14 @@
 // LBFGS closure, layer-local optimizers, several backward() calls), one item per construct and
 // no "needed but not moved" item for the step's own names. Each row is a fixture written for the
 // pattern; `items` lists a phrase of every manual item expected, in order, and nothing else.
-#include "core/analysis/analysis.h"
-#include "core/port/generate.h"
+#include "tests/port/port_fixture.h"
 #include "tests/port/test_port.h"
 
 #include <QTemporaryDir>
 #include <QTest>
-#include <filesystem>
-#include <fstream>
 
 using namespace portolan;
-namespace fs = std::filesystem;
+using namespace portfixture;
 
 namespace {
 
@@ -316,19 +313,10 @@ void TestPort::manualItemsExactly()
     QFETCH(QString, contains);
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << Preamble << body.toStdString();
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, target.toStdString(), "");
-    QVERIFY(r);
-    std::string manuals, all;
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
-    for (const auto& g : r.value->files)
-        all += g.text + "\n";
+    writeOriginal(root, Preamble + body.toStdString());
+    auto r = generateFrom(root, target.toStdString(), "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string manuals = manualText(*r.value), all = allText(*r.value);
     QVERIFY2(r.value->manual.size() == static_cast<std::size_t>(items.size()), manuals.c_str());
     for (int i = 0; i < items.size(); ++i)
         QVERIFY2(r.value->manual[static_cast<std::size_t>(i)].message.find(

@@ -3,21 +3,14 @@
 // the pattern: what the port carries (the statements that fill the loop's data) and what it does
 // not (the statements after the training). The verification row runs both dry runs: a
 // vocabulary numbered from a `set` is the same in the original's process and in the port's.
-#include "core/analysis/analysis.h"
-#include "core/port/generate.h"
-#include "tests/porting_gui/port_test_support.h"
+#include "tests/port/port_fixture.h"
 
-#include <QDir>
 #include <QObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-#include <filesystem>
-#include <fstream>
 
 using namespace portolan;
-namespace fs = std::filesystem;
-using porttest::pythonHasTorch;
+using namespace portfixture;
 
 namespace {
 
@@ -172,17 +165,6 @@ with torch.no_grad():
     print(correct)
 )";
 
-void writeOriginal(const fs::path& root, const std::string& text)
-{
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << text;
-}
-
-bool has(const std::string& text, const std::string& what)
-{
-    return text.find(what) != std::string::npos;
-}
-
 } // namespace
 
 class TestPortScript : public QObject
@@ -235,23 +217,12 @@ void TestPortScript::slicesModuleLoop()
     QFETCH(QStringList, absent);
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    writeOriginal(root, script.toStdString());
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, target.toStdString(), "runner");
-    QVERIFY(r);
-    std::string all, manuals;
-    for (const auto& g : r.value->files)
-        all += g.text + "\n";
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
-    QVERIFY2(r.value->full(), manuals.c_str());
-    for (const auto& c : contains)
-        QVERIFY2(has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
-    for (const auto& c : absent)
-        QVERIFY2(!has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+    auto r = generate(root, script.toStdString(), target.toStdString());
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string all = allText(*r.value);
+    QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+    PORT_VERIFY_CONTAINS(all, contains);
+    PORT_VERIFY_ABSENT(all, absent);
 }
 
 // Both dry runs: the port reaches its steps and trains as the original does. Without one hash
@@ -259,32 +230,12 @@ void TestPortScript::slicesModuleLoop()
 // embedding rows the replayed weights give each word differ, and the losses part at step 1.
 void TestPortScript::verifiesModuleLoop()
 {
-    const QString python = QStringLiteral("/usr/bin/python3");
-    if (!pythonHasTorch(python))
-        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    PORT_SKIP_WITHOUT_TORCH();
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    writeOriginal(root, ModuleLoop);
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY(plan);
-    auto r = port::generatePort(*plan.value, "determined-pytorchtrial", "");
+    auto r = generate(root, ModuleLoop, "determined-pytorchtrial", "");
     QVERIFY(r);
-    const fs::path out = fs::path(dir.path().toStdString()) / "port";
-    QVERIFY(!port::writePort(*r.value, out));
-    port::VerifyOptions o;
-    o.python = python.toStdString();
-    o.steps = 3;
-    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
-    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
-    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
-    QCOMPARE(v.checkErrors, 0);
-    QCOMPARE(v.dryRunSteps, 3);
-    QCOMPARE(v.stepsCompared, 3);
-    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
-                                      .arg(v.firstDivergence)
-                                      .arg(v.maxRelLossDiff)));
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
 
 QTEST_GUILESS_MAIN(TestPortScript)

@@ -2,16 +2,13 @@
 // step, then the generator's): the plan's sequence, the Determined train_batch that runs it in
 // the user's order, the one item of the targets that run one loss per step, and a verification
 // that replays the original into the port. Fixtures written for the pattern.
-#include "core/analysis/analysis.h"
-#include "core/port/generate.h"
+#include "tests/port/port_fixture.h"
 
 #include <QTemporaryDir>
 #include <QTest>
-#include <filesystem>
-#include <fstream>
 
 using namespace portolan;
-namespace fs = std::filesystem;
+using namespace portfixture;
 
 namespace {
 
@@ -159,8 +156,7 @@ struct Original
     explicit Original(const char* body, const char* preamble = Preamble)
     {
         root = fs::path(dir.path().toStdString()) / "original";
-        fs::create_directories(root);
-        std::ofstream(root / "main.py") << preamble << body;
+        writeOriginal(root, std::string(preamble) + body);
     }
 };
 

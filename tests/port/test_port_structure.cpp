@@ -2,19 +2,14 @@
 // class whose batch loop calls the step as a method (`self._train_step(x, y)`), the model and
 // optimizer made by a factory returning a tuple, the loader by a helper, and the parser imported
 // inside the main block. Each row is a fixture written for the pattern.
-#include "core/analysis/analysis.h"
-#include "core/port/generate.h"
-#include "tests/porting_gui/port_test_support.h"
+#include "tests/port/port_fixture.h"
 
 #include <QObject>
 #include <QTemporaryDir>
 #include <QTest>
-#include <filesystem>
-#include <fstream>
 
 using namespace portolan;
-namespace fs = std::filesystem;
-using porttest::pythonHasTorch;
+using namespace portfixture;
 
 namespace {
 
@@ -165,17 +160,6 @@ loss.backward()
 opt.step()
 )";
 
-void writeOriginal(const fs::path& root, const std::string& text)
-{
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << text;
-}
-
-bool has(const std::string& text, const std::string& what)
-{
-    return text.find(what) != std::string::npos;
-}
-
 int count(const std::string& text, const std::string& what)
 {
     int n = 0;
@@ -238,23 +222,12 @@ void TestPortStructure::placesMethodStep()
     QFETCH(QString, once);
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    writeOriginal(root, script.toStdString());
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, target.toStdString(), "");
-    QVERIFY(r);
-    std::string all, manuals;
-    for (const auto& g : r.value->files)
-        all += g.text + "\n";
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
-    QVERIFY2(r.value->full(), manuals.c_str());
-    for (const auto& c : contains)
-        QVERIFY2(has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
-    for (const auto& c : absent)
-        QVERIFY2(!has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+    auto r = generate(root, script.toStdString(), target.toStdString(), "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string all = allText(*r.value);
+    QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+    PORT_VERIFY_CONTAINS(all, contains);
+    PORT_VERIFY_ABSENT(all, absent);
     if (!once.isEmpty())
         QVERIFY2(count(all, once.toStdString()) == 1, all.c_str());
 }
@@ -275,35 +248,12 @@ void TestPortStructure::verifiesMethodStep_data()
 void TestPortStructure::verifiesMethodStep()
 {
     QFETCH(QString, target);
-    const QString python = QStringLiteral("/usr/bin/python3");
-    if (!pythonHasTorch(python))
-        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    PORT_SKIP_WITHOUT_TORCH();
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    writeOriginal(root, MethodStep);
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY(plan);
-    auto r = port::generatePort(*plan.value, target.toStdString(), "");
+    auto r = generate(root, MethodStep, target.toStdString(), "");
     QVERIFY(r);
-    const fs::path out = fs::path(dir.path().toStdString()) / "port";
-    QVERIFY(!port::writePort(*r.value, out));
-    port::VerifyOptions o;
-    o.python = python.toStdString();
-    o.steps = 3;
-    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
-    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
-    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
-    std::string findings;
-    for (const auto& f : v.checkFindings)
-        findings += f.message + "\n";
-    QVERIFY2(v.checkErrors == 0, findings.c_str());
-    QCOMPARE(v.dryRunSteps, 3);
-    QCOMPARE(v.stepsCompared, 3);
-    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
-                                      .arg(v.firstDivergence)
-                                      .arg(v.maxRelLossDiff)));
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
 
 // A readable project without a loop the plan can find is a partial port with one item at the

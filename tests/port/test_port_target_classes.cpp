@@ -4,22 +4,15 @@
 // target's form, a learning rate decayed by hand as the scheduler it equals, seeds, two models
 // trained in turn on the one-loss targets, and the one status rule that a port whose
 // verification could not run its dry run is not full. The verification rows run both dry runs.
-#include "core/analysis/analysis.h"
-#include "core/common/resources.h"
-#include "core/guides/guide.h"
-#include "core/port/generate.h"
+#include "tests/port/port_fixture.h"
 #include "tests/port/target_class_fixtures.h"
-#include "tests/porting_gui/port_test_support.h"
 
 #include <QObject>
 #include <QTemporaryDir>
 #include <QTest>
-#include <filesystem>
-#include <fstream>
 
 using namespace portolan;
-namespace fs = std::filesystem;
-using porttest::pythonHasTorch;
+using namespace portfixture;
 using namespace targetfixtures;
 
 namespace {
@@ -44,53 +37,6 @@ std::string decayed(const std::string& cond)
     std::string s = Decayed;
     s.replace(s.find("@COND@"), 6, cond);
     return s;
-}
-
-// The target guide's errors on a written port (what verifyPort's check counts).
-int checkErrors(const fs::path& port, const std::string& target, std::string* said)
-{
-    const guides::GuideSet set = guides::loadGuides(resourcesDir() / "guides");
-    const guides::Guide* guide = set.find(target);
-    auto a = analysis::analyzeProject(port);
-    if (!guide || !a)
-        return -1;
-    const guides::GuideResult r = guides::runGuide(*guide, *a.value);
-    for (const auto& f : r.allFindings())
-        if (f.severity == Severity::Error)
-            *said += f.location.toString() + " " + f.message + "\n";
-    return r.errors;
-}
-
-void writeOriginal(const fs::path& root, const std::string& text)
-{
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << text;
-}
-
-bool has(const std::string& text, const std::string& what)
-{
-    return text.find(what) != std::string::npos;
-}
-
-Result<port::PortResult> generate(const fs::path& root, const std::string& script,
-                                  const std::string& target, const std::string& api = "runner")
-{
-    writeOriginal(root, script);
-    auto a = analysis::analyzeProject(root);
-    if (!a)
-        return Result<port::PortResult>::fail(a.error);
-    auto plan = port::planPort(*a.value);
-    if (!plan)
-        return Result<port::PortResult>::fail(plan.error);
-    return port::generatePort(*plan.value, target, api);
-}
-
-std::string allText(const port::PortResult& r)
-{
-    std::string all;
-    for (const auto& g : r.files)
-        all += g.text + "\n";
-    return all;
 }
 
 } // namespace
@@ -150,12 +96,9 @@ void TestPortTargetClasses::carriedState()
                       target.toStdString());
     QVERIFY2(r, r ? "" : r.error.message.c_str());
     const std::string all = allText(*r.value);
-    std::string manuals;
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
+    const std::string manuals = manualText(*r.value);
     QVERIFY2(r.value->full(), manuals.c_str());
-    for (const auto& c : contains)
-        QVERIFY2(has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+    PORT_VERIFY_CONTAINS(all, contains);
     // The step's own names are not reported as read from outside.
     for (const auto& n : r.value->notes)
         QVERIFY2(!has(n, "`logits` is read"), n.c_str());
@@ -165,26 +108,13 @@ void TestPortTargetClasses::carriedState()
 // losses are the original's (a state rebuilt each step, or lost, parts from step 2).
 void TestPortTargetClasses::verifiesCarriedState()
 {
-    const QString python = QStringLiteral("/usr/bin/python3");
-    if (!pythonHasTorch(python))
-        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    PORT_SKIP_WITHOUT_TORCH();
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
     auto r = generate(root, CarriedState, "determined-pytorchtrial");
     QVERIFY(r);
-    const fs::path out = fs::path(dir.path().toStdString()) / "port";
-    QVERIFY(!port::writePort(*r.value, out));
-    port::VerifyOptions o;
-    o.python = python.toStdString();
-    o.steps = 3;
-    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
-    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
-    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
-    QCOMPARE(v.checkErrors, 0);
-    QCOMPARE(v.dryRunSteps, 3);
-    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
-                                      .arg(v.firstDivergence)
-                                      .arg(v.maxRelLossDiff)));
+    const port::VerifyResult v = writeAndVerify(root, *r.value);
+    PORT_VERIFY_PROOF(v);
     QVERIFY(r.value->full(&v));
 }
 
@@ -247,9 +177,7 @@ void TestPortTargetClasses::gradientClipping()
                       target.toStdString(), api.toStdString());
     QVERIFY2(r, r ? "" : r.error.message.c_str());
     const std::string all = allText(*r.value);
-    std::string manuals;
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
+    const std::string manuals = manualText(*r.value);
     QCOMPARE(r.value->full(), full);
     if (!full) {
         // Exactly one item, at the clip's line (line 23 of the fixture).
@@ -257,8 +185,7 @@ void TestPortTargetClasses::gradientClipping()
         QVERIFY2(has(manuals, "clip_grad_"), manuals.c_str());
         QCOMPARE(r.value->manual.front().location.line, 23);
     }
-    for (const auto& c : contains)
-        QVERIFY2(has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+    PORT_VERIFY_CONTAINS(all, contains);
 }
 
 void TestPortTargetClasses::verifiesGradientClipping_data()
@@ -277,27 +204,14 @@ void TestPortTargetClasses::verifiesGradientClipping()
 {
     QFETCH(QString, target);
     QFETCH(QString, api);
-    const QString python = QStringLiteral("/usr/bin/python3");
-    if (!pythonHasTorch(python))
-        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    PORT_SKIP_WITHOUT_TORCH();
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
     auto r = generate(root, clipped("torch.nn.utils.clip_grad_norm_(net.parameters(), args.clip)"),
                       target.toStdString(), api.toStdString());
     QVERIFY(r);
     QVERIFY(r.value->full());
-    const fs::path out = fs::path(dir.path().toStdString()) / "port";
-    QVERIFY(!port::writePort(*r.value, out));
-    port::VerifyOptions o;
-    o.python = python.toStdString();
-    o.steps = 3;
-    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
-    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
-    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
-    QCOMPARE(v.dryRunSteps, 3);
-    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
-                                      .arg(v.firstDivergence)
-                                      .arg(v.maxRelLossDiff)));
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
 
 void TestPortTargetClasses::seeds_data()
@@ -349,10 +263,8 @@ void TestPortTargetClasses::seeds()
                       target.toStdString(), api.toStdString());
     QVERIFY2(r, r ? "" : r.error.message.c_str());
     const std::string all = allText(*r.value);
-    for (const auto& c : contains)
-        QVERIFY2(has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
-    for (const auto& c : absent)
-        QVERIFY2(!has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+    PORT_VERIFY_CONTAINS(all, contains);
+    PORT_VERIFY_ABSENT(all, absent);
 }
 
 void TestPortTargetClasses::verifiesNoneSeed_data()
@@ -372,9 +284,7 @@ void TestPortTargetClasses::verifiesNoneSeed()
 {
     QFETCH(QString, target);
     QFETCH(QString, api);
-    const QString python = QStringLiteral("/usr/bin/python3");
-    if (!pythonHasTorch(python))
-        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    PORT_SKIP_WITHOUT_TORCH();
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
     auto r = generate(root,
@@ -383,18 +293,7 @@ void TestPortTargetClasses::verifiesNoneSeed()
                              "torch.manual_seed(args.seed)"),
                       target.toStdString(), api.toStdString());
     QVERIFY(r);
-    const fs::path out = fs::path(dir.path().toStdString()) / "port";
-    QVERIFY(!port::writePort(*r.value, out));
-    port::VerifyOptions o;
-    o.python = python.toStdString();
-    o.steps = 3;
-    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
-    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
-    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
-    QCOMPARE(v.dryRunSteps, 3);
-    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
-                                      .arg(v.firstDivergence)
-                                      .arg(v.maxRelLossDiff)));
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
 
 void TestPortTargetClasses::lrDecay_data()
@@ -449,14 +348,11 @@ void TestPortTargetClasses::lrDecay()
     auto r = port::generatePort(*plan.value, target.toStdString(), api.toStdString());
     QVERIFY(r);
     const std::string all = allText(*r.value);
-    std::string manuals;
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
+    const std::string manuals = manualText(*r.value);
     QVERIFY2(r.value->full() == full, manuals.c_str());
     if (!full) // no scheduler made (the items keep naming the decay)
         QVERIFY2(!has(all, "lr_decay"), all.c_str());
-    for (const auto& c : contains)
-        QVERIFY2(has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+    PORT_VERIFY_CONTAINS(all, contains);
 }
 
 void TestPortTargetClasses::verifiesLrDecay_data()
@@ -477,9 +373,7 @@ void TestPortTargetClasses::verifiesLrDecay()
 {
     QFETCH(QString, target);
     QFETCH(QString, api);
-    const QString python = QStringLiteral("/usr/bin/python3");
-    if (!pythonHasTorch(python))
-        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    PORT_SKIP_WITHOUT_TORCH();
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
     writeOriginal(root, decayed("(epoch + 1) % 1 == 0"));
@@ -488,8 +382,7 @@ void TestPortTargetClasses::verifiesLrDecay()
     auto plan = port::planPort(*a.value);
     QVERIFY(plan);
     port::VerifyOptions o;
-    o.python = python.toStdString();
-    o.steps = 3;
+    o.python = Python;
     // The original's run first, as the CLI's --verify does: it says the samples of an epoch.
     const port::OriginalRun original = port::runOriginal(root, *plan.value, o);
     plan.value->train.observedSamples = original.trainSamples;
@@ -497,16 +390,7 @@ void TestPortTargetClasses::verifiesLrDecay()
     auto r = port::generatePort(*plan.value, target.toStdString(), api.toStdString());
     QVERIFY(r);
     QVERIFY(r.value->full());
-    const fs::path out = fs::path(dir.path().toStdString()) / "port";
-    QVERIFY(!port::writePort(*r.value, out));
-    o.original = &original;
-    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
-    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
-    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
-    QCOMPARE(v.dryRunSteps, 3);
-    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
-                                      .arg(v.firstDivergence)
-                                      .arg(v.maxRelLossDiff)));
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value, 3, &original));
 }
 
 void TestPortTargetClasses::modelsInTurn_data()
@@ -529,9 +413,7 @@ void TestPortTargetClasses::modelsInTurn()
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
     auto r = generate(root, InTurn, target.toStdString(), api.toStdString());
     QVERIFY2(r, r ? "" : r.error.message.c_str());
-    std::string manuals;
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
+    const std::string manuals = manualText(*r.value);
     QVERIFY2(r.value->manual.size() == 1, manuals.c_str());
     QVERIFY2(has(manuals, "2 models trained in turn"), manuals.c_str());
     QCOMPARE(r.value->manual.front().location.line, 52); // loss_m.backward()
@@ -541,11 +423,9 @@ void TestPortTargetClasses::modelsInTurn()
     QVERIFY2(checkErrors(out, target.toStdString(), &said) == 0, said.c_str());
     if (!dryRun)
         return;
-    const QString python = QStringLiteral("/usr/bin/python3");
-    if (!pythonHasTorch(python))
-        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    PORT_SKIP_WITHOUT_TORCH();
     port::VerifyOptions o;
-    o.python = python.toStdString();
+    o.python = Python;
     o.steps = 3;
     const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
     QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());

@@ -4,18 +4,15 @@
 // through a `**kwargs` dict is the loader's; a data helper handed the flags namespace whole gets
 // it in the Cerebras data functions; an optimizer poptorch.trainingModel does not train is one
 // item left (the manual item names the spot the guide's check flags).
-#include "core/analysis/analysis.h"
-#include "core/port/generate.h"
+#include "tests/port/port_fixture.h"
 
 #include <QObject>
 #include <QTemporaryDir>
 #include <QTest>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 using namespace portolan;
-namespace fs = std::filesystem;
+using namespace portfixture;
 
 namespace {
 
@@ -87,11 +84,6 @@ std::string script(const QString& data, const QString& batch, const QString& sch
     QString s = QString::fromUtf8(Script);
     s.replace("@DATA@", data).replace("@BATCH@", batch).replace("@SCHED@", sched);
     return s.toStdString();
-}
-
-bool has(const std::string& text, const std::string& what)
-{
-    return text.find(what) != std::string::npos;
 }
 
 } // namespace
@@ -210,19 +202,10 @@ void TestPortTargetLimits::epochSchedules()
     QFETCH(QString, manual);
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << script(data, batch, sched);
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, target.toStdString(), api.toStdString());
-    QVERIFY(r);
-    std::string all, manuals;
-    for (const auto& g : r.value->files)
-        all += g.text + "\n";
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
+    writeOriginal(root, script(data, batch, sched));
+    auto r = generateFrom(root, target.toStdString(), api.toStdString());
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string all = allText(*r.value), manuals = manualText(*r.value);
     QVERIFY2(r.value->full() == full, manuals.c_str());
     QVERIFY2(has(all, contains.toStdString()), all.c_str());
     if (!manual.isEmpty())
@@ -294,17 +277,9 @@ if __name__ == '__main__':
     opts = parser.parse_args()
     main(opts)
 )";
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, "cerebras-pytorch", api.toStdString());
-    QVERIFY(r);
-    std::string all, manuals;
-    for (const auto& g : r.value->files)
-        all += g.text + "\n";
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
+    auto r = generateFrom(root, "cerebras-pytorch", api.toStdString());
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string all = allText(*r.value), manuals = manualText(*r.value);
     QVERIFY2(r.value->full(), manuals.c_str());
     QVERIFY2(has(all, contains.toStdString()), all.c_str());
     QVERIFY2(has(all, "import types\n"), all.c_str());
@@ -322,12 +297,8 @@ void TestPortTargetLimits::popTorchOptimizerOnce()
     body.replace("optim.SGD(model.parameters(), lr=args.lr)",
                  "optim.Adadelta(model.parameters(), lr=args.lr)");
     std::ofstream(root / "main.py") << body.toStdString();
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY(plan);
-    auto r = port::generatePort(*plan.value, "graphcore-poptorch", "");
-    QVERIFY(r);
+    auto r = generateFrom(root, "graphcore-poptorch", "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
     QCOMPARE(r.value->manual.size(), std::size_t(1));
     const auto& item = r.value->manual.front();
     QVERIFY(has(item.message, "torch.optim.Adadelta"));
@@ -409,8 +380,7 @@ void TestPortTargetLimits::popTorchFlagsUnderAnotherName()
 {
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << R"(import argparse
+    writeOriginal(root, R"(import argparse
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
@@ -435,7 +405,7 @@ if __name__ == '__main__':
     parser.add_argument('--lr', type=float, default=0.1)
     args = parser.parse_args()
     main(args)
-)";
+)");
     auto a = analysis::analyzeProject(root);
     QVERIFY(a);
     auto plan = port::planPort(*a.value);
@@ -501,12 +471,8 @@ def main():
 if __name__ == "__main__":
     main()
 )";
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, "determined-pytorchtrial", "");
-    QVERIFY(r);
+    auto r = generateFrom(root, "determined-pytorchtrial", "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
     std::string manuals, notes, def;
     for (const auto& m : r.value->manual)
         manuals += m.message + "\n";
@@ -529,8 +495,7 @@ void TestPortTargetLimits::cerebrasOwnArgsParameter()
 {
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << R"(import argparse
+    writeOriginal(root, R"(import argparse
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
@@ -561,16 +526,10 @@ for x, y in loader:
     loss = model.loss_function(model(x), y)
     loss.backward()
     optimizer.step()
-)";
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, "cerebras-pytorch", "runner");
-    QVERIFY(r);
-    std::string manuals;
-    for (const auto& m : r.value->manual)
-        manuals += m.message + "\n";
+)");
+    auto r = generateFrom(root, "cerebras-pytorch", "runner");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string manuals = manualText(*r.value);
     QVERIFY2(r.value->full(), manuals.c_str());
 }
 
@@ -580,8 +539,7 @@ void TestPortTargetLimits::valueBuiltByReassignments()
 {
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    fs::create_directories(root);
-    std::ofstream(root / "main.py") << R"(import torch
+    writeOriginal(root, R"(import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -611,13 +569,9 @@ def main():
 
 if __name__ == '__main__':
     main()
-)";
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, "cerebras-pytorch", "runner");
-    QVERIFY(r);
+)");
+    auto r = generateFrom(root, "cerebras-pytorch", "runner");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
     std::string model;
     for (const auto& g : r.value->files)
         if (g.path == "model.py")
