@@ -2,6 +2,7 @@
 
 #include "core/graph/recorder.h"
 
+#include <cctype>
 #include <torch/torch.h>
 
 namespace portolan::graph {
@@ -31,6 +32,19 @@ struct GptBlockImpl : torch::nn::Module
 };
 TORCH_MODULE(GptBlock);
 
+// The name of the c-th copy of a layer: the block's own numbering continued ("h0" gives "h1",
+// "h2", ...), not its position among the graph's layers (the embedding before it is layer 0, so
+// numbering by position skipped "h1"); a name without a number gets one ("block" -> "block_1").
+std::string copyName(const std::string& base, int c)
+{
+    std::size_t digits = base.size();
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(base[digits - 1])))
+        --digits;
+    if (digits == base.size())
+        return base + "_" + std::to_string(c);
+    return base.substr(0, digits) + std::to_string(std::stoll(base.substr(digits)) + c);
+}
+
 } // namespace
 
 void replicateLayer(OpGraph& g, int layer, int copies)
@@ -52,7 +66,7 @@ void replicateLayer(OpGraph& g, int layer, int copies)
     std::vector<std::string> names(g.layerNames.begin(), g.layerNames.begin() + layer + 1);
     for (int c = 1; c <= extra; ++c) {
         const int shift = c * len;
-        const std::string name = "h" + std::to_string(layer + c);
+        const std::string name = copyName(base, c);
         names.push_back(name);
         for (int i = first; i < end; ++i) {
             Op op = g.ops[std::size_t(i)];

@@ -642,6 +642,13 @@ private Q_SLOTS:
             for (int p : g.value->ops[i].inputOps)
                 QVERIFY(p < int(i));
         QCOMPARE(g.value->ops.back().inputOps.front(), int(g.value->ops.size()) - 2);
+        // The copies continue the block's numbering, and their ops carry their layer's name.
+        const std::vector<std::string> layers{"wte", "h0", "h1", "h2", "ln_f", "lm_head"};
+        QCOMPARE(g.value->layerNames, layers);
+        for (const auto& op : g.value->ops)
+            if (op.layer >= 1 && op.layer <= 3 && !op.modulePath.empty())
+                QVERIFY2(op.modulePath.rfind(layers[std::size_t(op.layer)], 0) == 0,
+                         op.modulePath.c_str());
     }
 };
 
