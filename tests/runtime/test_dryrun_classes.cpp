@@ -66,6 +66,7 @@ private slots:
     void habits();
     void userChosenSubcommand();
     void layerLocalTraining();
+    void declaredBatchKeptWhole();
     void cerebrasGenerations_data();
     void cerebrasGenerations();
     void determinedApis_data();
@@ -145,7 +146,7 @@ void TestDryRunClasses::habits_data()
     QTest::addRow("batch-sized model") << "batch-sized-model-original"
                                        << "plain-pytorch"
                                        << "batch-shrunk"
-                                       << "batch_size 8 -> 2" << 1;
+                                       << "batch_size 16 -> 2" << 1;
     // mp.spawn with one process per GPU, an nccl group and DDP(device_ids=[rank]): rank 0
     // inline, in a one-rank gloo group, with the GPU device_ids dropped.
     QTest::addRow("gpu process group") << "ddp-spawn-original"
@@ -215,6 +216,25 @@ void TestDryRunClasses::layerLocalTraining()
     QVERIFY2(model.value("chosen_as").toString().contains("directly"),
              qPrintable(model.value("chosen_as").toString()));
     QCOMPARE(c.value("inputs").toArray().first().toObject().value("shape").toArray().size(), 2);
+}
+
+// A batch declared at most 8 is kept whole, so code that indexes the first batch by the size it
+// declares (a preview of its labels) runs; a larger loader's batch is still made small, and the
+// info says why the model's batch is not --batch.
+void TestDryRunClasses::declaredBatchKeptWhole()
+{
+    const QString project = copy(kFixtures + "/preview-batch-original", "preview-batch");
+    const DryRunResult r = runDry(project, {"--trust"});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(r.all("step").size(), 3);
+    QStringList printed, infos;
+    for (const QJsonObject& o : r.all("output"))
+        printed << o.value("text").toString();
+    for (const QJsonObject& i : r.all("info"))
+        infos << i.value("message").toString();
+    QVERIFY2(printed.join('\n').contains("first batch: "), qPrintable(printed.join('\n')));
+    QVERIFY2(printed.contains("scoring batch: 2"), qPrintable(printed.join('\n')));
+    QVERIFY2(infos.join('\n').contains("batches of 6 samples, as"), qPrintable(infos.join('\n')));
 }
 
 // Ports of the newer Cerebras generations, in the shape a generated port has: the cstorch flow

@@ -7,7 +7,8 @@ batches, the argument's and the loaders', and fail on a shape mismatch that the 
 has. So an integer batch-size argument of the command line that is larger than the dry run's
 batch is shrunk to it before the program reads it: what the program derives from it agrees with
 its loaders, and a loader built from a multiple of it (a PopTorch combined batch) is refitted as
-before. Announced once, in a `batch-shrunk` warning naming each argument; the capture keeps the
+before. A batch the dry run keeps whole (at most `hooks.KEPT_BATCH`) is left as it is, as its
+loaders are. Announced once, in a `batch-shrunk` warning naming each argument; the capture keeps the
 argument's value as the project's full batch (through the hooks' record of requested batches).
 """
 import re
@@ -27,7 +28,7 @@ def shrink(session, namespace):
     changed = []
     for key, value in list(vars(namespace).items()):
         if not NAME.search(key) or isinstance(value, bool) or not isinstance(value, int) or \
-                value <= batch:
+                hooks.dry_batch(value) == value:
             continue
         used = hooks.clamp_batch(value, f"argparse --{key}")
         setattr(namespace, key, used)

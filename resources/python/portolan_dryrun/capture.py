@@ -577,7 +577,16 @@ class Capture:
         _write_json(os.path.join(self.folder, "capture.json"), self.data)
         session.batch_dim = self.data["batch"]["dim"]
         batch = self.data["batch"]
-        if batch["dry_run"] is not None and batch["dry_run"] != session.batch:
+        kept = [n for n in hooks.requested_batches
+                if n["used"] == n["requested"] == batch["dry_run"] and
+                hooks.dry_batch(n["requested"]) == n["requested"] != session.batch]
+        if batch["dry_run"] is not None and batch["dry_run"] != session.batch and kept:
+            session.events.emit(
+                "info", message=f"the model received batches of {batch['dry_run']} samples, as "
+                f"{kept[0]['source']} asks: a batch of at most {hooks.KEPT_BATCH} is kept whole "
+                f"(--batch {session.batch} makes larger ones small), since code may read a "
+                "batch by the size it declares")
+        elif batch["dry_run"] is not None and batch["dry_run"] != session.batch:
             session.events.emit(
                 "info", message=f"the model received batches of {batch['dry_run']} samples "
                 f"({batch['dry_run_source']}), not --batch {session.batch}: --batch sizes the "

@@ -43,11 +43,29 @@ loss_reporter = None
 _listeners = []
 
 
-def clamp_batch(requested, source):
+# A batch the project's own PyTorch code declares at most this large is kept whole in the dry
+# run: it costs little on a CPU, and code that reads a batch by its declared size (a preview that
+# prints the labels of `range(batch_size)` or `range(4)` first images) would index past a shrunk
+# one and stop the original's dry run before its first step. Larger batches are what the dry-run
+# batch is for (an ImageNet batch of 256). A vendor SDK's micro-batch, which its device
+# iterations and gradient accumulation multiply, is always shrunk (keep_small=False).
+KEPT_BATCH = 8
+
+
+def dry_batch(requested, keep_small=True):
+    """The batch size the dry run uses for `requested` (an int), without recording it."""
+    if requested is None or dry_run_batch is None:
+        return requested
+    if keep_small and int(requested) <= KEPT_BATCH:
+        return int(requested)
+    return min(int(requested), int(dry_run_batch))
+
+
+def clamp_batch(requested, source, keep_small=True):
     """The batch size a loader should use in the dry run, and a note of what was asked."""
     if requested is None or dry_run_batch is None:
         return requested
-    used = min(int(requested), int(dry_run_batch))
+    used = dry_batch(requested, keep_small)
     requested_batches.append({"requested": int(requested), "used": used, "source": source})
     return used
 

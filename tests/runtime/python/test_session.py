@@ -82,12 +82,12 @@ class BatchArgumentsTest(unittest.TestCase):
         hooks.requested_batches.clear()
         try:
             args = argparse.Namespace(batch_size=64, test_batch_size=1000, bs=1, batch=True,
-                                      max_batches=50, epochs=3)
+                                      max_batches=50, epochs=3, eval_batch_size=6)
             changed = batchargs.shrink(type("S", (), {"events": events})(), args)
             self.assertEqual(changed, [("batch_size", 64, 2), ("test_batch_size", 1000, 2)])
             # Flags, sizes already small and other counts stay as the project gave them.
-            self.assertEqual((args.bs, args.batch, args.max_batches, args.epochs),
-                             (1, True, 50, 3))
+            self.assertEqual((args.bs, args.batch, args.max_batches, args.epochs,
+                              args.eval_batch_size), (1, True, 50, 3, 6))
             # The project's value stays on record as the full batch (for the capture).
             self.assertEqual(hooks.requested_batches[0]["requested"], 64)
             warnings = [f for e, f in events.emitted if e == "warning"]

@@ -405,6 +405,11 @@ class HooksTest(unittest.TestCase):
             self.assertEqual(hooks.clamp_batch(1, "y"), 1)
             self.assertEqual(hooks.requested_batches[0], {"requested": 64, "used": 2,
                                                           "source": "x"})
+            # A batch of at most KEPT_BATCH stays whole, unless a vendor's micro-batch (which
+            # device iterations multiply) asks not to; larger ones are made small.
+            self.assertEqual(hooks.clamp_batch(hooks.KEPT_BATCH, "z"), hooks.KEPT_BATCH)
+            self.assertEqual(hooks.clamp_batch(hooks.KEPT_BATCH + 1, "z"), 2)
+            self.assertEqual(hooks.clamp_batch(4, "z", keep_small=False), 2)
         finally:
             hooks.dry_run_batch = saved[0]
             hooks.requested_batches[:] = saved[1]

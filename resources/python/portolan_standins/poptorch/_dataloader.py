@@ -24,7 +24,8 @@ class DataLoader(torch.utils.data.DataLoader):
         self._options = options
         self._mode = mode
         self._requested_batch_size = batch_size
-        micro = hooks.clamp_batch(batch_size, "poptorch.DataLoader(batch_size=...)")
+        micro = hooks.clamp_batch(batch_size, "poptorch.DataLoader(batch_size=...)",
+                                  keep_small=False)
         if batch_size is None:
             self._combined_batch_size = None
         else:
