@@ -47,8 +47,10 @@ _listeners = []
 # run: it costs little on a CPU, and code that reads a batch by its declared size (a preview that
 # prints the labels of `range(batch_size)` or `range(4)` first images) would index past a shrunk
 # one and stop the original's dry run before its first step. Larger batches are what the dry-run
-# batch is for (an ImageNet batch of 256). A vendor SDK's micro-batch, which its device
-# iterations and gradient accumulation multiply, is always shrunk (keep_small=False).
+# batch is for (an ImageNet batch of 256). The rule is the same for a port's loaders (Determined,
+# Cerebras), whose model may be sized by the batch the original kept; only PopTorch's
+# micro-batch, which device iterations and gradient accumulation multiply, is always shrunk
+# (keep_small=False).
 KEPT_BATCH = 8
 
 

@@ -31,8 +31,7 @@ def run_cstorch_flow(params, model_fn, train_data_fn, eval_data_fn):
     hooks.modelzoo_params = params
     inputs = params.get("train_input", {})
     if isinstance(inputs.get("batch_size"), int):
-        inputs["batch_size"] = hooks.clamp_batch(inputs["batch_size"], "train_input.batch_size",
-                                               keep_small=False)
+        inputs["batch_size"] = hooks.clamp_batch(inputs["batch_size"], "train_input.batch_size")
     optimizer_params = dict(params["optimizer"])
     scaler = {k: optimizer_params.pop(k) for k in SCALER_KEYS if k in optimizer_params}
     grad_accum_steps = optimizer_params.pop("grad_accum_steps", 1)

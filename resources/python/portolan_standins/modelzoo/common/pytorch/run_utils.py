@@ -152,8 +152,7 @@ def _dry_run_batch(params, section):
     if hooks.dry_run_batch is None or not isinstance(inputs, dict):
         return
     if isinstance(inputs.get("batch_size"), int):
-        inputs["batch_size"] = hooks.clamp_batch(inputs["batch_size"], f"{section}.batch_size",
-                                               keep_small=False)
+        inputs["batch_size"] = hooks.clamp_batch(inputs["batch_size"], f"{section}.batch_size")
 
 
 def run_with_params(params, model_fn, train_data_fn=None, eval_data_fn=None,

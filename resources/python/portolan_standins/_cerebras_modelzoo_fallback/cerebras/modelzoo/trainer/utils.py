@@ -75,7 +75,7 @@ def create_dataloader_from_config(model_name, values):
     cls = data_processor_class(model_name, processor)
     if isinstance(values.get("batch_size"), int):
         values["batch_size"] = hooks.clamp_batch(values["batch_size"],
-                                                 f"{processor}.batch_size", keep_small=False)
+                                                 f"{processor}.batch_size")
 
     def data_processor_fn(**kwargs):
         dp = build_from_config(cls, kwargs, processor)
