@@ -429,11 +429,12 @@ std::string Planner::plateauDecay(const Assignment& a, const std::string& text) 
            "keeps the starting rate";
 }
 
-// A rate divided every K epochs by hand (`if (epoch + 1) % 20 == 0: lr /= 3`, then written into
-// the optimizer's param groups): torch's StepLR(step_size=K, gamma=1/3) stepped once per epoch is
-// the same schedule, which every target takes (Determined's LRScheduler stepped every epoch, a
-// Cerebras StepLR counted in steps, PopTorch's scheduler.step() after the epoch). The item names
-// that schedule and the lines it replaces. Returns "" when the change is not such a decay.
+// A rate divided every K epochs by hand (`if (epoch + 1) % 20 == 0: lr /= 3`) that the plan did
+// not turn into a scheduler (plan_lr.cpp: the rate is not written into the optimizer, or the
+// epoch loop is not a range from a literal). StepLR(step_size=K, gamma=1/3) is the same schedule
+// only when the condition holds after epochs K, 2K, ...: the item names StepLR, says when it is
+// the same, and names the LambdaLR that counts an offset. Returns "" when the change is not such
+// a decay.
 std::string Planner::periodicDecay(const Assignment& a, const std::string& text) const
 {
     if (!a.augmented)
@@ -463,11 +464,14 @@ std::string Planner::periodicDecay(const Assignment& a, const std::string& text)
                " epochs by hand (`if " + cond + ":` at line " + std::to_string(s->line) + ", `" +
                text +
                "`, a step decay): torch.optim.lr_scheduler.StepLR(optimizer, step_size=" + every +
-               ", gamma=" + gamma +
-               ") stepped once per epoch is the same schedule; write it in place of the decay "
-               "(the target then runs it: Determined's LRScheduler STEP_EVERY_EPOCH, a Cerebras "
-               "StepLR counted in steps, scheduler.step() after each epoch with PopTorch); the "
-               "port keeps the starting rate";
+               ", gamma=" + gamma + ") stepped once per epoch decays after epochs " + every +
+               ", 2 x " + every +
+               ", ...; if the condition holds after other epochs (which depends on the epoch "
+               "loop's first value: `epoch % K == 0` over range(E) holds after the first epoch), "
+               "LambdaLR(optimizer, lambda n: gamma ** ((n + offset) // K)) counts the same "
+               "decays. Write it in place of the decay (the target then runs it: Determined's "
+               "LRScheduler STEP_EVERY_EPOCH, scheduler.step() after each epoch with PopTorch, a "
+               "Cerebras schedule counted in steps); the port keeps the starting rate";
     }
     return {};
 }

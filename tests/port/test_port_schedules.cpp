@@ -3,6 +3,8 @@
 // first steps agree with the original's).
 #include "core/analysis/analysis.h"
 #include "core/port/generate.h"
+#include "core/port/plan_internal.h"
+#include "core/port/port_verified.h"
 #include "tests/porting_gui/port_test_support.h"
 
 #include <QObject>
@@ -116,11 +118,58 @@ for epoch in range(args.epochs):
         opt.step()
 )";
 
-const std::map<QString, const char*>& fixtures()
+// A rate divided by hand after some epochs and written into the optimizer (@LOOP@ and @COND@
+// swapped per row). An epoch is one batch of the dry run's size, so a decay after the first
+// epoch shows in the steps the verification compares.
+const char* const DecayScript = R"(import argparse
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--n-epochs", type=int, default=7)
+args = parser.parse_args()
+
+step_size = 0.4
+torch.manual_seed(1)
+pairs = TensorDataset(torch.randn(2, 5), torch.randint(0, 4, (2,)))
+batches = DataLoader(pairs, batch_size=2)
+clf = nn.Sequential(nn.Linear(5, 7), nn.ReLU(), nn.Linear(7, 4))
+nll = nn.CrossEntropyLoss()
+sgd = torch.optim.SGD(clf.parameters(), lr=step_size)
+
+for ep in @LOOP@:
+    for feats, labels in batches:
+        sgd.zero_grad()
+        loss = nll(clf(feats), labels)
+        loss.backward()
+        sgd.step()
+    if @COND@:
+        step_size *= 0.5
+        for g in sgd.param_groups:
+            g["lr"] = step_size
+)";
+
+std::string decay(const std::string& loop, const std::string& cond)
 {
-    static const std::map<QString, const char*> all{
+    std::string text = DecayScript;
+    text.replace(text.find("@LOOP@"), 6, loop);
+    text.replace(text.find("@COND@"), 6, cond);
+    return text;
+}
+
+const std::map<QString, std::string>& fixtures()
+{
+    static const std::map<QString, std::string> all{
         {"assigned-flag", AssignedFlagScript},
         {"sequence-first", SequenceFirstScript},
+        // Decays after epochs 1, 4, 7: StepLR(3) would decay after 3 and 6.
+        {"decay-first-epoch", decay("range(args.n_epochs)", "ep % 3 == 0")},
+        // Decays after epochs 1, 3, 5: StepLR(2) would decay after 2, 4, 6.
+        {"decay-from-one", decay("range(1, args.n_epochs + 1)", "(ep + 1) % 2 == 0")},
+        // Decays after epochs 2, 4, 6: StepLR(2).
+        {"decay-stepped", decay("range(1, args.n_epochs + 1)", "ep % 2 == 0")},
     };
     return all;
 }
@@ -154,39 +203,123 @@ class TestPortSchedules : public QObject
     Q_OBJECT
 
 private slots:
+    void decayEpochs_data();
+    void decayEpochs();
     void portsAndVerifies_data();
     void portsAndVerifies();
 };
+
+void TestPortSchedules::decayEpochs_data()
+{
+    QTest::addColumn<QString>("iter");
+    QTest::addColumn<QString>("condition");
+    QTest::addColumn<int>("every"); // 0: not a decay every K epochs the plan counts
+    QTest::addColumn<int>("offset");
+    QTest::addRow("(e+1) mod K over range(E)") << "range(args.epochs)"
+                                               << "(e + 1) % 4 == 0" << 4 << 0;
+    QTest::addRow("e mod K over range(E)") << "range(n)"
+                                           << "e % 4 == 0" << 4 << 3;
+    QTest::addRow("e mod K over range(1, E+1)") << "range(1, n + 1)"
+                                                << "e % 4 == 0" << 4 << 0;
+    QTest::addRow("(e+1) mod K over range(1, E+1)") << "range(1, n + 1)"
+                                                    << "(e + 1) % 4 == 0" << 4 << 1;
+    QTest::addRow("(e+2) mod K over range(0, E)") << "range(0, n)"
+                                                  << "(e+2)%3==0" << 3 << 1;
+    QTest::addRow("start from a flag") << "range(args.start, n)"
+                                       << "e % 4 == 0" << 0 << 0;
+    QTest::addRow("not a range") << "epochs_list"
+                                 << "e % 4 == 0" << 0 << 0;
+    QTest::addRow("other condition") << "range(n)"
+                                     << "e > 4" << 0 << 0;
+    QTest::addRow("flag period") << "range(n)"
+                                 << "e % args.k == 0" << 0 << 0;
+}
+
+// The epochs after which a decay by hand holds, from its condition and its epoch loop's range.
+void TestPortSchedules::decayEpochs()
+{
+    QFETCH(QString, iter);
+    QFETCH(QString, condition);
+    QFETCH(int, every);
+    QFETCH(int, offset);
+    const auto d = port::planning::decayEpochs("e", iter.toStdString(), condition.toStdString());
+    QCOMPARE(d.has_value(), every != 0);
+    if (d) {
+        QCOMPARE(d->every, long(every));
+        QCOMPARE(d->offset, long(offset));
+    }
+}
 
 void TestPortSchedules::portsAndVerifies_data()
 {
     QTest::addColumn<QString>("fixture");
     QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("api");
     QTest::addColumn<QStringList>("commandLine");
     QTest::addColumn<QStringList>("present"); // in the generated files
     QTest::addColumn<QStringList>("absent");
     // The flag is held in an attribute the trial assigns; with the branch taken too.
     QTest::addRow("assigned-flag/determined")
         << "assigned-flag"
-        << "determined-pytorchtrial" << QStringList{}
+        << "determined-pytorchtrial"
+        << "" << QStringList{}
         << QStringList{"self.hp_width = self.context.get_hparam(\"width\")", "self.hp_width *= 2",
                        "nn.Linear(3, self.hp_width)"}
         << QStringList{"get_hparam(\"width\") *="};
     QTest::addRow("assigned-flag/determined/taken")
         << "assigned-flag"
-        << "determined-pytorchtrial" << QStringList{"--wide"}
-        << QStringList{"self.hp_width *= 2", "wide: true"} << QStringList{};
+        << "determined-pytorchtrial"
+        << "" << QStringList{"--wide"} << QStringList{"self.hp_width *= 2", "wide: true"}
+        << QStringList{};
     // PopTorch passes each input of a one-micro-batch call whole, whatever its first dimension.
     QTest::addRow("sequence-first/poptorch")
         << "sequence-first"
-        << "graphcore-poptorch" << QStringList{} << QStringList{"poptorch.trainingModel"}
+        << "graphcore-poptorch"
+        << "" << QStringList{} << QStringList{"poptorch.trainingModel"} << QStringList{};
+    // A decay off StepLR's epochs: the LambdaLR with its offset, or a MultiStepLR over the
+    // run's epochs on Cerebras; one that is StepLR's stays a StepLR.
+    const QStringList firstEpoch{"LambdaLR(sgd, lambda epochs: (0.5) ** ((epochs + 2) // 3))"};
+    QTest::addRow("decay-first-epoch/determined")
+        << "decay-first-epoch"
+        << "determined-pytorchtrial"
+        << "" << QStringList{} << firstEpoch << QStringList{"StepLR"};
+    QTest::addRow("decay-first-epoch/poptorch")
+        << "decay-first-epoch"
+        << "graphcore-poptorch"
+        << "" << QStringList{} << firstEpoch << QStringList{"StepLR"};
+    QTest::addRow("decay-first-epoch/cerebras-runner")
+        << "decay-first-epoch"
+        << "cerebras-pytorch"
+        << "runner" << QStringList{}
+        << QStringList{"scheduler: \"PiecewiseConstant\"", "boundaries: [1, 4, 7]"}
         << QStringList{};
+    QTest::addRow("decay-first-epoch/cerebras-trainer")
+        << "decay-first-epoch"
+        << "cerebras-pytorch"
+        << "trainer" << QStringList{} << QStringList{"- MultiStepLR:", "milestones: [1, 4, 7]"}
+        << QStringList{};
+    QTest::addRow("decay-from-one/determined")
+        << "decay-from-one"
+        << "determined-pytorchtrial"
+        << "" << QStringList{}
+        << QStringList{"LambdaLR(sgd, lambda epochs: (0.5) ** ((epochs + 1) // 2))"}
+        << QStringList{"StepLR"};
+    QTest::addRow("decay-from-one/cerebras-trainer")
+        << "decay-from-one"
+        << "cerebras-pytorch"
+        << "trainer" << QStringList{} << QStringList{"milestones: [1, 3, 5, 7]"} << QStringList{};
+    QTest::addRow("decay-stepped/poptorch")
+        << "decay-stepped"
+        << "graphcore-poptorch"
+        << "" << QStringList{} << QStringList{"StepLR(sgd, step_size=2, gamma=0.5)"}
+        << QStringList{"LambdaLR"};
 }
 
 void TestPortSchedules::portsAndVerifies()
 {
     QFETCH(QString, fixture);
     QFETCH(QString, target);
+    QFETCH(QString, api);
     QFETCH(QStringList, commandLine);
     QFETCH(QStringList, present);
     QFETCH(QStringList, absent);
@@ -198,17 +331,22 @@ void TestPortSchedules::portsAndVerifies()
     writeOriginal(root, fixtures().at(fixture));
     auto a = analysis::analyzeProject(root);
     QVERIFY(a);
-    std::vector<std::string> words;
+    port::PortRequest request;
+    request.project = root;
+    request.out = fs::path(dir.path().toStdString()) / "port";
+    request.target = target.toStdString();
+    request.api = api.toStdString();
     for (const auto& w : commandLine)
-        words.push_back(w.toStdString());
-    port::PortOptions options;
-    options.values = port::argumentValues(words);
-    auto plan = port::planPort(*a.value, options);
-    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
-    auto r = port::generatePort(*plan.value, target.toStdString(), "", options.values);
-    QVERIFY(r);
+        request.args.push_back(w.toStdString());
+    request.verify = true;
+    request.verifyOptions.python = python.toStdString();
+    request.verifyOptions.steps = 3;
+    const port::PortRun run = port::portWithVerification(*a.value, request);
+    QVERIFY2(run.plan, run.plan ? "" : run.plan.error.message.c_str());
+    QVERIFY(run.port);
+    QVERIFY(!run.writeError);
     std::string all;
-    for (const auto& g : r.value->files)
+    for (const auto& g : run.port.value->files)
         all += g.text + "\n";
     for (const auto& p : present)
         QVERIFY2(all.find(p.toStdString()) != std::string::npos,
@@ -216,22 +354,20 @@ void TestPortSchedules::portsAndVerifies()
     for (const auto& p : absent)
         QVERIFY2(all.find(p.toStdString()) == std::string::npos, qPrintable(p));
     std::string items;
-    for (const auto& m : r.value->manual)
+    for (const auto& m : run.port.value->manual)
         items += m.message + "\n";
     QVERIFY2(items.empty(), items.c_str());
-    const fs::path out = fs::path(dir.path().toStdString()) / "port";
-    QVERIFY(!port::writePort(*r.value, out));
-    const QString errors = compileErrors(python, out);
+    const QString errors = compileErrors(python, request.out);
     QVERIFY2(errors.isEmpty(), qPrintable(errors));
-    port::VerifyOptions o;
-    o.python = python.toStdString();
-    o.steps = 3;
-    o.originalArgs = words;
-    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
+    QVERIFY(run.verify);
+    const port::VerifyResult& v = *run.verify;
     QVERIFY2(v.originalError.empty(), v.originalError.c_str());
     QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
+    QCOMPARE(v.checkErrors, 0);
     QCOMPARE(v.dryRunSteps, 3);
-    QVERIFY(v.agrees);
+    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
+                                      .arg(v.firstDivergence)
+                                      .arg(v.maxRelLossDiff)));
 }
 
 QTEST_GUILESS_MAIN(TestPortSchedules)
