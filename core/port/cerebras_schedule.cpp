@@ -375,6 +375,33 @@ void writeSchedule(const SchedulerPlan& s, const ScheduleArgs& r, const std::str
     }
 }
 
+// The dry runs shrink the batch (to 2 unless --batch says otherwise), the original's and the
+// port's alike, and a schedule counted in epochs then parts: the original's dry run decays after
+// its own, longer epochs, the port's after the steps written here, which count the configured
+// batch, as a real run does. It matters where the first decay falls within the steps a
+// verification compares (3 by default): the note says so there, and why.
+std::string dryRunBatchNote(const SchedulerPlan& s, const ScheduleArgs& r, const std::string& batch)
+{
+    constexpr long dryRunBatch = 2, comparedSteps = 3;
+    if (s.perBatch || batch.empty() || batch.find_first_not_of("0123456789") != std::string::npos ||
+        batch.size() > 9 || std::stol(batch) <= dryRunBatch)
+        return {};
+    const long first = r.kind == "StepLR" ? std::stol(r.stepSize) * r.scale
+                       : r.kind == "MultiStepLR" && !r.milestones.empty()
+                           ? r.milestones.front() * r.scale
+                           : r.scale;
+    if (first > comparedSteps)
+        return {};
+    return "LR scheduler " + s.variable + " first decays after " + std::to_string(first) +
+           " steps at batch " + batch +
+           ", within the steps a verification compares: the dry "
+           "runs shrink the batch to " +
+           std::to_string(dryRunBatch) +
+           ", so the original's dry run decays after its longer epochs and the two dry runs part "
+           "there, while a real run at batch " +
+           batch + " decays at the step the original does";
+}
+
 } // namespace
 
 CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
@@ -446,6 +473,8 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
                        : " (an epoch of the port is " + std::to_string(r.scale) + " steps: " + why +
                              "; its loader drops the last partial batch)";
         writeSchedule(s, r, learningRate, steps, trainer, runner, out.notes);
+        if (const auto note = dryRunBatchNote(s, r, batch); !note.empty())
+            out.notes.push_back(note);
     }
     if (!trainer.empty())
         out.trainerYaml = "    schedulers:\n" + trainer;

@@ -159,6 +159,28 @@ std::string decay(const std::string& loop, const std::string& cond)
     return text;
 }
 
+// A StepLR stepped once per epoch over 8 samples in batches of @B@ (@K@ epochs a decay).
+const char* const EpochScheduleScript = R"(import torch
+import torch.nn as nn
+from torch.optim.lr_scheduler import StepLR
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+rows = TensorDataset(torch.randn(8, 3), torch.randn(8, 1))
+feed = DataLoader(rows, batch_size=@B@)
+lin = nn.Linear(3, 1)
+opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+sched = StepLR(opt, step_size=@K@, gamma=0.5)
+mse = nn.MSELoss()
+for e in range(4):
+    for a, b in feed:
+        opt.zero_grad()
+        err = mse(lin(a), b)
+        err.backward()
+        opt.step()
+    sched.step()
+)";
+
 const std::map<QString, std::string>& fixtures()
 {
     static const std::map<QString, std::string> all{
@@ -207,7 +229,47 @@ private slots:
     void decayEpochs();
     void portsAndVerifies_data();
     void portsAndVerifies();
+    void cerebrasDryRunBatch_data();
+    void cerebrasDryRunBatch();
 };
+
+void TestPortSchedules::cerebrasDryRunBatch_data()
+{
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<int>("every");
+    QTest::addColumn<bool>("noted");
+    // 8 samples // 4 = 2 steps an epoch: the first decay, after 2 steps, is within the 3 the
+    // verification compares, where the original's dry run (batch 2) decays after 4.
+    QTest::addRow("decay within the compared steps") << 4 << 1 << true;
+    QTest::addRow("decay after them") << 4 << 2 << false;
+    QTest::addRow("batch of the dry run") << 2 << 1 << false;
+}
+
+// A Cerebras schedule counted in epochs says where the dry runs' smaller batch makes the two dry
+// runs part although a real run would not.
+void TestPortSchedules::cerebrasDryRunBatch()
+{
+    QFETCH(int, batch);
+    QFETCH(int, every);
+    QFETCH(bool, noted);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    std::string text = EpochScheduleScript;
+    text.replace(text.find("@B@"), 3, std::to_string(batch));
+    text.replace(text.find("@K@"), 3, std::to_string(every));
+    writeOriginal(root, text);
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    auto plan = port::planPort(*a.value);
+    QVERIFY(plan);
+    plan.value->train.observedSamples = 8; // as the original's dry run reports it
+    auto r = port::generatePort(*plan.value, "cerebras-pytorch", "trainer");
+    QVERIFY(r);
+    std::string notes;
+    for (const auto& n : r.value->notes)
+        notes += n + "\n";
+    QCOMPARE(notes.find("the dry runs shrink the batch to 2") != std::string::npos, noted);
+}
 
 void TestPortSchedules::decayEpochs_data()
 {
