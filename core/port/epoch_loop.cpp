@@ -1,6 +1,8 @@
 // The original's epoch loop as a target that writes its own loop over epochs reads it.
 #include "core/port/epoch_loop.h"
 
+#include <cctype>
+
 namespace portolan::port::detail {
 
 namespace {
@@ -45,6 +47,17 @@ std::optional<std::string> epochRange(const PortPlan& plan, const SourceFile& sr
     for (const auto& n : usedNames(src, epoch->forIter))
         if (n != "range" && n != plan.argsName)
             return std::nullopt;
+    // Each `args.x` it reads is a flag of the plan's parser (a namespace handed over by a launch
+    // is not the port's).
+    const std::string prefix = plan.argsName + ".";
+    for (auto at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
+        auto end = at + prefix.size();
+        while (end < text.size() &&
+               (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+            ++end;
+        if (!plan.flag(text.substr(at + prefix.size(), end - at - prefix.size())))
+            return std::nullopt;
+    }
     return text;
 }
 
