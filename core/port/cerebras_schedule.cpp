@@ -248,6 +248,41 @@ struct ScheduleArgs
     bool known = false;
 };
 
+// A decay by hand that holds `offset` epochs off StepLR's (plan_lr.cpp) over a known number of
+// epochs: the epochs it decays after, n = K - offset, 2K - offset, ... up to the last, are the
+// milestones of a MultiStepLR, the same decays for that run.
+void offsetMilestones(const SchedulerPlan& s, const ValueOf& valueOf, ScheduleArgs& r)
+{
+    r.kind = "LambdaLR"; // unknown, unless the epochs have a value
+    const auto number = [](const std::string& t) {
+        return !t.empty() && t.size() <= 9 && t.find_first_not_of("0123456789") == std::string::npos
+                   ? std::optional<long>(std::stol(t))
+                   : std::nullopt;
+    };
+    // The range's end: a value, or a value plus or minus a literal (`args.epochs + 1`).
+    std::optional<long> end = number(valueOf(s.epochsEnd));
+    for (const char op : {'+', '-'})
+        if (const auto at = s.epochsEnd.rfind(op); !end && at != std::string::npos) {
+            auto trim = [](std::string t) {
+                t.erase(0, t.find_first_not_of(' '));
+                t.erase(t.find_last_not_of(' ') + 1);
+                return t;
+            };
+            const auto left = number(valueOf(trim(s.epochsEnd.substr(0, at))));
+            const auto right = number(trim(s.epochsEnd.substr(at + 1)));
+            if (left && right)
+                end = op == '+' ? *left + *right : *left - *right;
+        }
+    const long every = std::stol(s.stepSize);
+    if (!end)
+        return;
+    const long epochs = *end - s.epochsStart;
+    for (long n = every - s.offset; n <= epochs; n += every)
+        r.milestones.push_back(n);
+    if (!r.milestones.empty())
+        r.kind = "MultiStepLR";
+}
+
 ScheduleArgs scheduleArgs(const SchedulerPlan& s, const SourceFile& src, const ValueOf& valueOf,
                           const std::string& learningRate, std::optional<long> stepsPerEpoch)
 {
@@ -277,6 +312,8 @@ ScheduleArgs scheduleArgs(const SchedulerPlan& s, const SourceFile& src, const V
             r.milestones = std::move(*m);
             milestonesOk = true;
         }
+    if (!s.synthesized.empty() && s.offset != 0)
+        offsetMilestones(s, valueOf, r);
     r.known =
         (kind == "StepLR" || kind == "MultiStepLR" || kind == "ExponentialLR") &&
         !r.gamma.empty() && !learningRate.empty() && milestonesOk &&
@@ -338,6 +375,33 @@ void writeSchedule(const SchedulerPlan& s, const ScheduleArgs& r, const std::str
     }
 }
 
+// The dry runs shrink the batch (to 2 unless --batch says otherwise), the original's and the
+// port's alike, and a schedule counted in epochs then parts: the original's dry run decays after
+// its own, longer epochs, the port's after the steps written here, which count the configured
+// batch, as a real run does. It matters where the first decay falls within the steps a
+// verification compares (3 by default): the note says so there, and why.
+std::string dryRunBatchNote(const SchedulerPlan& s, const ScheduleArgs& r, const std::string& batch)
+{
+    constexpr long dryRunBatch = 2, comparedSteps = 3;
+    if (s.perBatch || batch.empty() || batch.find_first_not_of("0123456789") != std::string::npos ||
+        batch.size() > 9 || std::stol(batch) <= dryRunBatch)
+        return {};
+    const long first = r.kind == "StepLR" ? std::stol(r.stepSize) * r.scale
+                       : r.kind == "MultiStepLR" && !r.milestones.empty()
+                           ? r.milestones.front() * r.scale
+                           : r.scale;
+    if (first > comparedSteps)
+        return {};
+    return "LR scheduler " + s.variable + " first decays after " + std::to_string(first) +
+           " steps at batch " + batch +
+           ", within the steps a verification compares: the dry "
+           "runs shrink the batch to " +
+           std::to_string(dryRunBatch) +
+           ", so the original's dry run decays after its longer epochs and the two dry runs part "
+           "there, while a real run at batch " +
+           batch + " decays at the step the original does";
+}
+
 } // namespace
 
 CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
@@ -371,7 +435,22 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
             const std::string unit = s.perBatch ? "step" : "epoch";
             std::string msg = "LR scheduler " + s.variable + " (" + s.qualified +
                               ", stepped once per " + unit + "): ";
-            if (!s.perBatch && !stepsPerEpoch)
+            if (s.offset != 0)
+                // A decay by hand that holds off StepLR's epochs (plan_lr.cpp): a MultiStepLR
+                // over the run's epochs is the same, when its counts are known.
+                msg += s.replaces + " holds after epochs " +
+                       std::to_string(std::stol(s.stepSize) - s.offset) + ", " +
+                       std::to_string(2 * std::stol(s.stepSize) - s.offset) + ", ... (" +
+                       s.synthesized +
+                       "); a MultiStepLR whose milestones are those epochs in steps is the same, "
+                       "but " +
+                       (r.kind == "LambdaLR"
+                            ? "the number of epochs (" + s.epochsEnd + ") has no value here"
+                        : !stepsPerEpoch ? "the steps of an epoch are not known from the code"
+                                         : "the optimizer's rate is not a value") +
+                       ": write it in configs/params.yaml (a MultiStepLR for the Trainer, a "
+                       "PiecewiseConstant for the runner)";
+            else if (!s.perBatch && !stepsPerEpoch)
                 msg += "the Cerebras schedulers count steps, and the steps of an epoch (the "
                        "samples of `" +
                        datasetText + "` // batch size " +
@@ -394,6 +473,8 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
                        : " (an epoch of the port is " + std::to_string(r.scale) + " steps: " + why +
                              "; its loader drops the last partial batch)";
         writeSchedule(s, r, learningRate, steps, trainer, runner, out.notes);
+        if (const auto note = dryRunBatchNote(s, r, batch); !note.empty())
+            out.notes.push_back(note);
     }
     if (!trainer.empty())
         out.trainerYaml = "    schedulers:\n" + trainer;

@@ -3,6 +3,7 @@
 // body in train_batch with context.backward / context.step_optimizer, the flags in const.yaml's
 // hyperparameters read with context.get_hparam.
 #include "core/port/cerebras_schedule.h"
+#include "core/port/flag_writes.h"
 #include "core/port/generate_internal.h"
 
 #include <algorithm>
@@ -507,6 +508,19 @@ struct DeterminedPort
         namespaceUsed = true;
     }
 
+    // A flag the original assigns to (`args.hidden *= 2` in a branch the port keeps) cannot
+    // stay `get_hparam(...) = ...`, a SyntaxError: the trial holds it (flag_writes.h).
+    void holdFlags()
+    {
+        std::set<std::string> keys;
+        for (const auto& dest : assignedFlags(src, plan.argsName))
+            keys.insert(keyOf.count(dest) ? keyOf.at(dest) : dest);
+        holdAssignedFlags(keys,
+                          {&init, &trainLoader, &evalLoader, &train, &eval, &trainLoaderText,
+                           &evalLoaderText, &flagsMethod},
+                          init);
+    }
+
     // model_def.py: the module level the methods need, then the trial.
     void modelDef()
     {
@@ -656,6 +670,7 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     port.namespaceParameters();
     port.flagsNamespace();
     port.namespaceGlobal();
+    port.holdFlags();
     port.modelDef();
     port.constYaml();
     copyOtherFiles(port.plan, port.out);

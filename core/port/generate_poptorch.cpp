@@ -1,6 +1,7 @@
 // Graphcore PopTorch: a wrapper module that computes the loss inside forward, poptorch.Options,
 // poptorch.DataLoader, trainingModel with the optimizer, and a loop without backward or step.
 // PopTorch asks for no config file, so the script keeps its own argparse flags.
+#include "core/port/epoch_loop.h"
 #include "core/port/generate_internal.h"
 #include "core/port/gradient_clip.h"
 
@@ -391,6 +392,9 @@ struct PopTorchPort
         for (const auto& f : plan.flags)
             if (f.dest == "epochs" || f.dest == "num_epochs" || f.dest == "niter")
                 epochs = "range(" + plan.argsName + "." + f.dest + ")";
+        // No flag named for epochs: the original's own count (`range(1, args.n_epochs + 1)`).
+        if (const auto range = epochRange(plan, src); range && epochs == "range(1)")
+            epochs = *range;
         std::string args;
         for (std::size_t i = 0; i < params.size(); ++i)
             args += (i ? ", " : "") + params[i];

@@ -67,6 +67,13 @@ struct SchedulerPlan
     std::string stepSize;
     std::string gamma;
     std::string replaces;
+    // A decay that holds `offset` epochs off StepLR's (after n epochs it has held
+    // (n + offset) // stepSize times): a LambdaLR, not a StepLR.
+    long offset = 0;
+    // Its epoch loop `range(epochsStart, epochsEnd)` (epochsEnd as written): the epochs it
+    // decays after are known when epochsEnd has a value (a Cerebras schedule in steps).
+    long epochsStart = 0;
+    std::string epochsEnd;
 };
 
 struct DataPlan

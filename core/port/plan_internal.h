@@ -8,8 +8,21 @@
 #include "core/python/resolve.h"
 
 #include <cstring>
+#include <optional>
 
 namespace portolan::port::planning {
+
+// When a decay by hand `if <cond>: lr /= f` in an epoch loop holds (plan_lr.cpp): every K
+// epochs, after n epochs (n + offset) // K times.
+struct DecayEpochs
+{
+    long every = 0;
+    long offset = 0;
+    long start = 0;  // the range's first value
+    std::string end; // the range's end, as written
+};
+std::optional<DecayEpochs> decayEpochs(const std::string& epoch, const std::string& iter,
+                                       const std::string& condition);
 
 using python::Assignment;
 using python::Call;

@@ -385,14 +385,22 @@ void Planner::findLeftovers()
                                              "the script's entry: the target runs the port"});
 }
 
-// A rate divided when a compared metric did not improve (`if val_loss < best: best = val_loss
-// else: lr /= 4.0`): the schedule is torch's ReduceLROnPlateau (mode min, factor 1/4, patience 0,
-// threshold 0 absolute: a strict improvement resets, any other epoch divides), the same rule.
-// It is stepped with the original's validation loss at each epoch's end; the port's validation
-// is not that computation (it stands in with training steps when the original's is not a
-// DataLoader), so the schedule would follow another metric: the item says so precisely instead
-// of generating a schedule that differs.
-// Returns the item's message, "" when the change is not such a decay.
+// A rate divided when a compared metric did not improve (`if not best or val_loss < best:
+// best = val_loss else: lr /= 4.0`, once per epoch after its evaluation): the same rule is
+// torch's ReduceLROnPlateau(mode="min", factor=1/4, patience=0, threshold=0,
+// threshold_mode="abs") stepped with that metric after each epoch. Why it is the same: its best
+// starts at +inf, so the first epoch always improves (the original's `not best`); with threshold
+// 0 absolute, "improves" is `metric < best`, as written; patience 0 reduces the rate at the first
+// epoch that does not improve, and cooldown 0 keeps doing so at each such epoch, as the `else`
+// does. Two edges part: a best of exactly 0.0 (`not best` holds for it, the scheduler's `<` does
+// not), and a rate whose reduction is under its eps (1e-8), which the scheduler no longer changes.
+// Each target's documented form: Determined wraps it with step_mode MANUAL_STEP (its harness
+// refuses ReduceLROnPlateau in any other mode) and steps it with the validation loss in
+// evaluate_full_dataset; PopTorch steps it after the epoch's evaluation, then hands the optimizer
+// to the device with training_model.setOptimizer; the Cerebras schedules count steps and none
+// follows a metric. The port's validation is not the original's computation (it stands in with
+// training steps when the original's is not a DataLoader), so the schedule would follow another
+// metric: the item names the form instead of generating a schedule that differs.
 std::string Planner::plateauDecay(const Assignment& a, const std::string& text) const
 {
     if (!a.augmented)
@@ -425,15 +433,20 @@ std::string Planner::plateauDecay(const Assignment& a, const std::string& text) 
            "torch.optim.lr_scheduler.ReduceLROnPlateau(mode=\"min\", factor=" +
            rate +
            ", patience=0, threshold=0, threshold_mode=\"abs\") stepped with the original's "
-           "validation loss at the end of each epoch, which the port does not compute: the port "
-           "keeps the starting rate";
+           "validation loss at the end of each epoch (Determined: wrap_lr_scheduler(..., "
+           "step_mode=LRScheduler.StepMode.MANUAL_STEP) and .step(loss) in "
+           "evaluate_full_dataset; PopTorch: .step(loss) after the epoch's evaluation, then "
+           "training_model.setOptimizer(optimizer) so that the new rate reaches the device; "
+           "Cerebras: its schedules count steps and none follows a metric), which the port does "
+           "not compute: the port keeps the starting rate";
 }
 
-// A rate divided every K epochs by hand (`if (epoch + 1) % 20 == 0: lr /= 3`, then written into
-// the optimizer's param groups): torch's StepLR(step_size=K, gamma=1/3) stepped once per epoch is
-// the same schedule, which every target takes (Determined's LRScheduler stepped every epoch, a
-// Cerebras StepLR counted in steps, PopTorch's scheduler.step() after the epoch). The item names
-// that schedule and the lines it replaces. Returns "" when the change is not such a decay.
+// A rate divided every K epochs by hand (`if (epoch + 1) % 20 == 0: lr /= 3`) that the plan did
+// not turn into a scheduler (plan_lr.cpp: the rate is not written into the optimizer, or the
+// epoch loop is not a range from a literal). StepLR(step_size=K, gamma=1/3) is the same schedule
+// only when the condition holds after epochs K, 2K, ...: the item names StepLR, says when it is
+// the same, and names the LambdaLR that counts an offset. Returns "" when the change is not such
+// a decay.
 std::string Planner::periodicDecay(const Assignment& a, const std::string& text) const
 {
     if (!a.augmented)
@@ -463,11 +476,14 @@ std::string Planner::periodicDecay(const Assignment& a, const std::string& text)
                " epochs by hand (`if " + cond + ":` at line " + std::to_string(s->line) + ", `" +
                text +
                "`, a step decay): torch.optim.lr_scheduler.StepLR(optimizer, step_size=" + every +
-               ", gamma=" + gamma +
-               ") stepped once per epoch is the same schedule; write it in place of the decay "
-               "(the target then runs it: Determined's LRScheduler STEP_EVERY_EPOCH, a Cerebras "
-               "StepLR counted in steps, scheduler.step() after each epoch with PopTorch); the "
-               "port keeps the starting rate";
+               ", gamma=" + gamma + ") stepped once per epoch decays after epochs " + every +
+               ", 2 x " + every +
+               ", ...; if the condition holds after other epochs (which depends on the epoch "
+               "loop's first value: `epoch % K == 0` over range(E) holds after the first epoch), "
+               "LambdaLR(optimizer, lambda n: gamma ** ((n + offset) // K)) counts the same "
+               "decays. Write it in place of the decay (the target then runs it: Determined's "
+               "LRScheduler STEP_EVERY_EPOCH, scheduler.step() after each epoch with PopTorch, a "
+               "Cerebras schedule counted in steps); the port keeps the starting rate";
     }
     return {};
 }

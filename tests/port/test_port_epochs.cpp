@@ -284,7 +284,8 @@ void TestPortEpochs::handWrittenDecays_data()
 {
     QTest::addColumn<QString>("decay");
     QTest::addColumn<QString>("manual");
-    // Exactly a StepLR: the port runs it (test_port_target_classes' lrDecay rows).
+    // Exactly a StepLR, or (`epoch % 5` over range(60): after epochs 1, 6, ...) the LambdaLR of
+    // that count: the port runs it (test_port_target_classes' lrDecay rows, test_port_schedules).
     QTest::newRow("every-k-epochs")
         << "    if (epoch + 1) % 20 == 0:\n        curr_lr /= 3\n"
            "        for group in optimizer.param_groups:\n            group['lr'] = curr_lr\n"
@@ -293,7 +294,8 @@ void TestPortEpochs::handWrittenDecays_data()
     QTest::newRow("every-k-epochs-multiplied")
         << "    if epoch % 5 == 0:\n        curr_lr *= 0.5\n"
            "        for group in optimizer.param_groups:\n            group['lr'] = curr_lr\n"
-        << "StepLR(optimizer, step_size=5, gamma=0.5)";
+        << "generated: torch.optim.lr_scheduler.LambdaLR(optimizer, lambda epochs: (0.5) ** "
+           "((epochs + 4) // 5))";
     QTest::newRow("plateau")
         << "    if best is None or total < best:\n        best = total\n    else:\n"
            "        curr_lr /= 4.0\n"

@@ -321,10 +321,12 @@ void TestPortTargetClasses::lrDecay_data()
     QTest::addRow("step/cerebras-trainer")
         << every3 << "cerebras-pytorch"
         << "trainer" << true << QStringList{"- StepLR:\n", "step_size: 3\n", "gamma: 0.25\n"};
-    // Not a StepLR: `epoch % 3 == 0` decays after the first epoch already; the items stay.
+    // Not a StepLR: `epoch % 3 == 0` decays after the first epoch already, the LambdaLR with
+    // that offset (test_port_schedules verifies it on every target).
     QTest::addRow("first-epoch/determined")
         << QString::fromStdString(decayed("epoch % 3 == 0")) << "determined-pytorchtrial"
-        << "" << false << QStringList{};
+        << "" << true
+        << QStringList{"LambdaLR(optimizer, lambda epochs: (1 / 4) ** ((epochs + 2) // 3))"};
     QTest::addRow("other-condition/poptorch")
         << QString::fromStdString(decayed("loss.item() < 0.1")) << "graphcore-poptorch"
         << "" << false << QStringList{};

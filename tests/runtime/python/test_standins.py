@@ -92,6 +92,32 @@ class PopTorchTest(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "must be a multiple"):
             training(torch.randn(6, 4), torch.randint(0, 3, (6,)))
 
+    def test_inputs_keep_their_own_first_dimension(self):
+        # A sequence-first batch (seq, batch) with its flattened target (seq * batch): with one
+        # micro-batch per call PopTorch passes each input whole; with several, each input is cut
+        # along its own first dimension.
+        class SequenceFirst(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = torch.nn.Embedding(10, 3)
+
+            def forward(self, data, target):
+                out = self.emb(data).view(-1, 3)
+                return out, torch.nn.functional.cross_entropy(out, target)
+
+        model = SequenceFirst()
+        data = torch.randint(0, 10, (6, 2))
+        target = torch.randint(0, 3, (12,))
+        training = poptorch.trainingModel(model, poptorch.Options(),
+                                          poptorch.optim.SGD(model.parameters(), lr=0.1))
+        out, _ = training(data, target)
+        self.assertEqual(out.shape, (12, 3))
+        opts = poptorch.Options().deviceIterations(2)
+        training = poptorch.trainingModel(model, opts,
+                                          poptorch.optim.SGD(model.parameters(), lr=0.1))
+        out, _ = training(data, target)
+        self.assertEqual(out.shape, (6, 3))  # the last iteration: data[3:6], target[6:12]
+
     def test_model_without_loss_is_rejected(self):
         model = torch.nn.Linear(4, 3)
         training = poptorch.trainingModel(model, poptorch.Options(),

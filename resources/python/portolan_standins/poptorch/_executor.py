@@ -118,7 +118,6 @@ class PoplarExecutor:
         batched = [t for t in tensors if t.dim() > 0]
         if not batched:
             return [(args, kwargs)], 1, 1
-        n = batched[0].shape[0]
         for t in batched:
             if t.shape[0] % factor:
                 raise RuntimeError(
@@ -126,10 +125,19 @@ class PoplarExecutor:
                     f"a multiple of Options.deviceIterations({di}) * "
                     f"Options.replicationFactor({rf}) * "
                     f"Options.Training.gradientAccumulation({ga}) = {factor}")
-        micro = n // factor
+        if factor == 1:
+            # One micro-batch per call: PopTorch passes every input whole, whatever its first
+            # dimension (a sequence-first batch, a flattened target, a carried state).
+            return [(args, kwargs)], di, rf * ga
 
+        # Each input is cut along its own first dimension, into `factor` equal parts.
         def piece(i):
-            return lambda t: t[i * micro:(i + 1) * micro] if t.dim() > 0 else t
+            def cut(t):
+                if t.dim() == 0:
+                    return t
+                micro = t.shape[0] // factor
+                return t[i * micro:(i + 1) * micro]
+            return cut
 
         pieces = [(_map(args, piece(i)), _map(kwargs, piece(i))) for i in range(factor)]
         return pieces, di, rf * ga
