@@ -20,24 +20,6 @@ TSNode fieldOf(TSNode n, const char* name)
     return ts_node_child_by_field_name(n, name, static_cast<std::uint32_t>(std::strlen(name)));
 }
 
-// Every call node of the file whose callee is the plain name `function`.
-std::vector<TSNode> callsOf(const SourceFile& src, const std::string& function)
-{
-    std::vector<TSNode> out, stack{src.nodeAt(0, static_cast<std::uint32_t>(src.text().size()))};
-    while (!stack.empty()) {
-        const TSNode n = stack.back();
-        stack.pop_back();
-        if (typeOf(n) == "call") {
-            const TSNode f = fieldOf(n, "function");
-            if (typeOf(f) == "identifier" && src.text(f) == function)
-                out.push_back(n);
-        }
-        for (std::uint32_t i = ts_node_named_child_count(n); i-- > 0;)
-            stack.push_back(ts_node_named_child(n, i));
-    }
-    return out;
-}
-
 // parameter -> the argument node a call gives it; nullopt when the call splats its arguments.
 std::optional<std::map<std::string, TSNode>> argumentsOf(const SourceFile& src, TSNode call,
                                                          const std::vector<std::string>& params)
@@ -196,6 +178,23 @@ std::optional<FactoryUse> factoryUse(const SourceFile& src, const Stmt& s,
 }
 
 } // namespace
+
+std::vector<TSNode> callsOf(const SourceFile& src, const std::string& function)
+{
+    std::vector<TSNode> out, stack{src.nodeAt(0, static_cast<std::uint32_t>(src.text().size()))};
+    while (!stack.empty()) {
+        const TSNode n = stack.back();
+        stack.pop_back();
+        if (typeOf(n) == "call") {
+            const TSNode f = fieldOf(n, "function");
+            if (typeOf(f) == "identifier" && src.text(f) == function)
+                out.push_back(n);
+        }
+        for (std::uint32_t i = ts_node_named_child_count(n); i-- > 0;)
+            stack.push_back(ts_node_named_child(n, i));
+    }
+    return out;
+}
 
 std::string argumentPassed(const SourceFile& src, const std::string& name, std::uint32_t at)
 {

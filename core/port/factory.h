@@ -14,6 +14,9 @@ namespace portolan::port::detail {
 // `build(args.lr)`) then reads the flag.
 std::string argumentPassed(const SourceFile& src, const std::string& name, std::uint32_t at);
 
+// Every call node of the file whose callee is the plain name `function`.
+std::vector<TSNode> callsOf(const SourceFile& src, const std::string& function);
+
 // For a target that builds the optimizer itself from its config (Cerebras' runner and Trainer):
 // an optimizer the original builds inside a function the port carries as a definition is bound
 // to None there, with a comment that says who builds it (`builtBy`) and what the original built.

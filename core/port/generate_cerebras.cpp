@@ -3,6 +3,7 @@
 // (--api runner: a PyTorchBaseModel wrapper, data functions taking params, the classic
 // params.yaml, run.py calling run(...)). The cstorch generation is written in the Trainer's
 // model layout and reported partial (its own loop is not generated).
+#include "core/port/carry_reset.h"
 #include "core/port/factory.h"
 #include "core/port/generate_cerebras_internal.h"
 #include "core/port/gradient_clip.h"
@@ -343,6 +344,7 @@ std::string CerebrasGen::modelClass()
     const std::string method = m_runner ? "__call__" : "forward";
     model += ind + "def " + method + "(self, batch):\n";
     model += ind2 + lp.batchTarget + " = batch\n";
+    model += cerebrasEpochReset(m_plan, m_slicer, m_step, m_runner, ind2);
     const std::string loss = lossName(m_plan);
     model += renderLocal(m_slicer, m_step.forward, m_fwdRules, ind2);
     if (!lp.lossName.empty() && loss != lp.lossName)

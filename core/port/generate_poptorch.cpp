@@ -1,6 +1,7 @@
 // Graphcore PopTorch: a wrapper module that computes the loss inside forward, poptorch.Options,
 // poptorch.DataLoader, trainingModel with the optimizer, and a loop without backward or step.
 // PopTorch asks for no config file, so the script keeps its own argparse flags.
+#include "core/port/carry_reset.h"
 #include "core/port/generate_internal.h"
 #include "core/port/gradient_clip.h"
 
@@ -398,6 +399,7 @@ struct PopTorchPort
         // train_loader itself, which the values' lambda reads.
         const std::string loaderName = loopData.ok ? "step_loader" : "train_loader";
         main += ind + "for epoch in " + epochs + ":\n";
+        main += poptorchEpochReset(plan, slicer, sc, rules, ind2);
         if (lp.indexName.empty())
             main += ind2 + "for " + lp.batchTarget + " in " + loaderName + ":\n";
         else

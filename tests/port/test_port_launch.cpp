@@ -1,8 +1,9 @@
 // Script structure across functions, files and processes (issue 24): a factory that builds the
 // data, the model and the optimizer together, taken apart for each target (the target that builds
 // the optimizer from its config gets none from the factory, and the data code runs only what
-// builds the data). Each row is a fixture written for the pattern; the verification rows run
-// both dry runs.
+// builds the data), and state carried from batch to batch that the original builds anew each
+// epoch, reset where each target marks an epoch. Each row is a fixture written for the pattern;
+// the verification rows run both dry runs.
 #include "core/analysis/analysis.h"
 #include "core/port/generate.h"
 #include "tests/porting_gui/port_test_support.h"
@@ -53,6 +54,85 @@ def main():
 
 if __name__ == "__main__":
     main()
+)";
+
+// A hidden state carried from batch to batch (truncated BPTT), built anew at the start of each
+// epoch; @BUILD@ is where: in the epoch loop, or once before it.
+const char* const Carried = R"(import argparse
+import torch
+import torch.nn as nn
+
+
+class Cell(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4 + 3, 3)
+
+    def forward(self, x, h):
+        h = torch.tanh(self.lin(torch.cat([x, h], dim=1)))
+        return h, h
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--lr", type=float, default=0.1)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    data = torch.randn(40, 2, 4)
+    target = torch.randn(40, 2, 3)
+    model = Cell()
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr)
+@BUILD@
+        for i in range(0, 40, 4):
+            x, y = data[i], target[i]
+            h = h.detach()
+            out, h = model(x, h)
+            loss = nn.functional.mse_loss(out, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+
+if __name__ == "__main__":
+    main()
+)";
+
+const char* const PerEpoch = "    for epoch in range(args.epochs):\n        h = torch.zeros(2, 3)";
+const char* const Once = "    h = torch.zeros(2, 3)\n    for epoch in range(args.epochs):";
+
+std::string carried(const char* build)
+{
+    std::string s = Carried;
+    s.replace(s.find("@BUILD@"), 7, build);
+    return s;
+}
+
+// The same state built by the function that holds the batch loop, which the script calls once
+// per epoch.
+const char* const CarriedInEpochFunction = R"(import torch
+import torch.nn as nn
+
+
+def one_epoch(model, opt, data, target):
+    h = torch.zeros(2, 3)
+    for i in range(0, 40, 4):
+        x, y = data[i], target[i]
+        h = h.detach()
+        out, h = model(torch.cat([x, h], dim=1))
+        loss = nn.functional.mse_loss(out, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+torch.manual_seed(0)
+data = torch.randn(40, 2, 4)
+target = torch.randn(40, 2, 3)
+model = nn.Linear(7, 3)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    one_epoch(model, opt, data, target)
 )";
 
 using Files = std::map<std::string, std::string>;
@@ -148,6 +228,10 @@ private slots:
     void takesFactoryApart();
     void verifiesFactory_data();
     void verifiesFactory();
+    void resetsCarriedState_data();
+    void resetsCarriedState();
+    void verifiesCarriedState_data();
+    void verifiesCarriedState();
 };
 
 void TestPortLaunch::takesFactoryApart_data()
@@ -214,6 +298,85 @@ void TestPortLaunch::verifiesFactory()
     QFETCH(QString, target);
     QFETCH(QString, api);
     verifyBoth({{"main.py", Factory}}, target.toStdString(), api.toStdString());
+}
+
+void TestPortLaunch::resetsCarriedState_data()
+{
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("api");
+    QTest::addColumn<QStringList>("contains");
+    QTest::addColumn<QStringList>("absent");
+    const QString perEpoch = QString::fromStdString(carried(PerEpoch));
+    // Determined tells train_batch its epoch: the state is built again when it changes.
+    QTest::addRow("per-epoch/determined")
+        << perEpoch << "determined-pytorchtrial"
+        << ""
+        << QStringList{"if epoch_idx != getattr(self, \"carry_epoch\", epoch_idx):\n"
+                       "            self.h = torch.zeros(2, 3)\n",
+                       "self.carry_epoch = epoch_idx"}
+        << QStringList{"TODO(portolan)"};
+    // PopTorch's port has its own epoch loop: the host builds it again from the second epoch.
+    QTest::addRow("per-epoch/poptorch")
+        << perEpoch << "graphcore-poptorch"
+        << "" << QStringList{"        if epoch > 0:\n            h = torch.zeros(2, 3)\n"}
+        << QStringList{"TODO(portolan)"};
+    // Cerebras calls the model step by step, with no epoch: said at the step.
+    QTest::addRow("per-epoch/cerebras-runner")
+        << perEpoch << "cerebras-pytorch"
+        << "runner"
+        << QStringList{"# The original builds `h` anew at the start of each epoch (main.py:",
+                       "the runner counts steps"}
+        << QStringList{};
+    QTest::addRow("per-epoch/cerebras-trainer")
+        << perEpoch << "cerebras-pytorch"
+        << "trainer"
+        << QStringList{"# The original builds `h` anew at the start of each epoch (main.py:",
+                       "the Trainer counts steps"}
+        << QStringList{};
+    // The function of the batch loop is one epoch: its first statements run once per epoch.
+    QTest::addRow("epoch-function/determined")
+        << CarriedInEpochFunction << "determined-pytorchtrial"
+        << "" << QStringList{"if epoch_idx != getattr(self, \"carry_epoch\", epoch_idx):"}
+        << QStringList{"TODO(portolan)"};
+    // Built once before the epoch loop: it runs on across epochs in the original too.
+    QTest::addRow("once/determined")
+        << QString::fromStdString(carried(Once)) << "determined-pytorchtrial"
+        << "" << QStringList{"self.h"} << QStringList{"carry_epoch", "anew"};
+}
+
+void TestPortLaunch::resetsCarriedState()
+{
+    QFETCH(QString, script);
+    QFETCH(QString, target);
+    QFETCH(QString, api);
+    QFETCH(QStringList, contains);
+    QFETCH(QStringList, absent);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root, {{"main.py", script.toStdString()}}, target.toStdString(),
+                      api.toStdString());
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    QVERIFY2(r.value->full(), manuals(*r.value).c_str());
+    const std::string all = allText(*r.value);
+    for (const auto& c : contains)
+        QVERIFY2(has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+    for (const auto& c : absent)
+        QVERIFY2(!has(all, c.toStdString()), qPrintable(c + "\n---\n" + all.c_str()));
+}
+
+void TestPortLaunch::verifiesCarriedState_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addRow("determined") << "determined-pytorchtrial";
+    QTest::addRow("poptorch") << "graphcore-poptorch";
+}
+
+// The reset does not change the first epoch: both dry runs agree.
+void TestPortLaunch::verifiesCarriedState()
+{
+    QFETCH(QString, target);
+    verifyBoth({{"main.py", carried(PerEpoch)}}, target.toStdString(), "");
 }
 
 QTEST_GUILESS_MAIN(TestPortLaunch)
