@@ -3,7 +3,8 @@
 // the optimizer from its config gets none from the factory, and the data code runs only what
 // builds the data), and state carried from batch to batch that the original builds anew each
 // epoch, reset where each target marks an epoch. Each row is a fixture written for the pattern;
-// the verification rows run both dry runs.
+// the verification rows run both dry runs. Training started in other processes from another
+// file: the item at the launch says how the port treats the process count.
 #include "core/analysis/analysis.h"
 #include "core/port/generate.h"
 #include "tests/porting_gui/port_test_support.h"
@@ -135,6 +136,56 @@ for epoch in range(2):
     one_epoch(model, opt, data, target)
 )";
 
+// The training function in a module of its own, started in processes by the script that parses
+// the flags, builds the model and hands both over; @LAUNCH@ is how it starts them.
+const char* const Launcher = R"(import argparse
+import torch
+import torch.multiprocessing as mp
+import torch.nn as nn
+from work import fit
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--rate", type=float, default=0.25)
+parser.add_argument("--procs", type=int, default=3)
+
+if __name__ == "__main__":
+    opts = parser.parse_args()
+    net = nn.Linear(5, 2)
+    samples = torch.utils.data.TensorDataset(torch.randn(32, 5), torch.randint(0, 2, (32,)))
+@LAUNCH@
+)";
+
+const char* const ByProcess = R"(    started = []
+    for k in range(opts.procs):
+        p = mp.Process(target=fit, args=(k, opts, net, samples))
+        p.start()
+        started.append(p)
+    for p in started:
+        p.join())";
+
+const char* const BySpawn = "    mp.spawn(fit, args=(opts, net, samples), nprocs=opts.procs)";
+
+const char* const Work = R"(import torch
+import torch.nn.functional as F
+
+
+def fit(k, opts, net, samples):
+    loader = torch.utils.data.DataLoader(samples, batch_size=4)
+    opt = torch.optim.SGD(net.parameters(), lr=opts.rate)
+    for x, y in loader:
+        opt.zero_grad()
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+)";
+
+std::string launcher(const char* launch)
+{
+    std::string s = Launcher;
+    s.replace(s.find("@LAUNCH@"), 8, launch);
+    return s;
+}
+
 using Files = std::map<std::string, std::string>;
 
 void writeOriginal(const fs::path& root, const Files& files)
@@ -232,6 +283,8 @@ private slots:
     void resetsCarriedState();
     void verifiesCarriedState_data();
     void verifiesCarriedState();
+    void launchSaysProcessCount_data();
+    void launchSaysProcessCount();
 };
 
 void TestPortLaunch::takesFactoryApart_data()
@@ -377,6 +430,40 @@ void TestPortLaunch::verifiesCarriedState()
 {
     QFETCH(QString, target);
     verifyBoth({{"main.py", carried(PerEpoch)}}, target.toStdString(), "");
+}
+
+void TestPortLaunch::launchSaysProcessCount_data()
+{
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<QString>("count");
+    // The item at the launch says how many the original starts and that the port is one of
+    // them; Determined's config has the flags the worker reads, which the launching script
+    // parses.
+    QTest::addRow("process-loop") << QString::fromStdString(launcher(ByProcess))
+                                  << "one per value of `range(opts.procs)`";
+    QTest::addRow("spawn") << QString::fromStdString(launcher(BySpawn)) << "`opts.procs` of them";
+}
+
+void TestPortLaunch::launchSaysProcessCount()
+{
+    QFETCH(QString, script);
+    QFETCH(QString, count);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root, {{"main.py", script.toStdString()}, {"work.py", Work}},
+                      "determined-pytorchtrial", "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    QVERIFY(!r.value->manual.empty());
+    const auto& item = r.value->manual.front();
+    QCOMPARE(item.location.file, std::string("main.py"));
+    QVERIFY2(has(item.message, "the original starts " + count.toStdString() +
+                                   ", and the port, one process, is the training of one"),
+             item.message.c_str());
+    std::string config;
+    for (const auto& g : r.value->files)
+        if (g.path == "const.yaml")
+            config = g.text;
+    QVERIFY2(has(config, "rate: 0.25"), config.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPortLaunch)
