@@ -3,6 +3,8 @@
 // (--api runner: a PyTorchBaseModel wrapper, data functions taking params, the classic
 // params.yaml, run.py calling run(...)). The cstorch generation is written in the Trainer's
 // model layout and reported partial (its own loop is not generated).
+#include "core/port/carry_reset.h"
+#include "core/port/factory.h"
 #include "core/port/generate_cerebras_internal.h"
 #include "core/port/gradient_clip.h"
 
@@ -56,6 +58,11 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             const auto it = hp.find(text.substr(prefix.size()));
             return it == hp.end() ? std::string() : it->second.value;
         }
+        // A parameter of the factory that builds the optimizer, given the same value by
+        // every call (`build(args.lr)`): that value.
+        if (const std::string passed = argumentPassed(src, text, o.construction.start);
+            !passed.empty() && passed != text)
+            return valueOf(passed);
         // A name holding a number (`learning_rate = 0.001` at the top of a script).
         if (const std::string n = constantNumber(src, text, o.construction.start); !n.empty())
             text = n;
@@ -337,6 +344,7 @@ std::string CerebrasGen::modelClass()
     const std::string method = m_runner ? "__call__" : "forward";
     model += ind + "def " + method + "(self, batch):\n";
     model += ind2 + lp.batchTarget + " = batch\n";
+    model += cerebrasEpochReset(m_plan, m_slicer, m_step, m_runner, ind2);
     const std::string loss = lossName(m_plan);
     model += renderLocal(m_slicer, m_step.forward, m_fwdRules, ind2);
     if (!lp.lossName.empty() && loss != lp.lossName)

@@ -2,6 +2,7 @@
 // PyTorchBaseModel, or the Trainer's typed configs and registration), configs/params.yaml (the
 // classic runner sections or the Trainer YAML) and run.py. An original model.py or data.py is
 // kept verbatim with the generated code appended.
+#include "core/port/factory.h"
 #include "core/port/generate_cerebras_internal.h"
 
 #include <algorithm>
@@ -25,6 +26,11 @@ void CerebrasGen::writeFiles(const std::string& model, const std::string& data)
     sortUnique(m_moduleStmts);
     RenderRules moduleRules;
     moduleRules.deviceNames = m_plan.deviceNames;
+    dropFactoryOptimizers(m_plan, m_slicer,
+                          m_runner ? "the runner builds the optimizer from params.yaml's optimizer:"
+                                   : "the Trainer builds the optimizer from the config's "
+                                     "trainer.init.optimizer",
+                          moduleRules);
     std::string module = m_slicer.moduleText(m_moduleStmts, moduleRules);
     const std::string futures = splitFutures(module);
     // data.py runs only what its data code needs: a module-level statement that draws random

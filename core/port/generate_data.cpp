@@ -1,6 +1,7 @@
 // The port's data code for the targets that build their own loaders: the original's dataset and
 // loader arguments rendered for the port, or, for a loop over values that are not batches, a
 // loader of those values (LoopValues) whose step builds the batch as the original's body did.
+#include "core/port/factory.h"
 #include "core/port/generate_internal.h"
 
 #include <algorithm>
@@ -28,7 +29,7 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
     std::erase_if(local, [&](const Stmt* s) {
         return std::find(already.begin(), already.end(), s) != already.end();
     });
-    dc.statements = renderLocal(slicer, local, rules, indent);
+    dc.statements = renderTrimmingFactories(slicer, local, names, dc.module, rules, indent);
     dc.dataset = render(src, ds, rules);
     // Keyword values are rendered from their text (they are not statements).
     for (const auto& [k, v] : data.keywords) {

@@ -2,6 +2,7 @@
 // schedulers wrapped, the loaders in build_*_data_loader with the per-slot batch size, the loop
 // body in train_batch with context.backward / context.step_optimizer, the flags in const.yaml's
 // hyperparameters read with context.get_hparam.
+#include "core/port/carry_reset.h"
 #include "core/port/cerebras_schedule.h"
 #include "core/port/flag_writes.h"
 #include "core/port/generate_internal.h"
@@ -359,6 +360,7 @@ struct DeterminedPort
         train += "    def train_batch(self, batch: Any, epoch_idx: int,\n"
                  "                    batch_idx: int) -> Dict[str, torch.Tensor]:\n";
         train += unpack(ind, "batch_idx");
+        train += determinedEpochReset(plan, slicer, sc, body, ind);
         if (!lp.sequence.empty())
             train += sequenceStep(plan, slicer, sc, body, ind);
         else

@@ -2,6 +2,7 @@
 // poptorch.DataLoader, trainingModel with the optimizer, and a loop without backward or step.
 // PopTorch asks for no config file, so the script keeps its own argparse flags.
 #include "core/port/epoch_loop.h"
+#include "core/port/carry_reset.h"
 #include "core/port/generate_internal.h"
 #include "core/port/gradient_clip.h"
 
@@ -402,6 +403,7 @@ struct PopTorchPort
         // train_loader itself, which the values' lambda reads.
         const std::string loaderName = loopData.ok ? "step_loader" : "train_loader";
         main += ind + "for epoch in " + epochs + ":\n";
+        main += poptorchEpochReset(plan, slicer, sc, rules, ind2);
         if (lp.indexName.empty())
             main += ind2 + "for " + lp.batchTarget + " in " + loaderName + ":\n";
         else

@@ -144,6 +144,7 @@ private:
     std::string flagPassedAs(const std::string& name, FunctionId fn) const;
     void dropDistributedSampler(DataPlan& out);
     bool noteLaunch();
+    std::string processCount(const std::string& file, const Call& c) const;
     std::optional<std::vector<std::string>> launchedArguments(const Call& c,
                                                               const std::string& function) const;
     void findOptimizers();

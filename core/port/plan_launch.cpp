@@ -188,6 +188,24 @@ Planner::launchedArguments(const Call& c, const std::string& function) const
     return out;
 }
 
+// How many processes or threads a launch starts, as the code says it: the iterable of the loop
+// around a Process/Thread (one per value of `range(args.num_processes)`), or spawn's `nprocs=`;
+// "" when neither.
+std::string Planner::processCount(const std::string& file, const Call& c) const
+{
+    for (const auto& x : c.arguments)
+        if (x.keyword == "nprocs")
+            return "`" + x.text + "` of them";
+    const SourceFile* src = m_p.source(file);
+    if (!src)
+        return {};
+    std::string count;
+    for (const Stmt* s : src->chainAt(c.span.startByte, c.span.endByte))
+        if (s->type == "for_statement" && !ts_node_is_null(s->forIter))
+            count = "one per value of `" + src->text(s->forIter) + "`";
+    return count;
+}
+
 // When the model reaches the loop only as a parameter that a launch hands over: one item at
 // the launch, naming the function it starts and what it passes. Returns whether one was found.
 bool Planner::noteLaunch()
@@ -228,6 +246,7 @@ bool Planner::noteLaunch()
             at.line = c.span.line;
             at.column = c.span.column - 1;
             const std::string where = file.path == m_p.entry ? "" : " in " + file.path;
+            const std::string count = processCount(file.path, c);
             m_p.manual.push_back(manualFinding(
                 "the training runs in `" + lastPart(callable) + "()`, started in other " +
                     (lastPart(c.callee) == "Thread" ? "threads" : "processes") + " by `" +
@@ -235,9 +254,21 @@ bool Planner::noteLaunch()
                     (handed.empty() ? std::string() : ", which hands it `" + handed + "`") +
                     ": the port runs it in one process, but the model `" + m_p.modelVariable +
                     "`, the flags and what else the launch passes are built by the launching "
-                    "code, which the port does not carry",
+                    "code, which the port does not carry" +
+                    (count.empty() ? std::string()
+                                   : "; the original starts " + count +
+                                         ", and the port, one process, is the training "
+                                         "of one (the first, rank 0: the one the original's dry "
+                                         "run reaches its steps in, running the workers inline "
+                                         "one after the other)"),
                 at, "build the model and the data in the port, as the launching code does"));
             m_p.handedOver = true;
+            // The flags the launch hands over are the launching script's: the port's config
+            // has them, where the training reads them (`args.lr` in the worker).
+            const bool ownFlags = !m_p.flags.empty();
+            for (const auto& fl : m_a.facts().flags)
+                if (!ownFlags && static_cast<std::size_t>(fl.file) == f && f != std::size_t(m_file))
+                    m_p.flags.push_back(fl);
             return true;
         }
     }

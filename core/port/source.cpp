@@ -337,6 +337,11 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
         out += f.text(s, e);
         return;
     }
+    if (!rules.replace.empty())
+        if (const auto it = rules.replace.find({s, e}); it != rules.replace.end()) {
+            out += it->second;
+            return;
+        }
     const auto t = type(n);
     if (t == "identifier") {
         const std::string name = f.text(n);

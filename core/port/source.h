@@ -76,6 +76,9 @@ struct RenderRules
     // `self.x` -> replacement text (a trainer class's attributes, read where it is made).
     std::map<std::string, std::string> selfAttributes;
     bool dropDeviceMoves = true;
+    // A node (its start and end byte) -> the text written in its place (a statement the target
+    // does itself, such as an optimizer inside a factory the port carries: factory.cpp).
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> replace;
 };
 
 // The text of a node with the rules applied.
