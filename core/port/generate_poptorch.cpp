@@ -1,8 +1,8 @@
 // Graphcore PopTorch: a wrapper module that computes the loss inside forward, poptorch.Options,
 // poptorch.DataLoader, trainingModel with the optimizer, and a loop without backward or step.
 // PopTorch asks for no config file, so the script keeps its own argparse flags.
-#include "core/port/epoch_loop.h"
 #include "core/port/carry_reset.h"
+#include "core/port/epoch_loop.h"
 #include "core/port/generate_internal.h"
 #include "core/port/gradient_clip.h"
 
