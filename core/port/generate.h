@@ -52,6 +52,9 @@ struct VerifyResult
 {
     int checkErrors = -1;
     std::vector<guides::Finding> checkFindings; // the errors
+    // Errors at a spot of the port that a manual item names (its related places): the item's
+    // consequence, not counted in checkErrors (the port is partial by that item anyway).
+    std::vector<guides::Finding> itemFindings;
     int dryRunSteps = 0;
     std::string dryRunError;
     int stepsCompared = 0;

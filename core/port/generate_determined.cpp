@@ -27,6 +27,7 @@ struct DeterminedPort
     RenderRules rules;
     std::set<std::string> unknownFlags;
     StepCode sc;
+    ClosureStep closure; // an optimizer stepped with a closure (step_closure.cpp)
     std::vector<const Stmt*> moduleStmts;
     std::string init, trainLoader, evalLoader, train, eval;
     std::string trainLoaderText, evalLoaderText, flagsMethod;
@@ -296,9 +297,15 @@ struct DeterminedPort
     void singleStep(const std::string& forward, const RenderRules& body, const std::string& loss,
                     const std::string& ind)
     {
+        std::string between = renderLocal(slicer, sc.between, body, ind);
+        if (plan.optimizers.size() == 1 && plan.optimizers[0].closure) {
+            closure = determinedClosureStep(plan, plan.optimizers[0], forward, between, loss, ind);
+            train += closure.text;
+            out.manual.push_back(closure.item);
+            return;
+        }
         train += forward;
         train += ind + "self.context.backward(" + loss + ")\n";
-        std::string between = renderLocal(slicer, sc.between, body, ind);
         std::string clip;
         if (plan.optimizers.size() == 1 && !plan.modelVariable.empty() &&
             (plan.optimizers[0].synthesized ||
@@ -657,6 +664,7 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     port.flagsNamespace();
     port.namespaceGlobal();
     port.modelDef();
+    nameStepInPort(port.out, port.closure, "model_def.py");
     port.constYaml();
     copyOtherFiles(port.plan, port.out);
     port.out.entry = "model_def:Trial";

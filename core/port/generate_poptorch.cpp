@@ -317,11 +317,15 @@ struct PopTorchPort
                                       "`: PopTorch trains one optimizer per trainingModel");
                 continue;
             }
-            if (o.closure)
+            if (o.closure) {
                 out.manual.push_back(manualFinding(
                     "optimizer step with a closure (" + o.qualified +
                         "): PopTorch has no LBFGS and runs no closure",
                     o.construction, "use poptorch.optim.SGD/Adam/AdamW/RMSprop/LAMB"));
+                // The port keeps the construction: the item names its spot in train.py too.
+                unsupportedItem = out.manual.size() - 1;
+                unsupportedCall = o.qualified.substr(o.qualified.rfind('.') + 1) + "(";
+            }
             // trainingModel takes these (torch.optim's or poptorch.optim's); any other is a
             // choice the user makes, so it is a manual item rather than a silent swap.
             static const std::set<std::string> supported{"SGD", "Adam", "AdamW", "RMSprop", "LAMB"};
