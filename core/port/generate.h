@@ -36,6 +36,10 @@ struct PortResult
     // there, as the port's replay does when its loader hands out a batch, so batches the step
     // draws itself (get_batch() helpers) are the same in both runs. "" when not needed.
     std::string originalStepStart;
+    // The port's lines (their text) where a step the plan does not place is to be written (a
+    // generator's own spots, such as PopTorch's forward and the model it wraps): the step's item
+    // names them too (step_left.cpp).
+    std::vector<std::string> stepLeftAt;
     double planMs = 0;
     double generateMs = 0;
 

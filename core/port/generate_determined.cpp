@@ -204,6 +204,10 @@ struct DeterminedPort
                         " = self.context.wrap_optimizer(torch.optim.SGD(self.model.parameters(), "
                         "lr=" +
                         lrText + "))\n";
+                } else if (o.variable.starts_with("self.")) {
+                    // Built by a layer on its own parameters (layer-local training): the trial
+                    // neither builds nor holds it; the plan's item says so.
+                    init += todo(ind, "`" + o.variable + "` is a layer's own optimizer");
                 } else {
                     init += ind + "self." + o.variable + " = " + o.variable + "\n";
                 }
@@ -315,6 +319,11 @@ struct DeterminedPort
         train += between;
         bool first = true;
         for (const auto& o : plan.optimizers) {
+            if (o.variable.starts_with("self.")) {
+                // A layer's own optimizer (layer-local training): the plan's item says so.
+                train += todo(ind, "`" + o.variable + "` is a layer's own optimizer");
+                continue;
+            }
             if (o.closure) {
                 train += todo(ind, "the original steps " + o.variable +
                                        " with a closure (LBFGS): Determined steps without one; "

@@ -258,5 +258,8 @@ ClosureStep determinedClosureStep(const PortPlan& plan, const OptimizerPlan& o,
 // The item of `closure`, found in out.manual, also names the spot of its step in the port's
 // `path` (the guide's check flags that call: one thing left, listed once).
 void nameStepInPort(PortResult& out, const ClosureStep& closure, const std::string& path);
+// A step the port does not place (plan.stepNotPlaced): its item also names the lines of the
+// port that carry the step's statements (step_left.cpp).
+void nameStepLeftInPort(const PortPlan& plan, PortResult& out);
 
 } // namespace portolan::port::detail

@@ -186,6 +186,8 @@ struct PopTorchPort
         for (const auto& p : params)
             paramText += ", " + p;
         wrapper += ind + "def forward(self" + paramText + "):\n";
+        if (!plan.stepNotPlaced.empty())
+            out.stepLeftAt.push_back("def forward(self" + paramText + "):");
         RenderRules body = rules;
         for (const auto& [k, v] : sc.rename)
             body.rename[k] = v;
@@ -202,6 +204,8 @@ struct PopTorchPort
         for (const auto& c : carried)
             state += ", " + c;
         wrapper += ind2 + "return " + loss + state + "\n";
+        if (!plan.stepNotPlaced.empty())
+            out.stepLeftAt.push_back("return " + loss + state);
     }
 
     // main(): the flags, what builds the model, the options and the loader.
@@ -391,6 +395,8 @@ struct PopTorchPort
         main += ind + "training_model = poptorch.trainingModel(\n" + ind2 + "TrainingModel(" +
                 (plan.modelBinding.empty() ? "model" : plan.modelBinding) + extras + "),\n" + ind2 +
                 "options=" + opts + ",\n" + ind2 + "optimizer=" + optimizer + ")\n";
+        if (!plan.stepNotPlaced.empty() && plan.modelBinding.empty())
+            out.stepLeftAt.push_back("TrainingModel(model" + extras + "),");
         std::string epochs = "range(1)";
         for (const auto& f : plan.flags)
             if (f.dest == "epochs" || f.dest == "num_epochs" || f.dest == "niter")

@@ -94,6 +94,50 @@ for epoch in range(2):
         optimizer.step()
 )";
 
+// Layer-local training: each block builds an optimizer on its own parameters and trains itself in
+// its own method, on what the stack hands it (forward-forward style).
+const char* const LayerLocal = R"(import argparse
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Linear):
+    def __init__(self, d_in, d_out):
+        super().__init__(d_in, d_out)
+        self.optim = torch.optim.SGD(self.parameters(), lr=args.rate)
+        self.rounds = args.rounds
+
+    def fit(self, good, bad):
+        for r in range(self.rounds):
+            score_good = self.forward(good).pow(2).mean(1)
+            score_bad = self.forward(bad).pow(2).mean(1)
+            objective = torch.relu(torch.cat([1.0 - score_good, score_bad - 1.0])).mean()
+            self.optim.zero_grad()
+            objective.backward()
+            self.optim.step()
+        return self.forward(good).detach(), self.forward(bad).detach()
+
+
+class Stack(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(a, b) for a, b in zip(sizes, sizes[1:])])
+
+    def fit(self, good, bad):
+        for block in self.blocks:
+            good, bad = block.fit(good, bad)
+
+
+if __name__ == '__main__':
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--rate', type=float, default=0.05)
+    parser.add_argument('--rounds', type=int, default=4)
+    args = parser.parse_args()
+    torch.manual_seed(3)
+    stack = Stack([6, 5, 4])
+    stack.fit(torch.randn(16, 6), torch.randn(16, 6))
+)";
+
 struct Original
 {
     QTemporaryDir dir;
@@ -120,6 +164,8 @@ const char* fixture(const QString& name)
         return FullBatch;
     if (name == "over-batches")
         return OverBatches;
+    if (name == "layer-local")
+        return LayerLocal;
     return UnsupportedOptimizer;
 }
 
@@ -250,6 +296,44 @@ private slots:
         QCOMPARE(r->leftFor(&v).size(), std::size_t(1));
         QCOMPARE(v.dryRunSteps, 3);
         QVERIFY2(v.agrees, (v.originalError + " | " + v.dryRunError).c_str());
+    }
+
+    // A step the port does not place (layer-local optimizers): one item, which also names the
+    // port's lines that carry the step's statements and where the target's step is written; the
+    // guide's errors there (the block method's parameters, the model nobody builds) are the
+    // item's, so the port lists one thing left and no check error.
+    void stepLeftIsOneItem_data()
+    {
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<int>("relatedAtLeast");
+        QTest::addRow("determined") << "determined-pytorchtrial" << 6;
+        QTest::addRow("poptorch") << "graphcore-poptorch" << 6;
+        QTest::addRow("cerebras") << "cerebras-pytorch" << 3;
+    }
+    void stepLeftIsOneItem()
+    {
+        QFETCH(QString, target);
+        QFETCH(int, relatedAtLeast);
+        Original o(LayerLocal);
+        const auto r = generate(o, target.toStdString());
+        QVERIFY(r);
+        QCOMPARE(r->manual.size(), std::size_t(1));
+        QVERIFY(r->manual[0].message.starts_with("layer-local optimizers"));
+        QVERIFY2(int(r->manual[0].related.size()) >= relatedAtLeast,
+                 std::to_string(r->manual[0].related.size()).c_str());
+        // No optimizer attribute of the trial named after the layer's (`self.self.optim`).
+        for (const auto& f : r->files)
+            QVERIFY2(f.text.find("self.self.") == std::string::npos, f.path.c_str());
+        const fs::path out = fs::path(o.dir.path().toStdString()) / "port";
+        QVERIFY(!port::writePort(*r, out));
+        port::VerifyOptions vo;
+        vo.timeoutSeconds = 240;
+        const auto v = port::verifyPort(o.root, out, *r, vo);
+        if (v.originalError.starts_with("cannot start"))
+            QSKIP(v.originalError.c_str());
+        QVERIFY2(v.checkErrors == 0,
+                 v.checkFindings.empty() ? "" : v.checkFindings[0].toString().c_str());
+        QCOMPARE(r->leftFor(&v).size(), std::size_t(1));
     }
 };
 
