@@ -138,6 +138,31 @@ if __name__ == '__main__':
     stack.fit(torch.randn(16, 6), torch.randn(16, 6))
 )";
 
+// Two models trained in turn over batches, each by its own optimizer; the second's loss goes
+// through the first.
+const char* const InTurn = R"(import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+judge = nn.Linear(4, 1)
+painter = nn.Linear(2, 4)
+opt_j = torch.optim.SGD(judge.parameters(), lr=0.1)
+opt_p = torch.optim.SGD(painter.parameters(), lr=0.1)
+loader = DataLoader(TensorDataset(torch.randn(32, 4)), batch_size=8)
+for epoch in range(2):
+    for (real,) in loader:
+        opt_j.zero_grad()
+        fake = painter(torch.randn(real.size(0), 2))
+        loss_j = F.softplus(-judge(real)).mean() + F.softplus(judge(fake.detach())).mean()
+        loss_j.backward()
+        opt_j.step()
+        opt_p.zero_grad()
+        loss_p = F.softplus(-judge(fake)).mean()
+        loss_p.backward()
+        opt_p.step()
+)";
+
 struct Original
 {
     QTemporaryDir dir;
@@ -166,6 +191,8 @@ const char* fixture(const QString& name)
         return OverBatches;
     if (name == "layer-local")
         return LayerLocal;
+    if (name == "in-turn")
+        return InTurn;
     return UnsupportedOptimizer;
 }
 
@@ -334,6 +361,22 @@ private slots:
         QVERIFY2(v.checkErrors == 0,
                  v.checkFindings.empty() ? "" : v.checkFindings[0].toString().c_str());
         QCOMPARE(r->leftFor(&v).size(), std::size_t(1));
+    }
+
+    // Models trained in turn on PopTorch: the one item names the documented limit (PopTorch
+    // keeps one model's trainingModel and inferenceModel in sync; it documents no pair of
+    // trainingModels over a shared model, each with its own optimizer).
+    void inTurnNamesPopTorchLimit()
+    {
+        Original o(InTurn);
+        const auto r = generate(o, "graphcore-poptorch");
+        QVERIFY(r);
+        QCOMPARE(r->manual.size(), std::size_t(1));
+        const auto& m = r->manual[0].message;
+        QVERIFY2(m.find("2 models trained in turn") != std::string::npos, m.c_str());
+        QVERIFY2(m.find("PopTorch documents no form for two trainingModels that share a model") !=
+                     std::string::npos,
+                 m.c_str());
     }
 };
 
