@@ -36,6 +36,10 @@ struct PortResult
     // there, as the port's replay does when its loader hands out a batch, so batches the step
     // draws itself (get_batch() helpers) are the same in both runs. "" when not needed.
     std::string originalStepStart;
+    // The port's lines (their text) where a step the plan does not place is to be written (a
+    // generator's own spots, such as PopTorch's forward and the model it wraps): the step's item
+    // names them too (step_left.cpp).
+    std::vector<std::string> stepLeftAt;
     double planMs = 0;
     double generateMs = 0;
 
@@ -52,6 +56,9 @@ struct VerifyResult
 {
     int checkErrors = -1;
     std::vector<guides::Finding> checkFindings; // the errors
+    // Errors at a spot of the port that a manual item names (its related places): the item's
+    // consequence, not counted in checkErrors (the port is partial by that item anyway).
+    std::vector<guides::Finding> itemFindings;
     int dryRunSteps = 0;
     std::string dryRunError;
     int stepsCompared = 0;

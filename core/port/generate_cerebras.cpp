@@ -369,9 +369,13 @@ std::string CerebrasGen::modelClass()
                                            "train the other model separately"));
     for (const auto& o : m_plan.optimizers)
         if (o.closure)
-            out.manual.push_back(manualFinding("optimizer step with a closure (" + o.qualified +
-                                                   "): the Cerebras loop runs none",
-                                               o.construction));
+            out.manual.push_back(manualFinding(
+                "optimizer step with a closure (" + o.qualified +
+                    "): the Cerebras runner and Trainer step the optimizer once per batch "
+                    "without a closure, and cerebras.pytorch.optim has no LBFGS",
+                o.construction,
+                "choose one of cerebras.pytorch.optim's optimizers (SGD, Adam, "
+                "AdamW, Lamb, ...) in params.yaml"));
     // The Cerebras schedulers count steps and name values (StepLR(optimizer,
     // initial_learning_rate, step_size, gamma), resources/contracts/cerebras-cstorch.yaml): a
     // torch scheduler stepped once per epoch is converted when the steps of an epoch are known.

@@ -152,6 +152,7 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
         auto manual = p.manual;
         manual.insert(manual.end(), r.value->manual.begin(), r.value->manual.end());
         r.value->manual = std::move(manual);
+        detail::nameStepLeftInPort(p, *r.value);
         r.value->notes.insert(r.value->notes.begin(), p.notes.begin(), p.notes.end());
         r.value->originalStepStart = originalStepStart(plan);
         r.value->generateMs =

@@ -29,6 +29,7 @@ struct DeterminedPort
     RenderRules rules;
     std::set<std::string> unknownFlags;
     StepCode sc;
+    ClosureStep closure; // an optimizer stepped with a closure (step_closure.cpp)
     std::vector<const Stmt*> moduleStmts;
     std::string init, trainLoader, evalLoader, train, eval;
     std::string trainLoaderText, evalLoaderText, flagsMethod;
@@ -205,6 +206,10 @@ struct DeterminedPort
                         " = self.context.wrap_optimizer(torch.optim.SGD(self.model.parameters(), "
                         "lr=" +
                         lrText + "))\n";
+                } else if (o.variable.starts_with("self.")) {
+                    // Built by a layer on its own parameters (layer-local training): the trial
+                    // neither builds nor holds it; the plan's item says so.
+                    init += todo(ind, "`" + o.variable + "` is a layer's own optimizer");
                 } else {
                     init += ind + "self." + o.variable + " = " + o.variable + "\n";
                 }
@@ -298,9 +303,15 @@ struct DeterminedPort
     void singleStep(const std::string& forward, const RenderRules& body, const std::string& loss,
                     const std::string& ind)
     {
+        std::string between = renderLocal(slicer, sc.between, body, ind);
+        if (plan.optimizers.size() == 1 && plan.optimizers[0].closure) {
+            closure = determinedClosureStep(plan, plan.optimizers[0], forward, between, loss, ind);
+            train += closure.text;
+            out.manual.push_back(closure.item);
+            return;
+        }
         train += forward;
         train += ind + "self.context.backward(" + loss + ")\n";
-        std::string between = renderLocal(slicer, sc.between, body, ind);
         std::string clip;
         if (plan.optimizers.size() == 1 && !plan.modelVariable.empty() &&
             (plan.optimizers[0].synthesized ||
@@ -310,6 +321,11 @@ struct DeterminedPort
         train += between;
         bool first = true;
         for (const auto& o : plan.optimizers) {
+            if (o.variable.starts_with("self.")) {
+                // A layer's own optimizer (layer-local training): the plan's item says so.
+                train += todo(ind, "`" + o.variable + "` is a layer's own optimizer");
+                continue;
+            }
             if (o.closure) {
                 train += todo(ind, "the original steps " + o.variable +
                                        " with a closure (LBFGS): Determined steps without one; "
@@ -674,6 +690,7 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     port.namespaceGlobal();
     port.holdFlags();
     port.modelDef();
+    nameStepInPort(port.out, port.closure, "model_def.py");
     port.constYaml();
     copyOtherFiles(port.plan, port.out);
     port.out.entry = "model_def:Trial";

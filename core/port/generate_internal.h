@@ -242,4 +242,24 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
 Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api,
                                     const std::map<std::string, std::string>& values);
 
+// An optimizer stepped with a closure (LBFGS), for a target with no documented closure form
+// (step_closure.cpp): the step's code and the item that names what the port gives up.
+struct ClosureStep
+{
+    std::string text;
+    guides::Finding item;
+    std::string stepCall; // the port's line that steps with the closure, "" when none
+};
+// Determined's train_batch body: the original's closure with context.backward, handed to the
+// wrapped optimizer's step; `forward` and `between` are rendered at `ind`.
+ClosureStep determinedClosureStep(const PortPlan& plan, const OptimizerPlan& o,
+                                  const std::string& forward, const std::string& between,
+                                  const std::string& loss, const std::string& ind);
+// The item of `closure`, found in out.manual, also names the spot of its step in the port's
+// `path` (the guide's check flags that call: one thing left, listed once).
+void nameStepInPort(PortResult& out, const ClosureStep& closure, const std::string& path);
+// A step the port does not place (plan.stepNotPlaced): its item also names the lines of the
+// port that carry the step's statements (step_left.cpp).
+void nameStepLeftInPort(const PortPlan& plan, PortResult& out);
+
 } // namespace portolan::port::detail

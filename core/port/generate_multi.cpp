@@ -61,10 +61,17 @@ PortPlan severalModelsLeft(const PortPlan& plan, const std::string& guide)
     const StepAction* backward = firstOf(plan, StepAction::Kind::Backward);
     std::string message, hint;
     if (guide == "graphcore-poptorch") {
+        // What PopTorch documents (docs/user_guide/overview.rst, PoplarExecutor): the weights
+        // of one source model are kept in sync with its PopTorch models (a trainingModel and an
+        // inferenceModel). No documented form runs two trainingModels over a shared model (the
+        // critic inside the other model's loss), each stepping its own optimizer.
         message = "the step has " + modelsInTurn(plan) +
-                  ": a poptorch.trainingModel runs one loss and one optimizer per call";
+                  ": a poptorch.trainingModel compiles one loss and steps one optimizer per "
+                  "call, and PopTorch documents no form for two trainingModels that share a "
+                  "model, each with its own optimizer";
         hint = "write one trainingModel per optimizer, each wrapping its model with its loss "
-               "computed in forward, and call them in the original's order";
+               "computed in forward, call them in the original's order, and check on an IPU that "
+               "the shared model's weights move between them";
     } else {
         message = "the step has " + modelsInTurn(plan) +
                   ": a Cerebras training step compiles one model with one loss and one optimizer";

@@ -188,6 +188,8 @@ struct PopTorchPort
         for (const auto& p : params)
             paramText += ", " + p;
         wrapper += ind + "def forward(self" + paramText + "):\n";
+        if (!plan.stepNotPlaced.empty())
+            out.stepLeftAt.push_back("def forward(self" + paramText + "):");
         RenderRules body = rules;
         for (const auto& [k, v] : sc.rename)
             body.rename[k] = v;
@@ -204,6 +206,8 @@ struct PopTorchPort
         for (const auto& c : carried)
             state += ", " + c;
         wrapper += ind2 + "return " + loss + state + "\n";
+        if (!plan.stepNotPlaced.empty())
+            out.stepLeftAt.push_back("return " + loss + state);
     }
 
     // main(): the flags, what builds the model, the options and the loader.
@@ -319,11 +323,15 @@ struct PopTorchPort
                                       "`: PopTorch trains one optimizer per trainingModel");
                 continue;
             }
-            if (o.closure)
+            if (o.closure) {
                 out.manual.push_back(manualFinding(
                     "optimizer step with a closure (" + o.qualified +
                         "): PopTorch has no LBFGS and runs no closure",
                     o.construction, "use poptorch.optim.SGD/Adam/AdamW/RMSprop/LAMB"));
+                // The port keeps the construction: the item names its spot in train.py too.
+                unsupportedItem = out.manual.size() - 1;
+                unsupportedCall = o.qualified.substr(o.qualified.rfind('.') + 1) + "(";
+            }
             // trainingModel takes these (torch.optim's or poptorch.optim's); any other is a
             // choice the user makes, so it is a manual item rather than a silent swap.
             static const std::set<std::string> supported{"SGD", "Adam", "AdamW", "RMSprop", "LAMB"};
@@ -389,6 +397,8 @@ struct PopTorchPort
         main += ind + "training_model = poptorch.trainingModel(\n" + ind2 + "TrainingModel(" +
                 (plan.modelBinding.empty() ? "model" : plan.modelBinding) + extras + "),\n" + ind2 +
                 "options=" + opts + ",\n" + ind2 + "optimizer=" + optimizer + ")\n";
+        if (!plan.stepNotPlaced.empty() && plan.modelBinding.empty())
+            out.stepLeftAt.push_back("TrainingModel(model" + extras + "),");
         std::string epochs = "range(1)";
         for (const auto& f : plan.flags)
             if (f.dest == "epochs" || f.dest == "num_epochs" || f.dest == "niter")

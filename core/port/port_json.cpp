@@ -137,6 +137,11 @@ nlohmann::json toJson(const PortResult& r, const std::string& output, const Veri
         jv["check_findings"] = nlohmann::json::array();
         for (const auto& f : v.checkFindings)
             jv["check_findings"].push_back(findingJson(f));
+        if (!v.itemFindings.empty()) {
+            jv["check_findings_of_items"] = nlohmann::json::array();
+            for (const auto& f : v.itemFindings)
+                jv["check_findings_of_items"].push_back(findingJson(f));
+        }
         jv["dry_run_steps"] = v.dryRunSteps;
         if (!v.dryRunError.empty())
             jv["dry_run_error"] = v.dryRunError;

@@ -209,6 +209,16 @@ void compareBackwardLosses(const nlohmann::json& replay, std::size_t n, VerifyRe
     v.portBackwardLosses = std::move(mine);
 }
 
+// Whether a manual item names the finding's spot in the port (its related places).
+bool namedByItem(const std::vector<guides::Finding>& manual, const guides::Finding& f)
+{
+    return std::any_of(manual.begin(), manual.end(), [&](const auto& m) {
+        return std::any_of(m.related.begin(), m.related.end(), [&](const auto& r) {
+            return r.file == f.location.file && r.line == f.location.line;
+        });
+    });
+}
+
 } // namespace
 
 OriginalRun runOriginal(const fs::path& original, const PortPlan& plan, const VerifyOptions& o)
@@ -228,10 +238,12 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
     auto analysed = analysis::analyzeProject(port);
     if (guide && analysed) {
         const guides::GuideResult checked = guides::runGuide(*guide, *analysed.value);
-        v.checkErrors = checked.errors;
+        // An error at a spot of the port that a manual item names (PopTorch keeping an optimizer
+        // it does not train with) is that item's consequence: listed with it, not counted again.
         for (const auto& f : checked.allFindings())
             if (f.severity == Severity::Error)
-                v.checkFindings.push_back(f);
+                (namedByItem(result.manual, f) ? v.itemFindings : v.checkFindings).push_back(f);
+        v.checkErrors = int(v.checkFindings.size());
     } else {
         v.checkErrors = -1;
         v.dryRunError = analysed ? "no guide '" + result.target + "'" : analysed.error.message;

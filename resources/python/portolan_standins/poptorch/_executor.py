@@ -80,6 +80,7 @@ class PoplarExecutor:
         self._anchors = {}
         if training and optimizer is None:
             self._optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        _warn_unsupported(self._optimizer)
         _executors.append(self)
         # A plain DataLoader that the dry run made small must still give whole combined
         # batches to this model.
@@ -226,6 +227,7 @@ class PoplarExecutor:
         return self._compiled
 
     def setOptimizer(self, optimizer):
+        _warn_unsupported(optimizer)
         self._optimizer = optimizer
 
     def copyWeightsToHost(self):
@@ -280,6 +282,28 @@ class PoplarExecutor:
 
     def __repr__(self):
         return f"PoplarExecutor({self._user_model!r})"
+
+
+# The optimizers trainingModel takes (poptorch.optim's subclass these, LAMB is its own).
+_SUPPORTED = (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop)
+_warned = set()
+
+
+def _warn_unsupported(optimizer):
+    """PopTorch refuses any other optimizer when it compiles the model. The stand-in still steps
+    it on the CPU, so that the rest of a port that keeps such an optimizer (a manual item) can be
+    run and compared, and says so."""
+    if optimizer is None or isinstance(optimizer, _SUPPORTED) or \
+            type(optimizer).__module__.startswith("poptorch"):
+        return
+    name = type(optimizer).__module__ + "." + type(optimizer).__name__
+    if name in _warned:
+        return
+    _warned.add(name)
+    hooks.notify("warning", f"{name} is not an optimizer poptorch.trainingModel trains with "
+                 "(SGD, Adam, AdamW, RMSprop, LAMB): PopTorch would refuse it; the dry run steps "
+                 "it on the CPU as the original does, to run and compare the rest of the port",
+                 kind="optimizer-unsupported", optimizer=name)
 
 
 def _clip_gradients(optimizer):

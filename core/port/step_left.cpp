@@ -1,0 +1,61 @@
+// A training step the port does not place (plan.stepNotPlaced: layer-local optimizers, several
+// backward() calls the plan cannot order): the port still carries the step's statements where
+// its target runs a step, and the one item that says why also names those spots of the port.
+// The guide's errors there (the layer method's parameters the step reads, which the port does
+// not build) are then that item's, listed with it, not a cascade of separate things left.
+#include "generate_internal.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace portolan::port::detail {
+
+namespace {
+
+std::string trimmed(const std::string& s)
+{
+    const auto a = s.find_first_not_of(" \t");
+    const auto b = s.find_last_not_of(" \t\r");
+    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+
+// The first line of each of the step's statements, as the original writes it.
+std::set<std::string> stepLines(const LoopPlan& lp)
+{
+    std::set<std::string> lines;
+    for (const auto* list : {&lp.forward, &lp.betweenBackwardAndStep})
+        for (const auto& s : *list) {
+            const std::string first = trimmed(s.text.substr(0, s.text.find('\n')));
+            // Lines that say nothing of their own (`i = batch`, a bare `)`) are not the step's.
+            if (first.size() > 8)
+                lines.insert(first);
+        }
+    return lines;
+}
+
+} // namespace
+
+void nameStepLeftInPort(const PortPlan& plan, PortResult& out)
+{
+    if (plan.stepNotPlaced.empty() || !plan.loop)
+        return;
+    const auto item = std::find_if(out.manual.begin(), out.manual.end(), [&](const auto& m) {
+        return m.checkId == "port.manual" && m.message.starts_with(plan.stepNotPlaced);
+    });
+    if (item == out.manual.end())
+        return;
+    auto lines = stepLines(*plan.loop);
+    lines.insert(out.stepLeftAt.begin(), out.stepLeftAt.end());
+    for (const auto& f : out.files) {
+        if (!f.path.ends_with(".py"))
+            continue;
+        std::istringstream in(f.text);
+        std::string line;
+        for (int n = 1; std::getline(in, line); ++n)
+            if (lines.count(trimmed(line)))
+                item->related.push_back(
+                    SourceLocation{f.path, n, int(line.find_first_not_of(' ')) + 1});
+    }
+}
+
+} // namespace portolan::port::detail
