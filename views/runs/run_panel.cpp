@@ -287,17 +287,22 @@ void RunPanel::setProject(const QString& folder)
     if (QFileInfo::exists(QDir(folder).filePath(".portolan/runs.sqlite")))
         m_history->open(folder);
     refreshHistory();
-    // Show the newest run's curve, so an opened project shows where its training stood; a
-    // port's verification (its two labelled runs, original and port) shows both, overlaid.
-    if (m_historyModel->rowCount() > 0)
-        m_historyView->selectRow(0);
+    // Show the newest run's curve (the last row: the history lists runs as they were started,
+    // as the chart's legend and title do), so an opened project shows where its training
+    // stood; a port's verification (its two labelled runs, original and port) shows both.
+    const int newest = m_historyModel->rowCount() - 1;
+    if (newest >= 0) {
+        m_historyView->selectRow(newest);
+        m_historyView->scrollToBottom();
+    }
     auto verification = [&](int row) {
-        return row < m_historyModel->rowCount() &&
+        return row >= 0 && row < m_historyModel->rowCount() &&
                m_historyModel->runAt(row).config.value(QStringLiteral("verification")).toBool();
     };
-    if (verification(0) && verification(1))
-        m_historyView->selectionModel()->select(
-            m_historyModel->index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    if (verification(newest) && verification(newest - 1))
+        m_historyView->selectionModel()->select(m_historyModel->index(newest - 1, 0),
+                                                QItemSelectionModel::Select |
+                                                    QItemSelectionModel::Rows);
     // A verification that began before this project (the port) was opened: its runs again.
     if (followsVerificationOf(folder))
         showVerification(m_followed.folder, m_followed.original, m_followed.port);
@@ -645,6 +650,7 @@ void RunPanel::onFinished(RunStatus status, const QString& reason)
 void RunPanel::refreshHistory()
 {
     m_historyModel->setRuns(m_history->isOpen() ? m_history->runs() : QList<RunRecord>{});
+    m_historyView->scrollToBottom(); // the newest run, which may be the one just started
 }
 
 void RunPanel::overlaySelection()
