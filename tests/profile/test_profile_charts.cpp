@@ -340,6 +340,11 @@ private slots:
         page.resize(width, 600);
         page.show();
         QVERIFY(QTest::qWaitForWindowExposed(&page));
+        // No CS report: the wafer says why, and no empty table sits under it.
+        for (const ResultPtr& none : {ResultPtr(), ResultPtr(m_ipu)}) {
+            page.setResult(none);
+            QVERIFY(!page.findChild<QTableView*>(QStringLiteral("csKernels"))->isVisible());
+        }
         page.setResult(m_cs);
         QTest::qWait(100); // the columns are shared out after the view has seen the rows
         auto* table = page.findChild<QTableView*>(QStringLiteral("csKernels"));
