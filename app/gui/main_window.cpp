@@ -153,6 +153,7 @@ void MainWindow::connectViews()
     connect(m_wizard, &views::PortingWizard::paramsFileChosen, this, [this](const QString& path) {
         m_params->openFile(path);
         m_profile->setProject(path); // the Profile compiles the file the user chose
+        m_runs->setParamsFile(path); // and the Runs tab runs it
     });
     // A page of a Graphcore application config is a named configuration: picked in the Params
     // tab, it is the one the Profile compiles when the Profile compiles that file.
@@ -421,6 +422,7 @@ void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& sc
     // folder's default (a Model Zoo config folder drew another model's flow).
     m_analysis->analyse(folder, {}, paramsFile);
     m_runs->setProject(folder);
+    m_runs->setParamsFile(paramsFile); // a file opened on its own runs, not the folder's default
     if (m_startRunWhenLoaded) {
         m_startRunWhenLoaded = false;
         if (m_runs->runKind() != views::RunPanel::RunKind::DryRun)

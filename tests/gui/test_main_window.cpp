@@ -10,6 +10,7 @@
 #include "views/project/project_files_model.h"
 #include "views/project/project_overview.h"
 #include "views/project/project_tree_view.h"
+#include "views/runs/run_panel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -176,6 +177,16 @@ private slots:
                          QFileInfo(paths[opened]).fileName());
             }
         QCOMPARE(configNodes, 1);
+        // The Runs tab runs the opened file too, not the folder's default (its start reason
+        // named another config of the folder).
+        auto* runs = w.findChild<portolan::views::RunPanel*>();
+        QVERIFY(runs);
+        QCOMPARE(QFileInfo(runs->paramsFile()).canonicalFilePath(),
+                 QFileInfo(paths[opened]).canonicalFilePath());
+        for (int i = 0; i < files; ++i)
+            if (i != opened)
+                QVERIFY2(!runs->startBlockedReason().contains(QFileInfo(paths[i]).fileName()),
+                         qPrintable(runs->startBlockedReason()));
         QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 60000);
     }
 

@@ -272,6 +272,7 @@ void RunPanel::setProject(const QString& folder)
     if (m_controller->isRunning())
         m_controller->stop();
     m_project = folder;
+    m_paramsFile.clear();
     m_trusted->setChecked(isTrusted());
     m_dryArgs->setText(QSettings().value(QStringLiteral("dryrun/arguments/") + folder).toString());
     m_chart->clearRuns();
@@ -287,9 +288,8 @@ void RunPanel::setProject(const QString& folder)
     if (QFileInfo::exists(QDir(folder).filePath(".portolan/runs.sqlite")))
         m_history->open(folder);
     refreshHistory();
-    // Show the newest run's curve (the last row: the history lists runs as they were started,
-    // as the chart's legend and title do), so an opened project shows where its training
-    // stood; a port's verification (its two labelled runs, original and port) shows both.
+    // Show the newest run's curve (the last row: runs are listed as they were started), so an
+    // opened project shows where its training stood; a port's verification shows both runs.
     const int newest = m_historyModel->rowCount() - 1;
     if (newest >= 0) {
         m_historyView->selectRow(newest);
@@ -412,7 +412,7 @@ void RunPanel::start()
         mode = QStringLiteral("dry_run");
         runtime = QStringLiteral("dry_run");
         args << "--steps" << QString::number(std::max(1, m_steps->value())) << "--batch"
-             << QString::number(m_batch->value());
+             << QString::number(m_batch->value()) << paramsArguments();
         if (!sdkPath().isEmpty())
             args << "--sdk-path" << sdkPath();
         const QStringList words = QProcess::splitCommand(m_dryArgs->text());
@@ -423,7 +423,7 @@ void RunPanel::start()
         args = QProcess::splitCommand(m_command->text());
     } else {
         args << "--mode" << m_mode->currentText() << "--log-steps"
-             << "1";
+             << "1" << paramsArguments();
         if (runOn() == RunOn::LocalProcesses && m_ranks->value() > 1)
             args << "--ranks" << QString::number(m_ranks->value());
         if (m_steps->value() > 0)
