@@ -2,8 +2,10 @@
 
 #include "views/project/project_files_model.h"
 
+#include <QApplication>
 #include <QHeaderView>
 #include <QResizeEvent>
+#include <QStyle>
 #include <QStyledItemDelegate>
 #include <algorithm>
 #include <vector>
@@ -41,8 +43,15 @@ protected:
         if (index.column() != ProjectFilesModel::NameColumn)
             return;
         option->textElideMode = ProjectTreeView::elideModeFor(index);
-        // The text's room: the cell less the icon and the style's margins.
-        const int room = option->rect.width() - option->decorationSize.width() - 8;
+        // The text's room as the style draws it: its text rectangle less the margins it keeps
+        // on each side. A guess of a few pixels more let the view cut the shortened name again
+        // at the left ("…d_Cerebras-… › 111m").
+        const QStyle* style = option->widget ? option->widget->style() : QApplication::style();
+        const int margin =
+            style->pixelMetric(QStyle::PM_FocusFrameHMargin, option, option->widget) + 1;
+        const int room =
+            style->subElementRect(QStyle::SE_ItemViewItemText, option, option->widget).width() -
+            2 * margin;
         if (room <= 0 || option->fontMetrics.horizontalAdvance(option->text) <= room)
             return;
         // A flattened path too long for the room reads by its short name (the full one is on
