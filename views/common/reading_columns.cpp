@@ -18,7 +18,6 @@ ReadingColumns::ReadingColumns(QTableView* table, int readingColumn)
     header->setStretchLastSection(false);
     header->setSectionResizeMode(readingColumn, QHeaderView::Fixed);
     table->viewport()->installEventFilter(this);
-    table->installEventFilter(this); // shown: its width may have changed while it was hidden
     if (QAbstractItemModel* model = table->model()) {
         // After the view has seen the change (its size hints read the new rows).
         connect(model, &QAbstractItemModel::modelReset, this, &ReadingColumns::apply,
@@ -182,10 +181,7 @@ void ReadingColumns::apply()
 
 bool ReadingColumns::eventFilter(QObject* watched, QEvent* event)
 {
-    // A table hidden until it has something to show (the Memory page's tile details) was laid
-    // out at another width: on its first show it kept every column and scrolled sideways.
-    if (m_table && ((event->type() == QEvent::Resize && watched == m_table->viewport()) ||
-                    (event->type() == QEvent::Show && watched == m_table.data())))
+    if (event->type() == QEvent::Resize && m_table && watched == m_table->viewport())
         apply();
     return QObject::eventFilter(watched, event);
 }
