@@ -72,7 +72,9 @@ struct Options
                        "dialog of an original for determined, cerebras or poptorch on its "
                        "plan, files, manual or verify tab (verify writes the port beside the "
                        "original and verifies a trusted one), port:TARGET:runs that "
-                       "verification in the Runs tab."),
+                       "verification in the Runs tab. A run (runs:new, runs:dry) keeps its "
+                       "history in the project's .portolan/ folder, as one started in the "
+                       "window does; the other views write nothing."),
         QStringLiteral("NAME")};
     const QCommandLineOption size{QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot, as WIDTHxHEIGHT."),

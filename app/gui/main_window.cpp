@@ -31,6 +31,7 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <utility>
 
@@ -152,6 +153,7 @@ void MainWindow::connectViews()
     connect(m_wizard, &views::PortingWizard::paramsFileChosen, this, [this](const QString& path) {
         m_params->openFile(path);
         m_profile->setProject(path); // the Profile compiles the file the user chose
+        m_runs->setParamsFile(path); // and the Runs tab runs it
     });
     // A page of a Graphcore application config is a named configuration: picked in the Params
     // tab, it is the one the Profile compiles when the Profile compiles that file.
@@ -406,6 +408,7 @@ void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& sc
         !m_code->fileName().isEmpty()) {
         m_code->setSource(QString(), QString());
         m_views->setTabText(m_views->indexOf(m_code), tr("Code"));
+        m_views->setTabToolTip(m_views->indexOf(m_code), QString());
     }
     m_projectFolder = folder;
     m_filesModel->setTree(tree); // built on the loader's thread
@@ -419,6 +422,7 @@ void MainWindow::onLoaded(const QString& folder, const views::ProjectScanPtr& sc
     // folder's default (a Model Zoo config folder drew another model's flow).
     m_analysis->analyse(folder, {}, paramsFile);
     m_runs->setProject(folder);
+    m_runs->setParamsFile(paramsFile); // a file opened on its own runs, not the folder's default
     if (m_startRunWhenLoaded) {
         m_startRunWhenLoaded = false;
         if (m_runs->runKind() != views::RunPanel::RunKind::DryRun)
@@ -459,8 +463,16 @@ void MainWindow::openCode(const QString& relativePath, int line, int column)
         }
         const std::string& bytes = *text.value;
         m_code->setSource(relativePath, QString::fromUtf8(bytes.data(), qsizetype(bytes.size())));
+        // The file's name, cut in the middle to about 24 characters (its path on hover): a
+        // flattened Model Zoo config's name put the Params, Runs and Profile tabs behind scroll
+        // arrows, or made the window 1,254 pixels wide at 1024.
         const int tab = m_views->indexOf(m_code);
-        m_views->setTabText(tab, tr("Code: %1").arg(QFileInfo(relativePath).fileName()));
+        const QFontMetrics fm = m_views->tabBar()->fontMetrics();
+        m_views->setTabText(tab,
+                            tr("Code: %1")
+                                .arg(fm.elidedText(QFileInfo(relativePath).fileName(),
+                                                   Qt::ElideMiddle, 24 * fm.averageCharWidth())));
+        m_views->setTabToolTip(tab, relativePath);
     }
     m_code->setMarkers(m_wizard->markersForFile(relativePath));
     m_code->goTo(line, column);

@@ -141,7 +141,9 @@ EventText describeEvent(const json& e)
           << "): " << count(e, "max_steps") << " steps at batch " << count(e, "batch")
           << "\n  entry: " << text(e, "entry_reason") << "\n";
         if (e.contains("config") && e["config"].is_string())
-            s << "  config: " << text(e, "config") << " (" << text(e, "config_reason") << ")\n";
+            // After a dash, not in parentheses: a reason has its own ("the project's saved
+            // choice (portolan-cli info --use-params, …)" read as nested parentheses).
+            s << "  config: " << text(e, "config") << " — " << text(e, "config_reason") << "\n";
     } else if (type == "step") {
         s << "step " << std::setw(4) << count(e, "step") << "  loss "
           << (hasNumber(e, "loss") ? fixed(e, "loss", 4) : std::string("n/a")) << "  "

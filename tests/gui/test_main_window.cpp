@@ -10,6 +10,7 @@
 #include "views/project/project_files_model.h"
 #include "views/project/project_overview.h"
 #include "views/project/project_tree_view.h"
+#include "views/runs/run_panel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -176,6 +177,16 @@ private slots:
                          QFileInfo(paths[opened]).fileName());
             }
         QCOMPARE(configNodes, 1);
+        // The Runs tab runs the opened file too, not the folder's default (its start reason
+        // named another config of the folder).
+        auto* runs = w.findChild<portolan::views::RunPanel*>();
+        QVERIFY(runs);
+        QCOMPARE(QFileInfo(runs->paramsFile()).canonicalFilePath(),
+                 QFileInfo(paths[opened]).canonicalFilePath());
+        for (int i = 0; i < files; ++i)
+            if (i != opened)
+                QVERIFY2(!runs->startBlockedReason().contains(QFileInfo(paths[i]).fileName()),
+                         qPrintable(runs->startBlockedReason()));
         QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 60000);
     }
 
@@ -290,6 +301,45 @@ private slots:
         QVERIFY(skipped->text().isEmpty() && skipped->isHidden());
     }
 
+    // The Code tab names its file cut to about 24 characters, the path on hover: a flattened
+    // config's whole name put the other tabs behind scroll arrows, or widened the window.
+    void codeTabNameIsShort_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<bool>("cut");
+        QTest::addRow("short") << "train.py" << false;
+        QTest::addRow("flattened config")
+            << "V_9.9__models__text__alpha__configs__params_alpha_with_a_long_name.yaml" << true;
+    }
+    void codeTabNameIsShort()
+    {
+        QFETCH(QString, file);
+        QFETCH(bool, cut);
+        QTemporaryDir tmp;
+        QFile f(tmp.filePath(file));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("a: 1\n");
+        f.close();
+        MainWindow w;
+        w.setInteractive(false);
+        QSignalSpy opened(&w, &MainWindow::projectOpened);
+        w.openProject(tmp.path());
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+        w.openCode(file);
+        auto* tabs = w.findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        int code = -1;
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i).startsWith(QStringLiteral("Code: ")))
+                code = i;
+        QVERIFY(code >= 0);
+        const QString text = tabs->tabText(code);
+        QCOMPARE(text == QStringLiteral("Code: ") + file, !cut);
+        QVERIFY2(text.size() <= 40, qPrintable(text));
+        QCOMPARE(tabs->tabToolTip(code), file);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isBusy(), 20000);
+    }
+
     // A narrow project dock gives the names its room: the kind column goes first, then the
     // size; both stay in the tooltip.
     // Siblings that share their start keep their ends when cut; other names keep both ends.
@@ -345,6 +395,16 @@ private slots:
             << QStringLiteral("customized_randaugment.py")
             << QStringList{QStringLiteral("__init__.py"), QStringLiteral("dataset.py")} << 11
             << "cus";
+        // A flattened path's short name keeps its stem whole and cuts its folder from the end:
+        // cut at the left it read "…erebras_GPT › 111m".
+        const QString shortName = QStringLiteral("alphabet_soup › 111m");
+        const QStringList shortOthers{QStringLiteral("alphabet_soup › 13b"),
+                                      QStringLiteral("alphabet_soup › 2.7b")};
+        QTest::addRow("short name: folder keeps its start")
+            << shortName << shortOthers << 15 << "alph";
+        QTest::addRow("short name: stem whole") << shortName << shortOthers << 15 << " › 111m";
+        QTest::addRow("short name: no room for the folder")
+            << shortName << shortOthers << 9 << "111m";
         QTest::addRow("no neighbour") << QStringLiteral("a_long_module_name_of_the_project.py")
                                       << QStringList{QStringLiteral("run.py")} << 16 << ".py";
     }

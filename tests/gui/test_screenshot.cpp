@@ -1,4 +1,7 @@
 // `portolan --screenshot FILE.png [PROJECT]` renders offscreen and exits.
+#include <QDateTime>
+#include <QDir>
+#include <QDirIterator>
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -43,6 +46,54 @@ private slots:
             const QImage img(file);
             QCOMPARE(img.size(), QSize(1000, 700));
         }
+    }
+
+    // A screenshot of a view leaves the project as it was: no .portolan/ folder, no file
+    // changed (issue 26). Only a run (runs:new, runs:dry) keeps its history there, as --help says.
+    void viewsWriteNothing_data()
+    {
+        QTest::addColumn<QString>("view");
+        for (const char* view : {"overview", "wizard", "flow", "code", "params", "runs",
+                                 "profile:summary", "profile:graph", "runs:slurm"})
+            QTest::addRow("%s", view) << QString::fromLatin1(view);
+    }
+    void viewsWriteNothing()
+    {
+        QFETCH(QString, view);
+        QTemporaryDir tmp;
+        const QString project = tmp.filePath(QStringLiteral("project"));
+        QVERIFY(QDir().mkpath(project));
+        const QDir fixture(QStringLiteral(PORTOLAN_FIXTURES "/projects/tiny"));
+        QDirIterator files(fixture.path(), QDir::Files, QDirIterator::Subdirectories);
+        while (files.hasNext()) {
+            const QString to = QDir(project).filePath(fixture.relativeFilePath(files.next()));
+            QVERIFY(QDir().mkpath(QFileInfo(to).path()));
+            QVERIFY(QFile::copy(files.filePath(), to));
+        }
+        const auto listing = [&] {
+            QStringList files;
+            QDirIterator it(project, QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot,
+                            QDirIterator::Subdirectories);
+            while (it.hasNext()) {
+                it.next();
+                files << it.filePath() + QLatin1Char(' ') +
+                             it.fileInfo().lastModified().toString(Qt::ISODateWithMs);
+            }
+            files.sort();
+            return files;
+        };
+        const QStringList before = listing();
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), tmp.filePath(QStringLiteral("config")));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(PORTOLAN_GUI),
+                {"--screenshot", tmp.filePath(QStringLiteral("s.png")), "--size", "1024x700",
+                 "--view", view, project});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(listing(), before);
     }
 
     // Without a display, help and version still answer, and a plain start says what to do

@@ -12,6 +12,8 @@
 #include "views/profile/liveness_page.h"
 #include "views/profile/memory_chart.h"
 #include "views/profile/memory_page.h"
+#include "views/profile/pipeline_page.h"
+#include "views/profile/split_bar.h"
 #include "views/profile/summary_page.h"
 #include "views/profile/tile_details.h"
 #include "views/profile/tile_map.h"
@@ -113,6 +115,13 @@ private slots:
                                .arg(header->sectionViewportPosition(c) + header->sectionSize(c))
                                .arg(table->viewport()->width())));
         }
+        // No sideways scroll (issue 26: it scrolled at 1024 pixels): the less important
+        // columns are hidden or elided, the header's menu shows them again.
+        QTRY_VERIFY2(header->length() <= table->viewport()->width(),
+                     qPrintable(QStringLiteral("%1 px in %2")
+                                    .arg(header->length())
+                                    .arg(table->viewport()->width())));
+        QVERIFY(table->findChild<ReadingColumns*>());
         QVERIFY(shownTexts(plot).isEmpty());
         QVERIFY(plot->legend->visible());
     }
@@ -217,6 +226,32 @@ private slots:
                  qPrintable(shownTexts(&memory).join(' ')));
     }
 
+    // The Pipeline page's split editor and stage chart are there only with IPU stages: without
+    // them it showed an empty split bar and a 0..5 chart in a corner (issue 26, empty states).
+    void pipelineStagePartsOnlyWithStages_data()
+    {
+        QTest::addColumn<QString>("report");
+        QTest::addRow("none") << "none";
+        QTest::addRow("cs") << "cs";
+        QTest::addRow("ipu") << "ipu";
+    }
+    void pipelineStagePartsOnlyWithStages()
+    {
+        QFETCH(QString, report);
+        PipelinePage page;
+        page.resize(600, 500);
+        page.setResult(report == QLatin1String("ipu")  ? m_ipu
+                       : report == QLatin1String("cs") ? m_cs
+                                                       : nullptr);
+        const bool stages = report == QLatin1String("ipu");
+        QCOMPARE(page.stageChart()->isVisibleTo(&page), stages);
+        QCOMPARE(page.splitBar()->isVisibleTo(&page), stages);
+        QVERIFY(page.gantt()->isVisibleTo(&page)); // it says why it is empty
+        QVERIFY(!page.balanceText().isEmpty());
+        page.setResult(m_ipu); // a report with stages after one without
+        QVERIFY(page.stageChart()->isVisibleTo(&page));
+    }
+
     // One colour language on the pipeline chart: forward and backward their own pair (the
     // stage chart's), whatever the micro-batch, never red; the key in a row of its own under
     // the boxes, never over them (issue 26).
@@ -305,6 +340,11 @@ private slots:
         page.resize(width, 600);
         page.show();
         QVERIFY(QTest::qWaitForWindowExposed(&page));
+        // No CS report: the wafer says why, and no empty table sits under it.
+        for (const ResultPtr& none : {ResultPtr(), ResultPtr(m_ipu)}) {
+            page.setResult(none);
+            QVERIFY(!page.findChild<QTableView*>(QStringLiteral("csKernels"))->isVisible());
+        }
         page.setResult(m_cs);
         QTest::qWait(100); // the columns are shared out after the view has seen the rows
         auto* table = page.findChild<QTableView*>(QStringLiteral("csKernels"));

@@ -8,6 +8,7 @@
 #include "views/profile/compile_settings.h"
 #include "views/profile/cs_kernel_model.h"
 #include "views/profile/cs_page.h"
+#include "views/profile/dry_run_notice.h"
 #include "views/profile/gantt_chart.h"
 #include "views/profile/liveness_page.h"
 #include "views/profile/memory_chart.h"
@@ -85,6 +86,18 @@ private slots:
             QSignalSpy asked(&panel, &ProfilePanel::dryRunRequested);
             dry->click();
             QCOMPARE(asked.count(), 1);
+            // The pages a report fills and that have no notice of their own say it too, with
+            // the same button (the Op graph was blank, Liveness said "compile a project").
+            auto* notice = panel.findChild<DryRunNotice*>(QStringLiteral("pagesDryRunNotice"));
+            QVERIFY(notice);
+            for (const char* page : {"liveness", "pipeline", "cs", "graph", "summary", "compare"}) {
+                QVERIFY(panel.showPage(QString::fromLatin1(page)));
+                const bool shared = qstrcmp(page, "summary") != 0 && qstrcmp(page, "compare") != 0;
+                QVERIFY2(notice->isVisibleTo(&panel) == shared, page);
+            }
+            QVERIFY(panel.showPage(QStringLiteral("graph")));
+            notice->button()->click();
+            QCOMPARE(asked.count(), 2);
             return;
         }
         QVERIFY2(failed.isEmpty(),

@@ -88,6 +88,13 @@ void TestDryRunEvents::describeEvent_data()
         << QByteArray(
                R"({"event": "started", "entry": "train.py", "flavour": "plain-pytorch", "max_steps": 3, "batch": 2, "entry_reason": "has a __main__ block"})")
         << "Dry run of train.py (plain-pytorch): 3 steps at batch 2" << false;
+    // The config's reason has parentheses of its own: none around it.
+    QTest::addRow("started with a config")
+        << QByteArray(
+               R"j({"event": "started", "entry": "train.py", "flavour": "plain-pytorch", "max_steps": 3, "batch": 2, "entry_reason": "has a __main__ block", "config": "a.yaml", "config_reason": "the file the code names (args.config)"})j")
+        << "Dry run of train.py (plain-pytorch): 3 steps at batch 2\n  entry: has a __main__ "
+           "block\n  config: a.yaml — the file the code names (args.config)\n"
+        << false;
     QTest::addRow("started: max_steps is text")
         << QByteArray(R"({"event": "started", "entry": "train.py", "max_steps": "three"})")
         << "warning: event refused: the \"max_steps\" of a \"started\" event is string, not an "
@@ -325,7 +332,7 @@ void TestDryRunEvents::savedParamsFileReachesTheDryRun()
              {"run", project, "--dry-run", "--trust", "--steps", "1"});
     QVERIFY(real.waitForFinished(300000));
     const QString realOut = QString::fromUtf8(real.readAllStandardOutput());
-    QVERIFY2(realOut.contains("config: adaptive.yaml (the project's saved choice"),
+    QVERIFY2(realOut.contains("config: adaptive.yaml — the project's saved choice ("),
              qPrintable(realOut + real.readAllStandardError()));
 }
 

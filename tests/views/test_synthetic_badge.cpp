@@ -7,11 +7,13 @@
 #include "views/runs/run_panel.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QJsonObject>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <qcustomplot.h>
 
 using namespace portolan::views;
 
@@ -21,7 +23,7 @@ namespace {
 qint64 addRun(RunHistory& h, const QStringList& warningKinds)
 {
     const qint64 id = h.beginRun(QStringLiteral("dry_run"), {});
-    QJsonObject started{{"event", "started"}, {"model", "m"}};
+    QJsonObject started{{"event", "started"}, {"model", "model.ResidualNet"}};
     for (const QString& kind : warningKinds)
         if (kind.startsWith(QLatin1String("started:")))
             started.insert("data", QJsonObject{{kind.mid(8), QJsonObject{{"synthetic", true}}}});
@@ -98,13 +100,103 @@ private slots:
             chart.markSynthetic(id + 1, badge);
             const QStringList lines = chart.title().split(QLatin1Char('\n'));
             QCOMPARE(lines.size(), 2);
-            QVERIFY2(lines[1].contains(QStringLiteral("run 1, run 2")) ||
-                         lines[1].contains(QStringLiteral("run 2, run 1")),
-                     qPrintable(chart.title()));
+            QVERIFY2(lines[1].contains(QStringLiteral("run 1, run 2")), qPrintable(chart.title()));
             chart.removeRun(id + 1);
         }
         chart.removeRun(id); // the title goes with the last synthetic run
         QVERIFY(chart.title().isEmpty());
+    }
+
+    // Runs read in the order they were started, whichever was drawn first: in the title, the
+    // legend and the history (the title read "run 2, run 1").
+    void runsInTheOrderStarted_data()
+    {
+        QTest::addColumn<QList<int>>("drawn"); // the order setRun sees the runs
+        QTest::addRow("in order") << QList<int>{1, 2, 3};
+        QTest::addRow("newest first") << QList<int>{3, 2, 1};
+        QTest::addRow("live run kept, others drawn again") << QList<int>{2, 3, 1};
+    }
+    void runsInTheOrderStarted()
+    {
+        QFETCH(QList<int>, drawn);
+        LossChart chart;
+        for (const int id : drawn) {
+            chart.setRun(id, QStringLiteral("run %1").arg(id), {{1, 2.0}, {2, 1.0}}, {});
+            chart.markSynthetic(id, QStringLiteral("synthetic data"));
+        }
+        QVERIFY2(chart.title().contains(QStringLiteral("run 1, run 2, run 3 on synthetic data")),
+                 qPrintable(chart.title()));
+        QStringList legend;
+        for (int i = 0; i < chart.plot()->legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(chart.plot()->legend->item(i)))
+                legend << item->plottable()->name().section(QLatin1Char(' '), 0, 1);
+        QCOMPARE(legend, (QStringList{"run 1", "run 2", "run 3"}));
+
+        QTemporaryDir tmp;
+        RunHistory h;
+        QVERIFY(h.open(tmp.path()));
+        QList<qint64> ids;
+        for (int i = 0; i < 3; ++i)
+            ids << addRun(h, {});
+        QList<qint64> listed;
+        for (const RunRecord& r : h.runs())
+            listed << r.id;
+        QCOMPARE(listed, ids);
+    }
+
+    // At 1024 pixels the history's status of a synthetic run ("completed · synthetic") gives
+    // way before the model's name: it is elided to its first word with its warning icon, and
+    // the model stays readable without a sideways scroll bar (it was a sliver behind one).
+    void modelReadableBesideASyntheticStatus_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addRow("1024 window") << 1024 - 210;
+        QTest::addRow("1400 window") << 1400 - 210;
+    }
+    void modelReadableBesideASyntheticStatus()
+    {
+        QFETCH(int, width);
+        QTemporaryDir tmp;
+        {
+            RunHistory h;
+            QVERIFY(h.open(tmp.path()));
+            addRun(h, {QStringLiteral("synthetic-weights"), QStringLiteral("synthetic-data")});
+            addRun(h, {});
+        }
+        RunPanel panel;
+        panel.setInteractive(false);
+        panel.setProject(tmp.path());
+        panel.resize(width, 640);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto* view = panel.findChild<QTableView*>();
+        QVERIFY(view);
+        QCOMPARE(view->model()->rowCount(), 2);
+        const QModelIndex status = view->model()->index(0, RunHistoryModel::Status);
+        QVERIFY(status.data().toString().contains(QStringLiteral("synthetic")));
+        QVERIFY(status.data(Qt::DecorationRole).isValid()); // the badge, whatever the width
+        QVERIFY(
+            !view->model()->index(1, RunHistoryModel::Status).data(Qt::DecorationRole).isValid());
+        const QHeaderView* header = view->horizontalHeader();
+        const QAbstractItemView* base = view;
+        const int model = RunHistoryModel::Model;
+        const QString widths = QStringLiteral("model %1 px (wants %2), status %3, viewport %4")
+                                   .arg(header->sectionSize(model))
+                                   .arg(base->sizeHintForColumn(model))
+                                   .arg(header->sectionSize(RunHistoryModel::Status))
+                                   .arg(view->viewport()->width());
+        QTRY_VERIFY2(header->length() <= view->viewport()->width(), qPrintable(widths));
+        // Whole when the room allows, else at least twelve characters and never narrower than
+        // the status that gave way before it.
+        const int readable =
+            std::min(base->sizeHintForColumn(model), 12 * view->fontMetrics().averageCharWidth());
+        QVERIFY2(header->sectionSize(model) >= readable, qPrintable(widths));
+        QVERIFY2(header->sectionSize(model) >= header->sectionSize(RunHistoryModel::Status) ||
+                     header->sectionSize(model) >= base->sizeHintForColumn(model),
+                 qPrintable(widths));
+        for (int c : {int(RunHistoryModel::Id), int(RunHistoryModel::Loss),
+                      int(RunHistoryModel::Steps), int(RunHistoryModel::Status)})
+            QVERIFY(!header->isSectionHidden(c));
     }
 
     // Selecting a synthetic run in the Runs panel's history puts the badge in the chart title.

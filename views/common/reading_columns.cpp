@@ -31,9 +31,16 @@ ReadingColumns::ReadingColumns(QTableView* table, int readingColumn)
 
 void ReadingColumns::addYielding(int column, int minChars, Qt::TextElideMode elide)
 {
-    m_yielding.push_back({column, minChars});
+    m_yielding.push_back({column, minChars, true});
     m_table->horizontalHeader()->setSectionResizeMode(column, QHeaderView::Fixed);
     m_table->setItemDelegateForColumn(column, new ElideDelegate(elide, this));
+    apply();
+}
+
+void ReadingColumns::addEliding(int column, int minChars, Qt::TextElideMode elide)
+{
+    addYielding(column, minChars, elide);
+    m_yielding.back().mayHide = false;
     apply();
 }
 
@@ -125,7 +132,7 @@ void ReadingColumns::apply()
     // Whole columns go, least important first, rather than every one of them cut.
     m_hiddenForRoom.clear();
     for (std::size_t i = 0; m_hide && i < m_yielding.size() && total > available; ++i) {
-        if (hidden[i] || holds(m_userShown, m_yielding[i].column))
+        if (hidden[i] || !m_yielding[i].mayHide || holds(m_userShown, m_yielding[i].column))
             continue;
         hidden[i] = true;
         total -= widths[i];

@@ -44,6 +44,10 @@ public:
     // `column` gives way before the ones added after it, down to `minChars` average characters
     // (its full text is in its tooltip), and is drawn elided by `elide`.
     void addYielding(int column, int minChars, Qt::TextElideMode elide = Qt::ElideRight);
+    // As addYielding, but never hidden for room, only elided: a run's status must stay in sight,
+    // yet its long form ("completed · synthetic", its icon kept) must not squeeze the reading
+    // column to a sliver behind a scroll bar.
+    void addEliding(int column, int minChars, Qt::TextElideMode elide = Qt::ElideRight);
     // Yielding columns that would be cut are hidden instead, least important first, until the
     // rest fit whole: fewer columns that can be read rather than many reading "25…" (the CS
     // kernel table at 1,024 pixels). The header's context menu shows or hides any column; a
@@ -64,6 +68,7 @@ private:
     {
         int column;
         int minChars;
+        bool mayHide;
     };
     int contentWidth(int column) const;
     void showHeaderMenu(const QPoint& at);

@@ -15,6 +15,9 @@ TabRows::TabRows(QTabWidget* tabs, int perRow, QWidget* parent)
     m_grid = new QGridLayout(this);
     m_grid->setContentsMargins(0, 0, 0, 0);
     m_grid->setSpacing(2);
+    // The rows' own minimum (the widest row as laid out now) must not hold the widget wide:
+    // its minimum is one button a row (minimumSizeHint), and a narrower width reflows them.
+    m_grid->setSizeConstraint(QLayout::SetNoConstraint);
     m_group = new QButtonGroup(this);
     m_group->setExclusive(true);
     m_tabs->tabBar()->hide();

@@ -4,6 +4,7 @@
 #include "core/params/validate.h"
 #include "views/common/form_scroll_area.h"
 #include "views/common/tab_rows.h"
+#include "views/common/wrap_anywhere_label.h"
 #include "views/params/list_field.h"
 #include "views/params/lr_schedule_editor.h"
 #include "views/params/params_field.h"
@@ -198,14 +199,19 @@ QWidget* ParamsForm::buildValue(const params::ParamsDocument& doc, const params:
         if (target >= 0)
             anchorPath =
                 QString::fromStdString(params::formatKeyPath(params::pathOf(tree, target)));
+        // Wrapped, and the names with break points: an anchor named like a Graphcore
+        // configuration ("SWIN_LARGE_224_22K_FINETUNE_1K_FP16_POD128") on one line made the
+        // form 867 pixels wide, and the window 1,121 at 1024.
+        const QString alias = breakableName(QString::fromStdString(raw.aliasOf)).toHtmlEscaped();
         auto* label =
             new QLabel(anchorPath.isEmpty()
-                           ? tr("*%1").arg(QString::fromStdString(raw.aliasOf))
+                           ? tr("*%1").arg(alias)
                            : tr("*%1, the same as <a href=\"%2\">%3</a> (line %4): edit it there")
-                                 .arg(QString::fromStdString(raw.aliasOf),
-                                      anchorPath.toHtmlEscaped(), anchorPath.toHtmlEscaped())
+                                 .arg(alias, anchorPath.toHtmlEscaped(),
+                                      breakableName(anchorPath).toHtmlEscaped())
                                  .arg(tree.at(target).line));
         label->setTextFormat(Qt::RichText);
+        label->setWordWrap(true);
         label->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
         label->setToolTip(tr("An alias: its value is written at its anchor, and editing it "
                              "there changes every alias of that anchor"));

@@ -57,6 +57,9 @@ void CsPage::setResult(const ResultPtr& result)
 {
     m_map->setResult(result);
     m_model->setResult(result);
+    // Without a CS report the wafer says why; an empty kernel table under it scrolled sideways
+    // on its headers alone.
+    m_view->setVisible(result && result->cs);
     if (result && result->cs) {
         const auto& cs = *result->cs;
         // The mode's id ("weight-streaming") starts the sentence: in words, capitalised.

@@ -128,7 +128,7 @@ void LivenessPage::fill()
     m_plot->xAxis->setVisible(steps);
     m_plot->yAxis->setVisible(steps);
     m_empty->setColor(palette().color(QPalette::WindowText));
-    m_empty->setText(!m_result      ? tr("No report yet: compile a project or open a report.")
+    m_empty->setText(!m_result      ? tr("No report yet.")
                      : m_result->cs ? tr("A CS system runs no program steps of its own: see CS "
                                          "placement for the wafer.")
                                     : tr("This report has no program steps."));

@@ -89,7 +89,9 @@ PipelinePage::PipelinePage(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_splitBar);
     layout->addWidget(scroll);
     layout->addWidget(split, 1);
+    m_stageParts = {splitHint, m_splitBar, scroll, m_stagePlot, exportGantt, exportStages};
     applyPlotTheme(m_stagePlot, palette());
+    setResult(nullptr);
 }
 
 void PipelinePage::changeEvent(QEvent* event)
@@ -155,6 +157,8 @@ void PipelinePage::setResult(ResultPtr result)
     m_splitBar->setSplit(m_split.perStage());
     rebuildSplitEditor();
     fillStageChart();
+    for (QWidget* w : m_stageParts)
+        w->setVisible(m_result && m_result->ipu);
 }
 
 void PipelinePage::applySplit(const std::vector<int>& layersPerStage)

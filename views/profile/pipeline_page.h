@@ -64,6 +64,10 @@ private:
     QWidget* m_splitBox = nullptr;
     QHBoxLayout* m_splitLayout = nullptr;
     std::vector<QSpinBox*> m_spins;
+    // The split editor, the stage chart and the export buttons: shown only with IPU stages (a
+    // CS report or none left an empty 0..5 chart and an empty split bar under the schedule's
+    // own explanation).
+    std::vector<QWidget*> m_stageParts;
     sim::LayerSplit m_split;
 };
 

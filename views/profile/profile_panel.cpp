@@ -223,12 +223,17 @@ void ProfilePanel::setResult(std::shared_ptr<const sim::CompileResult> result)
     m_cs->setResult(m_result);
     m_graph->setResult(m_result);
     m_compare->setCurrent(m_result);
+    if (m_result)
+        m_needsDryRun = false;
+    updatePagesNotice();
     emit resultChanged();
 }
 
 void ProfilePanel::setProject(const QString& folder, const QString& namedConfig)
 {
     m_dryRun->hide();
+    m_needsDryRun = false;
+    updatePagesNotice();
     cancelRecording();
     m_settings->forgetTargetChoice();
     m_defaultTargetReason.clear();
@@ -426,6 +431,8 @@ void ProfilePanel::recordingFailed(const QString& message)
         m_memory->showNeedsDryRun();
         m_tileMap->showNeedsDryRun();
     }
+    m_needsDryRun = noModel;
+    updatePagesNotice();
     emit compileFailed(message);
 }
 

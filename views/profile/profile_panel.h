@@ -26,6 +26,7 @@ namespace portolan::views {
 class CompileSettings;
 class ComparePage;
 class CsPage;
+class DryRunNotice;
 class LivenessPage;
 class MemoryPage;
 class OpGraphPage;
@@ -148,6 +149,11 @@ private:
     QString m_projectPath;              // what setProject was given last
     QString m_compiledParams;
     QPushButton* m_dryRun = nullptr; // shown when only a dry run can tell the model
+    // Over the pages without a notice of their own (Liveness, Pipeline, CS placement, Op graph)
+    // while only a dry run can tell the model; m_needsDryRun says it is so.
+    DryRunNotice* m_pagesNotice = nullptr;
+    bool m_needsDryRun = false;
+    void updatePagesNotice();
     QTimer* m_debounce = nullptr;
     SummaryPage* m_summary = nullptr;
     MemoryPage* m_memory = nullptr;

@@ -9,6 +9,7 @@
 #include "views/profile/compare_page.h"
 #include "views/profile/compile_settings.h"
 #include "views/profile/cs_page.h"
+#include "views/profile/dry_run_notice.h"
 #include "views/profile/liveness_page.h"
 #include "views/profile/memory_chart.h"
 #include "views/profile/memory_page.h"
@@ -154,8 +155,24 @@ QWidget* ProfilePanel::createPages()
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->addWidget(new TabRows(m_tabs, 4, right));
+    // Memory, Tile map and Summary say what a dry run fills in them; the other pages that only
+    // a report fills share this notice (issue 26: the Op graph was blank, Liveness said "compile
+    // a project", which no compile could).
+    m_pagesNotice = new DryRunNotice(tr("this page"), right);
+    m_pagesNotice->setObjectName(QStringLiteral("pagesDryRunNotice"));
+    rightLayout->addWidget(m_pagesNotice);
     rightLayout->addWidget(m_tabs, 1);
+    connect(m_pagesNotice, &DryRunNotice::dryRunRequested, this, &ProfilePanel::dryRunRequested);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &ProfilePanel::updatePagesNotice);
     return right;
+}
+
+void ProfilePanel::updatePagesNotice()
+{
+    const QWidget* page = m_tabs->currentWidget();
+    m_pagesNotice->setVisible(
+        m_needsDryRun && !m_result &&
+        (page == m_liveness || page == m_pipeline || page == m_cs || page == m_graph));
 }
 
 void ProfilePanel::connectParts()

@@ -1,5 +1,7 @@
 #include "views/profile/variable_table_model.h"
 
+#include "views/common/reading_columns.h"
+
 #include <QHeaderView>
 #include <QTableView>
 #include <algorithm>
@@ -180,13 +182,19 @@ void setUpVariableTable(QTableView* view)
                        C::Stage, C::Tiles,     C::Kind,       C::Liveness};
     for (int visual = 0; visual < int(std::size(order)); ++visual)
         header->moveSection(header->visualIndex(order[visual]), visual);
-    header->setStretchLastSection(true);
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(C::Name, QHeaderView::Interactive);
-    header->setSectionResizeMode(C::Liveness, QHeaderView::Interactive);
-    header->resizeSection(C::Name, 200);
     view->setTextElideMode(Qt::ElideMiddle);
+    view->setWordWrap(false);
     view->verticalHeader()->hide();
+    // No sideways scroll at 1024 pixels (issue 26, the Liveness table): the variable's name and
+    // its bytes stay; the kind, tile count, category and stage are hidden for room in that
+    // order (the header's menu shows them again), and the steps it is live between are elided
+    // in the middle, never hidden. The CS kernel table shares the rule.
+    auto* columns = new ReadingColumns(view, C::Name);
+    for (const C c : {C::Kind, C::Tiles, C::Category, C::Stage})
+        columns->addYielding(c, 4);
+    columns->addEliding(C::Liveness, 12, Qt::ElideMiddle);
+    columns->setHideRatherThanCut(true);
 }
 
 } // namespace portolan::views

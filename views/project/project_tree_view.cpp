@@ -2,8 +2,10 @@
 
 #include "views/project/project_files_model.h"
 
+#include <QApplication>
 #include <QHeaderView>
 #include <QResizeEvent>
+#include <QStyle>
 #include <QStyledItemDelegate>
 #include <algorithm>
 #include <vector>
@@ -41,8 +43,15 @@ protected:
         if (index.column() != ProjectFilesModel::NameColumn)
             return;
         option->textElideMode = ProjectTreeView::elideModeFor(index);
-        // The text's room: the cell less the icon and the style's margins.
-        const int room = option->rect.width() - option->decorationSize.width() - 8;
+        // The text's room as the style draws it: its text rectangle less the margins it keeps
+        // on each side. A guess of a few pixels more let the view cut the shortened name again
+        // at the left ("…d_Cerebras-… › 111m").
+        const QStyle* style = option->widget ? option->widget->style() : QApplication::style();
+        const int margin =
+            style->pixelMetric(QStyle::PM_FocusFrameHMargin, option, option->widget) + 1;
+        const int room =
+            style->subElementRect(QStyle::SE_ItemViewItemText, option, option->widget).width() -
+            2 * margin;
         if (room <= 0 || option->fontMetrics.horizontalAdvance(option->text) <= room)
             return;
         // A flattened path too long for the room reads by its short name (the full one is on
@@ -81,6 +90,8 @@ QString ProjectTreeView::shownName(const QString& name, const QStringList& neigh
 {
     if (fm.horizontalAdvance(name) <= width)
         return name;
+    if (const QString shorter = shownShortName(name, neighbours, fm, width); !shorter.isNull())
+        return shorter;
     // What it shares with the neighbours that look like it (a start or an end of four or more
     // characters); the part that differs from any of them must stay.
     int prefix = int(name.size()), suffix = int(name.size());
@@ -130,6 +141,34 @@ QString ProjectTreeView::shownName(const QString& name, const QStringList& neigh
     if (leftTells && int(part.size()) - int(part.count(ellipsis)) <= inLeft)
         return left;
     return ellipsis + part + end;
+}
+
+QString ProjectTreeView::shownShortName(const QString& name, const QStringList& neighbours,
+                                        const QFontMetrics& fm, int width)
+{
+    // A flattened path's short name (flattenedShortNames: "Cerebras_GPT › 111m") ends in its
+    // stem, which tells it from its neighbours: the folders in front give way first, from their
+    // end ("Cereb… › 111m"; the first differing folder of "V_1 › torch › params" stays in
+    // front). Cut at the left, as other names are, it read "…erebras_GPT › 111m".
+    const QString join = QStringLiteral(" › ");
+    const qsizetype at = name.lastIndexOf(join);
+    if (at <= 0)
+        return {};
+    const QString stem = name.mid(at + join.size());
+    const QString ellipsis = QStringLiteral("…");
+    const int room = width - fm.horizontalAdvance(join + stem);
+    // A folder cut to fewer than two characters tells nothing: the stem alone, after "…".
+    if (room >= fm.horizontalAdvance(name.left(2) + ellipsis))
+        return fm.elidedText(name.left(at), Qt::ElideRight, room) + join + stem;
+    if (fm.horizontalAdvance(ellipsis + join + stem) <= width)
+        return ellipsis + join + stem;
+    // Too narrow even for that: the stem, cut by the rule among its neighbours' stems.
+    QStringList stems;
+    for (const QString& other : neighbours) {
+        const qsizetype j = other.lastIndexOf(join);
+        stems << (j < 0 ? other : other.mid(j + join.size()));
+    }
+    return shownName(stem, stems, fm, width);
 }
 
 ProjectTreeView::ProjectTreeView(ProjectFilesModel* model, QWidget* parent) : QTreeView(parent)

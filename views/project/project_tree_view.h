@@ -23,6 +23,10 @@ public:
     // (issue 26: siblings all read "…arams.yaml").
     static QString shownName(const QString& name, const QStringList& neighbours,
                              const QFontMetrics& fm, int width);
+    // shownName for a flattened path's short name ("folder › stem"): the folders give way
+    // before the stem. A null string for a name without " › ".
+    static QString shownShortName(const QString& name, const QStringList& neighbours,
+                                  const QFontMetrics& fm, int width);
 
 signals:
     void fileActivated(const QString& relativePath);

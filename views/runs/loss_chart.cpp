@@ -16,6 +16,7 @@
 #include <QTextStream>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
 
@@ -164,14 +165,18 @@ void LossChart::updateTitle()
     // One line per kind of made-up input, its runs together ("run 1, run 2 on synthetic
     // data"): on one line, two runs made a title wider than the chart at 1024 pixels, cut at
     // both ends.
+    // The runs in the order they were started, as the legend and the history list them (a
+    // hash's order read "run 2, run 1").
     QStringList kinds;
     QMap<QString, QStringList> byKind;
-    for (auto it = m_series.cbegin(); it != m_series.cend(); ++it)
-        if (!it->synthetic.isEmpty()) {
-            if (!byKind.contains(it->synthetic))
-                kinds << it->synthetic;
-            byKind[it->synthetic] << it->label;
-        }
+    for (const qint64 id : runIds()) {
+        const Series& s = m_series[id];
+        if (s.synthetic.isEmpty())
+            continue;
+        if (!byKind.contains(s.synthetic))
+            kinds << s.synthetic;
+        byKind[s.synthetic] << s.label;
+    }
     QStringList runs;
     for (const QString& kind : kinds)
         runs << tr("%1 on %2").arg(byKind[kind].join(QStringLiteral(", ")), kind);
@@ -364,9 +369,16 @@ void LossChart::rescale()
     m_plot->replot();
 }
 
+QList<qint64> LossChart::runIds() const
+{
+    QList<qint64> ids = m_series.keys();
+    std::sort(ids.begin(), ids.end(), [](qint64 a, qint64 b) { return std::abs(a) < std::abs(b); });
+    return ids;
+}
+
 void LossChart::recolour()
 {
-    const QList<qint64> ids = m_series.keys();
+    const QList<qint64> ids = runIds();
     int others = 0;
     for (const Series& s : std::as_const(m_series))
         others += s.side == Side::None ? 1 : 0;
@@ -392,10 +404,14 @@ void LossChart::recolour()
         s.graph->setScatterStyle(s.steps.size() <= kMarkedPoints
                                      ? QCPScatterStyle(shape, c, 8)
                                      : QCPScatterStyle(QCPScatterStyle::ssNone));
-        // No legend entry for a curve with nothing drawn (a run without evaluation).
-        if (s.evalSteps.isEmpty())
-            s.evalGraph->removeFromLegend();
-        else
+        // The legend lists the runs in the order they were started, whichever was drawn first
+        // (the live run stays while the selection's runs are drawn again); no entry for a curve
+        // with nothing drawn (a run without evaluation).
+        s.graph->removeFromLegend();
+        s.evalGraph->removeFromLegend();
+        if (!s.failed || !s.steps.isEmpty()) // a run failed before its first step: see markFailed
+            s.graph->addToLegend();
+        if (!s.evalSteps.isEmpty())
             s.evalGraph->addToLegend();
     }
     // A failed run without points shows its reason where its curve would be; a failed curve

@@ -49,7 +49,9 @@ public:
     bool isFailed(qint64 id) const { return m_series.contains(id) && m_series[id].failed; }
     QString placeholderText() const;
     void clearRuns();
-    QList<qint64> runIds() const { return m_series.keys(); }
+    // In the order the runs were started (a run's id grows with it; a run of another project's
+    // history, shown as a verification, is the negative of its id there).
+    QList<qint64> runIds() const;
     int pointCount(qint64 id) const;
 
     void setLogScale(bool on);

@@ -177,7 +177,7 @@ QList<RunRecord> RunHistory::runs() const
         return out;
     QSqlQuery q(QSqlDatabase::database(m_connection));
     q.exec(QStringLiteral("SELECT id, started_at, mode, model, status, reason, config, last_step, "
-                          "last_loss FROM runs ORDER BY id DESC"));
+                          "last_loss FROM runs ORDER BY id"));
     while (q.next())
         out << recordFrom(q);
     for (RunRecord& r : out)

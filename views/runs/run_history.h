@@ -47,7 +47,7 @@ public:
     void appendEvent(qint64 run, const RunEvent& event);
     void finishRun(qint64 run, const QString& status, const QString& reason);
 
-    QList<RunRecord> runs() const; // newest first
+    QList<RunRecord> runs() const; // as they were started, the newest last
     RunRecord run(qint64 id) const;
     QList<QJsonObject> events(qint64 run) const;
     // "data" and/or "weights" when the run's warnings say it used made-up ones.

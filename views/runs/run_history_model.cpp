@@ -74,8 +74,12 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
     const bool failed = r.status == QLatin1String("failed");
     if (role == Qt::ForegroundRole && failed && index.column() == Status)
         return alertColor(QApplication::palette());
-    if (role == Qt::DecorationRole && failed && index.column() == Status)
-        return QApplication::style()->standardIcon(QStyle::SP_MessageBoxCritical);
+    // A run on made-up inputs carries a warning icon, so the badge stays in sight when the
+    // narrow column elides its words ("completed · synth…"); a failure's icon comes first.
+    if (role == Qt::DecorationRole && index.column() == Status &&
+        (failed || !r.synthetic.isEmpty()))
+        return QApplication::style()->standardIcon(failed ? QStyle::SP_MessageBoxCritical
+                                                          : QStyle::SP_MessageBoxWarning);
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
@@ -96,9 +100,9 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const
         // No step ran: no loss to show (0.0000 read like a result).
         return r.lastStep > 0 ? QString::number(r.lastLoss, 'f', 4) : QStringLiteral("–");
     case Status:
-        // A loss curve of made-up inputs looks like real training: the row says so, short in a
-        // narrow column; the tooltip names what was made up.
-        return r.synthetic.isEmpty() ? r.status : r.status + tr(" · ⚠ synthetic");
+        // A loss curve of made-up inputs looks like real training: the row says so (with its
+        // icon), and the tooltip names what was made up.
+        return r.synthetic.isEmpty() ? r.status : r.status + tr(" · synthetic");
     }
     return {};
 }

@@ -272,6 +272,7 @@ void RunPanel::setProject(const QString& folder)
     if (m_controller->isRunning())
         m_controller->stop();
     m_project = folder;
+    m_paramsFile.clear();
     m_trusted->setChecked(isTrusted());
     m_dryArgs->setText(QSettings().value(QStringLiteral("dryrun/arguments/") + folder).toString());
     m_chart->clearRuns();
@@ -287,17 +288,21 @@ void RunPanel::setProject(const QString& folder)
     if (QFileInfo::exists(QDir(folder).filePath(".portolan/runs.sqlite")))
         m_history->open(folder);
     refreshHistory();
-    // Show the newest run's curve, so an opened project shows where its training stood; a
-    // port's verification (its two labelled runs, original and port) shows both, overlaid.
-    if (m_historyModel->rowCount() > 0)
-        m_historyView->selectRow(0);
+    // Show the newest run's curve (the last row: runs are listed as they were started), so an
+    // opened project shows where its training stood; a port's verification shows both runs.
+    const int newest = m_historyModel->rowCount() - 1;
+    if (newest >= 0) {
+        m_historyView->selectRow(newest);
+        m_historyView->scrollToBottom();
+    }
     auto verification = [&](int row) {
-        return row < m_historyModel->rowCount() &&
+        return row >= 0 && row < m_historyModel->rowCount() &&
                m_historyModel->runAt(row).config.value(QStringLiteral("verification")).toBool();
     };
-    if (verification(0) && verification(1))
-        m_historyView->selectionModel()->select(
-            m_historyModel->index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    if (verification(newest) && verification(newest - 1))
+        m_historyView->selectionModel()->select(m_historyModel->index(newest - 1, 0),
+                                                QItemSelectionModel::Select |
+                                                    QItemSelectionModel::Rows);
     // A verification that began before this project (the port) was opened: its runs again.
     if (followsVerificationOf(folder))
         showVerification(m_followed.folder, m_followed.original, m_followed.port);
@@ -407,7 +412,7 @@ void RunPanel::start()
         mode = QStringLiteral("dry_run");
         runtime = QStringLiteral("dry_run");
         args << "--steps" << QString::number(std::max(1, m_steps->value())) << "--batch"
-             << QString::number(m_batch->value());
+             << QString::number(m_batch->value()) << paramsArguments();
         if (!sdkPath().isEmpty())
             args << "--sdk-path" << sdkPath();
         const QStringList words = QProcess::splitCommand(m_dryArgs->text());
@@ -418,7 +423,7 @@ void RunPanel::start()
         args = QProcess::splitCommand(m_command->text());
     } else {
         args << "--mode" << m_mode->currentText() << "--log-steps"
-             << "1";
+             << "1" << paramsArguments();
         if (runOn() == RunOn::LocalProcesses && m_ranks->value() > 1)
             args << "--ranks" << QString::number(m_ranks->value());
         if (m_steps->value() > 0)
@@ -645,6 +650,7 @@ void RunPanel::onFinished(RunStatus status, const QString& reason)
 void RunPanel::refreshHistory()
 {
     m_historyModel->setRuns(m_history->isOpen() ? m_history->runs() : QList<RunRecord>{});
+    m_historyView->scrollToBottom(); // the newest run, which may be the one just started
 }
 
 void RunPanel::overlaySelection()

@@ -53,6 +53,11 @@ public:
     };
 
     void setProject(const QString& folder);
+    // The params file opened on its own (portolan PARAMS.yaml), which the built-in runtime and
+    // the dry run use instead of the folder's default, as every other tab does; empty: the
+    // project's rule. setProject forgets it.
+    void setParamsFile(const QString& file);
+    QString paramsFile() const;
     void setCliPath(const QString& path);
     void setRunKind(RunKind kind);
     RunKind runKind() const;
@@ -145,6 +150,8 @@ private:
     QStringList submitArguments() const;
 
     QString m_project;
+    QString m_paramsFile;                // setParamsFile
+    QStringList paramsArguments() const; // --params FILE when one was opened on its own
     // builtinKnowsModel's last answer, keyed by the params file and its modification time.
     mutable QString m_knownModelKey;
     mutable bool m_knownModel = false;

@@ -167,10 +167,13 @@ void RunPanel::createProgressAndHistory()
                              RunHistoryModel::Model})
         header->moveSection(header->visualIndex(column), visual++);
     // No sideways scroll bar: when the panel is narrow, the mode and then the start time are
-    // hidden (the header's menu shows them), and the model's name takes what is left.
+    // hidden (the header's menu shows them), then a long status ("completed · synthetic") is
+    // elided, its icon kept, and the model's name takes what is left: at 1024 pixels the
+    // status had it down to a sliver behind a scroll bar.
     auto* columns = new ReadingColumns(m_historyView, RunHistoryModel::Model);
     columns->addYielding(RunHistoryModel::Mode, 5);
     columns->addYielding(RunHistoryModel::Started, 8);
+    columns->addEliding(RunHistoryModel::Status, 9);
     columns->setHideRatherThanCut(true);
 }
 

@@ -9,6 +9,8 @@
 #include <QDateTime>
 #include <QFileInfo>
 #include <QStringList>
+#include <filesystem>
+#include <optional>
 
 namespace portolan::views {
 
@@ -23,7 +25,9 @@ QString RunPanel::startBlockedReason() const
     if (m_project.isEmpty() || runKind() != RunKind::Builtin)
         return {};
     const QString dryRun = tr("<a href=\"dryrun\">Dry-run the project's own code</a> instead.");
-    const auto params = runtime::findParamsFile(m_project.toStdString());
+    const auto params = m_paramsFile.isEmpty()
+                            ? runtime::findParamsFile(m_project.toStdString())
+                            : std::optional<std::filesystem::path>(m_paramsFile.toStdString());
     if (!params)
         return tr("No params file: the built-in runtime trains from configs/params.yaml, "
                   "params.yaml or const.yaml. Choose one in the Porting tab, or: %1")
@@ -38,6 +42,25 @@ QString RunPanel::startBlockedReason() const
                  known.join(", "), dryRun);
     }
     return {};
+}
+
+void RunPanel::setParamsFile(const QString& file)
+{
+    m_paramsFile = file;
+    updateButtons();
+}
+
+QString RunPanel::paramsFile() const
+{
+    if (!m_paramsFile.isEmpty() || m_project.isEmpty())
+        return m_paramsFile;
+    const auto params = runtime::findParamsFile(m_project.toStdString());
+    return params ? QString::fromStdString(params->string()) : QString();
+}
+
+QStringList RunPanel::paramsArguments() const
+{
+    return m_paramsFile.isEmpty() ? QStringList() : QStringList{"--params", m_paramsFile};
 }
 
 bool RunPanel::builtinKnowsModel(const QString& paramsFile) const
