@@ -3,6 +3,7 @@
 // PopTorch asks for no config file, so the script keeps its own argparse flags.
 #include "core/port/generate_internal.h"
 #include "core/port/gradient_clip.h"
+#include "core/port/run_values.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -387,17 +388,23 @@ struct PopTorchPort
         main += ind + "training_model = poptorch.trainingModel(\n" + ind2 + "TrainingModel(" +
                 (plan.modelBinding.empty() ? "model" : plan.modelBinding) + extras + "),\n" + ind2 +
                 "options=" + opts + ",\n" + ind2 + "optimizer=" + optimizer + ")\n";
-        std::string epochs = "range(1)";
-        for (const auto& f : plan.flags)
-            if (f.dest == "epochs" || f.dest == "num_epochs" || f.dest == "niter")
-                epochs = "range(" + plan.argsName + "." + f.dest + ")";
+        // The original's epoch count (run_values.h): its flag, read from the parser the port
+        // keeps, else the number with where it comes from.
+        const RunValue count = trainEpochs(plan, hyperparameters(plan, {}));
+        const bool byFlag = !count.flag.empty() && !plan.argsName.empty();
+        const std::string epochs = byFlag ? "range(" + plan.argsName + "." + count.flag + ")"
+                                          : "range(" + count.value + ")";
+        const std::string epochsComment = byFlag ? std::string() : runValueComment(count);
+        if (count.madeUp)
+            out.notes.push_back("the port trains range(" + count.value + ") epochs, " + count.from +
+                                " count in train.py");
         std::string args;
         for (std::size_t i = 0; i < params.size(); ++i)
             args += (i ? ", " : "") + params[i];
         // A loader of the loop's values gets its own name: the original's iterable may be called
         // train_loader itself, which the values' lambda reads.
         const std::string loaderName = loopData.ok ? "step_loader" : "train_loader";
-        main += ind + "for epoch in " + epochs + ":\n";
+        main += ind + "for epoch in " + epochs + ":" + epochsComment + "\n";
         if (lp.indexName.empty())
             main += ind2 + "for " + lp.batchTarget + " in " + loaderName + ":\n";
         else
