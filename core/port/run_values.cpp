@@ -376,8 +376,9 @@ RunValue trainSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp
         const long perEpoch = *samples / std::stol(batch.value);
         if (perEpoch > 0) {
             v.value = std::to_string(perEpoch * std::stol(epochs.value));
-            v.from = epochs.value + " epochs (" + epochs.from + ") x " + std::to_string(perEpoch) +
-                     " steps: " + why + " // batch size " + batch.value;
+            v.from = epochs.value + (epochs.value == "1" ? " epoch (" : " epochs (") + epochs.from +
+                     ") x " + std::to_string(perEpoch) + " steps: " + why + " // batch size " +
+                     batch.value;
             return v;
         }
     }
@@ -385,7 +386,10 @@ RunValue trainSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp
     v.madeUp = true;
     v.from = std::string("made up by the port: the original's steps (epochs x samples // batch "
                          "size) are not known from the code") +
-             (epochs.madeUp ? "" : "; it trains " + epochs.value + " epochs") + "; set them";
+             (epochs.madeUp
+                  ? ""
+                  : "; it trains " + epochs.value + (epochs.value == "1" ? " epoch" : " epochs")) +
+             "; set them";
     return v;
 }
 
