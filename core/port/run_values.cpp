@@ -62,6 +62,16 @@ std::vector<std::pair<const Stmt*, TSNode>> assignments(const SourceFile& src,
     return found;
 }
 
+// The innermost function around byte `pos`, null at module level.
+const Stmt* functionAround(const SourceFile& src, std::uint32_t pos)
+{
+    const auto chain = src.chainAt(pos, pos + 1);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        if ((*it)->type == "function_definition" || (*it)->type == "decorated_definition")
+            return *it;
+    return nullptr;
+}
+
 // The default of parameter `name` of the innermost function around byte `pos`, null when none.
 TSNode parameterDefault(const SourceFile& src, const std::string& name, std::uint32_t pos,
                         std::string* function)
@@ -121,13 +131,17 @@ public:
                                text.substr(5).find_first_not_of(word) == std::string::npos;
         if (!attribute && text.find_first_not_of(word) != std::string::npos)
             return v;
-        // The last assignment before the read, else (an attribute, set in another method) the
-        // first one in the file.
+        // The last assignment before the read in its own function or at module level (a name
+        // of another function is another variable), else (an attribute, set in another
+        // method) the first one in the file.
         const auto all = assignments(src, text);
+        const Stmt* here = functionAround(src, pos);
         const std::pair<const Stmt*, TSNode>* chosen = nullptr;
-        for (const auto& a : all)
-            if (a.first->start < pos)
+        for (const auto& a : all) {
+            const Stmt* in = functionAround(src, a.first->start);
+            if (a.first->start < pos && (attribute || !in || in == here))
                 chosen = &a;
+        }
         if (!chosen && attribute && !all.empty())
             chosen = &all.front();
         if (chosen) {

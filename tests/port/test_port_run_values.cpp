@@ -154,6 +154,18 @@ private slots:
                                             << "for epoch in range(2):"
                                             << "the default `per_step=5` of fit()"
                                             << "the default `cycles=2` of fit()" << false;
+        // A name of another function is another variable: the parameter's default counts.
+        QTest::newRow("a same name in another function")
+            << "def unrelated():\n    per_step = 99\n    return per_step\n"
+            << "per_step=5, cycles=2"
+            << "per_step"
+            << "for ep in range(cycles):"
+            << "fit()"
+            << "5"
+            << "2"
+            << "for epoch in range(2):"
+            << "the default `per_step=5` of fit()"
+            << "the default `cycles=2` of fit()" << false;
         QTest::newRow("epoch loop around the call") << "STEPS_OF = 4\nTIMES = 3"
                                                     << ""
                                                     << "STEPS_OF"
