@@ -134,6 +134,8 @@ void ruleConfigKeysExist(RuleContext& ctx);
 void ruleConfigKeysUnused(RuleContext& ctx);
 void ruleDeterminedEntrypoint(RuleContext& ctx);
 void ruleUndefinedName(RuleContext& ctx);
+// rules_attributes.cpp: a vendor class's own attributes read where it never set them.
+void ruleAttributeUnset(RuleContext& ctx);
 // rules_resolved.cpp: rules over resolved facts (entries, vendor contracts, flags).
 void ruleVendorSignature(RuleContext& ctx);
 void ruleEntryRole(RuleContext& ctx);

@@ -447,6 +447,9 @@ bool isPython2Builtin(std::string_view name)
 
 void ruleUndefinedName(RuleContext& ctx)
 {
+    // `attributes-of: [Base]`: the names are the attributes of such classes (`self.x`).
+    if (ctx.check.params.has("attributes-of"))
+        return ruleAttributeUnset(ctx);
     // Where each name is a local, to say "it is a local of main() (train.py:102)".
     auto localElsewhere = [&](const std::string& name, std::string& where) {
         for (const auto& f : ctx.analysis.python)

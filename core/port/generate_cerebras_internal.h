@@ -49,6 +49,7 @@ private:
                              const std::string& indent);
     std::string trainerProcessor(const std::string& name, const std::string& body);
     std::string paramsYaml();
+    std::string maxSteps();
     std::string runnerYaml(const std::string& bs);
     std::string trainerYaml(const std::string& bs);
     std::string runPy() const;

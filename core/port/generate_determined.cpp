@@ -6,6 +6,7 @@
 #include "core/port/cerebras_schedule.h"
 #include "core/port/flag_writes.h"
 #include "core/port/generate_internal.h"
+#include "core/port/run_values.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -73,13 +74,19 @@ struct DeterminedPort
                 hp.count(bs.substr(prefix.size()))) {
                 hp[bs.substr(prefix.size())].key = "global_batch_size";
                 keyOf[bs.substr(prefix.size())] = "global_batch_size";
+            } else if (const RunValue v = trainBatchSize(plan, hp);
+                       !loopValues && !v.flag.empty() && hp.count(v.flag)) {
+                // A name that holds the flag (`bs = args.batch_size`).
+                hp[v.flag].key = "global_batch_size";
+                keyOf[v.flag] = "global_batch_size";
             } else {
                 Hyper h;
                 h.key = "global_batch_size";
-                h.value = !bs.empty() && bs.find_first_not_of("0123456789 ") == std::string::npos
-                              ? bs
-                              : "32";
-                h.comment = "the training DataLoader's batch size";
+                h.value = v.value;
+                h.comment = "the training DataLoader's batch size: " + v.from;
+                if (v.madeUp && !loopValues)
+                    out.notes.push_back("global_batch_size in const.yaml is " + v.value + ", " +
+                                        v.from + " batch size there");
                 if (loopValues) {
                     h.value = "1";
                     h.comment = "one value of the original's training loop per batch: the step "
@@ -648,14 +655,14 @@ struct DeterminedPort
                 "  global_batch_size: " + it->second.value + yamlComment(it->second.comment) + "\n";
             out.hyperparameters["global_batch_size"] = it->second.value;
         }
-        std::string epochs = "1";
-        for (const auto& [d, h] : hp)
-            if ((h.key == "epochs" || h.key == "num_epochs") &&
-                h.value.find_first_not_of("0123456789") == std::string::npos)
-                epochs = h.value;
+        const RunValue epochs = trainEpochs(plan, hp);
+        if (epochs.madeUp)
+            out.notes.push_back("searcher.max_length.epochs in const.yaml is " + epochs.value +
+                                ", " + epochs.from + " count there");
         yaml += "searcher:\n  name: single\n  metric: validation_loss\n  smaller_is_better: true\n"
                 "  max_length:\n    epochs: " +
-                epochs + "\n" + recordsPerEpochYaml(plan, src, hp, out.notes) +
+                epochs.value + runValueComment(epochs) + "\n" +
+                recordsPerEpochYaml(plan, src, hp, out.notes) +
                 "min_validation_period:\n  epochs: 1\n"
                 "resources:\n  slots_per_trial: 1\nmax_restarts: 0\n";
         out.files.push_back(GeneratedFile{"const.yaml", "", yaml});

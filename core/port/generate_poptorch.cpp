@@ -5,6 +5,7 @@
 #include "core/port/epoch_loop.h"
 #include "core/port/generate_internal.h"
 #include "core/port/gradient_clip.h"
+#include "core/port/run_values.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -399,20 +400,29 @@ struct PopTorchPort
                 "options=" + opts + ",\n" + ind2 + "optimizer=" + optimizer + ")\n";
         if (!plan.stepNotPlaced.empty() && plan.modelBinding.empty())
             out.stepLeftAt.push_back("TrainingModel(model" + extras + "),");
-        std::string epochs = "range(1)";
-        for (const auto& f : plan.flags)
-            if (f.dest == "epochs" || f.dest == "num_epochs" || f.dest == "niter")
-                epochs = "range(" + plan.argsName + "." + f.dest + ")";
-        // No flag named for epochs: the original's own count (`range(1, args.n_epochs + 1)`).
-        if (const auto range = epochRange(plan, src); range && epochs == "range(1)")
+        // The original's epoch count (run_values.h): its flag, read from the parser the port
+        // keeps, else the number with where it comes from. The original's own range, when it
+        // reads only the parser's flags (`range(1, args.n_epochs + 1)`), is kept as written, so
+        // the epoch numbers a decay or a reset reads are the original's.
+        const RunValue count = trainEpochs(plan, hyperparameters(plan, {}));
+        const bool byFlag = !count.flag.empty() && !plan.argsName.empty();
+        std::string epochs = byFlag ? "range(" + plan.argsName + "." + count.flag + ")"
+                                    : "range(" + count.value + ")";
+        std::string epochsComment = byFlag ? std::string() : runValueComment(count);
+        if (const auto range = epochRange(plan, src)) {
             epochs = *range;
+            epochsComment.clear();
+        } else if (count.madeUp) {
+            out.notes.push_back("the port trains range(" + count.value + ") epochs, " + count.from +
+                                " count in train.py");
+        }
         std::string args;
         for (std::size_t i = 0; i < params.size(); ++i)
             args += (i ? ", " : "") + params[i];
         // A loader of the loop's values gets its own name: the original's iterable may be called
         // train_loader itself, which the values' lambda reads.
         const std::string loaderName = loopData.ok ? "step_loader" : "train_loader";
-        main += ind + "for epoch in " + epochs + ":\n";
+        main += ind + "for epoch in " + epochs + ":" + epochsComment + "\n";
         main += poptorchEpochReset(plan, slicer, sc, rules, ind2);
         if (lp.indexName.empty())
             main += ind2 + "for " + lp.batchTarget + " in " + loaderName + ":\n";

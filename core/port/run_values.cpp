@@ -1,0 +1,410 @@
+// The batch size, epochs and steps of the original's run, for every target's configuration
+// (see run_values.h). Each is followed from the text the original uses to a number: a flag, a
+// literal, a name assigned a value, `self.x` set from one, a parameter's default.
+#include "core/port/run_values.h"
+
+#include "core/port/cerebras_schedule.h"
+
+#include <cctype>
+#include <cstring>
+#include <functional>
+
+namespace portolan::port::detail {
+
+namespace {
+
+std::string typeOf(TSNode n)
+{
+    return ts_node_is_null(n) ? std::string() : std::string(ts_node_type(n));
+}
+
+TSNode field(TSNode n, const char* name)
+{
+    return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+}
+
+std::string trim(std::string t)
+{
+    t.erase(0, t.find_first_not_of(" \n\t"));
+    t.erase(t.find_last_not_of(" \n\t") + 1);
+    return t;
+}
+
+bool isCount(const std::string& t)
+{
+    return !t.empty() && t.find_first_not_of("0123456789") == std::string::npos;
+}
+
+std::string at(const SourceFile& src, TSNode n)
+{
+    return src.path() + ":" + std::to_string(ts_node_start_point(n).row + 1);
+}
+
+// The statements of a file that assign `target` (`x = ...`, `self.x = ...`), in source order,
+// with the value each assigns.
+std::vector<std::pair<const Stmt*, TSNode>> assignments(const SourceFile& src,
+                                                        const std::string& target)
+{
+    std::vector<std::pair<const Stmt*, TSNode>> found;
+    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& stmts) {
+        for (const auto& s : stmts) {
+            if (s.type == "expression_statement") {
+                const TSNode a = ts_node_named_child(s.node, 0);
+                if (typeOf(a) == "assignment" && src.text(field(a, "left")) == target &&
+                    !ts_node_is_null(field(a, "right")))
+                    found.emplace_back(&s, field(a, "right"));
+            }
+            walk(s.body);
+            walk(s.other);
+        }
+    };
+    walk(src.statements());
+    return found;
+}
+
+// The innermost function around byte `pos`, null at module level.
+const Stmt* functionAround(const SourceFile& src, std::uint32_t pos)
+{
+    const auto chain = src.chainAt(pos, pos + 1);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        if ((*it)->type == "function_definition" || (*it)->type == "decorated_definition")
+            return *it;
+    return nullptr;
+}
+
+// The default of parameter `name` of the innermost function around byte `pos`, null when none.
+TSNode parameterDefault(const SourceFile& src, const std::string& name, std::uint32_t pos,
+                        std::string* function)
+{
+    const auto chain = src.chainAt(pos, pos + 1);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if ((*it)->type != "function_definition")
+            continue;
+        const TSNode params = field((*it)->node, "parameters");
+        for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) {
+            const TSNode p = ts_node_named_child(params, i);
+            const std::string t = typeOf(p);
+            if ((t == "default_parameter" || t == "typed_default_parameter") &&
+                src.text(field(p, "name")) == name) {
+                *function = (*it)->name;
+                return field(p, "value");
+            }
+        }
+        return TSNode{}; // the innermost function decides: an outer one's is another name
+    }
+    return TSNode{};
+}
+
+class Resolver
+{
+public:
+    Resolver(const PortPlan& plan, const std::map<std::string, Hyper>& hp) : m_plan(plan), m_hp(hp)
+    {}
+
+    // The value of `text` as read at byte `pos` of `src`.
+    RunValue resolve(const SourceFile& src, std::string text, std::uint32_t pos,
+                     int depth = 0) const
+    {
+        RunValue v;
+        text = trim(text);
+        if (depth > 4 || text.empty())
+            return v;
+        if (isCount(text)) {
+            v.value = text;
+            return v;
+        }
+        const std::string prefix = m_plan.argsName + ".";
+        if (!m_plan.argsName.empty() && text.starts_with(prefix)) {
+            const std::string dest = text.substr(prefix.size());
+            const auto it = m_hp.find(dest);
+            if (it != m_hp.end() && isCount(it->second.value)) {
+                const auto* f = m_plan.flag(dest);
+                v.value = it->second.value;
+                v.flag = dest;
+                v.from = "the flag " + (f && !f->options.empty() ? f->options.front() : dest);
+            }
+            return v;
+        }
+        static const std::string word =
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+        const bool attribute = text.starts_with("self.") &&
+                               text.substr(5).find_first_not_of(word) == std::string::npos;
+        if (!attribute && text.find_first_not_of(word) != std::string::npos)
+            return v;
+        // The last assignment before the read in its own function or at module level (a name
+        // of another function is another variable), else (an attribute, set in another
+        // method) the first one in the file.
+        const auto all = assignments(src, text);
+        const Stmt* here = functionAround(src, pos);
+        const std::pair<const Stmt*, TSNode>* chosen = nullptr;
+        for (const auto& a : all) {
+            const Stmt* in = functionAround(src, a.first->start);
+            if (a.first->start < pos && (attribute || !in || in == here))
+                chosen = &a;
+        }
+        if (!chosen && attribute && !all.empty())
+            chosen = &all.front();
+        if (chosen) {
+            RunValue inner =
+                resolve(src, src.text(chosen->second), chosen->first->start, depth + 1);
+            if (!inner.value.empty() && inner.from.empty())
+                inner.from = "`" + trim(src.text(chosen->first->start, chosen->first->end)) +
+                             "` (" + at(src, chosen->first->node) + ")";
+            return inner;
+        }
+        if (attribute)
+            return v;
+        std::string function;
+        const TSNode d = parameterDefault(src, text, pos, &function);
+        if (ts_node_is_null(d))
+            return v;
+        RunValue inner = resolve(src, src.text(d), ts_node_start_byte(d), depth + 1);
+        if (!inner.value.empty() && inner.from.empty())
+            inner.from = "the default `" + text + "=" + src.text(d) + "` of " + function + "() (" +
+                         at(src, d) + ")";
+        return inner;
+    }
+
+    // The `for` around the batch loop (or around a call of the function that holds it) whose
+    // count is the epochs; null when the batch loop has no loop around it.
+    struct EpochLoop
+    {
+        const SourceFile* src = nullptr;
+        const Stmt* loop = nullptr;
+        bool found = false; // a loop is around it (loop null: not a `for`, its count unknown)
+    };
+    EpochLoop epochLoop() const
+    {
+        EpochLoop e;
+        const LoopPlan& lp = *m_plan.loop;
+        const SourceFile* src = m_plan.source(lp.loop.file);
+        if (!src)
+            return e;
+        if (aroundLoop(*src, lp.loop.start, lp.loop.end, e))
+            return e;
+        // The function holding the batch loop, called from a loop (once or twice removed).
+        std::string function = lp.function;
+        for (int level = 0; level < 2 && !function.empty(); ++level) {
+            function = function.substr(function.rfind('.') + 1);
+            std::string caller;
+            for (const auto& [path, file] : m_plan.sources)
+                if (callInLoop(*file, function, e, &caller))
+                    return e;
+            function = caller;
+        }
+        return e;
+    }
+
+private:
+    bool aroundLoop(const SourceFile& src, std::uint32_t start, std::uint32_t end,
+                    EpochLoop& e) const
+    {
+        const auto chain = src.chainAt(start, end);
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+            const Stmt* s = *it;
+            if (s->start == start && s->end == end)
+                continue; // the batch loop itself
+            if (s->type == "function_definition" || s->type == "class_definition")
+                return false;
+            if (s->type == "for_statement" || s->type == "while_statement") {
+                e.src = &src;
+                e.loop = s->type == "for_statement" ? s : nullptr;
+                e.found = true;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // A call of `function` (`f(...)`, `x.f(...)`) in `src` inside a loop; else, through
+    // `caller`, the function holding a call of it (to look one level further up).
+    bool callInLoop(const SourceFile& src, const std::string& function, EpochLoop& e,
+                    std::string* caller) const
+    {
+        const std::string& text = src.text();
+        for (std::size_t p = text.find(function + "("); p != std::string::npos;
+             p = text.find(function + "(", p + 1)) {
+            if (p > 0 &&
+                (std::isalnum(static_cast<unsigned char>(text[p - 1])) || text[p - 1] == '_'))
+                continue;
+            const auto start = static_cast<std::uint32_t>(p);
+            const auto chain = src.chainAt(start, start + 1);
+            if (chain.empty() ||
+                (chain.back()->type == "function_definition" && chain.back()->name == function))
+                continue; // the definition itself
+            if (aroundLoop(src, start, start + 1, e))
+                return true;
+            for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+                if ((*it)->type == "function_definition") {
+                    if (caller->empty())
+                        *caller = (*it)->name;
+                    break;
+                }
+        }
+        return false;
+    }
+
+    const PortPlan& m_plan;
+    const std::map<std::string, Hyper>& m_hp;
+};
+
+// `range(n)`, `range(a, b)`, `range(1, n + 1)`, or either wrapped in one call (`tqdm(range(n))`,
+// `trange(n)`): the count's pieces as texts, {"", ""} when it is none of them.
+bool rangeCount(const SourceFile& src, TSNode iter, std::string* from, std::string* to)
+{
+    TSNode call = iter;
+    for (int i = 0; i < 2 && typeOf(call) == "call"; ++i) {
+        const std::string f = src.text(field(call, "function"));
+        const TSNode args = field(call, "arguments");
+        std::vector<TSNode> positional;
+        for (uint32_t k = 0; k < ts_node_named_child_count(args); ++k)
+            if (typeOf(ts_node_named_child(args, k)) != "keyword_argument" &&
+                typeOf(ts_node_named_child(args, k)) != "comment")
+                positional.push_back(ts_node_named_child(args, k));
+        if (f == "range" || f == "trange" || f.ends_with(".trange")) {
+            if (positional.size() == 1) {
+                *from = "0";
+                *to = src.text(positional[0]);
+                return true;
+            }
+            if (positional.size() == 2) {
+                *from = src.text(positional[0]);
+                *to = src.text(positional[1]);
+                return true;
+            }
+            return false;
+        }
+        if (positional.empty())
+            return false;
+        call = positional[0];
+    }
+    return false;
+}
+
+} // namespace
+
+std::string runValueComment(const RunValue& v)
+{
+    if (v.from.empty())
+        return {};
+    return "  # " + v.from;
+}
+
+RunValue trainBatchSize(const PortPlan& plan, const std::map<std::string, Hyper>& hp,
+                        const std::string& fallback)
+{
+    const std::string text = trim(plan.train.batchSize);
+    const std::string file =
+        plan.train.construction.valid() ? plan.train.construction.file : plan.entry;
+    RunValue v;
+    if (const SourceFile* src = plan.source(file); src && !text.empty()) {
+        v = Resolver(plan, hp).resolve(*src, text, plan.train.construction.start);
+        if (!v.value.empty() && v.from.empty())
+            v.from = "batch_size=" + text + " in the training DataLoader (" + file + ":" +
+                     std::to_string(plan.train.construction.line) + ")";
+    }
+    if (!v.value.empty() && v.value != "0")
+        return v;
+    v = RunValue{};
+    v.value = fallback;
+    v.madeUp = true;
+    v.from = "made up by the port: the training loader's batch size" +
+             (text.empty() ? std::string(" is not given in the code")
+                           : " (`" + text + "`) is not known from the code") +
+             "; set the original's";
+    return v;
+}
+
+RunValue trainEpochs(const PortPlan& plan, const std::map<std::string, Hyper>& hp)
+{
+    RunValue v;
+    if (plan.loop) {
+        const Resolver r(plan, hp);
+        const auto e = r.epochLoop();
+        if (!e.found) {
+            v.value = "1";
+            v.from = "one pass over the data: the batch loop (" + plan.loop->loop.where() +
+                     ") has no epoch loop around it";
+            return v;
+        }
+        std::string from, to;
+        if (e.loop && rangeCount(*e.src, e.loop->forIter, &from, &to)) {
+            const std::uint32_t pos = e.loop->start;
+            // range(1, n + 1): n epochs, n being the end less one.
+            std::string end = trim(to);
+            bool plusOne = false;
+            if (end.size() > 4 && end.ends_with("+ 1")) {
+                end = trim(end.substr(0, end.size() - 3));
+                plusOne = true;
+            } else if (end.size() > 2 && end.ends_with("+1")) {
+                end = trim(end.substr(0, end.size() - 2));
+                plusOne = true;
+            }
+            const RunValue a = r.resolve(*e.src, from, pos);
+            const RunValue b = r.resolve(*e.src, end, pos);
+            if (!a.value.empty() && !b.value.empty()) {
+                const long count = std::stol(b.value) + (plusOne ? 1 : 0) - std::stol(a.value);
+                if (count > 0) {
+                    v = b;
+                    v.value = std::to_string(count);
+                    if (count != std::stol(b.value))
+                        v.flag.clear(); // not the flag's own value
+                    const std::string loop = "`for " + e.src->text(e.loop->forTarget) + " in " +
+                                             trim(e.src->text(e.loop->forIter)) + "` (" +
+                                             at(*e.src, e.loop->node) + ")";
+                    v.from = b.from.empty() ? loop : loop + ", " + b.from;
+                    return v;
+                }
+            }
+        }
+    }
+    // The loop's count is not known from the code: a flag named for epochs, else one made up.
+    for (const auto& [dest, h] : hp)
+        if ((dest == "epochs" || dest == "num_epochs" || dest == "niter" || dest == "n_epochs") &&
+            isCount(h.value)) {
+            const auto* f = plan.flag(dest);
+            v.value = h.value;
+            v.flag = dest;
+            v.from = "the flag " + (f && !f->options.empty() ? f->options.front() : dest);
+            return v;
+        }
+    v.value = "1";
+    v.madeUp = true;
+    v.from = "made up by the port: the count of the original's epoch loop is not known from the "
+             "code; set the original's";
+    return v;
+}
+
+RunValue trainSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp,
+                    const std::string& fallback)
+{
+    const RunValue batch = trainBatchSize(plan, hp);
+    const RunValue epochs = trainEpochs(plan, hp);
+    std::string why;
+    bool synthetic = false;
+    const SourceFile* src =
+        plan.source(plan.train.construction.valid() ? plan.train.construction.file : plan.entry);
+    const auto samples = src ? epochSamples(plan, *src, hp, &why, &synthetic) : std::nullopt;
+    RunValue v;
+    if (!batch.madeUp && !epochs.madeUp && samples && !synthetic && std::stol(batch.value) > 0) {
+        const long perEpoch = *samples / std::stol(batch.value);
+        if (perEpoch > 0) {
+            v.value = std::to_string(perEpoch * std::stol(epochs.value));
+            v.from = epochs.value + (epochs.value == "1" ? " epoch (" : " epochs (") + epochs.from +
+                     ") x " + std::to_string(perEpoch) + " steps: " + why + " // batch size " +
+                     batch.value;
+            return v;
+        }
+    }
+    v.value = fallback;
+    v.madeUp = true;
+    v.from = std::string("made up by the port: the original's steps (epochs x samples // batch "
+                         "size) are not known from the code") +
+             (epochs.madeUp
+                  ? ""
+                  : "; it trains " + epochs.value + (epochs.value == "1" ? " epoch" : " epochs")) +
+             "; set them";
+    return v;
+}
+
+} // namespace portolan::port::detail

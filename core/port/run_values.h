@@ -1,0 +1,39 @@
+#pragma once
+// The values a port's configuration must carry from the original's run (issue 24, D5): the
+// training batch size, the number of epochs and, for Cerebras, the steps they make. One resolver
+// for every target, so Determined's const.yaml, the Cerebras params and PopTorch's epoch loop say
+// the same number and where it comes from: a flag's default, a literal in the call, a constant
+// of the script, a parameter's default, or the original's dry run. A value the port has to make
+// up is marked so, and the generators say it in a note. Not a public header.
+#include "core/port/generate_internal.h"
+
+#include <map>
+#include <string>
+
+namespace portolan::port::detail {
+
+struct RunValue
+{
+    std::string value;   // the number as text, "" when not known
+    std::string flag;    // the flag's dest when the value is a flag of the original's command line
+    std::string from;    // where it comes from, for the config's comment
+    bool madeUp = false; // the port's own default: nothing in the original says it
+};
+
+// The training loader's batch size. `fallback`: the value written when nothing says it.
+RunValue trainBatchSize(const PortPlan& plan, const std::map<std::string, Hyper>& hp,
+                        const std::string& fallback = "32");
+
+// The epochs the original trains: its epoch loop's count (`range(n)`, `range(1, n + 1)`), with n
+// resolved as above; one pass when the batch loop has no epoch loop around it.
+RunValue trainEpochs(const PortPlan& plan, const std::map<std::string, Hyper>& hp);
+
+// The optimizer steps of the whole training: epochs x (samples of an epoch // batch size), when
+// the code or the dry run says both; else `fallback`, made up.
+RunValue trainSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp,
+                    const std::string& fallback = "100");
+
+// `  # from` for a YAML line, `  # from (made up ...)` for a made-up one.
+std::string runValueComment(const RunValue& v);
+
+} // namespace portolan::port::detail
