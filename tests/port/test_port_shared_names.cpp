@@ -116,6 +116,58 @@ for round_ in range(2):
     fit()
 )";
 
+// The loader class imported by name, as the target's own header imports it: the target's wins.
+const char* const LoaderImportScript = R"(import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+pairs = TensorDataset(torch.randn(40, 3), torch.randn(40, 1))
+stream = DataLoader(pairs, batch_size=4, shuffle=True)
+line = nn.Linear(3, 1)
+gap = nn.L1Loss()
+adam = torch.optim.Adam(line.parameters(), lr=0.01)
+
+for sweep in range(2):
+    for inp, out in stream:
+        adam.zero_grad()
+        miss = gap(line(inp), out)
+        miss.backward()
+        adam.step()
+)";
+
+// One epoch of training in a function, the validation inline in the epoch loop after its call.
+const char* const InlineValidationScript = R"(import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+lessons = TensorDataset(torch.randn(40, 3), torch.randint(0, 2, (40,)))
+checks = TensorDataset(torch.randn(12, 3), torch.randint(0, 2, (12,)))
+lesson_feed = DataLoader(lessons, batch_size=4, shuffle=True)
+check_feed = DataLoader(checks, batch_size=4)
+judge = nn.Linear(3, 2)
+penalty = nn.CrossEntropyLoss()
+step_rule = torch.optim.SGD(judge.parameters(), lr=0.1)
+
+
+def study():
+    for q, a in lesson_feed:
+        step_rule.zero_grad()
+        wrong = penalty(judge(q), a)
+        wrong.backward()
+        step_rule.step()
+
+
+for term in range(2):
+    judge.train()
+    study()
+    judge.eval()
+    total = 0.0
+    with torch.no_grad():
+        for k, (cq, ca) in enumerate(check_feed):
+            total += penalty(judge(cq), ca).item()
+    print("check", total / (k + 1))
+)";
+
 void addTargets(const char* name, const char* script, const QStringList& absent,
                 const QStringList& present)
 {
@@ -131,6 +183,8 @@ class TestPortSharedNames : public QObject
 private slots:
     void stepNamesAreTheStepsOwn_data();
     void stepNamesAreTheStepsOwn();
+    void targetImportsAndValidation_data();
+    void targetImportsAndValidation();
 };
 
 void TestPortSharedNames::stepNamesAreTheStepsOwn_data()
@@ -161,6 +215,61 @@ void TestPortSharedNames::stepNamesAreTheStepsOwn()
     QVERIFY2(r.value->full(), (manualText(*r.value) + all).c_str());
     PORT_VERIFY_ABSENT(all, absent);
     PORT_VERIFY_CONTAINS(all, present);
+    PORT_SKIP_WITHOUT_TORCH();
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
+}
+
+void TestPortSharedNames::targetImportsAndValidation_data()
+{
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QStringList>("absent");
+    QTest::addColumn<QStringList>("present");
+    const QString det = "determined-pytorchtrial";
+    QTest::addRow("loader import determined")
+        << QString(LoaderImportScript) << det
+        << QStringList{"from torch.utils.data import DataLoader"}
+        << QStringList{"from torch.utils.data import TensorDataset",
+                       "from determined.pytorch import DataLoader"};
+    QTest::addRow("loader import poptorch")
+        << QString(LoaderImportScript) << "graphcore-poptorch" << QStringList{}
+        << QStringList{"from torch.utils.data import DataLoader, TensorDataset"};
+    QTest::addRow("inline validation determined")
+        << QString(InlineValidationScript) << det
+        << QStringList{"training data stands in", "lessons,\n            batch_size=self.context."
+                                                  "get_per_slot_batch_size())\n\n    def train"}
+        << QStringList{"def build_validation_data_loader(self) -> DataLoader:\n        return "
+                       "DataLoader(\n            checks,"};
+    QTest::addRow("inline validation cerebras")
+        << QString(InlineValidationScript) << "cerebras-pytorch"
+        << QStringList{"training data stands in"}
+        << QStringList{"def get_eval_dataloader(params):\n    return torch.utils.data.DataLoader("
+                       "\n        checks,"};
+}
+
+// The target's header is not re-made nor shadowed by the original's imports (`import torch` once
+// in each file), and validation written inline in the epoch loop is the port's validation data.
+void TestPortSharedNames::targetImportsAndValidation()
+{
+    QFETCH(QString, script);
+    QFETCH(QString, target);
+    QFETCH(QStringList, absent);
+    QFETCH(QStringList, present);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root, script.toStdString(), target.toStdString(), "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string all = allText(*r.value);
+    QVERIFY2(r.value->full(), (manualText(*r.value) + all).c_str());
+    PORT_VERIFY_ABSENT(all, absent);
+    PORT_VERIFY_CONTAINS(all, present);
+    for (const auto& f : r.value->files) {
+        std::size_t n = 0;
+        for (auto at = f.text.find("\nimport torch\n"); at != std::string::npos;
+             at = f.text.find("\nimport torch\n", at + 1))
+            ++n;
+        QVERIFY2(n <= 1, f.text.c_str());
+    }
     PORT_SKIP_WITHOUT_TORCH();
     PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
