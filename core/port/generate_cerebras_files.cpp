@@ -69,7 +69,7 @@ void CerebrasGen::writeFiles(const std::string& model, const std::string& data)
                           ".\n\nThe network is the original's; " + m_cls +
                           " computes the loss and returns it.\n\"\"\"\n" + futures;
     if (m_runner) {
-        modelPy += "import torch\n" + module +
+        modelPy += "import torch\n" + withoutTargetImports(module, "import torch\n") +
                    "\nfrom modelzoo.common.pytorch.PyTorchBaseModel import PyTorchBaseModel\n\n\n" +
                    model;
     } else {
@@ -100,6 +100,7 @@ void CerebrasGen::writeFiles(const std::string& model, const std::string& data)
                          ".\"\"\"\n" + futures;
     const std::string itertools = m_usesLoopValues ? "import itertools\n\n" : "";
     const std::string helpers = m_usesLoopValues ? loopValuesHelpers() : "";
+    dataModule = withoutTargetImports(dataModule, "import torch\n");
     dataPy += m_runner ? itertools + "import torch\n" + dataModule + helpers + "\n\n" + data + "\n"
                        : itertools + "from typing import Any, Literal, Optional\n\nimport torch\n" +
                              dataModule + "\nfrom cerebras.modelzoo.config import DataConfig\n" +

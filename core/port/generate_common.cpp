@@ -554,7 +554,9 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
         sc.batchNames.insert(lp.indexName);
     std::vector<const Stmt*> all = sc.forward;
     all.insert(all.end(), sc.between.begin(), sc.between.end());
-    for (const auto& n : slicer.freeNames(all))
+    // A name the step binds before it reads it (`loss = criterion(...)`) is the step's own, even
+    // where the script binds it elsewhere too (a demonstration `loss = ...` before training).
+    for (const auto& n : readBeforeBound(slicer.source(), all))
         if (!sc.batchNames.count(n))
             sc.bodyFree.insert(n);
     const auto bound = bindStepNames(plan, slicer, all, sc);

@@ -586,16 +586,17 @@ struct DeterminedPort
         const std::string futures = splitFutures(module);
         text = text.substr(0, text.find("from typing")) + futures +
                text.substr(text.find("from typing"));
-        text +=
+        const std::string header =
             "import torch\nfrom determined.pytorch import DataLoader, LRScheduler, PyTorchTrial, "
             "PyTorchTrialContext\n";
+        text += header;
         // An entry in a sub-folder imports its sibling modules (`import utils`) from there.
         const std::string folder = std::filesystem::path(plan.entry).parent_path().generic_string();
         if (!folder.empty())
             text += "import os\nimport sys\n\nsys.path.insert(0, "
                     "os.path.join(os.path.dirname(os.path.abspath(__file__)), \"" +
                     folder + "\"))\n";
-        text += module;
+        text += withoutTargetImports(module, "from typing import Any, Dict\n" + header);
         if (!moduleGlobals.empty()) {
             text += "\n# Set by Trial.__init__ from the hyperparameters, as the original computed "
                     "them from its flags.\n";

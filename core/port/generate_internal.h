@@ -82,6 +82,8 @@ private:
     const SourceFile* m_src = nullptr;
     const Stmt* m_function = nullptr;  // the function holding the batch loop
     const Stmt* m_mainBlock = nullptr; // or the `if __name__ == "__main__":` block holding it
+    // Where the module-level code runs the training (moduleTrainingStart(), 0: unknown).
+    std::uint32_t m_trainingStart = 0;
     // Where the batch loop's function is called with a parameter passed under its own name
     // (`train(args, model, device, train_loader, optimizer, epoch)` in main()): the name's
     // definition is looked up in the caller, before the call.
@@ -152,6 +154,17 @@ void addUntraced(const PortPlan& plan, const StepCode& sc, PortResult& out);
 // The names the step reads before it binds them (a hidden state passed through the model each
 // step): state carried from batch to batch, which the port keeps between its steps.
 std::set<std::string> carriedState(const Slicer& slicer, const StepCode& sc);
+// The start of the first module-level statement that runs the training through a call that
+// reaches the loop's function (`for t in range(n): train(...)`, `main()`), 0 when there is none.
+std::uint32_t moduleTrainingStart(const SourceFile& src, const Stmt* loopFunction);
+// The port's module-level text (`module`) without the imports the target's `header` makes: a line
+// the header has, and a name the header imports from another module that no other code of
+// `module` reads (the original's torch DataLoader would shadow Determined's in the trial).
+std::string withoutTargetImports(const std::string& module, const std::string& header);
+// The names statements read before they bind them, in order and into their blocks (an
+// assignment's target is bound, not read): what they read from outside. The one rule of both
+// the step's free names and its carried state.
+std::set<std::string> readBeforeBound(const SourceFile& src, const std::vector<const Stmt*>& stmts);
 StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizers,
                   bool argsGlobal = false);
 

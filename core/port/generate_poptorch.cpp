@@ -467,7 +467,8 @@ struct PopTorchPort
                 ".\n\nThe model, loss and data code are the original's; the loss is computed "
                 "inside forward\n(TrainingModel), and PopTorch runs backward and the optimizer "
                 "step.\n\"\"\"\n";
-        text += futures + "import torch\nimport poptorch\n" + rest;
+        text += futures + "import torch\nimport poptorch\n" +
+                withoutTargetImports(rest, "import torch\nimport poptorch\n");
         if (loopData.ok)
             text += "import itertools\n" + loopValuesHelpers();
         text += "\n\n" + wrapper + "\n\n" + main + "\n\nif __name__ == \"__main__\":\n    main()\n";

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 namespace portolan::port::detail {
 
@@ -61,6 +62,13 @@ void readsBeforeBinding(const SourceFile& src, const std::vector<const Stmt*>& s
             read(usedNames(src, s->condition));
         if (!ts_node_is_null(s->forIter))
             read(usedNames(src, s->forIter));
+        // `with autocast(enabled=args.amp):` reads its items before its body runs.
+        if (s->type == "with_statement")
+            for (uint32_t i = 0; i < ts_node_named_child_count(s->node); ++i) {
+                const TSNode c = ts_node_named_child(s->node, i);
+                if (std::string_view(ts_node_type(c)) == "with_clause")
+                    read(usedNames(src, c));
+            }
         if (!ts_node_is_null(s->forTarget))
             for (const auto& n : targetNames(src, s->forTarget))
                 bound.insert(n);
@@ -73,6 +81,13 @@ void readsBeforeBinding(const SourceFile& src, const std::vector<const Stmt*>& s
 }
 
 } // namespace
+
+std::set<std::string> readBeforeBound(const SourceFile& src, const std::vector<const Stmt*>& stmts)
+{
+    std::set<std::string> bound, readFirst;
+    readsBeforeBinding(src, stmts, bound, readFirst);
+    return readFirst;
+}
 
 std::set<std::string> carriedState(const Slicer& slicer, const StepCode& sc)
 {

@@ -310,8 +310,12 @@ void Planner::findEval()
                 !containsMethodCall(src(), s.node, "backward") && s.uses.count(m_p.modelVariable) &&
                 !m_p.modelVariable.empty()) {
                 const std::string iter = src().text(s.forIter);
-                if (iter.ends_with(".parameters()") || iter.starts_with("range("))
+                // An epoch loop (`for epoch in range(n)`) may hold the validation inline.
+                if (iter.ends_with(".parameters()") || iter.starts_with("range(")) {
+                    walk(s.body);
+                    walk(s.other);
                     continue;
+                }
                 EvalPlan e;
                 e.loop = refOf(m_p.entry, src(), s);
                 e.iterable = iter;

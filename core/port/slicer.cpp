@@ -45,6 +45,8 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
     }
     findCallers();
     findRebound();
+    if (m_src)
+        m_trainingStart = moduleTrainingStart(*m_src, m_function);
     // The parser: what `args` is parsed from.
     if (m_src)
         for (const auto& f : plan.flags) {
@@ -293,6 +295,9 @@ const Stmt* Slicer::definer(const std::vector<Stmt>& scope, const std::string& n
         if (s.start <= before && before < s.end && s.name.empty() &&
             s.type != "decorated_definition")
             after = s.end;
+    // Module-level code after the statement that runs the training is the script's leftovers.
+    if (m_trainingStart && &scope == &m_src->statements())
+        after = std::min(after, m_trainingStart);
     const Stmt* last = nullptr;
     const Stmt* first = nullptr;
     for (const auto& s : scope) {
