@@ -418,26 +418,6 @@ struct DeterminedPort
                 *piece = passToCalls(*piece, s->name, plan.argsName);
     }
 
-    // The module text with the functions of passesNamespace given the namespace parameter, and
-    // their calls among themselves passing it on.
-    std::string withNamespaceParameters(std::string module) const
-    {
-        for (const Stmt* s : passesNamespace) {
-            const TSNode params = ts_node_child_by_field_name(s->node, "parameters", 10);
-            if (ts_node_is_null(params))
-                continue;
-            const std::string header = src.text(s->start, ts_node_end_byte(params));
-            const auto at = module.find(header);
-            if (at == std::string::npos || !header.ends_with(")"))
-                continue;
-            const bool none = header.ends_with("()");
-            module.insert(at + header.size() - 1, (none ? "" : ", ") + plan.argsName);
-        }
-        for (const Stmt* s : passesNamespace)
-            module = passToCalls(module, s->name, plan.argsName);
-        return module;
-    }
-
     void flagsNamespace()
     {
         // The flags namespace itself handed to a function (`make_loader(args, ...)`): the port
@@ -554,7 +534,8 @@ struct DeterminedPort
         moduleStmts.erase(std::unique(moduleStmts.begin(), moduleStmts.end()), moduleStmts.end());
         RenderRules moduleRules;
         moduleRules.deviceNames = plan.deviceNames;
-        std::string module = withNamespaceParameters(slicer.moduleText(moduleStmts, moduleRules));
+        std::string module = withNamespaceParameters(slicer.moduleText(moduleStmts, moduleRules),
+                                                     passesNamespace, src, plan.argsName);
         for (const Stmt* s : moduleStmts) {
             // A function taking the namespace as its own parameter reads what it is given.
             const bool parameter = takesNamespace(src, *s, plan.argsName);

@@ -75,6 +75,25 @@ std::string passToCalls(const std::string& text, const std::string& function,
     return out + text.substr(from);
 }
 
+std::string withNamespaceParameters(std::string module, const std::set<const Stmt*>& passes,
+                                    const SourceFile& src, const std::string& argsName)
+{
+    for (const Stmt* s : passes) {
+        const TSNode params = ts_node_child_by_field_name(s->node, "parameters", 10);
+        if (ts_node_is_null(params))
+            continue;
+        const std::string header = src.text(s->start, ts_node_end_byte(params));
+        const auto at = module.find(header);
+        if (at == std::string::npos || !header.ends_with(")"))
+            continue;
+        const bool none = header.ends_with("()");
+        module.insert(at + header.size() - 1, (none ? "" : ", ") + argsName);
+    }
+    for (const Stmt* s : passes)
+        module = passToCalls(module, s->name, argsName);
+    return module;
+}
+
 std::string yamlComment(std::string s)
 {
     std::replace(s.begin(), s.end(), '\n', ' ');

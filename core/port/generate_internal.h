@@ -247,6 +247,11 @@ std::string recordsPerEpochYaml(const PortPlan& plan, const SourceFile& src,
 // `text` with every call of `function` given `extra` as its last positional argument.
 std::string passToCalls(const std::string& text, const std::string& function,
                         const std::string& extra);
+// The trial's module text with each function of `passes` (the original's functions that read
+// the flags namespace as a global) given the namespace as its last parameter, and their calls
+// among themselves passing it on.
+std::string withNamespaceParameters(std::string module, const std::set<const Stmt*>& passes,
+                                    const SourceFile& src, const std::string& argsName);
 
 Result<PortResult> generateDetermined(const PortPlan& plan,
                                       const std::map<std::string, std::string>& values);

@@ -33,6 +33,14 @@ std::set<std::string> stepLines(const LoopPlan& lp)
     return lines;
 }
 
+// A loader over the values the original's loop ran over (`LoopValues(lambda: range(self.rounds))`
+// when the loop is not over a DataLoader) reads what the unplaced step's own code would have
+// set (a layer's `self.rounds`): it is that step's too.
+bool valuesOfTheStep(const PortPlan& plan, const std::string& line)
+{
+    return !plan.train.isDataLoader && line.starts_with("LoopValues(lambda: ");
+}
+
 } // namespace
 
 void nameStepLeftInPort(const PortPlan& plan, PortResult& out)
@@ -52,7 +60,7 @@ void nameStepLeftInPort(const PortPlan& plan, PortResult& out)
         std::istringstream in(f.text);
         std::string line;
         for (int n = 1; std::getline(in, line); ++n)
-            if (lines.count(trimmed(line)))
+            if (lines.count(trimmed(line)) || valuesOfTheStep(plan, trimmed(line)))
                 item->related.push_back(
                     SourceLocation{f.path, n, int(line.find_first_not_of(' ')) + 1});
     }

@@ -131,7 +131,9 @@ private slots:
                                                << "fit()"
                                                << "6"
                                                << "7"
-                                               << "for epoch in range(args.rounds):"
+                                               // PopTorch keeps the original's own range
+                                               // (epoch numbers a decay reads stay its own).
+                                               << "for epoch in range(1, args.rounds + 1):"
                                                << ""
                                                << "the flag --rounds" << false;
         QTest::newRow("a constant holding a flag") << "size = args.bsz"
