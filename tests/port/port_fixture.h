@@ -12,6 +12,7 @@
 #include <QStringList>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 namespace portfixture {
@@ -32,6 +33,14 @@ inline void writeOriginal(const fs::path& root, const std::string& text,
 {
     fs::create_directories(root);
     std::ofstream(root / file) << text;
+}
+
+// An original of several files, each path relative to `root`.
+inline void writeOriginal(const fs::path& root, const std::map<std::string, std::string>& files)
+{
+    fs::create_directories(root);
+    for (const auto& [path, text] : files)
+        std::ofstream(root / path) << text;
 }
 
 inline bool has(const std::string& text, const std::string& what)

@@ -5,9 +5,7 @@
 // epoch, reset where each target marks an epoch. Each row is a fixture written for the pattern;
 // the verification rows run both dry runs. Training started in other processes from another
 // file: the item at the launch says how the port treats the process count.
-#include "core/analysis/analysis.h"
-#include "core/port/generate.h"
-#include "tests/porting_gui/port_test_support.h"
+#include "tests/port/port_fixture.h"
 
 #include <QObject>
 #include <QTemporaryDir>
@@ -18,7 +16,6 @@
 
 using namespace portolan;
 namespace fs = std::filesystem;
-using porttest::pythonHasTorch;
 
 namespace {
 
@@ -188,17 +185,7 @@ std::string launcher(const char* launch)
 
 using Files = std::map<std::string, std::string>;
 
-void writeOriginal(const fs::path& root, const Files& files)
-{
-    fs::create_directories(root);
-    for (const auto& [path, text] : files)
-        std::ofstream(root / path) << text;
-}
-
-bool has(const std::string& text, const std::string& what)
-{
-    return text.find(what) != std::string::npos;
-}
+using portfixture::has;
 
 int count(const std::string& text, const std::string& what)
 {
@@ -211,14 +198,8 @@ int count(const std::string& text, const std::string& what)
 Result<port::PortResult> generate(const fs::path& root, const Files& files,
                                   const std::string& target, const std::string& api)
 {
-    writeOriginal(root, files);
-    auto a = analysis::analyzeProject(root);
-    if (!a)
-        return Result<port::PortResult>::fail(a.error);
-    auto plan = port::planPort(*a.value);
-    if (!plan)
-        return Result<port::PortResult>::fail(plan.error);
-    return port::generatePort(*plan.value, target, api);
+    portfixture::writeOriginal(root, files);
+    return portfixture::generateFrom(root, target, api);
 }
 
 std::string allText(const port::PortResult& r)
@@ -241,31 +222,13 @@ std::string manuals(const port::PortResult& r)
 // error, and it trains as the original does.
 void verifyBoth(const Files& files, const std::string& target, const std::string& api)
 {
-    const QString python = QStringLiteral("/usr/bin/python3");
-    if (!pythonHasTorch(python))
-        QSKIP("/usr/bin/python3 with torch is needed for the dry runs");
+    PORT_SKIP_WITHOUT_TORCH();
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
     auto r = generate(root, files, target, api);
     QVERIFY2(r, r ? "" : r.error.message.c_str());
     QVERIFY2(r.value->full(), manuals(*r.value).c_str());
-    const fs::path out = fs::path(dir.path().toStdString()) / "port";
-    QVERIFY(!port::writePort(*r.value, out));
-    port::VerifyOptions o;
-    o.python = python.toStdString();
-    o.steps = 3;
-    const port::VerifyResult v = port::verifyPort(root, out, *r.value, o);
-    QVERIFY2(v.originalError.empty(), v.originalError.c_str());
-    QVERIFY2(v.dryRunError.empty(), v.dryRunError.c_str());
-    std::string findings;
-    for (const auto& f : v.checkFindings)
-        findings += f.location.toString() + " " + f.message + "\n";
-    QVERIFY2(v.checkErrors == 0, findings.c_str());
-    QCOMPARE(v.dryRunSteps, 3);
-    QCOMPARE(v.stepsCompared, 3);
-    QVERIFY2(v.agrees, qPrintable(QStringLiteral("first divergent step %1, max rel loss diff %2")
-                                      .arg(v.firstDivergence)
-                                      .arg(v.maxRelLossDiff)));
+    PORT_VERIFY_PROOF(portfixture::writeAndVerify(root, *r.value));
 }
 
 } // namespace
