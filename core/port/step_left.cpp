@@ -19,16 +19,21 @@ std::string trimmed(const std::string& s)
     return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
 }
 
-// The first line of each of the step's statements, as the original writes it.
+// Every line of the step's statements, as the original writes them: a statement over several
+// lines reads the layer's values on any of them (`torch.cat([self.margin - a, ...])` inside a
+// `loss = torch.relu(` that opens on the line before), and the guide cites the line it reads on.
 std::set<std::string> stepLines(const LoopPlan& lp)
 {
     std::set<std::string> lines;
     for (const auto* list : {&lp.forward, &lp.betweenBackwardAndStep})
         for (const auto& s : *list) {
-            const std::string first = trimmed(s.text.substr(0, s.text.find('\n')));
-            // Lines that say nothing of their own (`i = batch`, a bare `)`) are not the step's.
-            if (first.size() > 8)
-                lines.insert(first);
+            std::istringstream in(s.text);
+            for (std::string line; std::getline(in, line);) {
+                // Lines that say nothing of their own (`i = batch`, a bare `).mean()`) are not
+                // the step's.
+                if (trimmed(line).size() > 8)
+                    lines.insert(trimmed(line));
+            }
         }
     return lines;
 }

@@ -106,12 +106,15 @@ class Block(nn.Linear):
         super().__init__(d_in, d_out)
         self.optim = torch.optim.SGD(self.parameters(), lr=args.rate)
         self.rounds = args.rounds
+        self.margin = args.margin
 
     def fit(self, good, bad):
         for r in range(self.rounds):
             score_good = self.forward(good).pow(2).mean(1)
             score_bad = self.forward(bad).pow(2).mean(1)
-            objective = torch.relu(torch.cat([1.0 - score_good, score_bad - 1.0])).mean()
+            objective = torch.relu(
+                torch.cat([self.margin - score_good, score_bad - self.margin])
+            ).mean()
             self.optim.zero_grad()
             objective.backward()
             self.optim.step()
@@ -132,6 +135,7 @@ if __name__ == '__main__':
     parser = argparse.ArgumentParser()
     parser.add_argument('--rate', type=float, default=0.05)
     parser.add_argument('--rounds', type=int, default=4)
+    parser.add_argument('--margin', type=float, default=1.0)
     args = parser.parse_args()
     torch.manual_seed(3)
     stack = Stack([6, 5, 4])
