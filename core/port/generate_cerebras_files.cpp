@@ -206,11 +206,13 @@ std::string CerebrasGen::trainerYaml(const std::string& bs)
     for (const auto& d : m_modelFields)
         if (m_hp.count(d))
             yaml += "      " + d + ": " + m_hp[d].value + "\n";
+    // The rate is `learning_rate`, as the Model Zoo's Trainer configs and the guide write it
+    // (the Trainer hands it to the cstorch optimizer as its `lr`).
     yaml += "    optimizer:\n      " + (m_opt.name.empty() ? "SGD" : m_opt.name) + ":\n";
     if (m_opt.values.empty())
-        yaml += "        lr: 0.01\n";
+        yaml += "        learning_rate: 0.01\n";
     for (const auto& [k, v] : m_opt.values)
-        yaml += "        " + k + ": " + v + "\n";
+        yaml += "        " + (k == "lr" ? std::string("learning_rate") : k) + ": " + v + "\n";
     yaml += m_schedule.trainerYaml;
     if (m_clip.section == "trainer.init.precision")
         yaml += "    precision:\n      " + m_clip.key + ": " + m_clip.value + "\n";

@@ -316,7 +316,7 @@ for data, target in train_loader:
     QVERIFY(y);
     QVERIFY(has(y->text, "trainer:\n  init:"));
     QVERIFY(has(y->text, "train_dataloader:"));
-    QVERIFY(has(y->text, "SGD:\n        lr: 0.1"));
+    QVERIFY(has(y->text, "SGD:\n        learning_rate: 0.1"));
     auto runner = port::generatePort(*plan.value, "cerebras", "runner");
     QVERIFY(runner);
     QCOMPARE(runner.value->target, std::string("cerebras-pytorch"));

@@ -194,11 +194,11 @@ void TestPortEpochs::epochFromObservation_data()
         << "";
     // Data the dry run made up has its own size, not the real data's: no schedule from it.
     QTest::newRow("synthetic/cerebras-trainer") << own << 1000 << true << "cerebras-pytorch"
-                                                << "trainer" << false << "lr: 0.5"
+                                                << "trainer" << false << "learning_rate: 0.5"
                                                 << "step_size: 40"
                                                 << "are not known from the code";
     QTest::newRow("not-observed/cerebras-trainer") << own << 0 << false << "cerebras-pytorch"
-                                                   << "trainer" << false << "lr: 0.5"
+                                                   << "trainer" << false << "learning_rate: 0.5"
                                                    << "step_size: 40"
                                                    << "are not known from the code";
     QTest::newRow("observed/determined")
@@ -343,7 +343,7 @@ void TestPortEpochs::constantsAsValues_data()
     QTest::newRow("runner") << "runner"
                             << "  learning_rate: 0.01\n";
     QTest::newRow("trainer") << "trainer"
-                             << "lr: 0.01\n";
+                             << "learning_rate: 0.01\n";
 }
 
 void TestPortEpochs::constantsAsValues()

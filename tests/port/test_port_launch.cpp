@@ -268,7 +268,7 @@ void TestPortLaunch::takesFactoryApart_data()
     QTest::addRow("factory/cerebras-trainer")
         << "cerebras-pytorch"
         << "trainer"
-        << QStringList{"    opt = None  # the Trainer builds the optimizer", "lr: 0.05",
+        << QStringList{"    opt = None  # the Trainer builds the optimizer", "learning_rate: 0.05",
                        "momentum: 0.9", "the data needs only `data`"}
         << "data, net, opt = build_all(";
     // Determined wraps the factory's optimizer (it stays); the loaders build the data only.

@@ -174,14 +174,14 @@ void TestPortTargetLimits::epochSchedules_data()
     // A split chosen at run time is not a known size either.
     QTest::newRow("runtime-split/trainer") << "datasets.MNIST('../data', train=args.epochs > 1)"
                                            << "64" << step << "cerebras-pytorch"
-                                           << "trainer" << false << "lr: 1.0"
+                                           << "trainer" << false << "learning_rate: 1.0"
                                            << "are not known from the code";
     // A scheduler whose arguments are not values (a step size computed at run time).
     QTest::newRow("computed-step-size/trainer")
         << mnist << "64"
         << "StepLR(optimizer, step_size=len(train_set) // 10)"
         << "cerebras-pytorch"
-        << "trainer" << false << "lr: 1.0"
+        << "trainer" << false << "learning_rate: 1.0"
         << "its arguments are not values";
     // The batch size given through the dict reaches the other targets too.
     QTest::newRow("dict-batch-size/poptorch")
