@@ -85,28 +85,48 @@ std::optional<std::string> yamlOf(const StaticBranches::Value& v)
     return std::nullopt;
 }
 
+// The spots where the original reads its flags for what the port carries: the batch loop, its
+// epoch loop, and the constructions of the optimizers, the schedulers and the loaders
+// (`lr=args.lr` in main(), which calls the function holding the loop). A flag set in code before
+// one of them is set for the training.
+std::vector<CodeRef> flagReadingSpots(const PortPlan& plan)
+{
+    std::vector<CodeRef> out{plan.loop->loop, plan.loop->epochLoop};
+    for (const auto& o : plan.optimizers)
+        out.push_back(o.construction);
+    for (const auto& s : plan.schedulers)
+        out.push_back(s.construction);
+    out.push_back(plan.train.construction);
+    out.push_back(plan.eval.construction);
+    std::erase_if(out, [](const CodeRef& r) { return !r.valid(); });
+    return out;
+}
+
 // A flag the original sets in code before it trains (`args.lr = args.lr * args.scale`): the
-// port's value is the one the original trains with. The statement is looked for where the
-// batch loop runs and where its epoch loop (or the call of its function) runs.
+// port's value is the one the original trains with. The statement is looked for before each spot
+// that reads the flags, in that spot's function.
 void applyReboundFlags(const PortPlan& plan, std::map<std::string, Hyper>& out)
 {
     if (!plan.loop || plan.argsName.empty())
         return;
-    const SourceFile* src = plan.source(plan.loop->loop.file);
-    if (!src)
-        return;
-    const StaticBranches branches(plan, *src);
-    std::vector<std::uint32_t> places{plan.loop->loop.start};
-    if (plan.loop->epochLoop.valid() && plan.loop->epochLoop.file == plan.loop->loop.file)
-        places.push_back(plan.loop->epochLoop.start);
+    const auto spots = flagReadingSpots(plan);
     for (auto& [dest, h] : out) {
         std::optional<StaticBranches::Rebound> r;
-        for (const auto at : places)
-            if (!r)
-                r = branches.reboundFlag(dest, at);
+        const SourceFile* src = nullptr;
+        std::string file;
+        for (const auto& at : spots) {
+            src = plan.source(at.file);
+            if (!src)
+                continue;
+            r = StaticBranches(plan, *src).reboundFlag(dest, at.start);
+            if (r) {
+                file = at.file;
+                break;
+            }
+        }
         if (!r)
             continue;
-        const std::string where = plan.loop->loop.file + ":" + std::to_string(r->statement->line);
+        const std::string where = file + ":" + std::to_string(r->statement->line);
         const std::string text = src->text(r->statement->start, r->statement->end);
         if (const auto v = yamlOf(r->value)) {
             h.value = *v;

@@ -1,5 +1,6 @@
 #include "core/port/generate.h"
 #include "core/port/plan_internal.h"
+#include "core/port/run_values.h"
 
 #include <algorithm>
 
@@ -248,6 +249,9 @@ Result<PortPlan> planPort(const analysis::ProjectAnalysis& analysis, const PortO
     auto r = planner.run();
     if (!r)
         return Result<PortPlan>::fail(r.error);
+    // Found as the configuration's epoch count finds it, so the plan and the config agree.
+    if (plan.loop)
+        plan.loop->epochLoop = detail::epochLoopOf(plan);
     return Result<PortPlan>::ok(std::move(plan));
 }
 

@@ -171,6 +171,7 @@ public:
     {
         const SourceFile* src = nullptr;
         const Stmt* loop = nullptr;
+        const Stmt* statement = nullptr; // the `for` or `while` itself
         bool found = false; // a loop is around it (loop null: not a `for`, its count unknown)
     };
     EpochLoop epochLoop() const
@@ -209,6 +210,7 @@ private:
             if (s->type == "for_statement" || s->type == "while_statement") {
                 e.src = &src;
                 e.loop = s->type == "for_statement" ? s : nullptr;
+                e.statement = s;
                 e.found = true;
                 return true;
             }
@@ -313,6 +315,26 @@ RunValue trainBatchSize(const PortPlan& plan, const std::map<std::string, Hyper>
                            : " (`" + text + "`) is not known from the code") +
              "; set the original's";
     return v;
+}
+
+CodeRef epochLoopOf(const PortPlan& plan)
+{
+    CodeRef out;
+    if (!plan.loop)
+        return out;
+    static const std::map<std::string, Hyper> noValues;
+    const auto e = Resolver(plan, noValues).epochLoop();
+    if (!e.found || !e.src || !e.statement)
+        return out;
+    out.file = e.src->path();
+    out.start = e.statement->start;
+    out.end = e.statement->end;
+    out.line = e.statement->line;
+    out.column = e.statement->column;
+    // The loop's head, not its body: what the plan shows and cites.
+    const std::string text = e.src->text(e.statement->start, e.statement->end);
+    out.text = text.substr(0, text.find('\n'));
+    return out;
 }
 
 RunValue trainEpochs(const PortPlan& plan, const std::map<std::string, Hyper>& hp)

@@ -28,6 +28,10 @@ RunValue trainBatchSize(const PortPlan& plan, const std::map<std::string, Hyper>
 // resolved as above; one pass when the batch loop has no epoch loop around it.
 RunValue trainEpochs(const PortPlan& plan, const std::map<std::string, Hyper>& hp);
 
+// The loop around the batch loop, or around the call of the function that holds it (once or
+// twice removed): the epoch loop the plan shows; invalid when there is none.
+CodeRef epochLoopOf(const PortPlan& plan);
+
 // The optimizer steps of the whole training: epochs x (samples of an epoch // batch size), when
 // the code or the dry run says both; else `fallback`, made up.
 RunValue trainSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp,

@@ -170,6 +170,44 @@ if __name__ == "__main__":
     run()
 )";
 
+// The same, with the batch loop in a function that the epoch loop calls: the flag is set in
+// the caller, before the optimizer it reads it for, not where the batch loop is.
+const char* const RescaledFlagCallerScript = R"(import argparse
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def one_pass(net, batches, sgd):
+    net.train()
+    for inputs, labels in batches:
+        sgd.zero_grad()
+        loss = F.cross_entropy(net(inputs), labels)
+        loss.backward()
+        sgd.step()
+
+
+def run():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rate", type=float, default=0.05)
+    p.add_argument("--factor", type=float, default=4.0)
+    p.add_argument("--passes", type=int, default=2)
+    opts = p.parse_args()
+    opts.rate = opts.rate * opts.factor
+    torch.manual_seed(3)
+    samples = TensorDataset(torch.randn(48, 6), torch.randint(0, 3, (48,)))
+    batches = DataLoader(samples, batch_size=8)
+    net = nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 3))
+    sgd = torch.optim.SGD(net.parameters(), lr=opts.rate)
+    for _ in range(opts.passes):
+        one_pass(net, batches, sgd)
+
+
+if __name__ == "__main__":
+    run()
+)";
+
 } // namespace
 
 class TestPortBranches : public QObject
@@ -294,12 +332,16 @@ void TestPortBranches::verifiesRescaledFlag_data()
 {
     QTest::addColumn<QString>("target");
     QTest::addColumn<QString>("written"); // how the port carries the computed rate
-    QTest::addRow("determined") << "determined-pytorchtrial"
-                                << "rate: 0.2";
-    QTest::addRow("poptorch") << "graphcore-poptorch"
-                              << "opts.rate = opts.rate * opts.factor";
-    QTest::addRow("cerebras") << "cerebras-pytorch"
-                              << "rate: 0.2";
+    QTest::addColumn<bool>("inCaller");   // the batch loop in a function the epoch loop calls
+    for (const bool inCaller : {false, true}) {
+        const char* const shape = inCaller ? "caller" : "inline";
+        QTest::addRow("determined/%s", shape) << "determined-pytorchtrial"
+                                              << "rate: 0.2" << inCaller;
+        QTest::addRow("poptorch/%s", shape) << "graphcore-poptorch"
+                                            << "opts.rate = opts.rate * opts.factor" << inCaller;
+        QTest::addRow("cerebras/%s", shape) << "cerebras-pytorch"
+                                            << "rate: 0.2" << inCaller;
+    }
 }
 
 // The port trains with the rate the original computes (0.05 x 4), not the flag's default:
@@ -308,10 +350,12 @@ void TestPortBranches::verifiesRescaledFlag()
 {
     QFETCH(QString, target);
     QFETCH(QString, written);
+    QFETCH(bool, inCaller);
     PORT_SKIP_WITHOUT_TORCH();
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    auto r = generate(root, RescaledFlagScript, target.toStdString(), "");
+    auto r = generate(root, inCaller ? RescaledFlagCallerScript : RescaledFlagScript,
+                      target.toStdString(), "");
     QVERIFY(r);
     QVERIFY2(has(allText(*r.value), written.toStdString()), allText(*r.value).c_str());
     PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
