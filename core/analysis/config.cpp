@@ -1,6 +1,7 @@
 #include "core/analysis/config.h"
 
 #include <algorithm>
+#include <set>
 #include <yaml-cpp/yaml.h>
 
 namespace portolan::analysis {
@@ -125,6 +126,38 @@ void flatten(const YAML::Node& node, const std::string& prefix, int depth,
 }
 
 } // namespace
+
+std::vector<std::string> namedConfigurations(const ConfigFile& file)
+{
+    const std::vector<const ConfigKey*> tops = file.children("");
+    if (tops.size() < 2)
+        return {};
+    std::vector<std::set<std::string>> shapes;
+    for (const ConfigKey* top : tops) {
+        if (!top->isMapping)
+            return {};
+        std::set<std::string> keys;
+        for (const ConfigKey* k : file.children(top->path))
+            keys.insert(k->path.substr(top->path.size() + 1));
+        shapes.push_back(std::move(keys));
+    }
+    const auto sameShape = [](const std::set<std::string>& a, const std::set<std::string>& b) {
+        std::size_t shared = 0;
+        for (const auto& k : a)
+            shared += b.count(k);
+        return !a.empty() && 2 * shared >= a.size();
+    };
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < tops.size(); ++i) {
+        bool like = shapes[i].count("<<") > 0;
+        for (std::size_t j = 0; j < tops.size() && !like; ++j)
+            like = j != i && sameShape(shapes[i], shapes[j]);
+        if (!like)
+            return {};
+        names.push_back(tops[i]->path);
+    }
+    return names;
+}
 
 ConfigFile readConfig(std::string_view text, const std::string& path)
 {

@@ -43,6 +43,13 @@ struct ConfigFile
     std::vector<const ConfigKey*> children(std::string_view dottedPath) const;
 };
 
+// The names of a file of named configurations, in file order: at least two top-level keys, each a
+// mapping of the same shape (half its child keys or more shared with another, or merged from one
+// with `<<:`), such as a Graphcore application's configs.yaml whose code runs one of them by
+// name (`yaml.load(f)[args.config]`). Empty for a file of sections (model:, optimizer:, ...),
+// whose top-level mappings differ in shape.
+std::vector<std::string> namedConfigurations(const ConfigFile& file);
+
 // Reads a YAML file's text. A malformed file gives a ConfigFile with parseError set (at
 // line:column) and no keys.
 ConfigFile readConfig(std::string_view text, const std::string& path);

@@ -4,6 +4,7 @@
 
 #include "core/analysis/analysis.h"
 #include "core/analysis/config_reads.h"
+#include "core/analysis/facts.h"
 #include "core/analysis/model_config.h"
 
 #include <map>
@@ -123,29 +124,40 @@ private:
         }
     }
 
-    // Unported scripts: the command line is their config.
+    // Unported scripts: the command line is their config. A flag's uses are those of the
+    // namespace parse_args() returned, whatever its name (`opt.lr`, `args.lr`, a parameter that
+    // receives it; facts' cliUses): a script naming it `opt` drew its parser alone, with no edge.
     void argparseNodes()
     {
-        for (const auto& f : m_a.python) {
+        std::map<int, std::string> parsers; // file index -> its "command line" node
+        for (std::size_t i = 0; i < m_a.python.size(); ++i) {
+            const PythonFile& f = m_a.python[i];
             const python::Call* parser = nullptr;
             for (const auto& c : f.index.calls)
                 if (c.resolved == "argparse.ArgumentParser")
                     parser = &c;
-            if (!parser)
+            if (parser)
+                parsers[int(i)] = node(FlowNodeKind::ConfigFile, f.path + ":argparse",
+                                       "command line (" + f.path + ")",
+                                       {f.path, parser->nameSpan.line, parser->nameSpan.column});
+        }
+        if (parsers.empty())
+            return;
+        for (const auto& u : m_a.facts().cliUses) {
+            if (u.file < 0 || std::size_t(u.file) >= m_a.python.size())
                 continue;
-            const std::string fileId = node(
-                FlowNodeKind::ConfigFile, f.path + ":argparse", "command line (" + f.path + ")",
-                {f.path, parser->nameSpan.line, parser->nameSpan.column});
-            for (const auto& u : f.index.attributes) {
-                if (u.base != "args" || u.chain.find('.') == std::string::npos)
-                    continue;
-                std::string attr = u.chain.substr(5);
-                attr = attr.substr(0, attr.find('.'));
-                const std::string key = node(FlowNodeKind::Key, f.path + ":args." + attr,
-                                             "--" + attr, {f.path, u.span.line, u.span.column});
-                edge(fileId, key);
-                edge(key, functionNode(f, u.function));
-            }
+            // The parser of the use's own file, else the project's only one (a function in
+            // another module handed the namespace).
+            const auto own = parsers.find(u.file);
+            if (own == parsers.end() && parsers.size() != 1)
+                continue;
+            const std::string& fileId =
+                own != parsers.end() ? own->second : parsers.begin()->second;
+            const PythonFile& f = m_a.python[std::size_t(u.file)];
+            const std::string key = node(FlowNodeKind::Key, f.path + ":args." + u.dest,
+                                         "--" + u.dest, {f.path, u.span.line, u.span.column});
+            edge(fileId, key);
+            edge(key, functionNode(f, u.function));
         }
     }
 

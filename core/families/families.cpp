@@ -2,6 +2,7 @@
 
 #include "core/families/family_builders.h"
 #include "core/families/graphcore_config.h"
+#include "core/params/model_section.h"
 
 #include <algorithm>
 #include <cctype>
@@ -367,19 +368,21 @@ Result<ModelFromParams> build(YAML::Node root, const std::string& file,
                 return built;
             }
         }
-        const bool classic = root["model"].IsDefined();
-        const YAML::Node init = at(at(root, "trainer"), "init");
-        const bool trainer = !classic && at(init, "model").IsMap();
-        if (!classic && !trainer)
+        // Where the model is, for each API generation: one rule (params::modelSectionOf).
+        const auto section = params::modelSectionOf(root);
+        if (!section && root["model"].IsDefined())
+            throw ParamsError(params::diagnosticAt(root["model"], file, "families.no-model",
+                                                   "model must be a mapping"));
+        if (!section)
             throw ParamsError(params::diagnosticAt(
                 root, file, "families.no-model",
                 "no model section: neither a top-level model: (classic layout) nor "
                 "trainer.init.model (trainer layout); a data preparation config has none"));
+        const bool trainer = section->layout == params::ParamsLayout::Trainer;
+        const bool classic = !trainer;
         out.layout = classic ? "classic" : "trainer";
-        YAML::Node modelNode = classic ? root["model"] : at(init, "model");
-        ParamsSection model(modelNode, file, classic ? "model" : "trainer.init.model");
-        if (!modelNode.IsMap())
-            model.failAt(modelNode, "families.no-model", model.path() + " must be a mapping");
+        YAML::Node modelNode = section->node;
+        ParamsSection model(modelNode, file, section->path);
         const bool dpo = model.has("dpo");
         if (model.has("pretrain_params_path")) {
             // The fine-tuning keys win over the pretraining model's.
@@ -486,9 +489,7 @@ Result<bool> isModelParams(const std::filesystem::path& file)
         const YAML::Node root = params::loadParamsFile(file.string());
         if (!root.IsMap())
             return Result<bool>::ok(false);
-        if (root["model"].IsDefined())
-            return Result<bool>::ok(true);
-        if (at(at(at(root, "trainer"), "init"), "model").IsMap())
+        if (root["model"].IsDefined() || params::modelSectionOf(root))
             return Result<bool>::ok(true);
         const auto named = namedConfig(root, file.string());
         return Result<bool>::ok(named && *named);

@@ -1,5 +1,7 @@
 #include "core/runtime/model_names.h"
 
+#include "core/params/model_section.h"
+
 #include <algorithm>
 
 namespace portolan::runtime {
@@ -22,8 +24,10 @@ std::optional<std::string> knownModelIn(const YAML::Node& root)
     try {
         if (!root.IsMap())
             return std::nullopt;
-        const YAML::Node model =
-            root["model"].IsDefined() ? root["model"] : root["hyperparameters"];
+        // The Model Zoo's model section in any API generation (params::modelSectionOf), else a
+        // Determined experiment's hyperparameters.
+        const auto section = params::modelSectionOf(root);
+        const YAML::Node model = section ? section->node : root["hyperparameters"];
         if (!model.IsDefined() || !model.IsMap())
             return std::nullopt;
         const ParamsSection m(model, {}, "model");

@@ -17,8 +17,9 @@ const std::vector<std::string>& knownModelNames();
 // A Determined `hyperparameters:` section has no model name; the CIFAR trial's keys identify it.
 bool looksLikeDeterminedCifar(const ParamsSection& m);
 
-// The runtime model a params file's `model:` (or Determined `hyperparameters:`) section asks
-// for, when the runtime knows it; nullopt otherwise (or when the file does not load).
+// The runtime model a params file's model section (top-level `model:` or the Trainer's
+// `trainer.init.model`, params::modelSectionOf) or Determined `hyperparameters:` asks for, when
+// the runtime knows it; nullopt otherwise (or when the file does not load).
 std::optional<std::string> knownModelIn(const YAML::Node& root);
 
 } // namespace portolan::runtime

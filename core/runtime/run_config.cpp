@@ -1,5 +1,6 @@
 #include "core/runtime/run_config.h"
 
+#include "core/params/model_section.h"
 #include "core/project/params_file.h"
 #include "core/runtime/params_access.h"
 
@@ -76,15 +77,18 @@ InputConfig readInput(const ParamsSection& s, const fs::path& projectDir, bool i
     return in;
 }
 
-OptimizerConfig readOptimizer(const ParamsSection& o)
+// `given` is the Trainer layout's type, the optimizer's one key (`optimizer: {SGD: {...}}`);
+// the classic layout names it in `optimizer_type`.
+OptimizerConfig readOptimizer(const ParamsSection& o, const std::optional<std::string>& given = {})
 {
     OptimizerConfig c;
-    std::string type = o.text("optimizer_type", std::string("SGD"));
+    std::string type = given ? *given : o.text("optimizer_type", std::string("SGD"));
     for (auto& ch : type)
         ch = char(std::tolower(static_cast<unsigned char>(ch)));
     if (type != "sgd" && type != "adam" && type != "adamw")
-        o.fail("optimizer_type", "runtime.params-choice",
-               o.keyPath("optimizer_type") + " = '" + o.text("optimizer_type") +
+        o.fail(given ? std::string() : std::string("optimizer_type"), "runtime.params-choice",
+               (given ? o.path() : o.keyPath("optimizer_type")) + " = '" +
+                   (given ? *given : o.text("optimizer_type")) +
                    "' is not supported by the runtime (SGD, Adam, AdamW)");
     c.type = type;
     c.momentum = o.number("momentum", 0.0, 0.0, 1.0);
@@ -106,37 +110,98 @@ OptimizerConfig readOptimizer(const ParamsSection& o)
     return c;
 }
 
+// The sections the runtime reads, where each API generation keeps them (params::ParamsLayout):
+// the classic layout's flat sections, or the Trainer's `trainer.init` and `trainer.fit`.
+struct ModelZooSections
+{
+    ParamsSection model, train, eval, optimizer, loop, checkpoint, logging, seed;
+    std::optional<std::string> optimizerType;
+    std::string layout;
+};
+
+ModelZooSections classicSections(const ParamsSection& top)
+{
+    const ParamsSection run = top.child("runconfig");
+    if (!top.has("train_input"))
+        top.fail("train_input", "runtime.params-missing", "the params file has no train_input:");
+    const ParamsSection train = top.child("train_input");
+    return {top.child("model"),
+            train,
+            top.has("eval_input") ? top.child("eval_input") : train,
+            top.child("optimizer"),
+            run,
+            run,
+            run,
+            run,
+            std::nullopt,
+            run.has("device_iterations") ? "poptorch" : "modelzoo"};
+}
+
+ModelZooSections trainerSections(const ParamsSection& top)
+{
+    const ParamsSection init = top.child("trainer").child("init");
+    const ParamsSection fit = top.child("trainer").child("fit");
+    if (!fit.has("train_dataloader"))
+        fit.fail("train_dataloader", "runtime.params-missing",
+                 "the Trainer configuration has no trainer.fit.train_dataloader:");
+    const ParamsSection train = fit.child("train_dataloader");
+    ParamsSection optimizer = init.child("optimizer");
+    std::optional<std::string> type;
+    // `optimizer: {AdamW: {betas: ...}}`: one key, the optimizer's class.
+    if (optimizer.node().IsMap() && optimizer.node().size() == 1) {
+        type = optimizer.node().begin()->first.as<std::string>("");
+        optimizer = optimizer.child(*type);
+    } else if (init.has("optimizer")) {
+        init.fail("optimizer", "runtime.params-type",
+                  init.keyPath("optimizer") + " must name one optimizer ({SGD: {...}})");
+    }
+    const ParamsSection loop = init.child("loop");
+    return {init.child("model"),
+            train,
+            fit.has("val_dataloader") ? fit.child("val_dataloader") : train,
+            optimizer,
+            loop,
+            init.child("checkpoint"),
+            init.child("logging"),
+            init,
+            type,
+            "modelzoo-trainer"};
+}
+
 RunConfig readModelZoo(const YAML::Node& root, const fs::path& projectDir, const std::string& file)
 {
     RunConfig c;
     ParamsSection top(root, file, "");
-    const ParamsSection run = top.child("runconfig");
-    const ParamsSection model = top.child("model");
-    if (!top.has("model"))
-        top.fail("model", "runtime.params-missing", "the params file has no model: section");
-    c.modelSection = root["model"];
-    c.modelName = model.text("name");
-    c.seed = run.integer("seed", 1);
-    const ParamsSection train = top.child("train_input");
-    const ParamsSection eval = top.has("eval_input") ? top.child("eval_input") : train;
-    if (!top.has("train_input"))
-        top.fail("train_input", "runtime.params-missing", "the params file has no train_input:");
-    c.train = readInput(train, projectDir, true, c.seed);
-    c.eval = readInput(eval, projectDir, false, c.seed);
-    c.optimizer = readOptimizer(top.child("optimizer"));
-    if (run.has("max_steps"))
-        c.maxSteps = run.integer("max_steps", {}, 1);
-    else if (run.has("num_epochs"))
-        c.numEpochs = run.integer("num_epochs", {}, 1);
+    const auto section = params::modelSectionOf(root);
+    if (!section)
+        top.fail("model", "runtime.params-missing",
+                 "the params file has no model section (model:, or trainer.init.model in a "
+                 "Trainer configuration)");
+    const ModelZooSections s = section->layout == params::ParamsLayout::Trainer
+                                   ? trainerSections(top)
+                                   : classicSections(top);
+    c.modelSection = section->node;
+    c.modelName = s.model.text("name");
+    c.seed = s.seed.integer("seed", 1);
+    c.train = readInput(s.train, projectDir, true, c.seed);
+    c.eval = readInput(s.eval, projectDir, false, c.seed);
+    c.optimizer = readOptimizer(s.optimizer, s.optimizerType);
+    if (s.loop.has("max_steps"))
+        c.maxSteps = s.loop.integer("max_steps", {}, 1);
+    else if (s.loop.has("num_epochs"))
+        c.numEpochs = s.loop.integer("num_epochs", {}, 1);
     else
         c.maxSteps = 100;
-    c.layout = run.has("device_iterations") ? "poptorch" : "modelzoo";
-    c.logSteps = run.integer("log_steps", 1, 1);
-    c.checkpointSteps = run.integer("checkpoint_steps", 0, 0);
-    c.evalEvery = run.integer("eval_frequency", 0, 0);
-    c.evalSteps = run.integer("eval_steps", 0, 0);
-    c.gradAccumSteps = top.child("optimizer").integer("grad_accum_steps", 1, 1);
+    c.layout = s.layout;
+    c.logSteps = s.logging.integer("log_steps", 1, 1);
+    // The classic runconfig's checkpoint_steps; the Trainer's checkpoint: {steps: N}.
+    c.checkpointSteps = s.checkpoint.integer(
+        section->layout == params::ParamsLayout::Trainer ? "steps" : "checkpoint_steps", 0, 0);
+    c.evalEvery = s.loop.integer("eval_frequency", 0, 0);
+    c.evalSteps = s.loop.integer("eval_steps", 0, 0);
+    c.gradAccumSteps = s.optimizer.integer("grad_accum_steps", 1, 1);
     // PopTorch accumulates gradients only when the model is pipelined.
+    const ParamsSection& run = s.loop;
     if (run.has("gradient_accumulation") &&
         (!run.has("pipeline_split") || run.boolean("pipeline_split")))
         c.gradAccumSteps = run.integer("gradient_accumulation", {}, 1);
@@ -233,7 +298,7 @@ Result<RunConfig> loadRunConfig(const fs::path& projectDir, const fs::path& para
         if (!root.IsMap())
             throw ParamsError(diagnosticAt(root, file, "runtime.params-type",
                                            "the params file must be a YAML mapping"));
-        RunConfig c = root["hyperparameters"].IsDefined() && !root["model"].IsDefined()
+        RunConfig c = root["hyperparameters"].IsDefined() && !params::modelSectionOf(root)
                           ? readDetermined(root, projectDir, file)
                           : readModelZoo(root, projectDir, file);
         c.projectDir = projectDir;

@@ -1,8 +1,10 @@
 #pragma once
 // The resolved configuration of one run, read from a project's params file: the Model Zoo
 // classic layout (configs/params.yaml with train_input, eval_input, model, optimizer,
-// runconfig), the PopTorch sample's layout (same sections, epochs instead of steps) or a
-// Determined experiment config (const.yaml: hyperparameters, data, searcher).
+// runconfig), the Model Zoo Trainer layout (trainer.init: model, optimizer, loop; trainer.fit:
+// train_dataloader, val_dataloader; params::modelSectionOf decides which), the PopTorch sample's
+// layout (classic sections, epochs instead of steps) or a Determined experiment config
+// (const.yaml: hyperparameters, data, searcher).
 #include "core/common/diagnostic.h"
 #include "core/runtime/lr_schedule.h"
 

@@ -201,6 +201,50 @@ private slots:
         QVERIFY(svg.value->find("<svg") != std::string::npos);
         QVERIFY(!analysis::renderSvg("digraph { a -> "));
     }
+
+    // A plain script's flags flow to the functions that read them, whatever the name of the
+    // namespace parse_args() returned (issue 26: `opt = parser.parse_args()` drew "2 nodes,
+    // 0 edges", the parsers alone).
+    void flowOfParsedFlags_data()
+    {
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<QString>("reader");
+        QTest::addRow("args") << "args = parser.parse_args()\ntrain(args.lr)\n"
+                              << "";
+        QTest::addRow("opt") << "opt = parser.parse_args()\ntrain(opt.lr)\n"
+                             << "";
+        QTest::addRow("handed to a function")
+            << "def main(cfg):\n    train(cfg.lr)\n\n\nopt = parser.parse_args()\nmain(opt)\n"
+            << "main";
+    }
+    void flowOfParsedFlags()
+    {
+        QFETCH(QString, script);
+        QFETCH(QString, reader);
+        QTemporaryDir tmp;
+        const std::string text = "import argparse\n\n\ndef train(lr):\n    print(lr)\n\n\n"
+                                 "parser = argparse.ArgumentParser()\n"
+                                 "parser.add_argument('--lr', type=float, default=0.1)\n" +
+                                 script.toStdString();
+        QVERIFY(!writeFileAtomically(fs::path(tmp.path().toStdString()) / "main.py", text));
+        const auto a = testing::analyse(tmp.path().toStdString());
+        QVERIFY(a);
+        const auto g = analysis::buildFlowGraph(*a);
+        const analysis::FlowNode* flag = nullptr;
+        for (const auto& n : g.nodes)
+            if (n.label == "--lr")
+                flag = &n;
+        QVERIFY2(flag, analysis::toDot(g, "t").c_str());
+        bool fromParser = false, toReader = false;
+        for (const auto& e : g.edges) {
+            fromParser = fromParser || e.to == flag->id;
+            if (e.from == flag->id)
+                if (const auto* to = g.find(e.to))
+                    toReader =
+                        reader.isEmpty() || QString::fromStdString(to->label).contains(reader);
+        }
+        QVERIFY2(fromParser && toReader, analysis::toDot(g, "t").c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestGuideOutputs)

@@ -395,13 +395,29 @@ private slots:
             << QStringLiteral("customized_randaugment.py")
             << QStringList{QStringLiteral("__init__.py"), QStringLiteral("dataset.py")} << 11
             << "cus";
-        // A flattened path's short name keeps its stem whole and cuts its folder from the end:
-        // cut at the left it read "…erebras_GPT › 111m".
+        // A flattened path's short name keeps its stem whole and cuts its folders in their
+        // middle: cut at the left it read "…erebras_GPT › 111m", at their end "RE… › base".
         const QString shortName = QStringLiteral("alphabet_soup › 111m");
         const QStringList shortOthers{QStringLiteral("alphabet_soup › 13b"),
                                       QStringLiteral("alphabet_soup › 2.7b")};
         QTest::addRow("short name: folder keeps its start")
-            << shortName << shortOthers << 15 << "alph";
+            << shortName << shortOthers << 15 << "al";
+        QTest::addRow("short name: folder keeps its end")
+            << shortName << shortOthers << 15 << "p › 111m";
+        const QString twoFolders = QStringLiteral("V_2.1.0 › alphabet_soup › 111m");
+        QTest::addRow("short name: first and last folder")
+            << twoFolders << QStringList{QStringLiteral("V_2.1.0 › alphabet_soup › 13b")} << 18
+            << "oup › 111m";
+        QTest::addRow("short name: release kept")
+            << twoFolders << QStringList{QStringLiteral("V_2.1.0 › alphabet_soup › 13b")} << 18
+            << "V_";
+        // A stem with no extension whose differing part is near its start is cut at its end
+        // ("…larg" was all it read).
+        QTest::addRow("stem: differing part whole at the start")
+            << QStringLiteral("text_large_summarization")
+            << QStringList{QStringLiteral("text_base_summarization"),
+                           QStringLiteral("text_small_summarization")}
+            << 16 << "text_large_";
         QTest::addRow("short name: stem whole") << shortName << shortOthers << 15 << " › 111m";
         QTest::addRow("short name: no room for the folder")
             << shortName << shortOthers << 9 << "111m";

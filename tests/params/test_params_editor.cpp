@@ -50,6 +50,7 @@ private slots:
     void init();
     void formPagesAndWidgets_data();
     void formPagesAndWidgets();
+    void longTextReadsFromItsStart();
     void formEditChangesOnlyThatValue();
     void textEditRebuildsForm();
     void invalidFieldsAreMarked();
@@ -140,6 +141,28 @@ void TestParamsEditor::formPagesAndWidgets()
     QVERIFY2(f, qPrintable(path));
     QCOMPARE(f->kind(), kind);
     QVERIFY(!f->editor()->toolTip().isEmpty());
+}
+
+// A text longer than its box shows its start (issue 26's look: a config's description read
+// "ze 2*2. ~2 Billion(...) trainable params without VAE", its end).
+void TestParamsEditor::longTextReadsFromItsStart()
+{
+    const QString file = m_dir.filePath(QStringLiteral("long_text.yaml"));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("description: \"Start of a long description that goes on well past the width of "
+            "its box, with more and more words, up to its very end\"\n"
+            "model: {name: fc_mnist}\n");
+    f.close();
+    ParamsEditor e;
+    e.resize(1024, 700);
+    e.show();
+    QVERIFY(e.openFile(file));
+    ParamsField* field = e.form()->field(QStringLiteral("description"));
+    QVERIFY(field);
+    auto* edit = qobject_cast<QLineEdit*>(field->editor());
+    QVERIFY(edit);
+    QCOMPARE(edit->cursorPosition(), 0);
 }
 
 void TestParamsEditor::formEditChangesOnlyThatValue()

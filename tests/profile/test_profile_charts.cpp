@@ -30,6 +30,7 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QtTest>
@@ -549,6 +550,33 @@ private slots:
         if (!tiles.map()->hasTiles())
             QVERIFY2(tiles.map()->emptyText().contains(says), qPrintable(tiles.map()->emptyText()));
         QCOMPARE(tiles.scaleSlider()->isEnabled(), report == QLatin1String("ipu"));
+    }
+
+    // The Memory page's tile table, hidden until a report with tiles, fits its pane when it is
+    // shown, before any click (it kept every column and scrolled sideways at 1024 pixels).
+    void tileDetailsFitWhenShown()
+    {
+        QTabWidget tabs; // the page is not the one shown when its report comes
+        auto* memory = new MemoryPage;
+        tabs.addTab(new QWidget, QStringLiteral("other"));
+        tabs.addTab(memory, QStringLiteral("memory"));
+        tabs.resize(520, 640);
+        tabs.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+        memory->setResult(nullptr);
+        QCoreApplication::processEvents();
+        memory->setResult(m_ipu);
+        QCoreApplication::processEvents();
+        tabs.setCurrentIndex(1);
+        auto* details = memory->findChild<TileDetails*>();
+        QVERIFY(details && details->isVisible());
+        QTableView* table = details->view();
+        QTRY_VERIFY2(table->horizontalHeader()->length() <= table->viewport()->width(),
+                     qPrintable(QStringLiteral("%1 px in %2")
+                                    .arg(table->horizontalHeader()->length())
+                                    .arg(table->viewport()->width())));
+        details->showTile(3); // and with rows
+        QTRY_VERIFY(table->horizontalHeader()->length() <= table->viewport()->width());
     }
 
     // The wafer's legend names what is drawn: kernels, the frame of a kernel over its memory

@@ -238,6 +238,10 @@ void TestRuntimeViews::builtinNeedsAKnownModel_data()
     QTest::addRow("unknown model name") << QByteArray("model: {name: resnet50}\n") << false;
     QTest::addRow("not YAML") << QByteArray("model: [unclosed\n") << false;
     QTest::addRow("known model") << QByteArray("model: {name: fc_mnist}\n") << true;
+    // The Trainer API generation keeps its model under trainer.init (issue 26: "names none of
+    // its models").
+    QTest::addRow("Trainer configuration")
+        << QByteArray("trainer:\n  init:\n    model: {name: fc_mnist}\n") << true;
     QTest::addRow("Determined CIFAR trial")
         << QByteArray("hyperparameters: {conv1_channels: 8, conv2_channels: 16}\n") << true;
 }

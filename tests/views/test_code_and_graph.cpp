@@ -180,6 +180,42 @@ private slots:
         QTest::addRow("at the limit") << int(FlowPanel::kLayoutLimit) << false;
         QTest::addRow("over it") << int(FlowPanel::kLayoutLimit) + 1 << true;
     }
+    // The status under the flow says why it is empty or has no edge (issue 26: "2 nodes,
+    // 0 edges" with no reason).
+    void flowStatusSaysWhy_data()
+    {
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("edges");
+        QTest::addColumn<QString>("says");
+        QTest::addRow("nothing") << 0 << 0 << "Nothing to draw";
+        QTest::addRow("sources, no edge") << 2 << 0 << "no edge: none of their keys or flags";
+        QTest::addRow("a flow") << 3 << 2 << "3 nodes, 2 edges";
+    }
+    void flowStatusSaysWhy()
+    {
+        QFETCH(int, nodes);
+        QFETCH(int, edges);
+        QFETCH(QString, says);
+        AnalysisRunner runner;
+        FlowPanel panel(&runner);
+        auto snap = std::make_shared<PortingSnapshot>();
+        for (int i = 0; i < nodes; ++i) {
+            analysis::FlowNode n;
+            n.id = "n" + std::to_string(i);
+            n.label = "key" + std::to_string(i);
+            n.location = {"main.py", i + 1, 1};
+            snap->flow.nodes.push_back(n);
+        }
+        for (int i = 0; i < edges; ++i)
+            snap->flow.edges.push_back({"n0", "n" + std::to_string(i + 1), {}});
+        snap->flowDot = nodes ? "digraph flow { a; b; }" : "digraph flow { }";
+        emit runner.finished(snap);
+        QTRY_VERIFY(!panel.graphView()->isRendering());
+        auto* status = panel.findChild<QLabel*>(QStringLiteral("flowStatus"));
+        QVERIFY(status);
+        QTRY_VERIFY2(status->text().contains(says), qPrintable(status->text()));
+    }
+
     void largeFlowWaitsForTheUser()
     {
         QFETCH(int, nodes);

@@ -4,6 +4,7 @@
 #include <QEvent>
 #include <QHeaderView>
 #include <QMenu>
+#include <QSignalBlocker>
 #include <QStringList>
 #include <QTableView>
 #include <algorithm>
@@ -103,8 +104,21 @@ int ReadingColumns::contentWidth(int column) const
 {
     // QTableView makes the hint protected; QAbstractItemView's is public.
     const QAbstractItemView* view = m_table;
-    return std::max(view->sizeHintForColumn(column),
-                    m_table->horizontalHeader()->sectionSizeHint(column));
+    QHeaderView* header = m_table->horizontalHeader();
+    // A hidden section's size hint is 0, so a column once hidden for room (every one of them
+    // while the table is hidden, its viewport at Qt's default 100 px) came back a sliver when
+    // room came, with a sideways scroll bar. It is measured shown, the header told nothing.
+    const bool wasHidden = header->isSectionHidden(column);
+    int headerWidth = 0;
+    if (wasHidden) {
+        const QSignalBlocker quiet(header);
+        header->setSectionHidden(column, false);
+        headerWidth = header->sectionSizeHint(column);
+        header->setSectionHidden(column, true);
+    } else {
+        headerWidth = header->sectionSizeHint(column);
+    }
+    return std::max(view->sizeHintForColumn(column), headerWidth);
 }
 
 void ReadingColumns::apply()

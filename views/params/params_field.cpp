@@ -257,6 +257,10 @@ void ParamsField::buildLine(const FieldSpec& spec, FieldHint hint, bool browse)
     auto* edit = new QLineEdit(spec.isNull ? QString() : spec.value, this);
     if (spec.isNull)
         edit->setPlaceholderText(QStringLiteral("null"));
+    // A text longer than its box reads from its start ("DiT-2B with patch size…"), not its end
+    // where the cursor was left; a path keeps its end (the file's name).
+    if (!browse)
+        edit->setCursorPosition(0);
     connect(edit, &QLineEdit::editingFinished, this,
             [this, edit, hint] { emitEdited(edit->text(), hint); });
     layout()->addWidget(edit);

@@ -73,6 +73,15 @@ FlowPanel::FlowPanel(AnalysisRunner* runner, QWidget* parent) : QWidget(parent)
                    "code. The flow fills when the code reads the keys of the params file chosen "
                    "in the Porting tab. Pick \"Suggested order of the guide\" to see the guide's "
                    "steps."));
+        else if (m_which->currentIndex() == 0 && m_snapshot && m_snapshot->flow.edges.empty())
+            // "2 nodes, 0 edges" gave no reason either: the sources are there, their reads not.
+            m_status->setText(
+                tr("%n source(s) of settings, and no edge: none of their keys or flags is seen "
+                   "read by the project's functions. An edge is drawn from a key or flag to the "
+                   "function that reads it (args.lr, params[\"model\"]) · click a node to see "
+                   "its code",
+                   nullptr, int(m_snapshot->flow.nodes.size())) +
+                cutHint());
         else if (m_which->currentIndex() == 0 && m_snapshot)
             m_status->setText(tr("%1 nodes, %2 edges · click a node to see its code")
                                   .arg(m_snapshot->flow.nodes.size())

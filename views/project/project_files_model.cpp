@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QFileIconProvider>
+#include <QFileInfo>
 #include <QHash>
 #include <QPalette>
 #include <QStringList>
@@ -251,6 +252,11 @@ QVariant ProjectFilesModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole: {
         // The size and kind too: a narrow dock hides their columns.
         QString tip = n->path;
+        // A flattened path ("RELEASE_2.1.0__models__nlp__gpt2__configs__params.yaml") shown by
+        // its short name: the path it stands for, as folders, under the file's own name.
+        if (!n->shortName.isEmpty())
+            tip += QStringLiteral("\n") + QFileInfo(n->path).fileName().replace(
+                                              QStringLiteral("__"), QStringLiteral(" / "));
         if (!n->folder)
             tip += QStringLiteral("\n%1, %2")
                        .arg(QString::fromStdString(humanBytes(double(n->size))), n->status);

@@ -118,6 +118,10 @@ QString ProjectTreeView::shownName(const QString& name, const QStringList& neigh
     const QString left = fm.elidedText(name, Qt::ElideLeft, width);
     if (distinct.isEmpty() || left.contains(distinct))
         return left;
+    // Else cut at the end, when the differing part stays whole there: a stem with no extension
+    // reads "bert_large_summ…" rather than the fragment "…larg".
+    if (const QString right = fm.elidedText(name, Qt::ElideRight, width); right.contains(distinct))
+        return right;
     // Else the shared end gives way too, all but the extension: "…base….yaml".
     // The extension, after an ellipsis when a shared part lies between ("…base….yaml").
     const QString ext = dot > 0 ? name.mid(dot) : QString();
@@ -147,9 +151,10 @@ QString ProjectTreeView::shownShortName(const QString& name, const QStringList& 
                                         const QFontMetrics& fm, int width)
 {
     // A flattened path's short name (flattenedShortNames: "Cerebras_GPT › 111m") ends in its
-    // stem, which tells it from its neighbours: the folders in front give way first, from their
-    // end ("Cereb… › 111m"; the first differing folder of "V_1 › torch › params" stays in
-    // front). Cut at the left, as other names are, it read "…erebras_GPT › 111m".
+    // stem, which tells it from its neighbours: the folders in front give way first, in their
+    // middle (the first differing folder of "V_1 › torch › params" stays in front). Cut at the
+    // left, as other names are, it read "…erebras_GPT › 111m"; cut at their end, the folders
+    // read "RE… › roberta_base".
     const QString join = QStringLiteral(" › ");
     const qsizetype at = name.lastIndexOf(join);
     if (at <= 0)
@@ -158,8 +163,10 @@ QString ProjectTreeView::shownShortName(const QString& name, const QStringList& 
     const QString ellipsis = QStringLiteral("…");
     const int room = width - fm.horizontalAdvance(join + stem);
     // A folder cut to fewer than two characters tells nothing: the stem alone, after "…".
+    // The folders are cut in their middle: their start (a release, "RELEASE_2.1.0") and their
+    // end (the model's folder, "Cerebras_GPT") both tell a name apart ("RELE…_GPT › 111m").
     if (room >= fm.horizontalAdvance(name.left(2) + ellipsis))
-        return fm.elidedText(name.left(at), Qt::ElideRight, room) + join + stem;
+        return fm.elidedText(name.left(at), Qt::ElideMiddle, room) + join + stem;
     if (fm.horizontalAdvance(ellipsis + join + stem) <= width)
         return ellipsis + join + stem;
     // Too narrow even for that: the stem, cut by the rule among its neighbours' stems.
