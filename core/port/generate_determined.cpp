@@ -7,6 +7,7 @@
 #include "core/port/flag_writes.h"
 #include "core/port/generate_internal.h"
 #include "core/port/run_values.h"
+#include "core/port/step_cleanup.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -394,6 +395,8 @@ struct DeterminedPort
         eval += unpack(ind, "batch_idx");
         eval += evaluationForward(body, ind) + chosen;
         eval += ind + "return {\"validation_loss\": " + loss + "}\n";
+        train = dropDeadAliases(train);
+        eval = dropTrainingComments(dropDeadAliases(eval));
         if (plan.evaluation)
             for (const auto& m : plan.evaluation->metrics)
                 out.notes.push_back("evaluation metric `" + m + "` of " +

@@ -248,6 +248,7 @@ Result<PortPlan> planPort(const analysis::ProjectAnalysis& analysis, const PortO
     auto r = planner.run();
     if (!r)
         return Result<PortPlan>::fail(r.error);
+    plan.dataFiles = dataFilesRead(analysis);
     return Result<PortPlan>::ok(std::move(plan));
 }
 

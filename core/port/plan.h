@@ -10,6 +10,7 @@
 #include "core/common/diagnostic.h"
 #include "core/guides/finding.h"
 #include "core/guides/fixes/params_from_argparse.h"
+#include "core/port/data_files.h"
 #include "core/port/source.h"
 
 #include <map>
@@ -215,6 +216,8 @@ struct PortPlan
     // values the port does not build: the one item at the launch names them, not each again.
     bool handedOver = false;
     std::vector<std::string> notes;
+    // Data files the original reads by a literal path (data_files.h): copied or noted.
+    std::vector<DataFileRead> dataFiles;
     // The original's command line (PortOptions::values): the branches a run takes follow it.
     std::map<std::string, std::string> commandLine;
 
