@@ -427,36 +427,8 @@ struct DeterminedPort
         // rebuilds it from the hyperparameters (every flag under its own name) in the method that
         // needs it, so the function reads the same values.
         auto markBare = [&](std::string& piece) {
-            const std::string& a = plan.argsName;
-            const auto isId = [](char c) {
-                return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-            };
-            std::string done;
-            bool given = false;
-            std::size_t ls = 0;
-            while (ls < piece.size()) {
-                std::size_t le = piece.find('\n', ls);
-                if (le == std::string::npos)
-                    le = piece.size();
-                const std::string line = piece.substr(ls, le - ls);
-                bool bare = false;
-                for (std::size_t at = line.find(a); !a.empty() && at != std::string::npos;
-                     at = line.find(a, at + 1)) {
-                    const std::size_t end = at + a.size();
-                    bare = bare || !((at > 0 && isId(line[at - 1])) ||
-                                     (end < line.size() && isId(line[end])));
-                }
-                const auto first = line.find_first_not_of(' ');
-                if (bare && !given && first != std::string::npos && line[first] != '#' &&
-                    !line.starts_with("    def ")) {
-                    done += line.substr(0, first) + a + " = self.flags()\n";
-                    given = true;
-                    namespaceUsed = true;
-                }
-                done += line + (le < piece.size() ? "\n" : "");
-                ls = le + 1;
-            }
-            piece = done;
+            if (bindNamespaceAtFirstUse(piece, plan.argsName, "self.flags()"))
+                namespaceUsed = true;
         };
         trainLoaderText = trainLoader;
         evalLoaderText = evalLoader;

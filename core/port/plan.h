@@ -85,6 +85,9 @@ struct DataPlan
     std::string batchSize;                                     // the batch_size argument as written
     std::vector<std::pair<std::string, std::string>> keywords; // other keyword args, as written
     bool isDataLoader = false; // a torch DataLoader (else some other iterable)
+    // `dataset` is a project function's call that builds the loader with a data set of its own
+    // (`make_loader(args, "train")`): the data set is that loader's `.dataset`.
+    bool datasetOfLoader = false;
     // What the original's dry run observed (runOriginal), 0 when it did not run: the samples of
     // the data set of its first step, and whether that data was made up by the dry run.
     long observedSamples = 0;

@@ -2,8 +2,9 @@
 // alias the step does not read (`i = batch_idx`, `batch = batch`), no loop variable shadowed by
 // the pass PopTorch's port writes around a batch loop that binds `epoch`, no comment about the
 // training's backward or optimizer in the evaluation copy of the step, and a note for each
-// checkpoint save of the original saying what the target does instead. Each row is a fixture
-// written for the pattern; the verification row runs both dry runs.
+// checkpoint save of the original saying what the target does instead, and a loader that a
+// helper builds with its own data set made the target's loader over that data set. Each row is a
+// fixture written for the pattern; the verification rows run both dry runs.
 #include "core/port/step_cleanup.h"
 #include "tests/port/port_fixture.h"
 
@@ -91,6 +92,46 @@ for epoch in range(2):
         optimizer.step()
 )";
 
+// A loader built by a helper that makes its own data set, iterated in a `while step < N` loop.
+const char* const HelperLoader = R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(args, split, shuffle):
+    generator = torch.Generator().manual_seed(1 if split == "train" else 2)
+    inputs = torch.randn(32, 5, generator=generator)
+    targets = torch.randint(0, 3, (32,), generator=generator)
+    return DataLoader(TensorDataset(inputs, targets), batch_size=args.batch_size,
+                      shuffle=shuffle, drop_last=shuffle)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=6)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    model = nn.Linear(5, 3)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    train_loader = make_loader(args, "train", shuffle=True)
+    step = 0
+    while step < args.steps:
+        for x, y in train_loader:
+            optimizer.zero_grad()
+            loss = nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            step += 1
+            if step >= args.steps:
+                break
+
+
+if __name__ == "__main__":
+    main()
+)";
+
 } // namespace
 
 class TestPortCleanup : public QObject
@@ -104,6 +145,8 @@ private slots:
     void aliasesOfAMethod_data();
     void aliasesOfAMethod();
     void verified();
+    void helperLoader_data();
+    void helperLoader();
 };
 
 void TestPortCleanup::generated_data()
@@ -228,6 +271,51 @@ void TestPortCleanup::verified()
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
     auto r = generate(root, IndexUnused, "determined-pytorchtrial");
     QVERIFY2(r, r.error.message.c_str());
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
+}
+
+void TestPortCleanup::helperLoader_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QStringList>("present");
+    QTest::addColumn<QStringList>("absent");
+    // The helper reads torch's DataLoader, which Determined's import would shadow: the helper
+    // reads it qualified, and the trial's loaders are Determined's.
+    QTest::addRow("determined")
+        << "determined-pytorchtrial"
+        << QStringList{"        args = self.flags()\n        return DataLoader(\n",
+                       "make_loader(args, \"train\", shuffle=True).dataset,",
+                       "batch_size=self.context.get_per_slot_batch_size()",
+                       "drop_last=True",
+                       "global_batch_size: 8",
+                       "import torch.utils.data\n",
+                       "return torch.utils.data.DataLoader(TensorDataset(inputs, targets)"}
+        << QStringList{"from torch.utils.data import DataLoader"};
+    QTest::addRow("poptorch") << "graphcore-poptorch"
+                              << QStringList{"make_loader(args, \"train\", shuffle=True).dataset"}
+                              << QStringList{};
+    QTest::addRow("cerebras runner")
+        << "cerebras-pytorch" << QStringList{"shuffle=True).dataset"} << QStringList{};
+}
+
+// A loader a helper builds with its own data set: the port's loader is the target's, over the
+// data set of the helper's loader with the helper's batch size, not the loop's values one by one.
+void TestPortCleanup::helperLoader()
+{
+    QFETCH(QString, target);
+    QFETCH(QStringList, present);
+    QFETCH(QStringList, absent);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root, HelperLoader, target.toStdString());
+    QVERIFY2(r, r.error.message.c_str());
+    const std::string text = allText(*r.value);
+    PORT_VERIFY_CONTAINS(text, present);
+    absent << "LoopValues("
+           << "global_batch_size: 1 ";
+    PORT_VERIFY_ABSENT(text, absent);
+    if (!torchAvailable())
+        return;
     PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
 
