@@ -197,6 +197,11 @@ std::vector<DataFileRead> dataFilesRead(const analysis::ProjectAnalysis& analysi
     for (auto& r : reads)
         if (auto it = writers.find(r.relative); it != writers.end())
             r.writtenBy = it->second;
+    // A file the reading script writes itself (a checkpoint it saves and loads back) is its own
+    // output, not data the port needs in its folder.
+    std::erase_if(reads, [](const DataFileRead& r) {
+        return !r.exists && r.writtenBy.starts_with(r.readingFile + ":");
+    });
     return reads;
 }
 

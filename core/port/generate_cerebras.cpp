@@ -345,7 +345,8 @@ std::string CerebrasGen::modelClass()
     const std::string method = m_runner ? "__call__" : "forward";
     const std::size_t methodAt = model.size();
     model += ind + "def " + method + "(self, batch):\n";
-    model += ind2 + lp.batchTarget + " = batch\n";
+    if (!lp.batchTarget.empty()) // a `while` loop binds no batch: its item says so
+        model += ind2 + lp.batchTarget + " = batch\n";
     model += cerebrasEpochReset(m_plan, m_slicer, m_step, m_runner, ind2);
     const std::string loss = lossName(m_plan);
     model += renderLocal(m_slicer, m_step.forward, m_fwdRules, ind2);

@@ -367,7 +367,8 @@ struct DeterminedPort
         bindSelfAttributes(body, sc);
         const std::string loss = lossName(plan);
         auto unpack = [&](const std::string& ind, const char* indexParam) {
-            std::string t = ind + lp.batchTarget + " = batch\n";
+            // A loop that binds no batch (a `while` loop, whose item says so) unpacks nothing.
+            std::string t = lp.batchTarget.empty() ? "" : ind + lp.batchTarget + " = batch\n";
             if (!lp.indexName.empty() && lp.indexName != indexParam)
                 t += ind + lp.indexName + " = " + indexParam + "\n";
             return t;

@@ -429,7 +429,8 @@ struct PopTorchPort
             ind + "for " + (shadows ? "_" : "epoch") + " in " + epochs + ":" + epochsComment + "\n";
         main += poptorchEpochReset(plan, slicer, sc, rules, ind2);
         if (lp.indexName.empty())
-            main += ind2 + "for " + lp.batchTarget + " in " + loaderName + ":\n";
+            main += ind2 + "for " + (lp.batchTarget.empty() ? "_" : lp.batchTarget) + " in " +
+                    loaderName + ":\n";
         else
             main += ind2 + "for " + lp.indexName + ", " + lp.batchTarget + " in enumerate(" +
                     loaderName + "):\n";

@@ -132,6 +132,24 @@ if __name__ == "__main__":
     main()
 )";
 
+// A `while` loop that draws its batches itself: a manual item; the port binds no empty name.
+const char* const WhileDraws = R"(import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+loader = DataLoader(TensorDataset(torch.randn(16, 3), torch.randn(16, 1)), batch_size=4)
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+step = 0
+while step < 4:
+    x, y = next(iter(loader))
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    step += 1
+)";
+
 } // namespace
 
 class TestPortCleanup : public QObject
@@ -175,6 +193,14 @@ void TestPortCleanup::generated_data()
     QTest::addRow("epoch is the batch, Determined")
         << EpochIsTheBatch << "determined-pytorchtrial" << QStringList{}
         << QStringList{"epoch = batch\n"};
+    QTest::addRow("while loop, Determined")
+        << WhileDraws << "determined-pytorchtrial" << QStringList{"next(iter("}
+        << QStringList{"\n         = batch\n"};
+    QTest::addRow("while loop, Cerebras")
+        << WhileDraws << "cerebras-pytorch" << QStringList{"next(iter("}
+        << QStringList{"\n         = batch\n"};
+    QTest::addRow("while loop, PopTorch")
+        << WhileDraws << "graphcore-poptorch" << QStringList{} << QStringList{"for  in "};
     QTest::addRow("epoch is the batch, PopTorch")
         << EpochIsTheBatch << "graphcore-poptorch" << QStringList{"    for _ in range(1):"}
         << QStringList{"for epoch in range(1)"};

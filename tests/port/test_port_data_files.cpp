@@ -115,6 +115,11 @@ void TestPortDataFiles::placed_data()
                              << "" << 0 << ""
                              << ""
                              << "put it in the port's folder at series.pt";
+    QTest::addRow("saved and loaded back by the script")
+        << "torch.save(torch.zeros(2), 'state.pt')\nstate = torch.load('state.pt')\n"
+        << "" << 0 << ""
+        << ""
+        << "";
     QTest::addRow("written, not read") << "log = open('log.txt', 'w')\n"
                                        << "log.txt" << 0 << ""
                                        << ""
