@@ -6,6 +6,7 @@
 #include "core/dryrun/dry_run.h"
 #include "core/port/generate.h"
 #include "core/port/port_verified.h"
+#include "core/port/verify_outcome.h"
 
 #include <chrono>
 #include <filesystem>
@@ -37,8 +38,15 @@ struct PortCliOptions
 // The text form of a port's result and its verification.
 void printText(const port::PortResult& r, const port::VerifyResult* checked, const std::string& out)
 {
+    // The status is the port's completeness; with --verify, the same line says whether it was
+    // proven, so that it never reads as proven when nothing was compared.
+    const std::string notProven = checked ? port::notProvenBecause(*checked) : std::string();
     std::cout << r.status(checked) << " port for " << r.target
-              << (r.api.empty() ? "" : " (api " + r.api + ")") << " written to " << out << "\n";
+              << (r.api.empty() ? "" : " (api " + r.api + ")") << " written to " << out
+              << (!checked            ? ""
+                  : notProven.empty() ? ", verified"
+                                      : ", NOT verified: " + notProven)
+              << "\n";
     for (const auto& f : r.files)
         std::cout << "  " << f.path << (f.from.empty() ? "" : "  <- " + f.from) << "\n";
     for (const auto& m : r.manual)
@@ -64,11 +72,9 @@ void printText(const port::PortResult& r, const port::VerifyResult* checked, con
         if (v.stepsCompared > 0)
             std::cout << "  max relative loss difference " << v.maxRelLossDiff
                       << ", max weight difference " << v.maxAbsWeightDiff << "\n";
-        std::cout << (v.agrees ? "the port trains like the original\n"
-                      : v.firstDivergence
-                          ? "the port diverges at step " + std::to_string(v.firstDivergence) + "\n"
-                          : "the port could not be shown to train like the "
-                            "original\n");
+        std::cout << (notProven.empty()      ? "the port trains like the original\n"
+                      : v.stepsCompared == 0 ? "nothing was proven: " + notProven + "\n"
+                                             : "not proven: " + notProven + "\n");
     }
 }
 
@@ -119,11 +125,15 @@ int runPort(const PortCliOptions& o)
             if (auto r = port::portWithoutPlan(error, guide, api)) {
                 if (json) {
                     auto j = port::toJson(*r, out.string(), nullptr);
-                    if (o.verify)
+                    if (o.verify) {
+                        j["verified"] = false;
+                        j["not_verified_because"] =
+                            "no training loop was planned: nothing was generated to verify";
                         j["verify"] = {{"check_errors", nullptr},
                                        {"dry_run_steps", 0},
                                        {"steps_compared", 0},
                                        {"agrees", false}};
+                    }
                     std::cout << j.dump(2) << "\n";
                 } else {
                     printText(*r, nullptr, out.string());

@@ -61,6 +61,7 @@ struct VerifyResult
     std::vector<guides::Finding> itemFindings;
     int dryRunSteps = 0;
     std::string dryRunError;
+    int stepsAsked = 0; // VerifyOptions::steps
     int stepsCompared = 0;
     std::vector<double> originalLosses;
     std::vector<double> portLosses;

@@ -7,6 +7,7 @@
 #include "core/port/factory.h"
 #include "core/port/generate_cerebras_internal.h"
 #include "core/port/gradient_clip.h"
+#include "core/port/step_cleanup.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -342,14 +343,17 @@ std::string CerebrasGen::modelClass()
                  "# Every parameter decays, as in the original (no layer left out).\n" + ind2 +
                  "return [], list(self.model.named_parameters())\n\n";
     const std::string method = m_runner ? "__call__" : "forward";
+    const std::size_t methodAt = model.size();
     model += ind + "def " + method + "(self, batch):\n";
-    model += ind2 + lp.batchTarget + " = batch\n";
+    if (!lp.batchTarget.empty()) // a `while` loop binds no batch: its item says so
+        model += ind2 + lp.batchTarget + " = batch\n";
     model += cerebrasEpochReset(m_plan, m_slicer, m_step, m_runner, ind2);
     const std::string loss = lossName(m_plan);
     model += renderLocal(m_slicer, m_step.forward, m_fwdRules, ind2);
     if (!lp.lossName.empty() && loss != lp.lossName)
         model += ind2 + "loss = " + lp.lossName + "\n";
     model += ind2 + "return " + loss + "\n";
+    model = model.substr(0, methodAt) + dropDeadAliases(model.substr(methodAt));
     // Several models trained in turn: the one item of severalModelsLeft says it, and the code
     // between a backward and a step is the other models' training.
     const bool inTurn = lp.sequence.size() > 0;

@@ -1,5 +1,6 @@
 #include "core/common/atomic_file.h"
 #include "core/port/generate_internal.h"
+#include "core/port/step_cleanup.h"
 #include "core/python/index.h"
 
 #include <algorithm>
@@ -154,6 +155,8 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
         r.value->manual = std::move(manual);
         detail::nameStepLeftInPort(p, *r.value);
         r.value->notes.insert(r.value->notes.begin(), p.notes.begin(), p.notes.end());
+        addDataFiles(plan.dataFiles, plan.root, *r.value);
+        noteCheckpointSaves(plan, guide, a, *r.value);
         r.value->originalStepStart = originalStepStart(plan);
         r.value->generateMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)

@@ -30,7 +30,7 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
         return std::find(already.begin(), already.end(), s) != already.end();
     });
     dc.statements = renderTrimmingFactories(slicer, local, names, dc.module, rules, indent);
-    dc.dataset = render(src, ds, rules);
+    dc.dataset = render(src, ds, rules) + (data.datasetOfLoader ? ".dataset" : "");
     // Keyword values are rendered from their text (they are not statements).
     for (const auto& [k, v] : data.keywords) {
         if (k == "num_workers" || k == "pin_memory" || k == "persistent_workers" ||

@@ -7,6 +7,7 @@
 #include "core/port/flag_writes.h"
 #include "core/port/generate_internal.h"
 #include "core/port/run_values.h"
+#include "core/port/step_cleanup.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -366,7 +367,8 @@ struct DeterminedPort
         bindSelfAttributes(body, sc);
         const std::string loss = lossName(plan);
         auto unpack = [&](const std::string& ind, const char* indexParam) {
-            std::string t = ind + lp.batchTarget + " = batch\n";
+            // A loop that binds no batch (a `while` loop, whose item says so) unpacks nothing.
+            std::string t = lp.batchTarget.empty() ? "" : ind + lp.batchTarget + " = batch\n";
             if (!lp.indexName.empty() && lp.indexName != indexParam)
                 t += ind + lp.indexName + " = " + indexParam + "\n";
             return t;
@@ -394,6 +396,8 @@ struct DeterminedPort
         eval += unpack(ind, "batch_idx");
         eval += evaluationForward(body, ind) + chosen;
         eval += ind + "return {\"validation_loss\": " + loss + "}\n";
+        train = dropDeadAliases(train);
+        eval = dropTrainingComments(dropDeadAliases(eval));
         if (plan.evaluation)
             for (const auto& m : plan.evaluation->metrics)
                 out.notes.push_back("evaluation metric `" + m + "` of " +
@@ -424,36 +428,8 @@ struct DeterminedPort
         // rebuilds it from the hyperparameters (every flag under its own name) in the method that
         // needs it, so the function reads the same values.
         auto markBare = [&](std::string& piece) {
-            const std::string& a = plan.argsName;
-            const auto isId = [](char c) {
-                return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-            };
-            std::string done;
-            bool given = false;
-            std::size_t ls = 0;
-            while (ls < piece.size()) {
-                std::size_t le = piece.find('\n', ls);
-                if (le == std::string::npos)
-                    le = piece.size();
-                const std::string line = piece.substr(ls, le - ls);
-                bool bare = false;
-                for (std::size_t at = line.find(a); !a.empty() && at != std::string::npos;
-                     at = line.find(a, at + 1)) {
-                    const std::size_t end = at + a.size();
-                    bare = bare || !((at > 0 && isId(line[at - 1])) ||
-                                     (end < line.size() && isId(line[end])));
-                }
-                const auto first = line.find_first_not_of(' ');
-                if (bare && !given && first != std::string::npos && line[first] != '#' &&
-                    !line.starts_with("    def ")) {
-                    done += line.substr(0, first) + a + " = self.flags()\n";
-                    given = true;
-                    namespaceUsed = true;
-                }
-                done += line + (le < piece.size() ? "\n" : "");
-                ls = le + 1;
-            }
-            piece = done;
+            if (bindNamespaceAtFirstUse(piece, plan.argsName, "self.flags()"))
+                namespaceUsed = true;
         };
         trainLoaderText = trainLoader;
         evalLoaderText = evalLoader;

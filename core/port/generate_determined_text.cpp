@@ -122,4 +122,51 @@ std::string recordsPerEpochYaml(const PortPlan& plan, const SourceFile& src,
     return "records_per_epoch: " + std::to_string(*n) + yamlComment(why) + "\n";
 }
 
+bool bindNamespaceAtFirstUse(std::string& piece, const std::string& name, const std::string& value)
+{
+    if (name.empty())
+        return false;
+    const auto isId = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    };
+    std::string done;
+    std::size_t statementAt = 0; // where in `done` the current statement's first line begins
+    std::string statementIndent;
+    int depth = 0; // open brackets at the start of the line (strings are not told apart)
+    bool given = false;
+    std::size_t ls = 0;
+    while (ls < piece.size()) {
+        std::size_t le = piece.find('\n', ls);
+        if (le == std::string::npos)
+            le = piece.size();
+        const std::string line = piece.substr(ls, le - ls);
+        const auto first = line.find_first_not_of(' ');
+        const bool comment = first == std::string::npos || line[first] == '#';
+        if (depth == 0 && !comment) {
+            statementAt = done.size();
+            statementIndent = line.substr(0, first);
+        }
+        bool bare = false;
+        for (std::size_t at = line.find(name); at != std::string::npos;
+             at = line.find(name, at + 1)) {
+            const std::size_t end = at + name.size();
+            bare =
+                bare || !((at > 0 && isId(line[at - 1])) || (end < line.size() && isId(line[end])));
+        }
+        if (bare && !given && !comment && !line.starts_with("    def ")) {
+            done.insert(statementAt, statementIndent + name + " = " + value + "\n");
+            given = true;
+        }
+        for (char c : line.substr(0, line.find('#'))) {
+            depth += (c == '(' || c == '[' || c == '{') ? 1 : 0;
+            depth -= (c == ')' || c == ']' || c == '}') ? 1 : 0;
+        }
+        depth = std::max(depth, 0);
+        done += line + (le < piece.size() ? "\n" : "");
+        ls = le + 1;
+    }
+    piece = done;
+    return given;
+}
+
 } // namespace portolan::port::detail

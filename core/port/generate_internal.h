@@ -245,6 +245,10 @@ std::string recordsPerEpochYaml(const PortPlan& plan, const SourceFile& src,
                                 const std::map<std::string, Hyper>& hp,
                                 std::vector<std::string>& notes);
 // `text` with every call of `function` given `extra` as its last positional argument.
+// Binds `name = value` once in a rendered piece, before the statement of the first line that reads
+// `name` bare (a line inside a call's parentheses binds it before the whole statement); true when
+// it did.
+bool bindNamespaceAtFirstUse(std::string& piece, const std::string& name, const std::string& value);
 std::string passToCalls(const std::string& text, const std::string& function,
                         const std::string& extra);
 // The trial's module text with each function of `passes` (the original's functions that read

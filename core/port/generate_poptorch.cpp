@@ -422,10 +422,15 @@ struct PopTorchPort
         // A loader of the loop's values gets its own name: the original's iterable may be called
         // train_loader itself, which the values' lambda reads.
         const std::string loaderName = loopData.ok ? "step_loader" : "train_loader";
-        main += ind + "for epoch in " + epochs + ":" + epochsComment + "\n";
+        // The batch loop binding `epoch` itself (a loop over epochs that is the batch loop): the
+        // pass around it names nothing, so that it does not shadow the step's own.
+        const bool shadows = lp.batchTarget == "epoch" || lp.indexName == "epoch";
+        main +=
+            ind + "for " + (shadows ? "_" : "epoch") + " in " + epochs + ":" + epochsComment + "\n";
         main += poptorchEpochReset(plan, slicer, sc, rules, ind2);
         if (lp.indexName.empty())
-            main += ind2 + "for " + lp.batchTarget + " in " + loaderName + ":\n";
+            main += ind2 + "for " + (lp.batchTarget.empty() ? "_" : lp.batchTarget) + " in " +
+                    loaderName + ":\n";
         else
             main += ind2 + "for " + lp.indexName + ", " + lp.batchTarget + " in enumerate(" +
                     loaderName + "):\n";

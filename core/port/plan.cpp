@@ -252,6 +252,7 @@ Result<PortPlan> planPort(const analysis::ProjectAnalysis& analysis, const PortO
     // Found as the configuration's epoch count finds it, so the plan and the config agree.
     if (plan.loop)
         plan.loop->epochLoop = detail::epochLoopOf(plan);
+    plan.dataFiles = dataFilesRead(analysis);
     return Result<PortPlan>::ok(std::move(plan));
 }
 

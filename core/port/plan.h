@@ -10,6 +10,7 @@
 #include "core/common/diagnostic.h"
 #include "core/guides/finding.h"
 #include "core/guides/fixes/params_from_argparse.h"
+#include "core/port/data_files.h"
 #include "core/port/source.h"
 
 #include <map>
@@ -84,6 +85,9 @@ struct DataPlan
     std::string batchSize;                                     // the batch_size argument as written
     std::vector<std::pair<std::string, std::string>> keywords; // other keyword args, as written
     bool isDataLoader = false; // a torch DataLoader (else some other iterable)
+    // `dataset` is a project function's call that builds the loader with a data set of its own
+    // (`make_loader(args, "train")`): the data set is that loader's `.dataset`.
+    bool datasetOfLoader = false;
     // What the original's dry run observed (runOriginal), 0 when it did not run: the samples of
     // the data set of its first step, and whether that data was made up by the dry run.
     long observedSamples = 0;
@@ -215,6 +219,8 @@ struct PortPlan
     // values the port does not build: the one item at the launch names them, not each again.
     bool handedOver = false;
     std::vector<std::string> notes;
+    // Data files the original reads by a literal path (data_files.h): copied or noted.
+    std::vector<DataFileRead> dataFiles;
     // The original's command line (PortOptions::values): the branches a run takes follow it.
     std::map<std::string, std::string> commandLine;
 

@@ -69,8 +69,14 @@ bool Planner::findHelperData(const Call& c, FunctionId fn, DataPlan& out)
         const auto it = argumentOf.find(text(arg));
         const python::Argument& value = it != argumentOf.end() ? *it->second : arg;
         if ((arg.keyword.empty() && !out.dataset.valid()) || arg.keyword == "dataset") {
-            if (it == argumentOf.end())
-                return false; // the helper makes its own data set: not placed here
+            if (it == argumentOf.end()) {
+                // The helper makes its own data set: the port's loader takes the data set of
+                // the helper's loader, with the helper's batch size and options.
+                out.dataset = refOf(m_p.entry, src(), c.span);
+                out.dataset.text += ".dataset";
+                out.datasetOfLoader = true;
+                continue;
+            }
             out.dataset = refOf(m_p.entry, src(), value.valueSpan);
         } else if (arg.keyword == "batch_size") {
             out.batchSize = flagPassedAs(text(value), fn);

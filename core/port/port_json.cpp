@@ -1,5 +1,6 @@
 #include "core/guides/findings_report.h"
 #include "core/port/generate.h"
+#include "core/port/verify_outcome.h"
 
 #include <algorithm>
 #include <cctype>
@@ -116,6 +117,14 @@ nlohmann::json toJson(const PortResult& r, const std::string& output, const Veri
     j["api"] = r.api.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.api);
     j["output"] = output;
     j["status"] = r.status(verify);
+    // `status` is the port's completeness; whether it was shown to train like the original is
+    // `verified`, with the reason when not (verify_outcome.h).
+    if (verify) {
+        const std::string why = notProvenBecause(*verify);
+        j["verified"] = why.empty();
+        if (!why.empty())
+            j["not_verified_because"] = why;
+    }
     j["entry"] = r.entry;
     j["files"] = nlohmann::json::array();
     for (const auto& f : r.files)
@@ -147,6 +156,7 @@ nlohmann::json toJson(const PortResult& r, const std::string& output, const Veri
             jv["dry_run_error"] = v.dryRunError;
         if (!v.originalError.empty())
             jv["original_error"] = v.originalError;
+        jv["steps_asked"] = v.stepsAsked;
         jv["steps_compared"] = v.stepsCompared;
         jv["original_losses"] = numbers(v.originalLosses);
         jv["port_losses"] = numbers(v.portLosses);

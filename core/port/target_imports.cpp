@@ -71,6 +71,34 @@ bool usesWord(const std::string& text, const std::string& word)
     return false;
 }
 
+// `name` qualified as `qualified` in one line of code, outside its comment and its strings.
+std::string qualifiedIn(const std::string& line, const std::string& name,
+                        const std::string& qualified)
+{
+    const auto ident = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    };
+    std::string out;
+    char quote = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quote) {
+            quote = c == quote ? 0 : quote;
+        } else if (c == '#') {
+            return out + line.substr(i);
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (line.compare(i, name.size(), name) == 0 && (i == 0 || !ident(line[i - 1])) &&
+                   !ident(line[i + name.size()])) {
+            out += qualified;
+            i += name.size() - 1;
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+
 } // namespace
 
 std::string withoutTargetImports(const std::string& module, const std::string& header)
@@ -93,10 +121,18 @@ std::string withoutTargetImports(const std::string& module, const std::string& h
     for (const auto& l : lines)
         if (!simpleImport(l))
             code += l + "\n";
+    // A name the target imports that the module's own code reads from another module
+    // (`DataLoader` of torch.utils.data in a loader helper): the module's code reads it qualified,
+    // as a porting engineer resolves such a clash, so the target's name is the one the port's
+    // trial reads and the helper still builds the original's.
+    std::map<std::string, std::string> qualify; // name -> module
     std::string out;
     for (const auto& l : lines) {
         if (!simpleImport(l)) {
-            out += l + "\n";
+            std::string line = l;
+            for (const auto& [name, m] : qualify)
+                line = qualifiedIn(line, name, m + "." + name);
+            out += line + "\n";
             continue;
         }
         if (headerLines.count(trimmed(l)))
@@ -108,13 +144,21 @@ std::string withoutTargetImports(const std::string& module, const std::string& h
             continue;
         }
         std::string kept;
+        bool qualified = false;
         for (const auto& n : names) {
             const auto t = targetModule.find(n.bound);
             const bool shadows = t != targetModule.end() && t->second != m;
             if (shadows && !usesWord(code, n.bound))
                 continue;
+            if (shadows && n.text == n.bound && !m.starts_with(".")) {
+                qualify[n.bound] = m;
+                qualified = true;
+                continue;
+            }
             kept += (kept.empty() ? "" : ", ") + n.text;
         }
+        if (qualified)
+            out += "import " + m + "\n";
         if (!kept.empty())
             out += "from " + m + " import " + kept + "\n";
     }

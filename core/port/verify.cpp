@@ -231,6 +231,7 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
 {
     const auto t0 = std::chrono::steady_clock::now();
     VerifyResult v;
+    v.stepsAsked = o.steps;
     // 1. The target guide's checks. The guide is the port's target, so there is none to choose
     // (that rule, for the user's project, is the workflow layer's PortingSession).
     const guides::GuideSet guideSet = guides::loadGuides(resourcesDir() / "guides");

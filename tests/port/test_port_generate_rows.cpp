@@ -142,13 +142,12 @@ for data, target in loader:
         << whole << "determined-pytorchtrial" << true << "args = self.flags()\n"
         << "TODO(portolan)"
         << "";
-    // The loop's values come from a loader a helper builds: PopTorch's loader of those values
-    // has its own name, so the values' lambda does not read the loader itself.
+    // The loader a helper builds over a data set of its own: PopTorch's loader is over that
+    // loader's data set, with the helper's batch size (not a loader of the loop's values).
     QTest::newRow("namespace-whole/poptorch")
-        << whole << "graphcore-poptorch" << true << "for data, target in step_loader:\n"
-        << "step_loader = poptorch.DataLoader(\n        opts,\n        LoopValues(lambda: "
-           "step_loader"
-        << "";
+        << whole << "graphcore-poptorch" << true
+        << "poptorch.DataLoader(\n        opts,\n        make_loader(args).dataset,\n"
+        << "LoopValues(" << "";
     // The step is a function the loop calls once per iteration (an episode loop that collects
     // its batch around the call): the function's statements are the step, and what the loop
     // does besides the call is a named manual item.

@@ -1,0 +1,266 @@
+#include "core/port/data_files.h"
+
+#include "core/analysis/analysis.h"
+#include "core/port/generate.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace portolan::port {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Functions whose first argument is a file they read.
+bool readsFile(const std::string& callee)
+{
+    static const std::set<std::string> readers{"open",
+                                               "io.open",
+                                               "torch.load",
+                                               "numpy.load",
+                                               "numpy.loadtxt",
+                                               "numpy.genfromtxt",
+                                               "numpy.fromfile",
+                                               "pandas.read_csv",
+                                               "pandas.read_table",
+                                               "pandas.read_json",
+                                               "pandas.read_pickle",
+                                               "pandas.read_parquet",
+                                               "pandas.read_excel",
+                                               "PIL.Image.open",
+                                               "h5py.File",
+                                               "scipy.io.loadmat"};
+    return readers.count(callee) > 0;
+}
+
+// Functions that write the file their argument at `position` names.
+int writtenArgument(const std::string& callee)
+{
+    if (callee == "torch.save")
+        return 1;
+    if (callee == "numpy.save" || callee == "numpy.savetxt" || callee == "numpy.savez" ||
+        callee.ends_with(".to_csv"))
+        return 0;
+    return -1;
+}
+
+// `open(p, "w")`: a mode that writes.
+bool opensForWriting(const python::Call& c)
+{
+    const python::Argument* mode = c.keyword("mode");
+    if (!mode && c.arguments.size() > 1 && c.arguments[1].keyword.empty())
+        mode = &c.arguments[1];
+    return mode && mode->isString && mode->stringValue.find_first_of("wax") != std::string::npos;
+}
+
+// The string literals of an expression's text, in order ("a", 'b').
+std::vector<std::string> literals(const std::string& text)
+{
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char q = text[i];
+        if (q != '"' && q != '\'')
+            continue;
+        const auto end = text.find(q, i + 1);
+        if (end == std::string::npos)
+            break;
+        out.push_back(text.substr(i + 1, end - i - 1));
+        i = end;
+    }
+    return out;
+}
+
+struct PathArg
+{
+    std::string written;
+    bool fromScriptFolder = false;
+};
+
+// The path an argument names, when it is a literal or joined from __file__'s folder with
+// literals (`os.path.join(os.path.dirname(__file__), "data", "x.csv")`,
+// `Path(__file__).parent / "x.csv"`); nullopt for anything else (a flag, a variable).
+std::optional<PathArg> literalPath(const python::Argument& a)
+{
+    if (a.isString) {
+        if (a.stringValue.empty())
+            return std::nullopt;
+        return PathArg{a.stringValue, false};
+    }
+    const auto file = a.text.rfind("__file__");
+    if (file == std::string::npos)
+        return std::nullopt;
+    const auto parts = literals(a.text.substr(file));
+    if (parts.empty())
+        return std::nullopt;
+    PathArg p{"", true};
+    for (const auto& part : parts)
+        p.written += (p.written.empty() ? "" : "/") + part;
+    return p;
+}
+
+const python::Argument* firstPositional(const python::Call& c)
+{
+    for (const auto& a : c.arguments)
+        if (a.keyword.empty())
+            return &a;
+    return nullptr;
+}
+
+std::string folderOf(const std::string& file)
+{
+    const auto slash = file.rfind('/');
+    return slash == std::string::npos ? std::string() : file.substr(0, slash);
+}
+
+std::string normal(const fs::path& p)
+{
+    return p.lexically_normal().generic_string();
+}
+
+bool outsideRoot(const std::string& relative)
+{
+    return relative.empty() || relative == ".." || relative.starts_with("../");
+}
+
+std::string megabytes(std::uintmax_t bytes)
+{
+    std::ostringstream s;
+    s.precision(3);
+    s << double(bytes) / (1 << 20) << " MB";
+    return s.str();
+}
+
+} // namespace
+
+std::vector<DataFileRead> dataFilesRead(const analysis::ProjectAnalysis& analysis)
+{
+    std::vector<DataFileRead> reads;
+    std::map<std::string, std::string> writers; // relative path -> "file:line"
+    std::set<std::string> seen;
+    for (const auto& f : analysis.python) {
+        const auto& calls = f.index.calls;
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+            const auto& c = calls[i];
+            const std::string& callee = c.resolved.empty() ? c.callee : c.resolved;
+            const std::string at = f.path + ":" + std::to_string(c.span.line);
+            const int w = writtenArgument(callee);
+            const bool open = callee == "open" || callee == "io.open";
+            const python::Argument* arg = nullptr;
+            if (w >= 0) {
+                int positional = 0;
+                for (const auto& a : c.arguments)
+                    if (a.keyword.empty() && positional++ == w)
+                        arg = &a;
+            } else if (readsFile(callee)) {
+                arg = firstPositional(c);
+            }
+            if (!arg)
+                continue;
+            const auto path = literalPath(*arg);
+            if (!path)
+                continue;
+            DataFileRead r;
+            r.readBy = at;
+            r.readingFile = f.path;
+            r.written = path->written;
+            r.fromScriptFolder = path->fromScriptFolder;
+            r.absolute = fs::path(r.written).is_absolute();
+            if (!r.absolute)
+                r.relative =
+                    normal(fs::path(r.fromScriptFolder ? folderOf(f.path) : "") / r.written);
+            if (w >= 0 || (open && opensForWriting(c))) {
+                if (!r.relative.empty())
+                    writers.emplace(r.relative, at);
+                continue;
+            }
+            // Python sources are the port's to write; a folder is a dataset root, not a file.
+            if (r.written.ends_with(".py") ||
+                !seen.insert(r.absolute ? r.written : r.relative).second)
+                continue;
+            if (!r.absolute && outsideRoot(r.relative))
+                continue;
+            std::error_code ec;
+            const fs::path onDisk = r.absolute ? fs::path(r.written) : analysis.root / r.relative;
+            if (fs::is_directory(onDisk, ec))
+                continue;
+            r.exists = fs::is_regular_file(onDisk, ec);
+            r.bytes = r.exists ? fs::file_size(onDisk, ec) : 0;
+            reads.push_back(r);
+        }
+    }
+    for (auto& r : reads)
+        if (auto it = writers.find(r.relative); it != writers.end())
+            r.writtenBy = it->second;
+    // A file the reading script writes itself (a checkpoint it saves and loads back) is its own
+    // output, not data the port needs in its folder.
+    std::erase_if(reads, [](const DataFileRead& r) {
+        return !r.exists && r.writtenBy.starts_with(r.readingFile + ":");
+    });
+    return reads;
+}
+
+void addDataFiles(const std::vector<DataFileRead>& reads, const fs::path& root, PortResult& port)
+{
+    std::uintmax_t total = 0;
+    for (const auto& r : reads) {
+        if (r.absolute) {
+            port.notes.push_back("data file " + r.written + " (read at " + r.readBy +
+                                 ") is an absolute path: the port reads it there too, so it "
+                                 "must exist on the machine that runs the port");
+            continue;
+        }
+        // Where the port's code that reads it is: relative to the run's folder (the port's
+        // root), or, joined from __file__, beside the port's file made from the reading one.
+        std::string place = r.relative;
+        if (r.fromScriptFolder) {
+            std::string portFolder;
+            for (const auto& g : port.files)
+                if (g.from == r.readingFile) {
+                    portFolder = folderOf(g.path);
+                    break;
+                }
+            place = normal(fs::path(portFolder) / r.written);
+        }
+        const bool present = std::any_of(port.files.begin(), port.files.end(),
+                                         [&](const auto& g) { return g.path == place; });
+        if (present)
+            continue;
+        if (!r.exists) {
+            const auto writer = r.writtenBy.substr(0, r.writtenBy.find(':'));
+            const bool writerInPort =
+                !writer.empty() && std::any_of(port.files.begin(), port.files.end(),
+                                               [&](const auto& g) { return g.from == writer; });
+            port.notes.push_back("data file " + place + " (read at " + r.readBy +
+                                 ") is not in the original's folder" +
+                                 (writerInPort ? ": " + r.writtenBy + " writes it; run " + writer +
+                                                     " in the port's folder first"
+                                               : ": put it in the port's folder at " + place));
+            continue;
+        }
+        if (r.bytes > kDataFileCopyLimit || total + r.bytes > kDataFilesTotalLimit) {
+            port.notes.push_back(
+                "data file " + r.relative + " (" + megabytes(r.bytes) + ", read at " + r.readBy +
+                ") is not copied: a dataset that large stays where it is (Determined uploads "
+                "the port's folder as its context, under 95 MB); put it at " +
+                place + " in the port's folder where the port runs, or mount it there");
+            continue;
+        }
+        std::ifstream in(root / r.relative, std::ios::binary);
+        GeneratedFile g;
+        g.path = place;
+        g.from = r.relative;
+        g.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        if (!in && !in.eof())
+            continue;
+        total += r.bytes;
+        port.files.push_back(std::move(g)); // listed with its `from`: no note needed
+    }
+}
+
+} // namespace portolan::port

@@ -1,0 +1,204 @@
+// Data files the original reads from its folder (issue 24): the port runs from its own folder,
+// so a small file the code reads by a literal path (or joined from __file__'s folder) is copied
+// there at the same place, and listed with its `from`; a large one, an absolute path, or a file
+// the original's folder lacks gets a note that says where the port expects it. Each row is a
+// fixture written for the pattern; the verification rows run both dry runs on each target.
+#include "tests/port/port_fixture.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace portolan;
+using namespace portfixture;
+
+namespace {
+
+// A regression trained on points read from a CSV file beside the script.
+const char* const ReadsPoints = R"(import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+points = np.loadtxt('data/points.csv', delimiter=',', dtype=np.float32)
+x = torch.from_numpy(points[:, :3])
+y = torch.from_numpy(points[:, 3:])
+loader = DataLoader(TensorDataset(x, y), batch_size=4, shuffle=False)
+model = nn.Linear(3, 1)
+criterion = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+for epoch in range(2):
+    for inputs, targets in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+)";
+
+std::string pointsCsv()
+{
+    std::string csv;
+    for (int i = 0; i < 16; ++i) {
+        const double a = i * 0.1, b = 1.0 - i * 0.05, c = (i % 4) * 0.25;
+        csv += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(c) + "," +
+               std::to_string(2 * a - b + 0.5 * c) + "\n";
+    }
+    return csv;
+}
+
+// A training script whose first lines read (or write) a file: `read` is that statement.
+std::string withRead(const std::string& read)
+{
+    return "import os\nimport numpy as np\nimport pandas as pd\nimport torch\nimport torch.nn as "
+           "nn\n\n" +
+           read +
+           "\nmodel = nn.Linear(2, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+           "for step in range(4):\n    x = torch.randn(4, 2)\n    optimizer.zero_grad()\n"
+           "    loss = model(x).pow(2).mean()\n    loss.backward()\n    optimizer.step()\n";
+}
+
+} // namespace
+
+class TestPortDataFiles : public QObject
+{
+    Q_OBJECT
+private slots:
+    void placed_data();
+    void placed();
+    void verified_data();
+    void verified();
+};
+
+void TestPortDataFiles::placed_data()
+{
+    QTest::addColumn<QString>("read");     // the statement that reads
+    QTest::addColumn<QString>("file");     // the data file written beside main.py ("" none)
+    QTest::addColumn<int>("megabytes");    // its size, 0 for a few bytes
+    QTest::addColumn<QString>("extra");    // another script, "name=text"
+    QTest::addColumn<QString>("copiedTo"); // the port's file, "" when not copied
+    QTest::addColumn<QString>("note");     // a note that must be there, "" when none
+    QTest::addRow("relative literal") << "table = np.load('data/table.npy')\n"
+                                      << "data/table.npy" << 0 << ""
+                                      << "data/table.npy"
+                                      << "";
+    QTest::addRow("open a text file") << "names = open('names.txt').read().split()\n"
+                                      << "names.txt" << 0 << ""
+                                      << "names.txt"
+                                      << "";
+    QTest::addRow("read_csv") << "frame = pd.read_csv('rows.csv')\n"
+                              << "rows.csv" << 0 << ""
+                              << "rows.csv"
+                              << "";
+    QTest::addRow("joined from __file__")
+        << "here = os.path.dirname(os.path.abspath(__file__))\n"
+           "vocab = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'vocab.txt'))\n"
+        << "vocab.txt" << 0 << ""
+        << "vocab.txt"
+        << "";
+    QTest::addRow("large") << "big = torch.load('big.pt')\n"
+                           << "big.pt" << 9 << ""
+                           << ""
+                           << "data file big.pt (9 MB, read at main.py:7) is not copied";
+    QTest::addRow("absolute path") << "table = np.load('/srv/data/table.npy')\n"
+                                   << "" << 0 << ""
+                                   << ""
+                                   << "data file /srv/data/table.npy (read at main.py:7) is an "
+                                      "absolute path";
+    QTest::addRow("written by a script")
+        << "series = torch.load('series.pt')\n"
+        << "" << 0
+        << "make_series.py=import torch\ntorch.save(torch.arange(8.0), open('series.pt', 'wb'))\n"
+        << ""
+        << "data file series.pt (read at main.py:7) is not in the original's folder: "
+           "make_series.py:2 writes it; run make_series.py in the port's folder first";
+    QTest::addRow("missing") << "series = torch.load('series.pt')\n"
+                             << "" << 0 << ""
+                             << ""
+                             << "put it in the port's folder at series.pt";
+    QTest::addRow("saved and loaded back by the script")
+        << "torch.save(torch.zeros(2), 'state.pt')\nstate = torch.load('state.pt')\n"
+        << "" << 0 << ""
+        << ""
+        << "";
+    QTest::addRow("written, not read") << "log = open('log.txt', 'w')\n"
+                                       << "log.txt" << 0 << ""
+                                       << ""
+                                       << "";
+}
+
+// The one rule on every target: where the copy goes, its `from`, and the notes.
+void TestPortDataFiles::placed()
+{
+    QFETCH(QString, read);
+    QFETCH(QString, file);
+    QFETCH(int, megabytes);
+    QFETCH(QString, extra);
+    QFETCH(QString, copiedTo);
+    QFETCH(QString, note);
+    for (const char* target :
+         {"determined-pytorchtrial", "graphcore-poptorch", "cerebras-pytorch"}) {
+        QTemporaryDir dir;
+        const fs::path root = fs::path(dir.path().toStdString()) / "original";
+        std::map<std::string, std::string> files{{"main.py", withRead(read.toStdString())}};
+        const std::string content =
+            megabytes ? std::string(std::size_t(megabytes) << 20, 'x') : "1,2,3\n";
+        if (!file.isEmpty())
+            files[file.toStdString()] = content;
+        if (!extra.isEmpty()) {
+            const auto e = extra.toStdString();
+            files[e.substr(0, e.find('='))] = e.substr(e.find('=') + 1);
+        }
+        fs::create_directories(root / "data");
+        writeOriginal(root, files);
+        auto r = generateFrom(root, target, "runner");
+        QVERIFY2(r, r.error.message.c_str());
+        const port::GeneratedFile* copied = nullptr;
+        for (const auto& g : r.value->files)
+            if (g.from == file.toStdString() && !file.isEmpty())
+                copied = &g;
+        QVERIFY2((copied != nullptr) == !copiedTo.isEmpty(), target);
+        if (copied) {
+            QCOMPARE(QString::fromStdString(copied->path), copiedTo);
+            QVERIFY2(copied->text == content, target);
+        }
+        std::string notes;
+        for (const auto& n : r.value->notes)
+            notes += n + "\n";
+        QVERIFY2(note.isEmpty() ? !has(notes, "data file") : has(notes, note.toStdString()),
+                 (std::string(target) + "\n" + notes).c_str());
+        QVERIFY(!has(notes, "log.txt"));
+    }
+}
+
+void TestPortDataFiles::verified_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addRow("determined") << "determined-pytorchtrial";
+    QTest::addRow("poptorch") << "graphcore-poptorch";
+    QTest::addRow("cerebras runner") << "cerebras-pytorch";
+}
+
+// The port reads the copy from its own folder: both dry runs run, and the port trains like the
+// original. The original's folder is left as it was.
+void TestPortDataFiles::verified()
+{
+    PORT_SKIP_WITHOUT_TORCH();
+    QFETCH(QString, target);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    fs::create_directories(root / "data");
+    writeOriginal(root, {{"main.py", ReadsPoints}, {"data/points.csv", pointsCsv()}});
+    auto r = generateFrom(root, target.toStdString(), "runner");
+    QVERIFY2(r, r.error.message.c_str());
+    QVERIFY2(r.value->manual.empty(), manualText(*r.value).c_str());
+    const port::VerifyResult v = writeAndVerify(root, *r.value);
+    PORT_VERIFY_PROOF(v);
+    QVERIFY(fs::exists(root.parent_path() / "port" / "data" / "points.csv"));
+    int entries = 0;
+    for (const auto& e : fs::recursive_directory_iterator(root))
+        entries += e.is_regular_file() ? 1 : 0;
+    QCOMPARE(entries, 2);
+}
+
+QTEST_GUILESS_MAIN(TestPortDataFiles)
+#include "test_port_data_files.moc"
