@@ -90,7 +90,9 @@ struct Finder
     std::size_t train = 0, anchor = 0;
     std::string function;            // the evaluation function the epoch loop calls, if any
     const Stmt* evalDef = nullptr;   // its definition
-    bool nested = false;             // it reads the model as a global: main() defines it
+    bool modelGlobal = false;        // it reads the model as a global
+    bool deviceGlobal = false;       // it reads a device as a global
+    bool nested = false;             // for either: main() defines it
     std::vector<const Stmt*> chosen; // the epoch loop's validation statements, in order
     std::vector<const Stmt*> early;  // statements before the training pass they read
     std::string dropped;             // comments for the prints the port does not run
@@ -145,8 +147,19 @@ struct Finder
         evalDef = function.empty() ? nullptr : src.topDefinition(function);
         if (evalDef) {
             const auto params = parameterNames(src, *evalDef);
-            nested = readsName(src.text(evalDef->start, evalDef->end), plan.modelVariable) &&
-                     std::find(params.begin(), params.end(), plan.modelVariable) == params.end();
+            const std::string text = src.text(evalDef->start, evalDef->end);
+            const auto given = [&](const std::string& n) {
+                return std::find(params.begin(), params.end(), n) != params.end();
+            };
+            modelGlobal = readsName(text, plan.modelVariable) && !given(plan.modelVariable);
+            // A device global (`DEVICE`) read otherwise than by a device move, which the port
+            // drops, is not the port's: in main(), the CPU stands for it.
+            RenderRules moves;
+            moves.deviceNames = plan.deviceNames;
+            const std::string kept = render(src, evalDef->node, moves);
+            for (const auto& d : plan.deviceNames)
+                deviceGlobal = deviceGlobal || (readsName(kept, d) && !given(d));
+            nested = modelGlobal || deviceGlobal;
         }
         return true;
     }
@@ -191,10 +204,17 @@ struct Finder
             }
             const bool kept = (readsResult && (isPrint(src, s) || isAssignment(s))) ||
                               (isPrint(src, s) && !readsLoop);
-            if (kept && readsLost)
+            if (kept && readsLost) {
+                std::string names;
+                for (const auto& n : slicer.freeNames({&s}))
+                    if (lost.count(n))
+                        names += std::string(names.empty() ? "" : ", ") + "`" + n + "`";
+                std::string line = src.text(s.start, s.end);
+                line = line.substr(0, line.find('\n'));
                 dropped += loopIndent + "# " + plan.entry + ":" + std::to_string(s.line) +
-                           " also prints here what the port's training pass does not compute: " +
-                           src.text(s.start, s.end).substr(0, 60) + "\n";
+                           " also prints here what the port's training pass does not compute (" +
+                           names + "):\n" + loopIndent + "# " + line + "\n";
+            }
             if (!kept || readsLost) {
                 lost.insert(s.defines.begin(), s.defines.end());
                 continue;
@@ -246,19 +266,65 @@ struct Finder
         for (const Stmt* s : sl.module)
             if (!(nested && s == evalDef))
                 v.module.push_back(s);
+        derivedFlags(local);
         const std::string where = plan.entry + ":" + std::to_string(body()[anchor].line);
         v.setup = renderLocal(slicer, local, rules, indent);
-        v.setup += indent + "# Validation (" + where +
-                   ") runs the same model compiled for inference: PopTorch copies the\n" + indent +
-                   "# weights the training model leaves on the device to it when it is called.\n";
+        v.setup += indent + "# The validation (" + where + ") runs the same model compiled for\n" +
+                   indent + "# inference: PopTorch copies the weights the training model leaves " +
+                   "on the device\n" + indent + "# to it when it is called.\n";
         v.setup += indent + "inference_model = poptorch.inferenceModel(" + plan.modelBinding +
                    ", options=poptorch.Options())\n";
         if (nested)
-            v.setup += indent + "# " + function +
-                       "() reads the model as the original's module global: it is defined " +
-                       "here, where the\n" + indent +
-                       "# model is, and runs the inference model.\n" +
-                       renderLocal(slicer, {evalDef}, run, indent);
+            v.setup +=
+                indent + "# " + function + "() reads " +
+                (modelGlobal ? "the model" : "the device") +
+                " as the original's module global: it is defined here, where\n" + indent +
+                "# the " +
+                (modelGlobal ? "model is, and runs the inference model" : "port's device is") +
+                ".\n" + renderLocal(slicer, {evalDef}, modelGlobal ? run : rules, indent);
+    }
+
+    // A value the original derives into the flags namespace (`args.cuda = not args.no_cuda
+    // and ...`, not a flag of its parser) that the validation's code reads: its assignment comes
+    // with it, at module level or in main(), where the original makes it.
+    void derivedFlags(std::vector<const Stmt*>& local)
+    {
+        if (plan.argsName.empty())
+            return;
+        std::string text;
+        for (const auto* list : {&v.module, &local, &chosen})
+            for (const Stmt* s : *list)
+                text += src.text(s->start, s->end) + "\n";
+        if (evalDef)
+            text += src.text(evalDef->start, evalDef->end);
+        std::set<std::string> derived;
+        const std::regex read("\\b" + plan.argsName + "\\.([A-Za-z_][A-Za-z_0-9]*)");
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), read);
+             it != std::sregex_iterator(); ++it)
+            if (!plan.flag((*it)[1].str()))
+                derived.insert((*it)[1].str());
+        const auto sets = [&](const Stmt& s) {
+            const std::string t = src.text(s.start, s.end);
+            for (const auto& d : derived) {
+                const std::string left = plan.argsName + "." + d;
+                const auto after = t.find_first_not_of(' ', left.size());
+                if (s.type == "expression_statement" && t.starts_with(left) &&
+                    after != std::string::npos && t[after] == '=' && t.compare(after, 2, "==") != 0)
+                    return true;
+            }
+            return false;
+        };
+        for (const auto& s : src.statements())
+            if (sets(s) && std::find(v.module.begin(), v.module.end(), &s) == v.module.end())
+                v.module.push_back(&s);
+        for (const Stmt* f : src.chainAt(epoch->start, epoch->end))
+            if (f->type == "function_definition")
+                for (const auto& s : f->body)
+                    if (sets(s) && std::find(already.begin(), already.end(), &s) == already.end() &&
+                        std::find(local.begin(), local.end(), &s) == local.end())
+                        local.insert(local.begin(), &s);
+        std::sort(local.begin(), local.end(),
+                  [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
     }
 
     // The epoch loop's lines: the values the validation reads from before the training pass,
