@@ -26,11 +26,10 @@ const Stmt* loopCalling(const SourceFile& src, const std::vector<Stmt>& stmts,
 
 } // namespace
 
-std::optional<std::string> epochRange(const PortPlan& plan, const SourceFile& src)
+const Stmt* epochLoopStatement(const PortPlan& plan, const SourceFile& src)
 {
-    if (!plan.loop || plan.argsName.empty() || !plan.loop->loop.valid() ||
-        plan.loop->loop.file != plan.entry)
-        return std::nullopt;
+    if (!plan.loop || !plan.loop->loop.valid() || plan.loop->loop.file != plan.entry)
+        return nullptr;
     const auto& batch = plan.loop->loop;
     // The loop around the batch loop, or around the call of the function that holds it.
     const Stmt* epoch = nullptr;
@@ -39,6 +38,15 @@ std::optional<std::string> epochRange(const PortPlan& plan, const SourceFile& sr
             epoch = s;
     if (!epoch && !plan.loop->function.empty())
         epoch = loopCalling(src, src.statements(), plan.loop->function);
+    return epoch;
+}
+
+std::optional<std::string> epochRange(const PortPlan& plan, const SourceFile& src)
+{
+    if (!plan.loop || plan.argsName.empty() || !plan.loop->loop.valid() ||
+        plan.loop->loop.file != plan.entry)
+        return std::nullopt;
+    const Stmt* epoch = epochLoopStatement(plan, src);
     if (!epoch || ts_node_is_null(epoch->forIter))
         return std::nullopt;
     const std::string text = src.text(epoch->forIter);

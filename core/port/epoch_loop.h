@@ -9,6 +9,10 @@
 
 namespace portolan::port::detail {
 
+// The `for` around the batch loop, or around the call of the function that holds it, in the
+// entry; null when there is none.
+const Stmt* epochLoopStatement(const PortPlan& plan, const SourceFile& src);
+
 // `range(...)` of the epoch loop around the batch loop, as written, when it reads nothing but
 // literals and the flags namespace (`range(1, args.n_epochs + 1)`): a port whose loop reads the
 // same flags runs as many epochs as the original, whatever the flag's name. nullopt otherwise.

@@ -40,6 +40,9 @@ struct PortResult
     // generator's own spots, such as PopTorch's forward and the model it wraps): the step's item
     // names them too (step_left.cpp).
     std::vector<std::string> stepLeftAt;
+    // The plan's manual items ("file:line") this target generated after all (a plateau decay
+    // stepped as ReduceLROnPlateau): generatePort does not list them.
+    std::vector<std::string> generatedItems;
     double planMs = 0;
     double generateMs = 0;
 

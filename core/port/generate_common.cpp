@@ -137,10 +137,18 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
         // The plan's own manual items come first. They are about code the port does not move
         // (a conditional step, an annealed rate): each is named by a TODO(portolan) under the
         // docstring of the file that holds the training step, with its place in the original.
-        if (!p.manual.empty() && !r.value->files.empty()) {
+        // Those the target generated after all are not left.
+        auto planManual = p.manual;
+        std::erase_if(planManual, [&](const guides::Finding& m) {
+            const auto& done = r.value->generatedItems;
+            return std::find(done.begin(), done.end(),
+                             m.location.file + ":" + std::to_string(m.location.line)) !=
+                   done.end();
+        });
+        if (!planManual.empty() && !r.value->files.empty()) {
             auto& main = r.value->files.front();
             std::string todos;
-            for (const auto& m : p.manual)
+            for (const auto& m : planManual)
                 todos += detail::todo("", m.message + " (" + m.location.file + ":" +
                                               std::to_string(m.location.line) + ")");
             std::size_t at = 0;
@@ -150,7 +158,7 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
             }
             main.text.insert(at, todos);
         }
-        auto manual = p.manual;
+        auto manual = planManual;
         manual.insert(manual.end(), r.value->manual.begin(), r.value->manual.end());
         r.value->manual = std::move(manual);
         detail::nameStepLeftInPort(p, *r.value);

@@ -30,6 +30,7 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
         return std::find(already.begin(), already.end(), s) != already.end();
     });
     dc.statements = renderTrimmingFactories(slicer, local, names, dc.module, rules, indent);
+    dc.local = local;
     dc.dataset = render(src, ds, rules) + (data.datasetOfLoader ? ".dataset" : "");
     // Keyword values are rendered from their text (they are not statements).
     for (const auto& [k, v] : data.keywords) {
@@ -78,6 +79,7 @@ DataCode loopValuesCode(const PortPlan& plan, const Slicer& slicer, const Render
     const Slice sl = slicer.slice(usedNames(src, iter), {});
     dc.module = sl.module;
     dc.statements = renderLocal(slicer, sl.local, rules, indent);
+    dc.local = sl.local;
     dc.dataset = "LoopValues(lambda: " + render(src, iter, rules) + ")";
     dc.keywords.emplace_back("collate_fn", "one_value");
     dc.ok = true;

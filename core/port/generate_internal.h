@@ -200,6 +200,7 @@ struct DataCode
     std::string dataset;
     std::vector<std::pair<std::string, std::string>> keywords;
     std::vector<const Stmt*> module;
+    std::vector<const Stmt*> local; // the statements `statements` renders
 };
 // `alsoReads`: names the target writes from their text beside the loader (PopTorch's
 // `batch_size=<the original's expression>`), whose definitions come with the data code too.

@@ -5,6 +5,7 @@
 #include "core/port/epoch_loop.h"
 #include "core/port/generate_internal.h"
 #include "core/port/gradient_clip.h"
+#include "core/port/poptorch_validation.h"
 #include "core/port/run_values.h"
 
 #include <algorithm>
@@ -50,6 +51,8 @@ struct PopTorchPort
     std::string optimizer;
 
     bool clipPlaced = false;
+    std::vector<const Stmt*> inMain; // the original's statements main() runs before the loop
+    PopTorchValidation validation;
     std::vector<std::string> carried; // state the step carries over: in and out of the program
 
     explicit PopTorchPort(const PortPlan& p) : plan(p), slicer(p), lp(*p.loop), src(slicer.source())
@@ -258,6 +261,9 @@ struct PopTorchPort
             }
             main += text;
         }
+        inMain = sc.init.local;
+        if (!argparseAtModule)
+            inMain.insert(inMain.end(), argparse.begin(), argparse.end());
         // poptorch.Options under a name the original's code does not use (a script whose
         // flags are `opts` keeps them).
         const auto used = identifiersOf(src.text());
@@ -271,6 +277,8 @@ struct PopTorchPort
             if (n != plan.argsName && plan.train.batchSize.find("." + n) == std::string::npos)
                 batchReads.insert(n);
         DataCode dc = dataCode(plan, slicer, plan.train, rules, ind, batchReads, sc.init.local);
+        inMain.insert(inMain.end(), dc.local.begin(), dc.local.end());
+        inMain.insert(inMain.end(), loopData.local.begin(), loopData.local.end());
         if (loopData.ok) {
             moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
             main += loopData.statements;
@@ -400,6 +408,14 @@ struct PopTorchPort
                 "options=" + opts + ",\n" + ind2 + "optimizer=" + optimizer + ")\n";
         if (!plan.stepNotPlaced.empty() && plan.modelBinding.empty())
             out.stepLeftAt.push_back("TrainingModel(model" + extras + "),");
+        validation = poptorchValidation(plan, slicer, rules, inMain, ind, ind2);
+        main += validation.setup;
+        const auto plateau = poptorchPlateau(plan, src, validation, optimizer, ind, ind2);
+        if (plateau) {
+            main += plateau->setup;
+            out.generatedItems = plateau->placed;
+        }
+        moduleStmts.insert(moduleStmts.end(), validation.module.begin(), validation.module.end());
         // The original's epoch count (run_values.h): its flag, read from the parser the port
         // keeps, else the number with where it comes from. The original's own range, when it
         // reads only the parser's flags (`range(1, args.n_epochs + 1)`), is kept as written, so
@@ -427,6 +443,7 @@ struct PopTorchPort
         const bool shadows = lp.batchTarget == "epoch" || lp.indexName == "epoch";
         main +=
             ind + "for " + (shadows ? "_" : "epoch") + " in " + epochs + ":" + epochsComment + "\n";
+        main += validation.epochStart;
         main += poptorchEpochReset(plan, slicer, sc, rules, ind2);
         if (lp.indexName.empty())
             main += ind2 + "for " + (lp.batchTarget.empty() ? "_" : lp.batchTarget) + " in " +
@@ -442,8 +459,14 @@ struct PopTorchPort
         for (const auto& s : plan.schedulers)
             main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" +
                     (s.perBatch ? ind3 : ind2) + "training_model.setOptimizer(" + optimizer + ")\n";
-        main += ind + "training_model.detachFromDevice()\n";
-        if (plan.evaluation && !plan.modelBinding.empty()) {
+        main += validation.pass;
+        if (plateau)
+            main += plateau->step;
+        if (validation.ok)
+            main += poptorchValidationEnd(ind2);
+        if (!validation.ok)
+            main += ind + "training_model.detachFromDevice()\n";
+        if (plan.evaluation && !plan.modelBinding.empty() && !validation.ok) {
             main += ind + "# Evaluation: the model itself, compiled for inference.\n";
             main += ind + "inference_model = poptorch.inferenceModel(" + plan.modelBinding +
                     ".eval(), options=poptorch.Options())\n";

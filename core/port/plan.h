@@ -77,6 +77,19 @@ struct SchedulerPlan
     std::string epochsEnd;
 };
 
+// A rate divided when a compared metric did not improve (`if not best or val_loss < best:
+// best = val_loss else: lr /= 4.0`): ReduceLROnPlateau(mode="min", factor, patience=0,
+// threshold=0, threshold_mode="abs") stepped with the metric (plateau_plan.cpp says when that is
+// the same rule). Each is also a manual item, which a target that generates it drops.
+struct PlateauPlan
+{
+    CodeRef decay;      // `lr /= 4.0`
+    CodeRef branch;     // the `if` holding it
+    std::string rate;   // `lr`
+    std::string metric; // `val_loss`
+    std::string factor; // `1 / 4.0`
+};
+
 struct DataPlan
 {
     std::string variable;                                      // "train_loader"
@@ -211,6 +224,7 @@ struct PortPlan
     std::vector<PlanItem> leftovers;
     // What the plan could not place: each becomes a port.manual finding.
     std::vector<guides::Finding> manual;
+    std::vector<PlateauPlan> plateaus;
     // Why the training step itself is the user's to write (several backward() calls, layer-local
     // optimizers), "" when the port places it. Such a step's own names (its locals, its
     // function's parameters) are then named by that one item, not each as untraced.

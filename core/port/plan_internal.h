@@ -159,6 +159,7 @@ private:
     void markZeroGrads();
     std::set<std::string> modelsReached(std::size_t index) const;
     std::string plateauDecay(const Assignment& a, const std::string& text) const;
+    std::optional<PlateauPlan> plateauPlan(const Assignment& a, const std::string& text) const;
     std::string periodicDecay(const Assignment& a, const std::string& text) const;
     bool stepDecayScheduler(const Assignment& a, const std::string& text,
                             std::set<std::uint32_t>& replaced);

@@ -402,9 +402,10 @@ void Planner::findLeftovers()
 // refuses ReduceLROnPlateau in any other mode) and steps it with the validation loss in
 // evaluate_full_dataset; PopTorch steps it after the epoch's evaluation, then hands the optimizer
 // to the device with training_model.setOptimizer; the Cerebras schedules count steps and none
-// follows a metric. The port's validation is not the original's computation (it stands in with
-// training steps when the original's is not a DataLoader), so the schedule would follow another
-// metric: the item names the form instead of generating a schedule that differs.
+// follows a metric. Where the port's validation is not the original's computation (it stands in
+// with training steps when the original's is not a DataLoader), the schedule would follow another
+// metric: the item names the form instead of generating a schedule that differs. PopTorch, which
+// runs the original's validation, generates it (plateau_plan.cpp, poptorch_validation.cpp).
 std::string Planner::plateauDecay(const Assignment& a, const std::string& text) const
 {
     if (!a.augmented)
@@ -558,6 +559,8 @@ void Planner::findLrChanges()
             continue;
         }
         if (const auto plateau = plateauDecay(a, text); !plateau.empty()) {
+            if (auto pp = plateauPlan(a, text))
+                m_p.plateaus.push_back(std::move(*pp));
             m_p.manual.push_back(manualFinding(plateau, refOf(m_p.entry, src(), a.span),
                                                "compute the original's validation loss in the "
                                                "port and step ReduceLROnPlateau with it"));

@@ -1,0 +1,356 @@
+// The original's validation pass on PopTorch (issue 24, D6 and the metrics): a call of its
+// evaluation function, or the evaluation loop written inline beside a training function, runs
+// each epoch after the training pass with poptorch.inferenceModel over the trained model. The
+// verification replays the first steps only, so each row also runs the original and its written
+// port whole (PopTorch's stand-ins) with one seed and compares what their validation prints:
+// the same losses and accuracies, epoch after epoch.
+#include "tests/port/port_fixture.h"
+
+#include <QObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace portolan;
+using namespace portfixture;
+
+namespace {
+
+// Data without randomness and a model with dropout: a port that left the model in eval mode for
+// the next training pass, or validated other weights, prints other numbers.
+const char* const Head = R"(import argparse
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(6, 16)
+        self.drop = nn.Dropout(0.5)
+        self.fc2 = nn.Linear(16, 3)
+
+    def forward(self, x):
+        return F.log_softmax(self.fc2(self.drop(F.relu(self.fc1(x)))), dim=1)
+
+
+def train(model, loader, optimizer):
+    model.train()
+    for data, target in loader:
+        optimizer.zero_grad()
+        loss = F.nll_loss(model(data), target)
+        loss.backward()
+        optimizer.step()
+    return loss.item()
+
+)";
+
+// Validation in a function the epoch loop calls: a summed loss and an accuracy of sums.
+const char* const ByFunction = R"(
+def test(model, loader):
+    model.eval()
+    test_loss = 0
+    correct = 0
+    with torch.no_grad():
+        for data, target in loader:
+            output = model(data)
+            test_loss += F.nll_loss(output, target, reduction="sum").item()
+            pred = output.argmax(dim=1, keepdim=True)
+            correct += pred.eq(target.view_as(pred)).sum().item()
+    test_loss /= len(loader.dataset)
+    print("test loss {:.6f} accuracy {}/{}".format(test_loss, correct, len(loader.dataset)))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=3)
+    args = parser.parse_args()
+    train_set = TensorDataset(torch.linspace(-2, 2, 240).view(40, 6).sin(), torch.arange(40) % 3)
+    test_set = TensorDataset(torch.linspace(-2, 2, 120).view(20, 6).cos(), torch.arange(20) % 3)
+    train_loader = DataLoader(train_set, batch_size=8)
+    test_loader = DataLoader(test_set, batch_size=10)
+    model = Net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(1, args.epochs + 1):
+        train(model, train_loader, optimizer)
+        test(model, test_loader)
+
+
+if __name__ == "__main__":
+    main()
+)";
+
+// Validation written inline in the epoch loop at module level, its average printed after it
+// beside a value only the training function returns.
+const char* const Inline = R"(
+train_set = TensorDataset(torch.linspace(-2, 2, 240).view(40, 6).sin(), torch.arange(40) % 3)
+valid_set = TensorDataset(torch.linspace(-2, 2, 120).view(20, 6).cos(), torch.arange(20) % 3)
+train_loader = DataLoader(train_set, batch_size=8)
+valid_loader = DataLoader(valid_set, batch_size=5)
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+for ep in range(3):
+    last = train(model, train_loader, optimizer)
+    running = 0.0
+    hits = 0
+    model.eval()
+    with torch.no_grad():
+        for i, (x, y) in enumerate(valid_loader):
+            out = model(x)
+            running += F.nll_loss(out, y).item()
+            hits += (out.argmax(1) == y).sum().item()
+    average = running / (i + 1)
+    print("epoch", ep, "valid", round(average, 6), "hits", hits)
+    print("tail", ep, last, average)
+)";
+
+// A language model trained at module level by a hand-written SGD update, validated by a function
+// that reads the model as a global over a tensor (not a loader), and a rate divided by 4 when the
+// validation loss does not improve (@DECAY@): the loss rises at epochs 5 and 6 with this data.
+const char* const Plateau = R"(import argparse
+import math
+import time
+import torch
+import torch.nn as nn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--lr", type=float, default=1.0)
+parser.add_argument("--epochs", type=int, default=6)
+parser.add_argument("--bptt", type=int, default=5)
+args = parser.parse_args()
+
+
+def batchify(data, bsz):
+    nbatch = data.size(0) // bsz
+    return data.narrow(0, 0, nbatch * bsz).view(bsz, -1).t().contiguous()
+
+
+train_data = batchify((torch.arange(240) * 7) % 11, 4)
+val_data = batchify((torch.arange(60) * 7 + torch.arange(60) // 7) % 11, 2)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(11, 8)
+        self.out = nn.Linear(8, 11)
+
+    def forward(self, x):
+        return torch.log_softmax(self.out(torch.tanh(self.embed(x))), dim=-1).view(-1, 11)
+
+
+model = Net()
+criterion = nn.NLLLoss()
+
+
+def get_batch(source, i):
+    seq_len = min(args.bptt, len(source) - 1 - i)
+    return source[i:i + seq_len], source[i + 1:i + 1 + seq_len].view(-1)
+
+
+def evaluate(data_source):
+    model.eval()
+    total_loss = 0.
+    with torch.no_grad():
+        for i in range(0, data_source.size(0) - 1, args.bptt):
+            data, targets = get_batch(data_source, i)
+            output = model(data)
+            total_loss += len(data) * criterion(output, targets).item()
+    return total_loss / (len(data_source) - 1)
+
+
+def train():
+    model.train()
+    for batch, i in enumerate(range(0, train_data.size(0) - 1, args.bptt)):
+        data, targets = get_batch(train_data, i)
+        model.zero_grad()
+        loss = criterion(model(data), targets)
+        loss.backward()
+        for p in model.parameters():
+            p.data.add_(p.grad, alpha=-lr)
+
+
+lr = args.lr
+best_val_loss = None
+for epoch in range(1, args.epochs + 1):
+    epoch_start_time = time.time()
+    train()
+    val_loss = evaluate(val_data)
+    print('-' * 20)
+    print("end of epoch {:d} | {} | valid loss {:.6f} | ppl {:.4f}".format(
+        epoch, time.time() - epoch_start_time >= 0, val_loss, math.exp(val_loss)))
+@DECAY@)";
+
+const char* const Decay = R"(    if not best_val_loss or val_loss < best_val_loss:
+        best_val_loss = val_loss
+    else:
+        lr /= 4.0
+)";
+
+std::string withDecay(const std::string& decay)
+{
+    std::string s = Plateau;
+    s.replace(s.find("@DECAY@"), 7, decay);
+    return s;
+}
+
+// Runs `script` in `dir` whole, seeded once before it, with PopTorch's stand-ins on the path;
+// its standard output, or the error.
+QString runWhole(const fs::path& dir, const std::string& script, QString* error,
+                 const QString& drop = {})
+{
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("PYTHONPATH",
+               QString::fromStdString((resourcesDir() / "python" / "portolan_standins").string()));
+    p.setProcessEnvironment(env);
+    p.setWorkingDirectory(QString::fromStdString(dir.string()));
+    // `drop`, when given, is taken out of the script first: without it, the numbers must part.
+    p.start(Python, {"-c",
+                     "import sys, torch\n"
+                     "script, drop = sys.argv[1], sys.argv[2]\n"
+                     "torch.manual_seed(0)\n"
+                     "sys.argv = [script]\n"
+                     "text = open(script).read()\n"
+                     "if drop:\n"
+                     "    assert drop in text, drop\n"
+                     "    text = text.replace(drop, '', 1)\n"
+                     "exec(compile(text, script, 'exec'), {'__name__': '__main__'})\n",
+                     QString::fromStdString(script), drop});
+    if (!p.waitForFinished(120000) || p.exitCode() != 0)
+        *error = QString::fromUtf8(p.readAllStandardError());
+    return QString::fromUtf8(p.readAllStandardOutput());
+}
+
+} // namespace
+
+class TestPortValidation : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void popTorchValidates_data();
+    void popTorchValidates();
+    void plateauForms_data();
+    void plateauForms();
+};
+
+void TestPortValidation::popTorchValidates_data()
+{
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<QStringList>("present");
+    QTest::addColumn<QStringList>("absent");
+    QTest::addColumn<int>("printed");  // lines the original prints (but the `tail` ones)
+    QTest::addColumn<QString>("drop"); // a generated line without which the numbers part
+    QTest::addRow("function") << QString(Head) + ByFunction
+                              << QStringList{"inference_model = poptorch.inferenceModel(model, ",
+                                             "test(inference_model, test_loader)",
+                                             "training_model.detachFromDevice()\n        test("}
+                              << QStringList{"inferenceModel(model.eval()"} << 3
+                              << "        model.train()\n";
+    QTest::addRow("inline") << QString(Head) + Inline
+                            << QStringList{"out = inference_model(x)", "        model.eval()\n",
+                                           "print(\"epoch\", epoch, \"valid\"",
+                                           "also prints here what the port's training pass"}
+                            << QStringList{"inferenceModel(model.eval()",
+                                           "\n        print(\"tail\""}
+                            << 3 << "        model.train()\n";
+    QTest::addRow("plateau")
+        << QString::fromStdString(withDecay(Decay))
+        << QStringList{"    def evaluate(data_source):\n", "output = inference_model(data)",
+                       "        epoch_start_time = time.time()\n",
+                       "ReduceLROnPlateau(\n        optimizer, mode=\"min\", factor=1 / 4.0, "
+                       "patience=0, threshold=0, threshold_mode=\"abs\")",
+                       "plateau.step(val_loss)\n        training_model.setOptimizer(optimizer)"}
+        << QStringList{"TODO(portolan)", "lr /= 4.0"} << 12 << "        plateau.step(val_loss)\n";
+}
+
+void TestPortValidation::popTorchValidates()
+{
+    QFETCH(QString, script);
+    QFETCH(QStringList, present);
+    QFETCH(QStringList, absent);
+    QFETCH(int, printed);
+    QFETCH(QString, drop);
+    PORT_SKIP_WITHOUT_TORCH();
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root, script.toStdString(), "graphcore-poptorch");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string text = allText(*r.value);
+    PORT_VERIFY_CONTAINS(text, present);
+    PORT_VERIFY_ABSENT(text, absent);
+    QVERIFY2(r.value->manual.empty(), manualText(*r.value).c_str());
+    const auto v = writeAndVerify(root, *r.value);
+    PORT_VERIFY_PROOF(v);
+
+    // Whole runs: the port validates after each epoch as the original does, with the same
+    // numbers; without the line `drop`, its numbers are not the original's.
+    QString error;
+    const QString original = runWhole(root, "main.py", &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const fs::path port = root.parent_path() / "port";
+    const QString ported = runWhole(port, "train.py", &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error + "\n---\n" + QString::fromStdString(text)));
+    QStringList expected;
+    for (const auto& line : original.split('\n', Qt::SkipEmptyParts))
+        if (!line.startsWith("tail"))
+            expected << line;
+    QCOMPARE(expected.size(), printed);
+    QCOMPARE(ported.split('\n', Qt::SkipEmptyParts), expected);
+    const QString without = runWhole(port, "train.py", &error, drop);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QVERIFY(without.split('\n', Qt::SkipEmptyParts) != expected);
+}
+
+// The decay forms: ReduceLROnPlateau is generated only where it is the original's rule (the
+// rate divided when `metric < best` fails, the improving branch keeping the best); any other
+// form stays the plan's item, which names the target's form.
+void TestPortValidation::plateauForms_data()
+{
+    QTest::addColumn<QString>("decay");
+    QTest::addColumn<bool>("generated");
+    QTest::addRow("not-best-or-less") << QString(Decay) << true;
+    QTest::addRow("best-greater")
+        << "    if best_val_loss is None:\n        best_val_loss = val_loss\n"
+           "    if best_val_loss > val_loss:\n"
+           "        best_val_loss = val_loss\n    else:\n"
+           "        lr *= 0.5\n"
+        << true;
+    // The rate divided when the loss improves: not a plateau rule.
+    QTest::addRow("wrong-direction") << "    if not best_val_loss or val_loss > best_val_loss:\n"
+                                        "        best_val_loss = val_loss\n    else:\n"
+                                        "        lr /= 4.0\n"
+                                     << false;
+    // The best never kept: the original compares with the first epoch's loss only.
+    QTest::addRow("best-not-kept") << "    if not best_val_loss or val_loss < best_val_loss:\n"
+                                      "        pass\n    else:\n        lr /= 4.0\n"
+                                   << false;
+    // Another condition decides (an elif): not the comparison failing.
+    QTest::addRow("elif") << "    if not best_val_loss or val_loss < best_val_loss:\n"
+                             "        best_val_loss = val_loss\n    elif epoch > 2:\n"
+                             "        lr /= 4.0\n"
+                          << false;
+}
+
+void TestPortValidation::plateauForms()
+{
+    QFETCH(QString, decay);
+    QFETCH(bool, generated);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root, withDecay(decay.toStdString()), "graphcore-poptorch");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string text = allText(*r.value);
+    QCOMPARE(has(text, "ReduceLROnPlateau(\n"), generated);
+    QCOMPARE(r.value->manual.empty(), generated);
+    if (!generated)
+        QVERIFY2(has(manualText(*r.value), "the learning rate"), manualText(*r.value).c_str());
+}
+
+QTEST_GUILESS_MAIN(TestPortValidation)
+#include "test_port_validation.moc"
