@@ -227,6 +227,7 @@ void Slicer::findCallers()
     // A trainer class instantiated with the values its method's loop reads (`self.x`): they
     // are looked up where the instance is made, before it.
     const auto& lp = *m_plan.loop;
+    addConstructorCaller();
     if (lp.instance.valid()) {
         Caller c;
         c.call = lp.instance.start;
@@ -564,7 +565,8 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
         if (!seen.insert({name, scope}).second)
             continue;
         if (exclude.count(name) || (isBuiltin(name) && !m_rebound.count(name)) ||
-            name == m_plan.argsName || m_plan.deviceNames.count(name))
+            name == m_plan.argsName || m_plan.deviceNames.count(name) ||
+            constructorValue(name, scope))
             continue;
         const Found f = findDefiner(name, scope, forceLocal);
         if (!f.stmt) {
