@@ -150,6 +150,9 @@ struct LoopPlan
     std::set<std::string> selfBuilt;
     CodeRef selfInit;
     std::map<std::string, std::string> initValues;
+    // `self.opt = self.configure_optimizers()` in that constructor, for a method of the class that
+    // only returns an expression: the call -> the expression, which the port writes in its place.
+    std::vector<std::pair<CodeRef, CodeRef>> initCalls;
     int backwardCount = 0;
     // Several backward() calls per batch, each a statement of the loop body: the whole step in
     // order (plan_multi.cpp). Empty for a step with one backward.

@@ -139,6 +139,7 @@ private:
     void bindStepArguments(const Call& backward, const Call& call);
     void bindSelfAttributes(const Stmt& loop);
     void bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* instance);
+    void bindSelfCalls(const Stmt& cls, Stmt& s, const std::set<std::string>& built);
     const Assignment* selfBuiltAssignment(const std::string& name) const;
     void constructorValues(DataPlan& out, FunctionId fn) const;
     void noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction);

@@ -59,11 +59,87 @@ void eachStatement(std::vector<Stmt>& stmts, const std::function<void(Stmt&)>& f
     }
 }
 
+// A method that takes only self and only returns an expression (`def configure_optimizers(self):
+// return optim.SGD(...)`): the returned expression's node, else a null node.
+TSNode returnedExpression(const Stmt& method)
+{
+    const Stmt* only = nullptr;
+    for (const auto& s : method.body) {
+        if (s.isComment() || (s.type == "expression_statement" &&
+                              nodeType(ts_node_named_child(s.node, 0)) == "string"))
+            continue;
+        if (only)
+            return TSNode{};
+        only = &s;
+    }
+    const TSNode params = fieldOf(method.node, "parameters");
+    if (!only || only->type != "return_statement" || ts_node_named_child_count(params) != 1)
+        return TSNode{};
+    return ts_node_named_child(only->node, 0);
+}
+
 } // namespace
+
+// `self.x = self.m()` in the constructor, m a method of the class that only returns an
+// expression: the call reads what the expression reads, and an optimizer the expression builds
+// is the optimizer `x`.
+void Planner::bindSelfCalls(const Stmt& cls, Stmt& s, const std::set<std::string>& built)
+{
+    const auto& file = *m_p.sources.at(m_p.entry);
+    const TSNode a = ts_node_named_child(s.node, 0);
+    const std::string target = selfTarget(file, s);
+    const TSNode call = nodeType(a) == "assignment" ? fieldOf(a, "right") : TSNode{};
+    if (target.empty() || nodeType(call) != "call" ||
+        ts_node_named_child_count(fieldOf(call, "arguments")) != 0)
+        return;
+    const TSNode callee = fieldOf(call, "function");
+    if (nodeType(callee) != "attribute" || file.text(fieldOf(callee, "object")) != "self")
+        return;
+    const std::string name = file.text(fieldOf(callee, "attribute"));
+    for (const auto& m : cls.body) {
+        if (m.type != "function_definition" || m.name != name)
+            continue;
+        const TSNode e = returnedExpression(m);
+        if (ts_node_is_null(e))
+            return;
+        const auto uses = usedNames(file, e);
+        s.uses.insert(uses.begin(), uses.end());
+        s.uses.erase("self");
+        selfNames(file, e, built, s.uses);
+        const CodeRef expression =
+            refOf(m_p.entry, src(), ts_node_start_byte(e), ts_node_end_byte(e),
+                  static_cast<int>(ts_node_start_point(e).row) + 1,
+                  static_cast<int>(ts_node_start_point(e).column));
+        m_p.loop->initCalls.emplace_back(
+            refOf(m_p.entry, src(), ts_node_start_byte(call), ts_node_end_byte(call), s.line,
+                  static_cast<int>(ts_node_start_point(call).column)),
+            expression);
+        for (const auto& c : idx().calls) {
+            const std::string q = resolvedName(c);
+            if (c.span.startByte != expression.start || c.span.endByte != expression.end ||
+                !q.starts_with("torch.optim.") || q.starts_with("torch.optim.lr_scheduler.") ||
+                !std::isupper(static_cast<unsigned char>(lastPart(q)[0])))
+                continue;
+            OptimizerPlan o;
+            o.variable = target;
+            o.qualified = q;
+            o.construction = refOf(m_p.entry, src(), c.span);
+            o.statement = refOf(m_p.entry, src(), s);
+            m_p.optimizers.push_back(o);
+        }
+        return;
+    }
+}
 
 void Planner::bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* instance)
 {
     auto& lp = *m_p.loop;
+    // A module that trains itself (`class Layer(nn.Module)` whose optimizer takes
+    // `self.parameters()`) is a model, not a trainer: its attributes are its layers.
+    const std::string bases = src().text(fieldOf(cls.node, "superclasses"));
+    if (bases.find("Module") != std::string::npos ||
+        src().text(init.start, init.end).find("self.parameters()") != std::string::npos)
+        return;
     // The attributes the constructor assigns at its top level or in its blocks.
     std::set<std::string> built;
     std::function<void(const std::vector<Stmt>&)> collect = [&](const std::vector<Stmt>& v) {
@@ -94,6 +170,7 @@ void Planner::bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* insta
                     s.defines.insert(a);
                 selfNames(file, s.node, built, s.uses);
                 s.uses.erase("self");
+                bindSelfCalls(c, s, built);
             });
         }
     }

@@ -71,6 +71,21 @@ const char* const OnDevice = R"(    def __init__(self, rate=0.05, rounds=2):
         self.crit = nn.CrossEntropyLoss()
         self.opt = torch.optim.SGD(self.net.parameters(), lr=rate))";
 
+// The constructor asks a method of the class for its optimizer (`configure_optimizers`), which
+// reads an attribute stored from a parameter.
+const char* const AsksForOptimizer = R"(    def __init__(self, rate=0.05, rounds=2):
+        self.rounds = rounds
+        self.rate = rate
+        torch.manual_seed(0)
+        points = TensorDataset(torch.randn(24, 5), torch.randint(0, 3, (24,)))
+        self.batches = DataLoader(points, batch_size=4, shuffle=False)
+        self.net = nn.Sequential(nn.Linear(5, 6), nn.ReLU(), nn.Linear(6, 3))
+        self.crit = nn.CrossEntropyLoss()
+        self.opt = self.configure_optimizers()
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.net.parameters(), lr=self.rate))";
+
 const char* const LoopInMethod = R"(
     def season(self):
         self.net.train()
@@ -222,6 +237,12 @@ private slots:
              {"net = nn.Sequential(nn.Linear(5, 6), nn.ReLU(), nn.Linear(6, 3))\n"},
              {"net = nn.Sequential(nn.Linear(5, 6), nn.ReLU(), nn.Linear(6, 3))\n"},
              {"net = nn.Sequential(nn.Linear(5, 6), nn.ReLU(), nn.Linear(6, 3))\n"}},
+            // The optimizer a method of the class returns, its rate the flag.
+            {"optimizer from a method", AsksForOptimizer, LoopInMethod,
+             "    Coach(rate=args.rate).season()",
+             {"opt = torch.optim.SGD(net.parameters(), lr=self.context.get_hparam(\"rate\"))"},
+             {"opt = torch.optim.SGD(net.parameters(), lr=args.rate)"},
+             {"optimizer_type: \"SGD\"\n  learning_rate: 0.1"}},
         };
         for (const auto& s : shapes) {
             QTest::newRow((std::string(s.name) + ", determined").c_str())
@@ -253,7 +274,8 @@ private slots:
         // The attributes are the target's own names, never an attribute of an attribute, a
         // loader over the loop's values, or a device move.
         PORT_VERIFY_ABSENT(text, QStringList({"self.self.", "LoopValues", ".to(self.device)",
-                                              "self.batches", "self.net"}));
+                                              "self.batches", "self.net", "self.rate",
+                                              "configure_optimizers"}));
         PORT_SKIP_WITHOUT_TORCH();
         PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
     }
