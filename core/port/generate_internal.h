@@ -100,6 +100,7 @@ private:
     // the loop's method, whose parameters the instantiation's values give.
     void addConstructorCaller();
     bool constructorValue(const std::string& name, int scope) const;
+    void constructorSeeds(std::vector<const Stmt*>& out) const;
     int m_constructorScope = 0;
     void findRebound();
     std::vector<const Stmt*> mutators(const Stmt& definer, const std::string& name) const;

@@ -142,6 +142,7 @@ private:
     void bindSelfCalls(const Stmt& cls, Stmt& s, const std::set<std::string>& built);
     const Assignment* selfBuiltAssignment(const std::string& name) const;
     void constructorValues(DataPlan& out, FunctionId fn) const;
+    bool readsSelfBuilt(const Stmt& s, const std::string& attribute) const;
     void noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction);
     bool findProgressData(const Call& c, FunctionId fn, DataPlan& out);
     bool findHelperData(const Call& c, FunctionId fn, DataPlan& out);

@@ -239,8 +239,8 @@ void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out
                     return;
     // A trainer class's `self.loader`: what its constructor builds, or the instantiation's
     // argument.
-    if (iterable.starts_with("self.") && fn == m_loopFunction && selfBuiltAssignment(iterable))
-        return findData(iterable.substr(5), fn, out);
+    if (iterable.starts_with("self.") && selfBuiltAssignment(iterable))
+        return findData(iterable.substr(5), m_loopFunction, out);
     if (iterable.starts_with("self.") && m_p.loop && fn == m_loopFunction)
         if (const auto it = m_p.loop->selfArguments.find(iterable.substr(5));
             it != m_p.loop->selfArguments.end() &&
@@ -317,7 +317,8 @@ void Planner::findEval()
             if (m_p.evaluation)
                 return;
             if (s.type == "for_statement" && &s != m_loopStmt &&
-                !containsMethodCall(src(), s.node, "backward") && s.uses.count(m_p.modelVariable) &&
+                !containsMethodCall(src(), s.node, "backward") &&
+                (s.uses.count(m_p.modelVariable) || readsSelfBuilt(s, m_p.modelVariable)) &&
                 !m_p.modelVariable.empty()) {
                 const std::string iter = src().text(s.forIter);
                 // An epoch loop (`for epoch in range(n)`) may hold the validation inline.

@@ -636,6 +636,7 @@ std::vector<const Stmt*> Slicer::seedStatements() const
             t.find("random.seed(") != std::string::npos)
             out.push_back(&s);
     }
+    constructorSeeds(out);
     return out;
 }
 

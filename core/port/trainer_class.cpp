@@ -236,6 +236,17 @@ void Planner::constructorValues(DataPlan& out, FunctionId fn) const
             value = it->second;
 }
 
+// Does a statement of the class read `self.<attribute>`, an attribute the constructor builds (an
+// evaluation loop in another method that calls `self.model`)?
+bool Planner::readsSelfBuilt(const Stmt& s, const std::string& attribute) const
+{
+    if (!m_p.loop || !m_p.loop->selfBuilt.count(attribute))
+        return false;
+    std::set<std::string> reads;
+    selfNames(src(), s.node, m_p.loop->selfBuilt, reads);
+    return reads.count(attribute) > 0;
+}
+
 // `self.x = ...` in the constructor, for an attribute x it builds: its assignment.
 const Assignment* Planner::selfBuiltAssignment(const std::string& name) const
 {

@@ -30,6 +30,22 @@ bool Slicer::constructorValue(const std::string& name, int scope) const
            m_plan.loop->initValues.count(name) > 0 && !m_plan.loop->selfBuilt.count(name);
 }
 
+// The seeding calls of a trainer class's constructor (`torch.manual_seed(0)` before it builds
+// the model): the port seeds where it builds them.
+void Slicer::constructorSeeds(std::vector<const Stmt*>& out) const
+{
+    if (m_constructorScope <= 0)
+        return;
+    for (const auto& s : m_callers[static_cast<std::size_t>(m_constructorScope - 1)].function->body) {
+        if (s.type != "expression_statement" || !s.defines.empty())
+            continue;
+        const std::string t = m_src->text(s.start, s.end);
+        if (t.find("manual_seed(") != std::string::npos ||
+            t.find("random.seed(") != std::string::npos)
+            out.push_back(&s);
+    }
+}
+
 namespace {
 
 // A literal or a flag (`args.lr`): a value the constructor's code can be given as text.

@@ -86,6 +86,26 @@ const char* const AsksForOptimizer = R"(    def __init__(self, rate=0.05, rounds
     def configure_optimizers(self):
         return torch.optim.SGD(self.net.parameters(), lr=self.rate))";
 
+// The constructor also builds held-out data, which another method evaluates the model on.
+const char* const WithHeldOut = R"(    def __init__(self, rate=0.05, rounds=2):
+        self.rounds = rounds
+        torch.manual_seed(0)
+        points = TensorDataset(torch.randn(24, 5), torch.randint(0, 3, (24,)))
+        held = TensorDataset(torch.randn(8, 5), torch.randint(0, 3, (8,)))
+        self.batches = DataLoader(points, batch_size=4, shuffle=False)
+        self.checks = DataLoader(held, batch_size=8)
+        self.net = nn.Sequential(nn.Linear(5, 6), nn.ReLU(), nn.Linear(6, 3))
+        self.crit = nn.CrossEntropyLoss()
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=rate)
+
+    def review(self):
+        self.net.eval()
+        missed = 0
+        with torch.no_grad():
+            for xb, yb in self.checks:
+                missed += (self.net(xb).argmax(1) != yb).sum().item()
+        return missed)";
+
 const char* const LoopInMethod = R"(
     def season(self):
         self.net.train()
@@ -214,11 +234,13 @@ private slots:
         } shapes[] = {
             // The defaults and a flag passed by keyword.
             {"loop in the method", BuildsAll, LoopInMethod, "    Coach(rate=args.rate).season()",
-             {"nn.Linear(5, 6)", "opt = torch.optim.SGD(net.parameters(), "
+             {"torch.manual_seed(0)\n        net = nn.Sequential(", "nn.Linear(5, 6)",
+              "opt = torch.optim.SGD(net.parameters(), "
                                  "lr=self.context.get_hparam(\"rate\"))",
               "opt = self.context.wrap_optimizer(opt)", "self.context.step_optimizer(self.opt)",
               "batch_size=self.context.get_per_slot_batch_size()"},
-             {"opt = torch.optim.SGD(net.parameters(), lr=args.rate)", "batch_size=4",
+             {"torch.manual_seed(0)\n    net = nn.Sequential(",
+              "opt = torch.optim.SGD(net.parameters(), lr=args.rate)", "batch_size=4",
               "TrainingModel(net, crit=crit)", "for epoch in range(2):"},
              {"self.model = net", "learning_rate: 0.1", "batch_size: 4"}},
             // A literal passed by position; the loop in a helper the epoch loop calls.
@@ -243,6 +265,13 @@ private slots:
              {"opt = torch.optim.SGD(net.parameters(), lr=self.context.get_hparam(\"rate\"))"},
              {"opt = torch.optim.SGD(net.parameters(), lr=args.rate)"},
              {"optimizer_type: \"SGD\"\n  learning_rate: 0.1"}},
+            // Held-out data evaluated in another method: the target's validation data.
+            {"evaluation in a method", WithHeldOut, LoopInHelper,
+             "    Coach(rate=args.rate).season()",
+             {"def build_validation_data_loader(self) -> DataLoader:\n"
+              "        held = TensorDataset(torch.randn(8, 5), torch.randint(0, 3, (8,)))\n"},
+             {"TrainingModel(net, crit=crit)"},
+             {"self.model = net"}},
         };
         for (const auto& s : shapes) {
             QTest::newRow((std::string(s.name) + ", determined").c_str())
@@ -274,7 +303,7 @@ private slots:
         // The attributes are the target's own names, never an attribute of an attribute, a
         // loader over the loop's values, or a device move.
         PORT_VERIFY_ABSENT(text, QStringList({"self.self.", "LoopValues", ".to(self.device)",
-                                              "self.batches", "self.net", "self.rate",
+                                              "self.batches", "self.net", "self.rate", "self.checks",
                                               "configure_optimizers"}));
         PORT_SKIP_WITHOUT_TORCH();
         PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
