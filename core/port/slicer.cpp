@@ -469,7 +469,8 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
             const auto& c = m_callers[k];
             // The model, the optimizers and the schedulers the plan names are the training's
             // even when the caller does not pass them (a scheduler stepped per epoch).
-            if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function)
+            if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function ||
+                (static_cast<int>(k) + 1 == m_constructorScope && !c.passed.count(name)))
                 continue;
             f = {definer(c.function->body, name, c.call), true, static_cast<int>(k) + 1};
         }

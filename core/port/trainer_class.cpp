@@ -153,8 +153,6 @@ void Planner::bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* insta
         }
     };
     collect(init.body);
-    if (built.empty())
-        return;
     // The constructor's statements as statements of a function whose locals are the attributes:
     // `self.model = Net()` defines `model`, `SGD(self.model.parameters())` uses it. Only the
     // constructor: the loop's method reads them through LoopPlan::selfArguments.
@@ -176,7 +174,7 @@ void Planner::bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* insta
     }
     const FunctionId initFn = functionAt(init.body.back().start);
     const auto* def = idx().function(initFn);
-    if (!def)
+    if (!def || built.empty())
         return;
     m_initFunction = initFn;
     lp.selfBuilt = built;

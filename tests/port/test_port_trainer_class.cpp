@@ -106,6 +106,21 @@ const char* const WithHeldOut = R"(    def __init__(self, rate=0.05, rounds=2):
                 missed += (self.net(xb).argmax(1) != yb).sum().item()
         return missed)";
 
+// The model, its optimizer and the loader handed to the constructor, which builds the criterion.
+const char* const TakesModel = R"(    def __init__(self, net, opt, batches, rounds):
+        self.net = net
+        self.opt = opt
+        self.batches = batches
+        self.rounds = rounds
+        self.crit = nn.CrossEntropyLoss())";
+
+const char* const MakesModel = R"(    torch.manual_seed(0)
+    points = TensorDataset(torch.randn(24, 5), torch.randint(0, 3, (24,)))
+    batches = DataLoader(points, batch_size=4, shuffle=False)
+    net = nn.Sequential(nn.Linear(5, 6), nn.ReLU(), nn.Linear(6, 3))
+    opt = torch.optim.SGD(net.parameters(), lr=args.rate)
+    Coach(net, opt, batches, 2).season())";
+
 const char* const LoopInMethod = R"(
     def season(self):
         self.net.train()
@@ -272,6 +287,12 @@ private slots:
               "        held = TensorDataset(torch.randn(8, 5), torch.randint(0, 3, (8,)))\n"},
              {"TrainingModel(net, crit=crit)"},
              {"self.model = net"}},
+            // Handed the model and the optimizer (main() builds them), building only the
+            // criterion: the model is main()'s, not looked up in the constructor.
+            {"model passed in", TakesModel, LoopInMethod, MakesModel,
+             {"net = nn.Sequential(nn.Linear(5, 6)", "self.context.step_optimizer(self.opt)"},
+             {"TrainingModel(net, crit=crit)", "for epoch in range(2):"},
+             {"self.model = net", "self.crit = crit"}},
         };
         for (const auto& s : shapes) {
             QTest::newRow((std::string(s.name) + ", determined").c_str())
