@@ -339,17 +339,6 @@ bool isWrapped(const ProjectAnalysis& a, const PythonFile& f, const Call& call,
 
 namespace {
 
-bool receiverFrom(const PythonFile& f, const Call& call, const std::vector<std::string>& globs)
-{
-    const std::string receiver = receiverOf(call.callee);
-    if (receiver.empty())
-        return false;
-    for (const auto& c : f.index.calls)
-        if (c.assignedTo == receiver && calleeOk(globs, c))
-            return true;
-    return false;
-}
-
 std::set<std::string> hostCallTexts(const ProjectAnalysis& a)
 {
     std::set<std::string> out;
@@ -405,7 +394,8 @@ void forCalls(RuleContext& ctx,
             const Call& c = f.index.calls[i];
             if (c.callee.empty())
                 continue;
-            if (!calleeMatches(ctx.analysis, f, static_cast<int>(i), callees, resolvedOnly) ||
+            if ((!calleeMatches(ctx.analysis, f, static_cast<int>(i), callees, resolvedOnly) &&
+                 !methodOfWrapped(p, f, c)) ||
                 (!excludes.empty() &&
                  calleeMatches(ctx.analysis, f, static_cast<int>(i), excludes, resolvedOnly)))
                 continue;

@@ -119,6 +119,14 @@ bool placeOk(const RuleContext& ctx, const analysis::PythonFile& f, python::Func
 bool isWrapped(const analysis::ProjectAnalysis& a, const analysis::PythonFile& f,
                const python::Call& call, const std::vector<std::string>& wrappers, int depth = 0);
 
+// rules_wrapped.cpp. Was the call's receiver assigned from a call matching `globs`?
+bool receiverFrom(const analysis::PythonFile& f, const python::Call& call,
+                  const std::vector<std::string>& globs);
+// `method-of-wrapped: step` + `wrapped-by: [...]`: a call of that method on whatever the file
+// wraps with one of the wrappers (`opt = context.wrap_optimizer(...)`, `self.sgd = opt`), whatever
+// its name: forCalls selects it as if its callee matched.
+bool methodOfWrapped(const RuleParams& p, const analysis::PythonFile& f, const python::Call& c);
+
 // unless-project-calls (+ unless-argument, unless-call-keyword): the project makes a call that
 // exempts it (with such an argument value, or passing such a keyword).
 bool exemptedByProjectCall(const RuleContext& ctx);

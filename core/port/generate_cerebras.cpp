@@ -59,6 +59,10 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             const auto it = hp.find(text.substr(prefix.size()));
             return it == hp.end() ? std::string() : it->second.value;
         }
+        // A parameter of the trainer class's constructor that builds the optimizer: its value.
+        if (const std::string v = constructorValueText(plan, text, o.construction.start);
+            !v.empty())
+            return valueOf(v);
         // A parameter of the factory that builds the optimizer, given the same value by
         // every call (`build(args.lr)`): that value.
         if (const std::string passed = argumentPassed(src, text, o.construction.start);

@@ -36,6 +36,7 @@ public:
     std::string moduleText(const std::vector<const Stmt*>& extra, const RenderRules& rules,
                            bool keepArgparse = false) const;
     const SourceFile& source() const { return *m_src; }
+    const PortPlan& plan() const { return m_plan; }
     const Stmt* loopFunction() const { return m_function; }
     // The flags namespace is a module global of the port (PopTorch keeps the script's argparse
     // at module level): module statements that read it can stay at module level.
@@ -95,6 +96,12 @@ private:
     };
     std::vector<Caller> m_callers;
     void findCallers();
+    // A trainer class's constructor that builds attributes (trainer_class.cpp): a caller of
+    // the loop's method, whose parameters the instantiation's values give.
+    void addConstructorCaller();
+    bool constructorValue(const std::string& name, int scope) const;
+    void constructorSeeds(std::vector<const Stmt*>& out) const;
+    int m_constructorScope = 0;
     void findRebound();
     std::vector<const Stmt*> mutators(const Stmt& definer, const std::string& name) const;
     std::vector<const Stmt*> fillers(const std::vector<Stmt>& scope, const Stmt& definer,
@@ -180,6 +187,13 @@ std::string renderGuardingSeeds(const PortPlan& plan, const Slicer& slicer,
                                 const std::vector<const Stmt*>& stmts, const RenderRules& rules,
                                 const std::string& indent);
 // Renders `stmts` (in the slicer's source, from any scope) with their preceding comments.
+// The rules for a statement of a trainer class's constructor that builds attributes: `self.x`
+// as the constructor's name x, its parameters as their values (trainer_class.cpp). `rules`
+// unchanged for any other statement.
+RenderRules constructorRules(const PortPlan& plan, const Stmt& s, const RenderRules& rules);
+// The value of the constructor's parameter `name` read at `at` inside the constructor, "" when
+// `at` is elsewhere or the value is not known.
+std::string constructorValueText(const PortPlan& plan, const std::string& name, std::uint32_t at);
 std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& stmts,
                         const RenderRules& rules, const std::string& indent);
 // The parameter names of a function definition, in order ("" for one without a plain name).

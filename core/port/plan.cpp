@@ -88,6 +88,9 @@ const Assignment* Planner::assignmentOf(const std::string& name, FunctionId fn, 
 {
     if (depth > 4)
         return nullptr;
+    if (fn == m_loopFunction)
+        if (const Assignment* a = selfBuiltAssignment(name))
+            return a;
     for (const auto& a : idx().assignments)
         if (a.function == fn && a.target == name && !a.augmented)
             return &a;

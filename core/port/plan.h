@@ -159,6 +159,17 @@ struct LoopPlan
     // `self.x`, stored by the constructor from a parameter -> the instantiation's argument text.
     std::map<std::string, std::string> selfArguments;
     CodeRef instance; // the instantiation `Trainer(args, model, ...)`
+    // The attributes the trainer class's constructor builds itself (`self.model = Net()`,
+    // `self.loader = DataLoader(...)`): each is a name of the constructor's scope, which the
+    // slicer reads as a caller of the loop's method (trainer_class.cpp). selfInit is that
+    // constructor; initValues its parameters' values: the instantiation's argument when it is a
+    // literal or a flag, else the default.
+    std::set<std::string> selfBuilt;
+    CodeRef selfInit;
+    std::map<std::string, std::string> initValues;
+    // `self.opt = self.configure_optimizers()` in that constructor, for a method of the class that
+    // only returns an expression: the call -> the expression, which the port writes in its place.
+    std::vector<std::pair<CodeRef, CodeRef>> initCalls;
     int backwardCount = 0;
     // Several backward() calls per batch, each a statement of the loop body: the whole step in
     // order (plan_multi.cpp). Empty for a step with one backward.

@@ -138,6 +138,11 @@ private:
     void analyseClosureLoop(const Stmt& loop, const Stmt& closure);
     void bindStepArguments(const Call& backward, const Call& call);
     void bindSelfAttributes(const Stmt& loop);
+    void bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* instance);
+    void bindSelfCalls(const Stmt& cls, Stmt& s, const std::set<std::string>& built);
+    const Assignment* selfBuiltAssignment(const std::string& name) const;
+    void constructorValues(DataPlan& out, FunctionId fn) const;
+    bool readsSelfBuilt(const Stmt& s, const std::string& attribute) const;
     void noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction);
     bool findProgressData(const Call& c, FunctionId fn, DataPlan& out);
     bool findHelperData(const Call& c, FunctionId fn, DataPlan& out);
@@ -177,6 +182,7 @@ private:
     FunctionId m_loopFunction = ModuleLevel;
     const Stmt* m_loopStmt = nullptr;
     FunctionId m_instanceFunction = ModuleLevel; // where the trainer class is instantiated
+    FunctionId m_initFunction = ModuleLevel;     // its constructor, when it builds attributes
 };
 
 } // namespace portolan::port::planning

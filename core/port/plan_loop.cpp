@@ -192,6 +192,8 @@ void Planner::bindSelfAttributes(const Stmt& loop)
     for (const auto& c : idx().calls)
         if (!instance && c.callee == cls->name)
             instance = &c;
+    if (init)
+        bindSelfBuilt(*cls, *init, instance);
     if (!init || !instance)
         return;
     const auto* def = idx().function(functionAt(init->body.back().start));
@@ -225,8 +227,10 @@ void Planner::bindSelfAttributes(const Stmt& loop)
         if (nodeType(left) != "attribute" || nodeType(right) != "identifier" ||
             src().text(fieldOf(left, "object")) != "self")
             continue;
-        if (const auto it = argumentOf.find(src().text(right)); it != argumentOf.end())
+        if (const auto it = argumentOf.find(src().text(right)); it != argumentOf.end()) {
             bound[src().text(fieldOf(left, "attribute"))] = it->second;
+            m_p.loop->selfBuilt.erase(src().text(fieldOf(left, "attribute")));
+        }
     }
     if (!bound.empty()) {
         m_p.loop->instance = refOf(m_p.entry, src(), instance->span);

@@ -134,6 +134,9 @@ void Planner::findModel()
         m_p.stepNotPlaced = "layer-local optimizers";
         return;
     }
+    // `self.model`, built by a trainer class's constructor: the constructor's `model`.
+    if (m_p.modelVariable.starts_with("self.") && selfBuiltAssignment(m_p.modelVariable))
+        m_p.modelVariable.erase(0, 5);
     const Assignment* a = assignmentOf(m_p.modelVariable, m_loopFunction);
     // Built where the optimizer that trains it is built (a trainer class's method holds the
     // loop; the script's main() builds the model and the optimizer and hands them over).
@@ -148,7 +151,7 @@ void Planner::findModel()
                           m_p.loop ? m_p.loop->loop : CodeRef{}));
         return;
     }
-    m_p.modelBinding = a->target;
+    m_p.modelBinding = a == selfBuiltAssignment(a->target) ? a->target.substr(5) : a->target;
     const Call* c = innerCall(*a);
     if (c) {
         m_p.modelConstruction = refOf(m_p.entry, src(), c->span);
@@ -234,7 +237,10 @@ void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out
                 c.span.startByte >= m_loopStmt->start && c.span.endByte <= m_loopStmt->end)
                 if (findProgressData(c, fn, out))
                     return;
-    // A trainer class's `self.loader`: the instantiation's argument.
+    // A trainer class's `self.loader`: what its constructor builds, or the instantiation's
+    // argument.
+    if (iterable.starts_with("self.") && selfBuiltAssignment(iterable))
+        return findData(iterable.substr(5), m_loopFunction, out);
     if (iterable.starts_with("self.") && m_p.loop && fn == m_loopFunction)
         if (const auto it = m_p.loop->selfArguments.find(iterable.substr(5));
             it != m_p.loop->selfArguments.end() &&
@@ -273,6 +279,7 @@ void Planner::findData(const std::string& iterable, FunctionId fn, DataPlan& out
             out.keywords.emplace_back(arg.keyword,
                                       src().text(arg.valueSpan.startByte, arg.valueSpan.endByte));
     }
+    constructorValues(out, a->function);
 }
 
 // A progress bar around the batches (`tqdm(loader, desc=...)`): the batches are the loader's,
@@ -286,7 +293,10 @@ bool Planner::findProgressData(const Call& c, FunctionId fn, DataPlan& out)
         return false;
     std::string inner = c.arguments[0].text;
     FunctionId where = fn;
-    if (inner.starts_with("self.") && m_p.loop) {
+    if (inner.starts_with("self.") && selfBuiltAssignment(inner)) {
+        inner = inner.substr(5);
+        where = m_loopFunction;
+    } else if (inner.starts_with("self.") && m_p.loop) {
         const auto it = m_p.loop->selfArguments.find(inner.substr(5));
         if (it == m_p.loop->selfArguments.end())
             return false;
@@ -307,7 +317,8 @@ void Planner::findEval()
             if (m_p.evaluation)
                 return;
             if (s.type == "for_statement" && &s != m_loopStmt &&
-                !containsMethodCall(src(), s.node, "backward") && s.uses.count(m_p.modelVariable) &&
+                !containsMethodCall(src(), s.node, "backward") &&
+                (s.uses.count(m_p.modelVariable) || readsSelfBuilt(s, m_p.modelVariable)) &&
                 !m_p.modelVariable.empty()) {
                 const std::string iter = src().text(s.forIter);
                 // An epoch loop (`for epoch in range(n)`) may hold the validation inline.

@@ -156,6 +156,14 @@ public:
             return v;
         std::string function;
         const TSNode d = parameterDefault(src, text, pos, &function);
+        // A trainer class's constructor parameter that the instantiation gives a value.
+        if (const std::string given = constructorValueText(m_plan, text, pos);
+            !given.empty() && (ts_node_is_null(d) || src.text(d) != given)) {
+            RunValue inner = resolve(src, given, pos, depth + 1);
+            if (!inner.value.empty() && inner.from.empty())
+                inner.from = "`" + given + "`, the instantiation's argument for `" + text + "`";
+            return inner;
+        }
         if (ts_node_is_null(d))
             return v;
         RunValue inner = resolve(src, src.text(d), ts_node_start_byte(d), depth + 1);

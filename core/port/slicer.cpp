@@ -227,6 +227,7 @@ void Slicer::findCallers()
     // A trainer class instantiated with the values its method's loop reads (`self.x`): they
     // are looked up where the instance is made, before it.
     const auto& lp = *m_plan.loop;
+    addConstructorCaller();
     if (lp.instance.valid()) {
         Caller c;
         c.call = lp.instance.start;
@@ -468,7 +469,8 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
             const auto& c = m_callers[k];
             // The model, the optimizers and the schedulers the plan names are the training's
             // even when the caller does not pass them (a scheduler stepped per epoch).
-            if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function)
+            if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function ||
+                (static_cast<int>(k) + 1 == m_constructorScope && !c.passed.count(name)))
                 continue;
             f = {definer(c.function->body, name, c.call), true, static_cast<int>(k) + 1};
         }
@@ -564,7 +566,8 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
         if (!seen.insert({name, scope}).second)
             continue;
         if (exclude.count(name) || (isBuiltin(name) && !m_rebound.count(name)) ||
-            name == m_plan.argsName || m_plan.deviceNames.count(name))
+            name == m_plan.argsName || m_plan.deviceNames.count(name) ||
+            constructorValue(name, scope))
             continue;
         const Found f = findDefiner(name, scope, forceLocal);
         if (!f.stmt) {
@@ -634,6 +637,7 @@ std::vector<const Stmt*> Slicer::seedStatements() const
             t.find("random.seed(") != std::string::npos)
             out.push_back(&s);
     }
+    constructorSeeds(out);
     return out;
 }
 

@@ -49,6 +49,9 @@ public:
     std::string text(TSNode n) const;
     std::string text(std::uint32_t start, std::uint32_t end) const;
     const std::vector<Stmt>& statements() const { return m_statements; }
+    // For the planner, which reads a trainer class's constructor as a scope of its own
+    // (trainer_class.cpp); nothing else changes the statements.
+    std::vector<Stmt>& mutableStatements() { return m_statements; }
     // Deepest statement (at any nesting) that contains byte range [start, end), with the chain
     // of its enclosing statements (outermost first). Empty when none.
     std::vector<const Stmt*> chainAt(std::uint32_t start, std::uint32_t end) const;
