@@ -1,6 +1,7 @@
 #include "views/porting/port_verify_panel.h"
 
 #include "core/common/number_format.h"
+#include "core/port/verify_outcome.h"
 #include "views/runs/loss_chart.h"
 
 #include <QHBoxLayout>
@@ -146,13 +147,20 @@ void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
 
 QString PortVerifyPanel::verdictText(const port::VerifyResult& v)
 {
-    if (v.agrees)
+    // One rule with the CLI's status line and the JSON's `verified` (verify_outcome.h): the
+    // port is shown to train like the original only when that says nothing is missing, so a
+    // run whose losses agree but whose check failed, or which compared fewer steps than asked,
+    // never reads as proven here.
+    const std::string why = port::notProvenBecause(v);
+    if (why.empty())
         return tr("The port trains like the original: %1 compared, largest relative loss "
                   "difference %2, largest weight difference %3.")
             .arg(QString::fromStdString(format::counted(v.stepsCompared, "step")))
             .arg(v.maxRelLossDiff, 0, 'g', 3)
             .arg(v.maxAbsWeightDiff, 0, 'g', 3);
     if (v.firstDivergence > 0) {
+        // The step where they part, with both losses: more than the core's sentence, which
+        // has no room for the two values.
         const auto i = std::size_t(v.firstDivergence - 1);
         const double a = i < v.originalLosses.size() ? v.originalLosses[i] : 0;
         const double b = i < v.portLosses.size() ? v.portLosses[i] : 0;
@@ -163,19 +171,7 @@ QString PortVerifyPanel::verdictText(const port::VerifyResult& v)
             .arg(b, 0, 'g', 6)
             .arg(a != 0 ? std::abs(b - a) / std::abs(a) : std::abs(b - a), 0, 'g', 3);
     }
-    if (v.stepsCompared > 0)
-        // The losses agree but something else does not: the weights after the steps, the
-        // number of steps, or the check.
-        return tr("Not shown to train like the original: the losses of %1 agree, but %2.")
-            .arg(QString::fromStdString(format::counted(v.stepsCompared, "step")))
-            .arg(v.checkErrors != 0
-                     ? tr("the check reports %1")
-                           .arg(QString::fromStdString(format::counted(v.checkErrors, "error")))
-                 : v.maxAbsWeightDiff > 1e-5
-                     ? tr("the weights differ by up to %1 after them")
-                           .arg(v.maxAbsWeightDiff, 0, 'g', 3)
-                     : tr("not every requested step ran or the weights were not compared"));
-    return tr("Not shown to train like the original: no steps could be compared.");
+    return tr("Not shown to train like the original: %1.").arg(qs(why));
 }
 
 void PortVerifyPanel::beginLive(const QString& originalLabel, const QString& portLabel)
