@@ -5,40 +5,18 @@
 
 namespace portolan::port::detail {
 
-namespace {
-
-// The innermost `for` whose body calls `function(` (the batch loop's function).
-const Stmt* loopCalling(const SourceFile& src, const std::vector<Stmt>& stmts,
-                        const std::string& function)
-{
-    const Stmt* found = nullptr;
-    for (const auto& s : stmts) {
-        if (s.type == "for_statement" &&
-            src.text(s.start, s.end).find(function + "(") != std::string::npos)
-            found = &s;
-        if (const Stmt* inner = loopCalling(src, s.body, function))
-            found = inner;
-        if (const Stmt* inner = loopCalling(src, s.other, function))
-            found = inner;
-    }
-    return found;
-}
-
-} // namespace
-
 const Stmt* epochLoopStatement(const PortPlan& plan, const SourceFile& src)
 {
-    if (!plan.loop || !plan.loop->loop.valid() || plan.loop->loop.file != plan.entry)
+    // The plan's epoch loop (run_values' finder, which the configuration's epoch count reads
+    // too), so every target and the count agree on which loop it is; here only when it is in
+    // this file.
+    if (!plan.loop || !plan.loop->epochLoop.valid() || plan.loop->epochLoop.file != src.path())
         return nullptr;
-    const auto& batch = plan.loop->loop;
-    // The loop around the batch loop, or around the call of the function that holds it.
-    const Stmt* epoch = nullptr;
-    for (const Stmt* s : src.chainAt(batch.start, batch.end))
-        if (s->type == "for_statement" && s->start != batch.start)
-            epoch = s;
-    if (!epoch && !plan.loop->function.empty())
-        epoch = loopCalling(src, src.statements(), plan.loop->function);
-    return epoch;
+    const CodeRef& e = plan.loop->epochLoop;
+    for (const Stmt* s : src.chainAt(e.start, e.end))
+        if (s->start == e.start && s->end == e.end)
+            return s;
+    return nullptr;
 }
 
 std::optional<std::string> epochRange(const PortPlan& plan, const SourceFile& src)

@@ -9,8 +9,9 @@
 
 namespace portolan::port::detail {
 
-// The `for` around the batch loop, or around the call of the function that holds it, in the
-// entry; null when there is none.
+// The statement of the plan's epoch loop (LoopPlan::epochLoop: the `for` or `while` around the
+// batch loop, or around the call of the function that holds it) when it is in `src`; null
+// otherwise.
 const Stmt* epochLoopStatement(const PortPlan& plan, const SourceFile& src);
 
 // `range(...)` of the epoch loop around the batch loop, as written, when it reads nothing but
