@@ -13,7 +13,9 @@
 namespace portolan::port {
 
 // "" when the verification is the proof (every asked step compared, losses and weights agree,
-// no check error); otherwise why not, first the cause that leaves nothing compared.
-std::string notProvenBecause(const VerifyResult& v);
+// no check error); otherwise why not, first the cause that leaves nothing compared. With
+// `namingErrors` false the dry runs' error messages are left out (a view that shows them on lines
+// of their own).
+std::string notProvenBecause(const VerifyResult& v, bool namingErrors = true);
 
 } // namespace portolan::port

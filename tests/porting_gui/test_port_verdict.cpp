@@ -4,6 +4,7 @@
 // verification results as the engine returns them.
 #include "core/port/generate.h"
 #include "views/porting/port_verify_panel.h"
+#include "views/runs/loss_chart.h"
 
 #include <QTest>
 
@@ -93,13 +94,23 @@ private slots:
         const QString verdict = PortVerifyPanel::verdictText(result);
         QVERIFY2(verdict.contains(expected), qPrintable(verdict));
         QVERIFY2(!verdict.contains(absent), qPrintable(verdict));
-        // The Verify page shows the same sentence under the counts.
+        // The Verify page shows the same sentence under the counts, each dry run's message
+        // once (on its own line, not again inside the verdict), and its chart says why it is
+        // empty.
         PortVerifyPanel panel;
         panel.showResult(result, true);
         // (Its claim is in bold: compared without the tags.)
         QString shown = panel.summaryText();
         shown.remove(QStringLiteral("<b>")).remove(QStringLiteral("</b>"));
-        QVERIFY2(shown.contains(expected.toHtmlEscaped()), qPrintable(shown));
+        QVERIFY2(shown.contains(PortVerifyPanel::verdictText(result, false).toHtmlEscaped()),
+                 qPrintable(shown));
+        for (const std::string& error : {result.originalError, result.dryRunError})
+            if (!error.empty())
+                QCOMPARE(shown.count(QString::fromStdString(error).toHtmlEscaped()), 1);
+        if (result.originalLosses.empty() && result.portLosses.empty())
+            QVERIFY2(panel.findChild<portolan::views::LossChart*>()->placeholderText().contains(
+                         QLatin1String("No step was compared")),
+                     qPrintable(panel.findChild<portolan::views::LossChart*>()->placeholderText()));
     }
 };
 

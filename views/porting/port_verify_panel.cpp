@@ -37,6 +37,7 @@ PortVerifyPanel::PortVerifyPanel(QWidget* parent) : QWidget(parent)
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_chart = new LossChart(this);
     m_chart->setMinimumHeight(180);
+    m_chart->setEmptyText(tr("Nothing compared yet:\nVerify runs the original\nand the port"));
     m_checks = new QListWidget(this);
     m_checks->setMaximumHeight(110);
     m_steps = new QSpinBox(this);
@@ -87,6 +88,7 @@ QString PortVerifyPanel::summaryText() const
 void PortVerifyPanel::showMessage(const QString& html)
 {
     m_summary->setText(html);
+    m_chart->setEmptyText(tr("Nothing compared yet:\nVerify runs the original\nand the port"));
     m_chart->clearRuns();
     m_checks->clear();
 }
@@ -108,8 +110,9 @@ void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
                         "arguments” below (before writing the port: they become its defaults), "
                         "then Verify.");
     }
-    // The verdict, its claim in bold: the same sentence the Runs tab shows above the chart.
-    const QString verdict = verdictText(v).toHtmlEscaped();
+    // The verdict, its claim in bold: the same sentence the Runs tab shows above the chart,
+    // without the dry runs' messages, which are on the lines above.
+    const QString verdict = verdictText(v, false).toHtmlEscaped();
     const int colon = verdict.indexOf(QLatin1Char(':'));
     lines << (colon > 0 ? QStringLiteral("<b>%1</b>%2").arg(verdict.left(colon), verdict.mid(colon))
                         : verdict);
@@ -122,6 +125,7 @@ void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
             out.append(QPointF(double(i + 1), losses[i]));
         return out;
     };
+    m_chart->setEmptyText(tr("No step was compared:\nthe verdict above says why"));
     m_chart->clearRuns();
     if (!v.originalLosses.empty()) {
         m_chart->setRun(1, tr("original"), points(v.originalLosses), {});
@@ -145,13 +149,13 @@ void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
         m_checks->addItem(v.checkErrors == 0 ? tr("check: no errors") : tr("check: not run"));
 }
 
-QString PortVerifyPanel::verdictText(const port::VerifyResult& v)
+QString PortVerifyPanel::verdictText(const port::VerifyResult& v, bool namingErrors)
 {
     // One rule with the CLI's status line and the JSON's `verified` (verify_outcome.h): the
     // port is shown to train like the original only when that says nothing is missing, so a
     // run whose losses agree but whose check failed, or which compared fewer steps than asked,
     // never reads as proven here.
-    const std::string why = port::notProvenBecause(v);
+    const std::string why = port::notProvenBecause(v, namingErrors);
     if (why.empty())
         return tr("The port trains like the original: %1 compared, largest relative loss "
                   "difference %2, largest weight difference %3.")

@@ -39,7 +39,8 @@ public:
     void appendLive(int side, int step, double loss);
     // The verdict in one plain sentence (the Runs history keeps it as the runs' reason): the
     // agreement, or the first step where original and port part and by how much.
-    static QString verdictText(const port::VerifyResult& v);
+    // `namingErrors` false leaves the dry runs' messages out, for a view that shows them itself.
+    static QString verdictText(const port::VerifyResult& v, bool namingErrors = true);
 
 signals:
     void verifyRequested();

@@ -65,7 +65,8 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
     m_placeholder->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_placeholder->position->setCoords(0.5, 0.5);
     // Lines short enough for the chart at 1,024 pixels (one line ran past both axes).
-    m_placeholder->setText(tr("No run shown:\npress Start, or select runs\nin the history"));
+    m_emptyText = tr("No run shown:\npress Start, or select runs\nin the history");
+    m_placeholder->setText(m_emptyText);
     applyPlotTheme(m_plot, palette());
     recolour();
 
@@ -225,6 +226,15 @@ void LossChart::markFailed(qint64 id, const QString& reason)
     }
     recolour();
     m_plot->replot();
+}
+
+void LossChart::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    if (m_series.isEmpty()) {
+        m_placeholder->setText(text);
+        m_plot->replot();
+    }
 }
 
 QString LossChart::placeholderText() const
@@ -427,7 +437,7 @@ void LossChart::recolour()
         }
     }
     if (m_series.isEmpty())
-        m_placeholder->setText(tr("No run shown:\npress Start, or select runs\nin the history"));
+        m_placeholder->setText(m_emptyText);
     m_placeholder->setVisible(m_series.isEmpty() || (failedEmpty && !anyPoints));
     m_placeholder->setColor(palette().color(QPalette::PlaceholderText));
     placeLegend();

@@ -48,6 +48,9 @@ public:
     QColor colourOf(qint64 id) const;
     bool isFailed(qint64 id) const { return m_series.contains(id) && m_series[id].failed; }
     QString placeholderText() const;
+    // What the chart says while it has no run (lines short enough for a chart 1,024 pixels
+    // wide): the Runs tab's words by default; a chart elsewhere says what fills it there.
+    void setEmptyText(const QString& text);
     void clearRuns();
     // In the order the runs were started (a run's id grows with it; a run of another project's
     // history, shown as a verification, is the negative of its id there).
@@ -92,6 +95,7 @@ private:
 
     QCustomPlot* m_plot;
     QCPItemText* m_placeholder = nullptr;
+    QString m_emptyText;
     QCPTextElement* m_title = nullptr; // in the layout only while a shown run is synthetic
     QCheckBox* m_logBox;
     QSlider* m_smoothSlider;
