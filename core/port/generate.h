@@ -88,7 +88,11 @@ std::string targetGuide(const std::string& to, const std::string& api, std::stri
 
 // The original's command-line words as the values generatePort takes, one rule for the CLI and
 // the GUI: `--dataset fake --lr=0.1 --tied` -> {"--dataset": "fake", "--lr": "0.1", "--tied": ""}.
+// A word no option takes is a positional argument's value, keyed by its place among them:
+// `3 --lr 0.1 0.5` -> {"#1": "3", "--lr": "0.1", "#2": "0.5"} (positionalKey).
 std::map<std::string, std::string> argumentValues(const std::vector<std::string>& args);
+// The key of the n-th (1-based) positional word in argumentValues.
+std::string positionalKey(int n);
 
 // The port of a planned project for a target guide. `values` are command-line values of the
 // original (`-- --dataset fake`) that become the port's defaults.

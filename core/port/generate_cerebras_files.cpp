@@ -140,8 +140,13 @@ std::string CerebrasGen::runnerYaml(const std::string& bs)
     std::map<std::string, std::vector<std::string>> sections;
     for (const auto& f : m_plan.flags) {
         const auto [s, k] = section(f.dest);
-        if (m_hp.count(f.dest) && !(s == "train_input" && k == "batch_size"))
-            sections[s].push_back(k + ": " + m_hp[f.dest].value);
+        if (!m_hp.count(f.dest) || (s == "train_input" && k == "batch_size"))
+            continue;
+        // A key without a value is the user's to set: its comment says why (a required value
+        // of the command line that was not given) and what it is.
+        const Hyper& h = m_hp[f.dest];
+        sections[s].push_back(k + ": " + h.value +
+                              (h.value == "null" && !h.comment.empty() ? "  # " + h.comment : ""));
     }
     std::string yaml = "train_input:\n  batch_size: " + bs + "\n";
     for (const auto& l : sections["train_input"])

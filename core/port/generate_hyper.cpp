@@ -4,6 +4,7 @@
 #include "core/port/generate_internal.h"
 #include "core/port/static_branch.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace portolan::port::detail {
@@ -140,12 +141,38 @@ void applyReboundFlags(const PortPlan& plan, std::map<std::string, Hyper>& out)
     }
 }
 
+bool positional(const analysis::CliFlag& f)
+{
+    return std::none_of(f.options.begin(), f.options.end(),
+                        [](const std::string& o) { return o.starts_with("-"); });
+}
+
+// Each positional argument's key in argumentValues: its place among the positionals, in the
+// order the parser defines them. Only when one file defines them all: the words are one
+// script's command line, and positionals of several scripts have no one order.
+std::map<std::string, std::string> positionalKeys(const PortPlan& plan)
+{
+    std::map<std::string, std::string> keys;
+    int file = -1;
+    int n = 0;
+    for (const auto& f : plan.flags) {
+        if (!positional(f) || keys.count(f.dest))
+            continue;
+        if (file >= 0 && f.file != file)
+            return {};
+        file = f.file;
+        keys[f.dest] = positionalKey(++n);
+    }
+    return keys;
+}
+
 } // namespace
 
 std::map<std::string, Hyper> hyperparameters(const PortPlan& plan,
                                              const std::map<std::string, std::string>& values)
 {
     std::map<std::string, Hyper> out;
+    const auto placeOf = positionalKeys(plan);
     for (const auto& f : plan.flags) {
         if (out.count(f.dest))
             continue;
@@ -161,7 +188,17 @@ std::map<std::string, Hyper> hyperparameters(const PortPlan& plan,
         if (h.value == "null" && !def.empty() && def != "None")
             h.comment = "the default `" + def + "` is an expression: set the value" +
                         (h.comment.empty() ? "" : "; " + h.comment);
-        for (const auto& o : f.options) {
+        std::vector<std::string> keys = f.options;
+        if (const auto place = placeOf.find(f.dest); place != placeOf.end()) {
+            keys.push_back(place->second);
+            // A positional argument without a default has no value until the command line
+            // gives one: the original's dry run stops there, and so would the port's.
+            if (def.empty() && !values.count(place->second))
+                h.comment = "required on the original's command line, not given: give it after "
+                            "-- (portolan-cli port ... -- VALUE) or set it here" +
+                            (h.comment.empty() ? "" : "; " + h.comment);
+        }
+        for (const auto& o : keys) {
             const auto it = values.find(o);
             if (it == values.end())
                 continue;

@@ -1,0 +1,140 @@
+// Forms met in originals Portolan had not seen (issue 24's probe): a script whose command line
+// has required values, positional arguments without a default (`python fit.py 3 0.05`). The
+// words given after `--` are the port's values for every target; without them, the port's
+// configuration says which values the original's command line needs. Fixtures written for the
+// pattern.
+#include "port_fixture.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace portfixture;
+
+namespace {
+
+// Positional rounds and rate, an option flag between them on some command lines.
+const char* const PositionalScript = R"(import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+cli = argparse.ArgumentParser()
+cli.add_argument('rounds', type=int, help='passes over the pairs')
+cli.add_argument('--width', type=int, default=12)
+cli.add_argument('rate', type=float)
+got = cli.parse_args()
+
+torch.manual_seed(0)
+pairs = TensorDataset(torch.randn(64, 6), torch.randint(0, 3, (64,)))
+feed = DataLoader(pairs, batch_size=8, shuffle=True)
+head = nn.Sequential(nn.Linear(6, got.width), nn.ReLU(), nn.Linear(got.width, 3))
+opt = torch.optim.SGD(head.parameters(), lr=got.rate)
+for r in range(got.rounds):
+    for xb, yb in feed:
+        opt.zero_grad()
+        cost = nn.functional.cross_entropy(head(xb), yb)
+        cost.backward()
+        opt.step()
+)";
+
+std::vector<std::string> words(const QStringList& list)
+{
+    std::vector<std::string> out;
+    for (const auto& w : list)
+        out.push_back(w.toStdString());
+    return out;
+}
+
+} // namespace
+
+class TestPortUnseenForms : public QObject
+{
+    Q_OBJECT
+private slots:
+    void positionalValuesArePortValues_data();
+    void positionalValuesArePortValues();
+    void missingPositionalValueIsNamed_data();
+    void missingPositionalValueIsNamed();
+};
+
+void TestPortUnseenForms::positionalValuesArePortValues_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QStringList>("commandLine");
+    QTest::addColumn<QStringList>("configLines");
+    const QStringList both{"2", "0.05"};
+    QTest::addRow("determined") << "determined-pytorchtrial" << both
+                                << QStringList{"rounds: 2", "rate: 0.05"};
+    QTest::addRow("cerebras") << "cerebras-pytorch" << both
+                              << QStringList{"rounds: 2", "learning_rate: 0.05"};
+    // PopTorch keeps the original's parser: its dry run gets the words themselves.
+    QTest::addRow("poptorch") << "graphcore-poptorch" << both << QStringList{"'rate'"};
+    // An option's value is not a positional one, before or between the positionals.
+    QTest::addRow("determined, option first")
+        << "determined-pytorchtrial" << QStringList{"--width", "16", "2", "0.05"}
+        << QStringList{"rounds: 2", "width: 16", "rate: 0.05"};
+    QTest::addRow("cerebras, option between")
+        << "cerebras-pytorch" << QStringList{"2", "--width=16", "0.05"}
+        << QStringList{"rounds: 2", "width: 16", "learning_rate: 0.05"};
+}
+
+// The values given on the command line are in the port's configuration, and the port trains
+// like the original run with them.
+void TestPortUnseenForms::positionalValuesArePortValues()
+{
+    QFETCH(QString, target);
+    QFETCH(QStringList, commandLine);
+    QFETCH(QStringList, configLines);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    writeOriginal(root, PositionalScript, "fit.py");
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    const auto args = words(commandLine);
+    port::PortOptions options;
+    options.values = port::argumentValues(args);
+    auto plan = port::planPort(*a.value, options);
+    QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
+    auto r = port::generatePort(*plan.value, target.toStdString(), "", options.values);
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    PORT_VERIFY_CONTAINS(allText(*r.value), configLines);
+    QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+    PORT_SKIP_WITHOUT_TORCH();
+    const fs::path out = root.parent_path() / "port";
+    QVERIFY(!port::writePort(*r.value, out));
+    port::VerifyOptions o;
+    o.python = Python;
+    o.steps = 3;
+    o.originalArgs = args;
+    const auto v = port::verifyPort(root, out, *r.value, o);
+    PORT_VERIFY_PROOF(v);
+}
+
+void TestPortUnseenForms::missingPositionalValueIsNamed_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("configLine");
+    QTest::addRow("determined") << "determined-pytorchtrial"
+                                << "rate: null  # required on the original's command line";
+    QTest::addRow("cerebras") << "cerebras-pytorch"
+                              << "rounds: null  # required on the original's command line";
+}
+
+// Without the words the port cannot have the values: its configuration says the original's
+// command line needs them and how to give them, at the key the user sets.
+void TestPortUnseenForms::missingPositionalValueIsNamed()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, configLine);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    writeOriginal(root, PositionalScript, "fit.py");
+    auto r = generateFrom(root, target.toStdString(), "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const std::string all = allText(*r.value);
+    QVERIFY2(has(all, configLine.toStdString()), all.c_str());
+    QVERIFY2(has(all, "portolan-cli port ... -- VALUE"), all.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestPortUnseenForms)
+#include "test_port_unseen_forms.moc"
