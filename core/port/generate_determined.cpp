@@ -4,6 +4,7 @@
 // hyperparameters read with context.get_hparam.
 #include "core/port/carry_reset.h"
 #include "core/port/cerebras_schedule.h"
+#include "core/port/determined_validation.h"
 #include "core/port/flag_writes.h"
 #include "core/port/generate_internal.h"
 #include "core/port/run_values.h"
@@ -35,6 +36,9 @@ struct DeterminedPort
     std::vector<const Stmt*> moduleStmts;
     std::string init, trainLoader, evalLoader, train, eval;
     std::string trainLoaderText, evalLoaderText, flagsMethod;
+    std::set<std::string>
+        evalLoaderNames; // the original's loader build_validation_data_loader builds
+    std::string helper;  // module-level code of the validation (its MetricReducer)
     bool namespaceUsed = false;
     std::set<std::string> moduleGlobals;    // module globals of the original set in __init__
     std::set<const Stmt*> passesNamespace;  // module functions given the namespace (see below)
@@ -249,6 +253,13 @@ struct DeterminedPort
             std::string m = std::string("    def ") + method + "(self) -> DataLoader:\n";
             const std::string ind = "        ";
             DataCode dc = dataCode(plan, slicer, data, rules, ind);
+            if (dc.ok && !train && data.isDataLoader) {
+                // The loader as the loop reads it, and as the code that builds it names it.
+                evalLoaderNames.insert(data.variable);
+                const auto chain = src.chainAt(data.construction.start, data.construction.end);
+                if (!chain.empty() && chain.back()->defines.size() == 1)
+                    evalLoaderNames.insert(*chain.back()->defines.begin());
+            }
             if (!dc.ok && !train)
                 dc = dataCode(plan, slicer, fallback, rules, ind);
             bool values = false;
@@ -398,7 +409,16 @@ struct DeterminedPort
         eval += ind + "return {\"validation_loss\": " + loss + "}\n";
         train = dropDeadAliases(train);
         eval = dropTrainingComments(dropDeadAliases(eval));
-        if (plan.evaluation)
+        // The original's own validation, when the trial can run it (determined_validation.h).
+        const DeterminedValidation v =
+            determinedValidation(plan, slicer, sc, rules, body, evalLoaderNames);
+        if (v.ok) {
+            eval = v.method;
+            init += v.init;
+            moduleStmts.insert(moduleStmts.end(), v.module.begin(), v.module.end());
+            out.generatedItems = v.placed;
+            helper = v.helper;
+        } else if (plan.evaluation)
             for (const auto& m : plan.evaluation->metrics)
                 out.notes.push_back("evaluation metric `" + m + "` of " +
                                     plan.evaluation->loop.where() +
@@ -567,6 +587,8 @@ struct DeterminedPort
             text += "import types\n";
         if (trainLoader.find("LoopValues(") != std::string::npos)
             text += "import itertools\n" + loopValuesHelpers();
+        if (!helper.empty())
+            text += "from determined.pytorch import MetricReducer\n" + helper;
         text += "\n\nclass Trial(PyTorchTrial):\n";
         text += init + "\n" + flagsMethod + trainLoaderText + "\n" + evalLoaderText + "\n" + train +
                 "\n" + eval;

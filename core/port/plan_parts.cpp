@@ -415,8 +415,9 @@ void Planner::findLeftovers()
 // to the device with training_model.setOptimizer; the Cerebras schedules count steps and none
 // follows a metric. Where the port's validation is not the original's computation (it stands in
 // with training steps when the original's is not a DataLoader), the schedule would follow another
-// metric: the item names the form instead of generating a schedule that differs. PopTorch, which
-// runs the original's validation, generates it (plateau_plan.cpp, poptorch_validation.cpp).
+// metric: the item names the form instead of generating a schedule that differs. PopTorch and
+// Determined, which run the original's validation, generate it (plateau_plan.cpp,
+// validation_pass.cpp).
 std::string Planner::plateauDecay(const Assignment& a, const std::string& text) const
 {
     if (!a.augmented)

@@ -8,6 +8,7 @@
 #include "core/port/poptorch_validation.h"
 
 #include "core/port/epoch_loop.h"
+#include "core/port/validation_pass.h"
 
 #include <algorithm>
 #include <map>
@@ -17,64 +18,9 @@ namespace portolan::port::detail {
 
 namespace {
 
-bool contains(const Stmt& s, std::uint32_t at)
-{
-    return s.start <= at && at < s.end;
-}
-
-bool isModeSwitch(const SourceFile& src, const Stmt& s)
-{
-    static const std::regex form(R"(^[A-Za-z_][A-Za-z_0-9.]*\.(eval|train)\([^()]*\)$)");
-    return s.type == "expression_statement" && std::regex_match(src.text(s.start, s.end), form);
-}
-
-bool isPrint(const SourceFile& src, const Stmt& s)
-{
-    return s.type == "expression_statement" && src.text(s.start, s.end).starts_with("print(");
-}
-
-bool isAssignment(const Stmt& s)
-{
-    if (s.type != "expression_statement" || s.defines.empty())
-        return false;
-    const std::string type = ts_node_type(ts_node_named_child(s.node, 0));
-    return type == "assignment" || type == "augmented_assignment";
-}
-
-// Names bound anywhere in the statements, nested blocks included (`for i, (x, y) in ...`).
-void boundIn(const std::vector<Stmt>& stmts, std::set<std::string>& out)
-{
-    for (const auto& s : stmts) {
-        out.insert(s.defines.begin(), s.defines.end());
-        boundIn(s.body, out);
-        boundIn(s.other, out);
-    }
-}
-
-// The lines of `stmts` (nested blocks included) that write `rate` into an optimizer's group
-// (`g["lr"] = lr`).
-void writesRate(const SourceFile& src, const std::vector<Stmt>& stmts, const std::string& rate,
-                const std::string& file, std::vector<std::string>& lines)
-{
-    for (const auto& s : stmts) {
-        const std::string t = src.text(s.start, s.end);
-        if (s.type == "expression_statement" &&
-            (t.find("[\"lr\"] = " + rate) != std::string::npos ||
-             t.find("['lr'] = " + rate) != std::string::npos))
-            lines.push_back(file + ":" + std::to_string(s.line));
-        writesRate(src, s.body, rate, file, lines);
-        writesRate(src, s.other, rate, file, lines);
-    }
-}
-
-// Whether `text` reads `name` as an identifier.
-bool readsName(const std::string& text, const std::string& name)
-{
-    return !name.empty() && identifiersOf(text).count(name) > 0;
-}
-
-// The phases of poptorchValidation; the state they share is the struct's.
-struct Finder
+// The phases of poptorchValidation after the shared finder's; the state they share is the
+// struct's.
+struct Finder : ValidationPass
 {
     const PortPlan& plan;
     const Slicer& slicer;
@@ -85,151 +31,18 @@ struct Finder
     const std::string& loopIndent;
     const LoopPlan& lp;
     PopTorchValidation& v;
+    std::string dropped; // comments for the prints the port does not run
 
-    const Stmt* epoch = nullptr;
-    std::size_t train = 0, anchor = 0;
-    std::string function;            // the evaluation function the epoch loop calls, if any
-    const Stmt* evalDef = nullptr;   // its definition
-    bool modelGlobal = false;        // it reads the model as a global
-    bool deviceGlobal = false;       // it reads a device as a global
-    bool nested = false;             // for either: main() defines it
-    std::vector<const Stmt*> chosen; // the epoch loop's validation statements, in order
-    std::vector<const Stmt*> early;  // statements before the training pass they read
-    std::string dropped;             // comments for the prints the port does not run
-
-    const std::vector<Stmt>& body() const { return epoch->body; }
-
-    // Whether the epoch loop calls the evaluation function at statement `i`; with no planned
-    // evaluation (its loop is a `range` over a tensor), a function of the entry that calls the
-    // model and runs no backward counts.
-    bool callsEvaluation(std::size_t i)
+    // Each print the port does not run, named in a comment where it was.
+    void dropPrints()
     {
-        const auto& ev = plan.evaluation;
-        if (ev && !ev->function.empty() && ev->function != lp.function) {
-            if (!body()[i].uses.count(ev->function))
-                return false;
-            function = ev->function;
-            return true;
+        for (const auto& [s, names] : unrun) {
+            std::string line = src.text(s->start, s->end);
+            line = line.substr(0, line.find('\n'));
+            dropped += loopIndent + "# " + plan.entry + ":" + std::to_string(s->line) +
+                       " also prints here what the port's training pass does not compute (" +
+                       names + "):\n" + loopIndent + "# " + line + "\n";
         }
-        if (ev)
-            return contains(body()[i], ev->loop.start);
-        for (const auto& name : body()[i].uses) {
-            const Stmt* def = src.topDefinition(name);
-            if (!def || def->type != "function_definition" || name == lp.function)
-                continue;
-            const std::string text = src.text(def->start, def->end);
-            if (readsName(text, plan.modelVariable) &&
-                text.find(".backward(") == std::string::npos) {
-                function = name;
-                return true;
-            }
-        }
-        return false;
-    }
-
-    bool findPasses()
-    {
-        epoch = epochLoopStatement(plan, src);
-        if (!epoch || epoch->type != "for_statement")
-            return false;
-        // The training pass: the batch loop written in the epoch loop, or the call of its
-        // function; then the validation after it.
-        train = anchor = body().size();
-        for (std::size_t i = 0; i < body().size() && train == body().size(); ++i)
-            if (contains(body()[i], lp.loop.start) ||
-                (!lp.function.empty() && body()[i].uses.count(lp.function)))
-                train = i;
-        for (std::size_t i = train + 1; i < body().size() && anchor == body().size(); ++i)
-            if (callsEvaluation(i))
-                anchor = i;
-        if (train == body().size() || anchor == body().size())
-            return false;
-        evalDef = function.empty() ? nullptr : src.topDefinition(function);
-        if (evalDef) {
-            const auto params = parameterNames(src, *evalDef);
-            const std::string text = src.text(evalDef->start, evalDef->end);
-            const auto given = [&](const std::string& n) {
-                return std::find(params.begin(), params.end(), n) != params.end();
-            };
-            modelGlobal = readsName(text, plan.modelVariable) && !given(plan.modelVariable);
-            // A device global (`DEVICE`) read otherwise than by a device move, which the port
-            // drops, is not the port's: in main(), the CPU stands for it.
-            RenderRules moves;
-            moves.deviceNames = plan.deviceNames;
-            const std::string kept = render(src, evalDef->node, moves);
-            for (const auto& d : plan.deviceNames)
-                deviceGlobal = deviceGlobal || (readsName(kept, d) && !given(d));
-            nested = modelGlobal || deviceGlobal;
-        }
-        return true;
-    }
-
-    // Before the validation, what it starts from (`running_vloss = 0.0`, `model.eval()`);
-    // after it, what reads its results (`avg = running / n`, the prints). A statement reading
-    // what the port does not compute (the training function's returned loss) is named, not run;
-    // one reading a value set before the training pass (`start = time.time()`) takes it along.
-    void chooseStatements()
-    {
-        const std::set<std::string> anchorReads = slicer.freeNames({&body()[anchor]});
-        for (std::size_t i = train + 1; i < anchor; ++i) {
-            bool startsIt = isModeSwitch(src, body()[i]);
-            if (isAssignment(body()[i]))
-                for (const auto& d : body()[i].defines)
-                    startsIt = startsIt || anchorReads.count(d) > 0;
-            if (startsIt)
-                chosen.push_back(&body()[i]);
-        }
-        chosen.push_back(&body()[anchor]);
-        std::set<std::string> made, lost;
-        std::map<std::string, const Stmt*> before;
-        for (const Stmt* s : chosen)
-            made.insert(s->defines.begin(), s->defines.end());
-        for (std::size_t i = 0; i < anchor; ++i) {
-            const Stmt& s = body()[i];
-            if (std::find(chosen.begin(), chosen.end(), &s) != chosen.end())
-                continue;
-            const bool plain = i < train && isAssignment(s) && !s.uses.count(plan.modelVariable) &&
-                               !s.uses.count(lp.function);
-            for (const auto& d : s.defines)
-                plain ? void(before[d] = &s) : void(lost.insert(d));
-        }
-        for (std::size_t i = anchor + 1; i < body().size(); ++i) {
-            const Stmt& s = body()[i];
-            bool readsResult = false, readsLost = false, readsLoop = false;
-            for (const auto& n : slicer.freeNames({&s})) {
-                readsResult = readsResult || made.count(n) > 0;
-                readsLost = readsLost || lost.count(n) > 0;
-                readsLoop = readsLoop || (!made.count(n) && before.count(n) == 0 && n != "print" &&
-                                          identifiersOf(src.text(epoch->start, s.start)).count(n));
-            }
-            const bool kept = (readsResult && (isPrint(src, s) || isAssignment(s))) ||
-                              (isPrint(src, s) && !readsLoop);
-            if (kept && readsLost) {
-                std::string names;
-                for (const auto& n : slicer.freeNames({&s}))
-                    if (lost.count(n))
-                        names += std::string(names.empty() ? "" : ", ") + "`" + n + "`";
-                std::string line = src.text(s.start, s.end);
-                line = line.substr(0, line.find('\n'));
-                dropped += loopIndent + "# " + plan.entry + ":" + std::to_string(s.line) +
-                           " also prints here what the port's training pass does not compute (" +
-                           names + "):\n" + loopIndent + "# " + line + "\n";
-            }
-            if (!kept || readsLost) {
-                lost.insert(s.defines.begin(), s.defines.end());
-                continue;
-            }
-            for (const auto& n : slicer.freeNames({&s}))
-                if (before.count(n) &&
-                    std::find(early.begin(), early.end(), before.at(n)) == early.end())
-                    early.push_back(before.at(n));
-            chosen.push_back(&s);
-            made.insert(s.defines.begin(), s.defines.end());
-        }
-        std::sort(early.begin(), early.end(),
-                  [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
-        v.statements = chosen;
-        v.defines = made;
     }
 
     // What the validation reads that main() does not build yet (the validation loader): in
@@ -366,12 +179,14 @@ PopTorchValidation poptorchValidation(const PortPlan& plan, const Slicer& slicer
                                       const std::string& indent, const std::string& loopIndent)
 {
     PopTorchValidation v;
-    if (!plan.loop || plan.modelBinding.empty())
+    auto found = findValidationPass(plan, slicer);
+    if (!found)
         return v;
-    Finder f{plan, slicer, slicer.source(), rules, already, indent, loopIndent, *plan.loop, v};
-    if (!f.findPasses())
-        return v;
-    f.chooseStatements();
+    Finder f{std::move(*found), plan,   slicer,     slicer.source(), rules,
+             already,           indent, loopIndent, *plan.loop,      v};
+    f.dropPrints();
+    v.statements = f.chosen;
+    v.defines = f.defines;
     // The model called is the inference model; the epoch number is the port's loop variable.
     RenderRules run = rules;
     for (const auto& m : {plan.modelVariable, plan.modelBinding})
@@ -382,8 +197,8 @@ PopTorchValidation poptorchValidation(const PortPlan& plan, const Slicer& slicer
         run.rename[epochName] = "epoch";
     f.setupCode(run);
     f.loopCode(run);
-    v.after = f.body()[f.anchor].end;
-    v.loopEnd = f.epoch->end;
+    v.after = f.after();
+    v.loopEnd = f.loopEnd();
     v.ok = true;
     return v;
 }
@@ -394,45 +209,21 @@ std::optional<PopTorchPlateau> poptorchPlateau(const PortPlan& plan, const Sourc
                                                const std::string& indent,
                                                const std::string& loopIndent)
 {
-    if (!v.ok || plan.optimizers.size() != 1 || optimizer == "None" || plan.plateaus.empty())
+    if (!v.ok || optimizer == "None")
         return std::nullopt;
-    const OptimizerPlan& o = plan.optimizers.front();
+    const auto proven = provenPlateaus(plan, src, v.defines, v.after, v.loopEnd);
+    if (!proven)
+        return std::nullopt;
     PopTorchPlateau out;
     std::string name = "plateau";
     for (const auto used = identifiersOf(src.text()); used.count(name);)
         name = "lr_" + name;
-    for (const auto& p : plan.plateaus) {
-        if (p.branch.start < v.after || p.branch.end > v.loopEnd || !v.defines.count(p.metric))
-            return std::nullopt;
-        // The rate it divides is the optimizer's: the one a hand-written update reads, or the
-        // one the original writes back into the optimizer's groups in the same branch.
-        std::vector<std::string> written;
-        for (const Stmt* s : src.chainAt(p.decay.start, p.decay.end))
-            if (s->type == "if_statement" && s->start == p.branch.start)
-                writesRate(src, s->other, p.rate, plan.entry, written);
-        const bool read = o.synthesized && (o.rateName == p.rate || o.learningRate == p.rate);
-        if (!read && written.empty())
-            return std::nullopt;
-        out.placed.push_back(p.decay.where());
-        out.placed.insert(out.placed.end(), written.begin(), written.end());
-        // `lr / k` and ReduceLROnPlateau's `lr * (1 / k)` are the same number when k is a
-        // power of two; otherwise they may differ in the last bit.
-        const std::string k = p.factor.starts_with("1 / ") ? p.factor.substr(4) : std::string();
-        const bool exact = k.empty() || k == "2" || k == "2.0" || k == "4" || k == "4.0" ||
-                           k == "8" || k == "8.0" || k == "16" || k == "16.0";
-        out.setup +=
-            indent + "# The original multiplies the learning rate by " + p.factor + " when `" +
-            p.metric + "` does not improve on\n" + indent + "# its best (" + p.decay.where() +
-            "): ReduceLROnPlateau with patience 0 and threshold 0 is that rule\n" + indent +
-            "# (they part only at a best of exactly 0.0, once a reduction is " +
-            "under its eps of 1e-8" + (exact ? "" : ", and in the last bit of the rate") + ").\n";
-        out.setup += indent + name + " = torch.optim.lr_scheduler.ReduceLROnPlateau(\n" + indent +
-                     "    " + optimizer + ", mode=\"min\", factor=" + p.factor +
-                     ", patience=0, threshold=0, threshold_mode=\"abs\")\n";
-        out.step += loopIndent + name + ".step(" + p.metric + ")\n" + loopIndent +
+    for (const auto& p : *proven) {
+        out.placed.insert(out.placed.end(), p.placed.begin(), p.placed.end());
+        out.setup += plateauComment(p, indent) + indent + name + " = " +
+                     plateauConstruction(p, optimizer, indent + "    ") + "\n";
+        out.step += loopIndent + name + ".step(" + p.plateau->metric + ")\n" + loopIndent +
                     "training_model.setOptimizer(" + optimizer + ")\n";
-        if (plan.plateaus.size() > 1)
-            return std::nullopt;
     }
     return out;
 }

@@ -221,10 +221,20 @@ def _run_once(dry, ctx, hparams):
     with torch.no_grad():
         evaluate = getattr(type(trial), "evaluate_batch", None)
         if evaluate is not None:
+            # Determined resets the validation's reducers before it and adds what they reduce
+            # to the batches' metrics after it (wrap_reducer).
+            reducers = [(r, name) for r, name, _, for_validation in context._reducers
+                        if for_validation and hasattr(r, "reset")]
+            for reducer, _ in reducers:
+                reducer.reset()
             if len(inspect.signature(trial.evaluate_batch).parameters) >= 2:
                 metrics = trial.evaluate_batch(val_batch, 0)
             else:
                 metrics = trial.evaluate_batch(val_batch)
+            metrics = dict(metrics) if isinstance(metrics, dict) else {}
+            for reducer, name in reducers:
+                reduced = reducer.cross_slot_reduce([reducer.per_slot_reduce()])
+                metrics.update(reduced if name is None else {name: reduced})
         elif hasattr(trial, "evaluate_full_dataset"):
             metrics = trial.evaluate_full_dataset(_OneBatch(val, val_batch))
         else:
