@@ -52,6 +52,8 @@ public:
     // The seeding calls (torch.manual_seed(...), random.seed(...)) of the loop's scope before
     // the loop.
     std::vector<const Stmt*> seedStatements() const;
+    // Sorts statements of the loop's scopes in the order they run (a launch's first).
+    void inRunOrder(std::vector<const Stmt*>& stmts) const;
     // The batch loop runs at module level (not in a function nor under `if __name__`).
     bool loopAtModule() const { return !m_function && !m_mainBlock; }
 
@@ -194,6 +196,7 @@ RenderRules constructorRules(const PortPlan& plan, const Stmt& s, const RenderRu
 // The value of the constructor's parameter `name` read at `at` inside the constructor, "" when
 // `at` is elsewhere or the value is not known.
 std::string constructorValueText(const PortPlan& plan, const std::string& name, std::uint32_t at);
+std::string launchValue(const PortPlan& plan, const std::string& name, std::uint32_t at);
 std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& stmts,
                         const RenderRules& rules, const std::string& indent);
 // The parameter names of a function definition, in order ("" for one without a plain name).

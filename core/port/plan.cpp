@@ -96,22 +96,16 @@ const Assignment* Planner::assignmentOf(const std::string& name, FunctionId fn, 
             return &a;
     if (fn != ModuleLevel) {
         const auto* def = idx().function(fn);
-        int position = -1;
-        for (std::size_t i = 0; def && i < def->parameters.size(); ++i)
-            if (def->parameters[i].name == name)
-                position = static_cast<int>(i);
-        if (position >= 0 && def) {
+        const bool parameter = def && std::any_of(def->parameters.begin(), def->parameters.end(),
+                                                  [&](const auto& p) { return p.name == name; });
+        if (parameter) {
+            // The argument each caller or launcher of fn gives it, followed to its binding in
+            // the caller's scope.
             for (const auto& c : idx().calls) {
-                if (c.callee != def->name)
+                const auto given = boundArguments(c, *def);
+                if (!given || !given->given.count(name))
                     continue;
-                std::string arg;
-                int positional = 0;
-                for (const auto& x : c.arguments) {
-                    if (x.keyword == name)
-                        arg = x.text;
-                    else if (x.keyword.empty() && positional++ == position)
-                        arg = x.text;
-                }
+                const std::string& arg = given->given.at(name).text;
                 if (!arg.empty() && arg.find_first_of("().[] ") == std::string::npos)
                     if (const auto* a = assignmentOf(arg, c.function, depth + 1))
                         return a;
@@ -171,6 +165,7 @@ Result<bool> Planner::run()
             }
         return Result<bool>::fail(d);
     }
+    bindLaunch();
     findModel();
     findLoss();
     findData(m_p.loop->iterable, m_loopFunction, m_p.train);

@@ -75,8 +75,10 @@ std::vector<const Stmt*> Slicer::mutators(const Stmt& definer, const std::string
     const auto chain = m_src->chainAt(definer.start, definer.end);
     const std::vector<Stmt>& scope =
         chain.size() >= 2 ? chain[chain.size() - 2]->body : m_src->statements();
-    static const std::set<std::string> targets{"to",   "cuda",      "cpu",  "train",
-                                               "eval", "zero_grad", "step", "backward"};
+    // share_memory(): the weights shared by the processes of a Hogwild launch; the port trains
+    // one process.
+    static const std::set<std::string> targets{
+        "to", "cuda", "cpu", "train", "eval", "zero_grad", "step", "backward", "share_memory"};
     bool after = false;
     for (const auto& x : scope) {
         if (&x == &definer) {
@@ -238,6 +240,23 @@ void Slicer::findCallers()
             for (const auto& n : identifiersOf(arg))
                 c.passed.insert(n);
         if (c.function && c.function != m_function)
+            m_callers.push_back(c);
+    }
+    // The loop's function started in other processes by the entry (LoopPlan::launch): the
+    // launch hands over its tuple as a call its arguments, looked up in its function or in the
+    // `if __name__ == "__main__":` block around it.
+    if (lp.launch.valid()) {
+        Caller c;
+        c.call = lp.launch.start;
+        for (const Stmt* s : m_src->chainAt(lp.launch.start, lp.launch.end))
+            if (s->type == "function_definition" || s->type == "decorated_definition" ||
+                (!c.function && s->type == "if_statement" &&
+                 m_src->text(s->condition).find("__name__") != std::string::npos))
+                c.function = s;
+        for (const auto& [param, arg] : lp.launchArguments)
+            if (arg == param)
+                c.passed.insert(param);
+        if (c.function && c.function != m_function && !c.passed.empty())
             m_callers.push_back(c);
     }
 }
@@ -583,13 +602,26 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
     out.module.assign(w.module.begin(), w.module.end());
     std::sort(out.module.begin(), out.module.end(), byPosition);
     out.local.assign(w.local.begin(), w.local.end());
-    std::sort(out.local.begin(), out.local.end(), byPosition);
+    inRunOrder(out.local);
     for (const Stmt* s : out.local)
         out.localDefines.insert(s->defines.begin(), s->defines.end());
     for (const Stmt* s : out.module)
         if (!m_plan.argsName.empty() && s->uses.count(m_plan.argsName))
             out.argsUsers.push_back(s);
     return out;
+}
+
+// Statements of the loop's scopes in the order they run: by position, and what a launch of the
+// loop's function builds and hands over (under `if __name__ == "__main__":`, after the
+// function's definition) before the function's own.
+void Slicer::inRunOrder(std::vector<const Stmt*>& stmts) const
+{
+    std::sort(stmts.begin(), stmts.end(),
+              [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
+    if (m_function && m_plan.loop && m_plan.loop->launch.valid())
+        std::stable_partition(stmts.begin(), stmts.end(), [&](const Stmt* s) {
+            return s->start < m_function->start || s->start >= m_function->end;
+        });
 }
 
 std::string Slicer::moduleText(const std::vector<const Stmt*>& extra, const RenderRules& rules,

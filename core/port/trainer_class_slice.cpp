@@ -25,6 +25,9 @@ void Slicer::addConstructorCaller()
 // its place by constructorRules, not looked up.
 bool Slicer::constructorValue(const std::string& name, int scope) const
 {
+    // A parameter of the loop's function that a launch gives a literal (the process index, 0).
+    if (scope == 0 && m_function && !launchValue(m_plan, name, m_function->start).empty())
+        return true;
     // An attribute of the same name as a parameter (`self.rate = rate`) is the attribute.
     return m_constructorScope > 0 && scope == m_constructorScope &&
            m_plan.loop->initValues.count(name) > 0 && !m_plan.loop->selfBuilt.count(name);
@@ -36,7 +39,8 @@ void Slicer::constructorSeeds(std::vector<const Stmt*>& out) const
 {
     if (m_constructorScope <= 0)
         return;
-    for (const auto& s : m_callers[static_cast<std::size_t>(m_constructorScope - 1)].function->body) {
+    for (const auto& s :
+         m_callers[static_cast<std::size_t>(m_constructorScope - 1)].function->body) {
         if (s.type != "expression_statement" || !s.defines.empty())
             continue;
         const std::string t = m_src->text(s.start, s.end);
@@ -53,9 +57,9 @@ bool valueText(const PortPlan& plan, const std::string& v)
 {
     const bool flag = !plan.argsName.empty() && v.starts_with(plan.argsName + ".") &&
                       v.find_first_of("()[] ") == std::string::npos;
-    const bool literal = !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) ||
-                                        v[0] == '"' || v[0] == '\'' || v[0] == '-' ||
-                                        v == "True" || v == "False" || v == "None");
+    const bool literal =
+        !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '"' ||
+                       v[0] == '\'' || v[0] == '-' || v == "True" || v == "False" || v == "None");
     return flag || literal;
 }
 
@@ -67,10 +71,43 @@ std::string valueAsRead(const PortPlan& plan, const std::string& value, const Re
     return value;
 }
 
+// The function of the batch loop, around byte `at`: null when `at` is elsewhere.
+const Stmt* loopFunctionAt(const PortPlan& plan, std::uint32_t at)
+{
+    const SourceFile* src = plan.source(plan.entry);
+    if (!src || !plan.loop)
+        return nullptr;
+    const Stmt* function = nullptr;
+    for (const Stmt* s : src->chainAt(plan.loop->loop.start, plan.loop->loop.end))
+        if (s->type == "function_definition")
+            function = s;
+    return function && function->start <= at && at < function->end ? function : nullptr;
+}
+
 } // namespace
+
+// A parameter of the loop's function, read at `at` in it, that the launch starting the function
+// (LoopPlan::launch) gives a literal or a flag under another name: that value, else "".
+std::string launchValue(const PortPlan& plan, const std::string& name, std::uint32_t at)
+{
+    if (!plan.loop || !plan.loop->launch.valid() || !loopFunctionAt(plan, at))
+        return {};
+    const auto it = plan.loop->launchArguments.find(name);
+    return it != plan.loop->launchArguments.end() && it->second != name &&
+                   valueText(plan, it->second)
+               ? it->second
+               : std::string();
+}
 
 RenderRules constructorRules(const PortPlan& plan, const Stmt& s, const RenderRules& rules)
 {
+    if (plan.loop && plan.loop->launch.valid() && loopFunctionAt(plan, s.start)) {
+        RenderRules r = rules;
+        for (const auto& [param, value] : plan.loop->launchArguments)
+            if (!launchValue(plan, param, s.start).empty())
+                r.rename[param] = valueAsRead(plan, value, rules);
+        return r;
+    }
     if (!plan.loop || !plan.loop->selfInit.valid() || s.start < plan.loop->selfInit.start ||
         s.end > plan.loop->selfInit.end)
         return rules;
@@ -96,6 +133,8 @@ RenderRules constructorRules(const PortPlan& plan, const Stmt& s, const RenderRu
 
 std::string constructorValueText(const PortPlan& plan, const std::string& name, std::uint32_t at)
 {
+    if (const std::string launched = launchValue(plan, name, at); !launched.empty())
+        return launched;
     if (!plan.loop || !plan.loop->selfInit.valid())
         return {};
     const auto& init = plan.loop->selfInit;
@@ -104,9 +143,8 @@ std::string constructorValueText(const PortPlan& plan, const std::string& name, 
     const SourceFile* src = plan.source(plan.entry);
     if (name.starts_with("self.") && !plan.loop->selfBuilt.count(name.substr(5))) {
         const auto it = plan.loop->selfArguments.find(name.substr(5));
-        return it != plan.loop->selfArguments.end() && valueText(plan, it->second)
-                   ? it->second
-                   : std::string();
+        return it != plan.loop->selfArguments.end() && valueText(plan, it->second) ? it->second
+                                                                                   : std::string();
     }
     if (name.starts_with("self.") && src) {
         const auto chain = src->chainAt(init.start, init.end);
