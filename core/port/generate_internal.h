@@ -61,6 +61,7 @@ private:
     const Stmt* definer(const std::vector<Stmt>& scope, const std::string& name,
                         std::uint32_t before) const;
     bool excluded(const Stmt& s) const;
+    bool isMainBlock(const Stmt& s) const; // `if __name__ == "__main__":`
     bool isDeviceBranch(const Stmt& s) const;
     const Stmt* branchDefiner(const Stmt& s, const std::string& name) const;
     // slice()'s phases: where a name is bound, and taking that statement with what it needs.

@@ -1,3 +1,4 @@
+#include "core/port/caller_view.h"
 #include "core/port/generate.h"
 #include "core/port/plan_internal.h"
 #include "core/port/run_values.h"
@@ -241,6 +242,32 @@ std::optional<PortResult> portWithoutPlan(const Diagnostic& planError, const std
 
 Result<PortPlan> planPort(const analysis::ProjectAnalysis& analysis, const PortOptions& options)
 {
+    // The training started from another module: planned on the script the two make together
+    // (caller_view.cpp), of the project's root and data files.
+    if (options.entry.empty())
+        if (const auto view = detail::callerView(analysis))
+            if (const auto root = detail::writeCallerView(analysis, *view)) {
+                auto viewed = analysis::analyzeProject(*root);
+                std::error_code ec;
+                if (viewed && !viewed.value->python.empty()) {
+                    PortOptions o = options;
+                    o.entry = view->entry;
+                    auto plan = planPort(*viewed.value, o);
+                    std::filesystem::remove_all(*root, ec);
+                    if (plan) {
+                        plan.value->root = analysis.root;
+                        plan.value->dataFiles = dataFilesRead(analysis);
+                        plan.value->notes.push_back(
+                            "the training of " + view->module + " is started by " + view->entry +
+                            ", which imports it: the port reads " + view->entry +
+                            " with the code of " + view->module +
+                            " in place of its import (the lines of " + view->entry +
+                            " named here are counted so)");
+                    }
+                    return plan;
+                }
+                std::filesystem::remove_all(*root, ec);
+            }
     PortPlan plan;
     plan.root = analysis.root;
     planning::Planner planner(analysis, options, plan);

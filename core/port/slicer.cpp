@@ -250,8 +250,7 @@ void Slicer::findCallers()
         c.call = lp.launch.start;
         for (const Stmt* s : m_src->chainAt(lp.launch.start, lp.launch.end))
             if (s->type == "function_definition" || s->type == "decorated_definition" ||
-                (!c.function && s->type == "if_statement" &&
-                 m_src->text(s->condition).find("__name__") != std::string::npos))
+                (!c.function && isMainBlock(*s)))
                 c.function = s;
         for (const auto& [param, arg] : lp.launchArguments)
             if (arg == param)
@@ -280,6 +279,12 @@ std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)
     return params;
 }
 
+bool Slicer::isMainBlock(const Stmt& s) const
+{
+    return s.type == "if_statement" &&
+           m_src->text(s.condition).find("__name__") != std::string::npos;
+}
+
 bool Slicer::excluded(const Stmt& s) const
 {
     if (s.isComment())
@@ -295,7 +300,7 @@ bool Slicer::excluded(const Stmt& s) const
         return true;
     if (!m_parser.empty() && (s.defines.count(m_parser) || s.uses.count(m_parser)))
         return true;
-    if (s.type == "if_statement" && m_src->text(s.condition).find("__name__") != std::string::npos)
+    if (isMainBlock(s))
         return true;
     if (s.type != "function_definition" && s.type != "decorated_definition" &&
         containsMethodCall(*m_src, s.node, "backward"))
@@ -611,17 +616,31 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
     return out;
 }
 
-// Statements of the loop's scopes in the order they run: by position, and what a launch of the
-// loop's function builds and hands over (under `if __name__ == "__main__":`, after the
-// function's definition) before the function's own.
+// Statements of the loop's scopes in the order they run: the code that launches the loop's
+// function or instantiates its trainer class (values it builds and hands over, perhaps after the
+// function's or the class's definition), then the class's constructor, then the rest by
+// position.
 void Slicer::inRunOrder(std::vector<const Stmt*>& stmts) const
 {
-    std::sort(stmts.begin(), stmts.end(),
-              [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
-    if (m_function && m_plan.loop && m_plan.loop->launch.valid())
-        std::stable_partition(stmts.begin(), stmts.end(), [&](const Stmt* s) {
-            return s->start < m_function->start || s->start >= m_function->end;
-        });
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> outer; // spans, outermost first
+    if (m_plan.loop)
+        for (const CodeRef* at : {&m_plan.loop->launch, &m_plan.loop->instance})
+            if (at->valid())
+                for (const Stmt* s : m_src->chainAt(at->start, at->end))
+                    if (s->type == "function_definition" || isMainBlock(*s))
+                        outer.assign(1, {s->start, s->end});
+    if (m_plan.loop && m_plan.loop->selfInit.valid())
+        outer.emplace_back(m_plan.loop->selfInit.start, m_plan.loop->selfInit.end);
+    const auto rank = [&](const Stmt* s) {
+        for (std::size_t i = 0; i < outer.size(); ++i)
+            if (outer[i].first <= s->start && s->end <= outer[i].second)
+                return i;
+        return outer.size();
+    };
+    std::stable_sort(stmts.begin(), stmts.end(), [&](const Stmt* a, const Stmt* b) {
+        const auto ra = rank(a), rb = rank(b);
+        return ra != rb ? ra < rb : a->start < b->start;
+    });
 }
 
 std::string Slicer::moduleText(const std::vector<const Stmt*>& extra, const RenderRules& rules,
