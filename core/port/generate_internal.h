@@ -96,6 +96,7 @@ private:
         const Stmt* function = nullptr; // the calling function (nullptr: module level)
         std::uint32_t call = 0;         // the call's position
         std::set<std::string> passed;   // parameters given a same-named argument
+        int of = 0; // 0: calls the loop's function; k > 0: the k-th caller's function
     };
     std::vector<Caller> m_callers;
     void findCallers();

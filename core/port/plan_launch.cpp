@@ -217,28 +217,37 @@ std::optional<HandedOver> Planner::boundArguments(const Call& c,
     return out;
 }
 
-// The loop's function started in other processes by the entry itself (LoopPlan::launch): the
-// launch is one more caller of it. The process index it hands over (spawn's first argument, the
-// variable of the loop that starts one process per value) is 0: the port's one process is the
-// first.
+// The loop's function started in other processes by the entry itself (LoopPlan::launch), or a
+// function that calls it (a worker that builds the loader and the optimizer, then calls the
+// epoch's function): the launch is one more caller. The process index it hands over (spawn's
+// first argument, the variable of the loop that starts one process per value) is 0: the port's
+// one process is the first.
 void Planner::bindLaunch()
 {
-    const auto* def = idx().function(m_loopFunction);
-    if (!m_p.loop || !def)
+    const auto* loopDef = idx().function(m_loopFunction);
+    if (!m_p.loop || !loopDef)
         return;
-    for (const auto& c : idx().calls) {
-        if (!launchedArguments(c, def->name))
-            continue;
-        std::set<std::string> index;
-        for (const Stmt* s : src().chainAt(c.span.startByte, c.span.endByte))
-            if (s->type == "for_statement")
-                index.insert(src().text(s->forTarget));
-        const auto given = boundArguments(c, *def);
-        for (const auto& [param, value] : given->given)
-            m_p.loop->launchArguments[param] = index.count(value.text) ? "0" : value.text;
-        m_p.loop->launch = refOf(m_p.entry, src(), c.span);
-        return;
-    }
+    std::vector<const python::FunctionDef*> started{loopDef};
+    for (const auto& c : idx().calls)
+        if (c.callee == loopDef->name)
+            if (const auto* caller = idx().function(c.function);
+                caller && caller->className.empty() && caller != loopDef)
+                started.push_back(caller);
+    for (const auto* def : started)
+        for (const auto& c : idx().calls) {
+            if (!launchedArguments(c, def->name))
+                continue;
+            std::set<std::string> index;
+            for (const Stmt* s : src().chainAt(c.span.startByte, c.span.endByte))
+                if (s->type == "for_statement")
+                    index.insert(src().text(s->forTarget));
+            const auto given = boundArguments(c, *def);
+            for (const auto& [param, value] : given->given)
+                m_p.loop->launchArguments[param] = index.count(value.text) ? "0" : value.text;
+            m_p.loop->launch = refOf(m_p.entry, src(), c.span);
+            m_p.loop->launched = def->name;
+            return;
+        }
 }
 
 // A launch whose handed-over values the port builds (bindLaunch): the port is the training of

@@ -255,7 +255,13 @@ void Slicer::findCallers()
         for (const auto& [param, arg] : lp.launchArguments)
             if (arg == param)
                 c.passed.insert(param);
-        if (c.function && c.function != m_function && !c.passed.empty())
+        // A launch of a caller of the loop's function calls that caller.
+        for (std::size_t k = 0; k < m_callers.size(); ++k)
+            if (m_callers[k].function && m_callers[k].function->name == lp.launched &&
+                lp.launched != m_function->name)
+                c.of = static_cast<int>(k) + 1;
+        if (c.function && c.function != m_function && !c.passed.empty() &&
+            (c.of > 0 || lp.launched == m_function->name))
             m_callers.push_back(c);
     }
 }
@@ -493,7 +499,7 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
             const auto& c = m_callers[k];
             // The model, the optimizers and the schedulers the plan names are the training's
             // even when the caller does not pass them (a scheduler stepped per epoch).
-            if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function ||
+            if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function || c.of > 0 ||
                 (static_cast<int>(k) + 1 == m_constructorScope && !c.passed.count(name)))
                 continue;
             f = {definer(c.function->body, name, c.call), true, static_cast<int>(k) + 1};
@@ -503,6 +509,19 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
     } else if (scope > 0) {
         const auto& c = m_callers[static_cast<std::size_t>(scope - 1)];
         f = {definer(c.function->body, name, c.call), true, scope};
+    }
+    // A parameter of a caller, looked up in the caller's own caller that passes it (the launch
+    // of a worker that calls the loop's function).
+    for (int k = f.stmt ? 0 : f.scope, guard = 0; k > 0 && !f.stmt && guard < 4; ++guard) {
+        int next = 0;
+        for (std::size_t j = 0; j < m_callers.size(); ++j)
+            if (m_callers[j].of == k && m_callers[j].passed.count(name) && m_callers[j].function)
+                next = static_cast<int>(j) + 1;
+        if (next)
+            f = {definer(m_callers[std::size_t(next - 1)].function->body, name,
+                         m_callers[std::size_t(next - 1)].call),
+                 true, next};
+        k = next;
     }
     if (!f.stmt)
         f = {definer(m_src->statements(), name, m_function ? m_function->start : m_loopStart),

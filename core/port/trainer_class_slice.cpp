@@ -25,9 +25,13 @@ void Slicer::addConstructorCaller()
 // its place by constructorRules, not looked up.
 bool Slicer::constructorValue(const std::string& name, int scope) const
 {
-    // A parameter of the loop's function that a launch gives a literal (the process index, 0).
-    if (scope == 0 && m_function && !launchValue(m_plan, name, m_function->start).empty())
-        return true;
+    // A parameter of the launched function that the launch gives a literal (the process index,
+    // 0), read in it.
+    if (scope >= 0 && m_plan.loop && m_plan.loop->launch.valid()) {
+        const Stmt* in = scope == 0 ? m_function : m_callers[std::size_t(scope - 1)].function;
+        if (in && !launchValue(m_plan, name, in->start).empty())
+            return true;
+    }
     // An attribute of the same name as a parameter (`self.rate = rate`) is the attribute.
     return m_constructorScope > 0 && scope == m_constructorScope &&
            m_plan.loop->initValues.count(name) > 0 && !m_plan.loop->selfBuilt.count(name);
@@ -71,26 +75,26 @@ std::string valueAsRead(const PortPlan& plan, const std::string& value, const Re
     return value;
 }
 
-// The function of the batch loop, around byte `at`: null when `at` is elsewhere.
-const Stmt* loopFunctionAt(const PortPlan& plan, std::uint32_t at)
+// The function a launch starts (LoopPlan::launched), around byte `at`: null when `at` is
+// elsewhere.
+const Stmt* launchedFunctionAt(const PortPlan& plan, std::uint32_t at)
 {
     const SourceFile* src = plan.source(plan.entry);
-    if (!src || !plan.loop)
+    if (!src || !plan.loop || plan.loop->launched.empty())
         return nullptr;
-    const Stmt* function = nullptr;
-    for (const Stmt* s : src->chainAt(plan.loop->loop.start, plan.loop->loop.end))
-        if (s->type == "function_definition")
-            function = s;
-    return function && function->start <= at && at < function->end ? function : nullptr;
+    for (const Stmt* s : src->chainAt(at, at + 1))
+        if (s->type == "function_definition" && s->name == plan.loop->launched)
+            return s;
+    return nullptr;
 }
 
 } // namespace
 
-// A parameter of the loop's function, read at `at` in it, that the launch starting the function
-// (LoopPlan::launch) gives a literal or a flag under another name: that value, else "".
+// A parameter of the function a launch starts (LoopPlan::launch), read at `at` in it, that the
+// launch gives a literal or a flag under another name: that value, else "".
 std::string launchValue(const PortPlan& plan, const std::string& name, std::uint32_t at)
 {
-    if (!plan.loop || !plan.loop->launch.valid() || !loopFunctionAt(plan, at))
+    if (!plan.loop || !plan.loop->launch.valid() || !launchedFunctionAt(plan, at))
         return {};
     const auto it = plan.loop->launchArguments.find(name);
     return it != plan.loop->launchArguments.end() && it->second != name &&
@@ -101,7 +105,7 @@ std::string launchValue(const PortPlan& plan, const std::string& name, std::uint
 
 RenderRules constructorRules(const PortPlan& plan, const Stmt& s, const RenderRules& rules)
 {
-    if (plan.loop && plan.loop->launch.valid() && loopFunctionAt(plan, s.start)) {
+    if (plan.loop && plan.loop->launch.valid() && launchedFunctionAt(plan, s.start)) {
         RenderRules r = rules;
         for (const auto& [param, value] : plan.loop->launchArguments)
             if (!launchValue(plan, param, s.start).empty())
