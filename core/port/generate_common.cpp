@@ -151,8 +151,7 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
         std::erase_if(planManual, [&](const guides::Finding& m) {
             const auto& done = r.value->generatedItems;
             return std::find(done.begin(), done.end(),
-                             m.location.file + ":" + std::to_string(m.location.line)) !=
-                   done.end();
+                             m.location.file + ":" + std::to_string(m.location.line)) != done.end();
         });
         if (!planManual.empty() && !r.value->files.empty()) {
             auto& main = r.value->files.front();
@@ -528,7 +527,7 @@ void placeSeeds(const PortPlan& plan, const Slicer& slicer, StepCode& sc)
         const auto byPosition = [](const Stmt* a, const Stmt* b) {
             return a->start < b->start;
         };
-        std::sort(sc.init.local.begin(), sc.init.local.end(), byPosition);
+        slicer.inRunOrder(sc.init.local);
         std::sort(sc.init.module.begin(), sc.init.module.end(), byPosition);
     }
 }

@@ -52,6 +52,8 @@ public:
     // The seeding calls (torch.manual_seed(...), random.seed(...)) of the loop's scope before
     // the loop.
     std::vector<const Stmt*> seedStatements() const;
+    // Sorts statements of the loop's scopes in the order they run (a launch's first).
+    void inRunOrder(std::vector<const Stmt*>& stmts) const;
     // The batch loop runs at module level (not in a function nor under `if __name__`).
     bool loopAtModule() const { return !m_function && !m_mainBlock; }
 
@@ -59,6 +61,7 @@ private:
     const Stmt* definer(const std::vector<Stmt>& scope, const std::string& name,
                         std::uint32_t before) const;
     bool excluded(const Stmt& s) const;
+    bool isMainBlock(const Stmt& s) const; // `if __name__ == "__main__":`
     bool isDeviceBranch(const Stmt& s) const;
     const Stmt* branchDefiner(const Stmt& s, const std::string& name) const;
     // slice()'s phases: where a name is bound, and taking that statement with what it needs.
@@ -93,6 +96,7 @@ private:
         const Stmt* function = nullptr; // the calling function (nullptr: module level)
         std::uint32_t call = 0;         // the call's position
         std::set<std::string> passed;   // parameters given a same-named argument
+        int of = 0; // 0: calls the loop's function; k > 0: the k-th caller's function
     };
     std::vector<Caller> m_callers;
     void findCallers();
@@ -194,6 +198,7 @@ RenderRules constructorRules(const PortPlan& plan, const Stmt& s, const RenderRu
 // The value of the constructor's parameter `name` read at `at` inside the constructor, "" when
 // `at` is elsewhere or the value is not known.
 std::string constructorValueText(const PortPlan& plan, const std::string& name, std::uint32_t at);
+std::string launchValue(const PortPlan& plan, const std::string& name, std::uint32_t at);
 std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& stmts,
                         const RenderRules& rules, const std::string& indent);
 // The parameter names of a function definition, in order ("" for one without a plain name).

@@ -1,3 +1,4 @@
+#include "core/port/caller_view.h"
 #include "core/port/generate.h"
 #include "core/port/plan_internal.h"
 #include "core/port/run_values.h"
@@ -96,22 +97,16 @@ const Assignment* Planner::assignmentOf(const std::string& name, FunctionId fn, 
             return &a;
     if (fn != ModuleLevel) {
         const auto* def = idx().function(fn);
-        int position = -1;
-        for (std::size_t i = 0; def && i < def->parameters.size(); ++i)
-            if (def->parameters[i].name == name)
-                position = static_cast<int>(i);
-        if (position >= 0 && def) {
+        const bool parameter = def && std::any_of(def->parameters.begin(), def->parameters.end(),
+                                                  [&](const auto& p) { return p.name == name; });
+        if (parameter) {
+            // The argument each caller or launcher of fn gives it, followed to its binding in
+            // the caller's scope.
             for (const auto& c : idx().calls) {
-                if (c.callee != def->name)
+                const auto given = boundArguments(c, *def);
+                if (!given || !given->given.count(name))
                     continue;
-                std::string arg;
-                int positional = 0;
-                for (const auto& x : c.arguments) {
-                    if (x.keyword == name)
-                        arg = x.text;
-                    else if (x.keyword.empty() && positional++ == position)
-                        arg = x.text;
-                }
+                const std::string& arg = given->given.at(name).text;
                 if (!arg.empty() && arg.find_first_of("().[] ") == std::string::npos)
                     if (const auto* a = assignmentOf(arg, c.function, depth + 1))
                         return a;
@@ -171,6 +166,7 @@ Result<bool> Planner::run()
             }
         return Result<bool>::fail(d);
     }
+    bindLaunch();
     findModel();
     findLoss();
     findData(m_p.loop->iterable, m_loopFunction, m_p.train);
@@ -246,6 +242,32 @@ std::optional<PortResult> portWithoutPlan(const Diagnostic& planError, const std
 
 Result<PortPlan> planPort(const analysis::ProjectAnalysis& analysis, const PortOptions& options)
 {
+    // The training started from another module: planned on the script the two make together
+    // (caller_view.cpp), of the project's root and data files.
+    if (options.entry.empty())
+        if (const auto view = detail::callerView(analysis))
+            if (const auto root = detail::writeCallerView(analysis, *view)) {
+                auto viewed = analysis::analyzeProject(*root);
+                std::error_code ec;
+                if (viewed && !viewed.value->python.empty()) {
+                    PortOptions o = options;
+                    o.entry = view->entry;
+                    auto plan = planPort(*viewed.value, o);
+                    std::filesystem::remove_all(*root, ec);
+                    if (plan) {
+                        plan.value->root = analysis.root;
+                        plan.value->dataFiles = dataFilesRead(analysis);
+                        plan.value->notes.push_back(
+                            "the training of " + view->module + " is started by " + view->entry +
+                            ", which imports it: the port reads " + view->entry +
+                            " with the code of " + view->module +
+                            " in place of its import (the lines of " + view->entry +
+                            " named here are counted so)");
+                    }
+                    return plan;
+                }
+                std::filesystem::remove_all(*root, ec);
+            }
     PortPlan plan;
     plan.root = analysis.root;
     planning::Planner planner(analysis, options, plan);

@@ -159,6 +159,14 @@ struct LoopPlan
     // `self.x`, stored by the constructor from a parameter -> the instantiation's argument text.
     std::map<std::string, std::string> selfArguments;
     CodeRef instance; // the instantiation `Trainer(args, model, ...)`
+    // The loop's function (or its caller) started in other processes by the entry
+    // (`mp.Process(target=train, args=(rank, model, 10))`, `mp.spawn(train, ...)`): the launch, a
+    // caller of the function as a call is (the slicer looks the parameters it hands over up there);
+    // launchArguments its parameter -> argument text (the process index is the port's one process,
+    // 0).
+    CodeRef launch;
+    std::string launched; // the function it starts: the loop's, or one that calls it
+    std::map<std::string, std::string> launchArguments;
     // The attributes the trainer class's constructor builds itself (`self.model = Net()`,
     // `self.loader = DataLoader(...)`): each is a name of the constructor's scope, which the
     // slicer reads as a caller of the loop's method (trainer_class.cpp). selfInit is that

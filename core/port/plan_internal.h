@@ -98,6 +98,21 @@ inline const Stmt* scopeStatement(const std::vector<const Stmt*>& chain)
     return take ? nullptr : found;
 }
 
+// What a call, an instantiation or a launch hands a function's parameters
+// (Planner::boundArguments): the caller's argument (its text, and the argument itself when the
+// call writes it), the defaults of the parameters it does not give.
+struct HandedOver
+{
+    struct Given
+    {
+        std::string text;
+        const python::Argument* argument = nullptr; // null for a launch's tuple item
+    };
+    std::map<std::string, Given> given;
+    std::map<std::string, std::string> defaults;
+    bool splat = false; // a `*xs` / `**kw` argument: the parameters after it are unknown
+};
+
 class Planner
 {
 public:
@@ -149,9 +164,12 @@ private:
     std::string flagPassedAs(const std::string& name, FunctionId fn) const;
     void dropDistributedSampler(DataPlan& out);
     bool noteLaunch();
+    void bindLaunch();
+    void noteOneProcess();
     std::string processCount(const std::string& file, const Call& c) const;
     std::optional<std::vector<std::string>> launchedArguments(const Call& c,
                                                               const std::string& function) const;
+    std::optional<HandedOver> boundArguments(const Call& c, const python::FunctionDef& def) const;
     void findOptimizers();
     void findModel();
     void findLoss();

@@ -49,15 +49,12 @@ bool Planner::findHelperData(const Call& c, FunctionId fn, DataPlan& out)
         return false;
     // parameter -> the call's argument
     std::map<std::string, const python::Argument*> argumentOf;
-    std::size_t positional = 0;
-    for (const auto& x : c.arguments) {
-        if (x.text.starts_with("*"))
-            return false;
-        if (!x.keyword.empty())
-            argumentOf[x.keyword] = &x;
-        else if (positional < def->parameters.size())
-            argumentOf[def->parameters[positional++].name] = &x;
-    }
+    const auto bound = boundArguments(c, *def);
+    if (!bound || bound->splat)
+        return false;
+    for (const auto& [param, given] : bound->given)
+        if (given.argument)
+            argumentOf[param] = given.argument;
     const auto text = [&](const python::Argument& x) {
         return src().text(x.valueSpan.startByte, x.valueSpan.endByte);
     };
@@ -116,29 +113,13 @@ std::string Planner::flagPassedAs(const std::string& name, FunctionId fn) const
     const auto* def = idx().function(fn);
     if (!def || m_p.argsName.empty())
         return name;
-    std::size_t position = def->parameters.size();
-    for (std::size_t i = 0; i < def->parameters.size(); ++i)
-        if (def->parameters[i].name == name)
-            position = i;
     std::string passed;
     for (const auto& c : idx().calls) {
-        if (position >= def->parameters.size())
+        const auto bound = boundArguments(c, *def);
+        if (!bound)
             continue;
-        std::string arg;
-        if (c.callee == def->name) {
-            std::size_t positional = 0;
-            for (const auto& x : c.arguments) {
-                if (x.keyword == name)
-                    arg = x.text;
-                else if (x.keyword.empty() && positional++ == position)
-                    arg = x.text;
-            }
-        } else if (const auto launched = launchedArguments(c, def->name)) {
-            if (position < launched->size())
-                arg = (*launched)[position];
-        } else {
-            continue;
-        }
+        const auto it = bound->given.find(name);
+        const std::string arg = it == bound->given.end() ? std::string() : it->second.text;
         if (!arg.starts_with(m_p.argsName + ".") || (!passed.empty() && passed != arg))
             return name;
         passed = arg;
@@ -192,6 +173,109 @@ Planner::launchedArguments(const Call& c, const std::string& function) const
         item += ch;
     }
     return out;
+}
+
+// The binding rule of a value handed over (issue 24): what `c` gives each parameter of `def`
+// when it calls the function (`train(a, b=c)`), the method (`self.step(x)`), the constructor
+// (`Trainer(net, loader, lr=args.lr)`, `def` its __init__) or starts it in other processes
+// (launchedArguments): the caller's argument by position or keyword, else the parameter's
+// default. A splatted argument (`*xs`, `**kw`) ends what is known. nullopt when `c` does
+// none of these.
+std::optional<HandedOver> Planner::boundArguments(const Call& c,
+                                                  const python::FunctionDef& def) const
+{
+    HandedOver out;
+    const auto& params = def.parameters;
+    const bool method = !def.className.empty() && !params.empty() &&
+                        (params[0].name == "self" || params[0].name == "cls");
+    const bool constructs = def.name == "__init__" && c.callee == def.className;
+    const bool calls =
+        def.className.empty() ? c.callee == def.name : c.callee == "self." + def.name || constructs;
+    const auto launched = calls ? std::nullopt : launchedArguments(c, def.name);
+    if (!calls && !launched)
+        return std::nullopt;
+    std::size_t positional = method ? 1 : 0; // after self
+    if (launched) {
+        for (const auto& text : *launched)
+            if (positional < params.size())
+                out.given[params[positional++].name] = {text, nullptr};
+    } else {
+        for (const auto& x : c.arguments) {
+            if (x.text.starts_with("*")) {
+                out.splat = true;
+                break;
+            }
+            if (!x.keyword.empty())
+                out.given[x.keyword] = {x.text, &x};
+            else if (positional < params.size())
+                out.given[params[positional++].name] = {x.text, &x};
+        }
+    }
+    for (const auto& p : params)
+        if (p.hasDefault() && !out.given.count(p.name) && !out.splat)
+            out.defaults[p.name] = p.defaultText;
+    return out;
+}
+
+// The loop's function started in other processes by the entry itself (LoopPlan::launch), or a
+// function that calls it (a worker that builds the loader and the optimizer, then calls the
+// epoch's function): the launch is one more caller. The process index it hands over (spawn's
+// first argument, the variable of the loop that starts one process per value) is 0: the port's
+// one process is the first.
+void Planner::bindLaunch()
+{
+    const auto* loopDef = idx().function(m_loopFunction);
+    if (!m_p.loop || !loopDef)
+        return;
+    std::vector<const python::FunctionDef*> started{loopDef};
+    for (const auto& c : idx().calls)
+        if (c.callee == loopDef->name)
+            if (const auto* caller = idx().function(c.function);
+                caller && caller->className.empty() && caller != loopDef)
+                started.push_back(caller);
+    for (const auto* def : started)
+        for (const auto& c : idx().calls) {
+            if (!launchedArguments(c, def->name))
+                continue;
+            std::set<std::string> index;
+            for (const Stmt* s : src().chainAt(c.span.startByte, c.span.endByte))
+                if (s->type == "for_statement")
+                    index.insert(src().text(s->forTarget));
+            const auto given = boundArguments(c, *def);
+            for (const auto& [param, value] : given->given)
+                m_p.loop->launchArguments[param] = index.count(value.text) ? "0" : value.text;
+            m_p.loop->launch = refOf(m_p.entry, src(), c.span);
+            m_p.loop->launched = def->name;
+            return;
+        }
+}
+
+// A launch whose handed-over values the port builds (bindLaunch): the port is the training of
+// one process, which a note says rather than leaving it silent; the target runs its own data
+// parallelism.
+void Planner::noteOneProcess()
+{
+    if (!m_p.loop || !m_p.loop->launch.valid())
+        return;
+    const auto& launch = m_p.loop->launch;
+    const Call* c = nullptr;
+    for (const auto& d : idx().calls)
+        if (d.span.startByte == launch.start && d.span.endByte == launch.end)
+            c = &d;
+    if (!c)
+        return;
+    const std::string count = processCount(m_p.entry, *c);
+    bool shared = false;
+    for (const auto& d : idx().calls)
+        shared = shared || d.callee == m_p.modelBinding + ".share_memory";
+    m_p.notes.push_back(
+        "the original trains in processes started by `" + lastPart(c->callee) + "(...)` (" +
+        launch.where() + (count.empty() ? std::string() : ", " + count) + ")" +
+        (shared ? ", which update the model it shares (`" + m_p.modelBinding +
+                      ".share_memory()`) at once"
+                : std::string()) +
+        ": the port is the training of one of them (the first, rank 0), with the values the "
+        "launch hands over; the target runs its own data parallelism");
 }
 
 // How many processes or threads a launch starts, as the code says it: the iterable of the loop

@@ -199,16 +199,9 @@ void Planner::bindSelfAttributes(const Stmt& loop)
     const auto* def = idx().function(functionAt(init->body.back().start));
     if (!def)
         return;
-    std::map<std::string, std::string> argumentOf;
-    std::size_t positional = 1; // after self
-    for (const auto& x : instance->arguments) {
-        if (x.text.starts_with("*"))
-            break;
-        if (!x.keyword.empty())
-            argumentOf[x.keyword] = x.text;
-        else if (positional < def->parameters.size())
-            argumentOf[def->parameters[positional++].name] = x.text;
-    }
+    const auto given = boundArguments(*instance, *def);
+    if (!given)
+        return;
     auto& bound = m_p.loop->selfArguments;
     for (const auto& s : init->body) {
         const TSNode a = ts_node_named_child(s.node, 0);
@@ -227,8 +220,8 @@ void Planner::bindSelfAttributes(const Stmt& loop)
         if (nodeType(left) != "attribute" || nodeType(right) != "identifier" ||
             src().text(fieldOf(left, "object")) != "self")
             continue;
-        if (const auto it = argumentOf.find(src().text(right)); it != argumentOf.end()) {
-            bound[src().text(fieldOf(left, "attribute"))] = it->second;
+        if (const auto it = given->given.find(src().text(right)); it != given->given.end()) {
+            bound[src().text(fieldOf(left, "attribute"))] = it->second.text;
             m_p.loop->selfBuilt.erase(src().text(fieldOf(left, "attribute")));
         }
     }
@@ -316,23 +309,12 @@ void Planner::bindStepArguments(const Call& backward, const Call& call)
     const auto* def = idx().function(functionAt(backward.span.startByte));
     if (!def)
         return;
-    auto& bound = m_p.loop->stepArguments;
-    // `self.step(x, y)`: the method's first parameter is the instance, not an argument.
-    std::size_t positional = call.callee.starts_with("self.") && !def->parameters.empty() &&
-                                     def->parameters[0].name == "self"
-                                 ? 1
-                                 : 0;
-    for (const auto& x : call.arguments) {
-        if (x.text.starts_with("*"))
-            break; // *args / **kwargs: the positions after it are unknown
-        std::string param;
-        if (!x.keyword.empty())
-            param = x.keyword;
-        else if (positional < def->parameters.size())
-            param = def->parameters[positional++].name;
-        if (!param.empty() && x.text != param)
-            bound[param] = x.text;
-    }
+    const auto given = boundArguments(call, *def);
+    if (!given)
+        return;
+    for (const auto& [param, value] : given->given)
+        if (value.text != param)
+            m_p.loop->stepArguments[param] = value.text;
 }
 
 void Planner::analyseBody(const Stmt& loop)

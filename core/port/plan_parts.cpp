@@ -152,6 +152,7 @@ void Planner::findModel()
         return;
     }
     m_p.modelBinding = a == selfBuiltAssignment(a->target) ? a->target.substr(5) : a->target;
+    noteOneProcess();
     const Call* c = innerCall(*a);
     if (c) {
         m_p.modelConstruction = refOf(m_p.entry, src(), c->span);

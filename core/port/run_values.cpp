@@ -156,12 +156,15 @@ public:
             return v;
         std::string function;
         const TSNode d = parameterDefault(src, text, pos, &function);
-        // A trainer class's constructor parameter that the instantiation gives a value.
+        // A trainer class's constructor parameter that the instantiation gives a value, or a
+        // parameter of the loop's function that its launch does.
         if (const std::string given = constructorValueText(m_plan, text, pos);
             !given.empty() && (ts_node_is_null(d) || src.text(d) != given)) {
             RunValue inner = resolve(src, given, pos, depth + 1);
+            const bool launched = !launchValue(m_plan, text, pos).empty();
             if (!inner.value.empty() && inner.from.empty())
-                inner.from = "`" + given + "`, the instantiation's argument for `" + text + "`";
+                inner.from = "`" + given + "`, the " + (launched ? "launch" : "instantiation") +
+                             "'s argument for `" + text + "`";
             return inner;
         }
         if (ts_node_is_null(d))

@@ -75,8 +75,10 @@ std::vector<const Stmt*> Slicer::mutators(const Stmt& definer, const std::string
     const auto chain = m_src->chainAt(definer.start, definer.end);
     const std::vector<Stmt>& scope =
         chain.size() >= 2 ? chain[chain.size() - 2]->body : m_src->statements();
-    static const std::set<std::string> targets{"to",   "cuda",      "cpu",  "train",
-                                               "eval", "zero_grad", "step", "backward"};
+    // share_memory(): the weights shared by the processes of a Hogwild launch; the port trains
+    // one process.
+    static const std::set<std::string> targets{
+        "to", "cuda", "cpu", "train", "eval", "zero_grad", "step", "backward", "share_memory"};
     bool after = false;
     for (const auto& x : scope) {
         if (&x == &definer) {
@@ -240,6 +242,28 @@ void Slicer::findCallers()
         if (c.function && c.function != m_function)
             m_callers.push_back(c);
     }
+    // The loop's function started in other processes by the entry (LoopPlan::launch): the
+    // launch hands over its tuple as a call its arguments, looked up in its function or in the
+    // `if __name__ == "__main__":` block around it.
+    if (lp.launch.valid()) {
+        Caller c;
+        c.call = lp.launch.start;
+        for (const Stmt* s : m_src->chainAt(lp.launch.start, lp.launch.end))
+            if (s->type == "function_definition" || s->type == "decorated_definition" ||
+                (!c.function && isMainBlock(*s)))
+                c.function = s;
+        for (const auto& [param, arg] : lp.launchArguments)
+            if (arg == param)
+                c.passed.insert(param);
+        // A launch of a caller of the loop's function calls that caller.
+        for (std::size_t k = 0; k < m_callers.size(); ++k)
+            if (m_callers[k].function && m_callers[k].function->name == lp.launched &&
+                lp.launched != m_function->name)
+                c.of = static_cast<int>(k) + 1;
+        if (c.function && c.function != m_function && !c.passed.empty() &&
+            (c.of > 0 || lp.launched == m_function->name))
+            m_callers.push_back(c);
+    }
 }
 
 std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)
@@ -261,6 +285,12 @@ std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)
     return params;
 }
 
+bool Slicer::isMainBlock(const Stmt& s) const
+{
+    return s.type == "if_statement" &&
+           m_src->text(s.condition).find("__name__") != std::string::npos;
+}
+
 bool Slicer::excluded(const Stmt& s) const
 {
     if (s.isComment())
@@ -276,7 +306,7 @@ bool Slicer::excluded(const Stmt& s) const
         return true;
     if (!m_parser.empty() && (s.defines.count(m_parser) || s.uses.count(m_parser)))
         return true;
-    if (s.type == "if_statement" && m_src->text(s.condition).find("__name__") != std::string::npos)
+    if (isMainBlock(s))
         return true;
     if (s.type != "function_definition" && s.type != "decorated_definition" &&
         containsMethodCall(*m_src, s.node, "backward"))
@@ -469,7 +499,7 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
             const auto& c = m_callers[k];
             // The model, the optimizers and the schedulers the plan names are the training's
             // even when the caller does not pass them (a scheduler stepped per epoch).
-            if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function ||
+            if ((!c.passed.count(name) && !forceLocal.count(name)) || !c.function || c.of > 0 ||
                 (static_cast<int>(k) + 1 == m_constructorScope && !c.passed.count(name)))
                 continue;
             f = {definer(c.function->body, name, c.call), true, static_cast<int>(k) + 1};
@@ -479,6 +509,19 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
     } else if (scope > 0) {
         const auto& c = m_callers[static_cast<std::size_t>(scope - 1)];
         f = {definer(c.function->body, name, c.call), true, scope};
+    }
+    // A parameter of a caller, looked up in the caller's own caller that passes it (the launch
+    // of a worker that calls the loop's function).
+    for (int k = f.stmt ? 0 : f.scope, guard = 0; k > 0 && !f.stmt && guard < 4; ++guard) {
+        int next = 0;
+        for (std::size_t j = 0; j < m_callers.size(); ++j)
+            if (m_callers[j].of == k && m_callers[j].passed.count(name) && m_callers[j].function)
+                next = static_cast<int>(j) + 1;
+        if (next)
+            f = {definer(m_callers[std::size_t(next - 1)].function->body, name,
+                         m_callers[std::size_t(next - 1)].call),
+                 true, next};
+        k = next;
     }
     if (!f.stmt)
         f = {definer(m_src->statements(), name, m_function ? m_function->start : m_loopStart),
@@ -583,13 +626,40 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
     out.module.assign(w.module.begin(), w.module.end());
     std::sort(out.module.begin(), out.module.end(), byPosition);
     out.local.assign(w.local.begin(), w.local.end());
-    std::sort(out.local.begin(), out.local.end(), byPosition);
+    inRunOrder(out.local);
     for (const Stmt* s : out.local)
         out.localDefines.insert(s->defines.begin(), s->defines.end());
     for (const Stmt* s : out.module)
         if (!m_plan.argsName.empty() && s->uses.count(m_plan.argsName))
             out.argsUsers.push_back(s);
     return out;
+}
+
+// Statements of the loop's scopes in the order they run: the code that launches the loop's
+// function or instantiates its trainer class (values it builds and hands over, perhaps after the
+// function's or the class's definition), then the class's constructor, then the rest by
+// position.
+void Slicer::inRunOrder(std::vector<const Stmt*>& stmts) const
+{
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> outer; // spans, outermost first
+    if (m_plan.loop)
+        for (const CodeRef* at : {&m_plan.loop->launch, &m_plan.loop->instance})
+            if (at->valid())
+                for (const Stmt* s : m_src->chainAt(at->start, at->end))
+                    if (s->type == "function_definition" || isMainBlock(*s))
+                        outer.assign(1, {s->start, s->end});
+    if (m_plan.loop && m_plan.loop->selfInit.valid())
+        outer.emplace_back(m_plan.loop->selfInit.start, m_plan.loop->selfInit.end);
+    const auto rank = [&](const Stmt* s) {
+        for (std::size_t i = 0; i < outer.size(); ++i)
+            if (outer[i].first <= s->start && s->end <= outer[i].second)
+                return i;
+        return outer.size();
+    };
+    std::stable_sort(stmts.begin(), stmts.end(), [&](const Stmt* a, const Stmt* b) {
+        const auto ra = rank(a), rb = rank(b);
+        return ra != rb ? ra < rb : a->start < b->start;
+    });
 }
 
 std::string Slicer::moduleText(const std::vector<const Stmt*>& extra, const RenderRules& rules,

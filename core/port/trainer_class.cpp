@@ -50,8 +50,8 @@ std::string selfTarget(const SourceFile& src, const Stmt& s)
 void eachStatement(std::vector<Stmt>& stmts, const std::function<void(Stmt&)>& f)
 {
     for (auto& s : stmts) {
-        if (s.isComment() || s.type == "function_definition" ||
-            s.type == "decorated_definition" || s.type == "class_definition")
+        if (s.isComment() || s.type == "function_definition" || s.type == "decorated_definition" ||
+            s.type == "class_definition")
             continue;
         f(s);
         eachStatement(s.body, f);
@@ -110,10 +110,10 @@ void Planner::bindSelfCalls(const Stmt& cls, Stmt& s, const std::set<std::string
             refOf(m_p.entry, src(), ts_node_start_byte(e), ts_node_end_byte(e),
                   static_cast<int>(ts_node_start_point(e).row) + 1,
                   static_cast<int>(ts_node_start_point(e).column));
-        m_p.loop->initCalls.emplace_back(
-            refOf(m_p.entry, src(), ts_node_start_byte(call), ts_node_end_byte(call), s.line,
-                  static_cast<int>(ts_node_start_point(call).column)),
-            expression);
+        m_p.loop->initCalls.emplace_back(refOf(m_p.entry, src(), ts_node_start_byte(call),
+                                               ts_node_end_byte(call), s.line,
+                                               static_cast<int>(ts_node_start_point(call).column)),
+                                         expression);
         for (const auto& c : idx().calls) {
             const std::string q = resolvedName(c);
             if (c.span.startByte != expression.start || c.span.endByte != expression.end ||
@@ -183,18 +183,9 @@ void Planner::bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* insta
         lp.selfArguments[a] = a;
     // The parameters' values: a literal or a flag the instantiation passes, else the default.
     std::map<std::string, std::string> passed;
-    std::size_t positional = 1; // after self
-    if (instance)
-        for (const auto& x : instance->arguments) {
-            if (x.text.starts_with("*"))
-                break;
-            const std::string value =
-                x.keyword.empty() ? x.text : x.text.substr(x.text.find('=') + 1);
-            if (!x.keyword.empty())
-                passed[x.keyword] = value;
-            else if (positional < def->parameters.size())
-                passed[def->parameters[positional++].name] = value;
-        }
+    if (const auto given = instance ? boundArguments(*instance, *def) : std::nullopt)
+        for (const auto& [param, value] : given->given)
+            passed[param] = value.text;
     for (std::size_t i = 1; i < def->parameters.size(); ++i) {
         const auto& p = def->parameters[i];
         const auto it = passed.find(p.name);

@@ -25,6 +25,13 @@ void Slicer::addConstructorCaller()
 // its place by constructorRules, not looked up.
 bool Slicer::constructorValue(const std::string& name, int scope) const
 {
+    // A parameter of the launched function that the launch gives a literal (the process index,
+    // 0), read in it.
+    if (scope >= 0 && m_plan.loop && m_plan.loop->launch.valid()) {
+        const Stmt* in = scope == 0 ? m_function : m_callers[std::size_t(scope - 1)].function;
+        if (in && !launchValue(m_plan, name, in->start).empty())
+            return true;
+    }
     // An attribute of the same name as a parameter (`self.rate = rate`) is the attribute.
     return m_constructorScope > 0 && scope == m_constructorScope &&
            m_plan.loop->initValues.count(name) > 0 && !m_plan.loop->selfBuilt.count(name);
@@ -36,7 +43,8 @@ void Slicer::constructorSeeds(std::vector<const Stmt*>& out) const
 {
     if (m_constructorScope <= 0)
         return;
-    for (const auto& s : m_callers[static_cast<std::size_t>(m_constructorScope - 1)].function->body) {
+    for (const auto& s :
+         m_callers[static_cast<std::size_t>(m_constructorScope - 1)].function->body) {
         if (s.type != "expression_statement" || !s.defines.empty())
             continue;
         const std::string t = m_src->text(s.start, s.end);
@@ -53,9 +61,9 @@ bool valueText(const PortPlan& plan, const std::string& v)
 {
     const bool flag = !plan.argsName.empty() && v.starts_with(plan.argsName + ".") &&
                       v.find_first_of("()[] ") == std::string::npos;
-    const bool literal = !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) ||
-                                        v[0] == '"' || v[0] == '\'' || v[0] == '-' ||
-                                        v == "True" || v == "False" || v == "None");
+    const bool literal =
+        !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '"' ||
+                       v[0] == '\'' || v[0] == '-' || v == "True" || v == "False" || v == "None");
     return flag || literal;
 }
 
@@ -67,10 +75,43 @@ std::string valueAsRead(const PortPlan& plan, const std::string& value, const Re
     return value;
 }
 
+// The function a launch starts (LoopPlan::launched), around byte `at`: null when `at` is
+// elsewhere.
+const Stmt* launchedFunctionAt(const PortPlan& plan, std::uint32_t at)
+{
+    const SourceFile* src = plan.source(plan.entry);
+    if (!src || !plan.loop || plan.loop->launched.empty())
+        return nullptr;
+    for (const Stmt* s : src->chainAt(at, at + 1))
+        if (s->type == "function_definition" && s->name == plan.loop->launched)
+            return s;
+    return nullptr;
+}
+
 } // namespace
+
+// A parameter of the function a launch starts (LoopPlan::launch), read at `at` in it, that the
+// launch gives a literal or a flag under another name: that value, else "".
+std::string launchValue(const PortPlan& plan, const std::string& name, std::uint32_t at)
+{
+    if (!plan.loop || !plan.loop->launch.valid() || !launchedFunctionAt(plan, at))
+        return {};
+    const auto it = plan.loop->launchArguments.find(name);
+    return it != plan.loop->launchArguments.end() && it->second != name &&
+                   valueText(plan, it->second)
+               ? it->second
+               : std::string();
+}
 
 RenderRules constructorRules(const PortPlan& plan, const Stmt& s, const RenderRules& rules)
 {
+    if (plan.loop && plan.loop->launch.valid() && launchedFunctionAt(plan, s.start)) {
+        RenderRules r = rules;
+        for (const auto& [param, value] : plan.loop->launchArguments)
+            if (!launchValue(plan, param, s.start).empty())
+                r.rename[param] = valueAsRead(plan, value, rules);
+        return r;
+    }
     if (!plan.loop || !plan.loop->selfInit.valid() || s.start < plan.loop->selfInit.start ||
         s.end > plan.loop->selfInit.end)
         return rules;
@@ -96,6 +137,8 @@ RenderRules constructorRules(const PortPlan& plan, const Stmt& s, const RenderRu
 
 std::string constructorValueText(const PortPlan& plan, const std::string& name, std::uint32_t at)
 {
+    if (const std::string launched = launchValue(plan, name, at); !launched.empty())
+        return launched;
     if (!plan.loop || !plan.loop->selfInit.valid())
         return {};
     const auto& init = plan.loop->selfInit;
@@ -104,9 +147,8 @@ std::string constructorValueText(const PortPlan& plan, const std::string& name, 
     const SourceFile* src = plan.source(plan.entry);
     if (name.starts_with("self.") && !plan.loop->selfBuilt.count(name.substr(5))) {
         const auto it = plan.loop->selfArguments.find(name.substr(5));
-        return it != plan.loop->selfArguments.end() && valueText(plan, it->second)
-                   ? it->second
-                   : std::string();
+        return it != plan.loop->selfArguments.end() && valueText(plan, it->second) ? it->second
+                                                                                   : std::string();
     }
     if (name.starts_with("self.") && src) {
         const auto chain = src->chainAt(init.start, init.end);

@@ -399,7 +399,7 @@ void TestPortLaunch::launchSaysProcessCount_data()
 {
     QTest::addColumn<QString>("script");
     QTest::addColumn<QString>("count");
-    // The item at the launch says how many the original starts and that the port is one of
+    // The note at the launch says how many the original starts and that the port is one of
     // them; Determined's config has the flags the worker reads, which the launching script
     // parses.
     QTest::addRow("process-loop") << QString::fromStdString(launcher(ByProcess))
@@ -416,12 +416,16 @@ void TestPortLaunch::launchSaysProcessCount()
     auto r = generate(root, {{"main.py", script.toStdString()}, {"work.py", Work}},
                       "determined-pytorchtrial", "");
     QVERIFY2(r, r ? "" : r.error.message.c_str());
-    QVERIFY(!r.value->manual.empty());
-    const auto& item = r.value->manual.front();
-    QCOMPARE(item.location.file, std::string("main.py"));
-    QVERIFY2(has(item.message, "the original starts " + count.toStdString() +
-                                   ", and the port, one process, is the training of one"),
-             item.message.c_str());
+    // The launch binds the worker's parameters (caller_view.cpp): full, and a note says what
+    // the port trains.
+    QVERIFY2(r.value->full(),
+             r.value->manual.empty() ? "" : r.value->manual.front().message.c_str());
+    std::string notes;
+    for (const auto& n : r.value->notes)
+        notes += n + "\n";
+    QVERIFY2(has(notes, "started by `") && has(notes, count.toStdString() + ")") &&
+                 has(notes, "the port is the training of one of them (the first, rank 0)"),
+             notes.c_str());
     std::string config;
     for (const auto& g : r.value->files)
         if (g.path == "const.yaml")
