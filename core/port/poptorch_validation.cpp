@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
 
 namespace portolan::port::detail {
@@ -96,8 +97,17 @@ struct Finder
     std::vector<const Stmt*> chosen; // the epoch loop's validation statements, in order
     std::vector<const Stmt*> early;  // statements before the training pass they read
     std::string dropped;             // comments for the prints the port does not run
+    // The block holding the training pass and the validation: the epoch loop's body, or the
+    // body of the training function it calls, when the validation follows the batch loop there
+    // (`def train(...): for x, y in loader: ...; model.eval(); ...`). Then `call` is the epoch
+    // loop's statement calling it, and `arguments` the call's value of each parameter.
+    const std::vector<Stmt>* block = nullptr;
+    std::uint32_t blockStart = 0;
+    const Stmt* call = nullptr;
+    std::map<std::string, std::string> arguments;
+    RenderRules switches; // for the mode switches: the rules, the parameters read as arguments
 
-    const std::vector<Stmt>& body() const { return epoch->body; }
+    const std::vector<Stmt>& body() const { return *block; }
 
     // Whether the epoch loop calls the evaluation function at statement `i`; with no planned
     // evaluation (its loop is a `range` over a tensor), a function of the entry that calls the
@@ -127,13 +137,10 @@ struct Finder
         return false;
     }
 
-    bool findPasses()
+    // The training pass: the batch loop written in the block, or the call of its function;
+    // then the validation after it.
+    bool findAnchor()
     {
-        epoch = epochLoopStatement(plan, src);
-        if (!epoch || epoch->type != "for_statement")
-            return false;
-        // The training pass: the batch loop written in the epoch loop, or the call of its
-        // function; then the validation after it.
         train = anchor = body().size();
         for (std::size_t i = 0; i < body().size() && train == body().size(); ++i)
             if (contains(body()[i], lp.loop.start) ||
@@ -142,7 +149,44 @@ struct Finder
         for (std::size_t i = train + 1; i < body().size() && anchor == body().size(); ++i)
             if (callsEvaluation(i))
                 anchor = i;
-        if (train == body().size() || anchor == body().size())
+        return train < body().size() && anchor < body().size();
+    }
+
+    // The validation after the batch loop inside the training function the epoch loop calls:
+    // that function's body is the block, and its parameters read the call's arguments.
+    bool inTrainingFunction()
+    {
+        if (train >= epoch->body.size() || lp.function.empty() ||
+            contains(epoch->body[train], lp.loop.start))
+            return false;
+        const Stmt* def = src.topDefinition(lp.function);
+        if (!def || def->type != "function_definition" || !contains(*def, lp.loop.start))
+            return false;
+        call = &epoch->body[train];
+        const auto given = callArguments(src, call->node, lp.function);
+        if (!given)
+            return false;
+        const auto params = parameterNames(src, *def);
+        std::size_t positional = 0;
+        for (const auto& [keyword, text] : *given) {
+            if (!keyword.empty())
+                arguments[keyword] = text;
+            else if (positional < params.size())
+                arguments[params[positional++]] = text;
+        }
+        block = &def->body;
+        blockStart = def->start;
+        return findAnchor();
+    }
+
+    bool findPasses()
+    {
+        epoch = epochLoopStatement(plan, src);
+        if (!epoch || epoch->type != "for_statement")
+            return false;
+        block = &epoch->body;
+        blockStart = epoch->start;
+        if (!findAnchor() && !inTrainingFunction())
             return false;
         evalDef = function.empty() ? nullptr : src.topDefinition(function);
         if (evalDef) {
@@ -200,7 +244,7 @@ struct Finder
                 readsResult = readsResult || made.count(n) > 0;
                 readsLost = readsLost || lost.count(n) > 0;
                 readsLoop = readsLoop || (!made.count(n) && before.count(n) == 0 && n != "print" &&
-                                          identifiersOf(src.text(epoch->start, s.start)).count(n));
+                                          identifiersOf(src.text(blockStart, s.start)).count(n));
             }
             const bool kept = (readsResult && (isPrint(src, s) || isAssignment(s))) ||
                               (isPrint(src, s) && !readsLoop);
@@ -255,9 +299,21 @@ struct Finder
             exclude.insert(s->defines.begin(), s->defines.end());
         for (const Stmt* s : early)
             exclude.insert(s->defines.begin(), s->defines.end());
+        if (call) {
+            // The training function's parameters: what the call gives them, read in the caller.
+            std::set<std::string> read;
+            for (const auto& n : names) {
+                const auto it = arguments.find(n);
+                const auto ids =
+                    it == arguments.end() ? std::set<std::string>{n} : identifiersOf(it->second);
+                read.insert(ids.begin(), ids.end());
+            }
+            names = read;
+        }
         for (const auto& e : exclude)
             names.erase(e);
-        const Slice sl = slicer.slice(names, exclude, {}, body()[anchor].start);
+        const Slice sl =
+            slicer.slice(names, exclude, {}, call ? call->start : body()[anchor].start);
         std::vector<const Stmt*> local;
         for (const Stmt* s : sl.local)
             if (std::find(already.begin(), already.end(), s) == already.end() &&
@@ -353,7 +409,7 @@ struct Finder
         v.pass += loopIndent + "training_model.detachFromDevice()\n";
         // The mode switches stay the torch model's; the model called is the inference model.
         for (const Stmt* s : chosen)
-            v.pass += renderLocal(slicer, {s}, isModeSwitch(src, *s) ? rules : run, loopIndent);
+            v.pass += renderLocal(slicer, {s}, isModeSwitch(src, *s) ? switches : run, loopIndent);
         v.pass += dropped;
     }
 };
@@ -372,17 +428,29 @@ PopTorchValidation poptorchValidation(const PortPlan& plan, const Slicer& slicer
     if (!f.findPasses())
         return v;
     f.chooseStatements();
+    // Inside the training function, its parameters are the call's arguments.
+    f.switches = rules;
+    for (const auto& [param, argument] : f.arguments)
+        if (param != argument)
+            f.switches.rename[param] = argument;
     // The model called is the inference model; the epoch number is the port's loop variable.
-    RenderRules run = rules;
+    RenderRules run = f.switches;
+    const std::string epochName = f.src.text(f.epoch->forTarget);
+    const bool renameEpoch =
+        epochName != "epoch" && ts_node_type(f.epoch->forTarget) == std::string("identifier");
+    for (auto& [name, to] : run.rename)
+        if (to == plan.modelVariable || to == plan.modelBinding)
+            to = "inference_model";
+        else if (renameEpoch && to == epochName)
+            to = "epoch";
     for (const auto& m : {plan.modelVariable, plan.modelBinding})
         if (!m.empty())
             run.rename[m] = "inference_model";
-    const std::string epochName = f.src.text(f.epoch->forTarget);
-    if (epochName != "epoch" && ts_node_type(f.epoch->forTarget) == std::string("identifier"))
+    if (renameEpoch)
         run.rename[epochName] = "epoch";
     f.setupCode(run);
     f.loopCode(run);
-    v.after = f.body()[f.anchor].end;
+    v.after = f.call ? f.call->end : f.body()[f.anchor].end;
     v.loopEnd = f.epoch->end;
     v.ok = true;
     return v;
