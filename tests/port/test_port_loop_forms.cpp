@@ -114,10 +114,10 @@ while tick < 5:
     optimizer.step()
 )";
 
-// Validation after the batch loop, inside the training function the epoch loop calls once per
-// epoch (not a call of an evaluation function, not in the epoch loop itself): a dropout model, so
-// a port that validated in train mode or other weights prints other numbers.
-const char* const InsideEachEpoch = R"(import argparse
+// A dropout model validated after each epoch's batch loop inside the training function
+// (@TRAIN@: not a call of an evaluation function, not in the epoch loop itself), run by @RUN@: a
+// port that validated in train mode or other weights prints other numbers.
+const char* const Tagging = R"(import argparse
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -135,7 +135,26 @@ class Tagger(nn.Module):
         return F.log_softmax(self.outer(self.drop(F.relu(self.inner(x)))), dim=1)
 
 
-def train(tagger, seen, held_out, opt, rnd):
+@TRAIN@
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    seen = DataLoader(TensorDataset(torch.linspace(-2, 2, 240).view(40, 6).sin(),
+                                    torch.arange(40) % 3), batch_size=8)
+    held_out = DataLoader(TensorDataset(torch.linspace(-2, 2, 120).view(20, 6).cos(),
+                                        torch.arange(20) % 3), batch_size=10)
+    tagger = Tagger()
+    opt = torch.optim.SGD(tagger.parameters(), lr=0.1)
+@RUN@
+
+if __name__ == "__main__":
+    main()
+)";
+
+// The training function runs one epoch, called by the epoch loop of main().
+const char* const TrainEachEpoch = R"(def train(tagger, seen, held_out, opt, rnd):
     tagger.train()
     for xb, yb in seen:
         opt.zero_grad()
@@ -151,46 +170,13 @@ def train(tagger, seen, held_out, opt, rnd):
             summed += F.nll_loss(guess, yb, reduction="sum").item()
             hits += (guess.argmax(1) == yb).sum().item()
     print("round", rnd, "held-out", round(summed / len(held_out.dataset), 6), "hits", hits)
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    seen = DataLoader(TensorDataset(torch.linspace(-2, 2, 240).view(40, 6).sin(),
-                                    torch.arange(40) % 3), batch_size=8)
-    held_out = DataLoader(TensorDataset(torch.linspace(-2, 2, 120).view(20, 6).cos(),
-                                        torch.arange(20) % 3), batch_size=10)
-    tagger = Tagger()
-    opt = torch.optim.SGD(tagger.parameters(), lr=0.1)
-    for rnd in range(args.rounds):
+)";
+const char* const RunEachEpoch = R"(    for rnd in range(args.rounds):
         train(tagger, seen, held_out, opt, rnd)
-
-
-if __name__ == "__main__":
-    main()
 )";
 
-// The same with the epoch loop inside the training function too.
-const char* const InsideTraining = R"(import argparse
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-from torch.utils.data import DataLoader, TensorDataset
-
-
-class Tagger(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.inner = nn.Linear(6, 16)
-        self.drop = nn.Dropout(0.5)
-        self.outer = nn.Linear(16, 3)
-
-    def forward(self, x):
-        return F.log_softmax(self.outer(self.drop(F.relu(self.inner(x)))), dim=1)
-
-
-def train(tagger, seen, held_out, opt, rounds):
+// The epoch loop inside the training function too.
+const char* const TrainAllEpochs = R"(def train(tagger, seen, held_out, opt, rounds):
     for rnd in range(rounds):
         tagger.train()
         for xb, yb in seen:
@@ -207,24 +193,16 @@ def train(tagger, seen, held_out, opt, rounds):
                 summed += F.nll_loss(guess, yb, reduction="sum").item()
                 hits += (guess.argmax(1) == yb).sum().item()
         print("round", rnd, "held-out", round(summed / len(held_out.dataset), 6), "hits", hits)
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    seen = DataLoader(TensorDataset(torch.linspace(-2, 2, 240).view(40, 6).sin(),
-                                    torch.arange(40) % 3), batch_size=8)
-    held_out = DataLoader(TensorDataset(torch.linspace(-2, 2, 120).view(20, 6).cos(),
-                                        torch.arange(20) % 3), batch_size=10)
-    tagger = Tagger()
-    opt = torch.optim.SGD(tagger.parameters(), lr=0.1)
-    train(tagger, seen, held_out, opt, args.rounds)
-
-
-if __name__ == "__main__":
-    main()
 )";
+const char* const RunAllEpochs = "    train(tagger, seen, held_out, opt, args.rounds)\n";
+
+std::string tagging(const std::string& train, const std::string& run)
+{
+    std::string s = Tagging;
+    s.replace(s.find("@TRAIN@"), 7, train);
+    s.replace(s.find("@RUN@"), 5, run);
+    return s;
+}
 
 // The trained weights saved once the training is over (@SAVE_AFTER@), or each epoch inside the
 // training function (@SAVE_EACH@).
@@ -340,8 +318,10 @@ void TestPortLoopForms::whileLoopVerifies()
 void TestPortLoopForms::validationInsideTraining_data()
 {
     QTest::addColumn<QString>("script");
-    QTest::addRow("epoch-loop-in-caller") << QString(InsideEachEpoch);
-    QTest::addRow("epoch-loop-in-function") << QString(InsideTraining);
+    QTest::addRow("epoch-loop-in-caller")
+        << QString::fromStdString(tagging(TrainEachEpoch, RunEachEpoch));
+    QTest::addRow("epoch-loop-in-function")
+        << QString::fromStdString(tagging(TrainAllEpochs, RunAllEpochs));
 }
 
 void TestPortLoopForms::validationInsideTraining()
