@@ -352,7 +352,10 @@ DeterminedValidation determinedValidation(const PortPlan& plan, const Slicer& sl
 {
     DeterminedValidation out;
     auto found = findValidationPass(plan, slicer);
-    if (!found || plan.optimizers.size() > 1)
+    // A validation inside the training function (found->call) reads that function's parameters
+    // as the call's arguments, which this writer does not bind yet: the trial keeps its
+    // evaluate_batch of the training step.
+    if (!found || found->call || plan.optimizers.size() > 1)
         return out;
     Writer w{plan, slicer, slicer.source(), sc, rules, std::move(*found), out, body};
     for (const auto& m : {plan.modelVariable, plan.modelBinding})

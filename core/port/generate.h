@@ -43,6 +43,9 @@ struct PortResult
     // The plan's manual items ("file:line") this target generated after all (a plateau decay
     // stepped as ReduceLROnPlateau): generatePort does not list them.
     std::vector<std::string> generatedItems;
+    // The original's checkpoint saves this target runs as written ("main.py:61", PopTorch's
+    // save of the host model after training): noteCheckpointSaves does not note them.
+    std::vector<std::string> keptSaves;
     double planMs = 0;
     double generateMs = 0;
 

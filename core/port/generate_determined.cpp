@@ -635,16 +635,26 @@ struct DeterminedPort
                 "  global_batch_size: " + it->second.value + yamlComment(it->second.comment) + "\n";
             out.hyperparameters["global_batch_size"] = it->second.value;
         }
-        const RunValue epochs = trainEpochs(plan, hp);
-        if (epochs.madeUp)
-            out.notes.push_back("searcher.max_length.epochs in const.yaml is " + epochs.value +
-                                ", " + epochs.from + " count there");
         yaml += "searcher:\n  name: single\n  metric: validation_loss\n  smaller_is_better: true\n"
-                "  max_length:\n    epochs: " +
-                epochs.value + runValueComment(epochs) + "\n" +
-                recordsPerEpochYaml(plan, src, hp, out.notes) +
-                "min_validation_period:\n  epochs: 1\n"
-                "resources:\n  slots_per_trial: 1\nmax_restarts: 0\n";
+                "  max_length:\n";
+        // A loop that draws its batches up to a count of steps: the length is that count, in
+        // batches (Determined hands out the loader's batches again after its last one).
+        if (const RunValue steps = boundSteps(plan, hp); !steps.value.empty()) {
+            if (steps.madeUp)
+                out.notes.push_back("searcher.max_length.batches in const.yaml is " + steps.value +
+                                    ", " + steps.from);
+            yaml += "    batches: " + steps.value + runValueComment(steps) +
+                    "\nmin_validation_period:\n  batches: " + steps.value + "\n";
+        } else {
+            const RunValue epochs = trainEpochs(plan, hp);
+            if (epochs.madeUp)
+                out.notes.push_back("searcher.max_length.epochs in const.yaml is " + epochs.value +
+                                    ", " + epochs.from + " count there");
+            yaml += "    epochs: " + epochs.value + runValueComment(epochs) + "\n" +
+                    recordsPerEpochYaml(plan, src, hp, out.notes) +
+                    "min_validation_period:\n  epochs: 1\n";
+        }
+        yaml += "resources:\n  slots_per_trial: 1\nmax_restarts: 0\n";
         out.files.push_back(GeneratedFile{"const.yaml", "", yaml});
     }
 };

@@ -5,6 +5,7 @@
 #include "core/port/epoch_loop.h"
 #include "core/port/generate_internal.h"
 #include "core/port/gradient_clip.h"
+#include "core/port/poptorch_save.h"
 #include "core/port/poptorch_validation.h"
 #include "core/port/run_values.h"
 
@@ -441,8 +442,23 @@ struct PopTorchPort
         // The batch loop binding `epoch` itself (a loop over epochs that is the batch loop): the
         // pass around it names nothing, so that it does not shadow the step's own.
         const bool shadows = lp.batchTarget == "epoch" || lp.indexName == "epoch";
-        main +=
-            ind + "for " + (shadows ? "_" : "epoch") + " in " + epochs + ":" + epochsComment + "\n";
+        // A loop that draws its batches up to a count of steps: passes over the loader until
+        // as many steps have run.
+        const RunValue bound = boundSteps(plan, hyperparameters(plan, {}));
+        std::string counter = "steps_done", last;
+        for (const auto used = identifiersOf(src.text()); used.count(counter);)
+            counter = "port_" + counter;
+        if (!bound.value.empty()) {
+            last = !bound.flag.empty() && !plan.argsName.empty() ? plan.argsName + "." + bound.flag
+                                                                 : bound.value;
+            if (bound.madeUp)
+                out.notes.push_back("the port trains " + bound.value + " steps, " + bound.from);
+            main += ind + "# The original draws its batches with next() for " + bound.from + ".\n" +
+                    ind + counter + " = 0\n" + ind + "while " + counter + " < " + last + ":\n";
+        } else {
+            main += ind + "for " + (shadows ? "_" : "epoch") + " in " + epochs + ":" +
+                    epochsComment + "\n";
+        }
         main += validation.epochStart;
         main += poptorchEpochReset(plan, slicer, sc, rules, ind2);
         if (lp.indexName.empty())
@@ -456,6 +472,9 @@ struct PopTorchPort
         for (const auto& c : carried)
             state += ", " + c;
         main += ind3 + loss + state + " = training_model(" + args + ")\n";
+        if (!last.empty())
+            main += ind3 + counter + " += 1\n" + ind3 + "if " + counter + " == " + last + ":\n" +
+                    ind3 + "    break\n";
         for (const auto& s : plan.schedulers)
             main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" +
                     (s.perBatch ? ind3 : ind2) + "training_model.setOptimizer(" + optimizer + ")\n";
@@ -466,15 +485,14 @@ struct PopTorchPort
             main += poptorchValidationEnd(ind2);
         if (!validation.ok)
             main += ind + "training_model.detachFromDevice()\n";
-        if (plan.evaluation && !plan.modelBinding.empty() && !validation.ok) {
-            main += ind + "# Evaluation: the model itself, compiled for inference.\n";
-            main += ind + "inference_model = poptorch.inferenceModel(" + plan.modelBinding +
-                    ".eval(), options=poptorch.Options())\n";
-            main += ind + "inference_model.detachFromDevice()\n";
+        // An evaluation the port does not run (not after each training pass): named.
+        if (plan.evaluation && !validation.ok)
             for (const auto& m : plan.evaluation->metrics)
                 out.notes.push_back("evaluation metric `" + m + "` of " +
                                     plan.evaluation->loop.where() + " is not carried over");
-        }
+        const PopTorchSaves saves = poptorchSaves(plan, slicer, rules, inMain, ind);
+        main += saves.code;
+        out.keptSaves = saves.placed;
     }
 
     // train.py: the module level main() and the wrapper need, then both.

@@ -144,6 +144,11 @@ struct LoopPlan
     std::vector<std::string> batchNames; // {"data", "target"}
     std::string indexName;               // enumerate's index ("batch_idx"), "" when none
     std::string iterable;                // what is iterated ("train_loader")
+    // A `while` loop drawing its batches with next() (plan_while.cpp): the statement that draws
+    // (`x, y = next(it)`, or the `try` around it), and the steps the loop runs as written
+    // (`args.max_steps`), "" when its bound is not a step count.
+    CodeRef draw;
+    std::string stepBound;
     std::string lossName;                // the variable .backward() is called on
     CodeRef backward;                    // loss.backward()
     std::vector<CodeRef> steps;          // optimizer.step() calls

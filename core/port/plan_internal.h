@@ -145,6 +145,7 @@ private:
 
     bool chooseEntry();
     bool findLoop();
+    bool drawnBatches(const Stmt& loop, LoopPlan& lp);
     void analyseBody(const Stmt& loop);
     const Stmt* closureOf(const Stmt& loop, const Call& backward) const;
     const Stmt* classAround(std::uint32_t start, std::uint32_t end) const;
@@ -199,6 +200,9 @@ private:
     int m_file = -1;
     FunctionId m_loopFunction = ModuleLevel;
     const Stmt* m_loopStmt = nullptr;
+    // The statements of a `while` loop that draw its batch or count its steps (plan_while.cpp):
+    // not the step's, by their start.
+    std::set<std::uint32_t> m_loopControl;
     FunctionId m_instanceFunction = ModuleLevel; // where the trainer class is instantiated
     FunctionId m_initFunction = ModuleLevel;     // its constructor, when it builds attributes
 };

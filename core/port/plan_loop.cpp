@@ -88,7 +88,7 @@ bool Planner::findLoop()
         lp.batchTarget = src().text(target);
         lp.batchNames = targetNames(src(), target);
         lp.iterable = src().text(iter);
-    } else {
+    } else if (!drawnBatches(*best, lp)) {
         m_p.manual.push_back(manualFinding(
             "the training loop is a `while` loop, not a loop over batches: where the batches "
             "come from must be written by hand",
@@ -323,7 +323,7 @@ void Planner::analyseBody(const Stmt& loop)
     const auto& f = src();
     int phase = 0; // 0 before backward, 1 between backward and step, 2 after step
     for (const auto& s : loop.body) {
-        if (s.isComment())
+        if (s.isComment() || m_loopControl.count(s.start))
             continue;
         const CodeRef ref = refOf(m_p.entry, f, s);
         const bool back = containsMethodCall(f, s.node, "backward");

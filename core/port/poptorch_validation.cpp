@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
 
 namespace portolan::port::detail {
@@ -32,6 +33,8 @@ struct Finder : ValidationPass
     const LoopPlan& lp;
     PopTorchValidation& v;
     std::string dropped; // comments for the prints the port does not run
+
+    RenderRules switches; // for the mode switches: the rules, the parameters read as arguments
 
     // Each print the port does not run, named in a comment where it was.
     void dropPrints()
@@ -68,9 +71,21 @@ struct Finder : ValidationPass
             exclude.insert(s->defines.begin(), s->defines.end());
         for (const Stmt* s : early)
             exclude.insert(s->defines.begin(), s->defines.end());
+        if (call) {
+            // The training function's parameters: what the call gives them, read in the caller.
+            std::set<std::string> read;
+            for (const auto& n : names) {
+                const auto it = arguments.find(n);
+                const auto ids =
+                    it == arguments.end() ? std::set<std::string>{n} : identifiersOf(it->second);
+                read.insert(ids.begin(), ids.end());
+            }
+            names = read;
+        }
         for (const auto& e : exclude)
             names.erase(e);
-        const Slice sl = slicer.slice(names, exclude, {}, body()[anchor].start);
+        const Slice sl =
+            slicer.slice(names, exclude, {}, call ? call->start : body()[anchor].start);
         std::vector<const Stmt*> local;
         for (const Stmt* s : sl.local)
             if (std::find(already.begin(), already.end(), s) == already.end() &&
@@ -166,7 +181,7 @@ struct Finder : ValidationPass
         v.pass += loopIndent + "training_model.detachFromDevice()\n";
         // The mode switches stay the torch model's; the model called is the inference model.
         for (const Stmt* s : chosen)
-            v.pass += renderLocal(slicer, {s}, isModeSwitch(src, *s) ? rules : run, loopIndent);
+            v.pass += renderLocal(slicer, {s}, isModeSwitch(src, *s) ? switches : run, loopIndent);
         v.pass += dropped;
     }
 };
@@ -188,17 +203,29 @@ PopTorchValidation poptorchValidation(const PortPlan& plan, const Slicer& slicer
     v.statements = f.chosen;
     v.defines = f.defines;
     // The model called is the inference model; the epoch number is the port's loop variable.
-    RenderRules run = rules;
+    RenderRules run = f.switches;
+    const std::string epochName = f.src.text(f.epoch->forTarget);
+    const bool renameEpoch =
+        epochName != "epoch" && ts_node_type(f.epoch->forTarget) == std::string("identifier");
+    for (auto& [name, to] : run.rename)
+        if (to == plan.modelVariable || to == plan.modelBinding)
+            to = "inference_model";
+        else if (renameEpoch && to == epochName)
+            to = "epoch";
     for (const auto& m : {plan.modelVariable, plan.modelBinding})
         if (!m.empty())
             run.rename[m] = "inference_model";
-    const std::string epochName = f.src.text(f.epoch->forTarget);
-    if (epochName != "epoch" && ts_node_type(f.epoch->forTarget) == std::string("identifier"))
+    if (renameEpoch)
         run.rename[epochName] = "epoch";
     f.setupCode(run);
     f.loopCode(run);
     v.after = f.after();
     v.loopEnd = f.loopEnd();
+    // Inside the training function, its parameters are the call's arguments.
+    f.switches = rules;
+    for (const auto& [param, argument] : f.arguments)
+        if (param != argument)
+            f.switches.rename[param] = argument;
     v.ok = true;
     return v;
 }

@@ -5,6 +5,7 @@
 
 #include "core/port/cerebras_schedule.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <functional>
@@ -95,6 +96,56 @@ TSNode parameterDefault(const SourceFile& src, const std::string& name, std::uin
     return TSNode{};
 }
 
+// The value the calls of the function around byte `pos` give its parameter `name` (`rounds` of
+// `def train(model, loader, rounds)` called as `train(net, data, args.rounds)`), with where the
+// call is; nullopt when no call gives it, or two calls give it different values.
+struct CallerValue
+{
+    std::string text;     // the argument as written
+    std::uint32_t at = 0; // the call's first byte
+    int line = 0;
+};
+std::optional<CallerValue> callerArgument(const SourceFile& src, const std::string& name,
+                                          std::uint32_t pos)
+{
+    const Stmt* def = functionAround(src, pos);
+    if (!def || def->type != "function_definition" || def->name.empty())
+        return std::nullopt;
+    const auto params = parameterNames(src, *def);
+    const auto index = std::find(params.begin(), params.end(), name) - params.begin();
+    if (index == static_cast<std::ptrdiff_t>(params.size()))
+        return std::nullopt;
+    std::optional<CallerValue> found;
+    const std::string& text = src.text();
+    const std::string called = def->name + "(";
+    for (auto p = text.find(called); p != std::string::npos; p = text.find(called, p + 1)) {
+        const char before = p > 0 ? text[p - 1] : ' ';
+        if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '.' ||
+            (p >= 4 && text.compare(p - 4, 4, "def ") == 0))
+            continue; // another name, a method of something else, or the definition
+        TSNode call = src.nodeAt(static_cast<std::uint32_t>(p),
+                                 static_cast<std::uint32_t>(p + def->name.size()));
+        while (!ts_node_is_null(call) && typeOf(call) != "call")
+            call = ts_node_parent(call);
+        const auto given =
+            ts_node_is_null(call) ? std::nullopt : callArguments(src, call, def->name);
+        if (!given)
+            return std::nullopt;
+        std::string value;
+        std::ptrdiff_t positional = 0;
+        for (const auto& [keyword, argument] : *given)
+            if (keyword == name || (keyword.empty() && positional++ == index))
+                value = argument;
+        if (value.empty())
+            continue;
+        if (found && found->text != value)
+            return std::nullopt;
+        found = CallerValue{value, ts_node_start_byte(call),
+                            static_cast<int>(ts_node_start_point(call).row) + 1};
+    }
+    return found;
+}
+
 class Resolver
 {
 public:
@@ -166,6 +217,15 @@ public:
                 inner.from = "`" + given + "`, the " + (launched ? "launch" : "instantiation") +
                              "'s argument for `" + text + "`";
             return inner;
+        }
+        // What the function's callers give the parameter.
+        if (const auto given = callerArgument(src, text, pos)) {
+            RunValue inner = resolve(src, given->text, given->at, depth + 1);
+            if (!inner.value.empty() && inner.from.empty())
+                inner.from = "`" + given->text + "`, given for `" + text + "` by the call at " +
+                             src.path() + ":" + std::to_string(given->line);
+            if (!inner.value.empty())
+                return inner;
         }
         if (ts_node_is_null(d))
             return v;
@@ -408,9 +468,36 @@ RunValue trainEpochs(const PortPlan& plan, const std::map<std::string, Hyper>& h
     return v;
 }
 
+RunValue boundSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp)
+{
+    RunValue v;
+    if (!plan.loop || plan.loop->stepBound.empty())
+        return v;
+    const LoopPlan& lp = *plan.loop;
+    const SourceFile* src = plan.source(lp.loop.file);
+    if (!src)
+        return v;
+    v = Resolver(plan, hp).resolve(*src, lp.stepBound, lp.loop.start);
+    if (v.value.empty() || v.value == "0") {
+        v = RunValue{};
+        v.value = "100";
+        v.madeUp = true;
+        v.from = "made up by the port: the bound `" + lp.stepBound +
+                 "` of the loop drawing its batches (" + lp.loop.where() +
+                 ") is not known from the code; set the original's";
+        return v;
+    }
+    const std::string loop = "the bound `" + lp.stepBound + "` of the loop drawing its batches (" +
+                             lp.loop.where() + ")";
+    v.from = v.from.empty() ? loop : loop + ", " + v.from;
+    return v;
+}
+
 RunValue trainSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp,
                     const std::string& fallback)
 {
+    if (RunValue bound = boundSteps(plan, hp); !bound.value.empty())
+        return bound;
     const RunValue batch = trainBatchSize(plan, hp);
     const RunValue epochs = trainEpochs(plan, hp);
     std::string why;

@@ -32,8 +32,13 @@ RunValue trainEpochs(const PortPlan& plan, const std::map<std::string, Hyper>& h
 // twice removed): the epoch loop the plan shows; invalid when there is none.
 CodeRef epochLoopOf(const PortPlan& plan);
 
-// The optimizer steps of the whole training: epochs x (samples of an epoch // batch size), when
-// the code or the dry run says both; else `fallback`, made up.
+// The steps of a loop that draws its batches with next() and stops at a count of steps
+// (LoopPlan::stepBound), resolved as above (100, made up, when its value is not known); an
+// empty value for any other loop.
+RunValue boundSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp);
+
+// The optimizer steps of the whole training: the bound above; else, when the code or the dry run
+// says both, epochs x (samples of an epoch // batch size); else `fallback`, made up.
 RunValue trainSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp,
                     const std::string& fallback = "100");
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -586,6 +587,36 @@ std::vector<std::string> targetNames(const SourceFile& file, TSNode target)
     };
     walk(target);
     return out;
+}
+
+std::optional<std::vector<std::pair<std::string, std::string>>>
+callArguments(const SourceFile& src, TSNode n, const std::string& function)
+{
+    if (ts_node_is_null(n))
+        return std::nullopt;
+    if (std::string(ts_node_type(n)) == "call" &&
+        src.text(ts_node_child_by_field_name(n, "function", 8)) == function) {
+        std::vector<std::pair<std::string, std::string>> out;
+        const TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+        for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+            const TSNode a = ts_node_named_child(args, i);
+            const std::string type = ts_node_type(a);
+            if (type == "comment")
+                continue;
+            if (type == "list_splat" || type == "dictionary_splat")
+                return std::nullopt;
+            if (type == "keyword_argument")
+                out.emplace_back(src.text(ts_node_child_by_field_name(a, "name", 4)),
+                                 src.text(ts_node_child_by_field_name(a, "value", 5)));
+            else
+                out.emplace_back("", src.text(a));
+        }
+        return out;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+        if (auto found = callArguments(src, ts_node_named_child(n, i), function))
+            return found;
+    return std::nullopt;
 }
 
 } // namespace portolan::port

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <tree_sitter/api.h>
@@ -104,5 +105,9 @@ bool containsMethodCall(const SourceFile& file, TSNode node, const std::string& 
                         const std::string& receiver = {});
 // `a, b` / `(a, b)` / `[a, b]` / `a` -> {"a", "b"}; nested patterns are flattened.
 std::vector<std::string> targetNames(const SourceFile& file, TSNode target);
+// The arguments of the first call of `function` inside `node` (keyword, or "" for a positional
+// one, and the value's text); nullopt when there is none, or it spreads *args / **kwargs.
+std::optional<std::vector<std::pair<std::string, std::string>>>
+callArguments(const SourceFile& file, TSNode node, const std::string& function);
 
 } // namespace portolan::port

@@ -140,7 +140,9 @@ void noteCheckpointSaves(const PortPlan& plan, const std::string& guide, const s
             continue;
         const auto dot = item.name.rfind('.');
         const std::string call = dot == std::string::npos ? item.name : item.name.substr(dot + 1);
-        if (call != "save" && call != "save_state_dict")
+        if ((call != "save" && call != "save_state_dict") ||
+            std::find(out.keptSaves.begin(), out.keptSaves.end(), item.at.where()) !=
+                out.keptSaves.end())
             continue;
         std::string text = item.at.text;
         std::replace(text.begin(), text.end(), '\n', ' ');

@@ -86,13 +86,10 @@ struct Finder
         return false;
     }
 
-    bool findPasses()
+    // The training pass: the batch loop written in the block, or the call of its function;
+    // then the validation after it.
+    bool findAnchor()
     {
-        v.epoch = epochLoopStatement(plan, src);
-        if (!v.epoch || v.epoch->type != "for_statement")
-            return false;
-        // The training pass: the batch loop written in the epoch loop, or the call of its
-        // function; then the validation after it.
         std::size_t& train = v.train;
         std::size_t& anchor = v.anchor;
         train = anchor = body().size();
@@ -103,7 +100,46 @@ struct Finder
         for (std::size_t i = train + 1; i < body().size() && anchor == body().size(); ++i)
             if (callsEvaluation(i))
                 anchor = i;
-        if (train == body().size() || anchor == body().size())
+        return train < body().size() && anchor < body().size();
+    }
+
+    // The validation after the batch loop inside the training function the epoch loop calls:
+    // that function's body is the block, and its parameters read the call's arguments.
+    bool inTrainingFunction()
+    {
+        const auto& loopBody = v.epoch->body;
+        if (v.train >= loopBody.size() || lp.function.empty() ||
+            contains(loopBody[v.train], lp.loop.start))
+            return false;
+        const Stmt* def = src.topDefinition(lp.function);
+        if (!def || def->type != "function_definition" || !contains(*def, lp.loop.start))
+            return false;
+        const Stmt* call = &loopBody[v.train];
+        const auto given = callArguments(src, call->node, lp.function);
+        if (!given)
+            return false;
+        const auto params = parameterNames(src, *def);
+        std::size_t positional = 0;
+        for (const auto& [keyword, text] : *given) {
+            if (!keyword.empty())
+                v.arguments[keyword] = text;
+            else if (positional < params.size())
+                v.arguments[params[positional++]] = text;
+        }
+        v.call = call;
+        v.block = &def->body;
+        v.blockStart = def->start;
+        return findAnchor();
+    }
+
+    bool findPasses()
+    {
+        v.epoch = epochLoopStatement(plan, src);
+        if (!v.epoch || v.epoch->type != "for_statement")
+            return false;
+        v.block = &v.epoch->body;
+        v.blockStart = v.epoch->start;
+        if (!findAnchor() && !inTrainingFunction())
             return false;
         v.evalDef = v.function.empty() ? nullptr : src.topDefinition(v.function);
         if (const Stmt* evalDef = v.evalDef) {
@@ -165,7 +201,7 @@ struct Finder
                 readsLost = readsLost || lost.count(n) > 0;
                 readsLoop =
                     readsLoop || (!made.count(n) && before.count(n) == 0 && n != "print" &&
-                                  identifiersOf(src.text(v.epoch->start, s.start)).count(n));
+                                  identifiersOf(src.text(v.blockStart, s.start)).count(n));
             }
             const bool kept = (readsResult && (isPrint(src, s) || isAssignment(s))) ||
                               (isPrint(src, s) && !readsLoop);

@@ -7,6 +7,7 @@
 
 #include "core/port/generate_internal.h"
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,9 +33,19 @@ struct ValidationPass
     // compute (the training function's returned loss): not run; the names they read.
     std::vector<std::pair<const Stmt*, std::string>> unrun;
 
-    const std::vector<Stmt>& body() const { return epoch->body; }
-    // The end of the validation's call or loop, and of the epoch loop.
-    std::uint32_t after() const { return body()[anchor].end; }
+    // The block holding the training pass and the validation: the epoch loop's body, or the
+    // body of the training function it calls, when the validation follows the batch loop there
+    // (`def train(...): for x, y in loader: ...; model.eval(); ...`). Then `call` is the epoch
+    // loop's statement calling it, and `arguments` the call's value of each parameter.
+    const std::vector<Stmt>* block = nullptr;
+    std::uint32_t blockStart = 0;
+    const Stmt* call = nullptr;
+    std::map<std::string, std::string> arguments;
+
+    const std::vector<Stmt>& body() const { return block ? *block : epoch->body; }
+    // The end of the validation's call or loop (the training function's call when the
+    // validation is inside it), and of the epoch loop.
+    std::uint32_t after() const { return call ? call->end : body()[anchor].end; }
     std::uint32_t loopEnd() const { return epoch->end; }
 };
 

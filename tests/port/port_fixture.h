@@ -9,6 +9,8 @@
 #include "core/port/generate.h"
 #include "tests/porting_gui/port_test_support.h"
 
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QStringList>
 #include <filesystem>
 #include <fstream>
@@ -155,6 +157,34 @@ inline std::string verificationProblem(const port::VerifyResult& v, int steps = 
                ", max rel loss diff " + std::to_string(v.maxRelLossDiff) +
                ", max abs weight diff " + std::to_string(v.maxAbsWeightDiff);
     return {};
+}
+
+// Runs `script` in `dir` whole, seeded once before it, with PopTorch's stand-ins on the path;
+// its standard output, or the error. `drop`, when given, is taken out of the script first (a
+// generated line without which the numbers must part).
+inline QString runWhole(const fs::path& dir, const std::string& script, QString* error,
+                        const QString& drop = {})
+{
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("PYTHONPATH",
+               QString::fromStdString((resourcesDir() / "python" / "portolan_standins").string()));
+    p.setProcessEnvironment(env);
+    p.setWorkingDirectory(QString::fromStdString(dir.string()));
+    p.start(Python, {"-c",
+                     "import sys, torch\n"
+                     "script, drop = sys.argv[1], sys.argv[2]\n"
+                     "torch.manual_seed(0)\n"
+                     "sys.argv = [script]\n"
+                     "text = open(script).read()\n"
+                     "if drop:\n"
+                     "    assert drop in text, drop\n"
+                     "    text = text.replace(drop, '', 1)\n"
+                     "exec(compile(text, script, 'exec'), {'__name__': '__main__'})\n",
+                     QString::fromStdString(script), drop});
+    if (!p.waitForFinished(120000) || p.exitCode() != 0)
+        *error = QString::fromUtf8(p.readAllStandardError());
+    return QString::fromUtf8(p.readAllStandardOutput());
 }
 
 } // namespace portfixture

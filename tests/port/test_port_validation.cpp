@@ -8,8 +8,6 @@
 #include "tests/port/validation_fixtures.h"
 
 #include <QObject>
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -108,34 +106,6 @@ for ep in range(3):
     print("epoch", ep, "valid", round(average, 6), "hits", hits)
     print("tail", ep, last, average)
 )";
-
-// Runs `script` in `dir` whole, seeded once before it, with PopTorch's stand-ins on the path;
-// its standard output, or the error.
-QString runWhole(const fs::path& dir, const std::string& script, QString* error,
-                 const QString& drop = {})
-{
-    QProcess p;
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("PYTHONPATH",
-               QString::fromStdString((resourcesDir() / "python" / "portolan_standins").string()));
-    p.setProcessEnvironment(env);
-    p.setWorkingDirectory(QString::fromStdString(dir.string()));
-    // `drop`, when given, is taken out of the script first: without it, the numbers must part.
-    p.start(Python, {"-c",
-                     "import sys, torch\n"
-                     "script, drop = sys.argv[1], sys.argv[2]\n"
-                     "torch.manual_seed(0)\n"
-                     "sys.argv = [script]\n"
-                     "text = open(script).read()\n"
-                     "if drop:\n"
-                     "    assert drop in text, drop\n"
-                     "    text = text.replace(drop, '', 1)\n"
-                     "exec(compile(text, script, 'exec'), {'__name__': '__main__'})\n",
-                     QString::fromStdString(script), drop});
-    if (!p.waitForFinished(120000) || p.exitCode() != 0)
-        *error = QString::fromUtf8(p.readAllStandardError());
-    return QString::fromUtf8(p.readAllStandardOutput());
-}
 
 } // namespace
 
