@@ -202,6 +202,11 @@ PopTorchValidation poptorchValidation(const PortPlan& plan, const Slicer& slicer
     f.dropPrints();
     v.statements = f.chosen;
     v.defines = f.defines;
+    // Inside the training function, its parameters are the call's arguments.
+    f.switches = rules;
+    for (const auto& [param, argument] : f.arguments)
+        if (param != argument)
+            f.switches.rename[param] = argument;
     // The model called is the inference model; the epoch number is the port's loop variable.
     RenderRules run = f.switches;
     const std::string epochName = f.src.text(f.epoch->forTarget);
@@ -221,11 +226,6 @@ PopTorchValidation poptorchValidation(const PortPlan& plan, const Slicer& slicer
     f.loopCode(run);
     v.after = f.after();
     v.loopEnd = f.loopEnd();
-    // Inside the training function, its parameters are the call's arguments.
-    f.switches = rules;
-    for (const auto& [param, argument] : f.arguments)
-        if (param != argument)
-            f.switches.rename[param] = argument;
     v.ok = true;
     return v;
 }

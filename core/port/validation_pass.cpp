@@ -199,9 +199,8 @@ struct Finder
             for (const auto& n : slicer.freeNames({&s})) {
                 readsResult = readsResult || made.count(n) > 0;
                 readsLost = readsLost || lost.count(n) > 0;
-                readsLoop =
-                    readsLoop || (!made.count(n) && before.count(n) == 0 && n != "print" &&
-                                  identifiersOf(src.text(v.blockStart, s.start)).count(n));
+                readsLoop = readsLoop || (!made.count(n) && before.count(n) == 0 && n != "print" &&
+                                          identifiersOf(src.text(v.blockStart, s.start)).count(n));
             }
             const bool kept = (readsResult && (isPrint(src, s) || isAssignment(s))) ||
                               (isPrint(src, s) && !readsLoop);

@@ -47,6 +47,34 @@ def train(model, loader, optimizer):
 
 )";
 
+// Validation in a function that reads the model and the device as module globals (the port
+// defines it in main(), where the model is): its device move is dropped like the training's.
+const char* const ByGlobals = R"(
+def check(epoch):
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for x, y in valid_loader:
+            x = x.to(device)
+            total += F.nll_loss(model(x), y, reduction="sum").item()
+    print("epoch", epoch, "valid", round(total, 6))
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=3)
+args = parser.parse_args()
+device = torch.device("cpu")
+train_loader = DataLoader(
+    TensorDataset(torch.linspace(-2, 2, 240).view(40, 6).sin(), torch.arange(40) % 3), batch_size=8)
+valid_loader = DataLoader(
+    TensorDataset(torch.linspace(-2, 2, 120).view(20, 6).cos(), torch.arange(20) % 3), batch_size=10)
+model = Net().to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(1, args.epochs + 1):
+    train(model, train_loader, optimizer)
+    check(epoch)
+)";
+
 // Validation in a function the epoch loop calls: a summed loss and an accuracy of sums.
 const char* const ByFunction = R"(
 def test(model, loader):
@@ -140,6 +168,11 @@ void TestPortValidation::popTorchValidates_data()
                             << QStringList{"inferenceModel(model.eval()",
                                            "\n        print(\"tail\""}
                             << 3 << "        model.train()\n";
+    QTest::addRow("globals") << QString(Head) + ByGlobals
+                             << QStringList{"    def check(epoch):\n",
+                                            "F.nll_loss(inference_model(x), y", "check(epoch)"}
+                             << QStringList{"inferenceModel(model.eval()", "x.to(device)"} << 3
+                             << "        model.train()\n";
     QTest::addRow("plateau")
         << QString::fromStdString(withDecay(Decay))
         << QStringList{"    def evaluate(data_source):\n", "output = inference_model(data)",
