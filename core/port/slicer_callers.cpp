@@ -1,0 +1,112 @@
+// The Slicer's callers of the batch loop's function: the functions (and the `__main__` block)
+// that call it, and a trainer class's constructor counted as one more, so that a value a caller
+// builds and hands over is moved with it (generate_internal.h).
+#include "core/port/generate_internal.h"
+
+#include <functional>
+#include <string_view>
+
+namespace portolan::port::detail {
+
+void Slicer::findCallers()
+{
+    if (!m_src || !m_function || m_function->name.empty())
+        return;
+    // The parameter names, in order (self/cls excluded by position only in methods, which
+    // are not batch-loop functions of a script).
+    const std::vector<std::string> params = parameterNames(*m_src, *m_function);
+    std::function<void(TSNode)> walk = [&](TSNode n) {
+        if (std::string_view(ts_node_type(n)) == "call") {
+            const TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+            if (m_src->text(fn) == m_function->name) {
+                Caller c;
+                c.call = ts_node_start_byte(n);
+                for (const Stmt* s : m_src->chainAt(ts_node_start_byte(n), ts_node_end_byte(n)))
+                    if (s->type == "function_definition" || s->type == "decorated_definition")
+                        c.function = s;
+                const TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+                std::size_t position = 0;
+                for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+                    const TSNode a = ts_node_named_child(args, i);
+                    const std::string at = ts_node_type(a);
+                    if (at == "keyword_argument") {
+                        const std::string k =
+                            m_src->text(ts_node_child_by_field_name(a, "name", 4));
+                        if (m_src->text(ts_node_child_by_field_name(a, "value", 5)) == k)
+                            c.passed.insert(k);
+                        continue;
+                    }
+                    if (at == "identifier" && position < params.size() &&
+                        m_src->text(a) == params[position])
+                        c.passed.insert(params[position]);
+                    ++position;
+                }
+                if (c.function != m_function && !c.passed.empty())
+                    m_callers.push_back(c);
+            }
+        }
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+            walk(ts_node_named_child(n, i));
+    };
+    for (const auto& s : m_src->statements())
+        walk(s.node);
+    // A trainer class instantiated with the values its method's loop reads (`self.x`): they
+    // are looked up where the instance is made, before it.
+    const auto& lp = *m_plan.loop;
+    addConstructorCaller();
+    if (lp.instance.valid()) {
+        Caller c;
+        c.call = lp.instance.start;
+        for (const Stmt* s : m_src->chainAt(lp.instance.start, lp.instance.end))
+            if (s->type == "function_definition" || s->type == "decorated_definition")
+                c.function = s;
+        for (const auto& [attribute, arg] : lp.selfArguments)
+            for (const auto& n : identifiersOf(arg))
+                c.passed.insert(n);
+        if (c.function && c.function != m_function)
+            m_callers.push_back(c);
+    }
+    // The loop's function started in other processes by the entry (LoopPlan::launch): the
+    // launch hands over its tuple as a call its arguments, looked up in its function or in the
+    // `if __name__ == "__main__":` block around it.
+    if (lp.launch.valid()) {
+        Caller c;
+        c.call = lp.launch.start;
+        for (const Stmt* s : m_src->chainAt(lp.launch.start, lp.launch.end))
+            if (s->type == "function_definition" || s->type == "decorated_definition" ||
+                (!c.function && isMainBlock(*s)))
+                c.function = s;
+        for (const auto& [param, arg] : lp.launchArguments)
+            if (arg == param)
+                c.passed.insert(param);
+        // A launch of a caller of the loop's function calls that caller.
+        for (std::size_t k = 0; k < m_callers.size(); ++k)
+            if (m_callers[k].function && m_callers[k].function->name == lp.launched &&
+                lp.launched != m_function->name)
+                c.of = static_cast<int>(k) + 1;
+        if (c.function && c.function != m_function && !c.passed.empty() &&
+            (c.of > 0 || lp.launched == m_function->name))
+            m_callers.push_back(c);
+    }
+}
+
+std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)
+{
+    std::vector<std::string> params;
+    const TSNode node = def.type == "decorated_definition"
+                            ? ts_node_child_by_field_name(def.node, "definition", 10)
+                            : def.node;
+    const TSNode plist = ts_node_child_by_field_name(node, "parameters", 10);
+    for (uint32_t i = 0; !ts_node_is_null(plist) && i < ts_node_named_child_count(plist); ++i) {
+        const TSNode p = ts_node_named_child(plist, i);
+        TSNode nameNode = p;
+        if (std::string_view(ts_node_type(p)) != "identifier")
+            nameNode = ts_node_child_by_field_name(p, "name", 4);
+        if (ts_node_is_null(nameNode) && ts_node_named_child_count(p) > 0)
+            nameNode = ts_node_named_child(p, 0);
+        params.push_back(ts_node_is_null(nameNode) ? std::string() : src.text(nameNode));
+    }
+    return params;
+}
+
+} // namespace portolan::port::detail
