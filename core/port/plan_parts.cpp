@@ -175,9 +175,12 @@ void Planner::findModel()
     const auto chain = src().chainAt(a->span.startByte, a->span.endByte);
     if (const Stmt* st = scopeStatement(chain))
         m_p.modelStatement = refOf(m_p.entry, src(), *st);
+    // Once each: a statement choosing between two constructions (`if args.model == ...`)
+    // reads a flag in both.
     for (const auto& u : m_a.facts().cliUses)
         if (u.file == m_file && u.span.startByte >= m_p.modelStatement.start &&
-            u.span.endByte <= m_p.modelStatement.end)
+            u.span.endByte <= m_p.modelStatement.end &&
+            std::find(m_p.modelFlags.begin(), m_p.modelFlags.end(), u.dest) == m_p.modelFlags.end())
             m_p.modelFlags.push_back(u.dest);
 }
 
@@ -390,9 +393,9 @@ void Planner::findLeftovers()
     for (const auto& c : idx().calls) {
         const std::string m = lastPart(c.callee);
         if (m == "save" || m == "save_image" || m == "save_state_dict" || m == "export")
-            m_p.leftovers.push_back(PlanItem{"checkpoint", c.callee,
-                                             refOf(m_p.entry, src(), c.span),
-                                             "saving: the target checkpoints the trial itself"});
+            m_p.leftovers.push_back(PlanItem{
+                "checkpoint", c.callee, refOf(m_p.entry, src(), c.span),
+                "saving: left to the target's own checkpoints (the port's notes say where)"});
     }
     for (const auto& s : src().statements())
         if (s.type == "if_statement" &&

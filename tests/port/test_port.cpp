@@ -127,6 +127,19 @@ for data, target in train_loader:
     optimizer.step()
 )"
                                           << "model=build_model;factory=1";
+    // Two constructions chosen by a flag: the flags they read, each once.
+    QTest::addRow("model chosen by a flag") << R"(if args.hidden > 8:
+    model = Net(args.hidden)
+else:
+    model = Net(args.hidden * 2)
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+)"
+                                            << "flags=hidden";
     QTest::addRow("train and eval switches") << R"(model = Net(args.hidden)
 optimizer = optim.SGD(model.parameters(), lr=args.lr)
 for epoch in range(args.epochs):
@@ -200,6 +213,11 @@ void TestPort::plansPatterns()
         } else if (k == "scheduler") {
             QCOMPARE(p.schedulers.size(), std::size_t(1));
             QCOMPARE(p.schedulers[0].qualified, v);
+        } else if (k == "flags") {
+            std::string names;
+            for (const auto& n : p.modelFlags)
+                names += (names.empty() ? "" : ",") + n;
+            QCOMPARE(names, v);
         } else if (k == "perbatch") {
             QCOMPARE(p.schedulers[0].perBatch, v == "1");
         }

@@ -1,8 +1,10 @@
 // The port dialog's plan tree offers only choices that reach the port: each editable item is an
 // option of the plan, and a changed choice is in the regenerated and the written files. On a
-// fixture written for the pattern (two modules in one training script).
+// fixture written for the pattern (two modules in one training script). Its Manual items group
+// is what the port for the dialog's target leaves, not the plan's: a target may generate an item.
 #include "core/port/generate.h"
 #include "port_test_support.h"
+#include "tests/port/validation_fixtures.h"
 #include "views/porting/port_dialog.h"
 #include "views/porting/port_plan_model.h"
 
@@ -10,6 +12,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <fstream>
 #include <functional>
 
 using namespace portolan;
@@ -97,6 +100,51 @@ private slots:
             written += QString::fromUtf8(file.readAll());
         }
         QVERIFY(written.contains(expected));
+    }
+
+    // A plateau decay the plan cannot place alone: PopTorch and Determined generate it (their
+    // ports have no item), Cerebras keeps it. The tree's group, the Manual items tab and the
+    // status line agree with the port, on every target.
+    void manualGroupIsThePorts_data()
+    {
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<bool>("decayGenerated");
+        QTest::addRow("determined") << "determined-pytorchtrial" << true;
+        QTest::addRow("poptorch") << "graphcore-poptorch" << true;
+        QTest::addRow("cerebras") << "cerebras-pytorch" << false;
+    }
+    void manualGroupIsThePorts()
+    {
+        QFETCH(QString, target);
+        QFETCH(bool, decayGenerated);
+        QTemporaryDir tmp;
+        const QString original = tmp.filePath(QStringLiteral("decaying"));
+        QVERIFY(QDir().mkpath(original));
+        std::ofstream(original.toStdString() + "/main.py")
+            << portfixture::withDecay(portfixture::Decay);
+        PortDialog dialog(analyse(original), target);
+        dialog.setInteractive(false);
+        QSignalSpy generated(&dialog, &PortDialog::generated);
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 30000);
+        QVERIFY(dialog.plan() && dialog.port());
+        auto mentionsDecay = [](const std::vector<guides::Finding>& items) {
+            return std::any_of(items.cbegin(), items.cend(), [](const guides::Finding& f) {
+                return f.message.find("learning rate") != std::string::npos;
+            });
+        };
+        QVERIFY(mentionsDecay(dialog.plan()->manual));
+        QCOMPARE(mentionsDecay(dialog.port()->manual), !decayGenerated);
+
+        const PortPlanModel* model = dialog.planModel();
+        const QModelIndex group = model->groupIndex(QStringLiteral("manual"));
+        QVERIFY(group.isValid());
+        QCOMPARE(model->rowCount(group), int(dialog.port()->manual.size()));
+        QCOMPARE(dialog.manualItems().size(), qsizetype(dialog.port()->manual.size()));
+        for (int r = 0; r < model->rowCount(group); ++r)
+            QCOMPARE(model->index(r, PortPlanModel::ChoiceColumn, group).data().toString(),
+                     QString::fromStdString(dialog.port()->manual[std::size_t(r)].message));
+        QCOMPARE(dialog.statusText() == QStringLiteral("Ready to write."),
+                 dialog.port()->manual.empty());
     }
 
 private:

@@ -378,7 +378,7 @@ void PortDialog::generate()
             m_error.clear();
             m_plan = std::move(*g.plan.value);
             m_port = std::move(*g.port.value);
-            m_planModel->setPlan(*m_plan, m_analysis.get());
+            m_planModel->setPlan(*m_plan, m_analysis.get(), &m_port->manual);
             showPort();
             emit generated();
         });

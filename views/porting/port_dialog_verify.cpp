@@ -128,7 +128,7 @@ bool PortDialog::verify()
             // The port as written now, with what the original's dry run observed.
             m_plan = std::move(*run.plan.value);
             m_port = std::move(*run.port.value);
-            m_planModel->setPlan(*m_plan, m_analysis.get());
+            m_planModel->setPlan(*m_plan, m_analysis.get(), &m_port->manual);
             const QString written = m_status->text(); // "Written to…", not "Ready to write."
             showPort();
             m_status->setText(written);

@@ -46,11 +46,12 @@ void PortPlanModel::clear()
     endResetModel();
 }
 
-void PortPlanModel::setPlan(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis)
+void PortPlanModel::setPlan(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis,
+                            const std::vector<guides::Finding>* manual)
 {
     beginResetModel();
     m_root = std::make_unique<Node>();
-    build(plan, analysis);
+    build(plan, analysis, manual ? *manual : plan.manual);
     endResetModel();
 }
 
@@ -77,12 +78,13 @@ PortPlanModel::Node* PortPlanModel::addItem(Node* parent, const QString& label,
     return parent->add(std::move(n));
 }
 
-void PortPlanModel::build(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis)
+void PortPlanModel::build(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis,
+                          const std::vector<guides::Finding>& manual)
 {
     buildEntryAndModel(plan, analysis);
     buildLossAndOptimizers(plan);
     buildDataAndLoop(plan);
-    buildFlagsAndLeftovers(plan, analysis);
+    buildFlagsAndLeftovers(plan, analysis, manual);
     // A group's choice column counts its items, so a collapsed tree still reads as a summary.
     for (const auto& g : m_root->children)
         g->choice = g->children.empty() ? tr("none") : QString::number(g->children.size());
@@ -159,8 +161,13 @@ void PortPlanModel::buildLossAndOptimizers(const port::PortPlan& plan)
 {
     Node* loss = addGroup(QStringLiteral("loss"), tr("Loss"));
     if (plan.criterion.valid())
-        addItem(loss, tr("criterion %1").arg(qs(plan.criterionVariable)),
-                oneLine(plan.criterion.text), plan.criterion);
+        // The variable with its construction, as the original reads ("criterion = nn.NLLLoss()").
+        addItem(loss, tr("criterion"),
+                plan.criterionVariable.empty()
+                    ? oneLine(plan.criterion.text)
+                    : qs(plan.criterionVariable) + QStringLiteral(" = ") +
+                          oneLine(plan.criterion.text),
+                plan.criterion);
     Node* le =
         addItem(loss, tr("expression"), oneLine(plan.lossExpression.text), plan.lossExpression);
     le->option = LossOption;
@@ -231,7 +238,8 @@ void PortPlanModel::buildDataAndLoop(const port::PortPlan& plan)
 }
 
 void PortPlanModel::buildFlagsAndLeftovers(const port::PortPlan& plan,
-                                           const analysis::ProjectAnalysis* analysis)
+                                           const analysis::ProjectAnalysis* analysis,
+                                           const std::vector<guides::Finding>& manual)
 {
     Node* flags = addGroup(QStringLiteral("flags"), tr("Flags"));
     for (const auto& f : plan.flags) {
@@ -254,13 +262,13 @@ void PortPlanModel::buildFlagsAndLeftovers(const port::PortPlan& plan,
     for (const auto& m : plan.leftovers)
         addItem(left, qs(m.name.empty() ? m.kind : m.name), qs(m.note.empty() ? m.at.text : m.note),
                 m.at);
-    Node* manual = addGroup(QStringLiteral("manual"), tr("Manual items"));
-    for (const auto& f : plan.manual) {
+    Node* manualGroup = addGroup(QStringLiteral("manual"), tr("Manual items"));
+    for (const auto& f : manual) {
         port::CodeRef at;
         at.file = f.location.file;
         at.line = f.location.line;
         at.column = f.location.column;
-        addItem(manual, tr("port.manual"), qs(f.message), at, qs(f.hint));
+        addItem(manualGroup, tr("port.manual"), qs(f.message), at, qs(f.hint));
     }
 }
 

@@ -52,7 +52,12 @@ public:
     ~PortPlanModel() override;
 
     // `analysis` (optional) gives the flags' files and the candidates offered for each choice.
-    void setPlan(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis = nullptr);
+    // `manual` (optional) is what the port for the dialog's target leaves by hand: a target may
+    // generate an item the plan alone could not place (a plateau decay on PopTorch), so the
+    // group shows the port's items, as the Manual items tab and the status do; without a port,
+    // the plan's.
+    void setPlan(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis = nullptr,
+                 const std::vector<guides::Finding>* manual = nullptr);
     void clear();
     // The group row of a kind ("model", "loss", ...), an invalid index when the plan has none.
     QModelIndex groupIndex(const QString& kind) const;
@@ -89,13 +94,15 @@ private:
         Node* add(std::unique_ptr<Node> child);
     };
     Node* nodeOf(const QModelIndex& index) const;
-    void build(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis);
+    void build(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis,
+               const std::vector<guides::Finding>& manual);
     // build() by group, in the order the groups are shown.
     void buildEntryAndModel(const port::PortPlan& plan, const analysis::ProjectAnalysis* analysis);
     void buildLossAndOptimizers(const port::PortPlan& plan);
     void buildDataAndLoop(const port::PortPlan& plan);
     void buildFlagsAndLeftovers(const port::PortPlan& plan,
-                                const analysis::ProjectAnalysis* analysis);
+                                const analysis::ProjectAnalysis* analysis,
+                                const std::vector<guides::Finding>& manual);
     Node* addGroup(const QString& kind, const QString& label);
     static Node* addItem(Node* parent, const QString& label, const QString& choice,
                          const port::CodeRef& at, const QString& tooltip = {});
