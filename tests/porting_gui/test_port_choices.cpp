@@ -9,7 +9,11 @@
 #include "views/porting/port_plan_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QLabel>
+#include <QListWidget>
 #include <QSignalSpy>
+#include <QStackedWidget>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <fstream>
@@ -145,6 +149,25 @@ private slots:
                      QString::fromStdString(dialog.port()->manual[std::size_t(r)].message));
         QCOMPARE(dialog.statusText() == QStringLiteral("Ready to write."),
                  dialog.port()->manual.empty());
+
+        // The tab: no bare headers when nothing is left, and the port's notes under the items
+        // (a generated decay is one: the port says what it wrote for `lr /= 4.0`).
+        const auto* tabs = dialog.findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        QVERIFY(tabs->tabText(2).startsWith(QStringLiteral("Manual items (")));
+        const QWidget* page = tabs->widget(2);
+        const auto* stack = page->findChild<QStackedWidget*>();
+        QVERIFY(stack);
+        QCOMPARE(bool(qobject_cast<QLabel*>(stack->currentWidget())),
+                 dialog.port()->manual.empty());
+        const auto* notes = page->findChild<QListWidget*>();
+        QVERIFY(notes);
+        const auto& portNotes = dialog.port()->notes;
+        QVERIFY(!portNotes.empty());
+        QCOMPARE(notes->count(), int(portNotes.size()));
+        for (int i = 0; i < notes->count(); ++i)
+            QCOMPARE(notes->item(i)->text(), QString::fromStdString(portNotes[std::size_t(i)]));
+        QCOMPARE(dialog.noteTexts().size(), qsizetype(portNotes.size()));
     }
 
 private:

@@ -123,13 +123,13 @@ PortDialog::PortDialog(std::shared_ptr<const analysis::ProjectAnalysis> analysis
 
     QWidget* planPage = createPlanPage();
     QWidget* filesPage = createFilesPage();
-    createManualList();
+    QWidget* manualPage = createManualPage();
     m_verifyPanel = new PortVerifyPanel(this);
 
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(planPage, tr("Plan"));
     m_tabs->addTab(filesPage, tr("Files"));
-    m_tabs->addTab(m_manualList, tr("Manual items"));
+    m_tabs->addTab(manualPage, tr("Manual items"));
     m_tabs->addTab(m_verifyPanel, tr("Verify"));
 
     QLayout* argsRow = createArgumentsRow();
@@ -202,20 +202,6 @@ QWidget* PortDialog::createFilesPage()
     filesPage->setStretchFactor(1, 1);
     filesPage->setSizes({240, 700});
     return filesPage;
-}
-
-void PortDialog::createManualList()
-{
-    // Manual items
-    m_manualList = new QTreeWidget(this);
-    m_manualList->setColumnCount(3);
-    m_manualList->setHeaderLabels({tr("In the port"), tr("What is left to do"), tr("Original")});
-    m_manualList->setRootIsDecorated(false);
-    m_manualList->setAlternatingRowColors(true);
-    m_manualList->header()->setStretchLastSection(false);
-    m_manualList->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-    m_manualList->header()->setSectionResizeMode(1, QHeaderView::Stretch);
-    m_manualList->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
 }
 
 QLayout* PortDialog::createArgumentsRow()
@@ -301,9 +287,6 @@ void PortDialog::connectParts(QDialogButtonBox* close)
                 emit codeRequested(m_written, file, line, 1);
                 m_tabs->setCurrentIndex(1);
             });
-    connect(m_manualList, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
-        activateManual(m_manualList->indexOfTopLevelItem(item));
-    });
 }
 
 PortDialog::~PortDialog()
@@ -414,8 +397,7 @@ void PortDialog::showPort()
             m_planView->expand(m_planModel->index(c, 0, g));
     }
     m_fileList->clear();
-    m_manualList->clear();
-    m_manualItems.clear();
+    showManualItems(m_port ? &*m_port : nullptr);
     if (!m_port) {
         m_summary->setText(tr("<b>No port</b>: %1").arg(m_error.toHtmlEscaped()));
         m_status->setText(m_error);
@@ -434,77 +416,21 @@ void PortDialog::showPort()
             item->setToolTip(tr("written by Portolan"));
     }
 
-    // Where each manual item is in the port: the TODO(portolan) comment that names the same
-    // construct (a `name` quoted in both), else the TODO lines in order, so that the user lands
-    // on the spot the port leaves open rather than on the original.
-    struct Todo
-    {
-        QString file;
-        int line;
-        QString text;
-        bool used = false;
-    };
-    QList<Todo> todos;
-    for (const auto& f : p.files) {
-        const QStringList lines = qs(f.text).split(QLatin1Char('\n'));
-        for (int i = 0; i < lines.size(); ++i)
-            if (lines[i].contains(QLatin1String("TODO(portolan)")))
-                todos.append({qs(f.path), i + 1, lines[i]});
-    }
-    static const QRegularExpression quoted(QStringLiteral("`([^`]+)`"));
-    for (const auto& m : p.manual) {
-        ManualItem item;
-        item.message = qs(m.message);
-        item.originalFile = qs(m.location.file);
-        item.originalLine = m.location.line;
-        Todo* match = nullptr;
-        for (auto it = quoted.globalMatch(item.message); it.hasNext() && !match;) {
-            const QString name = it.next().captured(1);
-            for (auto& t : todos)
-                if (!t.used && t.text.contains(name)) {
-                    match = &t;
-                    break;
-                }
-        }
-        for (auto& t : todos)
-            if (!match && !t.used)
-                match = &t;
-        if (match) {
-            match->used = true;
-            item.portFile = match->file;
-            item.portLine = match->line;
-        }
-        m_manualItems.append(item);
-        auto* row = new QTreeWidgetItem(m_manualList);
-        row->setText(0, item.portFile.isEmpty()
-                            ? tr("(not marked)")
-                            : QStringLiteral("%1:%2").arg(item.portFile).arg(item.portLine));
-        // One line per item (messages quote multi-line code); the whole text is the tooltip.
-        row->setText(1, item.message.simplified());
-        row->setToolTip(1, m.hint.empty() ? item.message
-                                          : item.message + QStringLiteral("\n\n") + qs(m.hint));
-        row->setText(2,
-                     item.originalFile.isEmpty()
-                         ? QString()
-                         : QStringLiteral("%1:%2").arg(item.originalFile).arg(item.originalLine));
-    }
-
     m_tabs->setTabText(1, tr("Files (%1)").arg(p.files.size()));
     m_tabs->setTabText(2, tr("Manual items (%1)").arg(p.manual.size()));
     m_summary->setText(
-        tr("<b>%1</b> port of <code>%2</code> for <b>%3</b>%4 · %5 · %6 · planned in %7, "
-           "generated in %8")
+        tr("<b>%1</b> port of <code>%2</code> for <b>%3</b>%4 · %5 · %6 · %7 · planned in %8, "
+           "generated in %9")
             .arg(p.full() ? tr("Full") : tr("Partial"),
                  QFileInfo(m_root).fileName().toHtmlEscaped(), qs(p.target).toHtmlEscaped(),
                  p.api.empty() ? QString() : tr(" (API %1)").arg(qs(p.api)))
             .arg(qs(format::counted(long(p.files.size()), "file")))
             .arg(qs(format::counted(long(p.manual.size()), "manual item")))
+            .arg(qs(format::counted(long(p.notes.size()), "note")))
             .arg(qs(format::milliseconds(p.planMs)))
             .arg(qs(format::milliseconds(p.generateMs))));
-    QStringList notes;
-    for (const auto& n : p.notes)
-        notes << qs(n);
-    m_summary->setToolTip(notes.join(QLatin1Char('\n')));
+    // The notes are listed on the Manual items tab; here too, for a glance.
+    m_summary->setToolTip(noteTexts().join(QLatin1Char('\n')));
     // Said as it is: an item the generator did not mark in the port is found only in the
     // original (its link there), not at a TODO the user would search for.
     const auto marked = std::count_if(m_manualItems.cbegin(), m_manualItems.cend(),
@@ -581,22 +507,6 @@ QString PortDialog::previewText() const
 {
     return m_previewStack->currentWidget() == m_yamlPreview ? m_yamlPreview->toPlainText()
                                                             : m_codePreview->toPlainText();
-}
-
-void PortDialog::activateManual(int row)
-{
-    if (row < 0 || row >= m_manualItems.size())
-        return;
-    const ManualItem& m = m_manualItems[row];
-    if (!m.portFile.isEmpty()) {
-        // Once written, the port is the open project: its code opens in the Code tab too.
-        if (!m_written.isEmpty())
-            emit codeRequested(m_written, m.portFile, m.portLine, 1);
-        showFile(m.portFile, m.portLine);
-        m_tabs->setCurrentIndex(1);
-    } else if (!m.originalFile.isEmpty()) {
-        emit codeRequested(m_root, m.originalFile, m.originalLine, 1);
-    }
 }
 
 QString PortDialog::arguments() const

@@ -80,6 +80,8 @@ public:
         int originalLine = 0;
     };
     const QList<ManualItem>& manualItems() const { return m_manualItems; }
+    // The port's notes, as the Manual items tab lists them under its items.
+    QStringList noteTexts() const;
 
     // The original's command-line words (after --), for a script with required flags
     // (--dataset fake): the port takes them as its defaults and the verification's dry run of
@@ -127,7 +129,9 @@ private:
     // The constructor's parts, top to bottom, then their connections.
     QWidget* createPlanPage();
     QWidget* createFilesPage();
-    void createManualList();
+    QWidget* createManualPage();
+    // Fills the Manual items tab (items, notes) from the port; nullptr when there is none.
+    void showManualItems(const port::PortResult* port);
     QLayout* createArgumentsRow();
     QLayout* createOutputRow();
     QLayout* createStatusRow(QDialogButtonBox* close);
@@ -180,6 +184,10 @@ private:
     CodeView* m_codePreview;
     YamlTextView* m_yamlPreview;
     QTreeWidget* m_manualList;
+    QLabel* m_manualNone;
+    QStackedWidget* m_manualStack;
+    QLabel* m_notesTitle;
+    QListWidget* m_notesList;
     PortVerifyPanel* m_verifyPanel;
     QLineEdit* m_args;
     QString m_argsPlanned; // the arguments the shown port was generated with
