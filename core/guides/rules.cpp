@@ -328,11 +328,16 @@ bool isWrapped(const ProjectAnalysis& a, const PythonFile& f, const Call& call,
         return false;
     if (depth < 4 && file >= 0 && wrappedThroughTuple(a, f, call, wrappers))
         return true;
-    // model = Net(...); self.model = context.wrap_model(model)
+    // model = Net(...); self.model = context.wrap_model(model). A part of a model set before
+    // the model is wrapped (`net.head = Head(...)`, `net.body[1] = Gate()`, then
+    // `net = context.wrap_model(net)`) goes with the model it is part of.
+    const std::size_t cut = call.assignedTo.find_first_of(".[");
+    const std::string whole = cut == std::string::npos ? "" : call.assignedTo.substr(0, cut);
     for (const auto& c : f.index.calls)
         if (c.function == call.function && calleeOk(wrappers, c))
             for (const auto& arg : c.arguments)
-                if (arg.text == call.assignedTo)
+                if (arg.text == call.assignedTo ||
+                    (!whole.empty() && arg.text == whole && c.span.startByte > call.span.startByte))
                     return true;
     return false;
 }

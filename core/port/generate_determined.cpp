@@ -145,7 +145,8 @@ struct DeterminedPort
         {
             const std::string ind = "        ";
             // The model is wrapped once the original is done with it: after its construction and
-            // what the original does to it right after (`model.apply(init)`, `model.double()`).
+            // what the original does to it right after (`model.apply(init)`, `model.double()`, a
+            // part frozen or replaced).
             // Several models trained in turn: each is wrapped so.
             std::vector<std::string> wrapped{plan.modelBinding};
             for (const auto& m : plan.models)
@@ -157,8 +158,7 @@ struct DeterminedPort
                 pendingWrap.clear();
             };
             for (const Stmt* s : sc.init.local) {
-                const bool mutator = s->type == "expression_statement" && s->defines.empty() &&
-                                     src.text(s->start, s->end).starts_with(pendingWrap + ".");
+                const bool mutator = slicer.editsInPlace(*s, pendingWrap);
                 if (!pendingWrap.empty() && !mutator)
                     wrap();
                 if (!noneSeedFlag(plan, slicer, values, *s).empty()) {

@@ -56,6 +56,9 @@ public:
     void inRunOrder(std::vector<const Stmt*>& stmts) const;
     // The batch loop runs at module level (not in a function nor under `if __name__`).
     bool loopAtModule() const { return !m_function && !m_mainBlock; }
+    // `s` changes the object bound to `name` in place: a method of it or of a part called, a
+    // part assigned, a loop editing what it yields (slicer_edits.cpp).
+    bool editsInPlace(const Stmt& s, const std::string& name) const;
 
 private:
     const Stmt* definer(const std::vector<Stmt>& scope, const std::string& name,
@@ -108,6 +111,10 @@ private:
     int m_constructorScope = 0;
     void findRebound();
     std::vector<const Stmt*> mutators(const Stmt& definer, const std::string& name) const;
+    bool holdsLoop(const Stmt& s) const
+    {
+        return m_plan.loop && s.start <= m_loopStart && m_loopStart < s.end;
+    }
     std::vector<const Stmt*> fillers(const std::vector<Stmt>& scope, const Stmt& definer,
                                      const std::string& name, std::uint32_t before) const;
     bool fillsInPlace(TSNode node, const std::string& name) const;

@@ -9,15 +9,6 @@
 
 namespace portolan::port::detail {
 
-namespace {
-
-bool containsLoop(const Stmt& s, std::uint32_t loopStart)
-{
-    return s.start <= loopStart && loopStart < s.end;
-}
-
-} // namespace
-
 bool isBuiltin(const std::string& name)
 {
     return python::isBuiltinName(name) || name == "self" || name == "__name__" ||
@@ -65,102 +56,6 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
         }
 }
 
-// What the original does to a model (or optimizer) right after building it, in the same scope:
-// `netG.apply(weights_init)`, `seq.double()`. Such a call changes the weights or their type, so
-// it moves with the construction. Device moves and mode switches are the target's; a rebinding
-// of the name or the loop ends the search.
-std::vector<const Stmt*> Slicer::mutators(const Stmt& definer, const std::string& name) const
-{
-    std::vector<const Stmt*> out;
-    const auto chain = m_src->chainAt(definer.start, definer.end);
-    const std::vector<Stmt>& scope =
-        chain.size() >= 2 ? chain[chain.size() - 2]->body : m_src->statements();
-    // share_memory(): the weights shared by the processes of a Hogwild launch; the port trains
-    // one process.
-    static const std::set<std::string> targets{
-        "to", "cuda", "cpu", "train", "eval", "zero_grad", "step", "backward", "share_memory"};
-    bool after = false;
-    for (const auto& x : scope) {
-        if (&x == &definer) {
-            after = true;
-            continue;
-        }
-        if (!after || x.isComment())
-            continue;
-        if (x.defines.count(name) || (m_plan.loop && containsLoop(x, m_loopStart)) ||
-            (m_function && &x == m_function) || x.type == "function_definition" ||
-            x.type == "class_definition" || x.type == "decorated_definition")
-            break;
-        if (x.type != "expression_statement" || !x.defines.empty() || excluded(x))
-            continue;
-        const TSNode call = ts_node_named_child(x.node, 0);
-        if (std::string_view(ts_node_type(call)) != "call")
-            continue;
-        const TSNode fn = ts_node_child_by_field_name(call, "function", 8);
-        if (std::string_view(ts_node_type(fn)) != "attribute" ||
-            m_src->text(ts_node_child_by_field_name(fn, "object", 6)) != name)
-            continue;
-        if (!targets.count(m_src->text(ts_node_child_by_field_name(fn, "attribute", 9))))
-            out.push_back(&x);
-    }
-    return out;
-}
-
-// Does `node` write into `name` in place: `name.append(...)` (and extend, insert, update, add,
-// setdefault) or `name[k] = v`? Nested functions and lambdas are not the statement's own code.
-bool Slicer::fillsInPlace(TSNode node, const std::string& name) const
-{
-    static const std::set<std::string> methods{"append", "extend", "insert",
-                                               "update", "add",    "setdefault"};
-    const std::string_view t = ts_node_type(node);
-    if (t == "function_definition" || t == "class_definition" || t == "lambda")
-        return false;
-    if (t == "call") {
-        const TSNode fn = ts_node_child_by_field_name(node, "function", 8);
-        if (std::string_view(ts_node_type(fn)) == "attribute" &&
-            m_src->text(ts_node_child_by_field_name(fn, "object", 6)) == name &&
-            methods.count(m_src->text(ts_node_child_by_field_name(fn, "attribute", 9))))
-            return true;
-    }
-    if (t == "assignment" || t == "augmented_assignment") {
-        const TSNode left = ts_node_child_by_field_name(node, "left", 4);
-        if (std::string_view(ts_node_type(left)) == "subscript" &&
-            m_src->text(ts_node_child_by_field_name(left, "value", 5)) == name)
-            return true;
-    }
-    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i)
-        if (fillsInPlace(ts_node_named_child(node, i), name))
-            return true;
-    return false;
-}
-
-// A value bound once and then filled in place (`pairs = []` and a loop of `pairs.append(...)`,
-// `index = {}` and `index[w] = n`): the statements of the same scope that fill it, after its
-// binding and before the training runs (`before`), run in the port too; without them the port
-// would train on the empty value. A rebinding of the name ends the search.
-std::vector<const Stmt*> Slicer::fillers(const std::vector<Stmt>& scope, const Stmt& definer,
-                                         const std::string& name, std::uint32_t before) const
-{
-    std::vector<const Stmt*> out;
-    bool after = false;
-    for (const auto& x : scope) {
-        if (&x == &definer) {
-            after = true;
-            continue;
-        }
-        if (!after || x.isComment())
-            continue;
-        if (x.start >= before || x.defines.count(name) ||
-            (m_plan.loop && containsLoop(x, m_loopStart)))
-            break;
-        if (!x.name.empty() || x.type == "decorated_definition" || excluded(x))
-            continue;
-        if (fillsInPlace(x.node, name))
-            out.push_back(&x);
-    }
-    return out;
-}
-
 // Builtin names the script binds itself (`input = torch.from_numpy(...)` in a script): they are
 // the script's values, to be moved like any other, not Python's builtins.
 void Slicer::findRebound()
@@ -196,8 +91,7 @@ bool Slicer::excluded(const Stmt& s) const
         return true;
     if (isDeviceBranch(s))
         return true;
-    if (m_plan.loop && containsLoop(s, m_loopStart) && s.type != "function_definition" &&
-        s.type != "decorated_definition")
+    if (holdsLoop(s) && s.type != "function_definition" && s.type != "decorated_definition")
         return true;
     if (m_function && &s == m_function)
         return true;
@@ -461,7 +355,7 @@ void Slicer::take(const Found& f, const std::string& name, const std::set<std::s
     if (forceLocal.count(name))
         for (const Stmt* m : mutators(*s, name))
             if (into.insert(m).second)
-                queue(m, true);
+                queue(m, false);
     // A value built over several assignments (`x = load(); x = f(x); x = x.repeat(n)`):
     // each reads the one before it, which runs too. Only plain assignment statements chain
     // (a block that reassigns the name, a device branch or the epoch loop, is not pulled in).

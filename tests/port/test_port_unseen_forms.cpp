@@ -1,8 +1,9 @@
-// Forms met in originals Portolan had not seen (issue 24's probe): a script whose command line
-// has required values, positional arguments without a default (`python fit.py 3 0.05`). The
+// Forms met in originals Portolan had not seen (issue 24's probes). A script whose command line
+// has required values, positional arguments without a default (`python fit.py 3 0.05`): the
 // words given after `--` are the port's values for every target; without them, the port's
-// configuration says which values the original's command line needs. Fixtures written for the
-// pattern.
+// configuration says which values the original's command line needs. A model edited in place
+// after its construction (a fine-tuning script: parts frozen, a part replaced): the edits are
+// part of the model the port trains. Fixtures written for the patterns.
 #include "port_fixture.h"
 
 #include <QTemporaryDir>
@@ -37,6 +38,41 @@ for r in range(got.rounds):
         opt.step()
 )";
 
+// A model built, then edited before the optimizer sees it; EDIT is the row's edit.
+const char* const EditedModelScript = R"(import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Passthrough(nn.Module):
+    def forward(self, x):
+        return x
+
+
+class Trunk(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(6, 16), nn.Tanh())
+        self.head = nn.Linear(16, 9)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+
+torch.manual_seed(0)
+pairs = TensorDataset(torch.randn(64, 6), torch.randint(0, 3, (64,)))
+feed = DataLoader(pairs, batch_size=8, shuffle=True)
+net = Trunk()
+EDIT
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for r in range(2):
+    for xb, yb in feed:
+        opt.zero_grad()
+        cost = nn.functional.cross_entropy(net(xb), yb)
+        cost.backward()
+        opt.step()
+)";
+
 std::vector<std::string> words(const QStringList& list)
 {
     std::vector<std::string> out;
@@ -55,6 +91,8 @@ private slots:
     void positionalValuesArePortValues();
     void missingPositionalValueIsNamed_data();
     void missingPositionalValueIsNamed();
+    void modelEditsMoveWithIt_data();
+    void modelEditsMoveWithIt();
 };
 
 void TestPortUnseenForms::positionalValuesArePortValues_data()
@@ -134,6 +172,45 @@ void TestPortUnseenForms::missingPositionalValueIsNamed()
     const std::string all = allText(*r.value);
     QVERIFY2(has(all, configLine.toStdString()), all.c_str());
     QVERIFY2(has(all, "portolan-cli port ... -- VALUE"), all.c_str());
+}
+
+void TestPortUnseenForms::modelEditsMoveWithIt_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("edit");
+    QTest::addColumn<QString>("portLine");
+    const QString head = "net.head = nn.Linear(16, 3)";
+    const QString frozen = "for w in net.body.parameters():\n    w.requires_grad = False\n" + head;
+    const QString item = "net.body[1] = Passthrough()";
+    const std::pair<const char*, const char*> targets[] = {
+        {"determined", "determined-pytorchtrial"},
+        {"poptorch", "graphcore-poptorch"},
+        {"cerebras", "cerebras-pytorch"}};
+    for (const auto& [name, target] : targets) {
+        QTest::addRow("%s, a part replaced", name) << target << head << head;
+        QTest::addRow("%s, a part frozen", name) << target << frozen << "w.requires_grad = False";
+        QTest::addRow("%s, an item of a part replaced", name) << target << item << item;
+    }
+}
+
+// The edits run where the port builds the model, before the target takes it (Determined's
+// wrap_model), so the port trains the original's model: same parameters, same losses.
+void TestPortUnseenForms::modelEditsMoveWithIt()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, edit);
+    QFETCH(QString, portLine);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    std::string script = EditedModelScript;
+    script.replace(script.find("EDIT"), 4, edit.toStdString());
+    writeOriginal(root, script, "tune.py");
+    auto r = generateFrom(root, target.toStdString(), "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    PORT_VERIFY_CONTAINS(allText(*r.value), QStringList{portLine});
+    QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+    PORT_SKIP_WITHOUT_TORCH();
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
 
 QTEST_GUILESS_MAIN(TestPortUnseenForms)
