@@ -55,6 +55,88 @@ bool callsBackward(const python::PyIndex& index)
     return false;
 }
 
+// Every `<bound>.<name>` of the launcher (`work.fit`), as (start, end) byte ranges of the
+// attribute node, in order.
+void moduleAttributes(const SourceFile& src, TSNode n, const std::string& bound,
+                      std::vector<std::pair<std::uint32_t, std::uint32_t>>& out)
+{
+    if (ts_node_is_null(n))
+        return;
+    if (std::string_view(ts_node_type(n)) == "attribute") {
+        const TSNode obj = ts_node_child_by_field_name(n, "object", 6);
+        if (!ts_node_is_null(obj) && std::string_view(ts_node_type(obj)) == "identifier" &&
+            src.text(obj) == bound) {
+            out.emplace_back(ts_node_start_byte(n), ts_node_end_byte(n));
+            return;
+        }
+    }
+    for (std::uint32_t i = 0; i < ts_node_child_count(n); ++i)
+        moduleAttributes(src, ts_node_child(n, i), bound, out);
+}
+
+// `import work` (or `import work as w`) whose `work.fit(...)` the launcher calls or starts: the
+// launcher with the module's code in place of the import and each `work.<name>` read as
+// `<name>`, the names the module's code now binds in the launcher itself. "" when the launcher
+// does not use the module that way.
+std::string inlinedModuleImport(const analysis::PythonFile& f, const SourceFile& launcher,
+                                const python::Import& imp, const Stmt& statement,
+                                const std::string& moduleText)
+{
+    const std::string bound = imp.boundName();
+    if (statement.type != "import_statement" || bound.find('.') != std::string::npos)
+        return {};
+    int imported = 0;
+    for (const auto& other : f.index.imports)
+        imported += statement.start <= other.span.startByte && other.span.endByte <= statement.end;
+    if (imported != 1)
+        return {};
+    bool used = false;
+    for (const auto& c : f.index.calls) {
+        used = used || (c.callee.starts_with(bound + ".") &&
+                        c.callee.find('.', bound.size() + 1) == std::string::npos);
+        for (const auto& x : c.arguments)
+            used = used || ((x.keyword == "target" || x.keyword.empty()) &&
+                            x.text.starts_with(bound + "."));
+    }
+    if (!used)
+        return {};
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> attributes;
+    for (const auto& s : launcher.statements())
+        if (s.end <= statement.start || s.start >= statement.end)
+            moduleAttributes(launcher, s.node, bound, attributes);
+    std::string text;
+    std::uint32_t at = 0;
+    for (const auto& [start, end] : attributes) {
+        if (at <= statement.start && statement.start < start) {
+            text += f.text.substr(at, statement.start - at) + moduleText + "\n";
+            at = statement.end;
+        }
+        text += f.text.substr(at, start - at) +
+                f.text.substr(start + bound.size() + 1, end - start - bound.size() - 1);
+        at = end;
+    }
+    if (at <= statement.start) {
+        text += f.text.substr(at, statement.start - at) + moduleText + "\n";
+        at = statement.end;
+    }
+    return text + f.text.substr(at);
+}
+
+// Whether a file other than the launcher and the module imports the module.
+bool importedElsewhere(const analysis::ProjectAnalysis& a, const analysis::PythonFile& launcher,
+                       const analysis::PythonFile& module)
+{
+    for (const auto& f : a.python) {
+        if (&f == &launcher || &f == &module)
+            continue;
+        const std::string name = moduleName(module.path, dirOf(f.path));
+        for (const auto& imp : f.index.imports)
+            if (!name.empty() && imp.module == name)
+                return true;
+    }
+    return false;
+}
+
 } // namespace
 
 std::optional<CallerView> callerView(const analysis::ProjectAnalysis& a)
@@ -84,8 +166,19 @@ std::optional<CallerView> callerView(const analysis::ProjectAnalysis& a)
             continue;
         const SourceFile launcher(f.path, f.text);
         for (const auto& imp : f.index.imports) {
-            if (imp.function != python::ModuleLevel || imp.module != name || imp.name.empty() ||
-                !imp.alias.empty())
+            if (imp.function != python::ModuleLevel || imp.module != name)
+                continue;
+            if (imp.name.empty()) {
+                for (const auto& s : launcher.statements())
+                    if (s.start <= imp.span.startByte && imp.span.endByte <= s.end)
+                        if (std::string text =
+                                inlinedModuleImport(f, launcher, imp, s, training->text);
+                            !text.empty())
+                            return CallerView{f.path, training->path, std::move(text),
+                                              importedElsewhere(a, f, *training)};
+                continue;
+            }
+            if (!imp.alias.empty())
                 continue;
             bool used = false;
             for (const auto& c : f.index.calls) {
@@ -107,6 +200,7 @@ std::optional<CallerView> callerView(const analysis::ProjectAnalysis& a)
             view.module = training->path;
             view.text = f.text.substr(0, statement->start) + training->text + "\n" +
                         f.text.substr(statement->end);
+            view.importedElsewhere = importedElsewhere(a, f, *training);
             return view;
         }
     }

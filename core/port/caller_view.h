@@ -15,6 +15,9 @@ struct CallerView
     std::string entry;  // the file that imports and starts the training (main.py)
     std::string module; // the module holding the training (work.py)
     std::string text;   // the entry with the module's code in place of its import
+    // Another of the project's files imports the module too: the port carries it then, else the
+    // entry holding its code is all the port needs of it.
+    bool importedElsewhere = false;
 };
 
 // nullopt when the training is not started from another module.

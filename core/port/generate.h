@@ -79,6 +79,10 @@ struct VerifyResult
     double maxAbsWeightDiff = -1;
     int firstDivergence = 0; // 1-based step, 0: none
     std::string originalError;
+    // How far the original's recorded steps moved its trained weights (OriginalRun), -1: not
+    // recorded. When it is within the weights' tolerance, agreeing proves no training
+    // (verificationPowerless).
+    double originalWeightChange = -1;
     bool agrees = false;
     bool cancelled = false; // stopped by VerifyOptions::stop
     double milliseconds = 0;
@@ -145,6 +149,8 @@ struct OriginalRun
     bool cancelled = false;
     long trainSamples = 0;              // 0: not observed (no loader, an iterable data set)
     bool trainSamplesSynthetic = false; // the dry run made the data up
+    // The largest change of one trained weight over the recorded steps, -1: not recorded.
+    double weightChange = -1;
     double milliseconds = 0;
 };
 OriginalRun runOriginal(const std::filesystem::path& original, const PortPlan& plan,

@@ -313,6 +313,28 @@ std::set<std::string> identifiersOf(const std::string& text)
     return out;
 }
 
+namespace {
+
+// The statement that calls backward() on a loss never named (`criterion(out, y).backward()`):
+// the port computes the loss there as the original does, the expression copied with the rules,
+// and binds it to the name the target reads the loss by (`loss = criterion(out, y)`).
+RenderRules lossBound(const Slicer& slicer, const Stmt& s, RenderRules rules)
+{
+    const PortPlan& plan = slicer.plan();
+    if (!plan.loop || !plan.loop->unnamedLoss.valid())
+        return rules;
+    const CodeRef& call = plan.loop->backward;
+    const CodeRef& value = plan.loop->unnamedLoss;
+    if (call.start < s.start || call.end > s.end)
+        return rules;
+    const auto& src = slicer.source();
+    const std::string expression = render(src, src.nodeAt(value.start, value.end), rules);
+    rules.replace[{call.start, call.end}] = lossName(plan) + " = " + expression;
+    return rules;
+}
+
+} // namespace
+
 std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& stmts,
                         const RenderRules& rules, const std::string& indent)
 {
@@ -327,8 +349,9 @@ std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& st
         bool inSiblings = false;
         for (const auto& x : *siblings)
             inSiblings = inSiblings || &x == s;
-        out += renderStatements(src, {s}, constructorRules(slicer.plan(), *s, rules), indent,
-                                inSiblings ? siblings : nullptr);
+        out += renderStatements(src, {s},
+                                lossBound(slicer, *s, constructorRules(slicer.plan(), *s, rules)),
+                                indent, inSiblings ? siblings : nullptr);
     }
     return out;
 }

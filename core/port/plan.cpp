@@ -255,6 +255,10 @@ Result<PortPlan> planPort(const analysis::ProjectAnalysis& analysis, const PortO
                     auto plan = planPort(*viewed.value, o);
                     std::filesystem::remove_all(*root, ec);
                     if (plan) {
+                        // The entry holds the module's code: the port does not carry a second
+                        // copy, whose batch loop the target's check would read as the port's.
+                        if (!view->importedElsewhere)
+                            plan.value->sources.erase(view->module);
                         plan.value->root = analysis.root;
                         plan.value->dataFiles = dataFilesRead(analysis);
                         plan.value->notes.push_back(

@@ -149,9 +149,13 @@ struct LoopPlan
     // (`args.max_steps`), "" when its bound is not a step count.
     CodeRef draw;
     std::string stepBound;
-    std::string lossName;                // the variable .backward() is called on
-    CodeRef backward;                    // loss.backward()
-    std::vector<CodeRef> steps;          // optimizer.step() calls
+    std::string lossName; // the variable .backward() is called on
+    CodeRef backward;     // loss.backward()
+    // The loss when .backward() is called on an expression rather than a name
+    // (`criterion(out, y).backward()`, `(a + b).backward()`): the expression as written, which
+    // the port binds to `loss` where the original called backward (lossName is then empty).
+    CodeRef unnamedLoss;
+    std::vector<CodeRef> steps; // optimizer.step() calls
     std::vector<CodeRef> zeroGrads;
     std::vector<CodeRef> forward; // statements from the start of the body to backward
     std::vector<CodeRef> betweenBackwardAndStep; // gradient clipping, ...

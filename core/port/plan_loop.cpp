@@ -6,6 +6,20 @@
 
 namespace portolan::port::planning {
 
+namespace {
+
+// `loss`, `out.loss`, `self.loss`: a name the port can read the loss by. Anything else (a call,
+// a sum, a subscript) is an expression computed where backward() is called.
+bool isDottedName(TSNode n)
+{
+    const std::string_view t = nodeType(n);
+    if (t == "identifier")
+        return true;
+    return t == "attribute" && isDottedName(fieldOf(n, "object"));
+}
+
+} // namespace
+
 bool Planner::findLoop()
 {
     const auto& calls = idx().calls;
@@ -67,8 +81,16 @@ bool Planner::findLoop()
     for (const auto& s : best->body)
         if (!s.isComment() && lp.bodyLine == 0)
             lp.bodyLine = s.line;
-    const std::string receiver = receiverOf(backward->callee);
-    lp.lossName = receiver;
+    lp.lossName = receiverOf(backward->callee);
+    const TSNode call = src().nodeAt(backward->span.startByte, backward->span.endByte);
+    const TSNode callee = nodeType(call) == "call" ? fieldOf(call, "function") : TSNode{};
+    const TSNode receiver = nodeType(callee) == "attribute" ? fieldOf(callee, "object") : TSNode{};
+    if (!ts_node_is_null(receiver) && !isDottedName(receiver)) {
+        lp.lossName.clear();
+        lp.unnamedLoss = refOf(m_p.entry, src(), ts_node_start_byte(receiver),
+                               ts_node_end_byte(receiver), ts_node_start_point(receiver).row + 1,
+                               static_cast<int>(ts_node_start_point(receiver).column));
+    }
     if (best->type == "for_statement") {
         TSNode target = best->forTarget;
         TSNode iter = best->forIter;
@@ -352,6 +374,11 @@ void Planner::analyseBody(const Stmt& loop)
                     ++count;
             lp.backwardCount += count;
             if (phase == 0 && s.type == "expression_statement" && count == 1) {
+                // A loss that is never named is computed where backward was called: the
+                // statement is the forward's last, rendered as `loss = <expression>`.
+                if (lp.unnamedLoss.valid() && lp.unnamedLoss.start >= s.start &&
+                    lp.unnamedLoss.end <= s.end)
+                    lp.forward.push_back(ref);
                 phase = 1;
                 continue;
             }

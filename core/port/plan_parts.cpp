@@ -205,9 +205,12 @@ void Planner::findLoss()
         m_p.lossExpression = refOf(m_p.entry, src(), start, a.span.endByte, a.span.line,
                                    a.span.column - 1 + static_cast<int>(start - a.span.startByte));
     }
+    if (lp.unnamedLoss.valid())
+        m_p.lossExpression = lp.unnamedLoss;
     if (!m_o.lossExpression.empty())
         m_p.lossExpression.text = m_o.lossExpression;
-    if (!m_p.lossExpression.valid() && lp.lossName.find_first_of("().") == std::string::npos)
+    if (!m_p.lossExpression.valid() && !lp.lossName.empty() &&
+        lp.lossName.find_first_of("().") == std::string::npos)
         m_p.notes.push_back("the loss `" + lp.lossName + "` is not assigned in the loop body");
     // Criterion and helpers: the calls inside the loss expression.
     for (std::size_t i = 0; i < idx().calls.size(); ++i) {

@@ -180,6 +180,18 @@ nlohmann::json toJson(const PortResult& r, const std::string& output, const Veri
         jv["first_divergent_step"] =
             v.firstDivergence ? nlohmann::json(v.firstDivergence) : nlohmann::json(nullptr);
         jv["agrees"] = v.agrees;
+        // Whether agreeing can show anything: "none" when the original's steps moved no weight
+        // (a port that does not train would agree too; `verified` is then false), null when the
+        // original's change was not recorded.
+        jv["original_weight_change"] = v.originalWeightChange < 0
+                                           ? nlohmann::json(nullptr)
+                                           : nlohmann::json(v.originalWeightChange);
+        const std::string powerless = verificationPowerless(v);
+        jv["power"] = v.originalWeightChange < 0 ? nlohmann::json(nullptr)
+                      : powerless.empty()        ? nlohmann::json("weights-changed")
+                                                 : nlohmann::json("none");
+        if (!powerless.empty())
+            jv["no_power_because"] = powerless;
         jv["milliseconds"] = v.milliseconds;
         j["verify"] = jv;
     }

@@ -6,6 +6,7 @@
 #include "core/dryrun/dry_run.h"
 #include "core/guides/guide.h"
 #include "core/port/generate.h"
+#include "core/port/verify_outcome.h"
 
 #include <algorithm>
 #include <chrono>
@@ -159,6 +160,9 @@ OriginalRun runOriginalAt(const fs::path& original, const std::string& seedAt,
         run.trainSamples = orig.record["train_samples"].get<long>();
         run.trainSamplesSynthetic = orig.record.value("train_samples_synthetic", false);
     }
+    if (orig.record.is_object() && orig.record.contains("weight_change") &&
+        orig.record["weight_change"].is_number())
+        run.weightChange = orig.record["weight_change"].get<double>();
     run.milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return run;
@@ -258,6 +262,7 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
     const fs::path portCopy = work / "port";
     std::error_code ec;
     v.originalLosses = orig.losses;
+    v.originalWeightChange = orig.weightChange;
     if (orig.cancelled || (o.stop && o.stop->load())) {
         v.cancelled = true;
         v.originalError = "cancelled";
@@ -302,7 +307,8 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
             v.maxAbsWeightDiff = rp["max_abs_weight_diff"].get<double>();
         const bool loaded = rp.is_object() && rp.value("weights_loaded", false);
         v.agrees = loaded && int(n) == o.steps && v.firstDivergence == 0 &&
-                   v.maxAbsWeightDiff >= 0 && v.maxAbsWeightDiff <= 1e-5 && v.checkErrors == 0;
+                   v.maxAbsWeightDiff >= 0 && v.maxAbsWeightDiff <= WeightTolerance &&
+                   v.checkErrors == 0;
         if (!loaded && v.dryRunError.empty() && rp.is_object())
             v.dryRunError = "the port's model has other parameters than the original's";
     }

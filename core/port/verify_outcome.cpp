@@ -21,6 +21,13 @@ std::string number(double x)
 
 } // namespace
 
+std::string verificationPowerless(const VerifyResult& v)
+{
+    if (v.originalWeightChange < 0 || v.originalWeightChange > WeightTolerance)
+        return {};
+    return "the training did not change the weights: the comparison cannot show a difference";
+}
+
 std::string notProvenBecause(const VerifyResult& v, bool namingErrors)
 {
     const int asked = v.stepsAsked;
@@ -60,7 +67,7 @@ std::string notProvenBecause(const VerifyResult& v, bool namingErrors)
                " (relative difference " + number(v.maxRelLossDiff) + ")";
     if (v.maxAbsWeightDiff < 0)
         return withError("the port's weights were not compared", v.dryRunError, namingErrors);
-    if (v.maxAbsWeightDiff > 1e-5)
+    if (v.maxAbsWeightDiff > WeightTolerance)
         return "the weights differ by " + number(v.maxAbsWeightDiff) + " after " +
                std::to_string(v.stepsCompared) + " steps";
     if (v.checkErrors > 0)
@@ -69,7 +76,7 @@ std::string notProvenBecause(const VerifyResult& v, bool namingErrors)
     if (!v.agrees)
         return withError("the port was not shown to train like the original", v.dryRunError,
                          namingErrors);
-    return {};
+    return verificationPowerless(v);
 }
 
 } // namespace portolan::port

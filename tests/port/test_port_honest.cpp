@@ -33,6 +33,34 @@ for epoch in range(1):
         optimizer.step()
 )";
 
+// A linear classifier over `classes` classes trained with SGD at `rate`: over one class the
+// cross-entropy is 0 with no gradient, and at a rate of 0 nothing moves either.
+std::string classifier(int classes, const std::string& rate)
+{
+    const std::string n = std::to_string(classes);
+    return "import torch\n"
+           "import torch.nn as nn\n"
+           "import torch.nn.functional as F\n"
+           "from torch.utils.data import DataLoader, TensorDataset\n\n"
+           "torch.manual_seed(2)\n"
+           "samples = TensorDataset(torch.randn(32, 6), torch.randint(0, " +
+           n +
+           ", (32,)))\n"
+           "batches = DataLoader(samples, batch_size=4, shuffle=True)\n"
+           "sorter = nn.Linear(6, " +
+           n +
+           ")\n"
+           "rule = torch.optim.SGD(sorter.parameters(), lr=" +
+           rate +
+           ")\n"
+           "for rnd in range(2):\n"
+           "    for feats, labels in batches:\n"
+           "        rule.zero_grad()\n"
+           "        miss = F.cross_entropy(sorter(feats), labels)\n"
+           "        miss.backward()\n"
+           "        rule.step()\n";
+}
+
 } // namespace
 
 class TestPortHonest : public QObject
@@ -42,6 +70,8 @@ private slots:
     void verdict_data();
     void verdict();
     void originalThatDidNotRun();
+    void comparisonWithoutPower_data();
+    void comparisonWithoutPower();
 };
 
 void TestPortHonest::verdict_data()
@@ -145,6 +175,56 @@ void TestPortHonest::originalThatDidNotRun()
                  has(why, "absent.pt") && has(why, "nothing was compared"),
              why.c_str());
     QCOMPARE(j["verify"]["steps_asked"].get<int>(), 3);
+}
+
+void TestPortHonest::comparisonWithoutPower_data()
+{
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<bool>("powered");
+    const char* const targets[][2] = {{"determined", "determined-pytorchtrial"},
+                                      {"poptorch", "graphcore-poptorch"}};
+    for (const auto& t : targets) {
+        QTest::addRow("one class, %s", t[0])
+            << QString::fromStdString(classifier(1, "0.1")) << t[1] << false;
+        QTest::addRow("rate 0, %s", t[0])
+            << QString::fromStdString(classifier(3, "0.0")) << t[1] << false;
+        QTest::addRow("training, %s", t[0])
+            << QString::fromStdString(classifier(3, "0.1")) << t[1] << true;
+    }
+}
+
+// Both dry runs for real: when the original's steps move no weight, the losses and weights agree
+// whatever the port does, so the port is complete but not verified, and the JSON says the
+// comparison had no power; a training that moves its weights is still verified.
+void TestPortHonest::comparisonWithoutPower()
+{
+    QFETCH(QString, script);
+    QFETCH(QString, target);
+    QFETCH(bool, powered);
+    PORT_SKIP_WITHOUT_TORCH();
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root, script.toStdString(), target.toStdString());
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    const port::VerifyResult v = writeAndVerify(root, *r.value);
+    const auto j = port::toJson(*r.value, "port", &v);
+    QCOMPARE(QString::fromStdString(j["status"].get<std::string>()), QString("full"));
+    // The numbers agree either way: what differs is whether agreeing could have failed.
+    QVERIFY2(v.agrees, j.dump(2).c_str());
+    QVERIFY2(j["verify"]["original_weight_change"].is_number(), j.dump(2).c_str());
+    QCOMPARE(j["verified"].get<bool>(), powered);
+    if (powered) {
+        PORT_VERIFY_PROOF(v);
+        QCOMPARE(j["verify"]["power"].get<std::string>(), std::string("weights-changed"));
+        QVERIFY(!j["verify"].contains("no_power_because"));
+        return;
+    }
+    const std::string said = "the training did not change the weights: the comparison cannot "
+                             "show a difference";
+    QCOMPARE(j["not_verified_because"].get<std::string>(), said);
+    QCOMPARE(j["verify"]["power"].get<std::string>(), std::string("none"));
+    QCOMPARE(j["verify"]["no_power_because"].get<std::string>(), said);
 }
 
 QTEST_GUILESS_MAIN(TestPortHonest)

@@ -81,6 +81,20 @@ private slots:
         QTest::addRow("check errors")
             << checked << "the target's guide reports 2 error(s) in the port"
             << "trains like";
+        // Everything agrees, but the original's steps moved no weight: the comparison could not
+        // have failed, so it is no proof.
+        VerifyResult still = proven();
+        still.originalWeightChange = 0;
+        QTest::addRow("the training moved no weight")
+            << still
+            << "Not shown to train like the original: the training did not change the weights: "
+               "the comparison cannot show a difference."
+            << "trains like";
+        VerifyResult moved = proven();
+        moved.originalWeightChange = 0.02;
+        QTest::addRow("the training moved the weights")
+            << moved << "The port trains like the original: 3 steps"
+            << "Not shown";
         VerifyResult cancelled;
         cancelled.cancelled = true;
         QTest::addRow("cancelled") << cancelled << "the verification was cancelled"

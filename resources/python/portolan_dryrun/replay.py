@@ -323,6 +323,7 @@ class Replay:
                         "backward_losses": self.backward_losses},
                        os.path.join(self.record_dir, "record.pt"))
             self.events.emit("record", steps=len(self.losses), tensors=len(final),
+                             weight_change=self._change(self.initial or [], final or []),
                              batches=sum(1 for b in batches if b is not None),
                              train_samples=self.train_samples,
                              train_samples_synthetic=self.train_samples_synthetic)
@@ -343,6 +344,17 @@ class Replay:
                              port_losses=self.losses,
                              original_backward_losses=self.loaded.get("backward_losses"),
                              port_backward_losses=self.backward_losses)
+
+
+    @staticmethod
+    def _change(initial, final):
+        # How far the recorded steps moved the trained weights (the largest change of one):
+        # a training that moved none of them cannot be told from a port that does not train.
+        if not final or len(initial) != len(final) or \
+                any(a.shape != b.shape for a, b in zip(initial, final)):
+            return None
+        return max((float((b.double() - a.double()).abs().max()) if a.numel() else 0.0)
+                   for a, b in zip(initial, final))
 
 
 def install(session, events, steps, record_dir=None, replay_dir=None):
