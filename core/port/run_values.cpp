@@ -514,6 +514,7 @@ RunValue trainEpochs(const PortPlan& plan, const std::map<std::string, Hyper>& h
             const auto* f = plan.flag(dest);
             v.value = h.value;
             v.flag = dest;
+            v.byName = true;
             v.from = "the flag " + (f && !f->options.empty() ? f->options.front() : dest);
             return v;
         }
@@ -556,7 +557,9 @@ RunValue trainSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp
         return bound;
     const RunValue epochs = trainEpochs(plan, hp);
     // A loop over values written in the code (a list, a range): one step per value.
-    if (const RunValue values = loopValueCount(plan, hp); !values.value.empty() && !epochs.madeUp) {
+    // Not with epochs guessed from a flag's name: the loop over values may be that very count.
+    if (const RunValue values = loopValueCount(plan, hp);
+        !values.value.empty() && !epochs.madeUp && !epochs.byName) {
         RunValue v;
         v.value = std::to_string(std::stol(values.value) * std::stol(epochs.value));
         v.from = epochs.value + (epochs.value == "1" ? " epoch (" : " epochs (") + epochs.from +
@@ -652,8 +655,14 @@ RunValue loopValuesBatch(const PortPlan& plan, const std::map<std::string, Hyper
     std::set<std::string> uses, defines;
     namesOf(loop->body, uses, defines);
     const std::string iterable = trim(src->text(loop->forIter));
+    // Per value when the step's forward reads the loop's value (a print of the epoch number
+    // does not make the value the batch).
+    std::set<std::string> forward;
+    for (const auto& ref : plan.loop->forward)
+        for (const auto& n : identifiersOf(ref.text))
+            forward.insert(n);
     const bool perValue = std::any_of(plan.loop->batchNames.begin(), plan.loop->batchNames.end(),
-                                      [&](const std::string& n) { return uses.count(n) > 0; });
+                                      [&](const std::string& n) { return forward.count(n) > 0; });
     if (perValue) {
         v.value = "1";
         v.from = "one value of `" + iterable +

@@ -18,6 +18,7 @@ struct RunValue
     std::string flag;    // the flag's dest when the value is a flag of the original's command line
     std::string from;    // where it comes from, for the config's comment
     bool madeUp = false; // the port's own default: nothing in the original says it
+    bool byName = false; // the epochs read from a flag named for them, not from a loop's count
 };
 
 // The training loader's batch size. `fallback`: the value written when nothing says it.
