@@ -129,7 +129,18 @@ std::string CerebrasGen::paramsYaml()
     // that builds its own batches steps once per value of its loop: the batch is that value, or
     // the whole data each step; the port says which, and that the size is not known when so.
     std::string bs;
-    if (m_usesLoopValues) {
+    // A batch-size flag the port reads as train_input.batch_size (the step builds its batches
+    // with it) keeps its value there.
+    const analysis::CliFlag* batchFlag = nullptr;
+    for (const auto& f : m_plan.flags)
+        if (section(f.dest) == std::pair<std::string, std::string>{"train_input", "batch_size"} &&
+            m_hp.count(f.dest) && m_hp[f.dest].value != "null")
+            batchFlag = &f;
+    if (m_usesLoopValues && batchFlag) {
+        bs = m_hp[batchFlag->dest].value + "  # the flag " +
+             (batchFlag->options.empty() ? batchFlag->dest : batchFlag->options.front()) +
+             ": the step builds its batches with it";
+    } else if (m_usesLoopValues) {
         const RunValue batch = loopValuesBatch(m_plan, m_hp);
         bs = (batch.madeUp ? "null" : batch.value) + runValueComment(batch);
         out.notes.push_back("batch_size in configs/params.yaml is " +
