@@ -148,7 +148,7 @@ int runPort(const PortCliOptions& o)
         return int(ExitUsage);
     };
     if (o.planOnly) {
-        options.values = port::argumentValues(o.args);
+        options.values = port::argumentValues(o.args, analysis.value->facts().flags);
         auto plan = port::planPort(*analysis.value, options);
         if (!plan)
             return planFailed(plan.error);

@@ -56,6 +56,8 @@ struct CliFlag
     std::string defaultText;          // source text of default=, empty when none
     std::string type;                 // source text of type=
     std::string action;               // action= ("store_true", ...)
+    std::string nargs;                // nargs= ("+", "?", "2"), empty when none
+    std::string constText;            // source text of const=, empty when none
     std::string help;
     bool required = false;
     int file = -1;

@@ -35,6 +35,10 @@ void FactsBuilder::flags()
                     flag.type = arg.text;
                 else if (arg.keyword == "action")
                     flag.action = arg.isString ? arg.stringValue : arg.text;
+                else if (arg.keyword == "nargs")
+                    flag.nargs = arg.isString ? arg.stringValue : arg.text;
+                else if (arg.keyword == "const")
+                    flag.constText = arg.text;
                 else if (arg.keyword == "help")
                     flag.help = arg.isString ? arg.stringValue : arg.text;
                 else if (arg.keyword == "required")

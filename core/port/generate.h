@@ -96,8 +96,12 @@ std::string targetGuide(const std::string& to, const std::string& api, std::stri
 // The original's command-line words as the values generatePort takes, one rule for the CLI and
 // the GUI: `--dataset fake --lr=0.1 --tied` -> {"--dataset": "fake", "--lr": "0.1", "--tied": ""}.
 // A word no option takes is a positional argument's value, keyed by its place among them:
-// `3 --lr 0.1 0.5` -> {"#1": "3", "--lr": "0.1", "#2": "0.5"} (positionalKey).
-std::map<std::string, std::string> argumentValues(const std::vector<std::string>& args);
+// `3 --lr 0.1 0.5` -> {"#1": "3", "--lr": "0.1", "#2": "0.5"} (positionalKey). With the parser's
+// flags (the analysis' facts), the words are read as argparse reads them: `--tied 3` leaves 3 to
+// the positionals when --tied is store_true, `-b5` is -b's value, `-vv` counts ("2"), and the
+// words of an option with nargs are joined by a newline (command_line.cpp).
+std::map<std::string, std::string> argumentValues(const std::vector<std::string>& args,
+                                                  const std::vector<analysis::CliFlag>& flags = {});
 // The key of the n-th (1-based) positional word in argumentValues.
 std::string positionalKey(int n);
 

@@ -53,34 +53,6 @@ std::vector<std::string> portTargets()
             "cerebras-pytorch"};
 }
 
-std::string positionalKey(int n)
-{
-    return "#" + std::to_string(n);
-}
-
-std::map<std::string, std::string> argumentValues(const std::vector<std::string>& args)
-{
-    std::map<std::string, std::string> out;
-    int positionals = 0;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        // A word no option took is the next positional argument's value (argparse's order).
-        if (!a.starts_with("-")) {
-            out[positionalKey(++positionals)] = a;
-            continue;
-        }
-        if (const auto eq = a.find('='); eq != std::string::npos) {
-            out[a.substr(0, eq)] = a.substr(eq + 1);
-        } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
-            out[a] = args[i + 1];
-            ++i;
-        } else {
-            out[a] = "";
-        }
-    }
-    return out;
-}
-
 std::string targetGuide(const std::string& to, const std::string& api, std::string* apiOut)
 {
     std::string a = api;

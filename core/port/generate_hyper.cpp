@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 
 namespace portolan::port::detail {
 
@@ -51,6 +52,8 @@ std::string annotationOf(const analysis::CliFlag& f, const std::string& yaml)
 {
     if (f.action == "store_true" || f.action == "store_false")
         return "bool";
+    if (yaml.starts_with("["))
+        return "list";
     if (f.type == "int" || f.type == "float" || f.type == "str")
         return yaml == "null" ? "Optional[" + f.type + "]" : f.type;
     if (yaml == "null")
@@ -141,6 +144,47 @@ void applyReboundFlags(const PortPlan& plan, std::map<std::string, Hyper>& out)
     }
 }
 
+// One word of the command line as YAML, as argparse converts it: type=int and type=float give
+// numbers (in the form YAML reads as one), other words are strings.
+std::string wordValue(const analysis::CliFlag& f, const std::string& word)
+{
+    if (f.type == "int" || f.type == "float") {
+        const std::string v = yamlValue(word, f.type);
+        if (v != "null")
+            return v;
+    }
+    std::string quoted;
+    for (const char c : word) {
+        if (c == '"' || c == '\\')
+            quoted += '\\';
+        quoted += c;
+    }
+    return "\"" + quoted + "\"";
+}
+
+// A flag given on the command line as YAML: what the action stores, else its word, or its words
+// as a list when it takes several (nargs; argumentValues joins them with a newline).
+std::string givenValue(const analysis::CliFlag& f, const std::string& word)
+{
+    if (f.action == "store_true")
+        return "true";
+    if (f.action == "store_false")
+        return "false";
+    if (f.action == "store_const")
+        return yamlValue(f.constText, f.type);
+    if (f.nargs.empty() || f.nargs == "?")
+        return word.empty() && f.nargs == "?" ? yamlValue(f.constText, f.type)
+                                              : wordValue(f, word);
+    std::string list;
+    std::size_t at = 0;
+    while (!word.empty() && at <= word.size()) {
+        const auto end = std::min(word.find('\n', at), word.size());
+        list += (list.empty() ? "" : ", ") + wordValue(f, word.substr(at, end - at));
+        at = end + 1;
+    }
+    return "[" + list + "]";
+}
+
 bool positional(const analysis::CliFlag& f)
 {
     return std::none_of(f.options.begin(), f.options.end(),
@@ -198,20 +242,21 @@ std::map<std::string, Hyper> hyperparameters(const PortPlan& plan,
                             "-- (portolan-cli port ... -- VALUE) or set it here" +
                             (h.comment.empty() ? "" : "; " + h.comment);
         }
+        int counted = 0;
         for (const auto& o : keys) {
             const auto it = values.find(o);
             if (it == values.end())
                 continue;
-            const std::string v = it->second;
-            if (f.action == "store_true")
-                h.value = "true";
-            else if (f.action == "store_false")
-                h.value = "false";
-            else if (f.type == "int" || f.type == "float")
-                h.value = v;
+            if (f.action == "count")
+                counted += std::atoi(it->second.c_str());
             else
-                h.value = "\"" + v + "\"";
+                h.value = givenValue(f, it->second);
+            // The command line's value replaces a default the port could not write.
+            if (h.comment.starts_with("the default `"))
+                h.comment = f.help;
         }
+        if (counted > 0)
+            h.value = std::to_string(counted);
         h.type = annotationOf(f, h.value);
         out[f.dest] = h;
     }

@@ -29,7 +29,7 @@ std::optional<Diagnostic> rewritePort(const PortResult& port, const fs::path& ou
 PortRun portWithVerification(const analysis::ProjectAnalysis& analysis, const PortRequest& request)
 {
     PortRun run;
-    const auto values = argumentValues(request.args);
+    const auto values = argumentValues(request.args, analysis.facts().flags);
     const auto t0 = std::chrono::steady_clock::now();
     PortOptions options = request.options;
     options.values = values;

@@ -18,11 +18,23 @@ struct RunValue
     std::string flag;    // the flag's dest when the value is a flag of the original's command line
     std::string from;    // where it comes from, for the config's comment
     bool madeUp = false; // the port's own default: nothing in the original says it
+    bool byName = false; // the epochs read from a flag named for them, not from a loop's count
 };
 
 // The training loader's batch size. `fallback`: the value written when nothing says it.
 RunValue trainBatchSize(const PortPlan& plan, const std::map<std::string, Hyper>& hp,
                         const std::string& fallback = "32");
+
+// The values a loop that builds its own batches (no DataLoader) steps through in one pass, when
+// the code writes them: `range(n)` with n resolved as above, a list or tuple written out (its
+// elements); an empty value otherwise.
+RunValue loopValueCount(const PortPlan& plan, const std::map<std::string, Hyper>& hp);
+
+// The batch of such a loop, which the port's loader gives one value per step (LoopValues): one
+// value when the step reads the loop's value (per instance), else the whole data every step, its
+// rows when a tensor the body reads has its shape written in the code (`torch.randn(40, 3)`);
+// made up (no value) when that is not known. An empty value for a loop over a DataLoader.
+RunValue loopValuesBatch(const PortPlan& plan, const std::map<std::string, Hyper>& hp);
 
 // The epochs the original trains: its epoch loop's count (`range(n)`, `range(1, n + 1)`), with n
 // resolved as above; one pass when the batch loop has no epoch loop around it.
@@ -37,8 +49,9 @@ CodeRef epochLoopOf(const PortPlan& plan);
 // empty value for any other loop.
 RunValue boundSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp);
 
-// The optimizer steps of the whole training: the bound above; else, when the code or the dry run
-// says both, epochs x (samples of an epoch // batch size); else `fallback`, made up.
+// The optimizer steps of the whole training: the bound above; else epochs x the loop's values
+// (loopValueCount); else, when the code or the dry run says both, epochs x (samples of an epoch
+// // batch size); else `fallback`, made up.
 RunValue trainSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp,
                     const std::string& fallback = "100");
 

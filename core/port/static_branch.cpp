@@ -287,7 +287,7 @@ StaticBranches::Value StaticBranches::flagValue(const std::string& dest, std::ui
             v.number = f->action == "store_true" ? 1 : 0;
             return v;
         }
-        v = literal(it->second);
+        v = literal(f->action == "store_const" ? f->constText : it->second);
         if (!v.known()) {
             v.kind = Value::Kind::String;
             v.text = it->second;

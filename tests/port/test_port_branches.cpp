@@ -268,7 +268,7 @@ void TestPortBranches::resolvesCondition()
     for (const auto& w : commandLine)
         words.push_back(w.toStdString());
     port::PortOptions options;
-    options.values = port::argumentValues(words);
+    options.values = port::argumentValues(words, a.value->facts().flags);
     auto plan = port::planPort(*a.value, options);
     QVERIFY2(plan, plan ? "" : plan.error.message.c_str());
     const auto* src = plan.value->source("main.py");

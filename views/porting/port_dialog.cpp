@@ -531,7 +531,9 @@ std::vector<std::string> PortDialog::argumentWords() const
 
 std::map<std::string, std::string> PortDialog::argumentValues() const
 {
-    return port::argumentValues(argumentWords());
+    if (!m_analysis)
+        return port::argumentValues(argumentWords());
+    return port::argumentValues(argumentWords(), m_analysis->facts().flags);
 }
 
 QString PortDialog::outputFolder() const
