@@ -283,6 +283,12 @@ void offsetMilestones(const SchedulerPlan& s, const ValueOf& valueOf, ScheduleAr
         r.kind = "MultiStepLR";
 }
 
+// The PyTorch schedulers whose Cerebras form this file writes (scheduleArgs, writeSchedule).
+bool isWrittenKind(const std::string& kind)
+{
+    return kind == "StepLR" || kind == "MultiStepLR" || kind == "ExponentialLR";
+}
+
 ScheduleArgs scheduleArgs(const SchedulerPlan& s, const SourceFile& src, const ValueOf& valueOf,
                           const std::string& learningRate, std::optional<long> stepsPerEpoch)
 {
@@ -315,8 +321,7 @@ ScheduleArgs scheduleArgs(const SchedulerPlan& s, const SourceFile& src, const V
     if (!s.synthesized.empty() && s.offset != 0)
         offsetMilestones(s, valueOf, r);
     r.known =
-        (kind == "StepLR" || kind == "MultiStepLR" || kind == "ExponentialLR") &&
-        !r.gamma.empty() && !learningRate.empty() && milestonesOk &&
+        isWrittenKind(kind) && !r.gamma.empty() && !learningRate.empty() && milestonesOk &&
         (kind != "StepLR" || (!r.stepSize.empty() &&
                               r.stepSize.find_first_not_of("0123456789") == std::string::npos)) &&
         !a.keyword.count("last_epoch") && r.scale > 0;
@@ -458,10 +463,23 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
                        ") are not known from the code: write it in configs/params.yaml with its "
                        "counts in epochs (step_size, milestones, T_max) times that, and the "
                        "optimizer's rate as initial_learning_rate";
+            else if (r.kind == "ReduceLROnPlateau")
+                // A vendor fact, not a gap of the port: cerebras.pytorch.optim.lr_scheduler's
+                // schedules (Constant, Linear, Exponential, Step, MultiStep, Cosine,
+                // Polynomial, Sequential, ...) are functions of the step count that run on the
+                // device; none takes a metric.
+                msg += "a Cerebras schedule is a function of the step count, computed on the "
+                       "device; none reads a metric as ReduceLROnPlateau's step(metric) does: "
+                       "keep a constant rate, or write in configs/params.yaml the steps where "
+                       "the original's rate fell in a run of yours (a PiecewiseConstant)";
             else
                 msg += "no Cerebras schedule is written for it (" +
                        std::string(learningRate.empty() ? "the optimizer's rate is not a value"
-                                                        : "its arguments are not values") +
+                                   : isWrittenKind(r.kind)
+                                       ? "its arguments are not values"
+                                       : "Portolan writes StepLR, MultiStepLR and ExponentialLR "
+                                         "only, and this is a " +
+                                             r.kind) +
                        "): write it in configs/params.yaml";
             out.manual.push_back(manualFinding(
                 msg, s.construction, "trainer.init.schedulers / optimizer.learning_rate"));

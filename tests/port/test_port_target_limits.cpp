@@ -183,6 +183,22 @@ void TestPortTargetLimits::epochSchedules_data()
         << "cerebras-pytorch"
         << "trainer" << false << "learning_rate: 1.0"
         << "its arguments are not values";
+    // A scheduler stepped with a metric: no Cerebras schedule reads one (a vendor fact, said
+    // as such, not "its arguments are not values").
+    QTest::newRow("plateau/runner")
+        << mnist << "64"
+        << "optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5)"
+        << "cerebras-pytorch"
+        << "runner" << false << "learning_rate: 1.0"
+        << "none reads a metric as ReduceLROnPlateau's step(metric) does";
+    // A kind whose Cerebras form Portolan does not write: named as such.
+    QTest::newRow("cosine/trainer")
+        << mnist << "64"
+        << "optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=10)"
+        << "cerebras-pytorch"
+        << "trainer" << false << "learning_rate: 1.0"
+        << "Portolan writes StepLR, MultiStepLR and ExponentialLR only, and this is a "
+           "CosineAnnealingLR";
     // The batch size given through the dict reaches the other targets too.
     QTest::newRow("dict-batch-size/poptorch")
         << mnist << "args.batch_size" << step << "graphcore-poptorch"
