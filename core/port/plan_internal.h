@@ -146,6 +146,8 @@ private:
     bool chooseEntry();
     bool findLoop();
     bool drawnBatches(const Stmt& loop, LoopPlan& lp);
+    // An item when the loss backward() is called on is scaled by torch's GradScaler.
+    void noteLossScaling(TSNode receiver, const CodeRef& at);
     void analyseBody(const Stmt& loop);
     const Stmt* closureOf(const Stmt& loop, const Call& backward) const;
     const Stmt* classAround(std::uint32_t start, std::uint32_t end) const;

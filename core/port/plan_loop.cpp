@@ -90,6 +90,7 @@ bool Planner::findLoop()
         lp.unnamedLoss = refOf(m_p.entry, src(), ts_node_start_byte(receiver),
                                ts_node_end_byte(receiver), ts_node_start_point(receiver).row + 1,
                                static_cast<int>(ts_node_start_point(receiver).column));
+        noteLossScaling(receiver, lp.unnamedLoss);
     }
     if (best->type == "for_statement") {
         TSNode target = best->forTarget;
@@ -576,6 +577,35 @@ void Planner::synthesizeSgd(const Stmt& s, const CodeRef& ref)
                             " is plain SGD: the port uses torch.optim.SGD(lr=" + lr +
                             "), the same update");
     m_p.optimizers.push_back(o);
+}
+
+// `scaler.scale(loss).backward()` with torch's GradScaler (mixed precision): the expression is
+// the loss multiplied by the scaler's factor, which `scaler.step(opt)` divides out of the
+// gradients again. Handed to a target as its loss, it would train on scaled gradients wherever
+// the scaler is enabled (a GPU); each target has its own form for the scaling, so it is an item,
+// never a silent port.
+void Planner::noteLossScaling(TSNode receiver, const CodeRef& at)
+{
+    if (nodeType(receiver) != "call")
+        return;
+    const TSNode fn = fieldOf(receiver, "function");
+    if (nodeType(fn) != "attribute")
+        return;
+    const std::string owner = src().text(fieldOf(fn, "object"));
+    for (const auto& c : idx().calls) {
+        if (c.assignedTo != owner || !resolvedName(c).ends_with(".GradScaler"))
+            continue;
+        m_p.manual.push_back(manualFinding(
+            "mixed precision: `" + src().text(receiver) + "` is the loss scaled by torch's " +
+                "GradScaler (`" + owner + "`, " + resolvedName(c) +
+                "), whose step() unscales the gradients; the target scales the loss in its own "
+                "form, not carried over here",
+            at,
+            "Determined: context.wrap_scaler(...) and step_optimizer(..., scaler=...) with "
+            "context.backward(scaler.scale(loss)); PopTorch: the optimizer's loss_scaling; "
+            "Cerebras: cerebras.pytorch.amp.GradScaler, or the runner's mixed-precision settings"));
+        return;
+    }
 }
 
 } // namespace portolan::port::planning
