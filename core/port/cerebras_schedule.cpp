@@ -1,6 +1,7 @@
 // Torch LR schedulers as Cerebras schedules: counts in epochs become counts in steps when the
 // steps of an epoch are known exactly (see cerebras_schedule.h).
 #include "core/port/cerebras_schedule.h"
+#include "core/port/syntax.h"
 
 #include "core/common/resources.h"
 
@@ -12,18 +13,6 @@
 namespace portolan::port::detail {
 
 namespace {
-
-std::string nodeType(TSNode n)
-{
-    return ts_node_is_null(n) ? std::string() : std::string(ts_node_type(n));
-}
-
-std::string trimmed(std::string t)
-{
-    t.erase(0, t.find_first_not_of(" \n\t"));
-    t.erase(t.find_last_not_of(" \n\t") + 1);
-    return t;
-}
 
 // A call's arguments: positional texts in order, keywords by name.
 struct CallArgs
@@ -157,7 +146,6 @@ std::string constantNumber(const SourceFile& src, const std::string& name, std::
 }
 
 namespace {
-
 // A number's text, a flag's default (`args.batch_size`), a name holding a number
 // (`learning_rate = 0.001` above), or "" (not a value).
 std::function<std::string(std::string)> valuesOf(const PortPlan& plan, const SourceFile& src,
@@ -210,7 +198,6 @@ std::optional<long> epochSamples(const PortPlan& plan, const SourceFile& src,
 }
 
 namespace {
-
 using ValueOf = std::function<std::string(std::string)>;
 
 // A MultiStepLR's milestones as numbers (`[30, 80]`, or names with values), nothing when one

@@ -1,5 +1,6 @@
 // Factories of the script taken apart for the targets: see factory.h.
 #include "core/port/factory.h"
+#include "core/port/syntax.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,16 +11,6 @@ namespace portolan::port::detail {
 
 namespace {
 
-std::string_view typeOf(TSNode n)
-{
-    return ts_node_type(n);
-}
-
-TSNode fieldOf(TSNode n, const char* name)
-{
-    return ts_node_child_by_field_name(n, name, static_cast<std::uint32_t>(std::strlen(name)));
-}
-
 // parameter -> the argument node a call gives it; nullopt when the call splats its arguments.
 std::optional<std::map<std::string, TSNode>> argumentsOf(const SourceFile& src, TSNode call,
                                                          const std::vector<std::string>& params)
@@ -29,7 +20,7 @@ std::optional<std::map<std::string, TSNode>> argumentsOf(const SourceFile& src, 
     std::size_t positional = 0;
     for (std::uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); ++i) {
         const TSNode a = ts_node_named_child(args, i);
-        const auto t = typeOf(a);
+        const auto t = nodeType(a);
         if (t == "list_splat" || t == "dictionary_splat" || t == "comment")
             return t == "comment" ? std::optional(out) : std::nullopt;
         if (t == "keyword_argument")
@@ -97,10 +88,10 @@ std::optional<FactoryUse> factoryUse(const SourceFile& src, const Stmt& s,
     if (s.type != "expression_statement" || ts_node_named_child_count(s.node) != 1)
         return std::nullopt;
     const TSNode assign = ts_node_named_child(s.node, 0);
-    if (typeOf(assign) != "assignment")
+    if (nodeType(assign) != "assignment")
         return std::nullopt;
     const TSNode left = fieldOf(assign, "left"), right = fieldOf(assign, "right");
-    if (typeOf(right) != "call" || typeOf(fieldOf(right, "function")) != "identifier")
+    if (nodeType(right) != "call" || nodeType(fieldOf(right, "function")) != "identifier")
         return std::nullopt;
     FactoryUse u;
     u.targets = targetNames(src, left);
@@ -116,9 +107,9 @@ std::optional<FactoryUse> factoryUse(const SourceFile& src, const Stmt& s,
         ts_node_named_child_count(ret.node) != 1)
         return std::nullopt;
     TSNode tuple = ts_node_named_child(ret.node, 0);
-    if (typeOf(tuple) == "parenthesized_expression" && ts_node_named_child_count(tuple) == 1)
+    if (nodeType(tuple) == "parenthesized_expression" && ts_node_named_child_count(tuple) == 1)
         tuple = ts_node_named_child(tuple, 0);
-    if ((typeOf(tuple) != "expression_list" && typeOf(tuple) != "tuple") ||
+    if ((nodeType(tuple) != "expression_list" && nodeType(tuple) != "tuple") ||
         ts_node_named_child_count(tuple) != u.targets.size())
         return std::nullopt;
     std::set<std::string> want;
@@ -168,8 +159,8 @@ std::optional<FactoryUse> factoryUse(const SourceFile& src, const Stmt& s,
         if (it == args->end())
             return std::nullopt;
         std::string text = render(src, it->second, rules);
-        if (typeOf(it->second) != "identifier" && typeOf(it->second) != "attribute" &&
-            typeOf(it->second) != "integer" && typeOf(it->second) != "float")
+        if (nodeType(it->second) != "identifier" && nodeType(it->second) != "attribute" &&
+            nodeType(it->second) != "integer" && nodeType(it->second) != "float")
             text = "(" + text + ")";
         if (text != p)
             u.rename[p] = text;
@@ -185,9 +176,9 @@ std::vector<TSNode> callsOf(const SourceFile& src, const std::string& function)
     while (!stack.empty()) {
         const TSNode n = stack.back();
         stack.pop_back();
-        if (typeOf(n) == "call") {
+        if (nodeType(n) == "call") {
             const TSNode f = fieldOf(n, "function");
-            if (typeOf(f) == "identifier" && src.text(f) == function)
+            if (nodeType(f) == "identifier" && src.text(f) == function)
                 out.push_back(n);
         }
         for (std::uint32_t i = ts_node_named_child_count(n); i-- > 0;)

@@ -1,5 +1,6 @@
 // Flags the original assigns to, for the targets that read flags through a call (issue 24).
 #include "core/port/flag_writes.h"
+#include "core/port/syntax.h"
 
 #include <regex>
 
@@ -7,18 +8,13 @@ namespace portolan::port::detail {
 
 namespace {
 
-std::string nodeType(TSNode n)
-{
-    return ts_node_is_null(n) ? std::string() : std::string(ts_node_type(n));
-}
-
 // The `<argsName>.<dest>` attributes among an assignment's targets (a pattern may hold several).
 void collectTargets(const SourceFile& src, TSNode left, const std::string& argsName,
                     std::set<std::string>& out, int depth = 0)
 {
     if (ts_node_is_null(left) || depth > 8)
         return;
-    const std::string t = nodeType(left);
+    const std::string_view t = nodeType(left);
     if (t == "attribute") {
         const TSNode obj = ts_node_child_by_field_name(left, "object", 6);
         const TSNode attr = ts_node_child_by_field_name(left, "attribute", 9);
@@ -36,7 +32,7 @@ void collectTargets(const SourceFile& src, TSNode left, const std::string& argsN
 void collectAssignment(const SourceFile& src, TSNode n, const std::string& argsName,
                        std::set<std::string>& out, int depth = 0)
 {
-    const std::string t = nodeType(n);
+    const std::string_view t = nodeType(n);
     if ((t != "assignment" && t != "augmented_assignment") || depth > 8)
         return;
     collectTargets(src, ts_node_child_by_field_name(n, "left", 4), argsName, out);

@@ -31,6 +31,9 @@ std::string trainPath(const PortPlan& plan)
 struct PopTorchPort
 {
     const PortPlan& plan;
+    // The values given on the command line: the port keeps the script's argparse, so they only
+    // say which flag a count is (an epoch count from a positional without a default).
+    const std::map<std::string, std::string>& values;
     PortResult out;
     Slicer slicer;
     const LoopPlan& lp;
@@ -56,7 +59,8 @@ struct PopTorchPort
     PopTorchValidation validation;
     std::vector<std::string> carried; // state the step carries over: in and out of the program
 
-    explicit PopTorchPort(const PortPlan& p) : plan(p), slicer(p), lp(*p.loop), src(slicer.source())
+    PopTorchPort(const PortPlan& p, const std::map<std::string, std::string>& v)
+        : plan(p), values(v), slicer(p), lp(*p.loop), src(slicer.source())
     {}
 
     // Gradient clipping by norm between backward() and the step: PopTorch clips inside the
@@ -421,7 +425,7 @@ struct PopTorchPort
         // keeps, else the number with where it comes from. The original's own range, when it
         // reads only the parser's flags (`range(1, args.n_epochs + 1)`), is kept as written, so
         // the epoch numbers a decay or a reset reads are the original's.
-        const RunValue count = trainEpochs(plan, hyperparameters(plan, {}));
+        const RunValue count = trainEpochs(plan, hyperparameters(plan, values));
         const bool byFlag = !count.flag.empty() && !plan.argsName.empty();
         std::string epochs = byFlag ? "range(" + plan.argsName + "." + count.flag + ")"
                                     : "range(" + count.value + ")";
@@ -444,7 +448,7 @@ struct PopTorchPort
         const bool shadows = lp.batchTarget == "epoch" || lp.indexName == "epoch";
         // A loop that draws its batches up to a count of steps: passes over the loader until
         // as many steps have run.
-        const RunValue bound = boundSteps(plan, hyperparameters(plan, {}));
+        const RunValue bound = boundSteps(plan, hyperparameters(plan, values));
         std::string counter = "steps_done", last;
         for (const auto used = identifiersOf(src.text()); used.count(counter);)
             counter = "port_" + counter;
@@ -548,14 +552,13 @@ struct PopTorchPort
 Result<PortResult> generatePopTorch(const PortPlan& plan,
                                     const std::map<std::string, std::string>& values)
 {
-    (void)values; // PopTorch keeps the script's argparse: its defaults stay the original's
     if (!plan.loop) {
         Diagnostic d;
         d.code = "port.no-loop";
         d.message = "nothing to port: no training loop";
         return Result<PortResult>::fail(d);
     }
-    PopTorchPort port(plan);
+    PopTorchPort port(plan, values);
     port.stepAndFlags();
     port.wrapperClass();
     port.mainData();

@@ -5,6 +5,7 @@
 
 #include "core/analysis/facts.h"
 #include "core/port/plan.h"
+#include "core/port/syntax.h"
 #include "core/python/resolve.h"
 
 #include <cstring>
@@ -29,16 +30,8 @@ using python::Call;
 using python::FunctionId;
 using python::ModuleLevel;
 using python::PyIndex;
-
-inline std::string_view nodeType(TSNode n)
-{
-    return ts_node_is_null(n) ? std::string_view() : std::string_view(ts_node_type(n));
-}
-
-inline TSNode fieldOf(TSNode n, const char* name)
-{
-    return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
-}
+using port::fieldOf; // syntax.h, so `planning::fieldOf` names the one definition
+using port::nodeType;
 
 inline CodeRef refOf(const std::string& file, const SourceFile& src, std::uint32_t start,
                      std::uint32_t end, int line, int column)
@@ -168,6 +161,7 @@ private:
     void dropDistributedSampler(DataPlan& out);
     bool noteLaunch();
     void bindLaunch();
+    bool callsFunction(const Call& c, const python::FunctionDef& def) const;
     void noteOneProcess();
     std::string processCount(const std::string& file, const Call& c) const;
     std::optional<std::vector<std::string>> launchedArguments(const Call& c,

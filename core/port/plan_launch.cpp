@@ -217,6 +217,29 @@ std::optional<HandedOver> Planner::boundArguments(const Call& c,
     return out;
 }
 
+// Does `c` call `def`: a function by its name, a method on `self` within its class, or a method
+// on a name bound to an instance of its class (`coach = Coach(...)`, then `coach.fit(n)`)?
+bool Planner::callsFunction(const Call& c, const python::FunctionDef& def) const
+{
+    if (def.className.empty())
+        return c.callee == def.name;
+    if (!c.callee.ends_with("." + def.name))
+        return false;
+    const std::string receiver = c.callee.substr(0, c.callee.size() - def.name.size() - 1);
+    if (receiver == "self") {
+        const auto* caller = idx().function(c.function);
+        return caller && caller->className == def.className;
+    }
+    bool instance = false;
+    for (const auto& b : idx().calls)
+        if (b.assignedTo == receiver && b.function == c.function) {
+            if (b.callee != def.className)
+                return false;
+            instance = true;
+        }
+    return instance;
+}
+
 // The loop's function started in other processes by the entry itself (LoopPlan::launch), or a
 // function that calls it (a worker that builds the loader and the optimizer, then calls the
 // epoch's function): the launch is one more caller. The process index it hands over (spawn's
@@ -227,14 +250,29 @@ void Planner::bindLaunch()
     const auto* loopDef = idx().function(m_loopFunction);
     if (!m_p.loop || !loopDef)
         return;
+    // The functions whose run reaches the loop, up to three calls away: the loop's own, a
+    // function that calls it, a method of its class that calls it (`self.run_epoch(e)`), a
+    // function that calls such a method on an instance it builds (`coach = Coach(...)`,
+    // `coach.fit(n)`), which is what a launch starts when a trainer class holds the loop.
     std::vector<const python::FunctionDef*> started{loopDef};
-    for (const auto& c : idx().calls)
-        if (c.callee == loopDef->name)
-            if (const auto* caller = idx().function(c.function);
-                caller && caller->className.empty() && caller != loopDef)
-                started.push_back(caller);
+    std::vector<std::size_t> level{0};
+    for (std::size_t k = 0; k < started.size(); ++k) {
+        if (level[k] == 3)
+            continue;
+        const auto* def = started[k];
+        for (const auto& c : idx().calls) {
+            const auto* caller = idx().function(c.function);
+            if (!caller || !callsFunction(c, *def) ||
+                std::find(started.begin(), started.end(), caller) != started.end())
+                continue;
+            started.push_back(caller);
+            level.push_back(level[k] + 1);
+        }
+    }
     for (const auto* def : started)
         for (const auto& c : idx().calls) {
+            if (!def->className.empty())
+                continue; // a launch starts a function, not a method
             if (!launchedArguments(c, def->name))
                 continue;
             std::set<std::string> index;

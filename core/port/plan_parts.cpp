@@ -189,10 +189,18 @@ void Planner::findLoss()
     if (!m_p.loop)
         return;
     auto& lp = *m_p.loop;
+    // The loss is assigned between the loop's start and backward(); when a step function the
+    // loop calls holds backward() (`self.run_batch(x, y)`), between that function's start and it.
+    std::uint32_t from = lp.loop.start;
+    if (lp.backward.start < lp.loop.start || lp.backward.start >= lp.loop.end)
+        for (const auto& f : idx().functions)
+            if (f.span.startByte <= lp.backward.start && lp.backward.end <= f.span.endByte &&
+                (from == lp.loop.start || f.span.startByte > from))
+                from = f.span.startByte;
     for (const auto& a : idx().assignments) {
         if (a.target != lp.lossName || a.augmented)
             continue;
-        if (a.span.startByte < lp.loop.start || a.span.endByte > lp.backward.start)
+        if (a.span.startByte < from || a.span.endByte > lp.backward.start)
             continue;
         // The value: after "target = ".
         const std::string text = src().text(a.span.startByte, a.span.endByte);

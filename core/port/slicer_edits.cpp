@@ -10,6 +10,27 @@ namespace portolan::port::detail {
 
 namespace {
 
+// The statements of `scope` after `definer`, comments left out, up to the first one `ends` holds
+// for: what runs with a value after its binding.
+template <typename Ends>
+std::vector<const Stmt*> following(const std::vector<Stmt>& scope, const Stmt& definer, Ends ends)
+{
+    std::vector<const Stmt*> out;
+    bool after = false;
+    for (const auto& x : scope) {
+        if (&x == &definer) {
+            after = true;
+            continue;
+        }
+        if (!after || x.isComment())
+            continue;
+        if (ends(x))
+            break;
+        out.push_back(&x);
+    }
+    return out;
+}
+
 // The name a chain of attributes, items and calls starts from: `net` for `net.body[1].weight`
 // and for `net.head.parameters()`; "" when it starts from something else.
 std::string chainRoot(const SourceFile& src, TSNode n)
@@ -91,18 +112,13 @@ std::vector<const Stmt*> Slicer::mutators(const Stmt& definer, const std::string
     // one process.
     static const std::set<std::string> targets{
         "to", "cuda", "cpu", "train", "eval", "zero_grad", "step", "backward", "share_memory"};
-    bool after = false;
-    for (const auto& x : scope) {
-        if (&x == &definer) {
-            after = true;
-            continue;
-        }
-        if (!after || x.isComment())
-            continue;
-        if (x.defines.count(name) || holdsLoop(x) || (m_function && &x == m_function) ||
-            x.type == "function_definition" || x.type == "class_definition" ||
-            x.type == "decorated_definition")
-            break;
+    const auto ends = [&](const Stmt& x) {
+        return x.defines.count(name) || holdsLoop(x) || (m_function && &x == m_function) ||
+               x.type == "function_definition" || x.type == "class_definition" ||
+               x.type == "decorated_definition";
+    };
+    for (const Stmt* at : following(scope, definer, ends)) {
+        const Stmt& x = *at;
         if ((x.type == "expression_statement" && !x.defines.empty()) || excluded(x) ||
             !editsInPlace(x, name))
             continue;
@@ -154,21 +170,13 @@ std::vector<const Stmt*> Slicer::fillers(const std::vector<Stmt>& scope, const S
                                          const std::string& name, std::uint32_t before) const
 {
     std::vector<const Stmt*> out;
-    bool after = false;
-    for (const auto& x : scope) {
-        if (&x == &definer) {
-            after = true;
-            continue;
-        }
-        if (!after || x.isComment())
-            continue;
-        if (x.start >= before || x.defines.count(name) || holdsLoop(x))
-            break;
-        if (!x.name.empty() || x.type == "decorated_definition" || excluded(x))
-            continue;
-        if (fillsInPlace(x.node, name))
-            out.push_back(&x);
-    }
+    const auto ends = [&](const Stmt& x) {
+        return x.start >= before || x.defines.count(name) || holdsLoop(x);
+    };
+    for (const Stmt* x : following(scope, definer, ends))
+        if (x->name.empty() && x->type != "decorated_definition" && !excluded(*x) &&
+            fillsInPlace(x->node, name))
+            out.push_back(x);
     return out;
 }
 

@@ -1,4 +1,5 @@
 #include "core/port/source.h"
+#include "core/port/syntax.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,16 +11,6 @@ extern "C" const TSLanguage* tree_sitter_python();
 namespace portolan::port {
 
 namespace {
-
-std::string_view type(TSNode n)
-{
-    return ts_node_is_null(n) ? std::string_view() : std::string_view(ts_node_type(n));
-}
-
-TSNode field(TSNode n, const char* name)
-{
-    return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
-}
 
 template <typename Fn> void eachChild(TSNode n, Fn&& fn)
 {
@@ -69,7 +60,7 @@ public:
     {
         if (ts_node_is_null(n) || depth > MaxDepth)
             return;
-        const auto t = type(n);
+        const auto t = nodeType(n);
         if (t == "identifier") {
             out.insert(m_f.text(n));
             return;
@@ -84,44 +75,44 @@ public:
     {
         if (ts_node_is_null(n) || depth > MaxDepth)
             return;
-        const auto t = type(n);
+        const auto t = nodeType(n);
         if (t == "function_definition" || t == "class_definition") {
-            out.insert(m_f.text(field(n, "name")));
+            out.insert(m_f.text(fieldOf(n, "name")));
             return;
         }
         if (t == "lambda" || t == "list_comprehension" || t == "dictionary_comprehension" ||
             t == "set_comprehension" || t == "generator_expression")
             return;
         if (t == "assignment" || t == "augmented_assignment") {
-            collectTargets(field(n, "left"), out);
-            defines(field(n, "right"), out, depth + 1);
+            collectTargets(fieldOf(n, "left"), out);
+            defines(fieldOf(n, "right"), out, depth + 1);
             return;
         }
         if (t == "for_statement") {
-            collectTargets(field(n, "left"), out);
+            collectTargets(fieldOf(n, "left"), out);
         } else if (t == "as_pattern_target" || t == "named_expression") {
             if (t == "named_expression")
-                collectTargets(field(n, "name"), out);
+                collectTargets(fieldOf(n, "name"), out);
             else
                 collectTargets(n, out);
         } else if (t == "import_statement") {
             eachNamed(n, [&](TSNode c) {
-                if (type(c) == "aliased_import")
-                    out.insert(m_f.text(field(c, "alias")));
-                else if (type(c) == "dotted_name") {
+                if (nodeType(c) == "aliased_import")
+                    out.insert(m_f.text(fieldOf(c, "alias")));
+                else if (nodeType(c) == "dotted_name") {
                     const std::string s = m_f.text(c);
                     out.insert(s.substr(0, s.find('.')));
                 }
             });
             return;
         } else if (t == "import_from_statement") {
-            const TSNode module = field(n, "module_name");
+            const TSNode module = fieldOf(n, "module_name");
             eachNamed(n, [&](TSNode c) {
                 if (ts_node_eq(c, module))
                     return;
-                if (type(c) == "aliased_import")
-                    out.insert(m_f.text(field(c, "alias")));
-                else if (type(c) == "dotted_name") {
+                if (nodeType(c) == "aliased_import")
+                    out.insert(m_f.text(fieldOf(c, "alias")));
+                else if (nodeType(c) == "dotted_name") {
                     const std::string s = m_f.text(c);
                     out.insert(s.substr(s.rfind('.') + 1));
                 }
@@ -135,7 +126,7 @@ public:
     {
         Stmt s;
         s.node = n;
-        s.type = std::string(type(n));
+        s.type = std::string(nodeType(n));
         s.start = ts_node_start_byte(n);
         s.end = ts_node_end_byte(n);
         const TSPoint p = ts_node_start_point(n);
@@ -145,13 +136,13 @@ public:
             return s;
         TSNode def = n;
         if (s.type == "decorated_definition")
-            def = field(n, "definition");
-        if (type(def) == "function_definition" || type(def) == "class_definition") {
-            s.name = m_f.text(field(def, "name"));
+            def = fieldOf(n, "definition");
+        if (nodeType(def) == "function_definition" || nodeType(def) == "class_definition") {
+            s.name = m_f.text(fieldOf(def, "name"));
             s.defines.insert(s.name);
             s.uses = usedNames(m_f, def);
             if (depth < MaxDepth)
-                s.body = block(field(def, "body"), depth + 1);
+                s.body = block(fieldOf(def, "body"), depth + 1);
             return s;
         }
         defines(n, s.defines);
@@ -159,37 +150,37 @@ public:
         if (depth >= MaxDepth)
             return s;
         if (s.type == "for_statement") {
-            s.forTarget = field(n, "left");
-            s.forIter = field(n, "right");
-            s.body = block(field(n, "body"), depth + 1);
-            const TSNode alt = field(n, "alternative");
+            s.forTarget = fieldOf(n, "left");
+            s.forIter = fieldOf(n, "right");
+            s.body = block(fieldOf(n, "body"), depth + 1);
+            const TSNode alt = fieldOf(n, "alternative");
             if (!ts_node_is_null(alt))
-                s.other = block(field(alt, "body"), depth + 1);
+                s.other = block(fieldOf(alt, "body"), depth + 1);
         } else if (s.type == "while_statement") {
-            s.condition = field(n, "condition");
-            s.body = block(field(n, "body"), depth + 1);
+            s.condition = fieldOf(n, "condition");
+            s.body = block(fieldOf(n, "body"), depth + 1);
         } else if (s.type == "if_statement") {
-            s.condition = field(n, "condition");
-            s.body = block(field(n, "consequence"), depth + 1);
+            s.condition = fieldOf(n, "condition");
+            s.body = block(fieldOf(n, "consequence"), depth + 1);
             eachNamed(n, [&](TSNode c) {
-                const auto t = type(c);
+                const auto t = nodeType(c);
                 if (t == "elif_clause") {
-                    auto b = block(field(c, "consequence"), depth + 1);
+                    auto b = block(fieldOf(c, "consequence"), depth + 1);
                     s.other.insert(s.other.end(), b.begin(), b.end());
                 } else if (t == "else_clause") {
-                    auto b = block(field(c, "body"), depth + 1);
+                    auto b = block(fieldOf(c, "body"), depth + 1);
                     s.other.insert(s.other.end(), b.begin(), b.end());
                 }
             });
         } else if (s.type == "with_statement") {
-            s.body = block(field(n, "body"), depth + 1);
+            s.body = block(fieldOf(n, "body"), depth + 1);
         } else if (s.type == "try_statement") {
-            s.body = block(field(n, "body"), depth + 1);
+            s.body = block(fieldOf(n, "body"), depth + 1);
             eachNamed(n, [&](TSNode c) {
-                const auto t = type(c);
+                const auto t = nodeType(c);
                 if (t == "except_clause" || t == "finally_clause" || t == "else_clause") {
                     eachNamed(c, [&](TSNode b) {
-                        if (type(b) == "block") {
+                        if (nodeType(b) == "block") {
                             auto st = block(b, depth + 1);
                             s.other.insert(s.other.end(), st.begin(), st.end());
                         }
@@ -206,7 +197,7 @@ public:
         if (ts_node_is_null(n))
             return out;
         eachNamed(n, [&](TSNode c) {
-            if (isStatementType(type(c)))
+            if (isStatementType(nodeType(c)))
                 out.push_back(make(c, depth));
         });
         return out;
@@ -234,17 +225,17 @@ void usedNamesOf(const SourceFile& f, TSNode n, std::set<std::string>& out, int 
 {
     if (ts_node_is_null(n) || depth > MaxDepth)
         return;
-    const auto t = type(n);
+    const auto t = nodeType(n);
     if (t == "identifier") {
         out.insert(f.text(n));
         return;
     }
     if (t == "attribute") {
-        usedNamesOf(f, field(n, "object"), out, depth + 1);
+        usedNamesOf(f, fieldOf(n, "object"), out, depth + 1);
         return;
     }
     if (t == "keyword_argument") {
-        usedNamesOf(f, field(n, "value"), out, depth + 1);
+        usedNamesOf(f, fieldOf(n, "value"), out, depth + 1);
         return;
     }
     if (t == "parameters" || t == "lambda_parameters" || t == "comment" || t == "string")
@@ -256,8 +247,8 @@ void usedNamesOf(const SourceFile& f, TSNode n, std::set<std::string>& out, int 
         std::set<std::string> inner, bound;
         eachNamed(n, [&](TSNode c) {
             usedNamesOf(f, c, inner, depth + 1);
-            if (type(c) == "for_in_clause")
-                for (const auto& b : targetNames(f, field(c, "left")))
+            if (nodeType(c) == "for_in_clause")
+                for (const auto& b : targetNames(f, fieldOf(c, "left")))
                     bound.insert(b);
         });
         for (const auto& u : inner)
@@ -267,13 +258,13 @@ void usedNamesOf(const SourceFile& f, TSNode n, std::set<std::string>& out, int 
     }
     if (t == "function_definition") {
         eachNamed(n, [&](TSNode c) {
-            if (type(c) == "parameters") {
+            if (nodeType(c) == "parameters") {
                 eachNamed(c, [&](TSNode p) {
-                    const TSNode v = field(p, "value");
+                    const TSNode v = fieldOf(p, "value");
                     if (!ts_node_is_null(v))
                         usedNamesOf(f, v, out, depth + 1);
                 });
-            } else if (!ts_node_eq(c, field(n, "name"))) {
+            } else if (!ts_node_eq(c, fieldOf(n, "name"))) {
                 usedNamesOf(f, c, out, depth + 1);
             }
         });
@@ -284,7 +275,7 @@ void usedNamesOf(const SourceFile& f, TSNode n, std::set<std::string>& out, int 
 
 bool isDeviceArg(const SourceFile& f, TSNode arg, const RenderRules& rules)
 {
-    const auto t = type(arg);
+    const auto t = nodeType(arg);
     if (t == "identifier")
         return rules.deviceNames.count(f.text(arg)) > 0;
     if (t == "string") {
@@ -292,17 +283,17 @@ bool isDeviceArg(const SourceFile& f, TSNode arg, const RenderRules& rules)
         return s.find("cuda") != std::string::npos || s.find("cpu") != std::string::npos;
     }
     if (t == "keyword_argument") {
-        const std::string k = f.text(field(arg, "name"));
+        const std::string k = f.text(fieldOf(arg, "name"));
         if (k == "non_blocking")
             return true;
         if (k == "device")
-            return isDeviceArg(f, field(arg, "value"), rules);
+            return isDeviceArg(f, fieldOf(arg, "value"), rules);
         return false;
     }
     if (t == "attribute")
         return f.text(arg).ends_with(".device") || f.text(arg).ends_with("device");
     if (t == "call") // torch.device("cuda") or an accelerator query
-        return f.text(field(arg, "function")).find("device") != std::string::npos;
+        return f.text(fieldOf(arg, "function")).find("device") != std::string::npos;
     return false;
 }
 
@@ -310,16 +301,16 @@ bool isDeviceArg(const SourceFile& f, TSNode arg, const RenderRules& rules)
 TSNode deviceMoveObject(const SourceFile& f, TSNode call, const RenderRules& rules)
 {
     TSNode none{};
-    if (!rules.dropDeviceMoves || type(call) != "call")
+    if (!rules.dropDeviceMoves || nodeType(call) != "call")
         return none;
-    const TSNode fn = field(call, "function");
-    if (type(fn) != "attribute")
+    const TSNode fn = fieldOf(call, "function");
+    if (nodeType(fn) != "attribute")
         return none;
-    const std::string method = f.text(field(fn, "attribute"));
-    const TSNode args = field(call, "arguments");
+    const std::string method = f.text(fieldOf(fn, "attribute"));
+    const TSNode args = fieldOf(call, "arguments");
     if (method == "cuda")
-        return field(fn, "object");
-    if (method != "to" || ts_node_is_null(args) || type(args) != "argument_list")
+        return fieldOf(fn, "object");
+    if (method != "to" || ts_node_is_null(args) || nodeType(args) != "argument_list")
         return none;
     const uint32_t count = ts_node_named_child_count(args);
     if (count == 0)
@@ -327,7 +318,7 @@ TSNode deviceMoveObject(const SourceFile& f, TSNode call, const RenderRules& rul
     for (uint32_t i = 0; i < count; ++i)
         if (!isDeviceArg(f, ts_node_named_child(args, i), rules))
             return none;
-    return field(fn, "object");
+    return fieldOf(fn, "object");
 }
 
 void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::string& out,
@@ -343,7 +334,7 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
             out += it->second;
             return;
         }
-    const auto t = type(n);
+    const auto t = nodeType(n);
     if (t == "identifier") {
         const std::string name = f.text(n);
         const auto it = rules.rename.find(name);
@@ -351,16 +342,16 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
         return;
     }
     if (t == "attribute") {
-        const TSNode obj = field(n, "object");
-        if (!rules.selfAttributes.empty() && type(obj) == "identifier" && f.text(obj) == "self")
-            if (const auto it = rules.selfAttributes.find(f.text(field(n, "attribute")));
+        const TSNode obj = fieldOf(n, "object");
+        if (!rules.selfAttributes.empty() && nodeType(obj) == "identifier" && f.text(obj) == "self")
+            if (const auto it = rules.selfAttributes.find(f.text(fieldOf(n, "attribute")));
                 it != rules.selfAttributes.end()) {
                 out += it->second;
                 return;
             }
-        if (!rules.argsName.empty() && rules.flag && type(obj) == "identifier" &&
+        if (!rules.argsName.empty() && rules.flag && nodeType(obj) == "identifier" &&
             f.text(obj) == rules.argsName) {
-            out += rules.flag(f.text(field(n, "attribute")));
+            out += rules.flag(f.text(fieldOf(n, "attribute")));
             return;
         }
     }
@@ -373,8 +364,8 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
     }
     if (t == "keyword_argument") {
         // The keyword's name is not a variable.
-        const TSNode name = field(n, "name");
-        const TSNode value = field(n, "value");
+        const TSNode name = fieldOf(n, "name");
+        const TSNode value = fieldOf(n, "value");
         out += f.text(s, ts_node_end_byte(name));
         out += f.text(ts_node_end_byte(name), ts_node_start_byte(value));
         renderInto(f, value, rules, out, depth + 1);
@@ -392,7 +383,7 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
         const std::uint32_t cs = ts_node_start_byte(c), ce = ts_node_end_byte(c);
         out += f.text(at, cs);
         // The attribute name of `x.name` is not a variable either.
-        if (t == "attribute" && ts_node_eq(c, field(n, "attribute")))
+        if (t == "attribute" && ts_node_eq(c, fieldOf(n, "attribute")))
             out += f.text(cs, ce);
         else
             renderInto(f, c, rules, out, depth + 1);
@@ -406,10 +397,10 @@ bool methodCall(const SourceFile& f, TSNode n, const std::string& method,
 {
     if (ts_node_is_null(n) || depth > MaxDepth)
         return false;
-    if (type(n) == "call") {
-        const TSNode fn = field(n, "function");
-        if (type(fn) == "attribute" && f.text(field(fn, "attribute")) == method &&
-            (receiver.empty() || f.text(field(fn, "object")) == receiver))
+    if (nodeType(n) == "call") {
+        const TSNode fn = fieldOf(n, "function");
+        if (nodeType(fn) == "attribute" && f.text(fieldOf(fn, "attribute")) == method &&
+            (receiver.empty() || f.text(fieldOf(fn, "object")) == receiver))
             return true;
     }
     bool found = false;
@@ -575,13 +566,13 @@ std::vector<std::string> targetNames(const SourceFile& file, TSNode target)
     std::function<void(TSNode)> walk = [&](TSNode n) {
         if (ts_node_is_null(n))
             return;
-        if (type(n) == "identifier") {
+        if (nodeType(n) == "identifier") {
             const std::string s = file.text(n);
             if (seen.insert(s).second)
                 out.push_back(s);
             return;
         }
-        if (type(n) == "attribute" || type(n) == "subscript")
+        if (nodeType(n) == "attribute" || nodeType(n) == "subscript")
             return;
         eachNamed(n, walk);
     };

@@ -1,4 +1,5 @@
 #include "core/port/static_branch.h"
+#include "core/port/syntax.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -7,17 +8,8 @@ namespace portolan::port {
 
 namespace {
 
-std::string_view typeOf(TSNode n)
-{
-    return ts_node_is_null(n) ? std::string_view() : std::string_view(ts_node_type(n));
-}
-
-TSNode field(TSNode n, const char* name)
-{
-    return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
-}
-
-std::string trimmed(std::string s)
+// Also without a line continuation's backslash at either end.
+std::string trimmedLine(std::string s)
 {
     const auto b = s.find_first_not_of(" \t\n\\");
     const auto e = s.find_last_not_of(" \t\n\\");
@@ -45,13 +37,13 @@ struct Clause
 
 std::vector<Clause> clausesOf(TSNode ifNode)
 {
-    std::vector<Clause> out{{field(ifNode, "condition"), field(ifNode, "consequence")}};
+    std::vector<Clause> out{{fieldOf(ifNode, "condition"), fieldOf(ifNode, "consequence")}};
     for (uint32_t i = 0; i < ts_node_named_child_count(ifNode); ++i) {
         const TSNode c = ts_node_named_child(ifNode, i);
-        if (typeOf(c) == "elif_clause")
-            out.push_back({field(c, "condition"), field(c, "consequence")});
-        else if (typeOf(c) == "else_clause")
-            out.push_back({TSNode{}, field(c, "body")});
+        if (nodeType(c) == "elif_clause")
+            out.push_back({fieldOf(c, "condition"), fieldOf(c, "consequence")});
+        else if (nodeType(c) == "else_clause")
+            out.push_back({TSNode{}, fieldOf(c, "body")});
     }
     return out;
 }
@@ -62,9 +54,9 @@ std::pair<TSNode, TSNode> assignmentOf(const Stmt& s)
     if (s.type != "expression_statement")
         return {};
     const TSNode a = ts_node_named_child(s.node, 0);
-    if (typeOf(a) != "assignment" || ts_node_is_null(field(a, "right")))
+    if (nodeType(a) != "assignment" || ts_node_is_null(fieldOf(a, "right")))
         return {};
-    return {field(a, "left"), field(a, "right")};
+    return {fieldOf(a, "left"), fieldOf(a, "right")};
 }
 
 void eachStatement(const std::vector<Stmt>& v, const std::function<void(const Stmt&)>& f)
@@ -136,7 +128,7 @@ std::optional<std::vector<const Stmt*>> StaticBranches::taken(const Stmt& s) con
 StaticBranches::Value StaticBranches::literal(const std::string& raw) const
 {
     Value v;
-    const std::string t = trimmed(raw);
+    const std::string t = trimmedLine(raw);
     if (t == "None") {
         v.kind = Value::Kind::None;
     } else if (t == "True" || t == "False") {
@@ -159,7 +151,7 @@ StaticBranches::Value StaticBranches::literal(const std::string& raw) const
 // The run's devices and processes: no accelerator, no process group.
 StaticBranches::Value StaticBranches::callValue(TSNode call, Eval& e) const
 {
-    const std::string fn = m_src.text(field(call, "function"));
+    const std::string fn = m_src.text(fieldOf(call, "function"));
     Value v;
     const auto is = [&](const char* suffix) {
         return fn.ends_with(suffix);
@@ -175,7 +167,7 @@ StaticBranches::Value StaticBranches::callValue(TSNode call, Eval& e) const
         v.kind = Value::Kind::Number;
         return v;
     }
-    const TSNode args = field(call, "arguments");
+    const TSNode args = fieldOf(call, "arguments");
     if ((fn == "int" || fn == "bool") && ts_node_named_child_count(args) == 1) {
         v = evaluate(ts_node_named_child(args, 0), ts_node_start_byte(call), e);
         if (v.kind == Value::Kind::Number || v.kind == Value::Kind::Bool) {
@@ -353,7 +345,7 @@ StaticBranches::Value StaticBranches::parameterValue(const std::string& name, st
     }
     if (!fn)
         return Value{};
-    const TSNode params = field(fn->node, "parameters");
+    const TSNode params = fieldOf(fn->node, "parameters");
     int position = -1;
     for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i)
         if (m_src.text(ts_node_named_child(params, i)) == name)
@@ -363,14 +355,14 @@ StaticBranches::Value StaticBranches::parameterValue(const std::string& name, st
     std::optional<Value> found;
     bool unknown = false;
     std::function<void(TSNode)> walk = [&](TSNode n) {
-        if (typeOf(n) == "call" && m_src.text(field(n, "function")) == fn->name) {
-            const TSNode args = field(n, "arguments");
+        if (nodeType(n) == "call" && m_src.text(fieldOf(n, "function")) == fn->name) {
+            const TSNode args = fieldOf(n, "arguments");
             if (static_cast<uint32_t>(position) >= ts_node_named_child_count(args)) {
                 unknown = true;
                 return;
             }
             const TSNode arg = ts_node_named_child(args, static_cast<uint32_t>(position));
-            const Value v = typeOf(arg) == "keyword_argument"
+            const Value v = nodeType(arg) == "keyword_argument"
                                 ? Value{}
                                 : evaluate(arg, ts_node_start_byte(n), e);
             if (!v.known() || (found && (found->kind != v.kind || found->number != v.number ||
@@ -396,17 +388,17 @@ StaticBranches::Value StaticBranches::evaluate(TSNode n, std::uint32_t at, Eval&
         explicit Depth(Eval& x) : e(x) { ++e.depth; }
         ~Depth() { --e.depth; }
     } guard(e);
-    const auto t = typeOf(n);
+    const auto t = nodeType(n);
     if (t == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
         return evaluate(ts_node_named_child(n, 0), at, e);
     if (t == "not_operator") {
-        const auto v = evaluate(field(n, "argument"), at, e).truth();
+        const auto v = evaluate(fieldOf(n, "argument"), at, e).truth();
         return v ? Value{Value::Kind::Bool, *v ? 0.0 : 1.0, {}} : Value{};
     }
     if (t == "boolean_operator") {
-        const bool isAnd = m_src.text(field(n, "operator")) == "and";
-        const Value l = evaluate(field(n, "left"), at, e);
-        const Value r = evaluate(field(n, "right"), at, e);
+        const bool isAnd = m_src.text(fieldOf(n, "operator")) == "and";
+        const Value l = evaluate(fieldOf(n, "left"), at, e);
+        const Value r = evaluate(fieldOf(n, "right"), at, e);
         const auto lt = l.truth();
         if (lt)
             return *lt == isAnd ? r : l;
@@ -417,7 +409,7 @@ StaticBranches::Value StaticBranches::evaluate(TSNode n, std::uint32_t at, Eval&
     }
     if (t == "comparison_operator" && ts_node_named_child_count(n) == 2) {
         const TSNode a = ts_node_named_child(n, 0), b = ts_node_named_child(n, 1);
-        const std::string op = trimmed(m_src.text(ts_node_end_byte(a), ts_node_start_byte(b)));
+        const std::string op = trimmedLine(m_src.text(ts_node_end_byte(a), ts_node_start_byte(b)));
         const Value l = evaluate(a, at, e), r = evaluate(b, at, e);
         if (!l.known() || !r.known())
             return Value{};
@@ -442,9 +434,9 @@ StaticBranches::Value StaticBranches::evaluate(TSNode n, std::uint32_t at, Eval&
         return out ? Value{Value::Kind::Bool, *out ? 1.0 : 0.0, {}} : Value{};
     }
     if (t == "binary_operator") {
-        const Value l = evaluate(field(n, "left"), at, e);
-        const Value r = evaluate(field(n, "right"), at, e);
-        const std::string op = m_src.text(field(n, "operator"));
+        const Value l = evaluate(fieldOf(n, "left"), at, e);
+        const Value r = evaluate(fieldOf(n, "right"), at, e);
+        const std::string op = m_src.text(fieldOf(n, "operator"));
         if (l.kind != Value::Kind::Number || r.kind != Value::Kind::Number)
             return Value{};
         Value v{Value::Kind::Number, 0, {}};
@@ -462,14 +454,14 @@ StaticBranches::Value StaticBranches::evaluate(TSNode n, std::uint32_t at, Eval&
         t == "string")
         return literal(m_src.text(n));
     if (t == "unary_operator") {
-        Value v = evaluate(field(n, "argument"), at, e);
+        Value v = evaluate(fieldOf(n, "argument"), at, e);
         if (v.kind == Value::Kind::Number && m_src.text(n).starts_with("-"))
             v.number = -v.number;
         return v;
     }
     if (t == "attribute" && !m_plan.argsName.empty() &&
-        m_src.text(field(n, "object")) == m_plan.argsName)
-        return flagValue(m_src.text(field(n, "attribute")), at, e);
+        m_src.text(fieldOf(n, "object")) == m_plan.argsName)
+        return flagValue(m_src.text(fieldOf(n, "attribute")), at, e);
     if (t == "call")
         return callValue(n, e);
     if (t == "identifier")

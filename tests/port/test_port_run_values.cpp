@@ -50,6 +50,45 @@ def fit(%PARAMS%):
 %CALL%
 )";
 
+// A trainer class whose method holds the epoch loop, the epochs given by its callers: %CALL% is
+// the module's code that builds a trainer and calls its method.
+const char* const TrainerTemplate = R"(import argparse
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--rounds", type=int, default=7)
+args = parser.parse_args()
+
+
+class Coach:
+    def __init__(self, net):
+        self.net = net
+        self.crit = nn.CrossEntropyLoss()
+        self.sgd = torch.optim.SGD(net.parameters(), lr=0.05)
+        points = TensorDataset(torch.randn(40, 5), torch.randint(0, 2, (40,)))
+        self.feeder = DataLoader(points, batch_size=8, shuffle=False)
+
+    def fit(self, passes):
+        for ep in range(passes):
+            for xb, yb in self.feeder:
+                self.sgd.zero_grad()
+                err = self.crit(self.net(xb), yb)
+                err.backward()
+                self.sgd.step()
+
+
+class Recorder:
+    def fit(self, passes):
+        return passes
+
+
+torch.manual_seed(0)
+%CALL%
+)";
+
 std::string fill(std::string text, const std::map<std::string, std::string>& parts)
 {
     for (const auto& [key, value] : parts)
@@ -285,6 +324,52 @@ private slots:
         QVERIFY(bool(cs));
         PORT_VERIFY_CONTAINS(fileText(*cs.value, "params.yaml"),
                              QStringList({"max_steps: 100  # made up by the port"}));
+    }
+
+    // The epochs given to a method of a trainer class: its callers call it on an instance, so
+    // the receiver is not an argument and only calls on that class's instances count.
+    void epochsGivenToAMethod_data()
+    {
+        QTest::addColumn<QString>("call");
+        QTest::addColumn<QString>("epochValue");
+        QTest::addColumn<QString>("epochFrom");
+        QTest::newRow("a flag, on an instance")
+            << "coach = Coach(nn.Linear(5, 2))\ncoach.fit(args.rounds)"
+            << "7"
+            << "the flag --rounds";
+        QTest::newRow("a keyword literal") << "coach = Coach(nn.Linear(5, 2))\ncoach.fit(passes=3)"
+                                           << "3"
+                                           << "given for `passes`";
+        QTest::newRow("through a launcher's parameter")
+            << "def main(total):\n    coach = Coach(nn.Linear(5, 2))\n    coach.fit(total)\n\n\n"
+               "main(4)"
+            << "4"
+            << "given for `total`";
+        // Another class's method of the same name says nothing about the trainer's epochs.
+        QTest::newRow("another class's method of the same name")
+            << "coach = Coach(nn.Linear(5, 2))\nlog = Recorder()\nlog.fit(99)\n"
+               "coach.fit(args.rounds)"
+            << "7"
+            << "the flag --rounds";
+    }
+    void epochsGivenToAMethod()
+    {
+        QFETCH(QString, call);
+        QFETCH(QString, epochValue);
+        QFETCH(QString, epochFrom);
+        const std::string script = fill(TrainerTemplate, {{"%CALL%", call.toStdString()}});
+        QTemporaryDir dir;
+        auto det = generate(fs::path(dir.path().toStdString()) / "orig", script,
+                            "determined-pytorchtrial");
+        QVERIFY2(bool(det), bool(det) ? "" : det.error.message.c_str());
+        PORT_VERIFY_CONTAINS(fileText(*det.value, "const.yaml"),
+                             QStringList({"epochs: " + epochValue + "  # ", epochFrom}));
+        QVERIFY2(!has(notesText(*det.value), "made up"), notesText(*det.value).c_str());
+        auto pop =
+            generate(fs::path(dir.path().toStdString()) / "orig", script, "graphcore-poptorch");
+        QVERIFY2(bool(pop), bool(pop) ? "" : pop.error.message.c_str());
+        PORT_VERIFY_CONTAINS(allText(*pop.value), QStringList({"range("}));
+        QVERIFY2(!has(notesText(*pop.value), "made up"), notesText(*pop.value).c_str());
     }
 
     // A port whose values are module constants still trains like the original on every target.

@@ -1,0 +1,350 @@
+// Following a text of the original to a number (see run_value_resolver.h).
+#include "core/port/run_value_resolver.h"
+
+#include "core/port/syntax.h"
+
+#include <cctype>
+#include <functional>
+#include <optional>
+
+namespace portolan::port::detail {
+
+namespace {
+
+// The innermost function around byte `pos`, null at module level.
+const Stmt* functionAround(const SourceFile& src, std::uint32_t pos)
+{
+    const auto chain = src.chainAt(pos, pos + 1);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        if ((*it)->type == "function_definition" || (*it)->type == "decorated_definition")
+            return *it;
+    return nullptr;
+}
+
+// The default of parameter `name` of the innermost function around byte `pos`, null when none.
+TSNode parameterDefault(const SourceFile& src, const std::string& name, std::uint32_t pos,
+                        std::string* function)
+{
+    const auto chain = src.chainAt(pos, pos + 1);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if ((*it)->type != "function_definition")
+            continue;
+        const TSNode params = fieldOf((*it)->node, "parameters");
+        for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) {
+            const TSNode p = ts_node_named_child(params, i);
+            const std::string_view t = nodeType(p);
+            if ((t == "default_parameter" || t == "typed_default_parameter") &&
+                src.text(fieldOf(p, "name")) == name) {
+                *function = (*it)->name;
+                return fieldOf(p, "value");
+            }
+        }
+        return TSNode{}; // the innermost function decides: an outer one's is another name
+    }
+    return TSNode{};
+}
+
+// The class a function is a method of, "" when it is not one.
+std::string classAround(const SourceFile& src, const Stmt& def)
+{
+    const auto chain = src.chainAt(def.start, def.end);
+    for (std::size_t i = chain.size(); i-- > 0;)
+        if (chain[i] == &def)
+            return i > 0 && chain[i - 1]->type == "class_definition" ? chain[i - 1]->name
+                                                                     : std::string();
+    return {};
+}
+
+// Is `receiver` an instance of class `owner`: `self` in its methods, or a name the file binds
+// to `owner(...)` and nothing else.
+bool isInstanceOf(const SourceFile& src, const std::string& receiver, const std::string& owner,
+                  std::uint32_t at)
+{
+    if (receiver == "self") {
+        const Stmt* in = functionAround(src, at);
+        return in && classAround(src, *in) == owner;
+    }
+    const auto bound = assignments(src, receiver);
+    return !bound.empty() && std::all_of(bound.begin(), bound.end(), [&](const auto& a) {
+        return nodeType(a.second) == "call" && src.text(fieldOf(a.second, "function")) == owner;
+    });
+}
+
+// The value the calls of the function around byte `pos` give its parameter `name` (`rounds` of
+// `def train(model, loader, rounds)` called as `train(net, data, args.rounds)`), with where the
+// call is; nullopt when no call gives it, or two calls give it different values.
+struct CallerValue
+{
+    std::string text;     // the argument as written
+    std::uint32_t at = 0; // the call's first byte
+    int line = 0;
+};
+std::optional<CallerValue> callerArgument(const SourceFile& src, const std::string& name,
+                                          std::uint32_t pos)
+{
+    const Stmt* def = functionAround(src, pos);
+    if (!def || def->type != "function_definition" || def->name.empty())
+        return std::nullopt;
+    const auto params = parameterNames(src, *def);
+    auto index = std::find(params.begin(), params.end(), name) - params.begin();
+    if (index == static_cast<std::ptrdiff_t>(params.size()))
+        return std::nullopt;
+    // A method (`def train(self, epochs)` of a trainer class) is called on `self` in its class
+    // or on an instance bound in the file (`trainer = Trainer(...)`, `trainer.train(n)`); its
+    // first parameter is the receiver, not an argument of the call.
+    const std::string owner = classAround(src, *def);
+    if (!owner.empty() && index-- == 0)
+        return std::nullopt;
+    std::optional<CallerValue> found;
+    const std::string& text = src.text();
+    const std::string called = def->name + "(";
+    for (auto p = text.find(called); p != std::string::npos; p = text.find(called, p + 1)) {
+        const char before = p > 0 ? text[p - 1] : ' ';
+        if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' ||
+            (p >= 4 && text.compare(p - 4, 4, "def ") == 0))
+            continue; // another name or the definition
+        TSNode call = src.nodeAt(static_cast<std::uint32_t>(p),
+                                 static_cast<std::uint32_t>(p + def->name.size()));
+        while (!ts_node_is_null(call) && nodeType(call) != "call")
+            call = ts_node_parent(call);
+        if (ts_node_is_null(call))
+            return std::nullopt;
+        const std::string function = src.text(fieldOf(call, "function"));
+        if ((before == '.') != !owner.empty() ||
+            (before == '.' && !isInstanceOf(src, function.substr(0, function.rfind('.')), owner,
+                                            static_cast<std::uint32_t>(p))))
+            continue; // a method of something else, or a function of the same name
+        const auto given = callArguments(src, call, function);
+        if (!given)
+            return std::nullopt;
+        std::string value;
+        std::ptrdiff_t positional = 0;
+        for (const auto& [keyword, argument] : *given)
+            if (keyword == name || (keyword.empty() && positional++ == index))
+                value = argument;
+        if (value.empty())
+            continue;
+        if (found && found->text != value)
+            return std::nullopt;
+        found = CallerValue{value, ts_node_start_byte(call),
+                            static_cast<int>(ts_node_start_point(call).row) + 1};
+    }
+    return found;
+}
+
+} // namespace
+
+bool isCount(const std::string& t)
+{
+    return !t.empty() && t.find_first_not_of("0123456789") == std::string::npos;
+}
+
+std::string at(const SourceFile& src, TSNode n)
+{
+    return src.path() + ":" + std::to_string(ts_node_start_point(n).row + 1);
+}
+
+std::vector<std::pair<const Stmt*, TSNode>> assignments(const SourceFile& src,
+                                                        const std::string& target)
+{
+    std::vector<std::pair<const Stmt*, TSNode>> found;
+    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& stmts) {
+        for (const auto& s : stmts) {
+            if (s.type == "expression_statement") {
+                const TSNode a = ts_node_named_child(s.node, 0);
+                if (nodeType(a) == "assignment" && src.text(fieldOf(a, "left")) == target &&
+                    !ts_node_is_null(fieldOf(a, "right")))
+                    found.emplace_back(&s, fieldOf(a, "right"));
+            }
+            walk(s.body);
+            walk(s.other);
+        }
+    };
+    walk(src.statements());
+    return found;
+}
+
+bool rangeCount(const SourceFile& src, TSNode iter, std::string* from, std::string* to)
+{
+    TSNode call = iter;
+    for (int i = 0; i < 2 && nodeType(call) == "call"; ++i) {
+        const std::string f = src.text(fieldOf(call, "function"));
+        const TSNode args = fieldOf(call, "arguments");
+        std::vector<TSNode> positional;
+        for (uint32_t k = 0; k < ts_node_named_child_count(args); ++k)
+            if (nodeType(ts_node_named_child(args, k)) != "keyword_argument" &&
+                nodeType(ts_node_named_child(args, k)) != "comment")
+                positional.push_back(ts_node_named_child(args, k));
+        if (f == "range" || f == "trange" || f.ends_with(".trange")) {
+            if (positional.size() == 1) {
+                *from = "0";
+                *to = src.text(positional[0]);
+                return true;
+            }
+            if (positional.size() == 2) {
+                *from = src.text(positional[0]);
+                *to = src.text(positional[1]);
+                return true;
+            }
+            return false;
+        }
+        if (positional.empty())
+            return false;
+        call = positional[0];
+    }
+    return false;
+}
+
+RunValue Resolver::resolve(const SourceFile& src, std::string text, std::uint32_t pos,
+                           int depth) const
+{
+    RunValue v;
+    text = trimmed(text);
+    if (depth > 4 || text.empty())
+        return v;
+    if (isCount(text)) {
+        v.value = text;
+        return v;
+    }
+    const std::string prefix = m_plan.argsName + ".";
+    if (!m_plan.argsName.empty() && text.starts_with(prefix)) {
+        const std::string dest = text.substr(prefix.size());
+        const auto it = m_hp.find(dest);
+        if (it != m_hp.end() && isCount(it->second.value)) {
+            const auto* f = m_plan.flag(dest);
+            v.value = it->second.value;
+            v.flag = dest;
+            v.from = "the flag " + (f && !f->options.empty() ? f->options.front() : dest);
+        }
+        return v;
+    }
+    static const std::string word =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+    const bool attribute =
+        text.starts_with("self.") && text.substr(5).find_first_not_of(word) == std::string::npos;
+    if (!attribute && text.find_first_not_of(word) != std::string::npos)
+        return v;
+    // The last assignment before the read in its own function or at module level (a name
+    // of another function is another variable), else (an attribute, set in another
+    // method) the first one in the file.
+    const auto all = assignments(src, text);
+    const Stmt* here = functionAround(src, pos);
+    const std::pair<const Stmt*, TSNode>* chosen = nullptr;
+    for (const auto& a : all) {
+        const Stmt* in = functionAround(src, a.first->start);
+        if (a.first->start < pos && (attribute || !in || in == here))
+            chosen = &a;
+    }
+    if (!chosen && attribute && !all.empty())
+        chosen = &all.front();
+    if (chosen) {
+        RunValue inner = resolve(src, src.text(chosen->second), chosen->first->start, depth + 1);
+        if (!inner.value.empty() && inner.from.empty())
+            inner.from = "`" + trimmed(src.text(chosen->first->start, chosen->first->end)) + "` (" +
+                         at(src, chosen->first->node) + ")";
+        return inner;
+    }
+    if (attribute)
+        return v;
+    std::string function;
+    const TSNode d = parameterDefault(src, text, pos, &function);
+    // A trainer class's constructor parameter that the instantiation gives a value, or a
+    // parameter of the loop's function that its launch does.
+    if (const std::string given = constructorValueText(m_plan, text, pos);
+        !given.empty() && (ts_node_is_null(d) || src.text(d) != given)) {
+        RunValue inner = resolve(src, given, pos, depth + 1);
+        const bool launched = !launchValue(m_plan, text, pos).empty();
+        if (!inner.value.empty() && inner.from.empty())
+            inner.from = "`" + given + "`, the " + (launched ? "launch" : "instantiation") +
+                         "'s argument for `" + text + "`";
+        return inner;
+    }
+    // What the function's callers give the parameter.
+    if (const auto given = callerArgument(src, text, pos)) {
+        RunValue inner = resolve(src, given->text, given->at, depth + 1);
+        if (!inner.value.empty() && inner.from.empty())
+            inner.from = "`" + given->text + "`, given for `" + text + "` by the call at " +
+                         src.path() + ":" + std::to_string(given->line);
+        if (!inner.value.empty())
+            return inner;
+    }
+    if (ts_node_is_null(d))
+        return v;
+    RunValue inner = resolve(src, src.text(d), ts_node_start_byte(d), depth + 1);
+    if (!inner.value.empty() && inner.from.empty())
+        inner.from = "the default `" + text + "=" + src.text(d) + "` of " + function + "() (" +
+                     at(src, d) + ")";
+    return inner;
+}
+
+EpochLoop Resolver::epochLoop() const
+{
+    EpochLoop e;
+    const LoopPlan& lp = *m_plan.loop;
+    const SourceFile* src = m_plan.source(lp.loop.file);
+    if (!src)
+        return e;
+    if (aroundLoop(*src, lp.loop.start, lp.loop.end, e))
+        return e;
+    // The function holding the batch loop, called from a loop (once or twice removed).
+    std::string function = lp.function;
+    for (int level = 0; level < 2 && !function.empty(); ++level) {
+        function = function.substr(function.rfind('.') + 1);
+        std::string caller;
+        for (const auto& [path, file] : m_plan.sources)
+            if (callInLoop(*file, function, e, &caller))
+                return e;
+        function = caller;
+    }
+    return e;
+}
+
+bool Resolver::aroundLoop(const SourceFile& src, std::uint32_t start, std::uint32_t end,
+                          EpochLoop& e) const
+{
+    const auto chain = src.chainAt(start, end);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        const Stmt* s = *it;
+        if (s->start == start && s->end == end)
+            continue; // the batch loop itself
+        if (s->type == "function_definition" || s->type == "class_definition")
+            return false;
+        if (s->type == "for_statement" || s->type == "while_statement") {
+            e.src = &src;
+            e.loop = s->type == "for_statement" ? s : nullptr;
+            e.statement = s;
+            e.found = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+// A call of `function` (`f(...)`, `x.f(...)`) in `src` inside a loop; else, through
+// `caller`, the function holding a call of it (to look one level further up).
+bool Resolver::callInLoop(const SourceFile& src, const std::string& function, EpochLoop& e,
+                          std::string* caller) const
+{
+    const std::string& text = src.text();
+    for (std::size_t p = text.find(function + "("); p != std::string::npos;
+         p = text.find(function + "(", p + 1)) {
+        if (p > 0 && (std::isalnum(static_cast<unsigned char>(text[p - 1])) || text[p - 1] == '_'))
+            continue;
+        const auto start = static_cast<std::uint32_t>(p);
+        const auto chain = src.chainAt(start, start + 1);
+        if (chain.empty() ||
+            (chain.back()->type == "function_definition" && chain.back()->name == function))
+            continue; // the definition itself
+        if (aroundLoop(src, start, start + 1, e))
+            return true;
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+            if ((*it)->type == "function_definition") {
+                if (caller->empty())
+                    *caller = (*it)->name;
+                break;
+            }
+    }
+    return false;
+}
+
+} // namespace portolan::port::detail

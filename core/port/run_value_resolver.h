@@ -1,0 +1,62 @@
+#pragma once
+// Following a text of the original to a number (run_values.cpp, run_values_loop.cpp): a flag,
+// a literal, a name assigned a value, `self.x` set from one, a parameter's default, what the
+// callers or a trainer's instantiation give it; and the loop around the batch loop whose count
+// is the epochs. Not a public header.
+#include "core/port/run_values.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace portolan::port::detail {
+
+bool isCount(const std::string& t);
+
+// `path:line` of a node, for a value's comment.
+std::string at(const SourceFile& src, TSNode n);
+
+// The statements of a file that assign `target` (`x = ...`, `self.x = ...`), in source order,
+// with the value each assigns.
+std::vector<std::pair<const Stmt*, TSNode>> assignments(const SourceFile& src,
+                                                        const std::string& target);
+
+// `range(n)`, `range(a, b)`, `range(1, n + 1)`, or either wrapped in one call (`tqdm(range(n))`,
+// `trange(n)`): the count's pieces as texts; false when it is none of them.
+bool rangeCount(const SourceFile& src, TSNode iter, std::string* from, std::string* to);
+
+// The `for` around the batch loop (or around a call of the function that holds it) whose
+// count is the epochs; null when the batch loop has no loop around it.
+struct EpochLoop
+{
+    const SourceFile* src = nullptr;
+    const Stmt* loop = nullptr;
+    const Stmt* statement = nullptr; // the `for` or `while` itself
+    bool found = false; // a loop is around it (loop null: not a `for`, its count unknown)
+};
+
+class Resolver
+{
+public:
+    Resolver(const PortPlan& plan, const std::map<std::string, Hyper>& hp) : m_plan(plan), m_hp(hp)
+    {}
+
+    // The value of `text` as read at byte `pos` of `src`.
+    RunValue resolve(const SourceFile& src, std::string text, std::uint32_t pos,
+                     int depth = 0) const;
+
+    EpochLoop epochLoop() const;
+
+private:
+    bool aroundLoop(const SourceFile& src, std::uint32_t start, std::uint32_t end,
+                    EpochLoop& e) const;
+    bool callInLoop(const SourceFile& src, const std::string& function, EpochLoop& e,
+                    std::string* caller) const;
+
+    const PortPlan& m_plan;
+    const std::map<std::string, Hyper>& m_hp;
+};
+
+} // namespace portolan::port::detail

@@ -1,0 +1,32 @@
+#pragma once
+// The readings of a tree-sitter Python node that every file of the port makes: its type, one of
+// its fields, a text without its surrounding blanks. One definition, so a null node reads the
+// same everywhere (an empty type, never a crash). Not a public header.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <tree_sitter/api.h>
+
+namespace portolan::port {
+
+// The node's grammar type, "" for a null node.
+inline std::string_view nodeType(TSNode n)
+{
+    return ts_node_is_null(n) ? std::string_view() : std::string_view(ts_node_type(n));
+}
+
+inline TSNode fieldOf(TSNode n, const char* name)
+{
+    return ts_node_child_by_field_name(n, name, static_cast<std::uint32_t>(std::strlen(name)));
+}
+
+// The text without its leading and trailing spaces, tabs and newlines.
+inline std::string trimmed(std::string t)
+{
+    t.erase(0, t.find_first_not_of(" \n\t"));
+    t.erase(t.find_last_not_of(" \n\t") + 1);
+    return t;
+}
+
+} // namespace portolan::port
