@@ -168,6 +168,7 @@ private:
                                                               const std::string& function) const;
     std::optional<HandedOver> boundArguments(const Call& c, const python::FunctionDef& def) const;
     void findOptimizers();
+    void keepLiveOptimizers();
     void findModel();
     void findLoss();
     void findData(const std::string& iterable, FunctionId fn, DataPlan& out);

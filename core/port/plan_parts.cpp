@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace portolan::port::planning {
@@ -75,6 +76,87 @@ void Planner::findOptimizers()
             m_p.schedulers.push_back(s);
         }
     }
+}
+
+// An optimizer name bound again in the same scope (a tutorial's recap, a script that builds the
+// optimizer anew before it trains) is one optimizer: the binding the training sees replaces the
+// earlier one, which never steps. Taken for two, the port would step the same optimizer twice per
+// batch (Determined: with momentum or Adam, a second update of its own) or ask for a second one
+// where the target trains one (PopTorch, Cerebras). Bindings that are alternatives (the branches
+// of one `if`) share their statement and stay.
+void Planner::keepLiveOptimizers()
+{
+    // A training between two bindings (the scope steps the optimizer, or calls a function that
+    // calls backward, before binding it again) makes them two trainings, each with its optimizer:
+    // not a replaced binding.
+    std::set<std::string> training;
+    for (const auto& c : idx().calls)
+        if (c.callee.ends_with(".backward"))
+            if (const auto* def = idx().function(c.function))
+                training.insert(def->name);
+    const auto trainsBetween = [&](FunctionId scope,
+                                   const std::vector<const OptimizerPlan*>& same) {
+        for (std::size_t k = 0; k + 1 < same.size(); ++k)
+            for (const auto& c : idx().calls)
+                if (c.function == scope && c.span.startByte > same[k]->construction.end &&
+                    c.span.startByte < same[k + 1]->construction.start &&
+                    (c.callee == same[k]->variable + ".step" || training.count(c.callee)))
+                    return true;
+        return false;
+    };
+    // Where the training starts, as the bindings' scope sees it: the batch loop when it is in that
+    // scope, else the scope's first call of the loop's function; nullopt when neither is known.
+    const auto runsAt = [&](FunctionId scope) -> std::optional<std::uint32_t> {
+        if (!m_loopStmt)
+            return std::nullopt;
+        if (scope == m_loopFunction)
+            return m_loopStmt->start;
+        const auto* def = idx().function(m_loopFunction);
+        if (!def)
+            return std::nullopt;
+        for (const auto& c : idx().calls)
+            if (c.function == scope && c.callee == def->name)
+                return c.span.startByte;
+        return std::nullopt;
+    };
+    std::set<std::uint32_t> replaced;
+    for (std::size_t i = 0; i < m_p.optimizers.size(); ++i) {
+        const auto& first = m_p.optimizers[i];
+        if (first.synthesized || replaced.count(first.construction.start))
+            continue;
+        const FunctionId scope = functionAt(first.construction.start);
+        std::vector<const OptimizerPlan*> same{&first};
+        for (std::size_t j = i + 1; j < m_p.optimizers.size(); ++j) {
+            const auto& o = m_p.optimizers[j];
+            if (!o.synthesized && o.variable == first.variable &&
+                !replaced.count(o.construction.start) && functionAt(o.construction.start) == scope)
+                same.push_back(&o);
+        }
+        std::sort(same.begin(), same.end(), [](const auto* a, const auto* b) {
+            return a->construction.start < b->construction.start;
+        });
+        std::set<std::uint32_t> statements;
+        for (const auto* o : same)
+            statements.insert(o->statement.start);
+        if (same.size() < 2 || statements.size() != same.size() || trainsBetween(scope, same))
+            continue;
+        // The last binding before the training starts; when none is before it, the first.
+        const auto start = runsAt(scope);
+        const OptimizerPlan* live = start ? same.front() : same.back();
+        for (const auto* o : same)
+            if (start && o->construction.start < *start &&
+                o->construction.start > live->construction.start)
+                live = o;
+        for (const auto* o : same)
+            if (o != live)
+                replaced.insert(o->construction.start);
+        m_p.notes.push_back("`" + live->variable + "` is bound " + std::to_string(same.size()) +
+                            " times in one scope; the training steps the binding at " +
+                            live->construction.where() + ", which the port builds");
+    }
+    std::erase_if(m_p.optimizers, [&](const OptimizerPlan& o) {
+        return !o.synthesized && replaced.count(o.construction.start);
+    });
 }
 
 void Planner::findModel()

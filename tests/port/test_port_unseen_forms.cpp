@@ -3,7 +3,9 @@
 // words given after `--` are the port's values for every target; without them, the port's
 // configuration says which values the original's command line needs. A model edited in place
 // after its construction (a fine-tuning script: parts frozen, a part replaced): the edits are
-// part of the model the port trains. Fixtures written for the patterns.
+// part of the model the port trains. An optimizer built again under the same name before the
+// training (a tutorial's recap): one optimizer, the binding the training sees. Fixtures written
+// for the patterns.
 #include "port_fixture.h"
 
 #include <QTemporaryDir>
@@ -73,6 +75,44 @@ for r in range(2):
         opt.step()
 )";
 
+// The optimizer bound twice in one scope; REBIND is where the second binding goes (FIT, the loop
+// in a function called after it, or nothing: the loop at module level).
+const char* const ReboundOptimizerScript = R"(import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+pairs = TensorDataset(torch.randn(64, 5), torch.randint(0, 3, (64,)))
+feed = DataLoader(pairs, batch_size=8)
+net = nn.Sequential(nn.Linear(5, 10), nn.ReLU(), nn.Linear(10, 3))
+judge = nn.CrossEntropyLoss()
+tuner = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+FIT
+tuner = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+RUN
+)";
+
+const char* const LoopAtModuleLevel = R"(for rnd in range(2):
+    for xb, yb in feed:
+        tuner.zero_grad()
+        cost = judge(net(xb), yb)
+        cost.backward()
+        tuner.step())";
+
+const char* const FitFunction = R"(
+
+def fit(loader, net, tuner):
+    for xb, yb in loader:
+        tuner.zero_grad()
+        cost = judge(net(xb), yb)
+        cost.backward()
+        tuner.step()
+
+)";
+
+const char* const FitCalls = R"(for rnd in range(2):
+    fit(feed, net, tuner))";
+
 std::vector<std::string> words(const QStringList& list)
 {
     std::vector<std::string> out;
@@ -93,6 +133,8 @@ private slots:
     void missingPositionalValueIsNamed();
     void modelEditsMoveWithIt_data();
     void modelEditsMoveWithIt();
+    void reboundOptimizerIsOne_data();
+    void reboundOptimizerIsOne();
 };
 
 void TestPortUnseenForms::positionalValuesArePortValues_data()
@@ -209,6 +251,51 @@ void TestPortUnseenForms::modelEditsMoveWithIt()
     QVERIFY2(r, r ? "" : r.error.message.c_str());
     PORT_VERIFY_CONTAINS(allText(*r.value), QStringList{portLine});
     QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+    PORT_SKIP_WITHOUT_TORCH();
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
+}
+
+void TestPortUnseenForms::reboundOptimizerIsOne_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<bool>("inFunction");
+    QTest::addColumn<QString>("once");
+    const std::pair<const char*, const char*> targets[] = {
+        {"determined", "determined-pytorchtrial"},
+        {"poptorch", "graphcore-poptorch"},
+        {"cerebras", "cerebras-pytorch"}};
+    for (const auto& [name, target] : targets) {
+        // Determined steps each optimizer it holds: the same one twice would update twice.
+        const QString once =
+            QString(target) == "determined-pytorchtrial" ? "self.context.step_optimizer(" : "";
+        QTest::addRow("%s, loop at module level", name) << target << false << once;
+        QTest::addRow("%s, loop in a function called later", name) << target << true << once;
+    }
+}
+
+// The second binding replaces the first, which never steps: the port trains one optimizer, with
+// the original's losses (momentum makes a second update visible).
+void TestPortUnseenForms::reboundOptimizerIsOne()
+{
+    QFETCH(QString, target);
+    QFETCH(bool, inFunction);
+    QFETCH(QString, once);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    std::string script = ReboundOptimizerScript;
+    script.replace(script.find("FIT"), 3, inFunction ? FitFunction : "");
+    script.replace(script.find("RUN"), 3, inFunction ? FitCalls : LoopAtModuleLevel);
+    writeOriginal(root, script, "fit.py");
+    auto r = generateFrom(root, target.toStdString(), "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+    const std::string all = allText(*r.value);
+    if (!once.isEmpty()) {
+        const std::string o = once.toStdString();
+        const auto first = all.find(o);
+        QVERIFY2(first != std::string::npos && all.find(o, first + 1) == std::string::npos,
+                 all.c_str());
+    }
     PORT_SKIP_WITHOUT_TORCH();
     PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
