@@ -142,6 +142,7 @@ private:
     // An item when the loss backward() is called on is scaled by torch's GradScaler.
     void noteLossScaling(TSNode receiver, const CodeRef& at);
     void analyseBody(const Stmt& loop);
+    bool isLogLine(const Stmt& s) const;
     const Stmt* closureOf(const Stmt& loop, const Call& backward) const;
     const Stmt* classAround(std::uint32_t start, std::uint32_t end) const;
     bool isSelfCallOf(const Call& call, const Stmt& method) const;

@@ -413,6 +413,15 @@ void Planner::analyseBody(const Stmt& loop)
             phase = 2;
             continue;
         }
+        // A log line in the step (`print(epoch, i, loss.item())` before backward) changes
+        // nothing the training computes, and may read the loop's counters, which the target's
+        // step does not have: left out, as the ones after the step are.
+        if (phase < 2 && isLogLine(s)) {
+            m_p.leftovers.push_back(PlanItem{"logging", "", ref,
+                                             "a log line inside the step: left out (the target "
+                                             "logs the step's loss itself)"});
+            continue;
+        }
         if (phase == 0)
             lp.forward.push_back(ref);
         else if (phase == 1)

@@ -4,8 +4,9 @@
 // configuration says which values the original's command line needs. A model edited in place
 // after its construction (a fine-tuning script: parts frozen, a part replaced): the edits are
 // part of the model the port trains. An optimizer built again under the same name before the
-// training (a tutorial's recap): one optimizer, the binding the training sees. Fixtures written
-// for the patterns.
+// training (a tutorial's recap): one optimizer, the binding the training sees. A log line inside
+// the step reading the loop's counters: left out, as the ones after the step are. Fixtures
+// written for the patterns.
 #include "port_fixture.h"
 
 #include <QTemporaryDir>
@@ -121,6 +122,29 @@ std::vector<std::string> words(const QStringList& list)
     return out;
 }
 
+// A log line before backward (LOG) in a loop over rounds with an index.
+const char* const LogInStepScript = R"(import logging
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+logging.basicConfig(level=logging.INFO)
+journal = logging.getLogger("fit")
+torch.manual_seed(0)
+pairs = TensorDataset(torch.randn(48, 5), torch.randint(0, 3, (48,)))
+feed = DataLoader(pairs, batch_size=8, shuffle=True)
+net = nn.Sequential(nn.Linear(5, 10), nn.ReLU(), nn.Linear(10, 3))
+judge = nn.CrossEntropyLoss()
+tuner = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+for rnd in range(2):
+    for k, (xb, yb) in enumerate(feed):
+        cost = judge(net(xb), yb)
+        LOG
+        tuner.zero_grad()
+        cost.backward()
+        tuner.step()
+)";
+
 } // namespace
 
 class TestPortUnseenForms : public QObject
@@ -135,6 +159,8 @@ private slots:
     void modelEditsMoveWithIt();
     void reboundOptimizerIsOne_data();
     void reboundOptimizerIsOne();
+    void logLineInTheStepIsLeftOut_data();
+    void logLineInTheStepIsLeftOut();
 };
 
 void TestPortUnseenForms::positionalValuesArePortValues_data()
@@ -296,6 +322,41 @@ void TestPortUnseenForms::reboundOptimizerIsOne()
         QVERIFY2(first != std::string::npos && all.find(o, first + 1) == std::string::npos,
                  all.c_str());
     }
+    PORT_SKIP_WITHOUT_TORCH();
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
+}
+
+void TestPortUnseenForms::logLineInTheStepIsLeftOut_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("line");
+    const std::pair<const char*, const char*> targets[] = {
+        {"determined", "determined-pytorchtrial"},
+        {"poptorch", "graphcore-poptorch"},
+        {"cerebras", "cerebras-pytorch"}};
+    for (const auto& [name, target] : targets) {
+        QTest::addRow("%s, print of the counters", name) << target << "print(rnd, k, cost.item())";
+        QTest::addRow("%s, a logger's info", name)
+            << target << "journal.info('round %d batch %d: %.4f', rnd, k, cost.item())";
+    }
+}
+
+// The line reads the epoch loop's counter, which no target's step has; it changes nothing the
+// training computes: the port leaves it out (a leftover, not a manual item) and trains as the
+// original does.
+void TestPortUnseenForms::logLineInTheStepIsLeftOut()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, line);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    std::string script = LogInStepScript;
+    script.replace(script.find("LOG"), 3, line.toStdString());
+    writeOriginal(root, script, "fit.py");
+    auto r = generateFrom(root, target.toStdString(), "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+    QVERIFY2(!has(allText(*r.value), line.toStdString()), allText(*r.value).c_str());
     PORT_SKIP_WITHOUT_TORCH();
     PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
