@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 namespace portolan::port::detail {
 
@@ -104,12 +105,14 @@ std::vector<MetricStep> metricSteps(const PortPlan& plan, const Slicer& slicer)
     std::optional<ValidationPass> validation;
     bool validationLooked = false;
     for (const auto& sch : plan.schedulers) {
-        if (!sch.synthesized.empty())
+        // Only ReduceLROnPlateau reads a metric (another scheduler's argument is an epoch).
+        if (!sch.synthesized.empty() || !isPlateau(sch))
             continue;
         MetricStep m;
         m.scheduler = &sch;
         // The step at the top of the epoch loop, after the batch loop.
-        std::size_t batch = 0, step = 0;
+        std::optional<std::size_t> batch;
+        std::size_t step = 0;
         if (epoch)
             for (std::size_t i = 0; i < epoch->body.size(); ++i) {
                 const Stmt& s = epoch->body[i];
@@ -123,9 +126,7 @@ std::vector<MetricStep> metricSteps(const PortPlan& plan, const Slicer& slicer)
                     step = i;
                 }
             }
-        if (!m.step && !isPlateau(sch))
-            continue;
-        if (m.step && !epochLosses(plan, src, epoch->body, batch, step, m)) {
+        if (m.step && !(batch && epochLosses(plan, src, epoch->body, *batch, step, m))) {
             if (!validationLooked) {
                 validation = findValidationPass(plan, slicer);
                 validationLooked = true;

@@ -31,8 +31,8 @@ struct MetricStep
     std::set<std::string> sums;
 };
 
-// The plan's schedulers stepped with a metric, or that need one (a ReduceLROnPlateau stepped
-// where this does not find its step), each with where its metric comes from.
+// The plan's ReduceLROnPlateau schedulers (the ones stepped with a metric), each with where its
+// metric comes from (Untraced, too, when this does not find its step).
 std::vector<MetricStep> metricSteps(const PortPlan& plan, const Slicer& slicer);
 
 // Whether `s` is a statement of the training step that only adds to an epoch's sums

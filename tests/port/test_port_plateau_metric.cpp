@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QTemporaryDir>
 #include <QTest>
+#include <sstream>
 
 using namespace portolan;
 using namespace portfixture;
@@ -46,11 +47,14 @@ def held_out_cost(scorer, batches, crit):
 
 )";
 
-// The epoch's mean training loss, in a function.
-const char* const EpochMean = R"(def fit():
+// The training: the epoch's losses added up, then the scheduler stepped with the metric @METRIC@
+// binds (`metric`), in a function.
+const char* const Fit = R"(def fit():
     torch.manual_seed(3)
     pairs = TensorDataset(torch.randn(4, 3), torch.randn(4, 1))
+    spare = TensorDataset(torch.randn(4, 3), torch.randn(4, 1))
     batches = DataLoader(pairs, batch_size=2)
+    spare_batches = DataLoader(spare, batch_size=2)
     scorer = Scorer()
     crit = nn.MSELoss()
     sgd = optim.SGD(scorer.parameters(), lr=0.3)
@@ -64,86 +68,29 @@ const char* const EpochMean = R"(def fit():
             step_costs.append(err.item())
             err.backward()
             sgd.step()
-        avg_cost = sum(step_costs) / len(step_costs)
-        shrink.step(avg_cost)
-        print(rnd, avg_cost)
+        metric = @METRIC@
+        shrink.step(metric)
+        print(rnd, metric)
 
 
 if __name__ == "__main__":
     fit()
 )";
 
-// The same, at module level: the sums are module globals.
-const char* const EpochMeanScript = R"(torch.manual_seed(3)
-pairs = TensorDataset(torch.randn(4, 3), torch.randn(4, 1))
-batches = DataLoader(pairs, batch_size=2)
-scorer = Scorer()
-crit = nn.MSELoss()
-sgd = optim.SGD(scorer.parameters(), lr=0.3)
-shrink = optim.lr_scheduler.ReduceLROnPlateau(sgd, factor=0.2, patience=0, threshold=50.0,
-                                              threshold_mode="abs")
-for rnd in range(3):
-    step_costs = []
-    for feats, goals in batches:
-        sgd.zero_grad()
-        err = crit(scorer(feats), goals)
-        step_costs.append(err.item())
-        err.backward()
-        sgd.step()
-    avg_cost = sum(step_costs) / len(step_costs)
-    shrink.step(avg_cost)
-    print(rnd, avg_cost)
-)";
-
-// The loss of an evaluation function over held-out data.
-const char* const HeldOut = R"(def fit():
-    torch.manual_seed(3)
-    pairs = TensorDataset(torch.randn(4, 3), torch.randn(4, 1))
-    spare = TensorDataset(torch.randn(4, 3), torch.randn(4, 1))
-    batches = DataLoader(pairs, batch_size=2)
-    spare_batches = DataLoader(spare, batch_size=2)
-    scorer = Scorer()
-    crit = nn.MSELoss()
-    sgd = optim.SGD(scorer.parameters(), lr=0.3)
-    shrink = optim.lr_scheduler.ReduceLROnPlateau(sgd, factor=0.2, patience=0, threshold=50.0,
-                                                  threshold_mode="abs")
-    for rnd in range(3):
-        for feats, goals in batches:
-            sgd.zero_grad()
-            err = crit(scorer(feats), goals)
-            err.backward()
-            sgd.step()
-        spare_cost = held_out_cost(scorer, spare_batches, crit)
-        shrink.step(spare_cost)
-        print(rnd, spare_cost)
-
-
-if __name__ == "__main__":
-    fit()
-)";
-
-// A metric of the weights: neither the losses nor a validation.
-const char* const OfWeights = R"(def fit():
-    torch.manual_seed(3)
-    pairs = TensorDataset(torch.randn(4, 3), torch.randn(4, 1))
-    batches = DataLoader(pairs, batch_size=2)
-    scorer = Scorer()
-    crit = nn.MSELoss()
-    sgd = optim.SGD(scorer.parameters(), lr=0.3)
-    shrink = optim.lr_scheduler.ReduceLROnPlateau(sgd, factor=0.2, patience=0)
-    for rnd in range(3):
-        for feats, goals in batches:
-            sgd.zero_grad()
-            err = crit(scorer(feats), goals)
-            err.backward()
-            sgd.step()
-        spread = scorer.fc.weight.abs().mean().item()
-        shrink.step(spread)
-
-
-if __name__ == "__main__":
-    fit()
-)";
+// The original: Fit with `metric`, in its function or (`script`) at module level.
+std::string original(const QString& metric, bool script)
+{
+    std::string fit = Fit;
+    fit.replace(fit.find("@METRIC@"), 8, metric.toStdString());
+    if (!script)
+        return Head + fit;
+    // The function's body, one level out: the sums are then module globals.
+    std::string body;
+    std::istringstream lines(fit.substr(fit.find('\n') + 1, fit.find("\n\n\n") - fit.find('\n')));
+    for (std::string line; std::getline(lines, line);)
+        body += (line.starts_with("    ") ? line.substr(4) : line) + "\n";
+    return Head + body;
+}
 
 } // namespace
 
@@ -158,7 +105,8 @@ private slots:
 
 void TestPortPlateauMetric::steppedWithMetric_data()
 {
-    QTest::addColumn<QString>("body");
+    QTest::addColumn<QString>("metric");
+    QTest::addColumn<bool>("script");
     QTest::addColumn<QString>("target");
     QTest::addColumn<QString>("api");
     QTest::addColumn<bool>("full");
@@ -168,66 +116,71 @@ void TestPortPlateauMetric::steppedWithMetric_data()
 
     const QString det = "determined-pytorchtrial", pop = "graphcore-poptorch";
     const QString manual = "step_mode=LRScheduler.StepMode.MANUAL_STEP";
+    // The metrics: the epoch's mean training loss, a validation's loss, a measure of the weights.
+    const QString mean = "sum(step_costs) / len(step_costs)",
+                  held = "held_out_cost(scorer, spare_batches, crit)",
+                  weights = "scorer.fc.weight.abs().mean().item()";
     // Each fails before: Determined wrapped every scheduler STEP_EVERY_EPOCH (its dry run
     // reached no step), PopTorch called step() without the metric at the first epoch end.
     QTest::newRow("epoch-mean/determined")
-        << EpochMean << det << "" << true
+        << mean << false << det << "" << true
         << QStringList{manual, "if epoch_idx != getattr(self, \"metric_epoch\", epoch_idx):\n"
-                               "            avg_cost = sum(self.step_costs) / "
-                               "len(self.step_costs)\n            self.shrink.step(avg_cost)\n"
+                               "            metric = sum(self.step_costs) / "
+                               "len(self.step_costs)\n            self.shrink.step(metric)\n"
                                "            self.step_costs = []\n"}
         << QStringList{"STEP_EVERY_EPOCH", "TODO(portolan)"} << "";
     QTest::newRow("epoch-mean-script/determined")
-        << EpochMeanScript << det << "" << true
+        << mean << true << det << "" << true
         << QStringList{manual, "global step_costs\n",
-                       "        avg_cost = sum(step_costs) / len(step_costs)\n"
-                       "            self.shrink.step(avg_cost)\n            step_costs = []\n"}
+                       "        metric = sum(step_costs) / len(step_costs)\n"
+                       "            self.shrink.step(metric)\n            step_costs = []\n"}
         << QStringList{"STEP_EVERY_EPOCH", "TODO(portolan)"} << "";
     QTest::newRow("epoch-mean/poptorch")
-        << EpochMean << pop << "" << true
+        << mean << false << pop << "" << true
         << QStringList{"        step_costs = []\n        for feats, goals in train_loader:\n"
                        "            err = training_model(feats, goals)\n"
                        "            step_costs.append(err.item())\n",
-                       "        avg_cost = sum(step_costs) / len(step_costs)\n"
-                       "        shrink.step(avg_cost)\n"
+                       "        metric = sum(step_costs) / len(step_costs)\n"
+                       "        shrink.step(metric)\n"
                        "        training_model.setOptimizer(sgd)\n"}
         << QStringList{"shrink.step()", "TODO(portolan)"} << "";
     QTest::newRow("epoch-mean-script/poptorch")
-        << EpochMeanScript << pop << "" << true
+        << mean << true << pop << "" << true
         << QStringList{"        step_costs = []\n        for feats, goals in train_loader:\n",
-                       "            step_costs.append(err.item())\n", "shrink.step(avg_cost)"}
+                       "            step_costs.append(err.item())\n", "shrink.step(metric)"}
         << QStringList{"shrink.step()", "TODO(portolan)"} << "";
     QTest::newRow("held-out/determined")
-        << HeldOut << det << "" << true
-        << QStringList{manual, "        self.shrink.step(spare_cost)\n"
-                               "        return {\"validation_loss\": spare_cost"}
+        << held << false << det << "" << true
+        << QStringList{manual, "        self.shrink.step(metric)\n"
+                               "        return {\"validation_loss\": metric"}
         << QStringList{"STEP_EVERY_EPOCH", "TODO(portolan)"} << "";
     QTest::newRow("held-out/poptorch")
-        << HeldOut << pop << "" << true << QStringList{"shrink.step(spare_cost)\n"}
+        << held << false << pop << "" << true << QStringList{"shrink.step(metric)\n"}
         << QStringList{"shrink.step()", "TODO(portolan)"} << "";
     // Untraced: the item, a TODO at the spot, and never a step the harness refuses or a step()
     // without the metric.
     QTest::newRow("of-weights/determined")
-        << OfWeights << det << "" << false
+        << weights << false << det << "" << false
         << QStringList{manual, "TODO(portolan): step self.shrink"}
         << QStringList{"STEP_EVERY_EPOCH"}
-        << "`shrink` (torch.optim.lr_scheduler.ReduceLROnPlateau) is stepped with `spread`, which "
+        << "`shrink` (torch.optim.lr_scheduler.ReduceLROnPlateau) is stepped with `metric`, which "
            "the port does not compute: the trial wraps it with step_mode=MANUAL_STEP";
     QTest::newRow("of-weights/poptorch")
-        << OfWeights << pop << "" << false << QStringList{"TODO(portolan): step shrink"}
+        << weights << false << pop << "" << false << QStringList{"TODO(portolan): step shrink"}
         << QStringList{"shrink.step()"}
-        << "is stepped with `spread`, which the port does not compute: the port's loop must "
+        << "is stepped with `metric`, which the port does not compute: the port's loop must "
            "compute it and call step(metric)";
     // Cerebras: no schedule reads a metric, whatever the metric is.
     QTest::newRow("epoch-mean/cerebras")
-        << EpochMean << "cerebras-pytorch"
+        << mean << false << "cerebras-pytorch"
         << "runner" << false << QStringList{} << QStringList{}
         << "none reads a metric as ReduceLROnPlateau's step(metric) does";
 }
 
 void TestPortPlateauMetric::steppedWithMetric()
 {
-    QFETCH(QString, body);
+    QFETCH(QString, metric);
+    QFETCH(bool, script);
     QFETCH(QString, target);
     QFETCH(QString, api);
     QFETCH(bool, full);
@@ -236,8 +189,7 @@ void TestPortPlateauMetric::steppedWithMetric()
     QFETCH(QString, item);
     QTemporaryDir dir;
     const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    auto r = generate(root, std::string(Head) + body.toStdString(), target.toStdString(),
-                      api.toStdString());
+    auto r = generate(root, original(metric, script), target.toStdString(), api.toStdString());
     QVERIFY2(r, r ? "" : r.error.message.c_str());
     const std::string all = allText(*r.value), manuals = manualText(*r.value);
     QVERIFY2(firstMismatch(all, present).isEmpty(),
