@@ -442,14 +442,6 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
                                          : "the optimizer's rate is not a value") +
                        ": write it in configs/params.yaml (a MultiStepLR for the Trainer, a "
                        "PiecewiseConstant for the runner)";
-            else if (!s.perBatch && !stepsPerEpoch)
-                msg += "the Cerebras schedulers count steps, and the steps of an epoch (the "
-                       "samples of `" +
-                       datasetText + "` // batch size " +
-                       (batch.empty() ? plan.train.batchSize : batch) +
-                       ") are not known from the code: write it in configs/params.yaml with its "
-                       "counts in epochs (step_size, milestones, T_max) times that, and the "
-                       "optimizer's rate as initial_learning_rate";
             else if (r.kind == "ReduceLROnPlateau")
                 // A vendor fact, not a gap of the port: cerebras.pytorch.optim.lr_scheduler's
                 // schedules (Constant, Linear, Exponential, Step, MultiStep, Cosine,
@@ -459,6 +451,14 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
                        "device; none reads a metric as ReduceLROnPlateau's step(metric) does: "
                        "keep a constant rate, or write in configs/params.yaml the steps where "
                        "the original's rate fell in a run of yours (a PiecewiseConstant)";
+            else if (!s.perBatch && !stepsPerEpoch)
+                msg += "the Cerebras schedulers count steps, and the steps of an epoch (the "
+                       "samples of `" +
+                       datasetText + "` // batch size " +
+                       (batch.empty() ? plan.train.batchSize : batch) +
+                       ") are not known from the code: write it in configs/params.yaml with its "
+                       "counts in epochs (step_size, milestones, T_max) times that, and the "
+                       "optimizer's rate as initial_learning_rate";
             else
                 msg += "no Cerebras schedule is written for it (" +
                        std::string(learningRate.empty() ? "the optimizer's rate is not a value"

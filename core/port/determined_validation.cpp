@@ -348,7 +348,8 @@ struct Writer
 DeterminedValidation determinedValidation(const PortPlan& plan, const Slicer& slicer,
                                           const StepCode& sc, const RenderRules& rules,
                                           const RenderRules& body,
-                                          const std::set<std::string>& loaders)
+                                          const std::set<std::string>& loaders,
+                                          const std::vector<MetricStep>& metricSteps)
 {
     DeterminedValidation out;
     auto found = findValidationPass(plan, slicer);
@@ -396,6 +397,16 @@ DeterminedValidation determinedValidation(const PortPlan& plan, const Slicer& sl
             loss = p.plateau->metric;
         }
     }
+    // A scheduler the original steps with the validation's metric: stepped after it, with it.
+    for (const auto& ms : metricSteps)
+        if (ms.from == MetricStep::From::Validation && step.empty() &&
+            std::find(metrics.begin(), metrics.end(), ms.metric) != metrics.end()) {
+            step += ind + "# The original steps " + ms.scheduler->variable + " with `" + ms.metric +
+                    "` after its validation (" + plan.entry + ":" + std::to_string(ms.step->line) +
+                    ").\n" + ind + "self." + ms.scheduler->variable + ".step(" + ms.metric + ")\n";
+            out.stepped.insert(ms.scheduler->variable);
+            loss = ms.metric;
+        }
     if (loss.empty())
         return DeterminedValidation{};
     const Stmt& anchor = w.pass.body()[w.pass.anchor];

@@ -6,6 +6,7 @@
 // per-batch ratios; a plateau decay that follows its metric is ReduceLROnPlateau stepped there.
 
 #include "core/port/generate_internal.h"
+#include "core/port/metric_step.h"
 
 #include <optional>
 #include <set>
@@ -23,6 +24,7 @@ struct DeterminedValidation
     std::vector<std::string> metrics; // the names it reports beside validation_loss
     std::vector<std::string> placed;  // the plan items it generates (plateau decays)
     std::string helper;               // module-level code the method needs (its reducer)
+    std::set<std::string> stepped;    // the schedulers stepped with its metric (metric_step.h)
 };
 
 // The validation's statements as evaluate_full_dataset runs them, for the per-batch form.
@@ -53,10 +55,12 @@ std::optional<BatchValidation> batchValidation(const Slicer& slicer, const Rende
 // `body`: how the trial's methods read the names __init__ keeps (`model` -> `self.model`);
 // `rules`: how __init__ reads names; `loaders`: the names of the original's validation loader
 // that build_validation_data_loader builds (none when it builds another), which data_loader
-// stands for.
+// stands for; `metricSteps`: the schedulers the original steps with a metric, which it steps
+// after the validation when the metric is the validation's.
 DeterminedValidation determinedValidation(const PortPlan& plan, const Slicer& slicer,
                                           const StepCode& sc, const RenderRules& rules,
                                           const RenderRules& body,
-                                          const std::set<std::string>& loaders);
+                                          const std::set<std::string>& loaders,
+                                          const std::vector<MetricStep>& metricSteps);
 
 } // namespace portolan::port::detail

@@ -7,6 +7,7 @@
 #include "core/port/determined_validation.h"
 #include "core/port/flag_writes.h"
 #include "core/port/generate_internal.h"
+#include "core/port/metric_step.h"
 #include "core/port/run_values.h"
 #include "core/port/step_cleanup.h"
 
@@ -40,6 +41,7 @@ struct DeterminedPort
         evalLoaderNames; // the original's loader build_validation_data_loader builds
     std::string helper;  // module-level code of the validation (its MetricReducer)
     bool namespaceUsed = false;
+    std::vector<MetricStep> stepped;        // schedulers stepped with a metric (metric_step.h)
     std::set<std::string> moduleGlobals;    // module globals of the original set in __init__
     std::set<const Stmt*> passesNamespace;  // module functions given the namespace (see below)
     std::set<const Stmt*> namespaceReaders; // definitions reading it as a global (namespaceGlobal)
@@ -173,18 +175,7 @@ struct DeterminedPort
                     if (!o.synthesized && s->defines.count(o.variable))
                         init += ind + o.variable + " = self.context.wrap_optimizer(" + o.variable +
                                 ")\n";
-                for (const auto& sch : plan.schedulers)
-                    if (!sch.synthesized.empty() && !plan.optimizers.empty() &&
-                        s->defines.count(plan.optimizers.front().variable))
-                        init += ind + "# The same schedule as " + sch.replaces + ".\n" + ind +
-                                sch.variable + " = self.context.wrap_lr_scheduler(\n" + ind +
-                                "    " + sch.synthesized + ",\n" + ind +
-                                "    step_mode=LRScheduler.StepMode.STEP_EVERY_EPOCH)\n";
-                    else if (s->defines.count(sch.variable))
-                        init += ind + sch.variable + " = self.context.wrap_lr_scheduler(\n" + ind +
-                                "    " + sch.variable + ",\n" + ind +
-                                "    step_mode=LRScheduler.StepMode." +
-                                (sch.perBatch ? "STEP_EVERY_BATCH" : "STEP_EVERY_EPOCH") + ")\n";
+                init += determinedWraps(plan, stepped, *s, ind);
             }
             if (!pendingWrap.empty())
                 wrap();
@@ -314,7 +305,7 @@ struct DeterminedPort
             body.rename[a] = a;
             prefix += ind + a + " = self." + a + "\n";
         }
-        return prefix + renderLocal(slicer, sc.forward, body, ind);
+        return prefix + renderLocal(slicer, withoutSums(stepped, sc.forward), body, ind);
     }
 
     // train_batch's body for a step with one backward: the forward, context.backward, what
@@ -397,6 +388,7 @@ struct DeterminedPort
                  "                    batch_idx: int) -> Dict[str, torch.Tensor]:\n";
         train += unpack(ind, "batch_idx");
         train += determinedEpochReset(plan, slicer, sc, body, ind);
+        train += determinedEpochMetricSteps(slicer, stepped, body, ind);
         if (!lp.sequence.empty())
             train += sequenceStep(plan, slicer, sc, body, ind);
         else
@@ -411,7 +403,7 @@ struct DeterminedPort
         eval = dropTrainingComments(dropDeadAliases(eval));
         // The original's own validation, when the trial can run it (determined_validation.h).
         const DeterminedValidation v =
-            determinedValidation(plan, slicer, sc, rules, body, evalLoaderNames);
+            determinedValidation(plan, slicer, sc, rules, body, evalLoaderNames, stepped);
         if (v.ok) {
             eval = v.method;
             init += v.init;
@@ -423,6 +415,8 @@ struct DeterminedPort
                 out.notes.push_back("evaluation metric `" + m + "` of " +
                                     plan.evaluation->loop.where() +
                                     " is not carried over: evaluate_batch reports the loss");
+        init += determinedUnstepped(plan, stepped, v.ok ? v.stepped : std::set<std::string>{},
+                                    out.manual);
     }
 
     // A module-level function of the original that reads the global flags namespace
@@ -679,6 +673,7 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
     port.sc = stepCode(port.plan, port.slicer, true);
     port.moduleStmts = port.sc.init.module;
     addUntraced(port.plan, port.sc, port.out);
+    port.stepped = metricSteps(port.plan, port.slicer);
     port.initMethod();
     port.loaderMethods();
     port.stepMethods();

@@ -5,6 +5,7 @@
 #include "core/port/epoch_loop.h"
 #include "core/port/generate_internal.h"
 #include "core/port/gradient_clip.h"
+#include "core/port/metric_step.h"
 #include "core/port/poptorch_save.h"
 #include "core/port/poptorch_validation.h"
 #include "core/port/run_values.h"
@@ -58,6 +59,8 @@ struct PopTorchPort
     std::vector<const Stmt*> inMain; // the original's statements main() runs before the loop
     PopTorchValidation validation;
     std::vector<std::string> carried; // state the step carries over: in and out of the program
+    std::vector<MetricStep> stepped;  // schedulers stepped with a metric (metric_step.h)
+    std::vector<const Stmt*> sumAdds; // the step's statements adding to their sums: host's
 
     PopTorchPort(const PortPlan& p, const std::map<std::string, std::string>& v)
         : plan(p), values(v), slicer(p), lp(*p.loop), src(slicer.source())
@@ -154,6 +157,20 @@ struct PopTorchPort
             sc.attributes.erase(std::remove(sc.attributes.begin(), sc.attributes.end(), c),
                                 sc.attributes.end());
         }
+        // What adds the loss to an epoch's sums runs on the host, after the program: the sums
+        // are the host's, which the program neither takes nor returns.
+        stepped = metricSteps(plan, slicer);
+        for (const Stmt* s : sc.forward)
+            if (addsToSums(stepped, *s))
+                sumAdds.push_back(s);
+        sc.forward = withoutSums(stepped, sc.forward);
+        for (const auto& m : stepped)
+            for (const auto& n : m.sums)
+                if (std::none_of(sc.forward.begin(), sc.forward.end(),
+                                 [&](const Stmt* s) { return s->uses.count(n) > 0; })) {
+                    sc.rename.erase(n);
+                    std::erase(sc.attributes, n);
+                }
         // A loop that builds its own batches (get_batch() helpers): its values come from the
         // loader, and the statements that build the batch from them run on the host, before the
         // program, which takes the tensors they build (the leading statements that do not use the
@@ -463,8 +480,13 @@ struct PopTorchPort
             main += ind + "for " + (shadows ? "_" : "epoch") + " in " + epochs + ":" +
                     epochsComment + "\n";
         }
+        const PopTorchMetricSteps metricSteps = poptorchMetricSteps(
+            plan, slicer, stepped, sumAdds, rules, loss,
+            validation.ok ? validation.defines : std::set<std::string>{}, optimizer, ind2);
+        out.manual.insert(out.manual.end(), metricSteps.manual.begin(), metricSteps.manual.end());
         main += validation.epochStart;
         main += poptorchEpochReset(plan, slicer, sc, rules, ind2);
+        main += metricSteps.epochStart;
         if (lp.indexName.empty())
             main += ind2 + "for " + (lp.batchTarget.empty() ? "_" : lp.batchTarget) + " in " +
                     loaderName + ":\n";
@@ -479,10 +501,15 @@ struct PopTorchPort
         if (!last.empty())
             main += ind3 + counter + " += 1\n" + ind3 + "if " + counter + " == " + last + ":\n" +
                     ind3 + "    break\n";
+        main += metricSteps.afterCall;
         for (const auto& s : plan.schedulers)
-            main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" +
-                    (s.perBatch ? ind3 : ind2) + "training_model.setOptimizer(" + optimizer + ")\n";
-        main += validation.pass;
+            if (std::none_of(stepped.begin(), stepped.end(),
+                             [&](const MetricStep& m) { return m.scheduler == &s; }))
+                main += (s.perBatch ? ind3 : ind2) + s.variable + ".step()\n" +
+                        (s.perBatch ? ind3 : ind2) + "training_model.setOptimizer(" + optimizer +
+                        ")\n";
+        main += metricSteps.epochEnd;
+        main += validation.pass + metricSteps.validated;
         if (plateau)
             main += plateau->step;
         if (validation.ok)

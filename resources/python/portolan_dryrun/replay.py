@@ -252,6 +252,10 @@ class Replay:
         torch.utils.data.DataLoader.__iter__ = iterate
 
     def on_batch(self, batch, loader=None):
+        # A batch drawn without gradients is a validation's, not a training step's: it is
+        # neither recorded nor replaced (a validation between epochs reads its own data).
+        if not torch.is_grad_enabled():
+            return batch
         # Several optimizers per batch: the last batch's step ends when this one is drawn.
         boundary = getattr(self.session, "batch_boundary", None)
         if boundary is not None and not self.done:

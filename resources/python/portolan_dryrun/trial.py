@@ -171,7 +171,11 @@ def _run_once(dry, ctx, hparams):
                 context._current_batch_idx = batch_idx
                 for model in context.models:
                     model.train()
-                metrics = trial.train_batch(batch, 0, batch_idx)
+                # The epoch the harness is in (a pass over the training loader): a trial that
+                # acts when a new epoch starts (a reset, a scheduler stepped with a metric) does
+                # so in the dry run as under the harness.
+                epoch_idx = batch_idx // epoch_len if epoch_len else 0
+                metrics = trial.train_batch(batch, epoch_idx, batch_idx)
                 metrics = metrics if isinstance(metrics, dict) else {"loss": metrics}
                 loss = _scalar(metrics.get("loss"))
                 others = {k: _scalar(v) for k, v in metrics.items()
@@ -186,6 +190,12 @@ def _run_once(dry, ctx, hparams):
                         scheduler._scheduler.step()
                 opt = context.optimizers[0] if context.optimizers else None
                 session.complete_step(opt, loss=loss, metrics=others)
+                # The harness validates every min_validation_period epochs, between one epoch's
+                # last batch and the next one's first: what the trial does there (a scheduler
+                # stepped with the validation's metric) is part of the compared training.
+                if epoch_end and batch_idx + 1 < steps and _validates_after(
+                        config, (batch_idx + 1) // epoch_len):
+                    _validate_whole(trial, context)
                 done += 1
                 # A step done keeps this attempt: its capture is the run's.
                 dry.capture.release()
@@ -249,6 +259,27 @@ def _run_once(dry, ctx, hparams):
                      if k in values), None)
     events.emit("eval", step=session.steps_done, loss=loss, accuracy=accuracy, batches=1,
                 metrics=values)
+
+
+def _validates_after(config, epochs_done):
+    period = (config or {}).get("min_validation_period")
+    every = period.get("epochs") if isinstance(period, dict) else None
+    return isinstance(every, int) and every > 0 and epochs_done % every == 0
+
+
+def _validate_whole(trial, context):
+    """evaluate_full_dataset over the whole validation loader, as the harness runs it (a trial
+    with evaluate_batch validates nothing the training reads)."""
+    if getattr(type(trial), "evaluate_batch", None) is not None or \
+            not hasattr(trial, "evaluate_full_dataset"):
+        return
+    loader = _torch_loader(trial.build_validation_data_loader())
+    for model in context.models:
+        model.eval()
+    with torch.no_grad():
+        trial.evaluate_full_dataset(loader)
+    for model in context.models:
+        model.train()
 
 
 class _OneBatch:
