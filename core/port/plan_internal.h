@@ -146,8 +146,10 @@ private:
     bool chooseEntry();
     bool findLoop();
     bool drawnBatches(const Stmt& loop, LoopPlan& lp);
-    // An item when the loss backward() is called on is scaled by torch's GradScaler.
-    void noteLossScaling(TSNode receiver, const CodeRef& at);
+    // The loss backward() is called on, scaled by torch's GradScaler: the plan's loss is the
+    // unscaled one and the scaler is kept in PortPlan::lossScaling.
+    void noteLossScaling(TSNode receiver, LoopPlan& lp);
+    bool scalerStatement(const Stmt& s, const CodeRef& ref);
     void analyseBody(const Stmt& loop);
     const Stmt* closureOf(const Stmt& loop, const Call& backward) const;
     const Stmt* classAround(std::uint32_t start, std::uint32_t end) const;
