@@ -150,6 +150,7 @@ private:
     // unscaled one and the scaler is kept in PortPlan::lossScaling.
     void noteLossScaling(TSNode receiver, LoopPlan& lp);
     bool scalerStatement(const Stmt& s, const CodeRef& ref);
+    const Call* gradScalerOf(const std::string& name) const;
     void analyseBody(const Stmt& loop);
     const Stmt* closureOf(const Stmt& loop, const Call& backward) const;
     const Stmt* classAround(std::uint32_t start, std::uint32_t end) const;

@@ -599,9 +599,8 @@ void Planner::noteLossScaling(TSNode receiver, LoopPlan& lp)
     if (nodeType(inner) == "keyword_argument" || nodeType(inner) == "list_splat")
         return;
     const std::string owner = src().text(fieldOf(fn, "object"));
-    for (const auto& c : idx().calls) {
-        if (c.assignedTo != owner || !resolvedName(c).ends_with(".GradScaler"))
-            continue;
+    if (const Call* found = gradScalerOf(owner)) {
+        const Call& c = *found;
         LossScaling ls;
         ls.scaler = owner;
         ls.constructor = resolvedName(c);
@@ -633,8 +632,16 @@ void Planner::noteLossScaling(TSNode receiver, LoopPlan& lp)
                                    static_cast<int>(ts_node_start_point(inner).column));
         }
         m_p.lossScaling = ls;
-        return;
     }
+}
+
+// The construction of torch's GradScaler assigned to `name`, nullptr when none.
+const Call* Planner::gradScalerOf(const std::string& name) const
+{
+    for (const auto& c : idx().calls)
+        if (c.assignedTo == name && resolvedName(c).ends_with(".GradScaler"))
+            return &c;
+    return nullptr;
 }
 
 // A statement of the loop body that is the scaler's own (`scaler.update()`,

@@ -225,6 +225,34 @@ private slots:
         const std::string scaled = scaledLossProblem(allText(*r.value), "cerebras-pytorch");
         QVERIFY2(scaled.empty(), scaled.c_str());
     }
+
+    // The scaled loss bound to a name before backward: the port does not unscale it, so it is
+    // an item on every target, never the loss a target is handed silently.
+    void namedScaledLossIsAnItem_data()
+    {
+        QTest::addColumn<QString>("target");
+        for (const auto& t : Targets)
+            QTest::addRow("%s", t[0]) << t[1];
+    }
+    void namedScaledLossIsAnItem()
+    {
+        QFETCH(QString, target);
+        QTemporaryDir dir;
+        const fs::path root = fs::path(dir.path().toStdString()) / "original";
+        const std::string body = "            adam.zero_grad()\n"
+                                 "            miss = ce(tagger(xs), tags)\n"
+                                 "            boosted = amp_s.scale(miss)\n"
+                                 "            boosted.backward()\n"
+                                 "            amp_s.step(adam)\n"
+                                 "            amp_s.update()\n";
+        auto r = generate(root, script("amp_s = torch.cuda.amp.GradScaler()", body),
+                          target.toStdString());
+        QVERIFY2(r, r ? "" : r.error.message.c_str());
+        QVERIFY(!r.value->full());
+        const std::string items = manualText(*r.value);
+        QVERIFY2(has(items, "mixed precision: the loss `boosted` is `amp_s.scale(miss)`"),
+                 items.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPortMixedPrecision)
