@@ -7,6 +7,7 @@
 #include "core/port/factory.h"
 #include "core/port/generate_cerebras_internal.h"
 #include "core/port/gradient_clip.h"
+#include "core/port/loss_scaling.h"
 #include "core/port/step_cleanup.h"
 
 #include <algorithm>
@@ -495,6 +496,8 @@ Result<PortResult> generateCerebras(const PortPlan& plan, const std::string& api
     const std::string model = gen.modelClass();
     const std::string data = gen.dataCode();
     gen.writeFiles(model, data);
+    if (api != "runner") // the runner's form is in its params file (runnerYaml)
+        noteScalingDropped(plan, "cerebras-" + api, gen.out);
     return Result<PortResult>::ok(std::move(gen.out));
 }
 

@@ -4,6 +4,7 @@
 // kept verbatim with the generated code appended.
 #include "core/port/factory.h"
 #include "core/port/generate_cerebras_internal.h"
+#include "core/port/loss_scaling.h"
 #include "core/port/run_values.h"
 
 #include <algorithm>
@@ -180,6 +181,16 @@ std::string CerebrasGen::runnerYaml(const std::string& bs)
     yaml += "model:\n  name: \"" + m_name + "\"\n";
     for (const auto& l : sections["model"])
         yaml += "  " + l + "\n";
+    // Mixed precision: the runner's own keys for the original's GradScaler (loss_scaling.cpp).
+    const auto scaling = runnerScalingKeys(m_plan, out);
+    const auto scalingIn = [&](const std::string& section) {
+        std::string y;
+        for (const auto& [key, value] : scaling)
+            if (key.starts_with(section + "."))
+                y += "  " + key.substr(section.size() + 1) + ": " + value + "\n";
+        return y;
+    };
+    yaml += scalingIn("model");
     yaml += "optimizer:\n  optimizer_type: \"" + (m_opt.name.empty() ? "SGD" : m_opt.name) + "\"\n";
     for (const auto& [k, v] : m_runnerKeys)
         yaml += "  " + k + ":" +
@@ -198,6 +209,7 @@ std::string CerebrasGen::runnerYaml(const std::string& bs)
         if (!written)
             yaml += "  " + l + "\n";
     }
+    yaml += scalingIn("optimizer");
     // The clip's limit, unless its flag already wrote the key.
     const bool clipWritten =
         std::any_of(sections["optimizer"].begin(), sections["optimizer"].end(),

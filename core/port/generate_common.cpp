@@ -574,6 +574,16 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
     for (const auto& n : readBeforeBound(slicer.source(), all))
         if (!sc.batchNames.count(n))
             sc.bodyFree.insert(n);
+    // A GradScaler read only where it scales the loss is the target's (loss_scaling.cpp): that
+    // statement hands on the unscaled loss.
+    if (plan.lossScaling) {
+        bool elsewhere = false;
+        for (const Stmt* s : all)
+            elsewhere = elsewhere || (s->uses.count(plan.lossScaling->scaler) &&
+                                      (lp.backward.start < s->start || lp.backward.end > s->end));
+        if (!elsewhere)
+            sc.bodyFree.erase(plan.lossScaling->scaler);
+    }
     const auto bound = bindStepNames(plan, slicer, all, sc);
     const auto [wanted, force] = setupNames(plan, slicer, sc, withOptimizers);
     Slicer& mutableSlicer = const_cast<Slicer&>(slicer);

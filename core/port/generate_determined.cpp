@@ -7,6 +7,7 @@
 #include "core/port/determined_validation.h"
 #include "core/port/flag_writes.h"
 #include "core/port/generate_internal.h"
+#include "core/port/loss_scaling.h"
 #include "core/port/metric_step.h"
 #include "core/port/run_values.h"
 #include "core/port/step_cleanup.h"
@@ -155,8 +156,10 @@ struct DeterminedPort
                 if (m.variable != plan.modelBinding && m.variable != plan.modelVariable)
                     wrapped.push_back(m.variable);
             std::string pendingWrap;
+            std::string scalerWrap = determinedScalerWrap(plan, src, rules, ind);
             const auto wrap = [&] {
-                init += ind + pendingWrap + " = self.context.wrap_model(" + pendingWrap + ")\n";
+                init += std::exchange(scalerWrap, "") + ind + pendingWrap +
+                        " = self.context.wrap_model(" + pendingWrap + ")\n";
                 pendingWrap.clear();
             };
             for (const Stmt* s : sc.init.local) {
@@ -179,6 +182,7 @@ struct DeterminedPort
             }
             if (!pendingWrap.empty())
                 wrap();
+            init += scalerWrap; // a model built at module level: wrapped below
             if (plan.modelBinding.empty()) {
                 init += todo(ind, "build the model here and wrap it with self.context.wrap_model");
             } else {
@@ -321,14 +325,14 @@ struct DeterminedPort
             return;
         }
         train += forward;
-        train += ind + "self.context.backward(" + loss + ")\n";
+        train += ind + "self.context.backward(" + determinedBackwardValue(plan, loss) + ")\n";
         std::string clip;
         if (plan.optimizers.size() == 1 && !plan.modelVariable.empty() &&
             (plan.optimizers[0].synthesized ||
              plan.optimizers[0].construction.text.find(plan.modelVariable + ".parameters()") !=
                  std::string::npos))
             clip = clipGrads(between);
-        train += between;
+        train += determinedUnscales(plan, ind) + between;
         bool first = true;
         for (const auto& o : plan.optimizers) {
             if (o.variable.starts_with("self.")) {
@@ -348,7 +352,7 @@ struct DeterminedPort
             }
             train += ind + "self.context.step_optimizer(self." + o.variable +
                      (clip.empty() ? std::string() : ",\n" + ind + "    clip_grads=" + clip) +
-                     ")\n";
+                     determinedStepScaler(plan) + ")\n";
             if (!first)
                 out.notes.push_back(
                     "second optimizer " + o.variable +
@@ -357,7 +361,7 @@ struct DeterminedPort
         }
         if (plan.optimizers.empty())
             train += todo(ind, "no optimizer: step one with self.context.step_optimizer");
-        train += ind + "return {\"loss\": " + loss + "}\n";
+        train += determinedUpdates(plan, ind) + ind + "return {\"loss\": " + loss + "}\n";
     }
 
     // train_batch / evaluate_batch.
@@ -659,10 +663,8 @@ Result<PortResult> generateDetermined(const PortPlan& plan,
                                       const std::map<std::string, std::string>& values)
 {
     if (!plan.loop || !Slicer(plan).source().statements().size()) {
-        Diagnostic d;
-        d.code = "port.no-loop";
-        d.message = "nothing to port: no training loop";
-        return Result<PortResult>::fail(d);
+        return Result<PortResult>::fail(
+            Diagnostic{Severity::Error, "port.no-loop", "nothing to port: no training loop", {}});
     }
     // Several models trained in turn: the step's statements are its forward (stepCode).
     const bool several = !plan.loop->sequence.empty();

@@ -5,6 +5,7 @@
 #include "core/port/epoch_loop.h"
 #include "core/port/generate_internal.h"
 #include "core/port/gradient_clip.h"
+#include "core/port/loss_scaling.h"
 #include "core/port/metric_step.h"
 #include "core/port/poptorch_save.h"
 #include "core/port/poptorch_validation.h"
@@ -592,6 +593,7 @@ Result<PortResult> generatePopTorch(const PortPlan& plan,
     port.mainOptimizer();
     port.mainLoop();
     port.trainPy();
+    noteScalingDropped(plan, "poptorch", port.out);
     copyOtherFiles(plan, port.out);
     port.out.entry = trainPath(plan);
     return Result<PortResult>::ok(std::move(port.out));

@@ -193,6 +193,26 @@ struct LoopPlan
     std::vector<StepAction> sequence;
 };
 
+// Mixed precision with torch's GradScaler (`scaler.scale(loss).backward()`, `scaler.step(opt)`,
+// `scaler.update()`): the loss the target gets is the unscaled one (LoopPlan's lossName or
+// unnamedLoss), and each target writes the scaling in its own form from what is kept here.
+struct LossScaling
+{
+    std::string scaler;            // the scaler's name ("scaler")
+    std::string constructor;       // the class as resolved ("torch.cuda.amp.GradScaler")
+    CodeRef construction;          // the call `torch.cuda.amp.GradScaler(...)`, as written
+    CodeRef scaled;                // `scaler.scale(loss)`
+    std::vector<CodeRef> unscales; // `scaler.unscale_(opt)` statements (before clipping)
+    std::vector<CodeRef> updates;  // `scaler.update()` statements
+    // The constructor's keywords as written (init_scale, growth_interval, enabled, ...).
+    std::map<std::string, std::string> keywords;
+    // Whether the scaler is enabled in the run the original makes: its `enabled=` (a literal or
+    // a flag's value on the original's command line); nullopt when not known. `enabledSaid`
+    // says how it was decided.
+    std::optional<bool> enabled = true;
+    std::string enabledSaid;
+};
+
 struct EvalPlan
 {
     CodeRef loop;
@@ -253,6 +273,7 @@ struct PortPlan
     // What the plan could not place: each becomes a port.manual finding.
     std::vector<guides::Finding> manual;
     std::vector<PlateauPlan> plateaus;
+    std::optional<LossScaling> lossScaling;
     // Why the training step itself is the user's to write (several backward() calls, layer-local
     // optimizers), "" when the port places it. Such a step's own names (its locals, its
     // function's parameters) are then named by that one item, not each as untraced.

@@ -139,8 +139,11 @@ private:
     bool chooseEntry();
     bool findLoop();
     bool drawnBatches(const Stmt& loop, LoopPlan& lp);
-    // An item when the loss backward() is called on is scaled by torch's GradScaler.
-    void noteLossScaling(TSNode receiver, const CodeRef& at);
+    // The loss backward() is called on, scaled by torch's GradScaler: the plan's loss is the
+    // unscaled one and the scaler is kept in PortPlan::lossScaling.
+    void noteLossScaling(TSNode receiver, LoopPlan& lp);
+    bool scalerStatement(const Stmt& s, const CodeRef& ref);
+    const Call* gradScalerOf(const std::string& name) const;
     void analyseBody(const Stmt& loop);
     bool isLogLine(const Stmt& s) const;
     const Stmt* closureOf(const Stmt& loop, const Call& backward) const;

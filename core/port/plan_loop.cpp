@@ -90,7 +90,7 @@ bool Planner::findLoop()
         lp.unnamedLoss = refOf(m_p.entry, src(), ts_node_start_byte(receiver),
                                ts_node_end_byte(receiver), ts_node_start_point(receiver).row + 1,
                                static_cast<int>(ts_node_start_point(receiver).column));
-        noteLossScaling(receiver, lp.unnamedLoss);
+        noteLossScaling(receiver, lp);
     }
     if (best->type == "for_statement") {
         TSNode target = best->forTarget;
@@ -349,6 +349,8 @@ void Planner::analyseBody(const Stmt& loop)
         if (s.isComment() || m_loopControl.count(s.start))
             continue;
         const CodeRef ref = refOf(m_p.entry, f, s);
+        if (scalerStatement(s, ref))
+            continue;
         const bool back = containsMethodCall(f, s.node, "backward");
         bool step = false;
         for (const auto& o : m_p.optimizers)
@@ -590,31 +592,81 @@ void Planner::synthesizeSgd(const Stmt& s, const CodeRef& ref)
 
 // `scaler.scale(loss).backward()` with torch's GradScaler (mixed precision): the expression is
 // the loss multiplied by the scaler's factor, which `scaler.step(opt)` divides out of the
-// gradients again. Handed to a target as its loss, it would train on scaled gradients wherever
-// the scaler is enabled (a GPU); each target has its own form for the scaling, so it is an item,
-// never a silent port.
-void Planner::noteLossScaling(TSNode receiver, const CodeRef& at)
+// gradients again. The loss the target gets is the unscaled one (handed the scaled one, it would
+// train on scaled gradients wherever the scaler is enabled, a GPU); the scaler is kept in the plan
+// for each target to write in its own form (loss_scaling.cpp).
+void Planner::noteLossScaling(TSNode receiver, LoopPlan& lp)
 {
     if (nodeType(receiver) != "call")
         return;
     const TSNode fn = fieldOf(receiver, "function");
-    if (nodeType(fn) != "attribute")
+    const TSNode args = fieldOf(receiver, "arguments");
+    if (nodeType(fn) != "attribute" || src().text(fieldOf(fn, "attribute")) != "scale" ||
+        ts_node_named_child_count(args) != 1)
+        return;
+    const TSNode inner = ts_node_named_child(args, 0);
+    if (nodeType(inner) == "keyword_argument" || nodeType(inner) == "list_splat")
         return;
     const std::string owner = src().text(fieldOf(fn, "object"));
-    for (const auto& c : idx().calls) {
-        if (c.assignedTo != owner || !resolvedName(c).ends_with(".GradScaler"))
-            continue;
-        m_p.manual.push_back(manualFinding(
-            "mixed precision: `" + src().text(receiver) + "` is the loss scaled by torch's " +
-                "GradScaler (`" + owner + "`, " + resolvedName(c) +
-                "), whose step() unscales the gradients; the target scales the loss in its own "
-                "form, not carried over here",
-            at,
-            "Determined: context.wrap_scaler(...) and step_optimizer(..., scaler=...) with "
-            "context.backward(scaler.scale(loss)); PopTorch: the optimizer's loss_scaling; "
-            "Cerebras: cerebras.pytorch.amp.GradScaler, or the runner's mixed-precision settings"));
-        return;
+    if (const Call* found = gradScalerOf(owner)) {
+        const Call& c = *found;
+        LossScaling ls;
+        ls.scaler = owner;
+        ls.constructor = resolvedName(c);
+        ls.construction = refOf(m_p.entry, src(), c.span);
+        ls.scaled = lp.unnamedLoss;
+        for (const auto& a : c.arguments)
+            if (!a.keyword.empty())
+                ls.keywords[a.keyword] = a.text;
+        if (const auto* e = c.keyword("enabled")) {
+            ls.enabled = std::nullopt;
+            if (e->text == "True" || e->text == "False") {
+                ls.enabled = e->text == "True";
+                ls.enabledSaid = "enabled=" + e->text;
+            } else {
+                std::string said;
+                ls.enabled =
+                    flagValue(src().nodeAt(e->valueSpan.startByte, e->valueSpan.endByte), &said);
+                ls.enabledSaid = "enabled=" + e->text + (said.empty() ? "" : ": " + said);
+            }
+        }
+        // The loss itself: a name is the loss as named, any other expression is computed where
+        // backward was called, as for a loss never named.
+        if (isDottedName(inner)) {
+            lp.lossName = src().text(inner);
+            lp.unnamedLoss = CodeRef{};
+        } else {
+            lp.unnamedLoss = refOf(m_p.entry, src(), ts_node_start_byte(inner),
+                                   ts_node_end_byte(inner), ts_node_start_point(inner).row + 1,
+                                   static_cast<int>(ts_node_start_point(inner).column));
+        }
+        m_p.lossScaling = ls;
     }
+}
+
+// The construction of torch's GradScaler assigned to `name`, nullptr when none.
+const Call* Planner::gradScalerOf(const std::string& name) const
+{
+    for (const auto& c : idx().calls)
+        if (c.assignedTo == name && resolvedName(c).ends_with(".GradScaler"))
+            return &c;
+    return nullptr;
+}
+
+// A statement of the loop body that is the scaler's own (`scaler.update()`,
+// `scaler.unscale_(opt)`): kept with the scaler, for the targets that write it.
+bool Planner::scalerStatement(const Stmt& s, const CodeRef& ref)
+{
+    if (!m_p.lossScaling || s.type != "expression_statement")
+        return false;
+    auto& ls = *m_p.lossScaling;
+    for (const char* method : {"update", "unscale_"}) {
+        if (!containsMethodCall(src(), s.node, method, ls.scaler) || !s.defines.empty())
+            continue;
+        (std::string(method) == "update" ? ls.updates : ls.unscales).push_back(ref);
+        return true;
+    }
+    return false;
 }
 
 } // namespace portolan::port::planning

@@ -297,6 +297,21 @@ void Planner::findLoss()
     }
     if (lp.unnamedLoss.valid())
         m_p.lossExpression = lp.unnamedLoss;
+    // `loss = scaler.scale(fit)` then `loss.backward()`: the named loss is the scaled one, which
+    // the port does not unscale (noteLossScaling reads the scale where backward is called).
+    if (const TSNode v = m_p.lossExpression.valid()
+                             ? src().nodeAt(m_p.lossExpression.start, m_p.lossExpression.end)
+                             : TSNode{};
+        !m_p.lossScaling && nodeType(v) == "call") {
+        const TSNode fn = fieldOf(v, "function");
+        if (nodeType(fn) == "attribute" && src().text(fieldOf(fn, "attribute")) == "scale")
+            if (const Call* c = gradScalerOf(src().text(fieldOf(fn, "object"))))
+                m_p.manual.push_back(manualFinding(
+                    "mixed precision: the loss `" + lp.lossName + "` is `" + src().text(v) +
+                        "`, scaled by torch's GradScaler (" + resolvedName(*c) +
+                        "); the port hands a target only a loss scaled where backward is called",
+                    m_p.lossExpression, "call backward on `" + src().text(v) + "` itself"));
+    }
     if (!m_o.lossExpression.empty())
         m_p.lossExpression.text = m_o.lossExpression;
     if (!m_p.lossExpression.valid() && !lp.lossName.empty() &&

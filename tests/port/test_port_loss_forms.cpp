@@ -122,38 +122,6 @@ private slots:
         PORT_SKIP_WITHOUT_TORCH();
         PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
     }
-
-    // Mixed precision: `scaler.scale(loss).backward()` is the loss times the scaler's factor,
-    // which scaler.step() divides out of the gradients. Handed to a target as its loss it would
-    // train on scaled gradients wherever the scaler is enabled, so the port is partial with an
-    // item naming the scaler, on every target; any other method of a call stays the loss.
-    void lossScalingIsAnItem_data()
-    {
-        QTest::addColumn<QString>("target");
-        QTest::addRow("determined") << "determined-pytorchtrial";
-        QTest::addRow("poptorch") << "graphcore-poptorch";
-        QTest::addRow("cerebras") << "cerebras-pytorch";
-    }
-    void lossScalingIsAnItem()
-    {
-        QFETCH(QString, target);
-        QTemporaryDir dir;
-        const fs::path root = fs::path(dir.path().toStdString()) / "original";
-        const std::string body = "            sgd.zero_grad()\n"
-                                 "            fit = judge(scorer(xb), yb)\n"
-                                 "            amp.scale(fit).backward()\n"
-                                 "            amp.step(sgd)\n"
-                                 "            amp.update()\n";
-        std::string run = Run;
-        run.replace(run.find("    for epoch"), 0,
-                    "    amp = torch.cuda.amp.GradScaler(enabled=False)\n");
-        auto r = generate(root, std::string(Head) + run + body + Tail, target.toStdString());
-        QVERIFY2(r, r ? "" : r.error.message.c_str());
-        QVERIFY(!r.value->full());
-        const std::string items = manualText(*r.value);
-        QVERIFY2(has(items, "mixed precision: `amp.scale(fit)`"), items.c_str());
-        QVERIFY2(has(items, "GradScaler"), items.c_str());
-    }
 };
 
 QTEST_GUILESS_MAIN(TestPortLossForms)

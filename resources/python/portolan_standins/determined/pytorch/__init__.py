@@ -218,6 +218,7 @@ class PyTorchTrialContext:
         self.experimental = _ExperimentalContext()
         self.models = []
         self.optimizers = []
+        self._scaler = None
         self.lr_schedulers = []
         self._reducers = []
         self._current_batch_idx = None
@@ -335,8 +336,14 @@ class PyTorchTrialContext:
         return lr_scheduler
 
     def wrap_scaler(self, scaler):
-        raise errors.InvalidExperimentException(
-            "Mixed precision training (AMP) is supported only on GPU slots.")
+        # Determined checks the order and that it is wrapped once, not the device: a GradScaler
+        # made where CUDA is absent is disabled, and a disabled scaler is accepted.
+        if self._scaler is not None:
+            raise errors.InvalidExperimentException("Please only call wrap_scaler or use_amp once.")
+        if self.models:
+            raise errors.InvalidExperimentException("Please call wrap_scaler before wrap_model.")
+        self._scaler = scaler
+        return scaler
 
     def configure_apex_amp(self, models, optimizers, enabled=True, opt_level="O1",
                            cast_model_type=None, patch_torch_functions=None,
