@@ -1,4 +1,5 @@
-// A learning rate decayed by hand every K epochs, as the equivalent LR scheduler (issue 24).
+// A learning rate changed by hand (decayed every K epochs, divided on a plateau), as the
+// equivalent LR scheduler (issue 24).
 #include "core/port/plan_internal.h"
 
 #include <algorithm>
@@ -179,6 +180,193 @@ bool Planner::stepDecayScheduler(const Assignment& a, const std::string& text,
     replaced.insert(a.span.startByte);
     replaced.insert(writes.begin(), writes.end());
     return true;
+}
+
+// A rate divided when a compared metric did not improve (`if not best or val_loss < best:
+// best = val_loss else: lr /= 4.0`, once per epoch after its evaluation): the same rule is
+// torch's ReduceLROnPlateau(mode="min", factor=1/4, patience=0, threshold=0,
+// threshold_mode="abs") stepped with that metric after each epoch. Why it is the same: its best
+// starts at +inf, so the first epoch always improves (the original's `not best`); with threshold
+// 0 absolute, "improves" is `metric < best`, as written; patience 0 reduces the rate at the first
+// epoch that does not improve, and cooldown 0 keeps doing so at each such epoch, as the `else`
+// does. Two edges part: a best of exactly 0.0 (`not best` holds for it, the scheduler's `<` does
+// not), and a rate whose reduction is under its eps (1e-8), which the scheduler no longer changes.
+// Each target's documented form: Determined wraps it with step_mode MANUAL_STEP (its harness
+// refuses ReduceLROnPlateau in any other mode) and steps it with the validation loss in
+// evaluate_full_dataset; PopTorch steps it after the epoch's evaluation, then hands the optimizer
+// to the device with training_model.setOptimizer; the Cerebras schedules count steps and none
+// follows a metric. Where the port's validation is not the original's computation (it stands in
+// with training steps when the original's is not a DataLoader), the schedule would follow another
+// metric: the item names the form instead of generating a schedule that differs. PopTorch and
+// Determined, which run the original's validation, generate it (plateau_plan.cpp,
+// validation_pass.cpp).
+std::string Planner::plateauDecay(const Assignment& a, const std::string& text) const
+{
+    if (!a.augmented)
+        return {};
+    const auto op = text.find("/=") != std::string::npos   ? std::string("/=")
+                    : text.find("*=") != std::string::npos ? std::string("*=")
+                                                           : std::string();
+    if (op.empty())
+        return {};
+    const Stmt* branch = nullptr;
+    bool inElse = false;
+    for (const Stmt* s : src().chainAt(a.span.startByte, a.span.endByte)) {
+        if (s->type != "if_statement")
+            continue;
+        const std::string cond = src().text(s->condition);
+        if (cond.find('<') == std::string::npos && cond.find('>') == std::string::npos)
+            continue;
+        branch = s;
+        inElse = !s->other.empty() && a.span.startByte >= s->other.front().start;
+    }
+    if (!branch)
+        return {};
+    std::string factor = text.substr(text.find(op) + 2);
+    factor.erase(0, factor.find_first_not_of(' '));
+    const std::string rate = op == "/=" ? "1 / " + factor : factor;
+    return "the learning rate is multiplied by " + rate + " when `" +
+           src().text(branch->condition) + "` " + (inElse ? "does not hold" : "holds") + " (`" +
+           text +
+           "`, a plateau decay): the target's form is "
+           "torch.optim.lr_scheduler.ReduceLROnPlateau(mode=\"min\", factor=" +
+           rate +
+           ", patience=0, threshold=0, threshold_mode=\"abs\") stepped with the original's "
+           "validation loss at the end of each epoch (Determined: wrap_lr_scheduler(..., "
+           "step_mode=LRScheduler.StepMode.MANUAL_STEP) and .step(loss) in "
+           "evaluate_full_dataset; PopTorch: .step(loss) after the epoch's evaluation, then "
+           "training_model.setOptimizer(optimizer) so that the new rate reaches the device; "
+           "Cerebras: its schedules count steps and none follows a metric), which the port does "
+           "not compute: the port keeps the starting rate";
+}
+
+// A rate divided every K epochs by hand (`if (epoch + 1) % 20 == 0: lr /= 3`) that the plan did
+// not turn into a scheduler (plan_lr.cpp: the rate is not written into the optimizer, or the
+// epoch loop is not a range from a literal). StepLR(step_size=K, gamma=1/3) is the same schedule
+// only when the condition holds after epochs K, 2K, ...: the item names StepLR, says when it is
+// the same, and names the LambdaLR that counts an offset. Returns "" when the change is not such
+// a decay.
+std::string Planner::periodicDecay(const Assignment& a, const std::string& text) const
+{
+    if (!a.augmented)
+        return {};
+    const auto op = text.find("/=") != std::string::npos   ? std::string("/=")
+                    : text.find("*=") != std::string::npos ? std::string("*=")
+                                                           : std::string();
+    if (op.empty())
+        return {};
+    for (const Stmt* s : src().chainAt(a.span.startByte, a.span.endByte)) {
+        if (s->type != "if_statement" ||
+            (!s->other.empty() && a.span.startByte >= s->other.front().start))
+            continue;
+        const std::string cond = src().text(s->condition);
+        const auto mod = cond.find('%');
+        const auto eq = cond.find("==", mod == std::string::npos ? 0 : mod);
+        if (mod == std::string::npos || eq == std::string::npos ||
+            cond.find_first_not_of(" 0", eq + 2) != std::string::npos)
+            continue;
+        std::string every = cond.substr(mod + 1, eq - mod - 1);
+        every.erase(0, every.find_first_not_of(' '));
+        every.erase(every.find_last_not_of(' ') + 1);
+        std::string factor = text.substr(text.find(op) + 2);
+        factor.erase(0, factor.find_first_not_of(' '));
+        const std::string gamma = op == "/=" ? "1 / " + factor : factor;
+        return "the learning rate is multiplied by " + gamma + " every " + every +
+               " epochs by hand (`if " + cond + ":` at line " + std::to_string(s->line) + ", `" +
+               text +
+               "`, a step decay): torch.optim.lr_scheduler.StepLR(optimizer, step_size=" + every +
+               ", gamma=" + gamma + ") stepped once per epoch decays after epochs " + every +
+               ", 2 x " + every +
+               ", ...; if the condition holds after other epochs (which depends on the epoch "
+               "loop's first value: `epoch % K == 0` over range(E) holds after the first epoch), "
+               "LambdaLR(optimizer, lambda n: gamma ** ((n + offset) // K)) counts the same "
+               "decays. Write it in place of the decay (the target then runs it: Determined's "
+               "LRScheduler STEP_EVERY_EPOCH, scheduler.step() after each epoch with PopTorch, a "
+               "Cerebras schedule counted in steps); the port keeps the starting rate";
+    }
+    return {};
+}
+
+// The learning rate changed while training (`lr /= 4.0` after an epoch, `group["lr"] = ...`):
+// the port builds its optimizer once, with the starting rate, so such a change is not carried
+// over; it is reported where it happens, to be written as an LR scheduler.
+void Planner::findLrChanges()
+{
+    std::set<std::string> rates;
+    for (const auto& o : m_p.optimizers) {
+        if (o.synthesized && !o.rateName.empty())
+            rates.insert(o.rateName);
+        if (o.synthesized) {
+            // The rate of a hand-written update: a plain name (`lr`).
+            if (!o.learningRate.empty() &&
+                o.learningRate.find_first_not_of(
+                    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                    std::string::npos &&
+                !std::isdigit(static_cast<unsigned char>(o.learningRate[0])))
+                rates.insert(o.learningRate);
+            continue;
+        }
+        for (const auto& c : idx().calls)
+            if (c.span.startByte == o.construction.start)
+                for (const auto& arg : c.arguments)
+                    if (arg.keyword == "lr" &&
+                        arg.text.substr(arg.text.find('=') + 1).find_first_of("().[]+-*/ ") ==
+                            std::string::npos)
+                        rates.insert(src().text(arg.valueSpan.startByte, arg.valueSpan.endByte));
+    }
+    // A name holding the same rate (`lr = args.lr`, annealed by hand while the optimizer's
+    // construction reads the flag) is the rate too.
+    std::set<std::string> values;
+    for (const auto& o : m_p.optimizers)
+        for (const auto& c : idx().calls)
+            if (!o.synthesized && c.span.startByte == o.construction.start)
+                for (const auto& arg : c.arguments)
+                    if (arg.keyword == "lr")
+                        values.insert(src().text(arg.valueSpan.startByte, arg.valueSpan.endByte));
+    for (const auto& a : idx().assignments)
+        if (!a.augmented && values.count(a.value) &&
+            a.target.find_first_of(".[, ") == std::string::npos)
+            rates.insert(a.target);
+    // A decay every K epochs that is exactly a StepLR becomes that scheduler: neither it nor the
+    // param-group writes it makes are left as items.
+    std::set<std::uint32_t> replaced;
+    for (const auto& a : idx().assignments)
+        if (a.augmented && rates.count(a.target))
+            stepDecayScheduler(a, src().text(a.span.startByte, a.span.endByte), replaced);
+    for (const auto& a : idx().assignments) {
+        if (replaced.count(a.span.startByte))
+            continue;
+        const bool group = a.target.ends_with("[\"lr\"]") || a.target.ends_with("['lr']");
+        bool changed = group;
+        if (!changed && rates.count(a.target)) {
+            // A change: an augmented assignment, or one inside a loop.
+            changed = a.augmented;
+            for (const Stmt* s : src().chainAt(a.span.startByte, a.span.endByte))
+                changed = changed || s->type == "for_statement" || s->type == "while_statement";
+        }
+        if (!changed)
+            continue;
+        const std::string text = src().text(a.span.startByte, a.span.endByte);
+        if (const auto periodic = periodicDecay(a, text); !periodic.empty()) {
+            m_p.manual.push_back(manualFinding(periodic, refOf(m_p.entry, src(), a.span),
+                                               "an LR scheduler (StepLR) in place of the decay"));
+            continue;
+        }
+        if (const auto plateau = plateauDecay(a, text); !plateau.empty()) {
+            if (auto pp = plateauPlan(a, text))
+                m_p.plateaus.push_back(std::move(*pp));
+            m_p.manual.push_back(manualFinding(plateau, refOf(m_p.entry, src(), a.span),
+                                               "compute the original's validation loss in the "
+                                               "port and step ReduceLROnPlateau with it"));
+            continue;
+        }
+        m_p.manual.push_back(manualFinding(
+            "the learning rate changes during training (`" + text +
+                "`): the port keeps the starting rate; write the change as an LR scheduler",
+            refOf(m_p.entry, src(), a.span),
+            "torch.optim.lr_scheduler (StepLR, ReduceLROnPlateau, LambdaLR) wrapped by the "
+            "target"));
+    }
 }
 
 } // namespace portolan::port::planning
