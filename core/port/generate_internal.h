@@ -109,6 +109,7 @@ private:
     bool constructorValue(const std::string& name, int scope) const;
     void constructorSeeds(std::vector<const Stmt*>& out) const;
     int m_constructorScope = 0;
+    int m_instanceScope = 0; // the caller making the trainer class's instance (LoopPlan::instance)
     void findRebound();
     std::vector<const Stmt*> mutators(const Stmt& definer, const std::string& name) const;
     bool holdsLoop(const Stmt& s) const

@@ -215,18 +215,13 @@ void Planner::bindSelfAttributes(const Stmt& loop)
     for (const auto& c : idx().calls)
         if (!instance && c.callee == cls->name)
             instance = &c;
-    if (init)
-        bindSelfBuilt(*cls, *init, instance);
-    if (!init || !instance)
-        return;
-    const auto* def = idx().function(functionAt(init->body.back().start));
-    if (!def)
-        return;
-    const auto given = boundArguments(*instance, *def);
-    if (!given)
-        return;
+    const auto* def = init ? idx().function(functionAt(init->body.back().start)) : nullptr;
+    const auto given = instance && def ? boundArguments(*instance, *def) : std::nullopt;
+    // Each attribute the constructor stores from a parameter (`self.x = x`), bound to the
+    // instantiation's argument.
     auto& bound = m_p.loop->selfArguments;
-    for (const auto& s : init->body) {
+    for (std::size_t i = 0; init && given && i < init->body.size(); ++i) {
+        const Stmt& s = init->body[i];
         const TSNode a = ts_node_named_child(s.node, 0);
         if (s.type != "expression_statement" || nodeType(a) != "assignment")
             continue;
@@ -243,11 +238,11 @@ void Planner::bindSelfAttributes(const Stmt& loop)
         if (nodeType(left) != "attribute" || nodeType(right) != "identifier" ||
             src().text(fieldOf(left, "object")) != "self")
             continue;
-        if (const auto it = given->given.find(src().text(right)); it != given->given.end()) {
+        if (const auto it = given->given.find(src().text(right)); it != given->given.end())
             bound[src().text(fieldOf(left, "attribute"))] = it->second.text;
-            m_p.loop->selfBuilt.erase(src().text(fieldOf(left, "attribute")));
-        }
     }
+    if (init)
+        bindSelfBuilt(*cls, *init, instance);
     if (!bound.empty()) {
         m_p.loop->instance = refOf(m_p.entry, src(), instance->span);
         m_instanceFunction = instance->function;

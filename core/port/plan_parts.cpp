@@ -219,12 +219,23 @@ void Planner::findModel()
     // `self.model`, built by a trainer class's constructor: the constructor's `model`.
     if (m_p.modelVariable.starts_with("self.") && selfBuiltAssignment(m_p.modelVariable))
         m_p.modelVariable.erase(0, 5);
+    // `self.model`, the constructor's name for the model its caller builds and hands over: the
+    // caller's name, built where the instance is made.
+    if (m_p.modelVariable.starts_with("self.") && m_p.loop) {
+        const auto& given = m_p.loop->selfArguments;
+        const auto it = given.find(m_p.modelVariable.substr(5));
+        if (it != given.end() && !m_p.loop->selfBuilt.count(it->first) &&
+            it->second.find_first_of("().[], ") == std::string::npos)
+            m_p.modelVariable = it->second;
+    }
     const Assignment* a = assignmentOf(m_p.modelVariable, m_loopFunction);
     // Built where the optimizer that trains it is built (a trainer class's method holds the
     // loop; the script's main() builds the model and the optimizer and hands them over).
     for (const auto& o : m_p.optimizers)
         if (!a && !o.synthesized)
             a = assignmentOf(m_p.modelVariable, functionAt(o.construction.start));
+    if (!a && m_p.loop && m_p.loop->instance.valid())
+        a = assignmentOf(m_p.modelVariable, m_instanceFunction);
     if (!a && noteLaunch())
         return;
     if (!a) {

@@ -316,6 +316,13 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
                  true, next};
         k = next;
     }
+    // A name the constructor reads for a value its caller hands over (`self.model` stored from
+    // the parameter `model`): the caller's, where it makes the instance.
+    if (!f.stmt && scope == m_constructorScope && scope > 0 && m_instanceScope > 0 &&
+        m_callers[std::size_t(m_instanceScope - 1)].passed.count(name)) {
+        const auto& c = m_callers[std::size_t(m_instanceScope - 1)];
+        f = {definer(c.function->body, name, c.call), true, m_instanceScope};
+    }
     if (!f.stmt)
         f = {definer(m_src->statements(), name, m_function ? m_function->start : m_loopStart),
              false, -1};

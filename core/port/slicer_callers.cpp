@@ -63,8 +63,10 @@ void Slicer::findCallers()
         for (const auto& [attribute, arg] : lp.selfArguments)
             for (const auto& n : identifiersOf(arg))
                 c.passed.insert(n);
-        if (c.function && c.function != m_function)
+        if (c.function && c.function != m_function) {
             m_callers.push_back(c);
+            m_instanceScope = static_cast<int>(m_callers.size());
+        }
     }
     // The loop's function started in other processes by the entry (LoopPlan::launch): the
     // launch hands over its tuple as a call its arguments, looked up in its function or in the

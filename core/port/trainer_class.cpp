@@ -7,6 +7,7 @@
 // instantiation's argument (a literal or a flag) or their default.
 #include "core/port/plan_internal.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace portolan::port::planning {
@@ -76,6 +77,25 @@ TSNode returnedExpression(const Stmt& method)
     if (!only || only->type != "return_statement" || ts_node_named_child_count(params) != 1)
         return TSNode{};
     return ts_node_named_child(only->node, 0);
+}
+
+// A literal or a flag (`args.lr`): a value the constructor's code can be given as text.
+bool valueText(const std::string& argsName, const std::string& v)
+{
+    const bool flag = !argsName.empty() && v.starts_with(argsName + ".") &&
+                      v.find_first_of("()[] ") == std::string::npos;
+    const bool literal =
+        !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '"' ||
+                       v[0] == '\'' || v[0] == '-' || v == "True" || v == "False" || v == "None");
+    return flag || literal;
+}
+
+bool isIdentifier(const std::string& v)
+{
+    return !v.empty() && !std::isdigit(static_cast<unsigned char>(v[0])) &&
+           std::all_of(v.begin(), v.end(), [](char c) {
+               return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+           });
 }
 
 } // namespace
@@ -153,6 +173,19 @@ void Planner::bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* insta
         }
     };
     collect(init.body);
+    // An attribute stored from a parameter the caller gives a value it builds (`self.model =
+    // model` in `Trainer(model, loader)`) is the attribute's name for the caller's value: the
+    // constructor reads the caller's name (looked up where the instance is made), and the
+    // binding itself is no statement of the port.
+    std::map<std::string, std::string> handed;
+    for (const auto& [attribute, arg] : lp.selfArguments)
+        if (isIdentifier(arg) && !valueText(m_p.argsName, arg)) {
+            handed[attribute] = arg;
+            built.erase(attribute);
+        }
+    std::set<std::string> handedNames;
+    for (const auto& [attribute, arg] : handed)
+        handedNames.insert(attribute);
     // The constructor's statements as statements of a function whose locals are the attributes:
     // `self.model = Net()` defines `model`, `SGD(self.model.parameters())` uses it. Only the
     // constructor: the loop's method reads them through LoopPlan::selfArguments.
@@ -164,9 +197,19 @@ void Planner::bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* insta
             if (m.start != init.start)
                 continue;
             eachStatement(m.body, [&](Stmt& s) {
-                if (const std::string a = selfTarget(file, s); !a.empty())
+                const std::string a = selfTarget(file, s);
+                if (handed.count(a)) {
+                    s.defines.clear();
+                    s.uses.clear();
+                    return;
+                }
+                if (!a.empty())
                     s.defines.insert(a);
                 selfNames(file, s.node, built, s.uses);
+                std::set<std::string> reads;
+                selfNames(file, s.node, handedNames, reads);
+                for (const auto& r : reads)
+                    s.uses.insert(handed.at(r));
                 s.uses.erase("self");
                 bindSelfCalls(c, s, built);
             });
@@ -178,9 +221,13 @@ void Planner::bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* insta
         return;
     m_initFunction = initFn;
     lp.selfBuilt = built;
+    // One the instantiation gives a literal or a flag is that value (LoopPlan::initValues).
+    for (const auto& [attribute, arg] : lp.selfArguments)
+        lp.selfBuilt.erase(attribute);
     lp.selfInit = refOf(m_p.entry, src(), init);
     for (const auto& a : built)
-        lp.selfArguments[a] = a;
+        if (!lp.selfArguments.count(a))
+            lp.selfArguments[a] = a;
     // The parameters' values: a literal or a flag the instantiation passes, else the default.
     std::map<std::string, std::string> passed;
     if (const auto given = instance ? boundArguments(*instance, *def) : std::nullopt)
@@ -190,14 +237,8 @@ void Planner::bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* insta
         const auto& p = def->parameters[i];
         const auto it = passed.find(p.name);
         if (it != passed.end()) {
-            const std::string& v = it->second;
-            const bool flag = !m_p.argsName.empty() && v.starts_with(m_p.argsName + ".") &&
-                              v.find_first_of("()[] ") == std::string::npos;
-            const bool literal = !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) ||
-                                                v[0] == '"' || v[0] == '\'' || v[0] == '-' ||
-                                                v == "True" || v == "False" || v == "None");
-            if (flag || literal)
-                lp.initValues[p.name] = v;
+            if (valueText(m_p.argsName, it->second))
+                lp.initValues[p.name] = it->second;
         } else if (p.hasDefault()) {
             lp.initValues[p.name] = p.defaultText;
         }

@@ -123,10 +123,18 @@ RenderRules constructorRules(const PortPlan& plan, const Stmt& s, const RenderRu
     }
     for (const auto& [param, value] : lp.initValues)
         r.rename[param] = valueAsRead(plan, value, rules);
-    // `self.rate` stored from a parameter the instantiation gives a literal or a flag.
-    for (const auto& [attribute, arg] : lp.selfArguments)
-        if (!lp.selfBuilt.count(attribute) && valueText(plan, arg))
+    // `self.rate` stored from a parameter the instantiation gives a literal or a flag: that
+    // value; `self.model` stored from a value the caller builds: the caller's name, as the port
+    // names it.
+    for (const auto& [attribute, arg] : lp.selfArguments) {
+        if (lp.selfBuilt.count(attribute))
+            continue;
+        if (valueText(plan, arg))
             r.selfAttributes[attribute] = valueAsRead(plan, arg, rules);
+        else if (const auto it = rules.rename.find(arg);
+                 arg.find_first_of("().[], ") == std::string::npos)
+            r.selfAttributes[attribute] = it != rules.rename.end() ? it->second : arg;
+    }
     // `self.configure_optimizers()`: the expression the method returns, read in this scope.
     if (const SourceFile* src = plan.source(plan.entry))
         for (const auto& [call, expression] : lp.initCalls)

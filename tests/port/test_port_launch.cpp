@@ -519,10 +519,12 @@ void TestPortLaunch::launchesATrainer()
                  !has(notes, "is not assigned"),
              notes.c_str());
     PORT_VERIFY_CONTAINS(allText(*r.value) + notes, QStringList({epochs}));
-    // Determined's dry runs: the same training. (PopTorch's port of this trainer carries the
-    // constructor's `self.net = net` into main(), a defect of the trainer-class slice that is
-    // not about the launch; the Cerebras steps need the original's dry run.)
-    if (target == "determined-pytorchtrial")
+    // The constructor's `self.net = net` names the worker's model: built and wrapped once.
+    PORT_VERIFY_ABSENT(allText(*r.value), QStringList({"self.net = net"}));
+    QVERIFY2(count(allText(*r.value), "wrap_model(") <= 1, allText(*r.value).c_str());
+    // Determined's and PopTorch's dry runs: the same training. (The Cerebras steps need the
+    // original's dry run.)
+    if (target != "cerebras-pytorch")
         verifyBoth({{"main.py", TrainerLaunch}}, target.toStdString(), "");
 }
 

@@ -162,6 +162,23 @@ const char* const MakesLoader = R"(    torch.manual_seed(0)
     batches = DataLoader(points, batch_size=4, shuffle=False)
     Coach(batches, rate=args.rate).season())";
 
+// The model and the loader handed to the constructor, which stores them under its own names and
+// builds the optimizer over the stored model (%STORE% is how it stores the model).
+const char* const TakesNet = R"(    def __init__(self, net, batches, rate=0.05, rounds=2):
+        %STORE%
+        self.batches = batches
+        self.rounds = rounds
+        self.crit = nn.CrossEntropyLoss()
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=rate))";
+
+// main() builds the model and the loader and hands them over (%RUN% makes the instance and
+// runs it).
+const char* const HandsNet = R"(    torch.manual_seed(0)
+    points = TensorDataset(torch.randn(24, 5), torch.randint(0, 3, (24,)))
+    batches = DataLoader(points, batch_size=4, shuffle=False)
+    net = nn.Sequential(nn.Linear(5, 6), nn.ReLU(), nn.Linear(6, 3))
+%RUN%)";
+
 std::string fill(std::string text, const std::map<std::string, std::string>& parts)
 {
     for (const auto& [key, value] : parts)
@@ -326,6 +343,63 @@ private slots:
         PORT_VERIFY_ABSENT(text, QStringList({"self.self.", "LoopValues", ".to(self.device)",
                                               "self.batches", "self.net", "self.rate", "self.checks",
                                               "configure_optimizers"}));
+        PORT_SKIP_WITHOUT_TORCH();
+        PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
+    }
+
+    // The caller builds the model and hands it to the constructor (`self.net = net`): the
+    // attribute is the constructor's name for the caller's value, so the port builds the model
+    // once, where the caller builds it, and the binding is no statement of the port (Determined
+    // wraps the model once; PopTorch's main() has no `self`).
+    void modelFromTheCaller_data()
+    {
+        QTest::addColumn<QString>("store");
+        QTest::addColumn<QString>("run");
+        QTest::addColumn<QString>("target");
+        const struct
+        {
+            const char* name;
+            const char* store;
+            const char* run;
+        } shapes[] = {
+            {"inline instance", "self.net = net",
+             "    Coach(net, batches, rate=args.rate).season()"},
+            {"bound instance", "self.net = net",
+             "    coach = Coach(net, batches, rate=args.rate)\n    coach.season()"},
+            {"moved to a device", "self.net = net.to(torch.device(\"cpu\"))",
+             "    Coach(net, batches, rate=args.rate).season()"},
+        };
+        for (const auto& s : shapes)
+            for (const char* target :
+                 {"determined-pytorchtrial", "graphcore-poptorch", "cerebras-pytorch"})
+                QTest::newRow((std::string(s.name) + ", " + target).c_str())
+                    << s.store << s.run << target;
+    }
+    void modelFromTheCaller()
+    {
+        QFETCH(QString, store);
+        QFETCH(QString, run);
+        QFETCH(QString, target);
+        QTemporaryDir dir;
+        const fs::path root = fs::path(dir.path().toStdString()) / "orig";
+        const std::string init = fill(TakesNet, {{"%STORE%", store.toStdString()}});
+        const std::string main = fill(HandsNet, {{"%RUN%", run.toStdString()}});
+        auto r = generate(
+            root, fill(Template, {{"%INIT%", init}, {"%METHODS%", LoopInMethod}, {"%MAIN%", main}}),
+            target.toStdString());
+        QVERIFY2(r, r ? "" : r.error.message.c_str());
+        const std::string text = allText(*r.value);
+        QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+        PORT_VERIFY_ABSENT(text, QStringList({"self.net", "= net.to(", "model=net"}));
+        int built = 0, wrapped = 0;
+        for (auto at = text.find("nn.Sequential("); at != std::string::npos;
+             at = text.find("nn.Sequential(", at + 1))
+            ++built;
+        for (auto at = text.find("wrap_model("); at != std::string::npos;
+             at = text.find("wrap_model(", at + 1))
+            ++wrapped;
+        QVERIFY2(built == 1 && wrapped == (target == "determined-pytorchtrial" ? 1 : 0),
+                 text.c_str());
         PORT_SKIP_WITHOUT_TORCH();
         PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
     }
