@@ -56,10 +56,12 @@ std::string classAround(const SourceFile& src, const Stmt& def)
 }
 
 // Is `receiver` an instance of class `owner`: `self` in its methods, or a name the file binds
-// to `owner(...)` and nothing else.
+// to `owner(...)` and nothing else, or the instance made in the call itself.
 bool isInstanceOf(const SourceFile& src, const std::string& receiver, const std::string& owner,
                   std::uint32_t at)
 {
+    if (receiver.starts_with(owner + "(")) // made in the call itself: `Coach(net).fit(3)`
+        return true;
     if (receiver == "self") {
         const Stmt* in = functionAround(src, at);
         return in && classAround(src, *in) == owner;

@@ -340,6 +340,10 @@ private slots:
         QTest::newRow("a keyword literal") << "coach = Coach(nn.Linear(5, 2))\ncoach.fit(passes=3)"
                                            << "3"
                                            << "given for `passes`";
+        QTest::newRow("an instance made in the call")
+            << "net = nn.Linear(5, 2)\nCoach(net).fit(args.rounds)"
+            << "7"
+            << "the flag --rounds";
         QTest::newRow("through a launcher's parameter")
             << "def main(total):\n    coach = Coach(nn.Linear(5, 2))\n    coach.fit(total)\n\n\n"
                "main(4)"
