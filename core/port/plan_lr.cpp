@@ -9,6 +9,17 @@ namespace portolan::port::planning {
 
 namespace {
 
+// The operator of a rate changed in place (`lr /= 4`, `lr *= 0.1`): "/=" or "*=", "" for any
+// other assignment.
+std::string decayOperator(const Assignment& a, const std::string& text)
+{
+    if (!a.augmented)
+        return {};
+    return text.find("/=") != std::string::npos   ? std::string("/=")
+           : text.find("*=") != std::string::npos ? std::string("*=")
+                                                  : std::string();
+}
+
 std::string withoutSpaces(std::string s)
 {
     s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\n'; }),
@@ -202,11 +213,7 @@ bool Planner::stepDecayScheduler(const Assignment& a, const std::string& text,
 // validation_pass.cpp).
 std::string Planner::plateauDecay(const Assignment& a, const std::string& text) const
 {
-    if (!a.augmented)
-        return {};
-    const auto op = text.find("/=") != std::string::npos   ? std::string("/=")
-                    : text.find("*=") != std::string::npos ? std::string("*=")
-                                                           : std::string();
+    const std::string op = decayOperator(a, text);
     if (op.empty())
         return {};
     const Stmt* branch = nullptr;
@@ -248,11 +255,7 @@ std::string Planner::plateauDecay(const Assignment& a, const std::string& text) 
 // a decay.
 std::string Planner::periodicDecay(const Assignment& a, const std::string& text) const
 {
-    if (!a.augmented)
-        return {};
-    const auto op = text.find("/=") != std::string::npos   ? std::string("/=")
-                    : text.find("*=") != std::string::npos ? std::string("*=")
-                                                           : std::string();
+    const std::string op = decayOperator(a, text);
     if (op.empty())
         return {};
     for (const Stmt* s : src().chainAt(a.span.startByte, a.span.endByte)) {
