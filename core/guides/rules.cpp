@@ -243,6 +243,37 @@ bool readsName(const PythonFile& f, python::FunctionId fn, const std::string& na
     });
 }
 
+// The calls of function `index` of `file`: the resolver's, and for a method it finds none of,
+// the calls by the method's name on a receiver it cannot type (`net.configure_optimizers(cfg)`,
+// `net` bound to the class's instance), when no other definition in the project has that name.
+std::vector<python::CallSite> callSitesOf(const ProjectAnalysis& a, int file, FunctionId index)
+{
+    python::Symbol fn;
+    fn.kind = python::SymbolKind::Function;
+    fn.file = file;
+    fn.index = index;
+    std::vector<python::CallSite> out = a.resolver->callSites(fn);
+    const auto& def =
+        a.python[static_cast<std::size_t>(file)].index.functions[static_cast<std::size_t>(index)];
+    if (!out.empty() || def.className.empty())
+        return out;
+    int same = 0;
+    for (const auto& f : a.python)
+        for (const auto& d : f.index.functions)
+            same += d.name == def.name ? 1 : 0;
+    if (same != 1)
+        return out;
+    const std::string suffix = "." + def.name;
+    for (std::size_t f = 0; f < a.python.size(); ++f) {
+        const auto& calls = a.python[f].index.calls;
+        for (std::size_t c = 0; c < calls.size(); ++c)
+            if (calls[c].callee.ends_with(suffix) && !calls[c].callee.starts_with("self.") &&
+                !a.resolver->callee(static_cast<int>(f), static_cast<int>(c)).isDefinition())
+                out.push_back({static_cast<int>(f), static_cast<int>(c)});
+    }
+    return out;
+}
+
 // `opt = SGD(...)` in a factory that returns it in a tuple (`return data, model, opt`): wrapped
 // when a caller that unpacks the tuple wraps that element, and no caller reads it unwrapped
 // (a second call of the factory for its data set leaves the optimizer unused).
@@ -266,12 +297,8 @@ bool wrappedThroughTuple(const ProjectAnalysis& a, const PythonFile& f, const Ca
     }
     if (!returned)
         return false;
-    python::Symbol fn;
-    fn.kind = python::SymbolKind::Function;
-    fn.file = file;
-    fn.index = call.function;
     bool wrapped = false;
-    for (const auto& site : a.resolver->callSites(fn)) {
+    for (const auto& site : callSitesOf(a, file, call.function)) {
         const PythonFile& sf = a.python[static_cast<std::size_t>(site.file)];
         const Call& sc = sf.index.calls[static_cast<std::size_t>(site.call)];
         const auto names = tupleNames(sc.assignedTo);
@@ -306,14 +333,16 @@ bool isWrapped(const ProjectAnalysis& a, const PythonFile& f, const Call& call,
     for (int c = static_cast<int>(&call - f.index.calls.data()); c >= 0;
          c = f.index.calls[static_cast<std::size_t>(c)].parentCall)
         chain.insert(c);
+    // `opt = SGD(...); return opt` returns it as well.
+    const auto returnsIt = [&](const python::Return& r) {
+        return chain.count(r.call) > 0 ||
+               (r.function == call.function && r.kind == python::ValueKind::Name &&
+                !call.assignedTo.empty() && r.text == call.assignedTo);
+    };
     if (depth < 4 && file >= 0 && a.resolver && call.function >= 0)
         for (const auto& r : f.index.returns)
-            if (chain.count(r.call) > 0) {
-                python::Symbol fn;
-                fn.kind = python::SymbolKind::Function;
-                fn.file = file;
-                fn.index = call.function;
-                const auto& sites = a.resolver->callSites(fn);
+            if (returnsIt(r)) {
+                const auto sites = callSitesOf(a, file, call.function);
                 bool all = !sites.empty();
                 for (const auto& site : sites) {
                     const PythonFile& sf = a.python[static_cast<std::size_t>(site.file)];

@@ -329,8 +329,7 @@ struct DeterminedPort
         std::string clip;
         if (plan.optimizers.size() == 1 && !plan.modelVariable.empty() &&
             (plan.optimizers[0].synthesized ||
-             plan.optimizers[0].construction.text.find(plan.modelVariable + ".parameters()") !=
-                 std::string::npos))
+             plan.optimizers[0].takesParametersOf(plan.modelVariable)))
             clip = clipGrads(between);
         train += determinedUnscales(plan, ind) + between;
         bool first = true;

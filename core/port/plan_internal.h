@@ -172,6 +172,7 @@ private:
                                                               const std::string& function) const;
     std::optional<HandedOver> boundArguments(const Call& c, const python::FunctionDef& def) const;
     void findOptimizers();
+    bool factoryOptimizer(const Call& construction, const std::string& qualified);
     void keepLiveOptimizers();
     void findModel();
     void findLoss();
