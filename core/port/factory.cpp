@@ -49,19 +49,6 @@ bool hasReturnInside(const std::vector<Stmt>& body)
     return false;
 }
 
-std::string oneLine(const std::string& text)
-{
-    std::string out;
-    for (char c : text) {
-        const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
-        if (!space)
-            out += c;
-        else if (!out.empty() && out.back() != ' ')
-            out += ' ';
-    }
-    return out;
-}
-
 std::string joined(const std::vector<std::string>& names)
 {
     std::string out;
