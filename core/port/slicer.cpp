@@ -15,6 +15,31 @@ bool isBuiltin(const std::string& name)
            name == "__file__";
 }
 
+namespace {
+
+// Can the block run and leave `name` bound as it was before it: a loop that may not run, a
+// `try` that may fail before binding it, an `if` whose branches do not all bind it.
+bool mayLeaveUnbound(const Stmt& s, const std::string& name)
+{
+    if (s.type == "for_statement" || s.type == "while_statement" || s.type == "try_statement")
+        return true;
+    if (s.type != "if_statement")
+        return false;
+    const auto binds = [&](const std::vector<Stmt>& block) {
+        return std::any_of(block.begin(), block.end(),
+                           [&](const Stmt& b) { return b.defines.count(name) > 0; });
+    };
+    bool otherwise = false;
+    for (const auto& o : s.other) {
+        otherwise = otherwise || o.type == "else_clause";
+        if (!o.defines.count(name) && !binds(o.body))
+            return true;
+    }
+    return !otherwise || !binds(s.body);
+}
+
+} // namespace
+
 Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
 {
     m_src = plan.source(plan.entry);
@@ -383,6 +408,12 @@ void Slicer::take(const Found& f, const std::string& name, const std::set<std::s
             queue(d, false);
         }
     }
+    // A block that may leave the name as it was (an `if` without an `else` that binds it, a
+    // loop that may not run, a `try`): the binding before it reaches the reads too
+    // (`wide = False`, then `if not os.path.exists(p): wide = True`).
+    if (scopeOf && mayLeaveUnbound(*s, name))
+        if (const Stmt* d = definer(*scopeOf, name, s->start); d && d->start < s->start)
+            take(Found{d, f.isLocal, f.scope}, name, forceLocal, w);
 }
 
 Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& exclude,
