@@ -315,6 +315,12 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
         for (std::size_t j = 0; j < m_callers.size(); ++j)
             if (m_callers[j].of == k && m_callers[j].passed.count(name) && m_callers[j].function)
                 next = static_cast<int>(j) + 1;
+        // A configuration dict the caller's caller gives it: bound where that call was.
+        for (std::size_t j = 0; !next && j < m_calls; ++j)
+            if (m_callers[j].of == k && m_callers[j].bound.count(name)) {
+                f = {m_callers[j].statement, true, static_cast<int>(j) + 1};
+                break;
+            }
         if (next)
             f = {definer(m_callers[std::size_t(next - 1)].function->body, name,
                          m_callers[std::size_t(next - 1)].call),

@@ -16,11 +16,15 @@ void Slicer::findCallers()
         return;
     // The parameter names, in order (self/cls excluded by position only in methods, which
     // are not batch-loop functions of a script).
-    const std::vector<std::string> params = parameterNames(*m_src, *m_function);
+    // `callee` is the loop's function (of 0) or the of-th caller's, whose callers hand it only
+    // configuration dicts here (a worker reading `settings["num_epochs"]` for the loop's).
+    const Stmt* callee = m_function;
+    int of = 0;
+    std::vector<std::string> params = parameterNames(*m_src, *m_function);
     std::function<void(TSNode)> walk = [&](TSNode n) {
         if (std::string_view(ts_node_type(n)) == "call") {
             const TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-            if (m_src->text(fn) == m_function->name) {
+            if (m_src->text(fn) == callee->name) {
                 Caller c;
                 c.call = ts_node_start_byte(n);
                 const auto chain = m_src->chainAt(ts_node_start_byte(n), ts_node_end_byte(n));
@@ -49,7 +53,11 @@ void Slicer::findCallers()
                     ++position;
                 }
                 bindConfigDicts(c, args, params);
-                if (c.function != m_function && (!c.passed.empty() || !c.bound.empty()))
+                c.of = of;
+                if (of > 0)
+                    c.passed.clear();
+                if (c.function != m_function && c.function != callee &&
+                    (!c.passed.empty() || !c.bound.empty()))
                     m_callers.push_back(c);
             }
         }
@@ -58,6 +66,15 @@ void Slicer::findCallers()
     };
     for (const auto& s : m_src->statements())
         walk(s.node);
+    for (std::size_t k = 0, direct = m_callers.size(); k < direct; ++k)
+        if (const Stmt* f = m_callers[k].function;
+            f && f->type == "function_definition" && !f->name.empty()) {
+            callee = f;
+            of = static_cast<int>(k) + 1;
+            params = parameterNames(*m_src, *f);
+            for (const auto& s : m_src->statements())
+                walk(s.node);
+        }
     m_calls = m_callers.size();
     // A trainer class instantiated with the values its method's loop reads (`self.x`): they
     // are looked up where the instance is made, before it.
