@@ -8,6 +8,7 @@
 #include "core/port/generate_cerebras_internal.h"
 #include "core/port/gradient_clip.h"
 #include "core/port/loss_scaling.h"
+#include "core/port/run_value_resolver.h"
 #include "core/port/step_cleanup.h"
 
 #include <algorithm>
@@ -69,6 +70,14 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
         if (const std::string passed = argumentPassed(src, text, o.construction.start);
             !passed.empty() && passed != text)
             return valueOf(passed);
+        // An entry of a configuration dict (`lr=knobs["rate"]`, or a name bound to one): its
+        // value as written.
+        std::optional<DictEntry> entry = dictEntryOf(src, text, o.construction.start);
+        if (const TSNode v = assignedValue(src, text, o.construction.start);
+            !entry && !ts_node_is_null(v))
+            entry = dictEntryOf(src, src.text(v), ts_node_start_byte(v));
+        if (entry)
+            return entry->text.empty() ? std::string() : valueOf(entry->text);
         // A name holding a number (`learning_rate = 0.001` at the top of a script).
         if (const std::string n = constantNumber(src, text, o.construction.start); !n.empty())
             text = n;

@@ -44,6 +44,10 @@ public:
     // The statements of a CodeRef list, as statements of the source.
     std::vector<const Stmt*> statements(const std::vector<CodeRef>& refs) const;
     const Stmt* statementAt(const CodeRef& ref) const;
+    // The statement of a caller that calls the loop's function with configuration dicts
+    // (Caller::bound) written as the bindings of those parameters (`knobs = KNOBS`), with
+    // `rules` applied to the arguments; `rules` as they are for any other statement.
+    RenderRules bindingRules(const Stmt& s, RenderRules rules) const;
     // Free names of statements (uses minus what they define themselves).
     std::set<std::string> freeNames(const std::vector<const Stmt*>& stmts) const;
     std::string parserName() const { return m_parser; }
@@ -100,9 +104,17 @@ private:
         std::uint32_t call = 0;         // the call's position
         std::set<std::string> passed;   // parameters given a same-named argument
         int of = 0; // 0: calls the loop's function; k > 0: the k-th caller's function
+        // Parameters given a configuration dict under another name or inline (`run(SHAPE,
+        // {"rate": 0.01})` for `def run(shape, knobs)`): parameter -> the argument's span. The
+        // port binds them where the call was (bindingRules), the statement holding the call.
+        std::map<std::string, std::pair<std::uint32_t, std::uint32_t>> bound;
+        const Stmt* statement = nullptr;
     };
     std::vector<Caller> m_callers;
+    std::size_t m_calls = 0; // the first m_calls callers call the loop's function as written
     void findCallers();
+    void bindConfigDicts(Caller& c, TSNode args, const std::vector<std::string>& params) const;
+    const Caller* binder(const Stmt& s) const;
     // A trainer class's constructor that builds attributes (trainer_class.cpp): a caller of
     // the loop's method, whose parameters the instantiation's values give.
     void addConstructorCaller();

@@ -322,6 +322,11 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
                 continue;
             f = {definer(c.function->body, name, c.call), true, static_cast<int>(k) + 1};
         }
+        // A configuration dict the call gives under another name or inline: bound where the
+        // call was (bindingRules).
+        for (std::size_t k = 0; !f.stmt && k < m_calls; ++k)
+            if (m_callers[k].bound.count(name))
+                f = {m_callers[k].statement, true, static_cast<int>(k) + 1};
     } else if (scope == 0 && m_mainBlock) {
         f = {definer(m_mainBlock->body, name, m_loopStart), true, 0};
     } else if (scope > 0) {
@@ -335,6 +340,12 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
         for (std::size_t j = 0; j < m_callers.size(); ++j)
             if (m_callers[j].of == k && m_callers[j].passed.count(name) && m_callers[j].function)
                 next = static_cast<int>(j) + 1;
+        // A configuration dict the caller's caller gives it: bound where that call was.
+        for (std::size_t j = 0; !next && j < m_calls; ++j)
+            if (m_callers[j].of == k && m_callers[j].bound.count(name)) {
+                f = {m_callers[j].statement, true, static_cast<int>(j) + 1};
+                break;
+            }
         if (next)
             f = {definer(m_callers[std::size_t(next - 1)].function->body, name,
                          m_callers[std::size_t(next - 1)].call),
@@ -369,6 +380,15 @@ void Slicer::take(const Found& f, const std::string& name, const std::set<std::s
             if (all || !st->defines.count(u))
                 w.work.emplace_back(u, readScope);
     };
+    if (const Caller* c = binder(*s)) {
+        // The call's statement, written as the bindings of the dicts it gives: it reads what
+        // the arguments read, not the call.
+        if (into.insert(s).second)
+            for (const auto& [param, span] : c->bound)
+                for (const auto& n : usedNames(*m_src, m_src->nodeAt(span.first, span.second)))
+                    w.work.emplace_back(n, readScope);
+        return;
+    }
     const bool definition = s->type == "function_definition" || s->type == "decorated_definition" ||
                             s->type == "class_definition" || s->type == "import_statement" ||
                             s->type == "import_from_statement";
@@ -479,6 +499,10 @@ void Slicer::inRunOrder(std::vector<const Stmt*>& stmts) const
                 for (const Stmt* s : m_src->chainAt(at->start, at->end))
                     if (s->type == "function_definition" || isMainBlock(*s))
                         outer.assign(1, {s->start, s->end});
+    // The callers of the loop's function run before it, a caller's caller before the caller.
+    for (std::size_t k = m_calls; k-- > 0;)
+        if (const Stmt* f = m_callers[k].function; f && f != m_function)
+            outer.emplace_back(f->start, f->end);
     if (m_plan.loop && m_plan.loop->selfInit.valid())
         outer.emplace_back(m_plan.loop->selfInit.start, m_plan.loop->selfInit.end);
     const auto rank = [&](const Stmt* s) {

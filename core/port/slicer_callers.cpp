@@ -2,6 +2,8 @@
 // that call it, and a trainer class's constructor counted as one more, so that a value a caller
 // builds and hands over is moved with it (generate_internal.h).
 #include "core/port/generate_internal.h"
+#include "core/port/run_value_resolver.h"
+#include "core/port/syntax.h"
 
 #include <functional>
 #include <string_view>
@@ -14,16 +16,25 @@ void Slicer::findCallers()
         return;
     // The parameter names, in order (self/cls excluded by position only in methods, which
     // are not batch-loop functions of a script).
-    const std::vector<std::string> params = parameterNames(*m_src, *m_function);
+    // `callee` is the loop's function (of 0) or the of-th caller's, whose callers hand it only
+    // configuration dicts here (a worker reading `settings["num_epochs"]` for the loop's).
+    const Stmt* callee = m_function;
+    int of = 0;
+    std::vector<std::string> params = parameterNames(*m_src, *m_function);
     std::function<void(TSNode)> walk = [&](TSNode n) {
         if (std::string_view(ts_node_type(n)) == "call") {
             const TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-            if (m_src->text(fn) == m_function->name) {
+            if (m_src->text(fn) == callee->name) {
                 Caller c;
                 c.call = ts_node_start_byte(n);
-                for (const Stmt* s : m_src->chainAt(ts_node_start_byte(n), ts_node_end_byte(n)))
-                    if (s->type == "function_definition" || s->type == "decorated_definition")
+                const auto chain = m_src->chainAt(ts_node_start_byte(n), ts_node_end_byte(n));
+                for (const Stmt* s : chain)
+                    if (s->type == "function_definition" || s->type == "decorated_definition" ||
+                        (!c.function && isMainBlock(*s)))
                         c.function = s;
+                for (std::size_t i = 0; c.function && i + 1 < chain.size(); ++i)
+                    if (chain[i] == c.function)
+                        c.statement = chain[i + 1];
                 const TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
                 std::size_t position = 0;
                 for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
@@ -41,7 +52,12 @@ void Slicer::findCallers()
                         c.passed.insert(params[position]);
                     ++position;
                 }
-                if (c.function != m_function && !c.passed.empty())
+                bindConfigDicts(c, args, params);
+                c.of = of;
+                if (of > 0)
+                    c.passed.clear();
+                if (c.function != m_function && c.function != callee &&
+                    (!c.passed.empty() || !c.bound.empty()))
                     m_callers.push_back(c);
             }
         }
@@ -50,6 +66,16 @@ void Slicer::findCallers()
     };
     for (const auto& s : m_src->statements())
         walk(s.node);
+    for (std::size_t k = 0, direct = m_callers.size(); k < direct; ++k)
+        if (const Stmt* f = m_callers[k].function;
+            f && f->type == "function_definition" && !f->name.empty()) {
+            callee = f;
+            of = static_cast<int>(k) + 1;
+            params = parameterNames(*m_src, *f);
+            for (const auto& s : m_src->statements())
+                walk(s.node);
+        }
+    m_calls = m_callers.size();
     // A trainer class instantiated with the values its method's loop reads (`self.x`): they
     // are looked up where the instance is made, before it.
     const auto& lp = *m_plan.loop;
@@ -90,6 +116,69 @@ void Slicer::findCallers()
             (c.of > 0 || lp.launched == m_function->name))
             m_callers.push_back(c);
     }
+}
+
+namespace {
+
+// A configuration dict as written (isDictExpression), or a name the file binds to one and
+// nothing else.
+bool isConfigDict(const SourceFile& src, TSNode value)
+{
+    if (nodeType(value) != "identifier")
+        return isDictExpression(src, value);
+    const auto bound = assignments(src, src.text(value));
+    return !bound.empty() && std::all_of(bound.begin(), bound.end(), [&](const auto& a) {
+        return isDictExpression(src, a.second);
+    });
+}
+
+} // namespace
+
+// The configuration dicts a call gives the loop's function's parameters under another name or
+// inline, by position or keyword (Caller::bound). A call whose statement is more than the call
+// (`for` around it, `with`) has no place for the bindings: none.
+void Slicer::bindConfigDicts(Caller& c, TSNode args, const std::vector<std::string>& params) const
+{
+    if (!c.statement || c.statement->type != "expression_statement")
+        return;
+    std::size_t position = 0;
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        const TSNode a = ts_node_named_child(args, i);
+        const auto at = nodeType(a);
+        if (at == "list_splat" || at == "dictionary_splat")
+            return; // the parameters after it are unknown
+        std::string param;
+        TSNode value = a;
+        if (at == "keyword_argument") {
+            param = m_src->text(fieldOf(a, "name"));
+            value = fieldOf(a, "value");
+        } else if (at != "comment" && position < params.size()) {
+            param = params[position++];
+        }
+        if (!param.empty() && m_src->text(value) != param && isConfigDict(*m_src, value))
+            c.bound[param] = {ts_node_start_byte(value), ts_node_end_byte(value)};
+    }
+}
+
+const Slicer::Caller* Slicer::binder(const Stmt& s) const
+{
+    for (std::size_t k = 0; k < m_calls; ++k)
+        if (m_callers[k].statement == &s && !m_callers[k].bound.empty())
+            return &m_callers[k];
+    return nullptr;
+}
+
+RenderRules Slicer::bindingRules(const Stmt& s, RenderRules rules) const
+{
+    const Caller* c = binder(s);
+    if (!c)
+        return rules;
+    std::string text;
+    for (const auto& [param, span] : c->bound)
+        text += (text.empty() ? "" : "\n" + std::string(std::size_t(s.column), ' ')) + param +
+                " = " + render(*m_src, m_src->nodeAt(span.first, span.second), rules);
+    rules.replace[{s.start, s.end}] = text;
+    return rules;
 }
 
 std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)
