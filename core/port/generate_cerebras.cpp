@@ -436,7 +436,16 @@ std::string CerebrasGen::dataFunction(const DataPlan& data, const DataPlan& fall
         t += indent + "raise NotImplementedError(\"TODO(portolan): the data\")\n";
         return t;
     }
-    m_moduleStmts.insert(m_moduleStmts.end(), dc.module.begin(), dc.module.end());
+    // A class or function only the data code needs that reads the globals this data function
+    // sets (a dataset reading sizes the `__main__` block set) stays in data.py, where they are.
+    for (const Stmt* s : dc.module) {
+        const bool readsDataGlobal =
+            std::any_of(dc.globals.begin(), dc.globals.end(),
+                        [&](const std::string& n) { return !s->name.empty() && s->uses.count(n); });
+        if (!readsDataGlobal || std::find(m_step.init.module.begin(), m_step.init.module.end(),
+                                          s) != m_step.init.module.end())
+            m_moduleStmts.push_back(s);
+    }
     m_dataStmts.insert(m_dataStmts.end(), dc.module.begin(), dc.module.end());
     // A data helper handed the flags namespace whole (`get_data(opts)`) gets it rebuilt from the
     // params, as the model's constructor does.
@@ -444,7 +453,7 @@ std::string CerebrasGen::dataFunction(const DataPlan& data, const DataPlan& fall
         t += namespaceBlock(indent, true);
         m_dataNamespace = true;
     }
-    t += dc.statements;
+    t += globalDeclaration(dc.globals, indent) + dc.statements;
     t += indent + "return torch.utils.data.DataLoader(\n" + indent + "    " + dc.dataset + ",\n" +
          indent + "    batch_size=" +
          (values     ? std::string("1")
@@ -561,14 +570,19 @@ std::string CerebrasGen::moduleGlobalsBlock(const std::string& indent)
                 if (isDefinition(m) && m->uses.count(n))
                     m_moduleGlobals.insert(n);
     }
+    // Set by the original's `__main__` block before it built the model (Slice::globals).
+    for (const auto& n : m_step.init.globals)
+        if (!m_moduleGlobals.count(n))
+            m_mainGlobals.insert(n);
     if (!m_plan.argsName.empty())
         for (const Stmt* m : m_moduleStmts)
             if (isDefinition(m) && m->uses.count(m_plan.argsName) &&
                 !takesNamespace(m_src, *m, m_plan.argsName))
                 m_namespaceReaders.insert(m);
     std::string names;
-    for (const auto& n : m_moduleGlobals)
-        names += (names.empty() ? "" : ", ") + n;
+    for (const auto* set : {&m_moduleGlobals, &m_mainGlobals})
+        for (const auto& n : *set)
+            names += (names.empty() ? "" : ", ") + n;
     if (!m_namespaceReaders.empty())
         names += (names.empty() ? "" : ", ") + m_plan.argsName;
     if (names.empty())

@@ -16,6 +16,10 @@ struct Slice
     std::set<std::string> localDefines; // names the local statements bind
     std::set<std::string> unresolved;   // names found nowhere
     std::vector<const Stmt*> argsUsers; // module definitions that read the flags namespace
+    // Module globals of the original that code copied at module level reads (a model class
+    // reading `width` set under `if __name__ == "__main__":`), bound by `local` statements: the
+    // generated function declares them `global` so the copied code sees them.
+    std::set<std::string> globals;
 };
 
 class Slicer
@@ -77,7 +81,11 @@ private:
         const Stmt* stmt = nullptr;
         bool isLocal = false;
         int scope = -1;
+        bool global = false; // a module global bound in the `__main__` block
     };
+    // The lookup scope of the free names of a definition copied at module level: the module,
+    // then the `if __name__ == "__main__":` block, whose assignments bind module globals too.
+    static constexpr int kModuleGlobal = -2;
     struct SliceWork
     {
         std::set<const Stmt*> local, module;
@@ -93,6 +101,11 @@ private:
     const SourceFile* m_src = nullptr;
     const Stmt* m_function = nullptr;  // the function holding the batch loop
     const Stmt* m_mainBlock = nullptr; // or the `if __name__ == "__main__":` block holding it
+    const Stmt* m_guard = nullptr;     // the module's `if __name__ == "__main__":` block
+    // The names the entry's functions read that no function around the read binds (parameters
+    // and locals are not), by where they are read: what a definition reads as a module global.
+    std::vector<std::pair<std::uint32_t, std::string>> m_globalReads;
+    std::set<std::string> globalReads(const Stmt& def) const;
     // Where the module-level code runs the training (moduleTrainingStart(), 0: unknown).
     std::uint32_t m_trainingStart = 0;
     // Where the batch loop's function is called with a parameter passed under its own name
@@ -240,7 +253,11 @@ struct DataCode
     std::vector<std::pair<std::string, std::string>> keywords;
     std::vector<const Stmt*> module;
     std::vector<const Stmt*> local; // the statements `statements` renders
+    std::set<std::string> globals;  // Slice::globals: `statements`' function declares them
 };
+// `global a, b` (with why) for the module globals a generated function binds for the original's
+// classes and functions (Slice::globals); "" for none.
+std::string globalDeclaration(const std::set<std::string>& names, const std::string& indent);
 // `alsoReads`: names the target writes from their text beside the loader (PopTorch's
 // `batch_size=<the original's expression>`), whose definitions come with the data code too.
 // `already`: statements the same function has run before the data code (a factory that

@@ -314,6 +314,13 @@ struct PopTorchPort
         DataCode dc = dataCode(plan, slicer, plan.train, rules, ind, batchReads, sc.init.local);
         inMain.insert(inMain.end(), dc.local.begin(), dc.local.end());
         inMain.insert(inMain.end(), loopData.local.begin(), loopData.local.end());
+        // Globals the original's `__main__` block set for the classes and functions copied at
+        // module level (Slice::globals), for the model's and the data's code: one declaration
+        // first in main(), before any of them binds one.
+        std::set<std::string> globals = sc.init.globals;
+        globals.insert(dc.globals.begin(), dc.globals.end());
+        globals.insert(loopData.globals.begin(), loopData.globals.end());
+        main.insert(std::string("def main():\n").size(), globalDeclaration(globals, ind));
         if (loopData.ok) {
             moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
             main += loopData.statements;

@@ -59,6 +59,26 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
                 m_src->text(s->condition).find("__name__") != std::string::npos)
                 m_mainBlock = s;
     }
+    if (m_src)
+        for (const auto& s : m_src->statements())
+            if (!m_guard && isMainBlock(s))
+                m_guard = &s;
+    if (m_guard) {
+        const python::PyIndex idx = python::indexSource(m_src->text(), plan.entry);
+        std::vector<std::set<std::string>> local(idx.functions.size());
+        for (std::size_t s = 1; s < idx.scopes.size(); ++s)
+            for (const auto& d : idx.scopes[s].defined)
+                local[static_cast<std::size_t>(idx.scopes[s].function)].insert(d.name);
+        for (std::size_t s = 1; s < idx.scopes.size(); ++s)
+            for (const auto& use : idx.scopes[s].used) {
+                bool bound = false;
+                for (python::FunctionId p = idx.scopes[s].function; p >= 0 && !bound;
+                     p = idx.functions[static_cast<std::size_t>(p)].parent)
+                    bound = local[static_cast<std::size_t>(p)].count(use.name) > 0;
+                if (!bound)
+                    m_globalReads.emplace_back(use.span.startByte, use.name);
+            }
+    }
     findCallers();
     findRebound();
     if (m_src)
@@ -288,11 +308,12 @@ void Slicer::moveReaders(std::set<const Stmt*>& local, std::set<const Stmt*>& mo
 // block), -1 the module, k > 0 the k-th caller's function.
 const std::vector<Stmt>* Slicer::scopeBody(int scope) const
 {
-    return scope > 0     ? &m_callers[static_cast<std::size_t>(scope - 1)].function->body
-           : scope < 0   ? &m_src->statements()
-           : m_function  ? &m_function->body
-           : m_mainBlock ? &m_mainBlock->body
-                         : nullptr;
+    return scope > 0                ? &m_callers[static_cast<std::size_t>(scope - 1)].function->body
+           : scope == kModuleGlobal ? &m_guard->body
+           : scope < 0              ? &m_src->statements()
+           : m_function             ? &m_function->body
+           : m_mainBlock            ? &m_mainBlock->body
+                                    : nullptr;
 }
 
 // Where the training runs, seen from a lookup scope: the loop, the caller's call, or (from the
@@ -301,6 +322,8 @@ std::uint32_t Slicer::runsAt(int scope) const
 {
     if (scope > 0)
         return m_callers[static_cast<std::size_t>(scope - 1)].call;
+    if (scope == kModuleGlobal)
+        return m_guard->end;
     return scope < 0 && m_function ? m_function->start : m_loopStart;
 }
 
@@ -310,6 +333,19 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
                                   const std::set<std::string>& forceLocal) const
 {
     Found f;
+    if (scope == kModuleGlobal) {
+        // A module-level definition reads a global: the module's, else the `__main__` block's
+        // (the loop's own scope when the loop runs in it: the value it has when training starts).
+        f = {definer(m_src->statements(), name, m_function ? m_function->start : m_loopStart),
+             false, -1};
+        if (!f.stmt && m_guard)
+            f = m_guard == m_mainBlock
+                    ? Found{definer(m_guard->body, name, m_loopStart), true, 0}
+                    : Found{definer(m_guard->body, name, m_guard->end), true, kModuleGlobal};
+        f.isLocal = f.isLocal && f.stmt;
+        f.global = f.isLocal;
+        return f;
+    }
     if (scope == 0 && m_function) {
         f = {definer(m_function->body, name, m_loopStart), true, 0};
         // A parameter of the loop's function: its definition is in the caller.
@@ -366,6 +402,15 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
     return f;
 }
 
+std::set<std::string> Slicer::globalReads(const Stmt& def) const
+{
+    std::set<std::string> out;
+    for (const auto& [at, name] : m_globalReads)
+        if (def.start <= at && at < def.end)
+            out.insert(name);
+    return out;
+}
+
 // Takes the definer of `name` into the slice, with what runs with it: the statements that fill
 // it in place, its mutators (for the names built locally by force) and the plain assignments it
 // is built over. What they read is queued for lookup.
@@ -393,8 +438,13 @@ void Slicer::take(const Found& f, const std::string& name, const std::set<std::s
                             s->type == "class_definition" || s->type == "import_statement" ||
                             s->type == "import_from_statement";
     if (definition && !f.isLocal) {
+        // What a copied class or function reads and does not bind itself is a module global
+        // when it runs.
+        const std::set<std::string> globals = globalReads(*s);
         if (w.module.insert(s).second)
-            queue(s, false);
+            for (const auto& u : s->uses)
+                if (!s->defines.count(u))
+                    w.work.emplace_back(u, globals.count(u) ? kModuleGlobal : -1);
         return;
     }
     into.insert(s);
@@ -469,6 +519,8 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
             continue;
         }
         take(f, name, forceLocal, w);
+        if (f.global)
+            out.globals.insert(name);
     }
     moveReaders(w.local, w.module, forceLocal);
     auto byPosition = [](const Stmt* a, const Stmt* b) {
@@ -505,6 +557,11 @@ void Slicer::inRunOrder(std::vector<const Stmt*>& stmts) const
             outer.emplace_back(f->start, f->end);
     if (m_plan.loop && m_plan.loop->selfInit.valid())
         outer.emplace_back(m_plan.loop->selfInit.start, m_plan.loop->selfInit.end);
+    // The `__main__` block that calls the loop's function sets the globals the function's code
+    // reads (kModuleGlobal) before it calls it.
+    if (m_guard && m_guard != m_mainBlock &&
+        (outer.empty() || outer.front() != std::make_pair(m_guard->start, m_guard->end)))
+        outer.insert(outer.begin(), {m_guard->start, m_guard->end});
     const auto rank = [&](const Stmt* s) {
         for (std::size_t i = 0; i < outer.size(); ++i)
             if (outer[i].first <= s->start && s->end <= outer[i].second)
