@@ -12,7 +12,6 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 #include <unistd.h>
 
 using namespace portolan;
@@ -54,7 +53,7 @@ struct Seen
 
 Seen runProbe(const QString& project, bool prestarted,
               const std::vector<std::pair<std::string, std::string>>& env, int timeout,
-              std::int64_t memoryMb, int stopAfterMs)
+              std::int64_t memoryMb, bool stopWhenAsleep)
 {
     const std::filesystem::path pythonDir = PORTOLAN_SOURCE_DIR "/resources/python";
     dryrun::DryRunOptions o;
@@ -67,21 +66,19 @@ Seen runProbe(const QString& project, bool prestarted,
     limits.environment = dryrun::childEnvironment(pythonDir);
     limits.environment.insert(limits.environment.end(), env.begin(), env.end());
     limits.prestarted = prestarted;
+    // The stop comes once the probe has said everything and sleeps, however slow its start.
     std::atomic<bool> stop{false};
-    std::thread stopper;
-    if (stopAfterMs > 0)
-        stopper = std::thread([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(stopAfterMs));
-            stop = true;
-        });
     Seen seen;
     QElapsedTimer clock;
     clock.start();
     seen.outcome = dryrun::runChild(
         dryrun::childCommand(o, pythonDir), limits,
         [&](dryrun::Stream s, const std::string& line) {
-            if (s == dryrun::Stream::Stdout)
+            if (s == dryrun::Stream::Stdout) {
                 seen.stdoutLines << QString::fromStdString(line);
+                if (stopWhenAsleep && line.starts_with("standins first"))
+                    stop = true;
+            }
             if (s == dryrun::Stream::Events) {
                 const auto at = line.find("\"event\": \"");
                 if (at != std::string::npos)
@@ -91,8 +88,6 @@ Seen runProbe(const QString& project, bool prestarted,
         },
         &stop);
     seen.seconds = double(clock.elapsed()) / 1000;
-    if (stopper.joinable())
-        stopper.join();
     return seen;
 }
 
@@ -148,15 +143,17 @@ private slots:
         QTest::addColumn<QString>("end");
         QTest::addColumn<int>("timeout");
         QTest::addColumn<int>("memoryMb");
-        QTest::addColumn<int>("stopAfterMs");
+        QTest::addColumn<bool>("stopWhenAsleep");
         QTest::addColumn<QString>("hashSeed");
-        QTest::addRow("runs to its end") << "" << 120 << 0 << 0 << "0";
-        QTest::addRow("exits with a status") << "exit 3" << 120 << 0 << 0 << "0";
-        QTest::addRow("killed at the timeout") << "sleep" << 4 << 0 << 0 << "0";
-        QTest::addRow("stopped by the user") << "sleep" << 120 << 0 << 2500 << "0";
-        QTest::addRow("held to the memory limit") << "allocate" << 120 << 2500 << 0 << "0";
+        // The timeout leaves time for a slow start (the probe prints first) on a loaded machine,
+        // and ends the run long before its sleep would.
+        QTest::addRow("runs to its end") << "" << 120 << 0 << false << "0";
+        QTest::addRow("exits with a status") << "exit 3" << 120 << 0 << false << "0";
+        QTest::addRow("killed at the timeout") << "sleep" << 30 << 0 << false << "0";
+        QTest::addRow("stopped by the user") << "sleep" << 120 << 0 << true << "0";
+        QTest::addRow("held to the memory limit") << "allocate" << 120 << 2500 << false << "0";
         // Runs that differ in a variable read at start-up do not share a server.
-        QTest::addRow("another hash seed") << "" << 120 << 0 << 0 << "5";
+        QTest::addRow("another hash seed") << "" << 120 << 0 << false << "5";
     }
 
     // Everything the child can see and every way it can end, the same whether exec or the
@@ -166,14 +163,14 @@ private slots:
         QFETCH(QString, end);
         QFETCH(int, timeout);
         QFETCH(int, memoryMb);
-        QFETCH(int, stopAfterMs);
+        QFETCH(bool, stopWhenAsleep);
         QFETCH(QString, hashSeed);
         const std::vector<std::pair<std::string, std::string>> env{
             {"PORTOLAN_PROBE", "given"},
             {"PORTOLAN_PROBE_END", end.toStdString()},
             {"PYTHONHASHSEED", hashSeed.toStdString()}};
-        const Seen execd = runProbe(m_project, false, env, timeout, memoryMb, stopAfterMs);
-        const Seen forked = runProbe(m_project, true, env, timeout, memoryMb, stopAfterMs);
+        const Seen execd = runProbe(m_project, false, env, timeout, memoryMb, stopWhenAsleep);
+        const Seen forked = runProbe(m_project, true, env, timeout, memoryMb, stopWhenAsleep);
         for (const Seen* s : {&execd, &forked})
             QVERIFY2(s->outcome.started, s->outcome.startError.c_str());
         QVERIFY(!lineStarting(forked.stdoutLines, "parent").isEmpty());
@@ -193,8 +190,8 @@ private slots:
         QCOMPARE(forked.outcome.timedOut, execd.outcome.timedOut);
         QCOMPARE(forked.outcome.stopped, execd.outcome.stopped);
         QCOMPARE(forked.lastEvent, execd.lastEvent);
-        if (timeout < 10)
-            QVERIFY2(forked.outcome.timedOut && forked.seconds < timeout + 10,
+        if (timeout < 60)
+            QVERIFY2(forked.outcome.timedOut && forked.seconds < 100,
                      qPrintable(QString::number(forked.seconds)));
         if (memoryMb > 0)
             QVERIFY(forked.stdoutLines.contains("memory error"));
@@ -206,13 +203,13 @@ private slots:
     {
         const std::vector<std::pair<std::string, std::string>> env{{"PORTOLAN_PROBE", "again"},
                                                                    {"PYTHONHASHSEED", "0"}};
-        QVERIFY(runProbe(m_project, true, env, 120, 0, 0).outcome.started);
+        QVERIFY(runProbe(m_project, true, env, 120, 0, false).outcome.started);
         const auto before = forkServers();
         QVERIFY2(!before.isEmpty(), "no fork server is running under this process");
         for (pid_t pid : before)
             ::kill(pid, SIGKILL);
         QTest::qWait(300);
-        const Seen again = runProbe(m_project, true, env, 120, 0, 0);
+        const Seen again = runProbe(m_project, true, env, 120, 0, false);
         QVERIFY2(again.outcome.started, again.outcome.startError.c_str());
         QCOMPARE(lineStarting(again.stdoutLines, "env"), QStringLiteral("again"));
         QVERIFY2(lineStarting(again.stdoutLines, "parent") != QString::number(::getpid()),
