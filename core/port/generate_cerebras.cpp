@@ -68,8 +68,16 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
         // A parameter of the factory that builds the optimizer, given the same value by
         // every call (`build(args.lr)`): that value.
         if (const std::string passed = argumentPassed(src, text, o.construction.start);
-            !passed.empty() && passed != text)
-            return valueOf(passed);
+            !passed.empty() && passed != text) {
+            // A module constant assigned once, below the function but before the call runs
+            // (`PACE = 0.01`, then `train(EPOCHS, PACE)` in the main guard): its value.
+            const std::string once =
+                assignments(src, passed).size() == 1
+                    ? constantNumber(src, passed, std::uint32_t(src.text().size()))
+                    : std::string();
+            const std::string v = valueOf(passed);
+            return v.empty() && !once.empty() ? valueOf(once) : v;
+        }
         // An entry of a configuration dict (`lr=knobs["rate"]`, or a name bound to one): its
         // value as written.
         std::optional<DictEntry> entry = dictEntryOf(src, text, o.construction.start);

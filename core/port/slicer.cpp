@@ -557,6 +557,11 @@ void Slicer::inRunOrder(std::vector<const Stmt*>& stmts) const
             outer.emplace_back(f->start, f->end);
     if (m_plan.loop && m_plan.loop->selfInit.valid())
         outer.emplace_back(m_plan.loop->selfInit.start, m_plan.loop->selfInit.end);
+    // A call at module level that binds the function's parameters (Caller::bound) runs before
+    // the function's code, which reads them.
+    for (std::size_t k = 0; k < m_calls; ++k)
+        if (const Caller& c = m_callers[k]; !c.function && c.statement && !c.bound.empty())
+            outer.insert(outer.begin(), {c.statement->start, c.statement->end});
     // The `__main__` block that calls the loop's function sets the globals the function's code
     // reads (kModuleGlobal) before it calls it.
     if (m_guard && m_guard != m_mainBlock &&

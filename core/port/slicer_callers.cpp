@@ -5,6 +5,7 @@
 #include "core/port/run_value_resolver.h"
 #include "core/port/syntax.h"
 
+#include <algorithm>
 #include <functional>
 #include <string_view>
 
@@ -35,6 +36,9 @@ void Slicer::findCallers()
                 for (std::size_t i = 0; c.function && i + 1 < chain.size(); ++i)
                     if (chain[i] == c.function)
                         c.statement = chain[i + 1];
+                if (!c.function && !chain.empty())
+                    c.statement = chain.front(); // a call at module level
+
                 const TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
                 std::size_t position = 0;
                 for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
@@ -120,22 +124,48 @@ void Slicer::findCallers()
 
 namespace {
 
-// A configuration dict as written (isDictExpression), or a name the file binds to one and
-// nothing else.
-bool isConfigDict(const SourceFile& src, TSNode value)
+// A value written out in full: a number, a string without interpolation, True/False/None, and
+// tuples, lists and arithmetic of those (`fit(30)`, `run(0.5, (3, 3))`).
+bool isLiteral(const SourceFile& src, TSNode value)
 {
+    const auto type = nodeType(value);
+    if (type == "integer" || type == "float" || type == "true" || type == "false" || type == "none")
+        return true;
+    if (type == "unary_operator")
+        return isLiteral(src, fieldOf(value, "argument"));
+    if (type == "binary_operator")
+        return isLiteral(src, fieldOf(value, "left")) && isLiteral(src, fieldOf(value, "right"));
+    const bool string = type == "string";
+    if (!string && type != "parenthesized_expression" && type != "tuple" && type != "list")
+        return false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(value); ++i) {
+        const TSNode part = ts_node_named_child(value, i);
+        const auto partType = nodeType(part);
+        if (string ? partType == "interpolation" : partType != "comment" && !isLiteral(src, part))
+            return false;
+    }
+    return true;
+}
+
+// What the port can bind where the call was: a configuration dict as written
+// (isDictExpression), a literal, or a name the file binds to such values and nothing else.
+bool isCarried(const SourceFile& src, TSNode value)
+{
+    const auto carried = [&](TSNode v) {
+        return isDictExpression(src, v) || isLiteral(src, v);
+    };
     if (nodeType(value) != "identifier")
-        return isDictExpression(src, value);
+        return carried(value);
     const auto bound = assignments(src, src.text(value));
-    return !bound.empty() && std::all_of(bound.begin(), bound.end(), [&](const auto& a) {
-        return isDictExpression(src, a.second);
-    });
+    return !bound.empty() && std::all_of(bound.begin(), bound.end(),
+                                         [&](const auto& a) { return carried(a.second); });
 }
 
 } // namespace
 
-// The configuration dicts a call gives the loop's function's parameters under another name or
-// inline, by position or keyword (Caller::bound). A call whose statement is more than the call
+// The configuration dicts and literals a call gives the loop's function's parameters under
+// another name or inline, by position or keyword (Caller::bound). A call whose statement is more
+// than the call
 // (`for` around it, `with`) has no place for the bindings: none.
 void Slicer::bindConfigDicts(Caller& c, TSNode args, const std::vector<std::string>& params) const
 {
@@ -155,7 +185,7 @@ void Slicer::bindConfigDicts(Caller& c, TSNode args, const std::vector<std::stri
         } else if (at != "comment" && position < params.size()) {
             param = params[position++];
         }
-        if (!param.empty() && m_src->text(value) != param && isConfigDict(*m_src, value))
+        if (!param.empty() && m_src->text(value) != param && isCarried(*m_src, value))
             c.bound[param] = {ts_node_start_byte(value), ts_node_end_byte(value)};
     }
 }
