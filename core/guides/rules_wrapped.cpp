@@ -3,9 +3,8 @@
 // `optim` is in its name; and whether a construction reaches a wrapper (isWrapped), through a
 // name, a factory's return, a tuple or a method's callers.
 #include "core/analysis/analysis.h"
-#include "core/guides/rules.h"
-
 #include "core/common/text.h"
+#include "core/guides/rules.h"
 #include "core/python/resolve.h"
 
 #include <set>
