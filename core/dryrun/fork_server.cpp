@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <map>
@@ -198,6 +199,10 @@ std::optional<ServerChild> forkFromServer(const std::vector<std::string>& argv,
                                           const std::array<int, 3>& writeEnds)
 {
     if (argv.size() < 3 || argv[1] != "-m" || argv[2] != "portolan_dryrun")
+        return std::nullopt;
+    // The user's way out (a project that must start in a fresh interpreter), and a
+    // benchmark's "before".
+    if (const char* off = std::getenv("PORTOLAN_NO_FORK_SERVER"); off && *off && *off != '0')
         return std::nullopt;
     nlohmann::json request;
     request["args"] = std::vector<std::string>(argv.begin() + 3, argv.end());

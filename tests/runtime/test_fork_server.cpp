@@ -197,6 +197,16 @@ private slots:
             QVERIFY(forked.stdoutLines.contains("memory error"));
     }
 
+    // PORTOLAN_NO_FORK_SERVER set: every run is exec'd, as without the server.
+    void switchedOff()
+    {
+        qputenv("PORTOLAN_NO_FORK_SERVER", "1");
+        const Seen execd = runProbe(m_project, true, {{"PYTHONHASHSEED", "0"}}, 120, 0, false);
+        qunsetenv("PORTOLAN_NO_FORK_SERVER");
+        QVERIFY2(execd.outcome.started, execd.outcome.startError.c_str());
+        QCOMPARE(lineStarting(execd.stdoutLines, "parent"), QString::number(::getpid()));
+    }
+
     // A server that ended (killed, out of memory, idle) is replaced: the next run starts from a
     // new server, and the dead one is reaped.
     void serverReplacedAfterItDies()
