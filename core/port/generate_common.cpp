@@ -324,7 +324,8 @@ std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& st
         out += renderStatements(
             src, {s},
             lossBound(slicer, *s,
-                      slicer.bindingRules(*s, constructorRules(slicer.plan(), *s, rules))),
+                      slicer.spreadRules(
+                          *s, slicer.bindingRules(*s, constructorRules(slicer.plan(), *s, rules)))),
             indent, inSiblings ? siblings : nullptr);
     }
     return out;
@@ -342,13 +343,17 @@ std::map<std::string, std::string> bindStepNames(const PortPlan& plan, const Sli
     const auto& lp = *plan.loop;
     // A flag in an argument stays unbound: untraced.
     std::map<std::string, std::string> bound;
+    // An argument the loop body draws before the call (`a, b = draw()`) is the step's own.
+    std::set<std::string> drawn;
+    for (const Stmt* s : slicer.drawnInputs())
+        drawn.insert(s->defines.begin(), s->defines.end());
     for (const auto& [param, arg] : lp.stepArguments) {
         const auto names = identifiersOf(arg);
         if (!sc.bodyFree.count(param) || (!plan.argsName.empty() && names.count(plan.argsName)))
             continue;
         sc.bodyFree.erase(param);
         for (const auto& n : names)
-            if (!isBuiltin(n) && !sc.batchNames.count(n))
+            if (!isBuiltin(n) && !sc.batchNames.count(n) && !drawn.count(n))
                 sc.bodyFree.insert(n);
         bound[param] = arg;
     }
@@ -415,7 +420,9 @@ namespace {
 // The forward statements of the step, without the running totals kept only for the log.
 std::vector<const Stmt*> forwardStatements(const LoopPlan& lp, const Slicer& slicer)
 {
-    std::vector<const Stmt*> forward = slicer.statements(lp.forward);
+    std::vector<const Stmt*> forward = slicer.drawnInputs();
+    const auto step = slicer.statements(lp.forward);
+    forward.insert(forward.end(), step.begin(), step.end());
     // A running total the loop keeps for its log (`count += n_batch`), read by no later
     // statement of the step nor the loss, is bookkeeping: the step does not carry it (its
     // start value is outside the step).

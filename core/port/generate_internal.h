@@ -52,6 +52,14 @@ public:
     // (Caller::bound) written as the bindings of those parameters (`knobs = KNOBS`), with
     // `rules` applied to the arguments; `rules` as they are for any other statement.
     RenderRules bindingRules(const Stmt& s, RenderRules rules) const;
+    // The statements that draw the step's inputs in the loop body (LoopPlan::drawnInputs) and,
+    // for a call that spreads a value into the step function's parameters, the call's statement
+    // read as the binding of those parameters from the value: the start of the step, in the
+    // order the original ran them (drawn_inputs.cpp).
+    std::vector<const Stmt*> drawnInputs() const;
+    // The rules that write that binding (`sample, label = draw()`) for the call's statement;
+    // `rules` as they are for any other statement.
+    RenderRules spreadRules(const Stmt& s, RenderRules rules) const;
     // Free names of statements (uses minus what they define themselves).
     std::set<std::string> freeNames(const std::vector<const Stmt*>& stmts) const;
     std::string parserName() const { return m_parser; }
@@ -150,6 +158,9 @@ private:
                      const std::set<std::string>& forceLocal) const;
     std::set<std::string> m_rebound; // builtin names the script binds itself
     std::uint32_t m_loopStart = 0;
+    // The call's statement that spreads a value into the step's parameters, as the statement
+    // binding them: it reads the value and defines the parameters (LoopPlan::spreadCall).
+    std::shared_ptr<Stmt> m_spread;
     std::string m_parser;
 };
 

@@ -205,7 +205,13 @@ struct PopTorchPort
             host.assign(sc.forward.begin(), sc.forward.begin() + static_cast<std::ptrdiff_t>(n));
             sc.forward.erase(sc.forward.begin(),
                              sc.forward.begin() + static_cast<std::ptrdiff_t>(n));
-            const auto rest = slicer.freeNames(sc.forward);
+            auto rest = slicer.freeNames(sc.forward);
+            // A step function's parameter read under the caller's argument (`fit(a, b)` for
+            // `def fit(sample, label)`): the program takes what the host binds, `a`.
+            for (const auto& [param, arg] : lp.stepArguments)
+                if (rest.count(param))
+                    for (const auto& n : identifiersOf(arg))
+                        rest.insert(n);
             params.clear();
             std::set<std::string> given;
             for (const Stmt* s : host)

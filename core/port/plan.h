@@ -180,6 +180,16 @@ struct LoopPlan
     // A step function called with other names than its parameters (`step(gcn, opt, x)` for
     // `def step(model, optimizer, inputs)`): parameter -> the caller's argument text.
     std::map<std::string, std::string> stepArguments;
+    // A step function called with values the loop body draws (`fit(*draw())`, `pair = draw();
+    // fit(*pair)`, `a, b = draw(); fit(a, b)`): the body's statements that draw them, which the
+    // port runs at the start of each step as the original did before the call (drawn_inputs.cpp).
+    // For a call that spreads one value into the parameters (`*draw()`), spreadCall is the
+    // statement of the call, spreadValue the value spread and spreadInto the parameters it fills:
+    // the port binds them (`sample, label = draw()`) where the call was.
+    std::vector<CodeRef> drawnInputs;
+    CodeRef spreadCall;
+    CodeRef spreadValue;
+    std::vector<std::string> spreadInto;
     // The loop in a method of a class the script instantiates (a trainer class): attribute x of
     // `self.x`, stored by the constructor from a parameter -> the instantiation's argument text.
     std::map<std::string, std::string> selfArguments;

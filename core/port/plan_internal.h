@@ -159,6 +159,7 @@ private:
     void constructorValues(DataPlan& out, FunctionId fn) const;
     bool readsSelfBuilt(const Stmt& s, const std::string& attribute) const;
     void noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction);
+    void noteDrawnInputs(const Stmt& loop, const Stmt& stepFunction, const Call& call);
     bool findProgressData(const Call& c, FunctionId fn, DataPlan& out);
     bool findHelperData(const Call& c, FunctionId fn, DataPlan& out);
     std::string flagPassedAs(const std::string& name, FunctionId fn) const;

@@ -122,6 +122,7 @@ bool Planner::findLoop()
         // The loop may itself be a trainer class's method (`for x, y in self.data:
         // self.run_batch(x, y)`): its `self.x` are the instantiation's arguments.
         bindSelfAttributes(*best);
+        noteDrawnInputs(*best, *stepFunction, *stepCall);
         noteAroundStepCall(*best, *stepFunction);
         bindStepArguments(*backward, *stepCall);
         analyseBody(*stepFunction);
@@ -289,6 +290,10 @@ void Planner::noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction)
     for (const auto& s : loop.body) {
         if (s.isComment() || s.uses.count(stepFunction.name) ||
             src().text(s.start, s.end).find("self." + stepFunction.name + "(") != std::string::npos)
+            continue;
+        // What the step's inputs are drawn with runs in the port's step (drawn_inputs.cpp).
+        if (std::any_of(lp.drawnInputs.begin(), lp.drawnInputs.end(),
+                        [&](const CodeRef& r) { return r.start == s.start && r.end == s.end; }))
             continue;
         if (batchDeviceMove(s)) {
             m_p.leftovers.push_back(PlanItem{"device-move", "", refOf(m_p.entry, src(), s),

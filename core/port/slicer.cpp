@@ -47,6 +47,21 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
         m_branches = std::make_shared<StaticBranches>(plan, *m_src);
     if (plan.loop)
         m_loopStart = plan.loop->loop.start;
+    if (m_src && plan.loop && plan.loop->spreadCall.valid())
+        if (const Stmt* call = statementAt(plan.loop->spreadCall)) {
+            // The call itself, not a statement assigning its result (`spent = fit(*draw())`):
+            // what the binding reads is the spread value, nothing the assignment reads or binds.
+            m_spread = std::make_shared<Stmt>(*call);
+            TSNode e = ts_node_named_child(call->node, 0);
+            if (std::string_view(ts_node_type(e)) == "assignment")
+                e = ts_node_child_by_field_name(e, "right", 5);
+            m_spread->node = e;
+            m_spread->start = ts_node_start_byte(e);
+            m_spread->end = ts_node_end_byte(e);
+            const CodeRef& v = plan.loop->spreadValue;
+            m_spread->uses = usedNames(*m_src, m_src->nodeAt(v.start, v.end));
+            m_spread->defines = {plan.loop->spreadInto.begin(), plan.loop->spreadInto.end()};
+        }
     if (m_src && plan.loop) {
         const auto chain = m_src->chainAt(plan.loop->loop.start, plan.loop->loop.end);
         for (const Stmt* s : chain)
