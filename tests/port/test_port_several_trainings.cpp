@@ -202,6 +202,14 @@ Result<port::PortResult> portWith(const fs::path& root, const std::string& scrip
     return port::generatePort(*plan.value, target, "runner");
 }
 
+// One row per target.
+void targetRows()
+{
+    QTest::addColumn<QString>("target");
+    for (const char* t : Targets)
+        QTest::addRow("%s", t) << t;
+}
+
 } // namespace
 
 class TestPortSeveralTrainings : public QObject
@@ -255,12 +263,7 @@ private slots:
 
     // A second training that goes on training the same model is a second phase, named by an
     // item with a TODO in the port; the first phase is ported.
-    void namesASecondPhase_data()
-    {
-        QTest::addColumn<QString>("target");
-        for (const char* t : Targets)
-            QTest::addRow("%s", t) << t;
-    }
+    void namesASecondPhase_data() { targetRows(); }
     void namesASecondPhase()
     {
         QFETCH(QString, target);
@@ -279,12 +282,7 @@ private slots:
 
     // The user chooses another training (PortOptions::training, the line of its batch loop):
     // that one is ported and verified.
-    void portsTheChosenTraining_data()
-    {
-        QTest::addColumn<QString>("target");
-        for (const char* t : Targets)
-            QTest::addRow("%s", t) << t;
-    }
+    void portsTheChosenTraining_data() { targetRows(); }
     void portsTheChosenTraining()
     {
         QFETCH(QString, target);
