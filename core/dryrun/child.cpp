@@ -2,6 +2,7 @@
 // else it starts end with it), an address-space limit, three pipes read with poll(), a deadline.
 #include "core/common/environment.h"
 #include "core/dryrun/dry_run.h"
+#include "core/dryrun/fork_server.h"
 
 #include <array>
 #include <cerrno>
@@ -26,6 +27,18 @@ void closeQuietly(int& fd)
     if (fd >= 0)
         ::close(fd);
     fd = -1;
+}
+
+} // namespace
+
+namespace detail {
+
+ExecStrings::ExecStrings(std::vector<std::string> strings) : storage(std::move(strings))
+{
+    pointers.reserve(storage.size() + 1);
+    for (auto& s : storage)
+        pointers.push_back(s.data());
+    pointers.push_back(nullptr);
 }
 
 [[noreturn]] void execChild(char* const* argv, char* const* envp, const ChildLimits& limits,
@@ -58,6 +71,10 @@ void closeQuietly(int& fd)
     ::_exit(127);
 }
 
+} // namespace detail
+
+namespace {
+
 using Pipes = std::array<std::array<int, 2>, 3>; // {read, write}: events, stdout, stderr
 
 // The three pipes. Their write ends are moved above fd 3 so that the dup2 calls in the child
@@ -74,21 +91,6 @@ std::optional<std::string> openPipes(Pipes& pipes)
     return std::nullopt;
 }
 
-// Strings as execve wants them, built before fork (allocation is not safe in the child).
-struct ExecStrings
-{
-    std::vector<std::string> storage;
-    std::vector<char*> pointers;
-
-    explicit ExecStrings(std::vector<std::string> strings) : storage(std::move(strings))
-    {
-        pointers.reserve(storage.size() + 1);
-        for (auto& s : storage)
-            pointers.push_back(s.data());
-        pointers.push_back(nullptr);
-    }
-};
-
 // The parent's side of a started child: its three pipes read into lines with poll(), and the
 // child ended on its deadline, on a stop, or when it has exited but left something holding its
 // pipes.
@@ -97,10 +99,13 @@ class Supervisor
 public:
     using Clock = std::chrono::steady_clock;
 
-    Supervisor(pid_t pid, Pipes& pipes, const ChildLimits& limits,
+    // `statusFd`: the fork server's status socket when the server forked the child (it is
+    // not ours to wait for), else -1.
+    Supervisor(pid_t pid, int statusFd, Pipes& pipes, const ChildLimits& limits,
                const std::function<void(Stream, const std::string&)>& onLine,
                const std::atomic<bool>* stop, ChildOutcome& out)
-        : m_pid(pid), m_pipes(pipes), m_onLine(onLine), m_stop(stop), m_out(out)
+        : m_pid(pid), m_statusFd(statusFd), m_pipes(pipes), m_onLine(onLine), m_stop(stop),
+          m_out(out)
     {
         if (limits.timeoutSeconds > 0)
             m_deadline = Clock::now() + std::chrono::seconds(limits.timeoutSeconds);
@@ -112,7 +117,7 @@ public:
         while (m_open > 0 || !m_reaped) {
             if (!readReady())
                 break;
-            if (!m_reaped && ::waitpid(m_pid, &m_status, WNOHANG) == m_pid)
+            if (!m_reaped && ended(false))
                 m_reaped = true;
             const auto now = Clock::now();
             enforceLimits(now);
@@ -120,12 +125,20 @@ public:
                 drainAfterExit(now);
         }
         if (!m_reaped)
-            ::waitpid(m_pid, &m_status, 0);
+            ended(true);
         ::kill(-m_pid, SIGKILL); // anything the child left behind in its group
         return m_status;
     }
 
 private:
+    // Whether the child has ended, its wait status then in m_status; `block` waits for it.
+    bool ended(bool block)
+    {
+        if (m_statusFd >= 0)
+            return detail::readServerStatus(m_statusFd, block, m_status);
+        return ::waitpid(m_pid, &m_status, block ? 0 : WNOHANG) == m_pid;
+    }
+
     void lineOf(int i, const std::string& line) { m_onLine(kStreams[std::size_t(i)], line); }
 
     void closePipe(int i)
@@ -208,6 +221,7 @@ private:
 
     static constexpr std::array<Stream, 3> kStreams{Stream::Events, Stream::Stdout, Stream::Stderr};
     pid_t m_pid;
+    int m_statusFd;
     Pipes& m_pipes;
     const std::function<void(Stream, const std::string&)>& m_onLine;
     const std::atomic<bool>* m_stop;
@@ -222,6 +236,15 @@ private:
     bool m_reaped = false;
     std::array<char, 65536> m_chunk{};
 };
+
+ChildOutcome& withStatus(ChildOutcome& out, int status)
+{
+    if (WIFEXITED(status))
+        out.exitCode = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        out.signal = WTERMSIG(status);
+    return out;
+}
 
 } // namespace
 
@@ -245,9 +268,21 @@ ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& l
         out.startError = *error;
         return out;
     }
-    ExecStrings envp(environmentWith(limits.environment));
-    ExecStrings args(argv);
+    detail::ExecStrings envp(environmentWith(limits.environment));
+    detail::ExecStrings args(argv);
 
+    if (limits.prestarted) {
+        if (const auto served = detail::forkFromServer(argv, envp.storage, limits,
+                                                       {pipes[0][1], pipes[1][1], pipes[2][1]})) {
+            out.started = true;
+            for (auto& p : pipes)
+                closeQuietly(p[1]);
+            const int status =
+                Supervisor(served->pid, served->statusFd, pipes, limits, onLine, stop, out).run();
+            ::close(served->statusFd);
+            return withStatus(out, status);
+        }
+    }
     const pid_t pid = ::fork();
     if (pid < 0) {
         out.startError = std::string("fork: ") + std::strerror(errno);
@@ -258,19 +293,14 @@ ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& l
         return out;
     }
     if (pid == 0)
-        execChild(args.pointers.data(), envp.pointers.data(), limits,
-                  {pipes[0][1], pipes[1][1], pipes[2][1]});
+        detail::execChild(args.pointers.data(), envp.pointers.data(), limits,
+                          {pipes[0][1], pipes[1][1], pipes[2][1]});
     ::setpgid(pid, pid); // also done in the child; whichever runs first wins
     out.started = true;
     for (auto& p : pipes)
         closeQuietly(p[1]);
 
-    const int status = Supervisor(pid, pipes, limits, onLine, stop, out).run();
-    if (WIFEXITED(status))
-        out.exitCode = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status))
-        out.signal = WTERMSIG(status);
-    return out;
+    return withStatus(out, Supervisor(pid, -1, pipes, limits, onLine, stop, out).run());
 }
 
 } // namespace portolan::dryrun

@@ -95,6 +95,11 @@ struct ChildLimits
     std::int64_t memoryLimitMb = 0; // RLIMIT_AS; 0: none
     std::filesystem::path workingDirectory;
     std::vector<std::pair<std::string, std::string>> environment; // added to the parent's
+    // For `python3 -m portolan_dryrun ...`: fork the child from a prestarted interpreter that
+    // has imported torch already (resources/python/portolan_dryrun/forkserver.py), which saves
+    // about a second per run to a caller that runs several (verification, tests). The child
+    // is the same process it would be otherwise; runChild starts it itself when no server can.
+    bool prestarted = false;
 };
 
 struct ChildOutcome

@@ -7,6 +7,7 @@
 #include "core/guides/rules.h"
 #include "core/python/resolve.h"
 
+#include <algorithm>
 #include <set>
 
 namespace portolan::guides {
@@ -147,13 +148,15 @@ enum class LossVerdict : std::uint8_t
     Unknown
 };
 
-// Whether a module class's forward computes a loss, itself or in the submodules it hands its
-// input to (`self.net(x)` where __init__ assigned `self.net = Net(...)`). A submodule whose class
-// cannot be told (assigned from a parameter, a factory) makes the answer Unknown.
-LossVerdict forwardLoss(const ProjectAnalysis& a, int file, int cls,
-                        const std::vector<std::string>& loss, int depth)
+// Whether a module class's method (forward, or the loss method a wrapper calls) computes a loss,
+// itself or in the submodules it hands its input to (`self.net(x)` where __init__ assigned
+// `self.net = Net(...)`, or `self.net.cost(x, y)`: the loss a model computes in a method of its
+// own). A submodule whose class cannot be told (assigned from a parameter, a factory) makes the
+// answer Unknown.
+LossVerdict methodLoss(const ProjectAnalysis& a, int file, int cls, const std::string& method,
+                       const std::vector<std::string>& loss, int depth)
 {
-    const python::Symbol fwd = a.resolver->method(file, cls, "forward");
+    const python::Symbol fwd = a.resolver->method(file, cls, method);
     if (fwd.kind != python::SymbolKind::Function)
         return LossVerdict::Unknown;
     const PythonFile& ff = a.python[static_cast<std::size_t>(fwd.file)];
@@ -171,10 +174,18 @@ LossVerdict forwardLoss(const ProjectAnalysis& a, int file, int cls,
         for (const std::string_view direct : {".forward", ".__call__"})
             if (attr.ends_with(direct))
                 attr.resize(attr.size() - direct.size());
-        if (attr.find('.') != std::string::npos)
-            continue;
+        // self.net.cost(x, y): a method of the submodule other than forward.
+        std::string member = "forward";
+        if (const auto dot = attr.find('.'); dot != std::string::npos) {
+            member = attr.substr(dot + 1);
+            attr.resize(dot);
+            if (member.find('.') != std::string::npos)
+                continue;
+        }
+        const bool viaMember = member != "forward";
         // A method of the module itself (self.compute(x)): its own calls count too.
-        if (const python::FunctionDef* m = ff.index.findFunction(className + "." + attr)) {
+        if (const python::FunctionDef* m = ff.index.findFunction(className + "." + attr);
+            m && !viaMember) {
             if (functionComputesLoss(ff, static_cast<FunctionId>(m - ff.index.functions.data()),
                                      loss))
                 return LossVerdict::Computes;
@@ -182,29 +193,44 @@ LossVerdict forwardLoss(const ProjectAnalysis& a, int file, int cls,
         }
         // A submodule: the class __init__ built it from, when it says.
         bool resolved = false;
+        bool assigned = false;
         for (const auto& as : ff.index.assignments) {
-            if (as.target != "self." + attr || as.call < 0)
+            if (as.target != "self." + attr)
                 continue;
             const python::FunctionDef* in = ff.index.function(as.function);
             if (!in || in->className != className)
                 continue;
+            assigned = true;
+            if (as.call < 0) {
+                // `self.model = model`: the module a wrapper is given cannot be told here. A
+                // member call on any other attribute (self.hidden.detach()) is not a submodule's.
+                const bool fromParameter =
+                    std::any_of(in->parameters.begin(), in->parameters.end(),
+                                [&](const python::Parameter& prm) { return prm.name == as.value; });
+                if (viaMember && !fromParameter)
+                    resolved = true;
+                continue;
+            }
             const python::Symbol built = a.resolver->callee(fwd.file, as.call);
-            // A torch.nn layer computes no loss unless it is one (its call would have matched).
+            // A torch.nn layer computes no loss unless it is one (its call would have matched);
+            // a library's object (self.h = torch.zeros(...)) has no loss method of the project's.
             if (built.kind == python::SymbolKind::External &&
-                built.qualified.starts_with("torch.nn.") && !anyGlob(loss, built.qualified)) {
+                (viaMember ||
+                 (built.qualified.starts_with("torch.nn.") && !anyGlob(loss, built.qualified)))) {
                 resolved = true;
                 continue;
             }
             if (built.kind != python::SymbolKind::Class || !built.rest.empty() || depth > 3)
                 continue;
             resolved = true;
-            const LossVerdict inner = forwardLoss(a, built.file, built.index, loss, depth + 1);
+            const LossVerdict inner =
+                methodLoss(a, built.file, built.index, member, loss, depth + 1);
             if (inner == LossVerdict::Computes)
                 return LossVerdict::Computes;
             if (inner == LossVerdict::Unknown)
                 out = LossVerdict::Unknown;
         }
-        if (!resolved)
+        if (!resolved && (assigned || !viaMember))
             out = LossVerdict::Unknown;
     }
     return out;
@@ -243,7 +269,8 @@ void ruleForwardComputesLoss(RuleContext& ctx)
                     continue;
                 }
                 const PythonFile& ff = ctx.analysis.python[static_cast<std::size_t>(fwd.file)];
-                const LossVerdict verdict = forwardLoss(ctx.analysis, cls.file, cls.index, loss, 0);
+                const LossVerdict verdict =
+                    methodLoss(ctx.analysis, cls.file, cls.index, "forward", loss, 0);
                 if (verdict == LossVerdict::Computes)
                     continue;
                 const auto& fn = ff.index.functions[static_cast<std::size_t>(fwd.index)];

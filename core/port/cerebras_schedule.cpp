@@ -45,29 +45,6 @@ std::string calleeName(const SourceFile& src, TSNode call)
     return dot == std::string::npos ? f : f.substr(dot + 1);
 }
 
-// The value of the last `name = <value>` statement of the entry before byte `before`, at any
-// nesting (the loader's dataset variable); a null node when none.
-TSNode assignedValue(const SourceFile& src, const std::string& name, std::uint32_t before)
-{
-    TSNode found{};
-    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& stmts) {
-        for (const auto& s : stmts) {
-            if (s.start >= before)
-                return;
-            if (s.type == "expression_statement" && s.defines.count(name)) {
-                const TSNode a = ts_node_named_child(s.node, 0);
-                if (nodeType(a) == "assignment" &&
-                    src.text(ts_node_child_by_field_name(a, "left", 4)) == name)
-                    found = ts_node_child_by_field_name(a, "right", 5);
-            }
-            walk(s.body);
-            walk(s.other);
-        }
-    };
-    walk(src.statements());
-    return found;
-}
-
 bool isNumber(const std::string& t)
 {
     return !t.empty() && t.find_first_not_of("0123456789.-+eE_") == std::string::npos &&
@@ -130,6 +107,27 @@ std::optional<long> torchvisionSamples(const SourceFile& src, TSNode call, std::
         *name =
             "torchvision.datasets." + cls + " (" + split + ", " + n.as<std::string>() + " samples)";
     return n.as<long>();
+}
+
+TSNode assignedValue(const SourceFile& src, const std::string& name, std::uint32_t before)
+{
+    TSNode found{};
+    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& stmts) {
+        for (const auto& s : stmts) {
+            if (s.start >= before)
+                return;
+            if (s.type == "expression_statement" && s.defines.count(name)) {
+                const TSNode a = ts_node_named_child(s.node, 0);
+                if (nodeType(a) == "assignment" &&
+                    src.text(ts_node_child_by_field_name(a, "left", 4)) == name)
+                    found = ts_node_child_by_field_name(a, "right", 5);
+            }
+            walk(s.body);
+            walk(s.other);
+        }
+    };
+    walk(src.statements());
+    return found;
 }
 
 std::string constantNumber(const SourceFile& src, const std::string& name, std::uint32_t before)

@@ -26,6 +26,10 @@ CerebrasSchedule cerebrasSchedule(const PortPlan& plan, const SourceFile& src,
                                   const std::map<std::string, Hyper>& hp,
                                   const std::string& learningRate);
 
+// The value of the last `name = <value>` statement of the entry before byte `before`, at any
+// nesting (the loader's dataset variable); a null node when none.
+TSNode assignedValue(const SourceFile& src, const std::string& name, std::uint32_t before);
+
 // The number a plain name holds (`learning_rate = 0.001`, the last such assignment before byte
 // `before`), "" when the name is not assigned a number literal.
 std::string constantNumber(const SourceFile& src, const std::string& name, std::uint32_t before);

@@ -49,19 +49,6 @@ bool hasReturnInside(const std::vector<Stmt>& body)
     return false;
 }
 
-std::string oneLine(const std::string& text)
-{
-    std::string out;
-    for (char c : text) {
-        const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
-        if (!space)
-            out += c;
-        else if (!out.empty() && out.back() != ' ')
-            out += ' ';
-    }
-    return out;
-}
-
 std::string joined(const std::vector<std::string>& names)
 {
     std::string out;
@@ -178,7 +165,7 @@ std::vector<TSNode> callsOf(const SourceFile& src, const std::string& function)
         stack.pop_back();
         if (nodeType(n) == "call") {
             const TSNode f = fieldOf(n, "function");
-            if (nodeType(f) == "identifier" && src.text(f) == function)
+            if (function.empty() || (nodeType(f) == "identifier" && src.text(f) == function))
                 out.push_back(n);
         }
         for (std::uint32_t i = ts_node_named_child_count(n); i-- > 0;)
@@ -187,16 +174,40 @@ std::vector<TSNode> callsOf(const SourceFile& src, const std::string& function)
     return out;
 }
 
+namespace {
+
+// Every call node of the file that calls a method named `method` on some receiver.
+std::vector<TSNode> methodCallsOf(const SourceFile& src, const std::string& method)
+{
+    std::vector<TSNode> out;
+    for (const TSNode call : callsOf(src, ""))
+        if (const TSNode f = fieldOf(call, "function");
+            nodeType(f) == "attribute" && src.text(fieldOf(f, "attribute")) == method)
+            out.push_back(call);
+    return out;
+}
+
+} // namespace
+
 std::string argumentPassed(const SourceFile& src, const std::string& name, std::uint32_t at)
 {
     const Stmt* def = topFunctionAt(src, at);
+    // A method of a class at module level (`def configure_optimizers(self, rate)`), called on
+    // its instances (`net.configure_optimizers(0.01)`): the receiver is not an argument.
+    const auto chain = src.chainAt(at, at + 1);
+    const bool method = !def && chain.size() > 1 && chain[0]->type == "class_definition" &&
+                        chain[1]->type == "function_definition";
+    if (method)
+        def = chain[1];
     if (!def)
         return {};
-    const auto params = parameterNames(src, *def);
+    auto params = parameterNames(src, *def);
+    if (method && !params.empty())
+        params.erase(params.begin());
     if (std::find(params.begin(), params.end(), name) == params.end())
         return {};
     std::string passed;
-    for (const TSNode call : callsOf(src, def->name)) {
+    for (const TSNode call : method ? methodCallsOf(src, def->name) : callsOf(src, def->name)) {
         const auto args = argumentsOf(src, call, params);
         if (!args || !args->count(name))
             return {};
@@ -215,22 +226,30 @@ void dropFactoryOptimizers(const PortPlan& plan, const Slicer& slicer, const std
     for (const auto& o : plan.optimizers) {
         if (o.synthesized || !o.construction.valid() || o.construction.file != plan.entry)
             continue;
-        const Stmt* def = topFunctionAt(src, o.construction.start);
+        const auto chain = src.chainAt(o.construction.start, o.construction.end);
+        // A method that builds and returns it (`model.configure_optimizers()`) goes with the
+        // class the port carries whole; a function, with the definitions the port carries.
+        const Stmt* def = o.madeBy.valid() ? nullptr : topFunctionAt(src, o.construction.start);
+        for (const Stmt* s : chain)
+            if (o.madeBy.valid() && s->type == "function_definition")
+                def = s;
         // The loop's own function builds it where the target's structure takes it apart.
         if (!def || def == slicer.loopFunction() ||
             (plan.loop && def->start <= plan.loop->loop.start && plan.loop->loop.end <= def->end))
             continue;
-        const auto chain = src.chainAt(o.construction.start, o.construction.end);
         const Stmt* st = nullptr;
+        bool returned = false;
         for (const Stmt* s : chain)
-            if (s != def && s->defines.size() == 1)
+            if (s->start > def->start && (s->defines.size() == 1 || s->type == "return_statement")) {
                 st = s;
+                returned = s->type == "return_statement";
+            }
         if (!st)
             continue;
         rules.replace[{st->start, st->end}] =
-            *st->defines.begin() + " = None  # " + builtBy +
-            " (the original's: " + oneLine(src.text(o.construction.start, o.construction.end)) +
-            ")";
+            (returned ? std::string("return") : *st->defines.begin() + " =") + " None  # " +
+            builtBy + " (the original's: " +
+            oneLine(src.text(o.construction.start, o.construction.end)) + ")";
     }
 }
 

@@ -14,7 +14,7 @@ namespace portolan::port::detail {
 // `build(args.lr)`) then reads the flag.
 std::string argumentPassed(const SourceFile& src, const std::string& name, std::uint32_t at);
 
-// Every call node of the file whose callee is the plain name `function`.
+// Every call node of the file whose callee is the plain name `function` (every call for "").
 std::vector<TSNode> callsOf(const SourceFile& src, const std::string& function);
 
 // For a target that builds the optimizer itself from its config (Cerebras' runner and Trainer):

@@ -132,6 +132,9 @@ struct VerifyOptions
     std::vector<std::string> originalArgs;
     int timeoutSeconds = 600;
     std::filesystem::path workDir; // where records go (a temporary folder)
+    // Fork both dry runs from the prestarted interpreter (dryrun::ChildLimits::prestarted);
+    // false execs each, as a benchmark's "before".
+    bool prestarted = true;
     // Set to true (from another thread) to stop: the running dry run's process group is ended
     // and the verification returns with `cancelled`.
     const std::atomic<bool>* stop = nullptr;

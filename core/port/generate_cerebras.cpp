@@ -8,6 +8,7 @@
 #include "core/port/generate_cerebras_internal.h"
 #include "core/port/gradient_clip.h"
 #include "core/port/loss_scaling.h"
+#include "core/port/run_value_resolver.h"
 #include "core/port/step_cleanup.h"
 
 #include <algorithm>
@@ -67,8 +68,24 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
         // A parameter of the factory that builds the optimizer, given the same value by
         // every call (`build(args.lr)`): that value.
         if (const std::string passed = argumentPassed(src, text, o.construction.start);
-            !passed.empty() && passed != text)
-            return valueOf(passed);
+            !passed.empty() && passed != text) {
+            // A module constant assigned once, below the function but before the call runs
+            // (`PACE = 0.01`, then `train(EPOCHS, PACE)` in the main guard): its value.
+            const std::string once =
+                assignments(src, passed).size() == 1
+                    ? constantNumber(src, passed, std::uint32_t(src.text().size()))
+                    : std::string();
+            const std::string v = valueOf(passed);
+            return v.empty() && !once.empty() ? valueOf(once) : v;
+        }
+        // An entry of a configuration dict (`lr=knobs["rate"]`, or a name bound to one): its
+        // value as written.
+        std::optional<DictEntry> entry = dictEntryOf(src, text, o.construction.start);
+        if (const TSNode v = assignedValue(src, text, o.construction.start);
+            !entry && !ts_node_is_null(v))
+            entry = dictEntryOf(src, src.text(v), ts_node_start_byte(v));
+        if (entry)
+            return entry->text.empty() ? std::string() : valueOf(entry->text);
         // A name holding a number (`learning_rate = 0.001` at the top of a script).
         if (const std::string n = constantNumber(src, text, o.construction.start); !n.empty())
             text = n;
@@ -427,7 +444,16 @@ std::string CerebrasGen::dataFunction(const DataPlan& data, const DataPlan& fall
         t += indent + "raise NotImplementedError(\"TODO(portolan): the data\")\n";
         return t;
     }
-    m_moduleStmts.insert(m_moduleStmts.end(), dc.module.begin(), dc.module.end());
+    // A class or function only the data code needs that reads the globals this data function
+    // sets (a dataset reading sizes the `__main__` block set) stays in data.py, where they are.
+    for (const Stmt* s : dc.module) {
+        const bool readsDataGlobal =
+            std::any_of(dc.globals.begin(), dc.globals.end(),
+                        [&](const std::string& n) { return !s->name.empty() && s->uses.count(n); });
+        if (!readsDataGlobal || std::find(m_step.init.module.begin(), m_step.init.module.end(),
+                                          s) != m_step.init.module.end())
+            m_moduleStmts.push_back(s);
+    }
     m_dataStmts.insert(m_dataStmts.end(), dc.module.begin(), dc.module.end());
     // A data helper handed the flags namespace whole (`get_data(opts)`) gets it rebuilt from the
     // params, as the model's constructor does.
@@ -435,7 +461,7 @@ std::string CerebrasGen::dataFunction(const DataPlan& data, const DataPlan& fall
         t += namespaceBlock(indent, true);
         m_dataNamespace = true;
     }
-    t += dc.statements;
+    t += globalDeclaration(dc.globals, indent) + dc.statements;
     t += indent + "return torch.utils.data.DataLoader(\n" + indent + "    " + dc.dataset + ",\n" +
          indent + "    batch_size=" +
          (values     ? std::string("1")
@@ -552,14 +578,19 @@ std::string CerebrasGen::moduleGlobalsBlock(const std::string& indent)
                 if (isDefinition(m) && m->uses.count(n))
                     m_moduleGlobals.insert(n);
     }
+    // Set by the original's `__main__` block before it built the model (Slice::globals).
+    for (const auto& n : m_step.init.globals)
+        if (!m_moduleGlobals.count(n))
+            m_mainGlobals.insert(n);
     if (!m_plan.argsName.empty())
         for (const Stmt* m : m_moduleStmts)
             if (isDefinition(m) && m->uses.count(m_plan.argsName) &&
                 !takesNamespace(m_src, *m, m_plan.argsName))
                 m_namespaceReaders.insert(m);
     std::string names;
-    for (const auto& n : m_moduleGlobals)
-        names += (names.empty() ? "" : ", ") + n;
+    for (const auto* set : {&m_moduleGlobals, &m_mainGlobals})
+        for (const auto& n : *set)
+            names += (names.empty() ? "" : ", ") + n;
     if (!m_namespaceReaders.empty())
         names += (names.empty() ? "" : ", ") + m_plan.argsName;
     if (names.empty())

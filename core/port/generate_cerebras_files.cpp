@@ -52,6 +52,12 @@ void CerebrasGen::writeFiles(const std::string& model, const std::string& data)
         if (!m_namespaceReaders.empty())
             module += m_plan.argsName + " = None\n";
     }
+    if (!m_mainGlobals.empty()) {
+        module += "\n# Set by " + m_cls +
+                  ".__init__, as the original's main code set them before building its model.\n";
+        for (const auto& n : m_mainGlobals)
+            module += n + " = None\n";
+    }
     // A definition whose every reading of the name is of its own parameter (`def f(args)`,
     // `def loss_function(self, *args)`) does not read the flags.
     for (const Stmt* s : m_moduleStmts)

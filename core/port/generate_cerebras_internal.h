@@ -78,6 +78,7 @@ private:
     // Module globals the model's constructor sets (moduleGlobalsBlock), and the definitions that
     // read the flags namespace as a global.
     std::set<std::string> m_moduleGlobals;
+    std::set<std::string> m_mainGlobals; // set as the original's `__main__` block set them
     std::set<const Stmt*> m_namespaceReaders;
     // The original's gradient clipping as a key of the params file: {section path, key, value};
     // empty when none.

@@ -327,9 +327,11 @@ std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& st
         bool inSiblings = false;
         for (const auto& x : *siblings)
             inSiblings = inSiblings || &x == s;
-        out += renderStatements(src, {s},
-                                lossBound(slicer, *s, constructorRules(slicer.plan(), *s, rules)),
-                                indent, inSiblings ? siblings : nullptr);
+        out += renderStatements(
+            src, {s},
+            lossBound(slicer, *s,
+                      slicer.bindingRules(*s, constructorRules(slicer.plan(), *s, rules))),
+            indent, inSiblings ? siblings : nullptr);
     }
     return out;
 }

@@ -31,6 +31,7 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
     });
     dc.statements = renderTrimmingFactories(slicer, local, names, dc.module, rules, indent);
     dc.local = local;
+    dc.globals = sl.globals;
     dc.dataset = render(src, ds, rules) + (data.datasetOfLoader ? ".dataset" : "");
     // Keyword values are rendered from their text (they are not statements).
     for (const auto& [k, v] : data.keywords) {
@@ -80,10 +81,22 @@ DataCode loopValuesCode(const PortPlan& plan, const Slicer& slicer, const Render
     dc.module = sl.module;
     dc.statements = renderLocal(slicer, sl.local, rules, indent);
     dc.local = sl.local;
+    dc.globals = sl.globals;
     dc.dataset = "LoopValues(lambda: " + render(src, iter, rules) + ")";
     dc.keywords.emplace_back("collate_fn", "one_value");
     dc.ok = true;
     return dc;
+}
+
+std::string globalDeclaration(const std::set<std::string>& names, const std::string& indent)
+{
+    if (names.empty())
+        return {};
+    std::string list;
+    for (const auto& n : names)
+        list += (list.empty() ? "" : ", ") + n;
+    return indent + "# Module globals of the original that its definitions read.\n" + indent +
+           "global " + list + "\n";
 }
 
 guides::Finding nonLoaderManual(const PortPlan& plan)

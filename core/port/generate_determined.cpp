@@ -44,6 +44,7 @@ struct DeterminedPort
     bool namespaceUsed = false;
     std::vector<MetricStep> stepped;        // schedulers stepped with a metric (metric_step.h)
     std::set<std::string> moduleGlobals;    // module globals of the original set in __init__
+    std::set<std::string> mainGlobals;      // ... set by its `__main__` block (Slice::globals)
     std::set<const Stmt*> passesNamespace;  // module functions given the namespace (see below)
     std::set<const Stmt*> namespaceReaders; // definitions reading it as a global (namespaceGlobal)
 
@@ -138,10 +139,16 @@ struct DeterminedPort
                         m->uses.count(n))
                         moduleGlobals.insert(n);
         }
-        if (!moduleGlobals.empty()) {
+        // A global the original's `__main__` block set before building the model, read by a
+        // class or function the trial's module holds: set by __init__ as that block did.
+        for (const auto& n : sc.init.globals)
+            if (!moduleGlobals.count(n))
+                mainGlobals.insert(n);
+        if (!moduleGlobals.empty() || !mainGlobals.empty()) {
             std::string names;
-            for (const auto& n : moduleGlobals)
-                names += (names.empty() ? "" : ", ") + n;
+            for (const auto* set : {&moduleGlobals, &mainGlobals})
+                for (const auto& n : *set)
+                    names += (names.empty() ? "" : ", ") + n;
             init += "        # Module globals of the original that its definitions read.\n";
             init += "        global " + names + "\n";
         }
@@ -281,7 +288,7 @@ struct DeterminedPort
                 m +=
                     ind + "# The original has no validation loader: the training data stands in.\n";
             moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
-            m += dc.statements;
+            m += globalDeclaration(dc.globals, ind) + dc.statements;
             m += ind + "return DataLoader(\n" + ind + "    " + dc.dataset + ",\n" + ind +
                  "    batch_size=self.context.get_per_slot_batch_size()";
             for (const auto& [k, v] : dc.keywords)
@@ -329,8 +336,7 @@ struct DeterminedPort
         std::string clip;
         if (plan.optimizers.size() == 1 && !plan.modelVariable.empty() &&
             (plan.optimizers[0].synthesized ||
-             plan.optimizers[0].construction.text.find(plan.modelVariable + ".parameters()") !=
-                 std::string::npos))
+             plan.optimizers[0].takesParametersOf(plan.modelVariable)))
             clip = clipGrads(between);
         train += determinedUnscales(plan, ind) + between;
         bool first = true;
@@ -576,6 +582,12 @@ struct DeterminedPort
             text += "\n# Set by Trial.__init__ from the hyperparameters, as the original computed "
                     "them from its flags.\n";
             for (const auto& n : moduleGlobals)
+                text += n + " = None\n";
+        }
+        if (!mainGlobals.empty()) {
+            text += "\n# Set by Trial.__init__, as the original's main code set them before "
+                    "building its model.\n";
+            for (const auto& n : mainGlobals)
                 text += n + " = None\n";
         }
         if (!namespaceReaders.empty())

@@ -3,6 +3,7 @@
 // const.yaml's records per epoch.
 #include "core/port/cerebras_schedule.h"
 #include "core/port/generate_internal.h"
+#include "core/port/syntax.h"
 
 #include <algorithm>
 #include <cctype>
@@ -96,7 +97,7 @@ std::string withNamespaceParameters(std::string module, const std::set<const Stm
 
 std::string yamlComment(std::string s)
 {
-    std::replace(s.begin(), s.end(), '\n', ' ');
+    s = oneLine(s);
     return s.empty() ? std::string() : "  # " + s;
 }
 

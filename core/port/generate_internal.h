@@ -16,6 +16,10 @@ struct Slice
     std::set<std::string> localDefines; // names the local statements bind
     std::set<std::string> unresolved;   // names found nowhere
     std::vector<const Stmt*> argsUsers; // module definitions that read the flags namespace
+    // Module globals of the original that code copied at module level reads (a model class
+    // reading `width` set under `if __name__ == "__main__":`), bound by `local` statements: the
+    // generated function declares them `global` so the copied code sees them.
+    std::set<std::string> globals;
 };
 
 class Slicer
@@ -44,6 +48,10 @@ public:
     // The statements of a CodeRef list, as statements of the source.
     std::vector<const Stmt*> statements(const std::vector<CodeRef>& refs) const;
     const Stmt* statementAt(const CodeRef& ref) const;
+    // The statement of a caller that calls the loop's function with configuration dicts
+    // (Caller::bound) written as the bindings of those parameters (`knobs = KNOBS`), with
+    // `rules` applied to the arguments; `rules` as they are for any other statement.
+    RenderRules bindingRules(const Stmt& s, RenderRules rules) const;
     // Free names of statements (uses minus what they define themselves).
     std::set<std::string> freeNames(const std::vector<const Stmt*>& stmts) const;
     std::string parserName() const { return m_parser; }
@@ -73,7 +81,11 @@ private:
         const Stmt* stmt = nullptr;
         bool isLocal = false;
         int scope = -1;
+        bool global = false; // a module global bound in the `__main__` block
     };
+    // The lookup scope of the free names of a definition copied at module level: the module,
+    // then the `if __name__ == "__main__":` block, whose assignments bind module globals too.
+    static constexpr int kModuleGlobal = -2;
     struct SliceWork
     {
         std::set<const Stmt*> local, module;
@@ -89,6 +101,11 @@ private:
     const SourceFile* m_src = nullptr;
     const Stmt* m_function = nullptr;  // the function holding the batch loop
     const Stmt* m_mainBlock = nullptr; // or the `if __name__ == "__main__":` block holding it
+    const Stmt* m_guard = nullptr;     // the module's `if __name__ == "__main__":` block
+    // The names the entry's functions read that no function around the read binds (parameters
+    // and locals are not), by where they are read: what a definition reads as a module global.
+    std::vector<std::pair<std::uint32_t, std::string>> m_globalReads;
+    std::set<std::string> globalReads(const Stmt& def) const;
     // Where the module-level code runs the training (moduleTrainingStart(), 0: unknown).
     std::uint32_t m_trainingStart = 0;
     // Where the batch loop's function is called with a parameter passed under its own name
@@ -100,9 +117,17 @@ private:
         std::uint32_t call = 0;         // the call's position
         std::set<std::string> passed;   // parameters given a same-named argument
         int of = 0; // 0: calls the loop's function; k > 0: the k-th caller's function
+        // Parameters given a configuration dict under another name or inline (`run(SHAPE,
+        // {"rate": 0.01})` for `def run(shape, knobs)`): parameter -> the argument's span. The
+        // port binds them where the call was (bindingRules), the statement holding the call.
+        std::map<std::string, std::pair<std::uint32_t, std::uint32_t>> bound;
+        const Stmt* statement = nullptr;
     };
     std::vector<Caller> m_callers;
+    std::size_t m_calls = 0; // the first m_calls callers call the loop's function as written
     void findCallers();
+    void bindConfigDicts(Caller& c, TSNode args, const std::vector<std::string>& params) const;
+    const Caller* binder(const Stmt& s) const;
     // A trainer class's constructor that builds attributes (trainer_class.cpp): a caller of
     // the loop's method, whose parameters the instantiation's values give.
     void addConstructorCaller();
@@ -229,7 +254,11 @@ struct DataCode
     std::vector<std::pair<std::string, std::string>> keywords;
     std::vector<const Stmt*> module;
     std::vector<const Stmt*> local; // the statements `statements` renders
+    std::set<std::string> globals;  // Slice::globals: `statements`' function declares them
 };
+// `global a, b` (with why) for the module globals a generated function binds for the original's
+// classes and functions (Slice::globals); "" for none.
+std::string globalDeclaration(const std::set<std::string>& names, const std::string& indent);
 // `alsoReads`: names the target writes from their text beside the loader (PopTorch's
 // `batch_size=<the original's expression>`), whose definitions come with the data code too.
 // `already`: statements the same function has run before the data code (a factory that

@@ -57,6 +57,8 @@ struct PopTorchPort
     std::string optimizer;
 
     bool clipPlaced = false;
+    // Edits of the definitions train.py carries (a factory's optimizer that clips).
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> definitionEdits;
     std::vector<const Stmt*> inMain; // the original's statements main() runs before the loop
     PopTorchValidation validation;
     std::vector<std::string> carried; // state the step carries over: in and out of the program
@@ -74,6 +76,9 @@ struct PopTorchPort
     {
         const Stmt* statement = nullptr; // the statement building the optimizer
         std::string from, to;            // its construction, rendered, and the one that clips
+        // Built in a factory the port carries as a definition (`model.configure_optimizers()`):
+        // the construction there becomes the one that clips.
+        std::pair<std::uint32_t, std::uint32_t> inDefinition{0, 0};
     };
     ClipInOptimizer clipInOptimizer() const
     {
@@ -88,7 +93,10 @@ struct PopTorchPort
         const TSNode callee = ts_node_child_by_field_name(call, "function", 8);
         if (ts_node_is_null(callee))
             return c;
-        c.statement = slicer.statementAt(o.statement);
+        if (o.madeBy.valid())
+            c.inDefinition = {o.construction.start, o.construction.end};
+        else
+            c.statement = slicer.statementAt(o.statement);
         c.from = render(src, call, rules);
         const std::string calleeText = render(src, callee, rules);
         const auto close = c.from.rfind(')');
@@ -284,6 +292,10 @@ struct PopTorchPort
             }
             main += text;
         }
+        if (clip.inDefinition.second != 0 && !clip.to.empty()) {
+            definitionEdits[clip.inDefinition] = clip.to;
+            clipPlaced = true;
+        }
         inMain = sc.init.local;
         if (!argparseAtModule)
             inMain.insert(inMain.end(), argparse.begin(), argparse.end());
@@ -302,6 +314,13 @@ struct PopTorchPort
         DataCode dc = dataCode(plan, slicer, plan.train, rules, ind, batchReads, sc.init.local);
         inMain.insert(inMain.end(), dc.local.begin(), dc.local.end());
         inMain.insert(inMain.end(), loopData.local.begin(), loopData.local.end());
+        // Globals the original's `__main__` block set for the classes and functions copied at
+        // module level (Slice::globals), for the model's and the data's code: one declaration
+        // first in main(), before any of them binds one.
+        std::set<std::string> globals = sc.init.globals;
+        globals.insert(dc.globals.begin(), dc.globals.end());
+        globals.insert(loopData.globals.begin(), loopData.globals.end());
+        main.insert(std::string("def main():\n").size(), globalDeclaration(globals, ind));
         if (loopData.ok) {
             moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
             main += loopData.statements;
@@ -537,6 +556,7 @@ struct PopTorchPort
         moduleStmts.erase(std::unique(moduleStmts.begin(), moduleStmts.end()), moduleStmts.end());
         RenderRules moduleRules;
         moduleRules.deviceNames = plan.deviceNames;
+        moduleRules.replace = definitionEdits;
         std::string module = slicer.moduleText(moduleStmts, moduleRules, true);
         std::string rest = module;
         const std::string futures = splitFutures(rest);

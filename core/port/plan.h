@@ -53,6 +53,22 @@ struct OptimizerPlan
     std::string learningRate; // synthesized: the rate expression
     std::string rateName;     // synthesized: the name the update reads (`lr`) when it holds a flag
     std::string chosenBy;     // the step is one branch of a flag: "--flag is False (the default)"
+    // Built and returned by a function or a method of the script (`tuner = make_tuner(net, lr)`,
+    // `opt = model.configure_optimizers(cfg)`): `construction` is the optimizer's call inside
+    // that factory, `madeBy` the call that binds `variable` (where the port builds it, its
+    // statement `statement`), `trains` the model whose parameters it takes, as the caller names
+    // it. Not valid for an optimizer the script builds where it binds it.
+    CodeRef madeBy;
+    std::string trains;
+    // Where the optimizer is bound: the factory's call, else the construction.
+    const CodeRef& binding() const { return madeBy.valid() ? madeBy : construction; }
+    // Does it take the parameters of `model` (as the loop names it)?
+    bool takesParametersOf(const std::string& model) const
+    {
+        return !model.empty() && (madeBy.valid() ? trains == model
+                                                 : construction.text.find(model + ".parameters()") !=
+                                                       std::string::npos);
+    }
 };
 
 struct SchedulerPlan

@@ -195,6 +195,7 @@ private:
                                                               const std::string& function) const;
     std::optional<HandedOver> boundArguments(const Call& c, const python::FunctionDef& def) const;
     void findOptimizers();
+    bool factoryOptimizer(const Call& construction, const std::string& qualified);
     void keepLiveOptimizers();
     void findModel();
     void findLoss();
@@ -211,7 +212,8 @@ private:
     std::string periodicDecay(const Assignment& a, const std::string& text) const;
     bool stepDecayScheduler(const Assignment& a, const std::string& text,
                             std::set<std::uint32_t>& replaced);
-    void synthesizeSgd(const Stmt& s, const CodeRef& ref);
+    const Stmt* handUpdate(const Stmt& s) const;
+    void synthesizeSgd(const Stmt& update, const CodeRef& ref);
     std::optional<bool> flagValue(TSNode condition, std::string* said) const;
     bool chooseStepBranch(const Stmt& s);
     const Assignment* assignmentOf(const std::string& name, FunctionId fn, int depth = 0) const;

@@ -365,10 +365,8 @@ void Planner::analyseBody(const Stmt& loop)
                 scheduler = scheduler || containsMethodCall(f, s.node, "step", sc.variable);
             step = !scheduler && !m_p.optimizers.empty();
         }
-        // A hand-written SGD update: for p in model.parameters(): p.data.add_(...)
-        const bool manualUpdate =
-            s.type == "for_statement" && src().text(s.forIter).ends_with(".parameters()") &&
-            (containsMethodCall(f, s.node, "add_") || containsMethodCall(f, s.node, "sub_"));
+        // A hand-written SGD update (hand_update.cpp).
+        const Stmt* manualUpdate = handUpdate(s);
         const bool zero =
             containsMethodCall(f, s.node, "zero_grad") && !back && !step && s.defines.empty();
         const bool mode =
@@ -409,7 +407,7 @@ void Planner::analyseBody(const Stmt& loop)
         if (step || manualUpdate) {
             lp.steps.push_back(ref);
             if (manualUpdate && m_p.optimizers.empty()) {
-                synthesizeSgd(s, ref);
+                synthesizeSgd(*manualUpdate, ref);
             } else if (s.type == "if_statement" && !s.other.empty()) {
                 m_p.manual.push_back(manualFinding("the optimizer step is conditional (" +
                                                        src().text(s.condition) +
@@ -525,12 +523,14 @@ bool Planner::chooseStepBranch(const Stmt& s)
         return !o.synthesized && steps(dropped, o.variable) && !steps(chosen, o.variable);
     });
     const Stmt* update = nullptr;
+    const Stmt* updateStatement = nullptr;
     for (const auto& b : chosen)
-        if (b.type == "for_statement" && f.text(b.forIter).ends_with(".parameters()") &&
-            (containsMethodCall(f, b.node, "add_") || containsMethodCall(f, b.node, "sub_")))
-            update = &b;
+        if (const Stmt* u = handUpdate(b)) {
+            update = u;
+            updateStatement = &b;
+        }
     if (update && m_p.optimizers.empty())
-        synthesizeSgd(*update, refOf(m_p.entry, f, *update));
+        synthesizeSgd(*update, refOf(m_p.entry, f, *updateStatement));
     for (auto& o : m_p.optimizers)
         o.chosenBy = said;
     m_p.notes.push_back("the optimizer step at " + refOf(m_p.entry, f, s).where() +
@@ -538,60 +538,6 @@ bool Planner::chooseStepBranch(const Stmt& s)
                         (update ? "updates the weights as the hand-written branch does"
                                 : "steps the optimizer of that branch"));
     return true;
-}
-
-// A hand-written SGD update (`for p in model.parameters(): p.data.add_(-lr * p.grad)`): the
-// port uses torch.optim.SGD with the rate that scales the gradient, the same update.
-void Planner::synthesizeSgd(const Stmt& s, const CodeRef& ref)
-{
-    // The update is SGD by hand: param -= lr * grad. The rate is what scales grad.
-    OptimizerPlan o;
-    o.variable = "optimizer";
-    o.qualified = "torch.optim.SGD";
-    o.synthesized = true;
-    const std::string text = ref.text;
-    std::string lr;
-    if (auto a = text.find("alpha=-"); a != std::string::npos) {
-        lr = text.substr(a + 7);
-        lr = lr.substr(0, lr.find(')'));
-    } else if (auto b = text.find("add_(-"); b != std::string::npos) {
-        lr = text.substr(b + 6);
-        lr = lr.substr(0, lr.find('*'));
-    } else if (auto c = text.find("sub_("); c != std::string::npos) {
-        lr = text.substr(c + 5);
-        lr = lr.substr(0, lr.find('*'));
-    }
-    while (!lr.empty() && lr.back() == ' ')
-        lr.pop_back();
-    // A name holding a flag's value (`lr = args.lr`, perhaps bound after the training function
-    // is defined): the rate is the flag, which the port reads as the target reads flags.
-    const std::string prefix = m_p.argsName + ".";
-    for (const auto& a : idx().assignments)
-        if (!m_p.argsName.empty() && a.target == lr && !a.augmented &&
-            a.value.starts_with(prefix) && a.value.size() > prefix.size() &&
-            a.value.find_first_not_of(
-                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", prefix.size()) ==
-                std::string::npos) {
-            o.rateName = lr;
-            lr = a.value;
-            break;
-        }
-    o.learningRate = lr;
-    o.construction = ref;
-    o.statement = ref;
-    const TSNode iter = s.forIter;
-    const std::string it = src().text(iter);
-    m_p.modelVariable = it.substr(0, it.size() - std::string(".parameters()").size());
-    if (lr.empty())
-        m_p.manual.push_back(
-            manualFinding("the weights are updated by hand and the learning rate could not be "
-                          "read from the update",
-                          ref, "use a torch.optim optimizer"));
-    else
-        m_p.notes.push_back("the hand-written update at " + ref.where() +
-                            " is plain SGD: the port uses torch.optim.SGD(lr=" + lr +
-                            "), the same update");
-    m_p.optimizers.push_back(o);
 }
 
 // `scaler.scale(loss).backward()` with torch's GradScaler (mixed precision): the expression is

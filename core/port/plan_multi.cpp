@@ -154,6 +154,11 @@ bool Planner::placeSequence(const Stmt& loop)
     for (const auto& o : m_p.optimizers) {
         if (o.synthesized)
             continue;
+        if (o.madeBy.valid()) { // built by a factory: the model its caller hands over
+            if (!o.trains.empty())
+                m_p.models.push_back(ModelPlan{o.trains, o.variable});
+            continue;
+        }
         for (const auto& c : idx().calls)
             if (c.span.startByte == o.construction.start && !c.arguments.empty())
                 if (const auto p = c.arguments[0].text.find(".parameters()");

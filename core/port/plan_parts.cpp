@@ -56,6 +56,8 @@ void Planner::findOptimizers()
                          std::isupper(static_cast<unsigned char>(lastPart(q)[0]));
         if (!opt && !sched)
             continue;
+        if (opt && factoryOptimizer(c, q))
+            continue;
         if (c.assignedTo.empty())
             continue;
         const auto chain = src().chainAt(c.span.startByte, c.span.endByte);
@@ -98,8 +100,8 @@ void Planner::keepLiveOptimizers()
                                    const std::vector<const OptimizerPlan*>& same) {
         for (std::size_t k = 0; k + 1 < same.size(); ++k)
             for (const auto& c : idx().calls)
-                if (c.function == scope && c.span.startByte > same[k]->construction.end &&
-                    c.span.startByte < same[k + 1]->construction.start &&
+                if (c.function == scope && c.span.startByte > same[k]->binding().end &&
+                    c.span.startByte < same[k + 1]->binding().start &&
                     (c.callee == same[k]->variable + ".step" || training.count(c.callee)))
                     return true;
         return false;
@@ -122,18 +124,18 @@ void Planner::keepLiveOptimizers()
     std::set<std::uint32_t> replaced;
     for (std::size_t i = 0; i < m_p.optimizers.size(); ++i) {
         const auto& first = m_p.optimizers[i];
-        if (first.synthesized || replaced.count(first.construction.start))
+        if (first.synthesized || replaced.count(first.binding().start))
             continue;
-        const FunctionId scope = functionAt(first.construction.start);
+        const FunctionId scope = functionAt(first.binding().start);
         std::vector<const OptimizerPlan*> same{&first};
         for (std::size_t j = i + 1; j < m_p.optimizers.size(); ++j) {
             const auto& o = m_p.optimizers[j];
             if (!o.synthesized && o.variable == first.variable &&
-                !replaced.count(o.construction.start) && functionAt(o.construction.start) == scope)
+                !replaced.count(o.binding().start) && functionAt(o.binding().start) == scope)
                 same.push_back(&o);
         }
         std::sort(same.begin(), same.end(), [](const auto* a, const auto* b) {
-            return a->construction.start < b->construction.start;
+            return a->binding().start < b->binding().start;
         });
         std::set<std::uint32_t> statements;
         for (const auto* o : same)
@@ -144,18 +146,18 @@ void Planner::keepLiveOptimizers()
         const auto start = runsAt(scope);
         const OptimizerPlan* live = start ? same.front() : same.back();
         for (const auto* o : same)
-            if (start && o->construction.start < *start &&
-                o->construction.start > live->construction.start)
+            if (start && o->binding().start < *start &&
+                o->binding().start > live->binding().start)
                 live = o;
         for (const auto* o : same)
             if (o != live)
-                replaced.insert(o->construction.start);
+                replaced.insert(o->binding().start);
         m_p.notes.push_back("`" + live->variable + "` is bound " + std::to_string(same.size()) +
                             " times in one scope; the training steps the binding at " +
-                            live->construction.where() + ", which the port builds");
+                            live->binding().where() + ", which the port builds");
     }
     std::erase_if(m_p.optimizers, [&](const OptimizerPlan& o) {
-        return !o.synthesized && replaced.count(o.construction.start);
+        return !o.synthesized && replaced.count(o.binding().start);
     });
 }
 
@@ -167,6 +169,12 @@ void Planner::findModel()
         for (const auto& o : m_p.optimizers) {
             if (o.synthesized)
                 continue;
+            if (o.madeBy.valid()) { // built by a factory: the model its caller hands over
+                m_p.modelVariable = o.trains;
+                if (!m_p.modelVariable.empty())
+                    break;
+                continue;
+            }
             const auto& c = idx().calls;
             for (const auto& call : c) {
                 if (call.span.startByte != o.construction.start)
@@ -233,7 +241,7 @@ void Planner::findModel()
     // loop; the script's main() builds the model and the optimizer and hands them over).
     for (const auto& o : m_p.optimizers)
         if (!a && !o.synthesized)
-            a = assignmentOf(m_p.modelVariable, functionAt(o.construction.start));
+            a = assignmentOf(m_p.modelVariable, functionAt(o.binding().start));
     if (!a && m_p.loop && m_p.loop->instance.valid())
         a = assignmentOf(m_p.modelVariable, m_instanceFunction);
     if (!a && noteLaunch())

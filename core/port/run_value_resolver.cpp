@@ -134,7 +134,175 @@ std::optional<CallerValue> callerArgument(const SourceFile& src, const std::stri
     return found;
 }
 
+// Does a statement of the file change the dict bound to `name` in place (`name[k] = v`,
+// `name["k"] += 1`, `name.update(...)`, `del name[k]`)? Its entries are then not what the
+// literal says.
+bool changedInPlace(const SourceFile& src, const std::string& name)
+{
+    bool changed = false;
+    std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& stmts) {
+        for (const auto& s : stmts) {
+            const std::string t = src.text(s.start, s.end);
+            const TSNode a =
+                s.type == "expression_statement" ? ts_node_named_child(s.node, 0) : TSNode{};
+            const auto at = ts_node_is_null(a) ? std::string_view() : nodeType(a);
+            if (((at == "assignment" || at == "augmented_assignment") &&
+                 src.text(fieldOf(a, "left")).starts_with(name + "[")) ||
+                (s.type == "delete_statement" && t.find(name + "[") != std::string::npos))
+                changed = true;
+            for (const char* method : {".update(", ".setdefault(", ".pop(", ".clear("})
+                if (s.type == "expression_statement" && t.find(name + method) == 0)
+                    changed = true;
+            walk(s.body);
+            walk(s.other);
+        }
+    };
+    walk(src.statements());
+    return changed;
+}
+
+// The dict literal (or `dict(...)` call) `name` holds where it is read at byte `pos`: its last
+// assignment before the read in the same function or at module level, the argument the
+// function's callers give the parameter, or the parameter's default. Null when it is none of
+// these (built from a file, returned by a call).
+TSNode dictOf(const SourceFile& src, const std::string& name, std::uint32_t pos, int depth)
+{
+    if (depth > 4 || changedInPlace(src, name))
+        return TSNode{};
+    const auto follow = [&](TSNode v, std::uint32_t at) {
+        return isDictExpression(src, v)      ? v
+               : nodeType(v) == "identifier" ? dictOf(src, src.text(v), at, depth + 1)
+                                             : TSNode{};
+    };
+    const Stmt* here = functionAround(src, pos);
+    const std::pair<const Stmt*, TSNode>* chosen = nullptr;
+    const auto all = assignments(src, name);
+    for (const auto& a : all) {
+        const Stmt* in = functionAround(src, a.first->start);
+        if (a.first->start < pos && (!in || in == here))
+            chosen = &a;
+    }
+    if (chosen)
+        return follow(chosen->second, chosen->first->start);
+    if (const auto given = callerArgument(src, name, pos)) {
+        const auto p = src.text().find(given->text, given->at);
+        if (p == std::string::npos)
+            return TSNode{};
+        TSNode v = src.nodeAt(static_cast<std::uint32_t>(p),
+                              static_cast<std::uint32_t>(p + given->text.size()));
+        while (!ts_node_is_null(v) && src.text(v) != given->text)
+            v = ts_node_parent(v);
+        return ts_node_is_null(v) ? v : follow(v, given->at);
+    }
+    std::string function;
+    const TSNode d = parameterDefault(src, name, pos, &function);
+    return ts_node_is_null(d) ? d : follow(d, ts_node_start_byte(d));
+}
+
+// The value a dict written in the code holds for `key`: the last entry that sets it, looking
+// into the dicts it spreads (`{**base, "k": v}`, `dict(base, k=v)`). `known` is false when a
+// part of it is not written in the code.
+TSNode entryOf(const SourceFile& src, TSNode dict, const std::string& key, bool& known, int depth)
+{
+    if (ts_node_is_null(dict) || depth > 4) {
+        known = false;
+        return TSNode{};
+    }
+    const bool literal = nodeType(dict) == "dictionary";
+    const TSNode parts = literal ? dict : fieldOf(dict, "arguments");
+    for (uint32_t i = ts_node_named_child_count(parts); i-- > 0;) {
+        const TSNode e = ts_node_named_child(parts, i);
+        const auto t = nodeType(e);
+        if (t == "pair") {
+            const TSNode k = fieldOf(e, "key");
+            const std::string written = src.text(k);
+            if (nodeType(k) != "string") {
+                known = false;
+            } else if (written.size() >= 2 && written.substr(1, written.size() - 2) == key) {
+                return fieldOf(e, "value");
+            }
+        } else if (t == "keyword_argument") {
+            if (src.text(fieldOf(e, "name")) == key)
+                return fieldOf(e, "value");
+        } else if (t != "comment") {
+            // `**base`, or dict(base): the dict it spreads
+            const TSNode spread = t == "dictionary_splat" ? ts_node_named_child(e, 0) : e;
+            const TSNode inner = nodeType(spread) == "identifier"
+                                     ? dictOf(src, src.text(spread), ts_node_start_byte(e), 0)
+                                     : spread;
+            if (const TSNode v = entryOf(src, inner, key, known, depth + 1); !ts_node_is_null(v))
+                return v;
+        }
+    }
+    return TSNode{};
+}
+
 } // namespace
+
+std::optional<DictEntry> dictEntryOf(const SourceFile& src, const std::string& text,
+                                     std::uint32_t pos)
+{
+    // d["key"] / d['key'] / d.get("key") / d.get("key", default)
+    static const std::string word =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+    const auto end = text.find_first_not_of(word);
+    if (end == 0 || end == std::string::npos)
+        return std::nullopt;
+    std::string rest = text.substr(end), fallback;
+    if (rest.starts_with(".get(") && rest.ends_with(")")) {
+        rest = rest.substr(5, rest.size() - 6);
+        const auto comma = rest.find(',');
+        if (comma != std::string::npos) {
+            fallback = trimmed(rest.substr(comma + 1));
+            rest = trimmed(rest.substr(0, comma));
+        }
+    } else if (rest.starts_with("[") && rest.ends_with("]")) {
+        rest = trimmed(rest.substr(1, rest.size() - 2));
+    } else {
+        return std::nullopt;
+    }
+    if (rest.size() < 2 || (rest.front() != '"' && rest.front() != '\'') ||
+        rest.back() != rest.front() || rest.find(rest.front(), 1) != rest.size() - 1)
+        return std::nullopt;
+    DictEntry e;
+    e.key = rest.substr(1, rest.size() - 2);
+    const TSNode dict = dictOf(src, text.substr(0, end), pos, 0);
+    if (ts_node_is_null(dict))
+        return e;
+    e.dict = at(src, dict);
+    bool known = true;
+    const TSNode value = entryOf(src, dict, e.key, known, 0);
+    if (!ts_node_is_null(value)) {
+        e.text = src.text(value);
+        e.at = ts_node_start_byte(value);
+    } else if (known && !fallback.empty()) {
+        e.text = fallback;
+        e.at = pos;
+        e.byDefault = true;
+    }
+    return e;
+}
+
+std::optional<RunValue> Resolver::dictEntry(const SourceFile& src, const std::string& text,
+                                            std::uint32_t pos, int depth) const
+{
+    const auto e = dictEntryOf(src, text, pos);
+    if (!e)
+        return std::nullopt;
+    if (e->text.empty())
+        return RunValue{};
+    RunValue inner = resolve(src, e->text, e->at, depth + 1);
+    if (!inner.value.empty() && inner.from.empty())
+        inner.from = "`" + text + "`, the entry \"" + e->key + "\" " +
+                     (e->byDefault ? "missing from" : "of") + " the dict at " + e->dict;
+    return inner;
+}
+
+bool isDictExpression(const SourceFile& src, TSNode value)
+{
+    return nodeType(value) == "dictionary" ||
+           (nodeType(value) == "call" && src.text(fieldOf(value, "function")) == "dict");
+}
 
 bool isCount(const std::string& t)
 {
@@ -222,6 +390,8 @@ RunValue Resolver::resolve(const SourceFile& src, std::string text, std::uint32_
     }
     static const std::string word =
         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+    if (auto entry = dictEntry(src, text, pos, depth))
+        return *entry;
     const bool attribute =
         text.starts_with("self.") && text.substr(5).find_first_not_of(word) == std::string::npos;
     if (!attribute && text.find_first_not_of(word) != std::string::npos)

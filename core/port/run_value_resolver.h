@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +38,25 @@ struct EpochLoop
     bool found = false; // a loop is around it (loop null: not a `for`, its count unknown)
 };
 
+// A dict written in the code: a literal (`{"rate": 0.01}`, `{**base, "k": v}`) or a
+// `dict(...)` call.
+bool isDictExpression(const SourceFile& src, TSNode value);
+
+// `d["key"]` or `d.get("key", default)` read at byte `pos`, with d a dict written in the code
+// (a literal or `dict(...)`, bound to d, given for d by the callers, or d's default): the
+// entry's value as written (empty when the code does not say it). nullopt when `text` is not
+// such a read.
+struct DictEntry
+{
+    std::string key;
+    std::string text;       // the value as written, "" when not known
+    std::uint32_t at = 0;   // where it is written
+    std::string dict;       // `path:line` of the dict, "" when none was found
+    bool byDefault = false; // the key is not in the dict: get()'s default
+};
+std::optional<DictEntry> dictEntryOf(const SourceFile& src, const std::string& text,
+                                     std::uint32_t pos);
+
 class Resolver
 {
 public:
@@ -50,6 +70,10 @@ public:
     EpochLoop epochLoop() const;
 
 private:
+    // `d["key"]`, `d.get("key", default)` with d a dict written in the code
+    // (run_value_resolver.cpp).
+    std::optional<RunValue> dictEntry(const SourceFile& src, const std::string& text,
+                                      std::uint32_t pos, int depth) const;
     bool aroundLoop(const SourceFile& src, std::uint32_t start, std::uint32_t end,
                     EpochLoop& e) const;
     bool callInLoop(const SourceFile& src, const std::string& function, EpochLoop& e,

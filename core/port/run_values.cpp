@@ -16,7 +16,7 @@ std::string runValueComment(const RunValue& v)
 {
     if (v.from.empty())
         return {};
-    return "  # " + v.from;
+    return "  # " + oneLine(v.from);
 }
 
 RunValue trainBatchSize(const PortPlan& plan, const std::map<std::string, Hyper>& hp,
@@ -99,7 +99,7 @@ RunValue trainEpochs(const PortPlan& plan, const std::map<std::string, Hyper>& h
                     if (count != std::stol(b.value))
                         v.flag.clear(); // not the flag's own value
                     const std::string loop = "`for " + e.src->text(e.loop->forTarget) + " in " +
-                                             trimmed(e.src->text(e.loop->forIter)) + "` (" +
+                                             oneLine(e.src->text(e.loop->forIter)) + "` (" +
                                              at(*e.src, e.loop->node) + ")";
                     v.from = b.from.empty() ? loop : loop + ", " + b.from;
                     return v;

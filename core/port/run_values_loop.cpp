@@ -80,7 +80,7 @@ RunValue loopValueCount(const PortPlan& plan, const std::map<std::string, Hyper>
         iter = ts_node_named_child(fieldOf(iter, "arguments"), 0);
     const std::string written = trimmed(src->text(iter));
     const std::string where = "`for " + src->text(loop->forTarget) + " in " +
-                              trimmed(src->text(loop->forIter)) + "` (" + at(*src, loop->node) +
+                              oneLine(src->text(loop->forIter)) + "` (" + at(*src, loop->node) +
                               ")";
     std::string from, to;
     const Resolver r(plan, hp);

@@ -15,6 +15,31 @@ bool isBuiltin(const std::string& name)
            name == "__file__";
 }
 
+namespace {
+
+// Can the block run and leave `name` bound as it was before it: a loop that may not run, a
+// `try` that may fail before binding it, an `if` whose branches do not all bind it.
+bool mayLeaveUnbound(const Stmt& s, const std::string& name)
+{
+    if (s.type == "for_statement" || s.type == "while_statement" || s.type == "try_statement")
+        return true;
+    if (s.type != "if_statement")
+        return false;
+    const auto binds = [&](const std::vector<Stmt>& block) {
+        return std::any_of(block.begin(), block.end(),
+                           [&](const Stmt& b) { return b.defines.count(name) > 0; });
+    };
+    bool otherwise = false;
+    for (const auto& o : s.other) {
+        otherwise = otherwise || o.type == "else_clause";
+        if (!o.defines.count(name) && !binds(o.body))
+            return true;
+    }
+    return !otherwise || !binds(s.body);
+}
+
+} // namespace
+
 Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
 {
     m_src = plan.source(plan.entry);
@@ -33,6 +58,26 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
             if (!m_function && !m_mainBlock && s->type == "if_statement" &&
                 m_src->text(s->condition).find("__name__") != std::string::npos)
                 m_mainBlock = s;
+    }
+    if (m_src)
+        for (const auto& s : m_src->statements())
+            if (!m_guard && isMainBlock(s))
+                m_guard = &s;
+    if (m_guard) {
+        const python::PyIndex idx = python::indexSource(m_src->text(), plan.entry);
+        std::vector<std::set<std::string>> local(idx.functions.size());
+        for (std::size_t s = 1; s < idx.scopes.size(); ++s)
+            for (const auto& d : idx.scopes[s].defined)
+                local[static_cast<std::size_t>(idx.scopes[s].function)].insert(d.name);
+        for (std::size_t s = 1; s < idx.scopes.size(); ++s)
+            for (const auto& use : idx.scopes[s].used) {
+                bool bound = false;
+                for (python::FunctionId p = idx.scopes[s].function; p >= 0 && !bound;
+                     p = idx.functions[static_cast<std::size_t>(p)].parent)
+                    bound = local[static_cast<std::size_t>(p)].count(use.name) > 0;
+                if (!bound)
+                    m_globalReads.emplace_back(use.span.startByte, use.name);
+            }
     }
     findCallers();
     findRebound();
@@ -269,11 +314,12 @@ void Slicer::moveReaders(std::set<const Stmt*>& local, std::set<const Stmt*>& mo
 // block), -1 the module, k > 0 the k-th caller's function.
 const std::vector<Stmt>* Slicer::scopeBody(int scope) const
 {
-    return scope > 0     ? &m_callers[static_cast<std::size_t>(scope - 1)].function->body
-           : scope < 0   ? &m_src->statements()
-           : m_function  ? &m_function->body
-           : m_mainBlock ? &m_mainBlock->body
-                         : nullptr;
+    return scope > 0                ? &m_callers[static_cast<std::size_t>(scope - 1)].function->body
+           : scope == kModuleGlobal ? &m_guard->body
+           : scope < 0              ? &m_src->statements()
+           : m_function             ? &m_function->body
+           : m_mainBlock            ? &m_mainBlock->body
+                                    : nullptr;
 }
 
 // Where the training runs, seen from a lookup scope: the loop, the caller's call, or (from the
@@ -282,6 +328,8 @@ std::uint32_t Slicer::runsAt(int scope) const
 {
     if (scope > 0)
         return m_callers[static_cast<std::size_t>(scope - 1)].call;
+    if (scope == kModuleGlobal)
+        return m_guard->end;
     return scope < 0 && m_function ? moduleRunsAt() : m_loopStart;
 }
 
@@ -303,6 +351,19 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
                                   const std::set<std::string>& forceLocal) const
 {
     Found f;
+    if (scope == kModuleGlobal) {
+        // A module-level definition reads a global: the module's, else the `__main__` block's
+        // (the loop's own scope when the loop runs in it: the value it has when training starts).
+        f = {definer(m_src->statements(), name, m_function ? m_function->start : m_loopStart),
+             false, -1};
+        if (!f.stmt && m_guard)
+            f = m_guard == m_mainBlock
+                    ? Found{definer(m_guard->body, name, m_loopStart), true, 0}
+                    : Found{definer(m_guard->body, name, m_guard->end), true, kModuleGlobal};
+        f.isLocal = f.isLocal && f.stmt;
+        f.global = f.isLocal;
+        return f;
+    }
     if (scope == 0 && m_function) {
         f = {definer(m_function->body, name, m_loopStart), true, 0};
         // A parameter of the loop's function: its definition is in the caller.
@@ -315,6 +376,11 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
                 continue;
             f = {definer(c.function->body, name, c.call), true, static_cast<int>(k) + 1};
         }
+        // A configuration dict the call gives under another name or inline: bound where the
+        // call was (bindingRules).
+        for (std::size_t k = 0; !f.stmt && k < m_calls; ++k)
+            if (m_callers[k].bound.count(name))
+                f = {m_callers[k].statement, true, static_cast<int>(k) + 1};
     } else if (scope == 0 && m_mainBlock) {
         f = {definer(m_mainBlock->body, name, m_loopStart), true, 0};
     } else if (scope > 0) {
@@ -328,6 +394,12 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
         for (std::size_t j = 0; j < m_callers.size(); ++j)
             if (m_callers[j].of == k && m_callers[j].passed.count(name) && m_callers[j].function)
                 next = static_cast<int>(j) + 1;
+        // A configuration dict the caller's caller gives it: bound where that call was.
+        for (std::size_t j = 0; !next && j < m_calls; ++j)
+            if (m_callers[j].of == k && m_callers[j].bound.count(name)) {
+                f = {m_callers[j].statement, true, static_cast<int>(j) + 1};
+                break;
+            }
         if (next)
             f = {definer(m_callers[std::size_t(next - 1)].function->body, name,
                          m_callers[std::size_t(next - 1)].call),
@@ -348,6 +420,15 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
     return f;
 }
 
+std::set<std::string> Slicer::globalReads(const Stmt& def) const
+{
+    std::set<std::string> out;
+    for (const auto& [at, name] : m_globalReads)
+        if (def.start <= at && at < def.end)
+            out.insert(name);
+    return out;
+}
+
 // Takes the definer of `name` into the slice, with what runs with it: the statements that fill
 // it in place, its mutators (for the names built locally by force) and the plain assignments it
 // is built over. What they read is queued for lookup.
@@ -362,12 +443,26 @@ void Slicer::take(const Found& f, const std::string& name, const std::set<std::s
             if (all || !st->defines.count(u))
                 w.work.emplace_back(u, readScope);
     };
+    if (const Caller* c = binder(*s)) {
+        // The call's statement, written as the bindings of the dicts it gives: it reads what
+        // the arguments read, not the call.
+        if (into.insert(s).second)
+            for (const auto& [param, span] : c->bound)
+                for (const auto& n : usedNames(*m_src, m_src->nodeAt(span.first, span.second)))
+                    w.work.emplace_back(n, readScope);
+        return;
+    }
     const bool definition = s->type == "function_definition" || s->type == "decorated_definition" ||
                             s->type == "class_definition" || s->type == "import_statement" ||
                             s->type == "import_from_statement";
     if (definition && !f.isLocal) {
+        // What a copied class or function reads and does not bind itself is a module global
+        // when it runs.
+        const std::set<std::string> globals = globalReads(*s);
         if (w.module.insert(s).second)
-            queue(s, false);
+            for (const auto& u : s->uses)
+                if (!s->defines.count(u))
+                    w.work.emplace_back(u, globals.count(u) ? kModuleGlobal : -1);
         return;
     }
     into.insert(s);
@@ -407,6 +502,12 @@ void Slicer::take(const Found& f, const std::string& name, const std::set<std::s
             queue(d, false);
         }
     }
+    // A block that may leave the name as it was (an `if` without an `else` that binds it, a
+    // loop that may not run, a `try`): the binding before it reaches the reads too
+    // (`wide = False`, then `if not os.path.exists(p): wide = True`).
+    if (scopeOf && mayLeaveUnbound(*s, name))
+        if (const Stmt* d = definer(*scopeOf, name, s->start); d && d->start < s->start)
+            take(Found{d, f.isLocal, f.scope}, name, forceLocal, w);
 }
 
 Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& exclude,
@@ -442,6 +543,8 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
             continue;
         }
         take(f, name, forceLocal, w);
+        if (f.global)
+            out.globals.insert(name);
     }
     moveReaders(w.local, w.module, forceLocal);
     auto byPosition = [](const Stmt* a, const Stmt* b) {
@@ -472,8 +575,22 @@ void Slicer::inRunOrder(std::vector<const Stmt*>& stmts) const
                 for (const Stmt* s : m_src->chainAt(at->start, at->end))
                     if (s->type == "function_definition" || isMainBlock(*s))
                         outer.assign(1, {s->start, s->end});
+    // The callers of the loop's function run before it, a caller's caller before the caller.
+    for (std::size_t k = m_calls; k-- > 0;)
+        if (const Stmt* f = m_callers[k].function; f && f != m_function)
+            outer.emplace_back(f->start, f->end);
     if (m_plan.loop && m_plan.loop->selfInit.valid())
         outer.emplace_back(m_plan.loop->selfInit.start, m_plan.loop->selfInit.end);
+    // A call at module level that binds the function's parameters (Caller::bound) runs before
+    // the function's code, which reads them.
+    for (std::size_t k = 0; k < m_calls; ++k)
+        if (const Caller& c = m_callers[k]; !c.function && c.statement && !c.bound.empty())
+            outer.insert(outer.begin(), {c.statement->start, c.statement->end});
+    // The `__main__` block that calls the loop's function sets the globals the function's code
+    // reads (kModuleGlobal) before it calls it.
+    if (m_guard && m_guard != m_mainBlock &&
+        (outer.empty() || outer.front() != std::make_pair(m_guard->start, m_guard->end)))
+        outer.insert(outer.begin(), {m_guard->start, m_guard->end});
     const auto rank = [&](const Stmt* s) {
         for (std::size_t i = 0; i < outer.size(); ++i)
             if (outer[i].first <= s->start && s->end <= outer[i].second)

@@ -2,7 +2,10 @@
 // that call it, and a trainer class's constructor counted as one more, so that a value a caller
 // builds and hands over is moved with it (generate_internal.h).
 #include "core/port/generate_internal.h"
+#include "core/port/run_value_resolver.h"
+#include "core/port/syntax.h"
 
+#include <algorithm>
 #include <functional>
 #include <string_view>
 
@@ -14,16 +17,28 @@ void Slicer::findCallers()
         return;
     // The parameter names, in order (self/cls excluded by position only in methods, which
     // are not batch-loop functions of a script).
-    const std::vector<std::string> params = parameterNames(*m_src, *m_function);
+    // `callee` is the loop's function (of 0) or the of-th caller's, whose callers hand it only
+    // configuration dicts here (a worker reading `settings["num_epochs"]` for the loop's).
+    const Stmt* callee = m_function;
+    int of = 0;
+    std::vector<std::string> params = parameterNames(*m_src, *m_function);
     std::function<void(TSNode)> walk = [&](TSNode n) {
         if (std::string_view(ts_node_type(n)) == "call") {
             const TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-            if (m_src->text(fn) == m_function->name) {
+            if (m_src->text(fn) == callee->name) {
                 Caller c;
                 c.call = ts_node_start_byte(n);
-                for (const Stmt* s : m_src->chainAt(ts_node_start_byte(n), ts_node_end_byte(n)))
-                    if (s->type == "function_definition" || s->type == "decorated_definition")
+                const auto chain = m_src->chainAt(ts_node_start_byte(n), ts_node_end_byte(n));
+                for (const Stmt* s : chain)
+                    if (s->type == "function_definition" || s->type == "decorated_definition" ||
+                        (!c.function && isMainBlock(*s)))
                         c.function = s;
+                for (std::size_t i = 0; c.function && i + 1 < chain.size(); ++i)
+                    if (chain[i] == c.function)
+                        c.statement = chain[i + 1];
+                if (!c.function && !chain.empty())
+                    c.statement = chain.front(); // a call at module level
+
                 const TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
                 std::size_t position = 0;
                 for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
@@ -41,7 +56,12 @@ void Slicer::findCallers()
                         c.passed.insert(params[position]);
                     ++position;
                 }
-                if (c.function != m_function && !c.passed.empty())
+                bindConfigDicts(c, args, params);
+                c.of = of;
+                if (of > 0)
+                    c.passed.clear();
+                if (c.function != m_function && c.function != callee &&
+                    (!c.passed.empty() || !c.bound.empty()))
                     m_callers.push_back(c);
             }
         }
@@ -50,6 +70,16 @@ void Slicer::findCallers()
     };
     for (const auto& s : m_src->statements())
         walk(s.node);
+    for (std::size_t k = 0, direct = m_callers.size(); k < direct; ++k)
+        if (const Stmt* f = m_callers[k].function;
+            f && f->type == "function_definition" && !f->name.empty()) {
+            callee = f;
+            of = static_cast<int>(k) + 1;
+            params = parameterNames(*m_src, *f);
+            for (const auto& s : m_src->statements())
+                walk(s.node);
+        }
+    m_calls = m_callers.size();
     // A trainer class instantiated with the values its method's loop reads (`self.x`): they
     // are looked up where the instance is made, before it.
     const auto& lp = *m_plan.loop;
@@ -90,6 +120,95 @@ void Slicer::findCallers()
             (c.of > 0 || lp.launched == m_function->name))
             m_callers.push_back(c);
     }
+}
+
+namespace {
+
+// A value written out in full: a number, a string without interpolation, True/False/None, and
+// tuples, lists and arithmetic of those (`fit(30)`, `run(0.5, (3, 3))`).
+bool isLiteral(const SourceFile& src, TSNode value)
+{
+    const auto type = nodeType(value);
+    if (type == "integer" || type == "float" || type == "true" || type == "false" || type == "none")
+        return true;
+    if (type == "unary_operator")
+        return isLiteral(src, fieldOf(value, "argument"));
+    if (type == "binary_operator")
+        return isLiteral(src, fieldOf(value, "left")) && isLiteral(src, fieldOf(value, "right"));
+    const bool string = type == "string";
+    if (!string && type != "parenthesized_expression" && type != "tuple" && type != "list")
+        return false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(value); ++i) {
+        const TSNode part = ts_node_named_child(value, i);
+        const auto partType = nodeType(part);
+        if (string ? partType == "interpolation" : partType != "comment" && !isLiteral(src, part))
+            return false;
+    }
+    return true;
+}
+
+// What the port can bind where the call was: a configuration dict as written
+// (isDictExpression), a literal, or a name the file binds to such values and nothing else.
+bool isCarried(const SourceFile& src, TSNode value)
+{
+    const auto carried = [&](TSNode v) {
+        return isDictExpression(src, v) || isLiteral(src, v);
+    };
+    if (nodeType(value) != "identifier")
+        return carried(value);
+    const auto bound = assignments(src, src.text(value));
+    return !bound.empty() && std::all_of(bound.begin(), bound.end(),
+                                         [&](const auto& a) { return carried(a.second); });
+}
+
+} // namespace
+
+// The configuration dicts and literals a call gives the loop's function's parameters under
+// another name or inline, by position or keyword (Caller::bound). A call whose statement is more
+// than the call
+// (`for` around it, `with`) has no place for the bindings: none.
+void Slicer::bindConfigDicts(Caller& c, TSNode args, const std::vector<std::string>& params) const
+{
+    if (!c.statement || c.statement->type != "expression_statement")
+        return;
+    std::size_t position = 0;
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        const TSNode a = ts_node_named_child(args, i);
+        const auto at = nodeType(a);
+        if (at == "list_splat" || at == "dictionary_splat")
+            return; // the parameters after it are unknown
+        std::string param;
+        TSNode value = a;
+        if (at == "keyword_argument") {
+            param = m_src->text(fieldOf(a, "name"));
+            value = fieldOf(a, "value");
+        } else if (at != "comment" && position < params.size()) {
+            param = params[position++];
+        }
+        if (!param.empty() && m_src->text(value) != param && isCarried(*m_src, value))
+            c.bound[param] = {ts_node_start_byte(value), ts_node_end_byte(value)};
+    }
+}
+
+const Slicer::Caller* Slicer::binder(const Stmt& s) const
+{
+    for (std::size_t k = 0; k < m_calls; ++k)
+        if (m_callers[k].statement == &s && !m_callers[k].bound.empty())
+            return &m_callers[k];
+    return nullptr;
+}
+
+RenderRules Slicer::bindingRules(const Stmt& s, RenderRules rules) const
+{
+    const Caller* c = binder(s);
+    if (!c)
+        return rules;
+    std::string text;
+    for (const auto& [param, span] : c->bound)
+        text += (text.empty() ? "" : "\n" + std::string(std::size_t(s.column), ' ')) + param +
+                " = " + render(*m_src, m_src->nodeAt(span.first, span.second), rules);
+    rules.replace[{s.start, s.end}] = text;
+    return rules;
 }
 
 std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)

@@ -297,6 +297,19 @@ bool isDeviceArg(const SourceFile& f, TSNode arg, const RenderRules& rules)
     return false;
 }
 
+// `device=where` in a call (`torch.randn(n, device=where)`), `where` a device name the rules
+// neither rename nor keep: the device is dropped with the binding of `where`, as `.to(where)`
+// is, and the tensor is made where the target makes it.
+bool placedOnADevice(const SourceFile& f, TSNode arg, const RenderRules& rules)
+{
+    if (!rules.dropDeviceMoves || nodeType(arg) != "keyword_argument" ||
+        f.text(fieldOf(arg, "name")) != "device")
+        return false;
+    const TSNode value = fieldOf(arg, "value");
+    return nodeType(value) == "identifier" && rules.deviceNames.count(f.text(value)) > 0 &&
+           !rules.rename.count(f.text(value));
+}
+
 // `.to(device)` / `.cuda()` / `.to(device, non_blocking=True)`: the object it moves.
 TSNode deviceMoveObject(const SourceFile& f, TSNode call, const RenderRules& rules)
 {
@@ -381,6 +394,25 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
     for (uint32_t i = 0; i < count; ++i) {
         const TSNode c = ts_node_child(n, i);
         const std::uint32_t cs = ts_node_start_byte(c), ce = ts_node_end_byte(c);
+        if (t == "argument_list" && placedOnADevice(f, c, rules)) {
+            // Dropped with the comma after it; the last argument takes the one before it.
+            out += f.text(at, cs);
+            const TSNode next = ts_node_child(n, i + 1);
+            if (i + 1 < count && nodeType(next) == ",") {
+                at = ts_node_end_byte(next);
+                ++i;
+                const TSNode after = ts_node_child(n, i + 1);
+                if (i + 1 < count && !ts_node_is_null(after))
+                    at = ts_node_start_byte(after);
+            } else {
+                while (!out.empty() && (out.back() == ' ' || out.back() == '\n'))
+                    out.pop_back();
+                if (!out.empty() && out.back() == ',')
+                    out.pop_back();
+                at = ce;
+            }
+            continue;
+        }
         out += f.text(at, cs);
         // The attribute name of `x.name` is not a variable either.
         if (t == "attribute" && ts_node_eq(c, fieldOf(n, "attribute")))

@@ -29,4 +29,22 @@ inline std::string trimmed(std::string t)
     return t;
 }
 
+// The text on one line, each run of blanks and newlines one space: a piece of the original
+// quoted in a comment or a note (`for e in range(\n        3)`) must not break the line, which
+// in a YAML or Python comment would end the comment.
+inline std::string oneLine(const std::string& text)
+{
+    std::string out;
+    for (const char c : text) {
+        const bool blank = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+        if (!blank)
+            out += c;
+        else if (!out.empty() && out.back() != ' ')
+            out += ' ';
+    }
+    if (!out.empty() && out.back() == ' ')
+        out.pop_back();
+    return out;
+}
+
 } // namespace portolan::port

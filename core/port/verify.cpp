@@ -48,6 +48,7 @@ RunOutcome dryRun(const fs::path& project, const std::string& flavour,
     cmd.insert(at, extra.begin(), extra.end());
     dryrun::ChildLimits limits;
     limits.timeoutSeconds = o.timeoutSeconds;
+    limits.prestarted = o.prestarted;
     limits.memoryLimitMb = dryrun::defaultMemoryLimitMb();
     limits.workingDirectory = project;
     limits.environment = dryrun::childEnvironment(pythonDir);

@@ -518,9 +518,15 @@ void Indexer::binding(TSNode n, std::string_view t, int depth)
         if (!ts_node_is_null(value))
             walk(value, depth + 1);
     } else {
+        // `global x` in a function: what the function binds to x is the module's x, seen by
+        // every function of the module (a class reading a value its script's main code sets).
+        const bool global = t == "global_statement";
         children(n, [&](TSNode c, std::string_view) {
-            if (type(c) == "identifier")
-                define(c);
+            if (type(c) != "identifier")
+                return;
+            define(c);
+            if (global && m_function != ModuleLevel)
+                m_out.scopes[0].defined.push_back({text(c), span(c)});
         });
     }
 }

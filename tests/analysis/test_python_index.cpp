@@ -173,6 +173,10 @@ private slots:
                "    return os, z, G, H, i, j, k, fh, v, n, c, d, lambda q: q + 1, later()\n"
                "def later():\n    return 1\n"
             << "";
+        // `global x` in one function binds the module's x, which another function reads.
+        QTest::addRow("global-elsewhere")
+            << "def read():\n    return width\ndef setup():\n    global width\n    width = 3\n"
+            << "";
         QTest::addRow("closure")
             << "def outer():\n    x = 1\n    def inner():\n        return x + y\n    return inner\n"
             << "y";

@@ -4,6 +4,8 @@
 // `--verify` (which runs the projects' code: use it on a corpus you trust) also verifies each
 // port (check, the dry runs of original and port, the replay) and prints its time and verdict;
 // the ports then go under OUT or a temporary folder. PORTOLAN_PYTHON picks the interpreter.
+// `--exec` starts every dry run with exec instead of forking it from the prestarted interpreter
+// (the figure before core/dryrun/fork_server.h).
 #include "core/analysis/analysis.h"
 #include "core/port/generate.h"
 
@@ -22,10 +24,15 @@ int main(int argc, char** argv)
     fs::path corpus = "/work/shared/corpus/projects";
     fs::path write;
     bool verify = false;
+    bool prestarted = true;
+    double verifyMs = 0;
+    int verifications = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--verify")
             verify = true;
+        else if (a == "--exec")
+            prestarted = false;
         else if (a == "--write" && i + 1 < argc)
             write = argv[++i];
         else
@@ -81,9 +88,12 @@ int main(int argc, char** argv)
                             status += "\n      manual: " + m.toString();
                         if (verify && api != "runner") {
                             portolan::port::VerifyOptions vo;
+                            vo.prestarted = prestarted;
                             if (const char* py = std::getenv("PORTOLAN_PYTHON"); py && *py)
                                 vo.python = py;
                             const auto v = portolan::port::verifyPort(p, out, *r.value, vo);
+                            verifyMs += v.milliseconds;
+                            ++verifications;
                             char line[256];
                             std::snprintf(
                                 line, sizeof line,
@@ -106,5 +116,10 @@ int main(int argc, char** argv)
                         guide.c_str(), ms(t0, t1), ms(t1, t2), gen, status.c_str());
         }
     }
+    if (verifications > 0)
+        std::printf("verification: %d ports, %.1f s in all, %.0f ms each on average (%s)\n",
+                    verifications, verifyMs / 1000, verifyMs / verifications,
+                    prestarted ? "dry runs forked from the prestarted interpreter"
+                               : "dry runs exec'd");
     return 0;
 }

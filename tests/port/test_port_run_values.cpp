@@ -185,6 +185,19 @@ private slots:
                                                    << "for epoch in range(3):"
                                                    << ""
                                                    << "`for ep in range(3)`" << false;
+        // A header written over two lines is quoted on one: a newline in the comment would end
+        // it, and the rest of the quote would break const.yaml, params.yaml and train.py.
+        QTest::newRow("a loop header over two lines") << ""
+                                                      << ""
+                                                      << "10"
+                                                      << "for ep in range(\n            5):"
+                                                      << "fit()"
+                                                      << "10"
+                                                      << "5"
+                                                      << "for epoch in range(5):  # `for ep in "
+                                                         "range( 5)`"
+                                                      << "batch_size=10 in the training DataLoader"
+                                                      << "`for ep in range( 5)`" << false;
         QTest::newRow("parameter defaults") << ""
                                             << "per_step=5, cycles=2"
                                             << "per_step"

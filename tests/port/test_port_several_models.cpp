@@ -149,6 +149,96 @@ for epoch in range(2):
         opt_c.step()
 )";
 
+// Models trained in turn on whole tensors, no DataLoader: the original's dry run seeds each
+// step where the loop body begins. One model draws dropout masks: the port agrees only when
+// both runs seed step k with the same seed (the original counted its first step late, when
+// the second pass's first optimizer stepped, so its step 2 drew step 1's masks again).
+const char* const TurnData = R"(import torch
+import torch.nn as nn
+
+points = torch.randn(24, 3)
+marks = points.sum(dim=1, keepdim=True) + 0.1 * torch.randn(24, 1)
+)";
+
+const char* const TurnPlain = "nn.Sequential(nn.Linear(3, 12), nn.Tanh(), nn.Linear(12, 1))";
+const char* const TurnDropped =
+    "nn.Sequential(nn.Linear(3, 12), nn.Dropout(0.4), nn.Tanh(), nn.Linear(12, 1))";
+
+const char* const TwoInTurn = R"(opt_steady = torch.optim.SGD(steady.parameters(), lr=0.05)
+opt_noisy = torch.optim.SGD(noisy.parameters(), lr=0.05)
+criterion = nn.L1Loss()
+for it in range(30):
+    err_steady = criterion(steady(points), marks)
+    err_noisy = criterion(noisy(points), marks)
+    opt_steady.zero_grad()
+    opt_noisy.zero_grad()
+    err_steady.backward()
+    err_noisy.backward()
+    opt_steady.step()
+    opt_noisy.step()
+)";
+
+std::string twoInTurn(const char* steady, const char* noisy)
+{
+    return std::string(TurnData) + "steady = " + steady + "\nnoisy = " + noisy + "\n" + TwoInTurn;
+}
+
+const char* const ThreeInTurn =
+    R"(narrow = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+wide = nn.Sequential(nn.Linear(3, 16), nn.Dropout(0.3), nn.ReLU(), nn.Linear(16, 1))
+deep = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Dropout(0.2), nn.Linear(8, 1))
+opt_narrow = torch.optim.Adam(narrow.parameters(), lr=0.02)
+opt_wide = torch.optim.Adam(wide.parameters(), lr=0.02)
+opt_deep = torch.optim.Adam(deep.parameters(), lr=0.02)
+criterion = nn.MSELoss()
+for it in range(30):
+    err_narrow = criterion(narrow(points), marks)
+    err_wide = criterion(wide(points), marks)
+    err_deep = criterion(deep(points), marks)
+    opt_narrow.zero_grad()
+    opt_wide.zero_grad()
+    opt_deep.zero_grad()
+    err_narrow.backward()
+    err_wide.backward()
+    err_deep.backward()
+    opt_narrow.step()
+    opt_wide.step()
+    opt_deep.step()
+)";
+
+// No dropout, but each pass draws its own batch: the same late count drew step 1's batch again.
+const char* const OwnBatchInTurn = R"(import torch
+import torch.nn as nn
+
+first = nn.Sequential(nn.Linear(3, 12), nn.Tanh(), nn.Linear(12, 1))
+second = nn.Sequential(nn.Linear(3, 12), nn.Tanh(), nn.Linear(12, 1))
+opt_first = torch.optim.SGD(first.parameters(), lr=0.05)
+opt_second = torch.optim.SGD(second.parameters(), lr=0.05)
+criterion = nn.MSELoss()
+for it in range(30):
+    points = torch.randn(16, 3)
+    marks = points.sum(dim=1, keepdim=True)
+    err_first = criterion(first(points), marks)
+    err_second = criterion(second(points), marks)
+    opt_first.zero_grad()
+    err_first.backward()
+    opt_first.step()
+    opt_second.zero_grad()
+    err_second.backward()
+    opt_second.step()
+)";
+
+std::string inTurnFixture(const QString& name)
+{
+    if (name == "second-drops")
+        return twoInTurn(TurnPlain, TurnDropped);
+    if (name == "first-drops")
+        return twoInTurn(TurnDropped, TurnPlain);
+    if (name == "three-models")
+        return std::string(TurnData) + ThreeInTurn;
+    return OwnBatchInTurn;
+}
+
 struct Original
 {
     QTemporaryDir dir;
@@ -382,6 +472,83 @@ private slots:
         const auto w = port::verifyPort(o.root, out2, broken, vo);
         QVERIFY(!w.agrees);
         QCOMPARE(w.firstDivergence, 2);
+    }
+
+    void inTurnDrawingRandomness_data()
+    {
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<int>("models");
+        QTest::addRow("second-drops") << "second-drops" << 2;
+        QTest::addRow("first-drops") << "first-drops" << 2;
+        QTest::addRow("three-models") << "three-models" << 3;
+        QTest::addRow("own-batch-per-pass") << "own-batch" << 2;
+    }
+
+    // Determined wraps every model and optimizer and runs the pass as train_batch: both dry
+    // runs agree on every step, each backward() loss included.
+    void inTurnDrawingRandomness()
+    {
+        QFETCH(QString, fixture);
+        QFETCH(int, models);
+        QTemporaryDir dir;
+        const fs::path root = fs::path(dir.path().toStdString()) / "original";
+        auto r = generate(root, inTurnFixture(fixture), "determined-pytorchtrial");
+        QVERIFY(r);
+        QVERIFY2(r.value->full(),
+                 r.value->manual.empty() ? "" : r.value->manual[0].message.c_str());
+        const fs::path out = fs::path(dir.path().toStdString()) / "port";
+        QVERIFY(!port::writePort(*r.value, out));
+        port::VerifyOptions vo;
+        vo.timeoutSeconds = 240;
+        const auto v = port::verifyPort(root, out, *r.value, vo);
+        if (v.originalError.starts_with("cannot start"))
+            QSKIP(v.originalError.c_str());
+        QVERIFY2(v.agrees, (v.originalError + " | " + v.dryRunError + " | first divergence " +
+                            std::to_string(v.firstDivergence))
+                               .c_str());
+        QCOMPARE(v.stepsCompared, 3);
+        QCOMPARE(v.portBackwardLosses.size(), std::size_t(3));
+        for (const auto& step : v.portBackwardLosses)
+            QCOMPARE(step.size(), std::size_t(models));
+    }
+
+    void inTurnOnOneLossTargets_data()
+    {
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<QString>("item");
+        for (const char* target : {"graphcore-poptorch", "cerebras-pytorch"}) {
+            QTest::addRow("second-drops %s", target)
+                << "second-drops" << target
+                << "2 models trained in turn (steady by opt_steady, noisy by opt_noisy; 2 "
+                   "backward() calls per batch)";
+            QTest::addRow("three-models %s", target)
+                << "three-models" << target
+                << "3 models trained in turn (narrow by opt_narrow, wide by opt_wide, deep by "
+                   "opt_deep; 3 backward() calls per batch)";
+        }
+    }
+
+    // The targets that compile one loss per step stay partial and name what is left where the
+    // step is: verifying the Determined port does not make them claim more.
+    void inTurnOnOneLossTargets()
+    {
+        QFETCH(QString, fixture);
+        QFETCH(QString, target);
+        QFETCH(QString, item);
+        QTemporaryDir dir;
+        const fs::path root = fs::path(dir.path().toStdString()) / "original";
+        auto r = generate(root, inTurnFixture(fixture), target.toStdString());
+        QVERIFY(r);
+        QVERIFY(!r.value->full());
+        QCOMPARE(r.value->manual.size(), std::size_t(1));
+        const auto& m = r.value->manual[0];
+        QCOMPARE(QString::fromStdString(m.checkId), QString("port.manual"));
+        QVERIFY2(has(m.message, item.toStdString()), m.message.c_str());
+        std::string all;
+        for (const auto& g : r.value->files)
+            all += g.text;
+        QVERIFY(has(all, "TODO(portolan)"));
     }
 
     void globalFlagsAndNumpyNoise()

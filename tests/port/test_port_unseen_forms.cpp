@@ -5,8 +5,10 @@
 // after its construction (a fine-tuning script: parts frozen, a part replaced): the edits are
 // part of the model the port trains. An optimizer built again under the same name before the
 // training (a tutorial's recap): one optimizer, the binding the training sees. A log line inside
-// the step reading the loop's counters: left out, as the ones after the step are. Fixtures
-// written for the patterns.
+// the step reading the loop's counters: left out, as the ones after the step are. Weights
+// updated by hand in a tutorial's forms (`with torch.no_grad(): for w in net.parameters():
+// w -= rate * w.grad`, the old `w.data.add_(-rate, w.grad.data)`): plain SGD, which the port
+// steps as torch.optim.SGD. Fixtures written for the patterns.
 #include "port_fixture.h"
 
 #include <QTemporaryDir>
@@ -145,6 +147,23 @@ for rnd in range(2):
         tuner.step()
 )";
 
+// A regression fitted by plain SGD written by hand; UPDATE is the row's update, after backward.
+const char* const HandUpdateScript = R"(import torch
+
+torch.manual_seed(0)
+inputs = torch.randn(40, 4)
+wanted = inputs @ torch.tensor([[1.0], [-2.0], [0.5], [3.0]])
+net = torch.nn.Sequential(torch.nn.Linear(4, 1))
+judge = torch.nn.MSELoss(reduction='sum')
+rate = 1e-3
+for rnd in range(30):
+    guess = net(inputs)
+    cost = judge(guess, wanted)
+    net.zero_grad()
+    cost.backward()
+UPDATE
+)";
+
 } // namespace
 
 class TestPortUnseenForms : public QObject
@@ -161,6 +180,8 @@ private slots:
     void reboundOptimizerIsOne();
     void logLineInTheStepIsLeftOut_data();
     void logLineInTheStepIsLeftOut();
+    void handUpdateIsSgd_data();
+    void handUpdateIsSgd();
 };
 
 void TestPortUnseenForms::positionalValuesArePortValues_data()
@@ -357,6 +378,49 @@ void TestPortUnseenForms::logLineInTheStepIsLeftOut()
     QVERIFY2(r, r ? "" : r.error.message.c_str());
     QVERIFY2(r.value->full(), manualText(*r.value).c_str());
     QVERIFY2(!has(allText(*r.value), line.toStdString()), allText(*r.value).c_str());
+    PORT_SKIP_WITHOUT_TORCH();
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
+}
+
+void TestPortUnseenForms::handUpdateIsSgd_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("update");
+    const std::pair<const char*, const char*> targets[] = {
+        {"determined", "determined-pytorchtrial"},
+        {"poptorch", "graphcore-poptorch"},
+        {"cerebras", "cerebras-pytorch"}};
+    for (const auto& [name, target] : targets) {
+        QTest::addRow("%s, -= under no_grad", name)
+            << target
+            << "    with torch.no_grad():\n        for w in net.parameters():\n"
+               "            w -= rate * w.grad";
+        QTest::addRow("%s, .data -= gradient first", name)
+            << target << "    for w in net.parameters():\n        w.data -= w.grad.data * rate";
+        QTest::addRow("%s, add_ with the rate first", name)
+            << target << "    for w in net.parameters():\n        w.data.add_(-rate, w.grad.data)";
+    }
+}
+
+// The update is SGD at `rate`: the port steps torch.optim.SGD(lr=rate), which each target runs
+// as its own step (the gradients zeroed by the target), and trains as the original does.
+void TestPortUnseenForms::handUpdateIsSgd()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, update);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    std::string script = HandUpdateScript;
+    script.replace(script.find("UPDATE"), 6, update.toStdString());
+    writeOriginal(root, script, "fit.py");
+    auto r = generateFrom(root, target.toStdString(), "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+    const std::string all = allText(*r.value);
+    // Cerebras reads the rate from its configuration, the others build the optimizer in code.
+    const std::string rate = target == "cerebras-pytorch" ? "learning_rate: 1.0e-3" : "lr=rate";
+    QVERIFY2(has(all, rate), all.c_str());
+    QVERIFY2(!has(all, "-= rate") && !has(all, "add_(-rate"), all.c_str());
     PORT_SKIP_WITHOUT_TORCH();
     PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }

@@ -231,6 +231,9 @@ class Replay:
     def _on_step_line(self):
         if getattr(self.session, "warming", False):
             return
+        # The loop body begins again: the optimizer steps of the last pass are its step, as
+        # when a loader hands out the next batch.
+        self._end_last_batch()
         k = self.session.steps_done
         if k < self.steps:
             self._step_start(k)
@@ -297,10 +300,7 @@ class Replay:
             if self.warm_batches > self.steps:
                 raise StopIteration
             return batch
-        # Several optimizers per batch: the last batch's step ends when this one is drawn.
-        boundary = getattr(self.session, "batch_boundary", None)
-        if boundary is not None and not self.done:
-            boundary()
+        self._end_last_batch()
         k = self.session.steps_done
         if k >= self.steps or self.done:
             return batch
@@ -325,6 +325,15 @@ class Replay:
                                      "than the original's: it is not replaced")
         _seed_all(SEED + k)
         return batch
+
+    def _end_last_batch(self):
+        # Several optimizers per batch (models trained in turn): until the session knows how
+        # many steps a batch makes, the first batch's step ends only when the next one starts.
+        # Counted later, the next step would be seeded as the first and draw its dropout masks
+        # again, while the port's, counted per batch, draws the second's.
+        boundary = getattr(self.session, "batch_boundary", None)
+        if boundary is not None and not self.done:
+            boundary()
 
     def _step_start(self, k):
         # The weights when the last compared step starts (after K - 1 updates): the point both
