@@ -31,6 +31,7 @@ struct PortCliOptions
     std::string entry;
     std::string model;
     std::string loss;
+    std::string training;
     bool planOnly = false;
     std::vector<std::string> args;
 };
@@ -118,6 +119,7 @@ int runPort(const PortCliOptions& o)
     options.entry = o.entry;
     options.modelVariable = o.model;
     options.lossExpression = o.loss;
+    options.training = o.training;
     // A readable project whose loop the plan cannot find is a partial port with one item, not
     // bad arguments (port::portWithoutPlan); only --plan, which writes nothing, reports the error.
     auto planFailed = [&](const Diagnostic& error) {
@@ -213,6 +215,9 @@ Subcommand registerPort(CLI::App& root)
     cmd->add_option("--entry", o->entry, "The training script (default: planned)");
     cmd->add_option("--model", o->model, "The variable holding the model (default: planned)");
     cmd->add_option("--loss", o->loss, "The loss expression (default: planned)");
+    cmd->add_option("--training", o->training,
+                    "Of several trainings run one after another, the one to port: the line of its "
+                    "batch loop (default: planned, the last one not superseded)");
     cmd->add_flag("--plan", o->planOnly, "Print the plan as JSON and write nothing");
     addFormatOption(*cmd, o->format, {"text", "json"});
     cmd->add_option("args", o->args,

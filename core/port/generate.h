@@ -36,6 +36,10 @@ struct PortResult
     // there, as the port's replay does when its loader hands out a batch, so batches the step
     // draws itself (get_batch() helpers) are the same in both runs. "" when not needed.
     std::string originalStepStart;
+    // Where the ported training's part of the original's run begins ("main.py:40") when the
+    // original runs other trainings before it (PortPlan::trainingFrom): the original's dry run
+    // counts its steps from there. "" when it is the first.
+    std::string originalTrainingFrom;
     // The port's lines (their text) where a step the plan does not place is to be written (a
     // generator's own spots, such as PopTorch's forward and the model it wraps): the step's item
     // names them too (step_left.cpp).
@@ -165,6 +169,7 @@ OriginalRun runOriginal(const std::filesystem::path& original, const PortPlan& p
 // Where a step of the original begins when its batches do not come from a DataLoader
 // (PortResult::originalStepStart), "" otherwise.
 std::string originalStepStart(const PortPlan& plan);
+std::string originalTrainingFrom(const PortPlan& plan);
 
 VerifyResult verifyPort(const std::filesystem::path& original, const std::filesystem::path& port,
                         const PortResult& result, const VerifyOptions& options);

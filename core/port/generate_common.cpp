@@ -146,6 +146,7 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
         addDataFiles(plan.dataFiles, plan.root, *r.value);
         noteCheckpointSaves(plan, guide, a, *r.value);
         r.value->originalStepStart = originalStepStart(plan);
+        r.value->originalTrainingFrom = originalTrainingFrom(plan);
         r.value->generateMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count();
@@ -158,6 +159,11 @@ std::string originalStepStart(const PortPlan& plan)
     if (plan.loop && !plan.train.isDataLoader && plan.loop->bodyLine > 0)
         return plan.entry + ":" + std::to_string(plan.loop->bodyLine);
     return {};
+}
+
+std::string originalTrainingFrom(const PortPlan& plan)
+{
+    return plan.trainingFrom.valid() ? plan.trainingFrom.where() : std::string();
 }
 
 std::optional<Diagnostic> writePort(const PortResult& port, const std::filesystem::path& out)

@@ -154,6 +154,7 @@ private:
     bool fillsInPlace(TSNode node, const std::string& name) const;
     const std::vector<Stmt>* scopeBody(int scope) const;
     std::uint32_t runsAt(int scope) const;
+    std::uint32_t moduleRunsAt() const;
     void moveReaders(std::set<const Stmt*>& local, std::set<const Stmt*>& module,
                      const std::set<std::string>& forceLocal) const;
     std::set<std::string> m_rebound; // builtin names the script binds itself

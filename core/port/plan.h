@@ -250,12 +250,24 @@ struct EvalPlan
     std::vector<std::string> metrics; // names accumulated (test_loss, correct)
 };
 
+// One of several trainings the original runs one after another (plan_trainings.cpp).
+struct TrainingPlan
+{
+    CodeRef loop;            // its batch loop
+    std::string model;       // the model it trains, as its scope names it
+    bool superseded = false; // the model is built anew before anything reads what it learned
+    bool chosen = false;     // the one the port ports
+};
+
 struct PortOptions
 {
     std::string modelClass; // the user's choice of the model class ("" = planned)
     std::string modelVariable;
     std::string lossExpression; // replaces the planned loss expression (Python text)
     std::string entry;          // the training script ("" = planned)
+    // Of several trainings, the one to port: its batch loop's line ("42" or "train.py:42"),
+    // "" = planned (PortPlan::trainings).
+    std::string training;
     // The command line the original runs with (option -> value as written after `--`): a step
     // chosen by a flag follows the branch these values select.
     std::map<std::string, std::string> values;
@@ -308,6 +320,11 @@ struct PortPlan
     // values the port does not build: the one item at the launch names them, not each again.
     bool handedOver = false;
     std::vector<std::string> notes;
+    // Several trainings run one after another, in run order (empty for one), and where the
+    // chosen one's part of the original's run begins when others run before it: the original's
+    // dry run counts the steps from there (PortResult::originalTrainingFrom).
+    std::vector<TrainingPlan> trainings;
+    CodeRef trainingFrom;
     // Data files the original reads by a literal path (data_files.h): copied or noted.
     std::vector<DataFileRead> dataFiles;
     // The original's command line (PortOptions::values): the branches a run takes follow it.

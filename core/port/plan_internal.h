@@ -138,6 +138,29 @@ private:
 
     bool chooseEntry();
     bool findLoop();
+    // Several trainings one after another (plan_trainings.cpp): where each runs, scope by scope.
+    struct TrainingAnchor
+    {
+        FunctionId function = ModuleLevel;
+        const Stmt* scope = nullptr;  // the function's definition, nullptr for the module
+        const Stmt* holder = nullptr; // the statement of that scope that runs the training
+        std::string model;            // the model's name in that scope, "" when not seen there
+    };
+    struct Training
+    {
+        const Stmt* loop = nullptr;
+        std::vector<TrainingAnchor> anchors;
+    };
+    enum class Succession
+    {
+        Unrelated,  // another model, or one whose training is read before the next
+        Superseded, // the model is built anew before anything reads what it learned
+        Continued,  // the next training goes on training the same model
+    };
+    std::vector<TrainingAnchor> anchorsOf(const Stmt& loop, const std::string& model) const;
+    std::string modelTrainedBy(const Stmt& loop) const;
+    Succession succession(const Training& a, const Training& b) const;
+    std::size_t chooseTraining(const std::vector<const Stmt*>& loops);
     bool drawnBatches(const Stmt& loop, LoopPlan& lp);
     // The loss backward() is called on, scaled by torch's GradScaler: the plan's loss is the
     // unscaled one and the scaler is kept in PortPlan::lossScaling.

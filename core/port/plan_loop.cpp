@@ -25,6 +25,10 @@ bool Planner::findLoop()
     const auto& calls = idx().calls;
     const Stmt* best = nullptr;
     const Call* backward = nullptr;
+    // Each batch loop with a backward, with its first backward: several are several trainings
+    // (plan_trainings.cpp), of which one is ported.
+    std::vector<const Stmt*> loops;
+    std::vector<const Call*> backwards;
     for (const auto& c : calls) {
         if (!c.callee.ends_with(".backward") && c.callee != "backward")
             continue;
@@ -33,10 +37,15 @@ bool Planner::findLoop()
         for (const Stmt* s : chain)
             if (s->type == "for_statement" || s->type == "while_statement")
                 loop = s;
-        if (loop && !best) {
-            best = loop;
-            backward = &c;
+        if (loop && std::find(loops.begin(), loops.end(), loop) == loops.end()) {
+            loops.push_back(loop);
+            backwards.push_back(&c);
         }
+    }
+    if (!loops.empty()) {
+        const std::size_t k = chooseTraining(loops);
+        best = loops[k];
+        backward = backwards[k];
     }
     // No backward inside a loop of its own function: the step may be a function called once
     // per iteration of a loop elsewhere (`for epoch in ...: train_iter(...)`, an episode loop

@@ -260,6 +260,16 @@ nlohmann::json toJson(const PortPlan& p)
         }
         j["loop"]["sequence"] = seq;
     }
+    // Several trainings one after another: each, and the one ported (plan_trainings.cpp).
+    if (!p.trainings.empty()) {
+        j["trainings"] = nlohmann::json::array();
+        for (const auto& t : p.trainings)
+            j["trainings"].push_back({{"loop", refJson(t.loop)},
+                                      {"model", t.model},
+                                      {"superseded", t.superseded},
+                                      {"chosen", t.chosen}});
+        j["training_from"] = refJson(p.trainingFrom);
+    }
     if (p.evaluation)
         j["evaluation"] = {{"loop", refJson(p.evaluation->loop)},
                            {"metrics", p.evaluation->metrics}};

@@ -98,6 +98,12 @@ Slicer::Slicer(const PortPlan& plan) : m_plan(plan)
     findRebound();
     if (m_src)
         m_trainingStart = moduleTrainingStart(*m_src, m_function);
+    // The module's code after the statement that runs the ported training is the script's
+    // leftovers; before it, trainings that ran earlier.
+    if (m_src && m_function && m_plan.trainingFrom.valid())
+        for (const auto& s : m_src->statements())
+            if (s.start <= moduleRunsAt() && moduleRunsAt() < s.end && s.name.empty())
+                m_trainingStart = s.start;
     // The parser: what `args` is parsed from.
     if (m_src)
         for (const auto& f : plan.flags) {
@@ -339,7 +345,19 @@ std::uint32_t Slicer::runsAt(int scope) const
         return m_callers[static_cast<std::size_t>(scope - 1)].call;
     if (scope == kModuleGlobal)
         return m_guard->end;
-    return scope < 0 && m_function ? m_function->start : m_loopStart;
+    return scope < 0 && m_function ? moduleRunsAt() : m_loopStart;
+}
+
+// Where the module runs the loop's function: its definition; of several trainings run one after
+// another (PortPlan::trainingFrom), the module's call that runs the ported one, so the names it
+// reads are the ones bound for it, not for a training before.
+std::uint32_t Slicer::moduleRunsAt() const
+{
+    if (m_plan.trainingFrom.valid())
+        for (const auto& c : m_callers)
+            if (!c.function && c.call >= m_plan.trainingFrom.start)
+                return c.call;
+    return m_function->start;
 }
 
 // Where `name`, read in `scope`, is bound: the loop's function (0), a caller of it (k > 0) or
@@ -411,8 +429,8 @@ Slicer::Found Slicer::findDefiner(const std::string& name, int scope,
         f = {definer(c.function->body, name, c.call), true, m_instanceScope};
     }
     if (!f.stmt)
-        f = {definer(m_src->statements(), name, m_function ? m_function->start : m_loopStart),
-             false, -1};
+        f = {definer(m_src->statements(), name, m_function ? moduleRunsAt() : m_loopStart), false,
+             -1};
     f.isLocal = f.isLocal && f.stmt;
     return f;
 }
@@ -482,8 +500,14 @@ void Slicer::take(const Found& f, const std::string& name, const std::set<std::s
         chain.pop_back();
         if (c->type != "expression_statement")
             continue;
+        // The names its value reads: a name bound anew (`x = Net()` after an earlier `x = ...`)
+        // does not read the earlier binding, which is another value (a training before).
+        const TSNode a = ts_node_named_child(c->node, 0);
+        const auto reads = std::string_view(ts_node_type(a)) == "assignment"
+                               ? usedNames(*m_src, ts_node_child_by_field_name(a, "right", 5))
+                               : c->uses;
         for (const auto& u : c->uses) {
-            if (!c->defines.count(u))
+            if (!c->defines.count(u) || !reads.count(u))
                 continue;
             const Stmt* d = definer(*scopeOf, u, c->start);
             if (!d || d->start >= c->start || d->type != "expression_statement" ||

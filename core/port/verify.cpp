@@ -32,7 +32,8 @@ struct RunOutcome
 
 RunOutcome dryRun(const fs::path& project, const std::string& flavour,
                   const std::vector<std::string>& extra, const std::vector<std::string>& args,
-                  const VerifyOptions& o, int side, const std::string& seedAt = {})
+                  const VerifyOptions& o, int side, const std::string& seedAt = {},
+                  const std::string& trainFrom = {})
 {
     RunOutcome out;
     dryrun::DryRunOptions d;
@@ -59,6 +60,10 @@ RunOutcome dryRun(const fs::path& project, const std::string& flavour,
     // PortResult::originalStepStart).
     if (!seedAt.empty())
         limits.environment.emplace_back("PORTOLAN_REPLAY_SEED_AT", seedAt);
+    // The original trains other models before the ported training (PortResult::
+    // originalTrainingFrom): replay.py counts the steps from there.
+    if (!trainFrom.empty())
+        limits.environment.emplace_back("PORTOLAN_REPLAY_TRAIN_FROM", trainFrom);
     std::string stderrTail;
     const auto outcome = dryrun::runChild(
         cmd, limits,
@@ -138,7 +143,7 @@ void copyProject(const fs::path& from, const fs::path& to)
 
 // The original's dry run, seeded where its step begins (`seedAt`, PortResult::originalStepStart).
 OriginalRun runOriginalAt(const fs::path& original, const std::string& seedAt,
-                          const VerifyOptions& o)
+                          const std::string& trainFrom, const VerifyOptions& o)
 {
     const auto t0 = std::chrono::steady_clock::now();
     OriginalRun run;
@@ -151,7 +156,7 @@ OriginalRun runOriginalAt(const fs::path& original, const std::string& seedAt,
     const auto orig = dryRun(
         copy, "",
         {"--record", record.string(), "--capture-dir", (run.workDir / "capture-original").string()},
-        o.originalArgs, o, 0, seedAt);
+        o.originalArgs, o, 0, seedAt, trainFrom);
     run.losses = orig.losses;
     run.error = orig.error;
     run.cancelled = o.stop && o.stop->load();
@@ -228,7 +233,7 @@ bool namedByItem(const std::vector<guides::Finding>& manual, const guides::Findi
 
 OriginalRun runOriginal(const fs::path& original, const PortPlan& plan, const VerifyOptions& o)
 {
-    return runOriginalAt(original, originalStepStart(plan), o);
+    return runOriginalAt(original, originalStepStart(plan), originalTrainingFrom(plan), o);
 }
 
 VerifyResult verifyPort(const fs::path& original, const fs::path& port, const PortResult& result,
@@ -256,8 +261,9 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
     }
     // 2. The original's dry run on a copy, recording (unless it ran before generation); then
     // the port's, replaying.
-    const OriginalRun orig =
-        o.original ? *o.original : runOriginalAt(original, result.originalStepStart, o);
+    const OriginalRun orig = o.original ? *o.original
+                                        : runOriginalAt(original, result.originalStepStart,
+                                                        result.originalTrainingFrom, o);
     const fs::path work = orig.workDir;
     const fs::path record = work / "record";
     const fs::path portCopy = work / "port";

@@ -113,6 +113,7 @@ class Replay:
         # are updated by hand, which the session may count as a step before the update runs).
         self.adopted_by = None
         self.start_of_last = None
+        self.warm_batches = 0  # batches of the trainings before the ported one
         # The samples of the data set whose loader hands out the first step's batch (len of its
         # dataset), and whether the dry run made that data up: the port's epoch in records
         # (Determined's records_per_epoch, a Cerebras schedule counted in steps) comes from it.
@@ -126,7 +127,7 @@ class Replay:
         # The same random state when the project's own code starts in both runs: module-level
         # draws (a target function drawn with torch.randn at import) are then the same.
         torch.manual_seed(SEED - 1)
-        self._seed_at_step_start()
+        self._watch_lines()
         self._patch_optimizer()
         self._patch_module_call()
         self._patch_loader()
@@ -185,29 +186,34 @@ class Replay:
         self.weights_loaded = False
         return True
 
-    def _seed_at_step_start(self):
-        # An original whose step draws its own batch (a get_batch() helper, no DataLoader) is
-        # seeded where its loop body begins, with the seed the port's replay sets when its
-        # loader hands out the same step: both then draw the same batch. PORTOLAN_REPLAY_SEED_AT
-        # is "file:line" (relative to the working directory), set by the verification.
-        where = os.environ.get("PORTOLAN_REPLAY_SEED_AT", "")
-        path, _, line = where.rpartition(":")
-        if not path or not line.isdigit():
+    def _watch_lines(self):
+        """One trace for the lines the verification names, each "file:line" (relative to the
+        working directory). PORTOLAN_REPLAY_SEED_AT: where a step of the original begins when
+        its step draws its own batch (a get_batch() helper, no DataLoader); it is seeded there
+        with the seed the port's replay sets when its loader hands out the same step, so both
+        draw the same batch. PORTOLAN_REPLAY_TRAIN_FROM: where the ported training's part of the
+        run begins when the original trains other models before it (a tutorial that trains a
+        model, then a better one): the steps before are not counted."""
+        watched = {}
+        for variable, then in (("PORTOLAN_REPLAY_SEED_AT", self._on_step_line),
+                               ("PORTOLAN_REPLAY_TRAIN_FROM", self._on_training_start)):
+            path, _, line = os.environ.get(variable, "").rpartition(":")
+            if path and line.isdigit():
+                watched.setdefault(os.path.realpath(path), {})[int(line)] = then
+        if not watched:
             return
-        target = os.path.realpath(path)
-        line = int(line)
+        if "PORTOLAN_REPLAY_TRAIN_FROM" in os.environ:
+            self.session.warming = True
         owner = self
 
-        def local(frame, event, arg):
-            if event == "line" and frame.f_lineno == line and not owner.done:
-                # The loop body begins again: the optimizer steps of the last pass are its
-                # step, as when a loader hands out the next batch.
-                owner._end_last_batch()
-                k = owner.session.steps_done
-                if k < owner.steps:
-                    owner._step_start(k)
-                    _seed_all(SEED + k)
-            return local
+        def local(lines):
+            def on_line(frame, event, arg):
+                if event == "line" and not owner.done:
+                    then = lines.get(frame.f_lineno)
+                    if then is not None:
+                        then()
+                return on_line
+            return on_line
 
         known = {}
 
@@ -215,12 +221,40 @@ class Replay:
             if owner.done:
                 return None
             name = frame.f_code.co_filename
-            mine = known.get(name)
-            if mine is None:
-                mine = known[name] = os.path.realpath(name) == target
-            return local if mine else None
+            if name not in known:
+                lines = watched.get(os.path.realpath(name))
+                known[name] = local(lines) if lines else None
+            return known[name]
 
         sys.settrace(trace)
+
+    def _on_step_line(self):
+        if getattr(self.session, "warming", False):
+            return
+        # The loop body begins again: the optimizer steps of the last pass are its step, as
+        # when a loader hands out the next batch.
+        self._end_last_batch()
+        k = self.session.steps_done
+        if k < self.steps:
+            self._step_start(k)
+            _seed_all(SEED + k)
+
+    def _on_training_start(self):
+        # The trainings before are over: what they adopted and counted is not the port's.
+        session = self.session
+        if not getattr(session, "warming", False):
+            return
+        session.warming = False
+        session.optimizers = []
+        session.pending = []
+        session.group_size = None
+        session.step_losses = []
+        session.explicit_losses = []
+        self.params = None
+        self.groups = []
+        self.initial = None
+        self.adopted_by = None
+        self.weights_loaded = False
 
     def _patch_optimizer(self):
         owner = self
@@ -258,6 +292,13 @@ class Replay:
         # A batch drawn without gradients is a validation's, not a training step's: it is
         # neither recorded nor replaced (a validation between epochs reads its own data).
         if not torch.is_grad_enabled():
+            return batch
+        # A training the port does not port, run before the one it ports: a few of its batches
+        # show that it runs; its result is discarded by the original itself.
+        if getattr(self.session, "warming", False):
+            self.warm_batches += 1
+            if self.warm_batches > self.steps:
+                raise StopIteration
             return batch
         self._end_last_batch()
         k = self.session.steps_done

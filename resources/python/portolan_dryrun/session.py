@@ -113,6 +113,9 @@ class Session:
         self.mode = mode  # "optimizer": steps are optimizer steps; "driver": the driver counts
         self.steps_done = 0
         self.optimizer_steps = 0
+        # Before the ported training's part of the run (replay.py, PORTOLAN_REPLAY_TRAIN_FROM):
+        # steps are not counted.
+        self.warming = False
         self.optimizers = []
         self.started = time.time()
         self.first_step_time = None
@@ -405,6 +408,9 @@ class Session:
 
     def after_backward(self):
         self.stack.clear()  # a forward that raised may have left calls on the stack
+        if self.warming:
+            self.step_losses = []
+            return
         if self.mode == "optimizer" and not self.has_optimizer() and \
                 not hooks.runner_controls_steps:
             # A script that updates its weights by hand (no optimizer): a backward is a step.
@@ -413,6 +419,10 @@ class Session:
             self.complete_step(None)
 
     def after_optimizer_step(self, opt):
+        if self.warming:
+            self.step_losses = []
+            self.explicit_losses = []
+            return
         self.optimizer_steps += 1
         if self.mode == "driver":
             if self.optimizer_steps == 1:
