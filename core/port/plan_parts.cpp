@@ -146,8 +146,7 @@ void Planner::keepLiveOptimizers()
         const auto start = runsAt(scope);
         const OptimizerPlan* live = start ? same.front() : same.back();
         for (const auto* o : same)
-            if (start && o->binding().start < *start &&
-                o->binding().start > live->binding().start)
+            if (start && o->binding().start < *start && o->binding().start > live->binding().start)
                 live = o;
         for (const auto* o : same)
             if (o != live)
@@ -349,7 +348,13 @@ void Planner::findLoss()
             if (const auto* a = assignmentOf(c.callee, m_loopFunction); a && a->call >= 0) {
                 const auto& cc = idx().calls[static_cast<std::size_t>(a->call)];
                 const std::string q = resolvedName(cc);
-                if (q.starts_with("torch.nn.") || q.find("Loss") != std::string::npos) {
+                // A loss module (`nn.MSELoss()`, a class named *Loss), not the model the loss
+                // runs through: `nn.Sequential(...)` is torch.nn too.
+                const bool model =
+                    c.callee == m_p.modelVariable ||
+                    std::any_of(m_p.models.begin(), m_p.models.end(),
+                                [&](const auto& m) { return m.variable == c.callee; });
+                if (!model && (q.starts_with("torch.nn.") || q.find("Loss") != std::string::npos)) {
                     m_p.criterionVariable = c.callee;
                     m_p.criterion = refOf(m_p.entry, src(), cc.span);
                 }

@@ -168,6 +168,26 @@ for epoch in range(args.epochs):
     scheduler.step()
 )"
                                       << "scheduler=torch.optim.lr_scheduler.StepLR;perbatch=0";
+    // The criterion is a loss module the loss calls, never the torch.nn model it runs through.
+    QTest::addRow("criterion module") << R"(model = nn.Sequential(nn.Linear(8, 3))
+judge = nn.CrossEntropyLoss()
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = judge(model(data), target)
+    loss.backward()
+    optimizer.step()
+)"
+                                      << "criterion=judge;model=torch.nn.Sequential";
+    QTest::addRow("loss written out, no criterion") << R"(model = nn.Sequential(nn.Linear(8, 3))
+optimizer = optim.SGD(model.parameters(), lr=args.lr)
+for data, target in train_loader:
+    optimizer.zero_grad()
+    loss = ((model(data) - target[:, None]) ** 2).mean()
+    loss.backward()
+    optimizer.step()
+)"
+                                                    << "criterion=;model=torch.nn.Sequential";
 }
 
 void TestPort::plansPatterns()
@@ -220,6 +240,8 @@ void TestPort::plansPatterns()
             QCOMPARE(names, v);
         } else if (k == "perbatch") {
             QCOMPARE(p.schedulers[0].perBatch, v == "1");
+        } else if (k == "criterion") {
+            QCOMPARE(p.criterionVariable, v);
         }
     }
     // Every pattern ports to Determined and PopTorch in full.
