@@ -65,6 +65,8 @@ void printText(const port::PortResult& r, const port::VerifyResult* checked, con
         std::cout << "\n";
         for (const auto& f : v.checkFindings)
             std::cout << "  " << f.toString() << "\n";
+        for (const auto& f : v.inheritedFindings)
+            std::cout << "  " << f.toString() << " (the original has it too: not counted)\n";
         if (!v.originalError.empty())
             std::cout << "  original: " << v.originalError << "\n";
         for (int i = 0; i < v.stepsCompared; ++i)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <glob.h>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -138,10 +139,105 @@ std::string megabytes(std::uintmax_t bytes)
 
 } // namespace
 
+// Functions whose first argument is a pattern of the files they list (`glob.glob("data/*.txt")`):
+// the files it matches in the original's folder are what the code goes on to read.
+bool listsFiles(const std::string& callee)
+{
+    return callee == "glob.glob" || callee == "glob.iglob";
+}
+
+// The paths a call's argument names: the literal itself, or, when it is a parameter of the
+// function the call is in (`def find(path): return glob.glob(path)`), the literals every call
+// of that function in the project passes for it (one level: a wrapper of a reader).
+// A flag's default when `a` reads one (`args.input_file`, `--input-file` defaulting to
+// 'names.txt'): the file the original reads when run as it is.
+std::optional<PathArg> flagDefaultPath(const analysis::ProjectAnalysis& analysis,
+                                       const python::Argument& a)
+{
+    const auto dot = a.text.find('.');
+    if (dot == std::string::npos || a.text.find_first_of(".()[] ", dot + 1) != std::string::npos)
+        return std::nullopt;
+    const std::string dest = a.text.substr(dot + 1);
+    for (const auto& f : analysis.facts().flags) {
+        const std::string& d = f.defaultText;
+        if (f.dest != dest || d.size() < 3 || (d.front() != '"' && d.front() != '\'') ||
+            d.back() != d.front() || d.find(d.front(), 1) != d.size() - 1)
+            continue;
+        if (const auto& uses = analysis.facts().cliUses;
+            std::none_of(uses.begin(), uses.end(), [&](const auto& u) {
+                return u.dest == dest && u.namespaceName == a.text.substr(0, dot);
+            }))
+            continue;
+        return PathArg{d.substr(1, d.size() - 2), false};
+    }
+    return std::nullopt;
+}
+
+std::optional<PathArg> pathOf(const analysis::ProjectAnalysis& analysis, const python::Argument& a)
+{
+    if (auto p = literalPath(a))
+        return p;
+    return flagDefaultPath(analysis, a);
+}
+
+std::vector<PathArg> pathsOf(const analysis::ProjectAnalysis& analysis, const python::PyIndex& idx,
+                             const python::Call& c, const python::Argument& a)
+{
+    if (auto p = pathOf(analysis, a))
+        return {*p};
+    std::vector<PathArg> out;
+    if (c.function == python::ModuleLevel || c.function < 0 ||
+        static_cast<std::size_t>(c.function) >= idx.functions.size())
+        return out;
+    const auto& def = idx.functions[static_cast<std::size_t>(c.function)];
+    if (!def.className.empty())
+        return out;
+    std::size_t position = 0;
+    for (; position < def.parameters.size(); ++position)
+        if (def.parameters[position].name == a.text)
+            break;
+    if (position == def.parameters.size() || def.parameters[position].star != 0)
+        return out;
+    for (const auto& f : analysis.python)
+        for (const auto& caller : f.index.calls) {
+            if (caller.callee != def.name && !caller.resolved.ends_with("." + def.name))
+                continue;
+            const python::Argument* given = caller.keyword(a.text);
+            std::size_t positional = 0;
+            for (const auto& arg : caller.arguments)
+                if (!given && arg.keyword.empty() && positional++ == position)
+                    given = &arg;
+            if (given)
+                if (auto p = pathOf(analysis, *given))
+                    out.push_back(*p);
+        }
+    return out;
+}
+
+// The regular files a glob pattern (relative to `root`) matches there, relative to `root`, in
+// order; `*` does not match a leading dot, as in Python's glob.
+std::vector<std::string> globbed(const fs::path& root, const std::string& pattern)
+{
+    std::vector<std::string> out;
+    glob_t g{};
+    const std::string full = (root / pattern).string();
+    if (::glob(full.c_str(), 0, nullptr, &g) == 0) {
+        for (std::size_t i = 0; i < g.gl_pathc; ++i) {
+            std::error_code ec;
+            const fs::path match(g.gl_pathv[i]);
+            if (fs::is_regular_file(match, ec))
+                out.push_back(normal(match.lexically_relative(root)));
+        }
+    }
+    globfree(&g);
+    return out;
+}
+
 std::vector<DataFileRead> dataFilesRead(const analysis::ProjectAnalysis& analysis)
 {
     std::vector<DataFileRead> reads;
-    std::map<std::string, std::string> writers; // relative path -> "file:line"
+    std::map<std::string, std::string> writers;     // relative path -> "file:line"
+    std::map<std::string, std::uintmax_t> patterns; // a glob too large to copy -> its bytes
     std::set<std::string> seen;
     for (const auto& f : analysis.python) {
         const auto& calls = f.index.calls;
@@ -157,41 +253,73 @@ std::vector<DataFileRead> dataFilesRead(const analysis::ProjectAnalysis& analysi
                 for (const auto& a : c.arguments)
                     if (a.keyword.empty() && positional++ == w)
                         arg = &a;
-            } else if (readsFile(callee)) {
+            } else if (readsFile(callee) || listsFiles(callee)) {
                 arg = firstPositional(c);
             }
             if (!arg)
                 continue;
-            const auto path = literalPath(*arg);
-            if (!path)
-                continue;
-            DataFileRead r;
-            r.readBy = at;
-            r.readingFile = f.path;
-            r.written = path->written;
-            r.fromScriptFolder = path->fromScriptFolder;
-            r.absolute = fs::path(r.written).is_absolute();
-            if (!r.absolute)
-                r.relative =
-                    normal(fs::path(r.fromScriptFolder ? folderOf(f.path) : "") / r.written);
-            if (w >= 0 || (open && opensForWriting(c))) {
-                if (!r.relative.empty())
-                    writers.emplace(r.relative, at);
-                continue;
+            std::vector<PathArg> paths = pathsOf(analysis, f.index, c, *arg);
+            if (listsFiles(callee)) {
+                // Each file the pattern matches in the original's folder, as if read by name.
+                // A dataset of many files, or a large one, stays one entry: its pattern, which
+                // the port notes rather than copies.
+                std::vector<PathArg> matches;
+                for (const auto& p : paths) {
+                    const std::string folder = p.fromScriptFolder ? folderOf(f.path) : "";
+                    if (fs::path(p.written).is_absolute())
+                        continue;
+                    const auto prefix = normal(fs::path(folder.empty() ? "." : folder));
+                    const auto found = globbed(analysis.root, normal(fs::path(folder) / p.written));
+                    std::uintmax_t bytes = 0;
+                    for (const auto& m : found) {
+                        std::error_code ec;
+                        bytes += fs::file_size(analysis.root / m, ec);
+                    }
+                    if (found.size() > kGlobFilesLimit || bytes > kDataFilesTotalLimit) {
+                        patterns[normal(fs::path(folder) / p.written)] = bytes;
+                        matches.push_back(p);
+                        continue;
+                    }
+                    for (const auto& m : found)
+                        matches.push_back(PathArg{normal(fs::path(m).lexically_relative(prefix)),
+                                                  p.fromScriptFolder});
+                }
+                paths = std::move(matches);
             }
-            // Python sources are the port's to write; a folder is a dataset root, not a file.
-            if (r.written.ends_with(".py") ||
-                !seen.insert(r.absolute ? r.written : r.relative).second)
-                continue;
-            if (!r.absolute && outsideRoot(r.relative))
-                continue;
-            std::error_code ec;
-            const fs::path onDisk = r.absolute ? fs::path(r.written) : analysis.root / r.relative;
-            if (fs::is_directory(onDisk, ec))
-                continue;
-            r.exists = fs::is_regular_file(onDisk, ec);
-            r.bytes = r.exists ? fs::file_size(onDisk, ec) : 0;
-            reads.push_back(r);
+            for (const auto& path : paths) {
+                DataFileRead r;
+                r.readBy = at;
+                r.readingFile = f.path;
+                r.written = path.written;
+                r.fromScriptFolder = path.fromScriptFolder;
+                r.absolute = fs::path(r.written).is_absolute();
+                if (!r.absolute)
+                    r.relative =
+                        normal(fs::path(r.fromScriptFolder ? folderOf(f.path) : "") / r.written);
+                if (w >= 0 || (open && opensForWriting(c))) {
+                    if (!r.relative.empty())
+                        writers.emplace(r.relative, at);
+                    continue;
+                }
+                // Python sources are the port's to write; a folder is a dataset root, not a file.
+                if (r.written.ends_with(".py") ||
+                    !seen.insert(r.absolute ? r.written : r.relative).second)
+                    continue;
+                if (!r.absolute && outsideRoot(r.relative))
+                    continue;
+                std::error_code ec;
+                const fs::path onDisk =
+                    r.absolute ? fs::path(r.written) : analysis.root / r.relative;
+                if (fs::is_directory(onDisk, ec))
+                    continue;
+                r.exists = fs::is_regular_file(onDisk, ec);
+                r.bytes = r.exists ? fs::file_size(onDisk, ec) : 0;
+                if (const auto it = patterns.find(r.relative); it != patterns.end()) {
+                    r.exists = true;
+                    r.bytes = std::max(it->second, kDataFileCopyLimit + 1);
+                }
+                reads.push_back(r);
+            }
         }
     }
     for (auto& r : reads)

@@ -69,6 +69,10 @@ struct VerifyResult
     // Errors at a spot of the port that a manual item names (its related places): the item's
     // consequence, not counted in checkErrors (the port is partial by that item anyway).
     std::vector<guides::Finding> itemFindings;
+    // Errors in a file the port carries over unchanged that the guide reports at the same place
+    // of the original's file: the original's own (dead code reading a name it never imported),
+    // reported, not counted in checkErrors.
+    std::vector<guides::Finding> inheritedFindings;
     int dryRunSteps = 0;
     std::string dryRunError;
     int stepsAsked = 0; // VerifyOptions::steps

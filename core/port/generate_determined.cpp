@@ -170,14 +170,25 @@ struct DeterminedPort
                 pendingWrap.clear();
             };
             for (const Stmt* s : sc.init.local) {
-                const bool mutator = slicer.editsInPlace(*s, pendingWrap);
-                if (!pendingWrap.empty() && !mutator)
-                    wrap();
                 if (!noneSeedFlag(plan, slicer, values, *s).empty()) {
+                    if (!pendingWrap.empty())
+                        wrap();
                     init += renderGuardingSeeds(plan, slicer, values, {s}, rules, ind);
                     continue;
                 }
-                init += renderLocal(slicer, {s}, rules, ind);
+                // A statement the rules reduce to nothing (`model = model.to(device)`) is not
+                // there; one that builds the model anew from itself (`model =
+                // nn.DataParallel(model)` under `if cuda:`, `model = model.double()`) goes on
+                // making it: the model is wrapped after it.
+                const std::string rendered = renderLocal(slicer, {s}, rules, ind);
+                if (rendered.empty())
+                    continue;
+                const bool mutator = slicer.editsInPlace(*s, pendingWrap) ||
+                                     (!pendingWrap.empty() && s->defines.count(pendingWrap) &&
+                                      s->uses.count(pendingWrap));
+                if (!pendingWrap.empty() && !mutator)
+                    wrap();
+                init += rendered;
                 for (const auto& w : wrapped)
                     if (!w.empty() && s->defines.count(w))
                         pendingWrap = w;

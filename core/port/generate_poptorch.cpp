@@ -500,8 +500,10 @@ struct PopTorchPort
                                                                  : bound.value;
             if (bound.madeUp)
                 out.notes.push_back("the port trains " + bound.value + " steps, " + bound.from);
-            main += ind + "# The original draws its batches with next() for " + bound.from + ".\n" +
-                    ind + counter + " = 0\n" + ind + "while " + counter + " < " + last + ":\n";
+            main += ind + "# The original draws its batches with next()" +
+                    (bound.madeUp ? "; " + bound.value + " steps, " : " for ") + bound.from +
+                    ".\n" + ind + counter + " = 0\n" + ind + "while " + counter + " < " + last +
+                    ":\n";
         } else {
             main += ind + "for " + (shadows ? "_" : "epoch") + " in " + epochs + ":" +
                     epochsComment + "\n";

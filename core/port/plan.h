@@ -65,9 +65,10 @@ struct OptimizerPlan
     // Does it take the parameters of `model` (as the loop names it)?
     bool takesParametersOf(const std::string& model) const
     {
-        return !model.empty() && (madeBy.valid() ? trains == model
-                                                 : construction.text.find(model + ".parameters()") !=
-                                                       std::string::npos);
+        return !model.empty() &&
+               (madeBy.valid()
+                    ? trains == model
+                    : construction.text.find(model + ".parameters()") != std::string::npos);
     }
 };
 
@@ -165,6 +166,9 @@ struct LoopPlan
     // (`args.max_steps`), "" when its bound is not a step count.
     CodeRef draw;
     std::string stepBound;
+    // `while True:` that nothing in it leaves (no break, return or exit): the original trains
+    // until it is stopped, and the port's count of steps is made up (run_values.cpp).
+    bool untilStopped = false;
     std::string lossName; // the variable .backward() is called on
     CodeRef backward;     // loss.backward()
     // The loss when .backward() is called on an expression rather than a name

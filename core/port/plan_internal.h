@@ -25,13 +25,13 @@ struct DecayEpochs
 std::optional<DecayEpochs> decayEpochs(const std::string& epoch, const std::string& iter,
                                        const std::string& condition);
 
+using port::fieldOf; // syntax.h, so `planning::fieldOf` names the one definition
+using port::nodeType;
 using python::Assignment;
 using python::Call;
 using python::FunctionId;
 using python::ModuleLevel;
 using python::PyIndex;
-using port::fieldOf; // syntax.h, so `planning::fieldOf` names the one definition
-using port::nodeType;
 
 inline CodeRef refOf(const std::string& file, const SourceFile& src, std::uint32_t start,
                      std::uint32_t end, int line, int column)
@@ -182,6 +182,9 @@ private:
     void constructorValues(DataPlan& out, FunctionId fn) const;
     bool readsSelfBuilt(const Stmt& s, const std::string& attribute) const;
     void noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction);
+    // The loop's own record around a step call (plan_bookkeeping.cpp).
+    std::set<std::string> freeNamesOf(const Stmt& def) const;
+    bool onlyBookkeeping(TSNode node, const std::set<std::string>& needed, int depth = 0) const;
     void noteDrawnInputs(const Stmt& loop, const Stmt& stepFunction, const Call& call);
     bool findProgressData(const Call& c, FunctionId fn, DataPlan& out);
     bool findHelperData(const Call& c, FunctionId fn, DataPlan& out);
@@ -202,6 +205,7 @@ private:
     void findLoss();
     void findData(const std::string& iterable, FunctionId fn, DataPlan& out);
     void findEval();
+    void bindEvalDataset(FunctionId fn);
     void findDevices();
     void findLeftovers();
     void findLrChanges();

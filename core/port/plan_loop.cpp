@@ -296,23 +296,63 @@ void Planner::noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction)
         return std::all_of(s.body.begin(), s.body.end(), controlOnly) &&
                std::all_of(s.other.begin(), s.other.end(), controlOnly);
     };
+    const auto callsStep = [&](const Stmt& s) {
+        return s.uses.count(stepFunction.name) ||
+               src().text(s.start, s.end).find("self." + stepFunction.name + "(") !=
+                   std::string::npos;
+    };
+    const auto drawn = [&](const Stmt& s) {
+        return std::any_of(lp.drawnInputs.begin(), lp.drawnInputs.end(),
+                           [&](const CodeRef& r) { return r.start == s.start && r.end == s.end; });
+    };
+    // What the training reads: the step function's free names, the call's and the draws'
+    // names, the loop's header, the optimizers and schedulers; and, through the project's
+    // functions among them, what those read.
+    std::set<std::string> needed = freeNamesOf(stepFunction);
+    for (const auto& s : loop.body)
+        if (!s.isComment() && (callsStep(s) || drawn(s)))
+            needed.insert(s.uses.begin(), s.uses.end());
+    for (const TSNode header : {loop.forIter, loop.condition})
+        if (!ts_node_is_null(header))
+            for (const auto& n : usedNames(src(), header))
+                needed.insert(n);
+    for (const auto& o : m_p.optimizers)
+        needed.insert(o.variable);
+    for (const auto& sc : m_p.schedulers)
+        needed.insert(sc.variable);
+    for (std::set<std::string> seen; seen.size() < 64;) {
+        const auto before = seen.size();
+        for (const auto& n : std::set<std::string>(needed))
+            if (const Stmt* def = src().topDefinition(n);
+                def && def->type != "class_definition" && seen.insert(n).second)
+                for (const auto& f : freeNamesOf(*def))
+                    needed.insert(f);
+        if (seen.size() == before)
+            break;
+    }
     for (const auto& s : loop.body) {
-        if (s.isComment() || s.uses.count(stepFunction.name) ||
-            src().text(s.start, s.end).find("self." + stepFunction.name + "(") != std::string::npos)
+        if (s.isComment() || callsStep(s))
             continue;
         // What the step's inputs are drawn with runs in the port's step (drawn_inputs.cpp).
-        if (std::any_of(lp.drawnInputs.begin(), lp.drawnInputs.end(),
-                        [&](const CodeRef& r) { return r.start == s.start && r.end == s.end; }))
+        if (drawn(s))
             continue;
         if (batchDeviceMove(s)) {
             m_p.leftovers.push_back(PlanItem{"device-move", "", refOf(m_p.entry, src(), s),
                                              "moves a batch to the device: the target does"});
             continue;
         }
-        if (controlOnly(s)) {
+        // A print that runs the model or draws a random number does change the training.
+        const bool record = onlyBookkeeping(s.node, needed);
+        if (record && controlOnly(s)) {
             m_p.leftovers.push_back(PlanItem{"loop-control", "", refOf(m_p.entry, src(), s),
                                              "steers the original's loop or logs: the "
                                              "target runs the steps"});
+            continue;
+        }
+        if (record) {
+            m_p.leftovers.push_back(PlanItem{"logging", "", refOf(m_p.entry, src(), s),
+                                             "keeps the loop's own record (a running total, "
+                                             "a log): the training does not read it"});
             continue;
         }
         std::string what = src().text(s.start, std::min(s.end, s.start + 60));

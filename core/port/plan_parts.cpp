@@ -490,6 +490,7 @@ void Planner::findEval()
                     e.function = def->name;
                 m_p.evaluation = e;
                 findData(e.iterable, functionAt(s.start), m_p.eval);
+                bindEvalDataset(functionAt(s.start));
                 return;
             }
             walk(s.body);
@@ -497,6 +498,33 @@ void Planner::findEval()
         }
     };
     walk(src().statements());
+}
+
+// An evaluation function that builds its loader over a parameter (`def evaluate(model,
+// dataset): loader = DataLoader(dataset, ...)`): the data set is the argument a call gives it,
+// the one that is not the training's when it is called on both (`evaluate(model, train_set)`
+// and `evaluate(model, test_set)`), so the port's validation reads the held-out data.
+void Planner::bindEvalDataset(FunctionId fn)
+{
+    const auto* def = idx().function(fn);
+    const std::string name = m_p.eval.dataset.text;
+    if (!def || name.empty() ||
+        std::none_of(def->parameters.begin(), def->parameters.end(),
+                     [&](const auto& p) { return p.name == name; }))
+        return;
+    const python::Argument* chosen = nullptr;
+    for (const auto& c : idx().calls) {
+        const auto given = boundArguments(c, *def);
+        if (!given || !given->given.count(name) || !given->given.at(name).argument)
+            continue;
+        const python::Argument* arg = given->given.at(name).argument;
+        if (arg->text.find_first_of("()[] ") != std::string::npos)
+            continue;
+        if (!chosen || chosen->text == m_p.train.dataset.text)
+            chosen = arg;
+    }
+    if (chosen)
+        m_p.eval.dataset = refOf(m_p.entry, src(), chosen->valueSpan);
 }
 
 void Planner::findDevices()

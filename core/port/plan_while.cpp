@@ -58,6 +58,29 @@ bool comparison(const SourceFile& src, TSNode c, std::string* left, std::string*
     return nodeType(l) == "identifier";
 }
 
+// Does anything in `node` leave the loop it is the body of: a break not inside a loop of its
+// own, a return, a raise, or a call of exit()? (A nested definition's are not the loop's.)
+bool leavesLoop(const SourceFile& src, TSNode node, bool inner = false, int depth = 0)
+{
+    if (ts_node_is_null(node) || depth > 200)
+        return false;
+    const auto t = nodeType(node);
+    if (t == "function_definition" || t == "class_definition" || t == "lambda")
+        return false;
+    if ((t == "break_statement" && !inner) || t == "return_statement" || t == "raise_statement")
+        return true;
+    if (t == "call") {
+        const std::string callee = src.text(fieldOf(node, "function"));
+        if (callee == "exit" || callee == "quit" || callee == "sys.exit" || callee == "os._exit")
+            return true;
+    }
+    const bool loop = t == "for_statement" || t == "while_statement";
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i)
+        if (leavesLoop(src, ts_node_named_child(node, i), inner || loop, depth + 1))
+            return true;
+    return false;
+}
+
 } // namespace
 
 bool Planner::drawnBatches(const Stmt& loop, LoopPlan& lp)
@@ -135,6 +158,16 @@ bool Planner::drawnBatches(const Stmt& loop, LoopPlan& lp)
         if (!counter.empty() && a.target == counter && !a.augmented &&
             a.function == functionAt(loop.start) && a.span.startByte < loop.start)
             fromZero = a.value == "0";
+    // `while True:` with no way out: trains until the user stops it.
+    if (bound.empty() && !leave && (condition == "True" || condition == "1")) {
+        bool leaves = false;
+        for (const auto& s : loop.body)
+            leaves = leaves || leavesLoop(f, s.node);
+        if (!leaves) {
+            lp.untilStopped = true;
+            return true;
+        }
+    }
     if (!increment || !fromZero || bound.empty()) {
         m_p.manual.push_back(manualFinding(
             "the `while` loop draws its batches from " + iterable +

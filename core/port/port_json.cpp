@@ -151,6 +151,11 @@ nlohmann::json toJson(const PortResult& r, const std::string& output, const Veri
             for (const auto& f : v.itemFindings)
                 jv["check_findings_of_items"].push_back(findingJson(f));
         }
+        if (!v.inheritedFindings.empty()) {
+            jv["check_findings_of_the_original"] = nlohmann::json::array();
+            for (const auto& f : v.inheritedFindings)
+                jv["check_findings_of_the_original"].push_back(findingJson(f));
+        }
         jv["dry_run_steps"] = v.dryRunSteps;
         if (!v.dryRunError.empty())
             jv["dry_run_error"] = v.dryRunError;

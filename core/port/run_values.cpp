@@ -128,6 +128,13 @@ RunValue trainEpochs(const PortPlan& plan, const std::map<std::string, Hyper>& h
 RunValue boundSteps(const PortPlan& plan, const std::map<std::string, Hyper>& hp)
 {
     RunValue v;
+    if (plan.loop && plan.loop->untilStopped) {
+        v.value = "100";
+        v.madeUp = true;
+        v.from = "made up by the port: the original trains until it is stopped (`while True` at " +
+                 plan.loop->loop.where() + " has no way out); set how many steps to train";
+        return v;
+    }
     if (!plan.loop || plan.loop->stepBound.empty())
         return v;
     const LoopPlan& lp = *plan.loop;

@@ -1,4 +1,5 @@
 #include "core/port/source.h"
+
 #include "core/port/syntax.h"
 
 #include <algorithm>
@@ -310,17 +311,24 @@ bool placedOnADevice(const SourceFile& f, TSNode arg, const RenderRules& rules)
            !rules.rename.count(f.text(value));
 }
 
-// `.to(device)` / `.cuda()` / `.to(device, non_blocking=True)`: the object it moves.
+// `.to(device)` / `.cuda()` / `.to(device, non_blocking=True)`: the object it moves. And
+// `nn.DataParallel(model)` / `DistributedDataParallel(model, device_ids=[rank])`: the model it
+// spreads over the devices, which every target does itself (Determined over its slots, the IPU
+// and CS compilers over their chips).
 TSNode deviceMoveObject(const SourceFile& f, TSNode call, const RenderRules& rules)
 {
     TSNode none{};
     if (!rules.dropDeviceMoves || nodeType(call) != "call")
         return none;
     const TSNode fn = fieldOf(call, "function");
+    const TSNode args = fieldOf(call, "arguments");
+    if (f.text(fn).ends_with("DataParallel") && nodeType(args) == "argument_list" &&
+        ts_node_named_child_count(args) > 0 &&
+        nodeType(ts_node_named_child(args, 0)) != "keyword_argument")
+        return ts_node_named_child(args, 0);
     if (nodeType(fn) != "attribute")
         return none;
     const std::string method = f.text(fieldOf(fn, "attribute"));
-    const TSNode args = fieldOf(call, "arguments");
     if (method == "cuda")
         return fieldOf(fn, "object");
     if (method != "to" || ts_node_is_null(args) || nodeType(args) != "argument_list")
@@ -332,6 +340,35 @@ TSNode deviceMoveObject(const SourceFile& f, TSNode call, const RenderRules& rul
         if (!isDeviceArg(f, ts_node_named_child(args, i), rules))
             return none;
     return fieldOf(fn, "object");
+}
+
+bool isSelfAssignment(const std::string& text);
+void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::string& out,
+                int depth);
+
+// A block's statements, but for those the rules reduce to a self-assignment (`model = model`
+// from `model = nn.DataParallel(model)` under `if cuda:`), which are dropped with the line
+// they were on; a block left with nothing holds `pass`.
+void renderBlock(const SourceFile& f, TSNode n, const RenderRules& rules, std::string& out,
+                 int depth)
+{
+    const std::uint32_t e = ts_node_end_byte(n);
+    std::uint32_t at = ts_node_start_byte(n);
+    bool first = true;
+    for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
+        const TSNode c = ts_node_child(n, i);
+        std::string text;
+        renderInto(f, c, rules, text, depth + 1);
+        const std::string before = f.text(at, ts_node_start_byte(c));
+        at = ts_node_end_byte(c);
+        if (nodeType(c) == "expression_statement" && isSelfAssignment(text))
+            continue;
+        out += (first ? "" : before) + text;
+        first = false;
+    }
+    if (first)
+        out += "pass";
+    out += f.text(at, e);
 }
 
 void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::string& out,
@@ -388,6 +425,10 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
     const uint32_t count = ts_node_child_count(n);
     if (count == 0 || t == "string") {
         out += f.text(s, e);
+        return;
+    }
+    if (t == "block") {
+        renderBlock(f, n, rules, out, depth);
         return;
     }
     std::uint32_t at = s;

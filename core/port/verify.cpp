@@ -12,6 +12,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <set>
 #include <unistd.h>
 
 namespace portolan::port {
@@ -229,6 +232,53 @@ bool namedByItem(const std::vector<guides::Finding>& manual, const guides::Findi
     });
 }
 
+// The same finding (check, place, message) in the same file of the original.
+bool sameFinding(const guides::Finding& a, const guides::Finding& b)
+{
+    return a.checkId == b.checkId && a.location.line == b.location.line &&
+           a.location.column == b.location.column && a.message == b.message;
+}
+
+// An error in a file the port carries over unchanged (a helper module, the model's file) that
+// the guide reports in the original's file too, at the same place (a name the original's own
+// dead code never imported): the original's, not the port's making. Moved to
+// VerifyResult::inheritedFindings, reported, not counted. The original is checked only when
+// such a file has an error.
+void separateInherited(const fs::path& original, const PortResult& result,
+                       const guides::Guide& guide, VerifyResult& v)
+{
+    std::set<std::string> unchanged;
+    for (const auto& g : result.files) {
+        if (g.from.empty() || g.from != g.path)
+            continue;
+        std::ifstream in(original / g.from, std::ios::binary);
+        const std::string text{std::istreambuf_iterator<char>(in),
+                               std::istreambuf_iterator<char>()};
+        if (in.good() || in.eof())
+            if (text == g.text)
+                unchanged.insert(g.path);
+    }
+    const bool any = std::any_of(v.checkFindings.begin(), v.checkFindings.end(),
+                                 [&](const auto& f) { return unchanged.count(f.location.file); });
+    if (!any)
+        return;
+    auto analysed = analysis::analyzeProject(original);
+    if (!analysed)
+        return;
+    const guides::GuideResult before = guides::runGuide(guide, *analysed.value);
+    const auto all = before.allFindings();
+    std::erase_if(v.checkFindings, [&](const guides::Finding& f) {
+        if (!unchanged.count(f.location.file))
+            return false;
+        const bool there = std::any_of(all.begin(), all.end(), [&](const guides::Finding& o) {
+            return o.location.file == f.location.file && sameFinding(o, f);
+        });
+        if (there)
+            v.inheritedFindings.push_back(f);
+        return there;
+    });
+}
+
 } // namespace
 
 OriginalRun runOriginal(const fs::path& original, const PortPlan& plan, const VerifyOptions& o)
@@ -254,6 +304,7 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
         for (const auto& f : checked.allFindings())
             if (f.severity == Severity::Error)
                 (namedByItem(result.manual, f) ? v.itemFindings : v.checkFindings).push_back(f);
+        separateInherited(original, result, *guide, v);
         v.checkErrors = int(v.checkFindings.size());
     } else {
         v.checkErrors = -1;

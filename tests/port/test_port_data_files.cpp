@@ -65,6 +65,8 @@ class TestPortDataFiles : public QObject
 private slots:
     void placed_data();
     void placed();
+    void globbed_data();
+    void globbed();
     void verified_data();
     void verified();
 };
@@ -94,6 +96,21 @@ void TestPortDataFiles::placed_data()
            "vocab = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'vocab.txt'))\n"
         << "vocab.txt" << 0 << ""
         << "vocab.txt"
+        << "";
+    QTest::addRow("a flag's default")
+        << "import argparse\nparser = argparse.ArgumentParser()\n"
+           "parser.add_argument('--names', default='data/names.txt')\n"
+           "opts = parser.parse_args()\nwords = open(opts.names).read().split()\n"
+        << "data/names.txt" << 0 << ""
+        << "data/names.txt"
+        << "";
+    QTest::addRow("a flag's default, handed to a function")
+        << "import argparse\nparser = argparse.ArgumentParser()\n"
+           "parser.add_argument('--names', default='data/names.txt')\n"
+           "opts = parser.parse_args()\ndef words_of(path):\n    with open(path) as f:\n"
+           "        return f.read().split()\nwords = words_of(opts.names)\n"
+        << "data/names.txt" << 0 << ""
+        << "data/names.txt"
         << "";
     QTest::addRow("large") << "big = torch.load('big.pt')\n"
                            << "big.pt" << 9 << ""
@@ -168,6 +185,77 @@ void TestPortDataFiles::placed()
                  (std::string(target) + "\n" + notes).c_str());
         QVERIFY(!has(notes, "log.txt"));
     }
+}
+
+void TestPortDataFiles::globbed_data()
+{
+    QTest::addColumn<QString>("read"); // the statements that list and read
+    QTest::addColumn<int>("shards");   // data/shard_<i>.npy files beside main.py
+    QTest::addColumn<int>("copies");   // how many of them the port copies
+    QTest::addColumn<QString>("note"); // a note that must be there, "" when none
+    const char* reads = "shards = [np.load(p) for p in {}]\n";
+    auto read = [&](const std::string& listing) {
+        std::string r = reads;
+        return QString::fromStdString(r.replace(r.find("{}"), 2, listing));
+    };
+    QTest::addRow("a glob pattern")
+        << "import glob\n" + read("glob.glob('data/shard_*.npy')") << 3 << 3 << "";
+    QTest::addRow("through a function of the project")
+        << "import glob\ndef listed(pattern):\n    return sorted(glob.glob(pattern))\n" +
+               read("listed('data/shard_*.npy')")
+        << 3 << 3 << "";
+    QTest::addRow("through a function, by keyword")
+        << "import glob\ndef listed(pattern):\n    return glob.glob(pattern)\n" +
+               read("listed(pattern='data/shard_*.npy')")
+        << 3 << 3 << "";
+    // Built from the parameters: which files is not known from the code.
+    QTest::addRow("through a function, a pattern built inside")
+        << "import glob\ndef listed(where, pattern):\n    return glob.glob(where + pattern)\n" +
+               read("listed(where='', pattern='data/shard_*.npy')")
+        << 3 << 0 << "";
+    QTest::addRow("iglob, a pattern that matches none")
+        << "import glob\n" + read("glob.iglob('data/part_*.npy')") << 2 << 0 << "";
+    QTest::addRow("a dataset of many files")
+        << "import glob\n" + read("glob.glob('data/shard_*.npy')") << 260 << 0
+        << "data file data/shard_*.npy";
+    QTest::addRow("a reader's wrapper") << "def table(name):\n    return np.load(name)\n"
+                                           "first = table('data/shard_1.npy')\n"
+                                        << 3 << 1 << "";
+}
+
+// The files a pattern matches in the original's folder are data the port needs, each copied
+// as a file read by name is; a pattern that matches a dataset of many files is one note.
+void TestPortDataFiles::globbed()
+{
+    QFETCH(QString, read);
+    QFETCH(int, shards);
+    QFETCH(int, copies);
+    QFETCH(QString, note);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    std::map<std::string, std::string> files{{"main.py", withRead(read.toStdString())}};
+    for (int i = 0; i < shards; ++i)
+        files["data/shard_" + std::to_string(i) + ".npy"] = "shard " + std::to_string(i);
+    files["data/.shard_hidden.npy"] = "not matched by *";
+    files["data/notes.txt"] = "not matched";
+    fs::create_directories(root / "data");
+    writeOriginal(root, files);
+    auto r = generateFrom(root, "determined-pytorchtrial", "");
+    QVERIFY2(r, r.error.message.c_str());
+    int copied = 0;
+    for (const auto& g : r.value->files)
+        if (g.from.starts_with("data/")) {
+            QVERIFY2(g.from.starts_with("data/shard_") && g.path == g.from &&
+                         g.text == files.at(g.from),
+                     g.from.c_str());
+            ++copied;
+        }
+    QCOMPARE(copied, copies);
+    std::string notes;
+    for (const auto& n : r.value->notes)
+        notes += n + "\n";
+    QVERIFY2(note.isEmpty() ? !has(notes, "data file") : has(notes, note.toStdString()),
+             notes.c_str());
 }
 
 void TestPortDataFiles::verified_data()

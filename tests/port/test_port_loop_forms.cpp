@@ -97,6 +97,46 @@ if __name__ == "__main__":
     main()
 )";
 
+// `while True` that nothing leaves (the inner loop's break is its own): it trains until it is
+// stopped, and the port's steps are made up. @LEAVE@ is a way out for the rows that have one.
+const char* const WhileTrueForever = R"(
+def main():
+    samples = TensorDataset(torch.linspace(0, 3, 120).view(24, 5).cos(), torch.arange(24) % 3)
+    source = DataLoader(samples, batch_size=4, shuffle=True)
+    net = Scorer()
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.05)
+    walker = iter(source)
+    step = 0
+    while True:
+        try:
+            inputs, labels = next(walker)
+        except StopIteration:
+            walker = iter(source)
+            inputs, labels = next(walker)
+        optimizer.zero_grad()
+        loss = F.cross_entropy(net(inputs), labels)
+        loss.backward()
+        optimizer.step()
+        for shown in range(3):
+            if shown == step % 3:
+                break
+        if step % 50 == 0:
+            print(step, loss.item())
+@LEAVE@
+        step += 1
+
+
+if __name__ == "__main__":
+    main()
+)";
+
+std::string untilStoppedScript(const std::string& leave)
+{
+    std::string s = std::string(Imports) + WhileTrueForever;
+    s.replace(s.find("@LEAVE@\n"), 8, leave);
+    return s;
+}
+
 // At module level: the count first in the body, the bound a literal, no StopIteration handler.
 const char* const ModuleLevelCount = R"(
 table = TensorDataset(torch.linspace(-3, 3, 200).view(40, 5).tanh(), torch.arange(40) % 3)
@@ -252,6 +292,8 @@ class TestPortLoopForms : public QObject
 private slots:
     void whileLoopVerifies_data();
     void whileLoopVerifies();
+    void whileTrueLeftOtherwiseIsManual_data();
+    void whileTrueLeftOtherwiseIsManual();
     void validationInsideTraining_data();
     void validationInsideTraining();
     void popTorchSavesTrainedWeights_data();
@@ -284,6 +326,16 @@ void TestPortLoopForms::whileLoopVerifies_data()
         << QStringList{"while steps_done < 9:", "for pair in train_loader:"};
     QTest::addRow("true-break-cerebras")
         << trueBreak << "cerebras-pytorch" << QStringList{"max_steps: 9", "pair = batch"};
+    const QString untilStopped = QString::fromStdString(untilStoppedScript(""));
+    QTest::addRow("until-stopped-determined")
+        << untilStopped << "determined-pytorchtrial"
+        << QStringList{"    batches: 100  # made up by the port: the original trains until it is "
+                       "stopped"};
+    QTest::addRow("until-stopped-poptorch")
+        << untilStopped << "graphcore-poptorch"
+        << QStringList{"while steps_done < 100:", "for inputs, labels in train_loader:"};
+    QTest::addRow("until-stopped-cerebras") << untilStopped << "cerebras-pytorch"
+                                            << QStringList{"max_steps: 100  # made up by the port"};
     QTest::addRow("module-determined") << moduleLevel << "determined-pytorchtrial"
                                        << QStringList{"    batches: 5", "feats, marks = batch"};
     QTest::addRow("module-poptorch")
@@ -310,6 +362,29 @@ void TestPortLoopForms::whileLoopVerifies()
     PORT_VERIFY_ABSENT(text, (QStringList{"= next(", "TODO(portolan)"}));
     PORT_SKIP_WITHOUT_TORCH();
     PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
+}
+
+void TestPortLoopForms::whileTrueLeftOtherwiseIsManual_data()
+{
+    QTest::addColumn<QString>("leave");
+    QTest::addRow("a break on the loss") << "        if loss.item() < 0.05:\n            break\n";
+    QTest::addRow("a return") << "        if step > 40:\n            return\n";
+    QTest::addRow("an exit") << "        if step > 40:\n            sys.exit(0)\n";
+}
+
+// A `while True` left some other way than a count of steps trains as many steps as that
+// decides: how many is not known, and the port says so rather than making a count up.
+void TestPortLoopForms::whileTrueLeftOtherwiseIsManual()
+{
+    QFETCH(QString, leave);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    auto r = generate(root, "import sys\n" + untilStoppedScript(leave.toStdString()),
+                      "determined-pytorchtrial");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    QVERIFY(!r.value->full());
+    QVERIFY2(has(manualText(*r.value), "its bound is not a step counter"),
+             manualText(*r.value).c_str());
 }
 
 // PopTorch validates with the inference model after each epoch's training pass, as the

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
+#include <QPalette>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -147,6 +148,15 @@ void PortVerifyPanel::showResult(const port::VerifyResult& v, bool fullPort)
     }
     if (v.checkFindings.empty())
         m_checks->addItem(v.checkErrors == 0 ? tr("check: no errors") : tr("check: not run"));
+    // The original's own errors in a file the port copies unchanged: shown, greyed, not
+    // counted.
+    for (const auto& f : v.inheritedFindings) {
+        auto* item = new QListWidgetItem(
+            tr("%1 (the original has it too: not counted)").arg(qs(f.toString())), m_checks);
+        item->setData(FileRole, qs(f.location.file));
+        item->setData(LineRole, f.location.line);
+        item->setForeground(m_checks->palette().brush(QPalette::Disabled, QPalette::Text));
+    }
 }
 
 QString PortVerifyPanel::verdictText(const port::VerifyResult& v, bool namingErrors)
