@@ -3,6 +3,7 @@
 #include "core/common/environment.h"
 #include "core/dryrun/dry_run.h"
 #include "core/dryrun/fork_server.h"
+#include "core/dryrun/terminal.h"
 
 #include <array>
 #include <cerrno>
@@ -42,7 +43,7 @@ ExecStrings::ExecStrings(std::vector<std::string> strings) : storage(std::move(s
 }
 
 [[noreturn]] void execChild(char* const* argv, char* const* envp, const ChildLimits& limits,
-                            const std::array<int, 3>& writeEnds)
+                            const std::array<int, 3>& writeEnds, int input)
 {
     // In the child: only async-signal-safe work until exec.
     ::setpgid(0, 0);
@@ -58,9 +59,9 @@ ExecStrings::ExecStrings(std::vector<std::string> strings) : storage(std::move(s
     ::dup2(writeEnds[1], 1);
     ::dup2(writeEnds[2], 2);
     ::dup2(writeEnds[0], kEventsFd);
-    const int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0)
-        ::dup2(devnull, 0);
+    const int from = input >= 0 ? input : ::open("/dev/null", O_RDONLY);
+    if (from >= 0)
+        ::dup2(from, 0);
     for (int fd = kEventsFd + 1; fd < 1024; ++fd)
         ::close(fd);
     if (!limits.workingDirectory.empty() && ::chdir(limits.workingDirectory.c_str()) != 0)
@@ -271,12 +272,16 @@ ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& l
     detail::ExecStrings envp(environmentWith(limits.environment));
     detail::ExecStrings args(argv);
 
+    // Its stdin (terminal.h); held until the child has ended.
+    detail::Terminal terminal;
     if (limits.prestarted) {
         if (const auto served = detail::forkFromServer(argv, envp.storage, limits,
-                                                       {pipes[0][1], pipes[1][1], pipes[2][1]})) {
+                                                       {pipes[0][1], pipes[1][1], pipes[2][1]},
+                                                       terminal.follower())) {
             out.started = true;
             for (auto& p : pipes)
                 closeQuietly(p[1]);
+            terminal.closeFollower();
             const int status =
                 Supervisor(served->pid, served->statusFd, pipes, limits, onLine, stop, out).run();
             ::close(served->statusFd);
@@ -294,11 +299,12 @@ ChildOutcome runChild(const std::vector<std::string>& argv, const ChildLimits& l
     }
     if (pid == 0)
         detail::execChild(args.pointers.data(), envp.pointers.data(), limits,
-                          {pipes[0][1], pipes[1][1], pipes[2][1]});
+                          {pipes[0][1], pipes[1][1], pipes[2][1]}, terminal.follower());
     ::setpgid(pid, pid); // also done in the child; whichever runs first wins
     out.started = true;
     for (auto& p : pipes)
         closeQuietly(p[1]);
+    terminal.closeFollower();
 
     return withStatus(out, Supervisor(pid, -1, pipes, limits, onLine, stop, out).run());
 }

@@ -168,21 +168,22 @@ Server start(const std::string& python, const std::vector<std::string>& environm
     return s;
 }
 
-// The request and its four descriptors, as one message.
-bool send(int control, const std::string& payload, const std::array<int, 4>& fds)
+// The request and its descriptors (events, stdout, stderr, status, and stdin when there is
+// one), as one message.
+bool send(int control, const std::string& payload, const std::vector<int>& fds)
 {
     iovec iov{const_cast<char*>(payload.data()), payload.size()};
-    alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int) * 4)] = {};
+    alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int) * 5)] = {};
     msghdr msg{};
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
     msg.msg_control = space;
-    msg.msg_controllen = sizeof space;
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
     cmsghdr* c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * 4);
-    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * 4);
+    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
     for (;;) {
         const ssize_t sent = ::sendmsg(control, &msg, MSG_NOSIGNAL);
         if (sent < 0 && errno == EINTR)
@@ -196,7 +197,7 @@ bool send(int control, const std::string& payload, const std::array<int, 4>& fds
 std::optional<ServerChild> forkFromServer(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& environment,
                                           const ChildLimits& limits,
-                                          const std::array<int, 3>& writeEnds)
+                                          const std::array<int, 3>& writeEnds, int input)
 {
     if (argv.size() < 3 || argv[1] != "-m" || argv[2] != "portolan_dryrun")
         return std::nullopt;
@@ -227,7 +228,10 @@ std::optional<ServerChild> forkFromServer(const std::vector<std::string>& argv,
             Server& s = it->second;
             if (s.failed)
                 break;
-            sent = send(s.control, payload, {writeEnds[0], writeEnds[1], writeEnds[2], status[1]});
+            std::vector<int> fds{writeEnds[0], writeEnds[1], writeEnds[2], status[1]};
+            if (input >= 0)
+                fds.push_back(input);
+            sent = send(s.control, payload, fds);
             if (!sent) {
                 stop(s);
                 all.erase(it);

@@ -24,10 +24,10 @@ struct ExecStrings
 };
 
 // In a forked child: its own process group, default signals, the memory limit, fds 1, 2, 3 :=
-// writeEnds[1], [2], [0] (each above fd 3), stdin from /dev/null, the rest closed, the working
-// directory, then exec. Only async-signal-safe calls.
+// writeEnds[1], [2], [0] (each above fd 3), stdin from `input` (above fd 3; /dev/null when it
+// is -1), the rest closed, the working directory, then exec. Only async-signal-safe calls.
 [[noreturn]] void execChild(char* const* argv, char* const* envp, const ChildLimits& limits,
-                            const std::array<int, 3>& writeEnds);
+                            const std::array<int, 3>& writeEnds, int input = -1);
 
 // A run forked by the server: its pid (the leader of its own process group, which the caller
 // may signal) and the socket on which its wait status arrives.
@@ -39,12 +39,13 @@ struct ServerChild
 
 // Forks `argv` (python, "-m", "portolan_dryrun", ...) from the server for argv[0] and the
 // environment's start-up variables, starting that server first if needed. `writeEnds` are the
-// run's event, stdout and stderr pipes. nullopt when the command is not a dry run or no server
-// can serve it (it could not start, or it died): the caller starts the child itself.
+// run's event, stdout and stderr pipes; `input` its stdin (-1: /dev/null). nullopt when the command
+// is not a dry run or no server can serve it (it could not start, or it died): the caller starts
+// the child itself.
 std::optional<ServerChild> forkFromServer(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& environment,
                                           const ChildLimits& limits,
-                                          const std::array<int, 3>& writeEnds);
+                                          const std::array<int, 3>& writeEnds, int input = -1);
 
 // Reads the run's wait status from its status socket: true with `status` set once it has
 // ended. `block` waits for it. A socket that closes without a status reads as SIGKILL.

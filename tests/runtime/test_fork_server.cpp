@@ -1,6 +1,7 @@
 // The prestarted interpreter (core/dryrun/fork_server.h): a dry-run child forked from it must be
-// the process that exec would have started. Each row runs one small project both ways and
-// compares what the child saw and how it ended; the last rows end the server under the caller.
+// the process that exec would have started, down to the terminal it reads (terminal.h). Each row
+// runs one small project both ways and compares what the child saw and how it ended; the last rows
+// end the server under the caller.
 #include "core/dryrun/dry_run.h"
 
 #include <QDir>
@@ -26,6 +27,12 @@ print("argv0", os.path.basename(sys.argv[0]))
 print("hash", hash("portolan"))
 print("env", os.environ.get("PORTOLAN_PROBE"))
 print("stdin", repr(sys.stdin.read()))
+print("terminal", sys.stdin.isatty(), os.popen("stty size 2>/dev/null").read().split())
+try:
+    input()
+    print("input", "read")
+except EOFError:
+    print("input", "at its end")
 print("group leader", os.getpgid(0) == os.getpid())
 print("address limit", resource.getrlimit(resource.RLIMIT_AS)[0])
 print("parent", os.getppid())
@@ -183,6 +190,12 @@ private slots:
         QCOMPARE(lineStarting(forked.stdoutLines, "env"), QStringLiteral("given"));
         QCOMPARE(lineStarting(forked.stdoutLines, "cwd"), QDir(m_project).canonicalPath());
         QCOMPARE(lineStarting(forked.stdoutLines, "group leader"), QStringLiteral("True"));
+        // A terminal of 24 x 80 with nothing to read (core/dryrun/terminal.h), both ways.
+        for (const Seen* s : {&execd, &forked}) {
+            QCOMPARE(lineStarting(s->stdoutLines, "terminal"), QStringLiteral("True ['24', '80']"));
+            QCOMPARE(lineStarting(s->stdoutLines, "input"), QStringLiteral("at its end"));
+            QCOMPARE(lineStarting(s->stdoutLines, "stdin"), QStringLiteral("''"));
+        }
         // A stopped run ends by its handler or, 5 s later, by SIGKILL: how is not compared
         // (CI saw a forked run killed where the exec'd one exited 0; not reproduced here).
         if (!stopWhenAsleep) {

@@ -10,8 +10,8 @@ the project's code runs only in the forked child, after the user trusted the pro
 The protocol, on the socket at fd 3 (SOCK_SEQPACKET, one message per request):
 - this process sends b"ready" once its imports are done;
 - a request is a JSON object {"args": [...], "env": ["K=V", ...], "cwd": "...",
-  "memory_bytes": N} with four descriptors: the run's event pipe, stdout, stderr, and a status
-  socket;
+  "memory_bytes": N} with four or five descriptors: the run's event pipe, stdout, stderr, a
+  status socket, and its stdin (a terminal, core/dryrun/terminal.h; /dev/null when not given);
 - on the status socket, a monitor process (forked for the request; it waits for the run, which
   is its child) writes "pid P\\n" once the run is forked, then "status S\\n" with the raw wait
   status when it ends, or "error MESSAGE\\n".
@@ -51,7 +51,7 @@ def exit_code(code):
     return 1
 
 
-def run(request, events, out, err):
+def run(request, events, out, err, given_input):
     """The forked dry run: becomes `python3 -m portolan_dryrun ARGS`; never returns."""
     code = 1
     try:
@@ -61,8 +61,7 @@ def run(request, events, out, err):
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         sys.stdout.flush()
         sys.stderr.flush()
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
+        os.dup2(given_input if given_input >= 0 else os.open(os.devnull, os.O_RDONLY), 0)
         os.dup2(out, 1)
         os.dup2(err, 2)
         os.dup2(events, 3)
@@ -97,18 +96,19 @@ def run(request, events, out, err):
 
 def monitor(request, fds):
     """Forks the run, says its pid, waits for it and says how it ended; never returns."""
-    events, out, err, status = fds
+    events, out, err, status = fds[:4]
+    given_input = fds[4] if len(fds) > 4 else -1
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         pid = os.fork()
         if pid == 0:
             os.close(status)
-            run(request, events, out, err)
+            run(request, events, out, err, given_input)
         try:
             os.setpgid(pid, pid)  # also done in the run; whichever comes first
         except OSError:
             pass
-        for fd in (events, out, err):
+        for fd in fds[:3] + fds[4:]:
             os.close(fd)
         os.write(status, f"pid {pid}\n".encode())
         _, wait_status = os.waitpid(pid, 0)
@@ -140,13 +140,13 @@ def main():
             break  # Portolan closed its end
         try:
             request = json.loads(message)
-            if len(fds) != 4:
-                raise ValueError(f"{len(fds)} descriptors, 4 expected")
+            if len(fds) not in (4, 5):
+                raise ValueError(f"{len(fds)} descriptors, 4 or 5 expected")
             if os.fork() == 0:
                 control.close()
                 monitor(request, fds)
         except Exception as error:  # noqa: BLE001 - a bad request ends only that request
-            if len(fds) == 4:
+            if len(fds) >= 4:
                 try:
                     os.write(fds[3], f"error {error}\n".encode())
                 except OSError:
