@@ -9,6 +9,7 @@
 
 #include "core/port/source.h"
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 
@@ -137,12 +138,39 @@ bool importedElsewhere(const analysis::ProjectAnalysis& a, const analysis::Pytho
     return false;
 }
 
+// Does a main block of the module train (run a backward(), or call a function of the module
+// whose body does)? Then the module is a script of its own, the entry.
+bool mainBlockTrains(const SourceFile& module, const Stmt& block)
+{
+    const std::string text = module.text(block.start, block.end);
+    if (text.find(".backward(") != std::string::npos)
+        return true;
+    for (const auto& s : module.statements())
+        if ((s.type == "function_definition" || s.type == "decorated_definition") &&
+            !s.name.empty() && block.uses.count(s.name) &&
+            module.text(s.start, s.end).find(".backward(") != std::string::npos)
+            return true;
+    return false;
+}
+
+// Does the launcher put a folder on Python's path (`sys.path.append(...)`,
+// `sys.path.insert(0, ...)`)? Then it may import the module by a name from the project's root
+// (`from src.fit import ...`), as the folder it adds is usually that root.
+bool extendsPath(const python::PyIndex& index)
+{
+    for (const auto& c : index.calls)
+        if (c.callee == "sys.path.append" || c.callee == "sys.path.insert")
+            return true;
+    return false;
+}
+
 } // namespace
 
 std::optional<CallerView> callerView(const analysis::ProjectAnalysis& a)
 {
-    // The module holding the training: the one file that calls backward(), which runs nothing
-    // itself under `if __name__ == "__main__":`.
+    // The module holding the training: the one file that calls backward(). A main block of it
+    // that trains makes it the entry; one that does not (a self-test) does not run when the
+    // module is imported, so the module's code is inlined without it.
     const analysis::PythonFile* training = nullptr;
     for (const auto& f : a.python)
         if (callsBackward(f.index)) {
@@ -153,26 +181,35 @@ std::optional<CallerView> callerView(const analysis::ProjectAnalysis& a)
     if (!training)
         return std::nullopt;
     const SourceFile module(training->path, training->text);
+    std::string moduleText;
+    std::uint32_t kept = 0;
     for (const auto& s : module.statements())
-        if (isMainBlock(module, s))
-            return std::nullopt;
+        if (isMainBlock(module, s)) {
+            if (mainBlockTrains(module, s))
+                return std::nullopt;
+            moduleText += training->text.substr(kept, s.start - kept);
+            kept = s.end;
+        }
+    moduleText += training->text.substr(std::min<std::size_t>(kept, training->text.size()));
     // The file that imports a name of it at its top level and calls, starts or instantiates that
     // name.
     for (const auto& f : a.python) {
         if (&f == training)
             continue;
         const std::string name = moduleName(training->path, dirOf(f.path));
-        if (name.empty())
+        const std::string fromRoot =
+            extendsPath(f.index) ? moduleName(training->path, "") : std::string();
+        if (name.empty() && fromRoot.empty())
             continue;
         const SourceFile launcher(f.path, f.text);
         for (const auto& imp : f.index.imports) {
-            if (imp.function != python::ModuleLevel || imp.module != name)
+            if (imp.function != python::ModuleLevel ||
+                (imp.module != name && imp.module != fromRoot) || imp.module.empty())
                 continue;
             if (imp.name.empty()) {
                 for (const auto& s : launcher.statements())
                     if (s.start <= imp.span.startByte && imp.span.endByte <= s.end)
-                        if (std::string text =
-                                inlinedModuleImport(f, launcher, imp, s, training->text);
+                        if (std::string text = inlinedModuleImport(f, launcher, imp, s, moduleText);
                             !text.empty())
                             return CallerView{f.path, training->path, std::move(text),
                                               importedElsewhere(a, f, *training)};
@@ -198,7 +235,7 @@ std::optional<CallerView> callerView(const analysis::ProjectAnalysis& a)
             CallerView view;
             view.entry = f.path;
             view.module = training->path;
-            view.text = f.text.substr(0, statement->start) + training->text + "\n" +
+            view.text = f.text.substr(0, statement->start) + moduleText + "\n" +
                         f.text.substr(statement->end);
             view.importedElsewhere = importedElsewhere(a, f, *training);
             return view;

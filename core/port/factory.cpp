@@ -1,5 +1,7 @@
 // Factories of the script taken apart for the targets: see factory.h.
 #include "core/port/factory.h"
+
+#include "core/port/cerebras_schedule.h"
 #include "core/port/syntax.h"
 
 #include <algorithm>
@@ -219,6 +221,96 @@ std::string argumentPassed(const SourceFile& src, const std::string& name, std::
     return passed;
 }
 
+namespace {
+
+// The fields of a class of the script that holds its settings, in order, each with its default
+// as written ("" when none): a dataclass's annotated or assigned names in its body, else the
+// parameters of its constructor that it stores under the same name (`self.rate = rate`).
+std::vector<std::pair<std::string, std::string>> settingsFields(const SourceFile& src,
+                                                                const Stmt& cls)
+{
+    std::vector<std::pair<std::string, std::string>> fields;
+    const Stmt* init = nullptr;
+    for (const auto& s : cls.body) {
+        if (s.type == "function_definition" && s.name == "__init__")
+            init = &s;
+        if (s.type != "expression_statement")
+            continue;
+        const TSNode a = ts_node_named_child(s.node, 0);
+        if (nodeType(a) != "assignment" || nodeType(fieldOf(a, "left")) != "identifier")
+            continue;
+        fields.emplace_back(src.text(fieldOf(a, "left")), src.text(fieldOf(a, "right")));
+    }
+    if (!init)
+        return fields;
+    fields.clear();
+    const TSNode node = init->node;
+    const TSNode params = fieldOf(node, "parameters");
+    for (std::uint32_t i = 1; !ts_node_is_null(params) && i < ts_node_named_child_count(params);
+         ++i) {
+        const TSNode p = ts_node_named_child(params, i);
+        const auto t = nodeType(p);
+        if (t == "identifier")
+            fields.emplace_back(src.text(p), "");
+        else if (t == "default_parameter" || t == "typed_default_parameter")
+            fields.emplace_back(src.text(fieldOf(p, "name")), src.text(fieldOf(p, "value")));
+        else if (t == "typed_parameter" && ts_node_named_child_count(p) > 0)
+            fields.emplace_back(src.text(ts_node_named_child(p, 0)), "");
+        else
+            break; // *args, **kwargs: the rest is not known by position
+    }
+    const std::string text = src.text(init->start, init->end);
+    std::erase_if(fields, [&](const auto& f) {
+        return text.find("self." + f.first + " = " + f.first) == std::string::npos;
+    });
+    return fields;
+}
+
+} // namespace
+
+std::string settingValue(const SourceFile& src, const std::string& text, std::uint32_t at)
+{
+    const auto dot = text.find('.');
+    static const std::string word =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+    if (dot == std::string::npos || text.find_first_not_of(word, dot + 1) != std::string::npos ||
+        text.substr(0, dot).find_first_not_of(word) != std::string::npos)
+        return {};
+    std::string object = text.substr(0, dot);
+    const std::string field = text.substr(dot + 1);
+    std::uint32_t before = at;
+    // A parameter of the factory (`def configure_optimizers(self, settings)`): the object every
+    // call hands it, bound where the calls are (after the factory's definition).
+    if (const std::string passed = argumentPassed(src, object, at); !passed.empty()) {
+        if (passed.find_first_not_of(word) != std::string::npos)
+            return {};
+        object = passed;
+        before = std::uint32_t(src.text().size());
+    }
+    const TSNode value = assignedValue(src, object, before);
+    if (nodeType(value) != "call")
+        return {};
+    // `@dataclass class Settings`: the decorated statement, whose body is the class's.
+    const Stmt* cls = src.topDefinition(src.text(fieldOf(value, "function")));
+    const TSNode definition =
+        cls && cls->type == "decorated_definition" ? fieldOf(cls->node, "definition") : TSNode{};
+    if (!cls || (cls->type != "class_definition" && nodeType(definition) != "class_definition"))
+        return {};
+    const auto fields = settingsFields(src, *cls);
+    std::vector<std::string> names;
+    for (const auto& f : fields)
+        names.push_back(f.first);
+    const auto given = argumentsOf(src, value, names);
+    if (!given)
+        return {};
+    if (const auto it = given->find(field); it != given->end())
+        return src.text(it->second);
+    for (const auto& [name, fallback] : fields)
+        if (name == field)
+            return fallback;
+    return {};
+}
+
 void dropFactoryOptimizers(const PortPlan& plan, const Slicer& slicer, const std::string& builtBy,
                            RenderRules& rules)
 {
@@ -240,7 +332,8 @@ void dropFactoryOptimizers(const PortPlan& plan, const Slicer& slicer, const std
         const Stmt* st = nullptr;
         bool returned = false;
         for (const Stmt* s : chain)
-            if (s->start > def->start && (s->defines.size() == 1 || s->type == "return_statement")) {
+            if (s->start > def->start &&
+                (s->defines.size() == 1 || s->type == "return_statement")) {
                 st = s;
                 returned = s->type == "return_statement";
             }
@@ -248,8 +341,9 @@ void dropFactoryOptimizers(const PortPlan& plan, const Slicer& slicer, const std
             continue;
         rules.replace[{st->start, st->end}] =
             (returned ? std::string("return") : *st->defines.begin() + " =") + " None  # " +
-            builtBy + " (the original's: " +
-            oneLine(src.text(o.construction.start, o.construction.end)) + ")";
+            builtBy +
+            " (the original's: " + oneLine(src.text(o.construction.start, o.construction.end)) +
+            ")";
     }
 }
 

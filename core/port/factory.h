@@ -14,6 +14,13 @@ namespace portolan::port::detail {
 // `build(args.lr)`) then reads the flag.
 std::string argumentPassed(const SourceFile& src, const std::string& name, std::uint32_t at);
 
+// `settings.rate` read where position `at` is: `settings` bound to an instance of a class of the
+// script that holds settings (a dataclass, or a constructor storing its parameters), built with
+// keywords or positions (`Settings(rate=args.lr)`) or left at the class's default (`rate: float
+// = 0.01`); `settings` may be a parameter of the factory holding `at` that every call hands the
+// same name (`model.configure_optimizers(settings)`). The value's text, "" when not known.
+std::string settingValue(const SourceFile& src, const std::string& text, std::uint32_t at);
+
 // Every call node of the file whose callee is the plain name `function` (every call for "").
 std::vector<TSNode> callsOf(const SourceFile& src, const std::string& function);
 

@@ -40,6 +40,9 @@ struct PortResult
     // original runs other trainings before it (PortPlan::trainingFrom): the original's dry run
     // counts its steps from there. "" when it is the first.
     std::string originalTrainingFrom;
+    // The file the original's dry run runs when it is not the one the driver would choose
+    // (PortPlan::launcher), "" otherwise.
+    std::string originalEntry;
     // The port's lines (their text) where a step the plan does not place is to be written (a
     // generator's own spots, such as PopTorch's forward and the model it wraps): the step's item
     // names them too (step_left.cpp).

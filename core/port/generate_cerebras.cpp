@@ -78,6 +78,9 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             const std::string v = valueOf(passed);
             return v.empty() && !once.empty() ? valueOf(once) : v;
         }
+        // A field of a settings object (`lr=settings.rate`, `Settings(rate=args.lr)`).
+        if (const std::string v = settingValue(src, text, o.construction.start); !v.empty())
+            return valueOf(v);
         // An entry of a configuration dict (`lr=knobs["rate"]`, or a name bound to one): its
         // value as written.
         std::optional<DictEntry> entry = dictEntryOf(src, text, o.construction.start);

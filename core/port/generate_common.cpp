@@ -147,6 +147,7 @@ Result<PortResult> generatePort(const PortPlan& plan, const std::string& target,
         noteCheckpointSaves(plan, guide, a, *r.value);
         r.value->originalStepStart = originalStepStart(plan);
         r.value->originalTrainingFrom = originalTrainingFrom(plan);
+        r.value->originalEntry = plan.launcher;
         r.value->generateMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count();

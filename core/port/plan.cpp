@@ -261,6 +261,7 @@ Result<PortPlan> planPort(const analysis::ProjectAnalysis& analysis, const PortO
                         if (!view->importedElsewhere)
                             plan.value->sources.erase(view->module);
                         plan.value->root = analysis.root;
+                        plan.value->launcher = view->entry;
                         plan.value->dataFiles = dataFilesRead(analysis);
                         plan.value->notes.push_back(
                             "the training of " + view->module + " is started by " + view->entry +

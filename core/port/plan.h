@@ -329,6 +329,9 @@ struct PortPlan
     // dry run counts the steps from there (PortResult::originalTrainingFrom).
     std::vector<TrainingPlan> trainings;
     CodeRef trainingFrom;
+    // The training started from another module (caller_view.h): the file that starts it, which
+    // the original's dry run runs (the module may have a main block of its own); "" otherwise.
+    std::string launcher;
     // Data files the original reads by a literal path (data_files.h): copied or noted.
     std::vector<DataFileRead> dataFiles;
     // The original's command line (PortOptions::values): the branches a run takes follow it.

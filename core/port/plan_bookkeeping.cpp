@@ -87,40 +87,6 @@ void eachOfType(TSNode n, const char* type, const std::function<void(TSNode)>& f
 
 } // namespace
 
-// The names a function reads from outside itself: what it uses, but for its parameters and
-// the names it binds (Python makes those local), and with the names it declares global.
-std::set<std::string> Planner::freeNamesOf(const Stmt& def) const
-{
-    const TSNode node =
-        def.type == "decorated_definition" ? fieldOf(def.node, "definition") : def.node;
-    std::set<std::string> local;
-    const TSNode params = fieldOf(node, "parameters");
-    for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); ++i) {
-        TSNode p = ts_node_named_child(params, i);
-        if (nodeType(p) != "identifier") {
-            const TSNode name = fieldOf(p, "name");
-            p = ts_node_is_null(name) && ts_node_named_child_count(p) > 0
-                    ? ts_node_named_child(p, 0)
-                    : name;
-        }
-        if (nodeType(p) == "identifier")
-            local.insert(src().text(p));
-    }
-    for (const auto& s : def.body)
-        local.insert(s.defines.begin(), s.defines.end());
-    std::set<std::string> declared;
-    eachOfType(fieldOf(node, "body"), "global_statement", [&](TSNode g) {
-        for (uint32_t i = 0; i < ts_node_named_child_count(g); ++i)
-            declared.insert(src().text(ts_node_named_child(g, i)));
-    });
-    std::set<std::string> out;
-    for (const auto& u : def.uses)
-        if (!local.count(u) || declared.count(u))
-            out.insert(u);
-    out.erase(def.name);
-    return out;
-}
-
 bool Planner::onlyBookkeeping(TSNode node, const std::set<std::string>& needed, int depth) const
 {
     if (depth > 2)

@@ -183,7 +183,6 @@ private:
     bool readsSelfBuilt(const Stmt& s, const std::string& attribute) const;
     void noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction);
     // The loop's own record around a step call (plan_bookkeeping.cpp).
-    std::set<std::string> freeNamesOf(const Stmt& def) const;
     bool onlyBookkeeping(TSNode node, const std::set<std::string>& needed, int depth = 0) const;
     void noteDrawnInputs(const Stmt& loop, const Stmt& stepFunction, const Call& call);
     bool findProgressData(const Call& c, FunctionId fn, DataPlan& out);

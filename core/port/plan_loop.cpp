@@ -308,7 +308,7 @@ void Planner::noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction)
     // What the training reads: the step function's free names, the call's and the draws'
     // names, the loop's header, the optimizers and schedulers; and, through the project's
     // functions among them, what those read.
-    std::set<std::string> needed = freeNamesOf(stepFunction);
+    std::set<std::string> needed = stepFunction.uses; // what it reads from outside itself
     for (const auto& s : loop.body)
         if (!s.isComment() && (callsStep(s) || drawn(s)))
             needed.insert(s.uses.begin(), s.uses.end());
@@ -325,7 +325,7 @@ void Planner::noteAroundStepCall(const Stmt& loop, const Stmt& stepFunction)
         for (const auto& n : std::set<std::string>(needed))
             if (const Stmt* def = src().topDefinition(n);
                 def && def->type != "class_definition" && seen.insert(n).second)
-                for (const auto& f : freeNamesOf(*def))
+                for (const auto& f : def->uses)
                     needed.insert(f);
         if (seen.size() == before)
             break;
@@ -387,6 +387,19 @@ void Planner::bindStepArguments(const Call& backward, const Call& call)
     for (const auto& [param, value] : given->given)
         if (value.text != param)
             m_p.loop->stepArguments[param] = value.text;
+    // A parameter the call leaves at its default (`max_length=MAX_LENGTH`): the step reads the
+    // default, unless the function binds the parameter again itself (`if n is None: n = 3`),
+    // which a name put in the parameter's place could not take.
+    const Stmt* stepDef = nullptr;
+    for (const Stmt* st : src().chainAt(backward.span.startByte, backward.span.endByte))
+        if (st->type == "function_definition" || st->type == "decorated_definition")
+            stepDef = st;
+    std::set<std::string> rebound;
+    for (const auto& b : stepDef ? stepDef->body : std::vector<Stmt>{})
+        rebound.insert(b.defines.begin(), b.defines.end());
+    for (const auto& [param, fallback] : given->defaults)
+        if (!given->given.count(param) && !rebound.count(param) && fallback != param)
+            m_p.loop->stepArguments[param] = fallback;
 }
 
 void Planner::analyseBody(const Stmt& loop)

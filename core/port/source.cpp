@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <sstream>
 
@@ -142,8 +143,17 @@ public:
             s.name = m_f.text(fieldOf(def, "name"));
             s.defines.insert(s.name);
             s.uses = usedNames(m_f, def);
-            if (depth < MaxDepth)
+            if (depth < MaxDepth) {
                 s.body = block(fieldOf(def, "body"), depth + 1);
+                s.uses = outerNames(def, s.body);
+                // `@dataclass`, `@torch.no_grad()`: read where the definition runs.
+                if (s.type == "decorated_definition")
+                    eachNamed(n, [&](TSNode c) {
+                        if (nodeType(c) == "decorator")
+                            for (const auto& u : usedNames(m_f, c))
+                                s.uses.insert(u);
+                    });
+            }
             return s;
         }
         defines(n, s.defines);
@@ -190,6 +200,68 @@ public:
             });
         }
         return s;
+    }
+
+    // What a definition reads from outside itself. Not a function's parameters, nor the names
+    // its body binds, which Python makes local to it unless it declares them global or
+    // nonlocal; a class reads what its methods read so, and what its bases and class-level
+    // statements read.
+    std::set<std::string> outerNames(TSNode def, const std::vector<Stmt>& body) const
+    {
+        if (nodeType(def) == "class_definition") {
+            std::set<std::string> out;
+            if (const TSNode bases = fieldOf(def, "superclasses"); !ts_node_is_null(bases))
+                out = usedNames(m_f, bases);
+            for (const auto& b : body)
+                out.insert(b.uses.begin(), b.uses.end());
+            return out;
+        }
+        std::set<std::string> local, declared;
+        for (const auto& b : body)
+            local.insert(b.defines.begin(), b.defines.end());
+        // The parameters: `x`, `x=1`, `x: int`, `x: int = 1`, `*rest`, `**named`.
+        eachNamed(fieldOf(def, "parameters"), [&](TSNode p) {
+            TSNode n = p;
+            if (nodeType(p) == "default_parameter" || nodeType(p) == "typed_default_parameter")
+                n = fieldOf(p, "name");
+            else if (nodeType(p) != "identifier" && ts_node_named_child_count(p) > 0)
+                n = ts_node_named_child(p, 0);
+            if (nodeType(n) == "identifier")
+                local.insert(m_f.text(n));
+        });
+        std::function<void(TSNode, int)> walk = [&](TSNode n, int depth) {
+            const auto t = nodeType(n);
+            if (depth > MaxDepth || t == "function_definition" || t == "class_definition" ||
+                t == "lambda")
+                return;
+            if (t == "global_statement" || t == "nonlocal_statement") {
+                eachNamed(n, [&](TSNode c) { declared.insert(m_f.text(c)); });
+                return;
+            }
+            eachNamed(n, [&](TSNode c) { walk(c, depth + 1); });
+        };
+        eachNamed(fieldOf(def, "body"), [&](TSNode c) { walk(c, 0); });
+        // What the body's statements read (a nested definition: what it reads from outside
+        // itself), the return annotation and the parameters' defaults, which are read where the
+        // definition runs.
+        std::set<std::string> read;
+        for (const auto& b : body)
+            read.insert(b.uses.begin(), b.uses.end());
+        const auto add = [&](TSNode n) {
+            if (!ts_node_is_null(n))
+                for (const auto& u : usedNames(m_f, n))
+                    read.insert(u);
+        };
+        add(fieldOf(def, "return_type"));
+        eachNamed(fieldOf(def, "parameters"), [&](TSNode p) {
+            if (nodeType(p) == "default_parameter" || nodeType(p) == "typed_default_parameter")
+                add(fieldOf(p, "value"));
+        });
+        std::set<std::string> out;
+        for (const auto& u : read)
+            if (!local.count(u) || declared.count(u))
+                out.insert(u);
+        return out;
     }
 
     std::vector<Stmt> block(TSNode n, int depth)

@@ -36,7 +36,7 @@ struct RunOutcome
 RunOutcome dryRun(const fs::path& project, const std::string& flavour,
                   const std::vector<std::string>& extra, const std::vector<std::string>& args,
                   const VerifyOptions& o, int side, const std::string& seedAt = {},
-                  const std::string& trainFrom = {})
+                  const std::string& trainFrom = {}, const std::string& entry = {})
 {
     RunOutcome out;
     dryrun::DryRunOptions d;
@@ -45,6 +45,7 @@ RunOutcome dryRun(const fs::path& project, const std::string& flavour,
     d.steps = o.steps;
     d.python = o.python;
     d.args = args;
+    d.entry = entry;
     const fs::path pythonDir = resourcesDir() / "python";
     auto cmd = dryrun::childCommand(d, pythonDir);
     auto at = std::find(cmd.begin(), cmd.end(), "--");
@@ -146,7 +147,8 @@ void copyProject(const fs::path& from, const fs::path& to)
 
 // The original's dry run, seeded where its step begins (`seedAt`, PortResult::originalStepStart).
 OriginalRun runOriginalAt(const fs::path& original, const std::string& seedAt,
-                          const std::string& trainFrom, const VerifyOptions& o)
+                          const std::string& trainFrom, const std::string& entry,
+                          const VerifyOptions& o)
 {
     const auto t0 = std::chrono::steady_clock::now();
     OriginalRun run;
@@ -159,7 +161,7 @@ OriginalRun runOriginalAt(const fs::path& original, const std::string& seedAt,
     const auto orig = dryRun(
         copy, "",
         {"--record", record.string(), "--capture-dir", (run.workDir / "capture-original").string()},
-        o.originalArgs, o, 0, seedAt, trainFrom);
+        o.originalArgs, o, 0, seedAt, trainFrom, entry);
     run.losses = orig.losses;
     run.error = orig.error;
     run.cancelled = o.stop && o.stop->load();
@@ -283,7 +285,8 @@ void separateInherited(const fs::path& original, const PortResult& result,
 
 OriginalRun runOriginal(const fs::path& original, const PortPlan& plan, const VerifyOptions& o)
 {
-    return runOriginalAt(original, originalStepStart(plan), originalTrainingFrom(plan), o);
+    return runOriginalAt(original, originalStepStart(plan), originalTrainingFrom(plan),
+                         plan.launcher, o);
 }
 
 VerifyResult verifyPort(const fs::path& original, const fs::path& port, const PortResult& result,
@@ -312,9 +315,10 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
     }
     // 2. The original's dry run on a copy, recording (unless it ran before generation); then
     // the port's, replaying.
-    const OriginalRun orig = o.original ? *o.original
-                                        : runOriginalAt(original, result.originalStepStart,
-                                                        result.originalTrainingFrom, o);
+    const OriginalRun orig =
+        o.original ? *o.original
+                   : runOriginalAt(original, result.originalStepStart, result.originalTrainingFrom,
+                                   result.originalEntry, o);
     const fs::path work = orig.workDir;
     const fs::path record = work / "record";
     const fs::path portCopy = work / "port";

@@ -41,8 +41,10 @@ inline void writeOriginal(const fs::path& root, const std::string& text,
 inline void writeOriginal(const fs::path& root, const std::map<std::string, std::string>& files)
 {
     fs::create_directories(root);
-    for (const auto& [path, text] : files)
+    for (const auto& [path, text] : files) {
+        fs::create_directories((root / path).parent_path());
         std::ofstream(root / path) << text;
+    }
 }
 
 inline bool has(const std::string& text, const std::string& what)

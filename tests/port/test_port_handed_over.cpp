@@ -173,6 +173,28 @@ std::string fitThroughModule()
                     "    rounds.fit(net, loader, opt, 2)");
 }
 
+// fitThroughModule with the function imported by name: from the module beside the script
+// (`from rounds import fit`), or, the script in a folder that puts the project's root on
+// Python's path, by the name from that root (`from app.rounds import fit`).
+std::string fitImported(const std::string& module, bool extendsPath)
+{
+    std::string s = replaced(fitThroughModule(), "import rounds", "from " + module + " import fit");
+    s = replaced(s, "rounds.fit(", "fit(");
+    if (extendsPath)
+        s = replaced(s, "import argparse\n",
+                     "import argparse\nimport sys\nfrom os.path import abspath, dirname\n\n"
+                     "sys.path.append(dirname(dirname(abspath(__file__))))\n");
+    return s;
+}
+
+// FitModule with a self-test of its own under `if __name__ == "__main__":`, which does not run
+// when the script imports it.
+std::string fitModuleWithSelfTest()
+{
+    return std::string(FitModule) +
+           "\n\nif __name__ == \"__main__\":\n    print(torch.nn.Linear(5, 4))\n";
+}
+
 std::string launching(const char* launch)
 {
     return replaced(Launching, "@LAUNCH@", launch);
@@ -244,6 +266,10 @@ void addRows()
          {{"main.py", replaced(FitterScript, "@MAKE@", "Fitter(net, loader, args.lr, 2)")},
           {"fitting.py", FitterModule}}},
         {"call/module-attribute", {{"main.py", fitThroughModule()}, {"rounds.py", FitModule}}},
+        {"call/module-with-a-self-test",
+         {{"main.py", fitImported("rounds", false)}, {"rounds.py", fitModuleWithSelfTest()}}},
+        {"call/imported-from-the-root",
+         {{"app/main.py", fitImported("app.rounds", true)}, {"app/rounds.py", FitModule}}},
     };
     const std::pair<const char*, const char*> targets[] = {{"determined-pytorchtrial", ""},
                                                            {"graphcore-poptorch", ""},

@@ -74,6 +74,8 @@ private slots:
     void recordLeftOut();
     void trainingAroundTheCallIsManual_data();
     void trainingAroundTheCallIsManual();
+    void defaultTheCallLeaves_data();
+    void defaultTheCallLeaves();
 };
 
 void TestPortLoopRecord::recordLeftOut_data()
@@ -184,6 +186,39 @@ void TestPortLoopRecord::trainingAroundTheCallIsManual()
     const std::string manual = manualText(*r.value);
     QVERIFY2(has(manual, "what the loop does around the call (`" + named.toStdString()),
              manual.c_str());
+}
+
+void TestPortLoopRecord::defaultTheCallLeaves_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("factor"); // the default of fit_one's last parameter
+    for (const char* target :
+         {"determined-pytorchtrial", "graphcore-poptorch", "cerebras-pytorch"}) {
+        QTest::addRow("%s, a module constant", target) << target << "weight";
+        QTest::addRow("%s, a number", target) << target << "1.0";
+    }
+}
+
+// The step function's parameter the call leaves at its default (`fit_one(inputs, labels)` for
+// `def fit_one(inputs, labels, factor=weight)`): the port's step reads the default, and trains
+// as the original does.
+void TestPortLoopRecord::defaultTheCallLeaves()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, factor);
+    std::string script = recordScript("", "    running += spent\n");
+    const std::string def = "def fit_one(inputs, labels):";
+    script.replace(script.find(def), def.size(),
+                   "def fit_one(inputs, labels, factor=" + factor.toStdString() + "):");
+    const std::string use = "penalty(scores, labels) * weight";
+    script.replace(script.find(use), use.size(), "penalty(scores, labels) * factor");
+    QTemporaryDir dir;
+    fs::path root;
+    auto r = portOf(dir, script, target.toStdString(), root);
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+    PORT_SKIP_WITHOUT_TORCH();
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
 }
 
 QTEST_GUILESS_MAIN(TestPortLoopRecord)

@@ -66,6 +66,41 @@ const char* const MethodBindsThenReturns = R"(
         return built
 )";
 
+// Its settings in an object the caller builds and hands over (a dataclass, or a class whose
+// constructor stores them), read as `knobs.rate`: the Cerebras runner takes the values the
+// object holds.
+const char* const MethodReadsSettings = R"(
+    def make_tuner(self, knobs):
+        return torch.optim.AdamW(self.parameters(), lr=knobs.rate, betas=knobs.betas)
+)";
+
+const char* const SettingsDataclass = R"(
+from dataclasses import dataclass
+
+
+@dataclass
+class Knobs:
+    rate: float = 0.01
+    betas: tuple = (0.8, 0.95)
+
+)";
+
+const char* const SettingsClass = R"(
+class Knobs:
+    def __init__(self, rate, betas=(0.8, 0.95)):
+        self.rate = rate
+        self.betas = betas
+
+)";
+
+// The method's own binding has the caller's name: it is the method's, not a name the port
+// must find elsewhere.
+const char* const MethodBindsCallersName = R"(
+    def make_tuner(self, rate):
+        tuner = torch.optim.AdamW(self.parameters(), lr=rate, weight_decay=0.01)
+        return tuner
+)";
+
 const char* const Clip = "        torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)\n";
 
 void substitute(std::string& s, const std::string& key, const std::string& value)
@@ -99,6 +134,7 @@ void TestPortOptimizerFactory::factoryOptimizerIsTheCallersBinding_data()
         const char* factory;
         const char* bind;
         bool clip;
+        const char* cerebras = ""; // a further line of the Cerebras params
     };
     const Form forms[] = {
         {"function returns it", "", ReturnsIt, "tuner = make_tuner(net, 0.05)", false},
@@ -109,12 +145,24 @@ void TestPortOptimizerFactory::factoryOptimizerIsTheCallersBinding_data()
         {"model's method returns it", MethodReturnsIt, "", "tuner = net.make_tuner(0.05)", false},
         {"model's method, clipped", MethodBindsThenReturns, "", "tuner = net.make_tuner(0.05)",
          true},
+        {"model's method, its binding named as the caller's", MethodBindsCallersName, "",
+         "tuner = net.make_tuner(0.05)", false},
+        {"settings in a dataclass", MethodReadsSettings, SettingsDataclass,
+         "knobs = Knobs(rate=0.05)\ntuner = net.make_tuner(knobs)", false, "beta1: 0.8"},
+        {"settings at the dataclass's defaults, by position", MethodReadsSettings,
+         "\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass Knobs:\n    rate: float = "
+         "0.05\n    betas: tuple = (0.9, 0.95)\n\n",
+         "knobs = Knobs()\ntuner = net.make_tuner(knobs)", false, "beta2: 0.95"},
+        {"settings stored by a constructor", MethodReadsSettings, SettingsClass,
+         "knobs = Knobs(0.05)\ntuner = net.make_tuner(knobs)", false, "beta1: 0.8"},
     };
     for (const auto& f : forms) {
         QStringList det{"tuner = self.context.wrap_optimizer(tuner)",
                         "self.context.step_optimizer(self.tuner"};
         QStringList pop{"optimizer=tuner"};
         QStringList cer{"learning_rate: 0.05"};
+        if (*f.cerebras)
+            cer << f.cerebras;
         if (f.clip) {
             det << "clip_grads=lambda params: torch.nn.utils.clip_grad_norm_(params, 0.5)";
             pop << "max_grad_norm=0.5";
