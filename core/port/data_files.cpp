@@ -214,6 +214,63 @@ std::vector<PathArg> pathsOf(const analysis::ProjectAnalysis& analysis, const py
     return out;
 }
 
+// The path a formatted string names, its values as wildcards: `'data/%s-%s.txt' % (a, b)`,
+// `f"data/{a}-{b}.txt"` and `"data/{}-{}.txt".format(a, b)` are `data/*-*.txt`. "" for anything
+// else, and for a pattern whose file name would be all wildcard (it could be any file).
+std::string formattedPattern(const std::string& text)
+{
+    std::string literal;
+    bool percent = false, braces = false;
+    const auto quoted = [](const std::string& t, std::size_t from) -> std::string {
+        if (from >= t.size() || (t[from] != '\'' && t[from] != '"'))
+            return {};
+        const auto end = t.find(t[from], from + 1);
+        return end == std::string::npos ? std::string() : t.substr(from + 1, end - from - 1);
+    };
+    if (text.starts_with("f'") || text.starts_with("f\"")) {
+        literal = quoted(text, 1);
+        braces = literal.size() + 3 == text.size();
+    } else if (!text.empty() && (text[0] == '\'' || text[0] == '"')) {
+        literal = quoted(text, 0);
+        std::string rest = text.substr(std::min(text.size(), literal.size() + 2));
+        rest.erase(0, rest.find_first_not_of(" "));
+        percent = rest.starts_with("%");
+        braces = rest.starts_with(".format(");
+    }
+    if (literal.empty() || (!percent && !braces))
+        return {};
+    std::string pattern;
+    for (std::size_t i = 0; i < literal.size(); ++i) {
+        const char ch = literal[i];
+        if (percent && ch == '%' && i + 1 < literal.size()) {
+            std::size_t j = i + 1;
+            if (literal[j] == '(')
+                j = literal.find(')', j);
+            if (j == std::string::npos)
+                return {};
+            j = literal.find_first_of("sdifgr", j);
+            if (j == std::string::npos)
+                return {};
+            pattern += '*';
+            i = j;
+        } else if (braces && ch == '{') {
+            const auto j = literal.find('}', i);
+            if (j == std::string::npos)
+                return {};
+            pattern += '*';
+            i = j;
+        } else if (ch == '*' || ch == '?' || ch == '[') {
+            return {}; // a glob character of its own
+        } else {
+            pattern += ch;
+        }
+    }
+    const std::string name = pattern.substr(pattern.rfind('/') + 1);
+    if (pattern.find('*') == std::string::npos || name.find_first_not_of("*") == std::string::npos)
+        return {};
+    return pattern;
+}
+
 // The regular files a glob pattern (relative to `root`) matches there, relative to `root`, in
 // order; `*` does not match a leading dot, as in Python's glob.
 std::vector<std::string> globbed(const fs::path& root, const std::string& pattern)
@@ -259,7 +316,13 @@ std::vector<DataFileRead> dataFilesRead(const analysis::ProjectAnalysis& analysi
             if (!arg)
                 continue;
             std::vector<PathArg> paths = pathsOf(analysis, f.index, c, *arg);
-            if (listsFiles(callee)) {
+            // A path formatted from values (`'data/%s-%s.txt' % (a, b)`): the files of the
+            // original's folder it can name, as a pattern's.
+            const std::string formatted =
+                paths.empty() && w < 0 ? formattedPattern(arg->text) : std::string();
+            if (!formatted.empty())
+                paths.push_back(PathArg{formatted, false});
+            if (listsFiles(callee) || !formatted.empty()) {
                 // Each file the pattern matches in the original's folder, as if read by name.
                 // A dataset of many files, or a large one, stays one entry: its pattern, which
                 // the port notes rather than copies.

@@ -3,7 +3,8 @@
 // Data files the original reads from its own folder (`torch.load('traindata.pt')`,
 // `open('names.txt')`, `np.load(...)`, `pd.read_csv(...)`, or a path joined from `__file__`'s
 // folder; the default of a flag read there, `open(args.input_file)`; the files a
-// `glob.glob('data/*.txt')` pattern matches; the path a project function hands on to one of
+// `glob.glob('data/*.txt')` pattern matches, and those a formatted path can name
+// (`'data/%s-%s.txt' % (a, b)`); the path a project function hands on to one of
 // these, `def find(p): return glob.glob(p)` called with one). The port runs from its own folder,
 // so it needs them there too. What a porting engineer does, one rule for every target: a small
 // file is copied into the port at the same place relative to the code that reads it; a large one

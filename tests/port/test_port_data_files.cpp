@@ -218,6 +218,19 @@ void TestPortDataFiles::globbed_data()
     QTest::addRow("a dataset of many files")
         << "import glob\n" + read("glob.glob('data/shard_*.npy')") << 260 << 0
         << "data file data/shard_*.npy";
+    // A path formatted from values: the files it can name in the original's folder.
+    QTest::addRow("a percent-formatted path")
+        << "shards = [np.load('data/shard_%d.npy' % i) for i in range(3)]\n"
+        << 3 << 3 << "";
+    QTest::addRow("an f-string path")
+        << "shards = [np.load(f'data/shard_{i}.npy') for i in range(3)]\n"
+        << 3 << 3 << "";
+    QTest::addRow("a .format path")
+        << "shards = [np.load('data/shard_{}.npy'.format(i)) for i in range(3)]\n"
+        << 3 << 3 << "";
+    QTest::addRow("a formatted path that could be any file")
+        << "names = ['shard_0.npy']\nshards = [np.load('data/%s' % n) for n in names]\n"
+        << 3 << 0 << "";
     QTest::addRow("a reader's wrapper") << "def table(name):\n    return np.load(name)\n"
                                            "first = table('data/shard_1.npy')\n"
                                         << 3 << 1 << "";
