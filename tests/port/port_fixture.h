@@ -47,6 +47,15 @@ inline void writeOriginal(const fs::path& root, const std::map<std::string, std:
     }
 }
 
+// How many times `what` occurs in `text` (overlapping ones counted).
+inline int occurrences(const std::string& text, const std::string& what)
+{
+    int n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+    return n;
+}
+
 inline bool has(const std::string& text, const std::string& what)
 {
     return text.find(what) != std::string::npos;

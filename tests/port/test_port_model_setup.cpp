@@ -41,14 +41,6 @@ for epoch in range(2):
 )";
 }
 
-int occurrences(const std::string& text, const std::string& what)
-{
-    int n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-        ++n;
-    return n;
-}
-
 } // namespace
 
 class TestPortModelSetup : public QObject

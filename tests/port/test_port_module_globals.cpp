@@ -195,14 +195,6 @@ if __name__ == "__main__":
     main()
 )";
 
-int occurrences(const std::string& text, const std::string& what)
-{
-    int n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-        ++n;
-    return n;
-}
-
 } // namespace
 
 class TestPortModuleGlobals : public QObject
