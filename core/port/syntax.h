@@ -10,6 +10,10 @@
 
 namespace portolan::port {
 
+// How deep a walk of a syntax tree goes: deeper nests are not code a person writes, and the
+// recursion must end on a generated file.
+inline constexpr int kMaxSyntaxDepth = 200;
+
 // The node's grammar type, "" for a null node.
 inline std::string_view nodeType(TSNode n)
 {
