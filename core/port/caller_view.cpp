@@ -86,11 +86,14 @@ std::string inlinedModuleImport(const analysis::PythonFile& f, const SourceFile&
     const std::string bound = imp.boundName();
     if (statement.type != "import_statement" || bound.find('.') != std::string::npos)
         return {};
-    int imported = 0;
+    // `import data, work, plots`: the other modules stay imported, before the module's code.
+    std::string kept;
     for (const auto& other : f.index.imports)
-        imported += statement.start <= other.span.startByte && other.span.endByte <= statement.end;
-    if (imported != 1)
-        return {};
+        if (statement.start <= other.span.startByte && other.span.endByte <= statement.end &&
+            other.span.startByte != imp.span.startByte)
+            kept += (kept.empty() ? "import " : ", ") +
+                    f.text.substr(other.span.startByte, other.span.endByte - other.span.startByte);
+    const std::string inlined = (kept.empty() ? "" : kept + "\n") + moduleText + "\n";
     bool used = false;
     for (const auto& c : f.index.calls) {
         used = used || (c.callee.starts_with(bound + ".") &&
@@ -109,7 +112,7 @@ std::string inlinedModuleImport(const analysis::PythonFile& f, const SourceFile&
     std::uint32_t at = 0;
     for (const auto& [start, end] : attributes) {
         if (at <= statement.start && statement.start < start) {
-            text += f.text.substr(at, statement.start - at) + moduleText + "\n";
+            text += f.text.substr(at, statement.start - at) + inlined;
             at = statement.end;
         }
         text += f.text.substr(at, start - at) +
@@ -117,7 +120,7 @@ std::string inlinedModuleImport(const analysis::PythonFile& f, const SourceFile&
         at = end;
     }
     if (at <= statement.start) {
-        text += f.text.substr(at, statement.start - at) + moduleText + "\n";
+        text += f.text.substr(at, statement.start - at) + inlined;
         at = statement.end;
     }
     return text + f.text.substr(at);

@@ -13,7 +13,8 @@ namespace portolan::port::planning {
 namespace {
 
 // The statement of the loop body that is the call, or assigns its result (`out, loss =
-// fit(...)`: the step function's own statements are the step, its returned values the log's).
+// fit(...)`, `total += fit(...)`: the step function's own statements are the step, its
+// returned values the log's).
 const Stmt* callStatement(const Stmt& loop, const Call& call)
 {
     for (const auto& s : loop.body) {
@@ -21,7 +22,8 @@ const Stmt* callStatement(const Stmt& loop, const Call& call)
             call.span.endByte > s.end)
             continue;
         TSNode e = ts_node_named_child(s.node, 0);
-        if (nodeType(e) == "assignment")
+        // `out = fit(...)`, and `total += fit(...)`: the running total is the loop's record.
+        if (nodeType(e) == "assignment" || nodeType(e) == "augmented_assignment")
             e = fieldOf(e, "right");
         const bool whole = ts_node_start_byte(e) == call.span.startByte &&
                            ts_node_end_byte(e) == call.span.endByte;

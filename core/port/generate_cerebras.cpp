@@ -78,6 +78,16 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             const std::string v = valueOf(passed);
             return v.empty() && !once.empty() ? valueOf(once) : v;
         }
+        // A parameter of the loop's function, built there, that its callers give under their
+        // name or leave at its default (LoopPlan::callerArguments): that name or default.
+        if (plan.loop && plan.loop->callerArguments.count(text)) {
+            const Stmt* in = nullptr;
+            for (const Stmt* s : src.chainAt(o.construction.start, o.construction.end))
+                if (s->type == "function_definition")
+                    in = s;
+            if (in && in->name == plan.loop->function)
+                return valueOf(plan.loop->callerArguments.at(text));
+        }
         // A field of a settings object (`lr=settings.rate`, `Settings(rate=args.lr)`).
         if (const std::string v = settingValue(src, text, o.construction.start); !v.empty())
             return valueOf(v);
@@ -235,6 +245,7 @@ CerebrasGen::CerebrasGen(const PortPlan& plan, const std::string& api,
     m_initRules.deviceNames = plan.deviceNames;
     for (const auto& d : plan.deviceNames)
         m_initRules.rename[d] = "torch.device(\"cpu\")";
+    m_slicer.aliasCallerArguments(m_initRules);
     m_fwdRules = m_initRules;
     m_dataRules = m_initRules;
     if (m_runner) {

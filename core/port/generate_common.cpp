@@ -530,8 +530,10 @@ void placeSeeds(const PortPlan& plan, const Slicer& slicer, StepCode& sc)
     // statements that draw.
     if (!sc.init.local.empty()) {
         for (const Stmt* s : slicer.seedStatements()) {
-            auto& into = slicer.loopAtModule() && !s->uses.count(plan.argsName) ? sc.init.module
-                                                                                : sc.init.local;
+            const bool topLevel = slicer.source().chainAt(s->start, s->end).size() == 1;
+            auto& into = (slicer.loopAtModule() || topLevel) && !s->uses.count(plan.argsName)
+                             ? sc.init.module
+                             : sc.init.local;
             if (std::find(into.begin(), into.end(), s) == into.end())
                 into.push_back(s);
         }

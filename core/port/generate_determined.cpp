@@ -119,6 +119,7 @@ struct DeterminedPort
         rules.deviceNames = plan.deviceNames;
         for (const auto& d : plan.deviceNames)
             rules.rename[d] = "self.context.device";
+        slicer.aliasCallerArguments(rules);
     }
 
     // __init__: the model, optimizers and schedulers built and wrapped.

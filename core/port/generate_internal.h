@@ -42,6 +42,10 @@ public:
     const SourceFile& source() const { return *m_src; }
     const PortPlan& plan() const { return m_plan; }
     const Stmt* loopFunction() const { return m_function; }
+    // The loop's function's code reads each parameter its callers give under their name (or
+    // leave at a default) as that (LoopPlan::callerArguments): the rules every target's code
+    // from the original starts from.
+    void aliasCallerArguments(RenderRules& rules) const;
     // The flags namespace is a module global of the port (PopTorch keeps the script's argparse
     // at module level): module statements that read it can stay at module level.
     bool argsGlobal = false;

@@ -117,6 +117,7 @@ struct PopTorchPort
         rules.deviceNames = plan.deviceNames;
         for (const auto& d : plan.deviceNames)
             rules.rename[d] = "torch.device(\"cpu\")";
+        slicer.aliasCallerArguments(rules);
 
         // Where the flags are parsed: at module level, or inside a function (main()).
         argparse = slicer.argparseStatements();
@@ -329,6 +330,15 @@ struct PopTorchPort
         main.insert(std::string("def main():\n").size(), globalDeclaration(globals, ind));
         if (loopData.ok) {
             moduleStmts.insert(moduleStmts.end(), loopData.module.begin(), loopData.module.end());
+            // What main() has built already is not built again: a tensor the loop slices, drawn
+            // once, is the one the program was handed.
+            std::vector<const Stmt*> own = loopData.local;
+            std::erase_if(own, [&](const Stmt* s) {
+                return std::find(sc.init.local.begin(), sc.init.local.end(), s) !=
+                       sc.init.local.end();
+            });
+            if (own.size() != loopData.local.size())
+                loopData.statements = renderLocal(slicer, own, rules, ind);
             main += loopData.statements;
             main +=
                 ind + "# One value of the original's loop per batch: the batch is built from it\n";

@@ -166,6 +166,7 @@ Result<bool> Planner::run()
             }
         return Result<bool>::fail(d);
     }
+    bindCallerArguments();
     keepLiveOptimizers();
     bindLaunch();
     findModel();

@@ -184,6 +184,11 @@ struct LoopPlan
     // A step function called with other names than its parameters (`step(gcn, opt, x)` for
     // `def step(model, optimizer, inputs)`): parameter -> the caller's argument text.
     std::map<std::string, std::string> stepArguments;
+    // The loop's function called with the caller's names for its parameters, or leaving them at
+    // a default (`train(model, loader)` for `def train(net, data, lr=0.01)`), the same by every
+    // call: parameter -> the name or the default. The slicer builds the caller's value and the
+    // port reads it in the function's code (RenderRules::aliases); they are stepArguments too.
+    std::map<std::string, std::string> callerArguments;
     // A step function called with values the loop body draws (`fit(*draw())`, `pair = draw();
     // fit(*pair)`, `a, b = draw(); fit(a, b)`): the body's statements that draw them, which the
     // port runs at the start of each step as the original did before the call (drawn_inputs.cpp).

@@ -175,6 +175,8 @@ private:
     bool batchDeviceMove(const Stmt& s) const;
     void analyseClosureLoop(const Stmt& loop, const Stmt& closure);
     void bindStepArguments(const Call& backward, const Call& call);
+    void bindCallerArguments();
+    std::map<std::string, std::string> callerNames(FunctionId fn, int depth) const;
     void bindSelfAttributes(const Stmt& loop);
     void bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* instance);
     void bindSelfCalls(const Stmt& cls, Stmt& s, const std::set<std::string>& built);
@@ -198,6 +200,7 @@ private:
                                                               const std::string& function) const;
     std::optional<HandedOver> boundArguments(const Call& c, const python::FunctionDef& def) const;
     void findOptimizers();
+    std::string optimizerByName(const Call& c) const;
     bool factoryOptimizer(const Call& construction, const std::string& qualified);
     void keepLiveOptimizers();
     void findModel();

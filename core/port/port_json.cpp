@@ -245,6 +245,9 @@ nlohmann::json toJson(const PortPlan& p)
                      {"batch", p.loop->batchTarget},           {"index", p.loop->indexName},
                      {"iterable", p.loop->iterable},           {"loss", p.loop->lossName},
                      {"backward_calls", p.loop->backwardCount}};
+    // What the loop's function's parameters read: the caller's names and the defaults.
+    if (p.loop && !p.loop->callerArguments.empty())
+        j["loop"]["caller_arguments"] = p.loop->callerArguments;
     // Several models trained in turn: each model with the optimizer that trains it, and the
     // step in the user's order (plan_multi.cpp).
     if (p.loop && !p.loop->sequence.empty()) {

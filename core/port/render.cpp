@@ -125,7 +125,10 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
         }
     const auto t = nodeType(n);
     if (t == "identifier") {
-        const std::string name = f.text(n);
+        std::string name = f.text(n);
+        if (!rules.aliases.empty() && rules.aliasScope.first <= s && e <= rules.aliasScope.second)
+            if (const auto a = rules.aliases.find(name); a != rules.aliases.end())
+                name = a->second;
         const auto it = rules.rename.find(name);
         out += it != rules.rename.end() ? it->second : name;
         return;

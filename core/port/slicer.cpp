@@ -4,6 +4,7 @@
 #include "core/python/index.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <limits>
 
@@ -477,6 +478,24 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
             name == m_plan.argsName || m_plan.deviceNames.count(name) ||
             constructorValue(name, scope))
             continue;
+        // A parameter of the loop's function that its callers give under their name, or leave
+        // at its default (LoopPlan::callerArguments): what that reads, where it is read.
+        if (scope == 0 && m_function && m_plan.loop)
+            if (const auto it = m_plan.loop->callerArguments.find(name);
+                it != m_plan.loop->callerArguments.end()) {
+                const std::string& value = it->second;
+                if (value.empty() ||
+                    !(std::isalpha(static_cast<unsigned char>(value[0])) || value[0] == '_'))
+                    continue;
+                // Bound in a caller (of any level) before its call, else in the module.
+                int in = 0;
+                for (std::size_t k = 0; k < m_callers.size() && !in; ++k)
+                    if (const Caller& c = m_callers[k]; c.function && c.function != m_function &&
+                                                        definer(c.function->body, value, c.call))
+                        in = static_cast<int>(k) + 1;
+                w.work.emplace_back(value, in);
+                continue;
+            }
         const Found f = findDefiner(name, scope, forceLocal);
         if (!f.stmt) {
             out.unresolved.insert(name);
@@ -531,11 +550,20 @@ void Slicer::inRunOrder(std::vector<const Stmt*>& stmts) const
     if (m_guard && m_guard != m_mainBlock &&
         (outer.empty() || outer.front() != std::make_pair(m_guard->start, m_guard->end)))
         outer.insert(outer.begin(), {m_guard->start, m_guard->end});
+    // The loop's function called at module level with the module's values (`model = Net()`,
+    // then `fit(model, 60)`): those module statements, built here as the function's, run before
+    // its code.
+    std::uint32_t moduleCall = 0;
+    for (std::size_t k = 0; k < m_calls && m_function; ++k)
+        if (!m_callers[k].function && m_callers[k].of == 0)
+            moduleCall = std::max(moduleCall, m_callers[k].call);
     const auto rank = [&](const Stmt* s) {
         for (std::size_t i = 0; i < outer.size(); ++i)
             if (outer[i].first <= s->start && s->end <= outer[i].second)
-                return i;
-        return outer.size();
+                return 2 * i;
+        const bool inFunction =
+            m_function && m_function->start <= s->start && s->end <= m_function->end;
+        return 2 * outer.size() + (moduleCall && !inFunction && s->start < moduleCall ? 0 : 1);
     };
     std::stable_sort(stmts.begin(), stmts.end(), [&](const Stmt* a, const Stmt* b) {
         const auto ra = rank(a), rb = rank(b);
@@ -580,13 +608,33 @@ std::vector<const Stmt*> Slicer::seedStatements() const
     const std::vector<Stmt>& scope = m_function    ? m_function->body
                                      : m_mainBlock ? m_mainBlock->body
                                                    : m_src->statements();
-    for (const auto& s : scope) {
-        if (s.start >= m_loopStart || s.type != "expression_statement" || !s.defines.empty())
-            continue;
-        const std::string t = m_src->text(s.start, s.end);
-        if (t.find("manual_seed(") != std::string::npos ||
-            t.find("random.seed(") != std::string::npos)
-            out.push_back(&s);
+    const auto seeds = [&](const std::vector<Stmt>& in, std::uint32_t before) {
+        for (const auto& s : in) {
+            if (s.start >= before || s.type != "expression_statement" || !s.defines.empty())
+                continue;
+            const std::string t = m_src->text(s.start, s.end);
+            if (t.find("manual_seed(") != std::string::npos ||
+                t.find("random.seed(") != std::string::npos)
+                out.push_back(&s);
+        }
+    };
+    seeds(scope, m_loopStart);
+    // The loop's function seeded by its callers before they call it, or by the module before
+    // the call that runs the training (`torch.manual_seed(0)` at the top of the script, data
+    // drawn at module level, then `fit(model, 60)`).
+    if (m_function) {
+        std::uint32_t moduleCall = 0;
+        for (std::size_t k = 0; k < m_calls; ++k) {
+            const Caller& c = m_callers[k];
+            if (c.of != 0)
+                continue;
+            if (c.function && c.function != m_function)
+                seeds(c.function->body, c.call);
+            else if (!c.function)
+                moduleCall = std::max(moduleCall, c.call);
+        }
+        if (moduleCall)
+            seeds(m_src->statements(), moduleCall);
     }
     constructorSeeds(out);
     return out;

@@ -22,6 +22,12 @@ void Slicer::findCallers()
     const Stmt* callee = m_function;
     int of = 0;
     std::vector<std::string> params = parameterNames(*m_src, *m_function);
+    static const std::map<std::string, std::string> none;
+    const auto& aliases = m_plan.loop ? m_plan.loop->callerArguments : none;
+    std::set<std::string> aliasTargets;
+    for (const auto& [param, value] : aliases)
+        aliasTargets.insert(value);
+    std::vector<std::pair<std::string, std::string>> handed; // parameter -> a name given it
     std::function<void(TSNode)> walk = [&](TSNode n) {
         if (std::string_view(ts_node_type(n)) == "call") {
             const TSNode fn = ts_node_child_by_field_name(n, "function", 8);
@@ -47,21 +53,37 @@ void Slicer::findCallers()
                     if (at == "keyword_argument") {
                         const std::string k =
                             m_src->text(ts_node_child_by_field_name(a, "name", 4));
-                        if (m_src->text(ts_node_child_by_field_name(a, "value", 5)) == k)
+                        const std::string v =
+                            m_src->text(ts_node_child_by_field_name(a, "value", 5));
+                        if (v == k)
                             c.passed.insert(k);
+                        handed.emplace_back(k, v);
                         continue;
                     }
                     if (at == "identifier" && position < params.size() &&
                         m_src->text(a) == params[position])
                         c.passed.insert(params[position]);
+                    if (at == "identifier" && position < params.size())
+                        handed.emplace_back(params[position], m_src->text(a));
                     ++position;
                 }
                 bindConfigDicts(c, args, params);
                 c.of = of;
                 if (of > 0)
                     c.passed.clear();
+                // The loop's function's parameters given the callers' names for them
+                // (LoopPlan::callerArguments), perhaps through a caller's own parameters: the
+                // caller that binds the name is looked up under it, and a caller in between is
+                // followed to its callers.
+                bool handsOn = false;
+                for (const auto& [param, value] : handed) {
+                    if (aliasTargets.count(value))
+                        c.passed.insert(value);
+                    handsOn = handsOn || (of == 0 && aliases.count(param));
+                }
+                handed.clear();
                 if (c.function != m_function && c.function != callee &&
-                    (!c.passed.empty() || !c.bound.empty()))
+                    (!c.passed.empty() || !c.bound.empty() || handsOn))
                     m_callers.push_back(c);
             }
         }
@@ -188,6 +210,14 @@ void Slicer::bindConfigDicts(Caller& c, TSNode args, const std::vector<std::stri
         if (!param.empty() && m_src->text(value) != param && isCarried(*m_src, value))
             c.bound[param] = {ts_node_start_byte(value), ts_node_end_byte(value)};
     }
+}
+
+void Slicer::aliasCallerArguments(RenderRules& rules) const
+{
+    if (!m_function || !m_plan.loop || m_plan.loop->callerArguments.empty())
+        return;
+    rules.aliasScope = {m_function->start, m_function->end};
+    rules.aliases = m_plan.loop->callerArguments;
 }
 
 const Slicer::Caller* Slicer::binder(const Stmt& s) const

@@ -83,6 +83,10 @@ struct RenderRules
     // A node (its start and end byte) -> the text written in its place (a statement the target
     // does itself, such as an optimizer inside a factory the port carries: factory.cpp).
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> replace;
+    // Inside one span (the loop's function), an identifier that is read as another text (its
+    // caller's name for a parameter, or the default: LoopPlan::callerArguments), before `rename`.
+    std::pair<std::uint32_t, std::uint32_t> aliasScope{0, 0};
+    std::map<std::string, std::string> aliases;
 };
 
 // The text of a node with the rules applied.

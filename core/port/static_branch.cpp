@@ -1,4 +1,5 @@
 #include "core/port/static_branch.h"
+
 #include "core/port/syntax.h"
 
 #include <cstdlib>
@@ -123,6 +124,15 @@ std::optional<std::vector<const Stmt*>> StaticBranches::taken(const Stmt& s) con
         if (b.start >= ts_node_start_byte(block) && b.end <= ts_node_end_byte(block))
             out.push_back(&b);
     return out;
+}
+
+std::optional<std::string> StaticBranches::stringValue(TSNode n) const
+{
+    Eval e;
+    const Value v = evaluate(n, ts_node_start_byte(n), e);
+    if (v.kind != Value::Kind::String)
+        return std::nullopt;
+    return v.text;
 }
 
 StaticBranches::Value StaticBranches::literal(const std::string& raw) const

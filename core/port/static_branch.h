@@ -55,6 +55,10 @@ public:
     };
     std::optional<Rebound> reboundFlag(const std::string& dest, std::uint32_t at) const;
 
+    // The string an expression holds in that run (a literal, a flag given on the command line or
+    // its default), nullopt when it is not a string that can be told without running.
+    std::optional<std::string> stringValue(TSNode n) const;
+
 private:
     struct Eval
     {

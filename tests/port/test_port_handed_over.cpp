@@ -266,6 +266,10 @@ void addRows()
          {{"main.py", replaced(FitterScript, "@MAKE@", "Fitter(net, loader, args.lr, 2)")},
           {"fitting.py", FitterModule}}},
         {"call/module-attribute", {{"main.py", fitThroughModule()}, {"rounds.py", FitModule}}},
+        // `import os, rounds`: the launcher imports the training module with another.
+        {"call/module-among-several-imports",
+         {{"main.py", replaced(fitThroughModule(), "import rounds", "import os, rounds")},
+          {"rounds.py", FitModule}}},
         {"call/module-with-a-self-test",
          {{"main.py", fitImported("rounds", false)}, {"rounds.py", fitModuleWithSelfTest()}}},
         {"call/imported-from-the-root",

@@ -17,6 +17,9 @@ SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".portolan", "venv", ".venv",
 # Words in a path that mark code that is not an entry point of training.
 NOT_ENTRY = re.compile(r"(^|/)(tests?|testing|docs?|examples?/notebooks)(/|$)|(^|/)test_[^/]*\.py$"
                        r"|_test\.py$|(^|/)(setup|conftest|__init__)\.py$")
+# Named like a test, but perhaps an experiment script (benchmark repositories name theirs
+# `add_test.py`, `pmnist_test.py`): a test only when it reads like one (_reads_like_a_test).
+TEST_NAME = re.compile(r"(^|/)test_[^/]*\.py$|_test\.py$")
 
 RUN_COMMAND = re.compile(r"\bpython3?\s+(?:-u\s+)?([\w./-]+\.py)\b")
 
@@ -87,6 +90,30 @@ def _calls(tree):
     return out
 
 
+def _reads_like_a_test(tree):
+    """A test module: it imports a test framework, or defines test functions or classes."""
+    if tree is None:
+        return True
+    for name, _, _ in imported_names(tree):
+        if name.split(".")[0] in ("unittest", "pytest", "doctest", "hypothesis"):
+            return True
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and \
+                node.name.lower().startswith("test"):
+            return True
+    return False
+
+
+def _not_entry(rel, tree):
+    """Outside what a training script is: tests, docs, set-up files. A file named like a test
+    that reads like a script is not excluded by its name."""
+    if not NOT_ENTRY.search(rel):
+        return False
+    named = TEST_NAME.search(rel)
+    return not named or NOT_ENTRY.search(rel[:named.start()] + "/x.py") or \
+        _reads_like_a_test(tree)
+
+
 def _has_main_guard(tree):
     if tree is None:
         return False
@@ -140,9 +167,11 @@ def choose_script(root, flavour, files=None):
     wanted = {"trainingModel"}
     scored = []
     for rel in files:
-        if NOT_ENTRY.search(rel):
+        if NOT_ENTRY.search(rel) and not TEST_NAME.search(rel):
             continue
         tree = parse(root, rel)
+        if _not_entry(rel, tree):
+            continue
         calls = _calls(tree)
         trains = bool(wanted & calls) if flavour == "graphcore-poptorch" else \
             "backward" in calls
@@ -313,9 +342,10 @@ def third_party_imports(root, files=None):
     stdlib = set(getattr(sys, "stdlib_module_names", ())) | set(sys.builtin_module_names)
     found = {}
     for rel in files:
-        if NOT_ENTRY.search(rel) and not rel.endswith("__init__.py"):
+        tree = parse(root, rel)
+        if not rel.endswith("__init__.py") and _not_entry(rel, tree):
             continue  # tests and setup scripts are not part of a run
-        for name, line, maybe_attr in imported_names(parse(root, rel)):
+        for name, line, maybe_attr in imported_names(tree):
             if maybe_attr:
                 continue
             top = name.split(".")[0]

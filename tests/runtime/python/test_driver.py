@@ -50,6 +50,24 @@ class PlanTest(unittest.TestCase):
             with self.assertRaises(plan.PlanError):
                 plan.choose_script(root, "plain-pytorch")
 
+    def test_script_named_like_a_test(self):
+        # An experiment script named `*_test.py` or `test_*.py` that reads like a script is an
+        # entry; one that reads like a test (a framework, test functions), or sits in tests/,
+        # is not.
+        script = ("import torch\n\ndef fit():\n    torch.ones(2, requires_grad=True).sum()"
+                  ".backward()\n\nif __name__ == '__main__':\n    fit()\n")
+        for name in ("bench/sine_test.py", "test_sine.py"):
+            with tempfile.TemporaryDirectory() as root:
+                write(root, name, script)
+                self.assertEqual(plan.choose_script(root, "plain-pytorch")[0], name)
+        for rel, text in (("sine_test.py", "import unittest\n" + script),
+                          ("test_sine.py", script.replace("def fit", "def test_fit")),
+                          ("tests/sine_test.py", script)):
+            with tempfile.TemporaryDirectory() as root:
+                write(root, rel, text)
+                with self.assertRaises(plan.PlanError):
+                    plan.choose_script(root, "plain-pytorch")
+
     def test_entrypoint(self):
         self.assertEqual(plan.parse_entrypoint("model_def:MNistTrial"),
                          ("trial", "model_def", "MNistTrial"))

@@ -1,0 +1,134 @@
+// An optimizer whose class is picked by name (`getattr(optim, args.optim)(...)`, a common
+// argparse idiom, or `getattr(torch.optim, "RMSprop")`): the plan names the class the
+// original's run builds, from the command line or the flag's default, and each target ports it
+// as an optimizer built in place. A name that cannot be told without running is not guessed.
+// Fixtures written for the pattern.
+#include "port_fixture.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace portfixture;
+
+namespace {
+
+// @PICK@: the optimizer's construction.
+const char* const Script = R"(import argparse
+import torch
+import torch.nn as nn
+from torch import optim
+from torch.utils.data import DataLoader, TensorDataset
+
+knobs = argparse.ArgumentParser()
+knobs.add_argument("--optim", type=str, default="Adam", help="optimizer class")
+knobs.add_argument("--lr", type=float, default=0.01)
+settings = knobs.parse_args()
+
+
+def chosen():
+    return "SGD"
+
+
+torch.manual_seed(2)
+cells = TensorDataset(torch.randn(48, 5), torch.randn(48, 2))
+feed = DataLoader(cells, batch_size=6, shuffle=True)
+body = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 2))
+rule = @PICK@
+for lap in range(2):
+    for xb, yb in feed:
+        rule.zero_grad()
+        miss = nn.functional.mse_loss(body(xb), yb)
+        miss.backward()
+        rule.step()
+)";
+
+std::string script(const std::string& pick)
+{
+    std::string s = Script;
+    s.replace(s.find("@PICK@"), 6, pick);
+    return s;
+}
+
+} // namespace
+
+class TestPortOptimizerByName : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void classFromTheName_data();
+    void classFromTheName();
+};
+
+void TestPortOptimizerByName::classFromTheName_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("pick");
+    QTest::addColumn<QString>("commandLine"); // the --optim value given, or ""
+    QTest::addColumn<QString>("planned");     // the class, "" when none is planned
+    QTest::addColumn<bool>("verify");
+    struct Form
+    {
+        const char* name;
+        const char* pick;
+        const char* commandLine;
+        const char* planned;
+        bool verify;
+    };
+    const Form forms[] = {
+        {"flag default", "getattr(optim, settings.optim)(body.parameters(), lr=settings.lr)", "",
+         "torch.optim.Adam", true},
+        {"flag on the command line",
+         "getattr(optim, settings.optim)(body.parameters(), lr=settings.lr)", "SGD",
+         "torch.optim.SGD", false},
+        {"literal name", "getattr(torch.optim, 'RMSprop')(body.parameters(), lr=0.005)", "",
+         "torch.optim.RMSprop", false},
+        {"name from a call", "getattr(optim, chosen())(body.parameters(), lr=0.1)", "", "", false},
+    };
+    for (const auto& f : forms)
+        for (const char* target :
+             {"determined-pytorchtrial", "graphcore-poptorch", "cerebras-pytorch"})
+            QTest::addRow("%s, %s", target, f.name)
+                << target << f.pick << f.commandLine << f.planned << f.verify;
+}
+
+void TestPortOptimizerByName::classFromTheName()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, pick);
+    QFETCH(QString, commandLine);
+    QFETCH(QString, planned);
+    QFETCH(bool, verify);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    writeOriginal(root, script(pick.toStdString()), "main.py");
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    port::PortOptions o;
+    if (!commandLine.isEmpty())
+        o.values["--optim"] = commandLine.toStdString();
+    auto plan = port::planPort(*a.value, o);
+    QVERIFY2(plan, plan.error.message.c_str());
+    if (planned.isEmpty()) {
+        // Not guessed: the loop's optimizer is not known, and the port says so.
+        QVERIFY(plan.value->optimizers.empty());
+        QVERIFY(!plan.value->manual.empty());
+        return;
+    }
+    QCOMPARE(plan.value->optimizers.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(plan.value->optimizers.front().qualified), planned);
+    auto r = port::generatePort(*plan.value, target.toStdString(), "");
+    QVERIFY2(r, r ? "" : r.error.message.c_str());
+    QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+    if (target == "cerebras-pytorch")
+        QVERIFY(has(allText(*r.value), "optimizer_type: \"" +
+                                           planned.mid(planned.lastIndexOf('.') + 1).toStdString() +
+                                           "\""));
+    if (!verify)
+        return;
+    PORT_SKIP_WITHOUT_TORCH();
+    PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
+}
+
+QTEST_GUILESS_MAIN(TestPortOptimizerByName)
+#include "test_port_optimizer_by_name.moc"
