@@ -396,6 +396,42 @@ std::vector<DataFileRead> dataFilesRead(const analysis::ProjectAnalysis& analysi
     return reads;
 }
 
+std::string addFilesRead(const fs::path& root, const std::vector<std::string>& filesRead,
+                         std::vector<DataFileRead>& reads)
+{
+    std::error_code ec;
+    std::vector<std::string> fresh;
+    for (const auto& rel : filesRead)
+        if (!rel.empty() && rel.find("..") == std::string::npos &&
+            std::none_of(reads.begin(), reads.end(),
+                         [&](const DataFileRead& r) { return r.relative == rel; }))
+            fresh.push_back(rel);
+    if (fresh.size() > kGlobFilesLimit) {
+        std::set<std::string> folders;
+        for (const auto& rel : fresh)
+            folders.insert(rel.substr(0, rel.find('/')));
+        std::string list;
+        for (const auto& f : folders)
+            list += (list.empty() ? "" : ", ") + f;
+        return "the original's dry run read " + std::to_string(fresh.size()) +
+               " files of its folder (under " + list +
+               "): a data set that large is not copied into the port; put it at the same place "
+               "in the port's folder where the port runs, or mount it there";
+    }
+    for (const auto& rel : fresh) {
+        DataFileRead r;
+        r.readBy = "the original's dry run";
+        r.written = rel;
+        r.relative = rel;
+        r.exists = fs::is_regular_file(root / rel, ec);
+        if (!r.exists)
+            continue;
+        r.bytes = fs::file_size(root / rel, ec);
+        reads.push_back(std::move(r));
+    }
+    return {};
+}
+
 void addDataFiles(const std::vector<DataFileRead>& reads, const fs::path& root, PortResult& port)
 {
     std::uintmax_t total = 0;

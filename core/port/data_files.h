@@ -43,6 +43,14 @@ struct DataFileRead
 // files, once per path.
 std::vector<DataFileRead> dataFilesRead(const analysis::ProjectAnalysis& analysis);
 
+// The files the original's dry run read from its folder (OriginalRun::filesRead) that `reads`
+// does not name yet: however the code built their paths, the port needs them in its folder.
+// More than kGlobFilesLimit of them are a data set: none is added, and the note returned says
+// where the port expects them.
+std::string addFilesRead(const std::filesystem::path& root,
+                         const std::vector<std::string>& filesRead,
+                         std::vector<DataFileRead>& reads);
+
 // The size up to which a file is copied into the port, and all the copies together.
 inline constexpr std::uintmax_t kDataFileCopyLimit = 8u << 20;
 inline constexpr std::uintmax_t kDataFilesTotalLimit = 32u << 20;

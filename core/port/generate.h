@@ -170,6 +170,9 @@ struct OriginalRun
     // The largest change of one trained weight over the recorded steps, -1: not recorded.
     double weightChange = -1;
     double milliseconds = 0;
+    // The files of the original's folder its run opened for reading (relative paths), however
+    // its code named them: the data the port needs in its own folder.
+    std::vector<std::string> filesRead;
 };
 OriginalRun runOriginal(const std::filesystem::path& original, const PortPlan& plan,
                         const VerifyOptions& options);

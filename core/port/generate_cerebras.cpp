@@ -393,6 +393,8 @@ std::string CerebrasGen::modelClass()
     // Several models trained in turn: the one item of severalModelsLeft says it, and the code
     // between a backward and a step is the other models' training.
     const bool inTurn = lp.sequence.size() > 0;
+    for (auto& n : dropUntakenBetween(m_plan, m_src, m_step.between))
+        out.notes.push_back(std::move(n));
     if (!m_step.between.empty() && !inTurn && !placeClip())
         out.manual.push_back(manualFinding(
             "code between backward() and the optimizer step (" +

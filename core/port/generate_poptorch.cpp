@@ -437,6 +437,8 @@ struct PopTorchPort
                 optimizer = o.variable;
             }
         }
+        for (auto& n : dropUntakenBetween(plan, src, sc.between))
+            out.notes.push_back(std::move(n));
         if (!sc.between.empty() && !inTurn && !clipPlaced)
             out.manual.push_back(manualFinding(
                 "code between backward() and the optimizer step (" +

@@ -1,6 +1,7 @@
 #include "core/port/gradient_clip.h"
 
 #include "core/common/resources.h"
+#include "core/port/static_branch.h"
 
 #include <cstring>
 #include <yaml-cpp/yaml.h>
@@ -103,6 +104,27 @@ std::optional<ClipForm> clipForm(const std::string& contract, const std::string&
         for (const auto& kv : o)
             f.optimizers[kv.first.as<std::string>()] = kv.second.as<std::string>();
     return f;
+}
+
+std::vector<std::string> dropUntakenBetween(const PortPlan& plan, const SourceFile& src,
+                                            std::vector<const Stmt*>& between)
+{
+    std::vector<std::string> notes;
+    const StaticBranches branches(plan, src);
+    std::erase_if(between, [&](const Stmt* s) {
+        if (s->type != "if_statement" || !s->other.empty() || ts_node_is_null(s->condition))
+            return false;
+        const auto runs = branches.holds(s->condition);
+        if (!runs || *runs)
+            return false;
+        notes.push_back("`if " + src.text(s->condition) + ":` between backward() and the step (" +
+                        plan.entry + ":" + std::to_string(s->line) +
+                        ") does not run with the original's flags, so the port leaves it out; "
+                        "with flags that make it run, write it in the target's form (gradient "
+                        "clipping: the optimizer's max_grad_norm)");
+        return true;
+    });
+    return notes;
 }
 
 } // namespace portolan::port::detail

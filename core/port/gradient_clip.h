@@ -35,4 +35,10 @@ struct ClipForm
 };
 std::optional<ClipForm> clipForm(const std::string& contract, const std::string& kind);
 
+// The statements between backward() and the step that the original's run does not take (`if
+// args.clip > 0:` with --clip's default -1, no else): left out of `between` for the targets that
+// run backward and the step themselves; returns a note for each.
+std::vector<std::string> dropUntakenBetween(const PortPlan& plan, const SourceFile& src,
+                                            std::vector<const Stmt*>& between);
+
 } // namespace portolan::port::detail

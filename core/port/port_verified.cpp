@@ -1,5 +1,7 @@
 #include "core/port/port_verified.h"
 
+#include "core/port/data_files.h"
+
 #include <chrono>
 #include <fstream>
 
@@ -43,10 +45,12 @@ PortRun portWithVerification(const analysis::ProjectAnalysis& analysis, const Po
     vo.originalArgs = request.args;
     // The original's dry run before generation: the port is written from what it observed.
     std::optional<OriginalRun> original;
+    std::string dataSetNote;
     if (request.verify) {
         original = runOriginal(request.project, plan, vo);
         plan.train.observedSamples = original->trainSamples;
         plan.train.observedSynthetic = original->trainSamplesSynthetic;
+        dataSetNote = addFilesRead(request.project, original->filesRead, plan.dataFiles);
         vo.original = &*original;
     }
     std::error_code ec;
@@ -60,6 +64,8 @@ PortRun portWithVerification(const analysis::ProjectAnalysis& analysis, const Po
         return run;
     }
     run.port.value->planMs = planMs;
+    if (!dataSetNote.empty())
+        run.port.value->notes.push_back(dataSetNote);
     run.writeError = request.replaceFiles ? rewritePort(*run.port.value, request.out)
                                           : writePort(*run.port.value, request.out);
     if (run.writeError) {

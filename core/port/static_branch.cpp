@@ -135,6 +135,12 @@ std::optional<std::string> StaticBranches::stringValue(TSNode n) const
     return v.text;
 }
 
+std::optional<bool> StaticBranches::holds(TSNode condition) const
+{
+    Eval e;
+    return evaluate(condition, ts_node_start_byte(condition), e).truth();
+}
+
 StaticBranches::Value StaticBranches::literal(const std::string& raw) const
 {
     Value v;

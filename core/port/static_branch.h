@@ -58,6 +58,9 @@ public:
     // The string an expression holds in that run (a literal, a flag given on the command line or
     // its default), nullopt when it is not a string that can be told without running.
     std::optional<std::string> stringValue(TSNode n) const;
+    // Whether a condition holds in that run (`args.clip > 0` with --clip's default -1), nullopt
+    // when it cannot be told without running.
+    std::optional<bool> holds(TSNode condition) const;
 
 private:
     struct Eval

@@ -174,6 +174,11 @@ OriginalRun runOriginalAt(const fs::path& original, const std::string& seedAt,
     if (orig.record.is_object() && orig.record.contains("weight_change") &&
         orig.record["weight_change"].is_number())
         run.weightChange = orig.record["weight_change"].get<double>();
+    if (orig.record.is_object() && orig.record.contains("files_read") &&
+        orig.record["files_read"].is_array())
+        for (const auto& f : orig.record["files_read"])
+            if (f.is_string())
+                run.filesRead.push_back(f.get<std::string>());
     run.milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return run;
@@ -335,6 +340,16 @@ VerifyResult verifyPort(const fs::path& original, const fs::path& port, const Po
         v.originalError = orig.error;
     fs::create_directories(portCopy, ec);
     copyProject(port, portCopy);
+    // The data the original read that the port's folder lacks (a data set too large to copy
+    // into the port, noted there): in place for the port's dry run, as it is where the port runs.
+    for (const auto& rel : orig.filesRead) {
+        const fs::path from = original / rel, to = portCopy / rel;
+        if (fs::exists(to, ec) || !fs::is_regular_file(from, ec) ||
+            rel.find("..") != std::string::npos)
+            continue;
+        fs::create_directories(to.parent_path(), ec);
+        fs::copy_file(from, to, ec);
+    }
     const bool recorded = orig.recorded;
     std::vector<std::string> extra{"--capture-dir", (work / "capture-port").string()};
     if (recorded)

@@ -3,9 +3,11 @@
 // there at the same place, and listed with its `from`; a large one, an absolute path, or a file
 // the original's folder lacks gets a note that says where the port expects it. Each row is a
 // fixture written for the pattern; the verification rows run both dry runs on each target.
+#include "core/port/port_verified.h"
 #include "tests/port/port_fixture.h"
 
 #include <QObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -69,6 +71,8 @@ private slots:
     void globbed();
     void verified_data();
     void verified();
+    void readByTheRun_data();
+    void readByTheRun();
 };
 
 void TestPortDataFiles::placed_data()
@@ -299,6 +303,95 @@ void TestPortDataFiles::verified()
     for (const auto& e : fs::recursive_directory_iterator(root))
         entries += e.is_regular_file() ? 1 : 0;
     QCOMPARE(entries, 2);
+}
+
+// Data files whose names the code builds in ways no reading of it follows (a folder constant
+// joined twice, a list of names, gzip.open): the files the original's dry run read from its
+// folder are put in the port, in the CLI's order (the original's run before generation).
+void TestPortDataFiles::readByTheRun_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addRow("determined") << "determined-pytorchtrial";
+    QTest::addRow("poptorch") << "graphcore-poptorch";
+    QTest::addRow("cerebras runner") << "cerebras-pytorch";
+}
+
+void TestPortDataFiles::readByTheRun()
+{
+    PORT_SKIP_WITHOUT_TORCH();
+    QFETCH(QString, target);
+    QTemporaryDir dir;
+    const fs::path root = fs::path(dir.path().toStdString()) / "original";
+    const std::string shelf = R"(import gzip
+import os
+
+import torch
+
+BASE = "store"
+PARTS = ["inputs.txt.gz", "outputs.txt.gz"]
+
+
+def columns():
+    where = os.path.join(os.path.join(BASE, "v2"), "")
+    missing = [p for p in PARTS if not os.path.exists(os.path.join(where, p))]
+    if missing:
+        raise FileNotFoundError("not in place: %s" % missing)
+    out = []
+    for p in PARTS:
+        with gzip.open(os.path.join(where, p), "rt") as f:
+            out.append(torch.tensor([[float(v) for v in line.split()] for line in f]))
+    return out
+)";
+    const std::string main = R"(import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+from shelf import columns
+
+torch.manual_seed(1)
+xs, ys = columns()
+feed = DataLoader(TensorDataset(xs, ys), batch_size=4, shuffle=True)
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.05)
+for lap in range(2):
+    for xb, yb in feed:
+        opt.zero_grad()
+        miss = nn.functional.mse_loss(net(xb), yb)
+        miss.backward()
+        opt.step()
+)";
+    writeOriginal(root, {{"main.py", main}, {"shelf.py", shelf}});
+    fs::create_directories(root / "store" / "v2");
+    const auto gz = [&](const std::string& name, const std::string& text) {
+        QProcess p;
+        p.start(Python, {"-c", "import gzip,sys; gzip.open(sys.argv[1],'wt').write(sys.argv[2])",
+                         QString::fromStdString((root / "store" / "v2" / name).string()),
+                         QString::fromStdString(text)});
+        QVERIFY(p.waitForFinished(30000) && p.exitCode() == 0);
+    };
+    std::string in, out;
+    for (int i = 0; i < 16; ++i) {
+        in += std::to_string(i * 0.1) + " " + std::to_string(1 - i * 0.05) + " 0.5\n";
+        out += std::to_string(i * 0.2) + "\n";
+    }
+    gz("inputs.txt.gz", in);
+    gz("outputs.txt.gz", out);
+    auto a = analysis::analyzeProject(root);
+    QVERIFY(a);
+    port::PortRequest request;
+    request.project = root;
+    request.out = root.parent_path() / "port";
+    request.target = target.toStdString();
+    request.verify = true;
+    request.verifyOptions.python = Python;
+    request.verifyOptions.steps = 3;
+    const auto run = port::portWithVerification(*a.value, request);
+    QVERIFY2(run.port, run.port ? "" : run.port.error.message.c_str());
+    QVERIFY(!run.writeError);
+    QVERIFY(run.verify);
+    PORT_VERIFY_PROOF(*run.verify);
+    for (const char* name : {"inputs.txt.gz", "outputs.txt.gz"})
+        QVERIFY2(fs::exists(request.out / "store" / "v2" / name), name);
 }
 
 QTEST_GUILESS_MAIN(TestPortDataFiles)

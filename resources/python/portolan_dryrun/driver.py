@@ -256,6 +256,8 @@ class DryRun:
 
             self.replay = replay.install(self.session, self.events, self.o.steps,
                                          self.o.record, self.o.replay)
+            if self.o.record:
+                self.replay.watch_reads(self.root)
         # A program with sub-commands runs the one that trains; worker processes run inline.
         subcommands.install(self.session, self.in_project)
         workers.install(self.session, self.in_project)

@@ -22,6 +22,8 @@ import sys
 import torch
 
 SEED = 24024
+# The files read that a record lists (watch_reads): more is a data set, which the port notes.
+MAX_FILES_READ = 2000
 
 
 def _seed_all(seed):
@@ -119,10 +121,47 @@ class Replay:
         # (Determined's records_per_epoch, a Cerebras schedule counted in steps) comes from it.
         self.train_samples = None
         self.train_samples_synthetic = False
+        self.files_read = set()  # watch_reads
         if replay_dir:
             self.loaded = torch.load(os.path.join(replay_dir, "record.pt"))
 
     # ------------------------------------------------------------------ install
+    def watch_reads(self, root):
+        """The files of the project's folder the run opens for reading, by a path relative to
+        it (its data, however the code names the path): the port needs them in its own folder.
+        Sources, caches and Portolan's own stand-ins are not data."""
+        prefix = os.path.realpath(root) + os.sep
+        seen = self.files_read
+        writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT
+
+        def hook(event, args):
+            if event != "open" or len(seen) >= MAX_FILES_READ:
+                return
+            try:
+                path = args[0]
+                if isinstance(path, int):
+                    return
+                mode = args[1] if len(args) > 1 else None
+                flags = args[2] if len(args) > 2 else 0
+                if isinstance(mode, str) and any(c in mode for c in "wax+"):
+                    return
+                if mode is None and isinstance(flags, int) and flags & writing:
+                    return
+                name = os.fsdecode(path)
+                real = os.path.realpath(name if os.path.isabs(name)
+                                        else os.path.join(os.getcwd(), name))
+                if not real.startswith(prefix):
+                    return
+                rel = real[len(prefix):]
+                if rel.endswith((".py", ".pyc")) or rel.startswith(".portolan") or \
+                        "__pycache__" in rel or not os.path.isfile(real):
+                    return
+                seen.add(rel.replace(os.sep, "/"))
+            except Exception:  # an audit hook never stops the run
+                pass
+
+        sys.addaudithook(hook)
+
     def install(self):
         # The same random state when the project's own code starts in both runs: module-level
         # draws (a target function drawn with torch.randn at import) are then the same.
@@ -380,7 +419,8 @@ class Replay:
                              weight_change=self._change(self.initial or [], final or []),
                              batches=sum(1 for b in batches if b is not None),
                              train_samples=self.train_samples,
-                             train_samples_synthetic=self.train_samples_synthetic)
+                             train_samples_synthetic=self.train_samples_synthetic,
+                             files_read=sorted(self.files_read))
         if self.loaded is not None:
             # The original's groups the port has (an optimizer only the original builds is
             # not compared).
