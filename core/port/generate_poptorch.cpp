@@ -566,6 +566,29 @@ struct PopTorchPort
         out.keptSaves = saves.placed;
     }
 
+    // A function or class the port copies at module level that reads one of the original's
+    // module globals which main() now builds (a helper evaluating the model every few steps,
+    // the model a global of the script): main() declares it global, so the copy reads main()'s.
+    void declareModuleGlobals()
+    {
+        std::set<std::string> read, atModule, builtInMain;
+        for (const Stmt* s : moduleStmts) {
+            atModule.insert(s->defines.begin(), s->defines.end());
+            if (s->type == "function_definition" || s->type == "decorated_definition" ||
+                s->type == "class_definition")
+                read.insert(s->uses.begin(), s->uses.end());
+        }
+        for (const Stmt* s : inMain)
+            if (src.chainAt(s->start, s->end).size() == 1)
+                builtInMain.insert(s->defines.begin(), s->defines.end());
+        std::set<std::string> names;
+        for (const auto& n : read)
+            if (builtInMain.count(n) && !atModule.count(n))
+                names.insert(n);
+        if (!names.empty())
+            main.insert(std::string("def main():\n").size(), globalDeclaration(names, ind));
+    }
+
     // train.py: the module level main() and the wrapper need, then both.
     void trainPy()
     {
@@ -574,6 +597,7 @@ struct PopTorchPort
         std::sort(moduleStmts.begin(), moduleStmts.end(),
                   [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
         moduleStmts.erase(std::unique(moduleStmts.begin(), moduleStmts.end()), moduleStmts.end());
+        declareModuleGlobals();
         RenderRules moduleRules;
         moduleRules.deviceNames = plan.deviceNames;
         moduleRules.replace = definitionEdits;

@@ -195,6 +195,43 @@ if __name__ == "__main__":
     main()
 )";
 
+// A script whose loop logs with a helper that evaluates the model, the model a module global
+// the helper reads: the port builds the model where the target builds it, and the helper, copied
+// at module level, still reads it.
+const char* const ModelReadByHelper = R"(import torch
+from torch import nn
+
+torch.manual_seed(3)
+pool_x = torch.randn(120, 4)
+pool_y = pool_x @ torch.tensor([[1.0], [-0.5], [0.25], [2.0]])
+
+
+def sample(n):
+    at = torch.randint(len(pool_x), (n,))
+    return pool_x[at], pool_y[at]
+
+
+@torch.no_grad()
+def spot_check():
+    learner.eval()
+    a, b = sample(30)
+    gap = nn.functional.mse_loss(learner(a), b).item()
+    learner.train()
+    return gap
+
+
+learner = nn.Sequential(nn.Linear(4, 12), nn.ReLU(), nn.Linear(12, 1))
+mover = torch.optim.AdamW(learner.parameters(), lr=5e-3)
+for tick in range(40):
+    if tick % 10 == 0:
+        print(tick, spot_check())
+    xb, yb = sample(8)
+    miss = nn.functional.mse_loss(learner(xb), yb)
+    mover.zero_grad(set_to_none=True)
+    miss.backward()
+    mover.step()
+)";
+
 } // namespace
 
 class TestPortModuleGlobals : public QObject
@@ -241,6 +278,28 @@ private slots:
         PORT_VERIFY_CONTAINS(text, QStringList({"    global "}));
         if (!once.isEmpty())
             QVERIFY2(occurrences(text, once.toStdString()) == 1, text.c_str());
+        PORT_SKIP_WITHOUT_TORCH();
+        PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
+    }
+
+    void modelReadByAHelper_data()
+    {
+        QTest::addColumn<QString>("target");
+        for (const char* target :
+             {"determined-pytorchtrial", "graphcore-poptorch", "cerebras-pytorch"})
+            QTest::newRow(target) << target;
+    }
+    void modelReadByAHelper()
+    {
+        QFETCH(QString, target);
+        QTemporaryDir dir;
+        const fs::path root = fs::path(dir.path().toStdString()) / "orig";
+        auto r = generate(root, ModelReadByHelper, target.toStdString());
+        QVERIFY2(r, r ? "" : r.error.message.c_str());
+        QVERIFY2(r.value->full(), manualText(*r.value).c_str());
+        // PopTorch builds the model in main(), which the helper's global then names.
+        if (target == "graphcore-poptorch")
+            PORT_VERIFY_CONTAINS(allText(*r.value), QStringList({"    global learner"}));
         PORT_SKIP_WITHOUT_TORCH();
         PORT_VERIFY_PROOF(writeAndVerify(root, *r.value));
     }
