@@ -99,6 +99,16 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             entry = dictEntryOf(src, src.text(v), ts_node_start_byte(v));
         if (entry)
             return entry->text.empty() ? std::string() : valueOf(entry->text);
+        // A name bound to a flag before the optimizer is built (`lr = args.lr`, then
+        // `Adam(..., lr=lr)`): the flag's value.
+        if (!plan.argsName.empty())
+            if (const TSNode v = assignedValue(src, text, o.construction.start);
+                !ts_node_is_null(v)) {
+                const std::string bound = src.text(v);
+                if (bound.starts_with(plan.argsName + ".") &&
+                    bound.find_first_of("()[] +-*/,") == std::string::npos)
+                    return valueOf(bound);
+            }
         // A name holding a number (`learning_rate = 0.001` at the top of a script).
         if (const std::string n = constantNumber(src, text, o.construction.start); !n.empty())
             text = n;

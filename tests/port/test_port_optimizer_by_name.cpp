@@ -33,6 +33,7 @@ torch.manual_seed(2)
 cells = TensorDataset(torch.randn(48, 5), torch.randn(48, 2))
 feed = DataLoader(cells, batch_size=6, shuffle=True)
 body = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 2))
+rate = settings.lr
 rule = @PICK@
 for lap in range(2):
     for xb, yb in feed:
@@ -81,6 +82,10 @@ void TestPortOptimizerByName::classFromTheName_data()
         {"flag on the command line",
          "getattr(optim, settings.optim)(body.parameters(), lr=settings.lr)", "SGD",
          "torch.optim.SGD", false},
+        // The rate bound to the flag first (`rate = args.lr`): the Cerebras runner's
+        // learning_rate is the flag's value.
+        {"rate named first", "getattr(optim, settings.optim)(body.parameters(), lr=rate)", "",
+         "torch.optim.Adam", true},
         {"literal name", "getattr(torch.optim, 'RMSprop')(body.parameters(), lr=0.005)", "",
          "torch.optim.RMSprop", false},
         {"name from a call", "getattr(optim, chosen())(body.parameters(), lr=0.1)", "", "", false},
