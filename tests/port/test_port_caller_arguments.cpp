@@ -200,6 +200,17 @@ def main():
 main()
 )";
 
+// The plan of kHead + `body`, written as an original under `dir`.
+Result<port::PortPlan> planOf(const QTemporaryDir& dir, const QString& body, fs::path& root)
+{
+    root = fs::path(dir.path().toStdString()) / "original";
+    writeOriginal(root, std::string(kHead) + body.toStdString(), "main.py");
+    auto a = analysis::analyzeProject(root);
+    if (!a)
+        return Result<port::PortPlan>::fail(a.error);
+    return port::planPort(*a.value);
+}
+
 } // namespace
 
 class TestPortCallerArguments : public QObject
@@ -247,11 +258,8 @@ void TestPortCallerArguments::callersNamesAreRead()
     QFETCH(QString, body);
     QFETCH(QString, aliases);
     QTemporaryDir dir;
-    const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    writeOriginal(root, std::string(kHead) + body.toStdString(), "main.py");
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
+    fs::path root;
+    auto plan = planOf(dir, body, root);
     QVERIFY2(plan, plan.error.message.c_str());
     QVERIFY(plan.value->loop);
     QStringList held;
@@ -278,11 +286,8 @@ void TestPortCallerArguments::notACallersName()
     QFETCH(QString, body);
     QFETCH(QString, parameter);
     QTemporaryDir dir;
-    const fs::path root = fs::path(dir.path().toStdString()) / "original";
-    writeOriginal(root, std::string(kHead) + body.toStdString(), "main.py");
-    auto a = analysis::analyzeProject(root);
-    QVERIFY(a);
-    auto plan = port::planPort(*a.value);
+    fs::path root;
+    auto plan = planOf(dir, body, root);
     QVERIFY2(plan, plan.error.message.c_str());
     QVERIFY(plan.value->loop);
     QVERIFY(!plan.value->loop->callerArguments.count(parameter.toStdString()));
