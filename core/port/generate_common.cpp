@@ -223,13 +223,18 @@ bool takesNamespace(const SourceFile& src, const Stmt& def, const std::string& a
     return any;
 }
 
+std::string asOperand(const std::string& text)
+{
+    const bool one = text.find_first_of(" +-*/%,<>=!&|^~") == std::string::npos ||
+                     (text.starts_with("(") && text.ends_with(")"));
+    return one ? text : "(" + text + ")";
+}
+
 void bindSelfAttributes(RenderRules& rules, const StepCode& sc)
 {
     for (const auto& [attribute, arg] : sc.selfBound) {
         const std::string text = renameIdentifiers(arg, rules.rename);
-        const bool simple = text.find_first_of(" +-*/%,<>=!&|^~") == std::string::npos ||
-                            (text.starts_with("(") && text.ends_with(")"));
-        rules.selfAttributes[attribute] = simple ? text : "(" + text + ")";
+        rules.selfAttributes[attribute] = asOperand(text);
     }
 }
 
@@ -564,9 +569,7 @@ void stepRenames(const PortPlan& plan, StepCode& sc,
     }
     for (const auto& [param, arg] : bound) {
         const std::string text = renameIdentifiers(arg, sc.rename);
-        const bool simple = text.find_first_of(" +-*/%,<>=!&|^~") == std::string::npos ||
-                            (text.starts_with("(") && text.ends_with(")"));
-        sc.rename[param] = simple ? text : "(" + text + ")";
+        sc.rename[param] = asOperand(text);
     }
 }
 

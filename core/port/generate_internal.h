@@ -257,6 +257,9 @@ std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def);
 bool takesNamespace(const SourceFile& src, const Stmt& def, const std::string& argsName);
 // The identifiers of a Python expression's text (rough: for texts that are not nodes).
 std::set<std::string> identifiersOf(const std::string& text);
+// An expression's text as it can stand in place of a name: parenthesised unless it is one
+// operand already (`xs[lo:hi]`, `args.lr`, `(a + b)`).
+std::string asOperand(const std::string& text);
 // `text` with its identifiers (not attributes, not inside strings) renamed.
 std::string renameIdentifiers(const std::string& text,
                               const std::map<std::string, std::string>& rename);

@@ -536,13 +536,10 @@ struct PopTorchPort
         // The host's statements read a step function's parameters as the call's arguments
         // (`x = Variable(x_val)` for `train(..., trX[start:end], ...)`), main()'s own names.
         RenderRules hostRules = rules;
-        for (const auto& [param, arg] : lp.stepArguments) {
-            const bool simple = arg.find_first_of(" +-*/%,<>=!&|^~") == std::string::npos ||
-                                (arg.starts_with("(") && arg.ends_with(")"));
+        for (const auto& [param, arg] : lp.stepArguments)
             if (std::any_of(host.begin(), host.end(),
                             [&](const Stmt* s) { return s->uses.count(param) > 0; }))
-                hostRules.rename[param] = simple ? arg : "(" + arg + ")";
-        }
+                hostRules.rename[param] = asOperand(arg);
         main += renderLocal(slicer, host, hostRules, ind3);
         std::string state;
         for (const auto& c : carried)
