@@ -1,9 +1,9 @@
 // Torch LR schedulers as Cerebras schedules: counts in epochs become counts in steps when the
 // steps of an epoch are known exactly (see cerebras_schedule.h).
 #include "core/port/cerebras_schedule.h"
-#include "core/port/syntax.h"
 
 #include "core/common/resources.h"
+#include "core/port/syntax.h"
 
 #include <cmath>
 #include <functional>
@@ -118,9 +118,21 @@ TSNode assignedValue(const SourceFile& src, const std::string& name, std::uint32
                 return;
             if (s.type == "expression_statement" && s.defines.count(name)) {
                 const TSNode a = ts_node_named_child(s.node, 0);
-                if (nodeType(a) == "assignment" &&
-                    src.text(ts_node_child_by_field_name(a, "left", 4)) == name)
-                    found = ts_node_child_by_field_name(a, "right", 5);
+                const TSNode left = ts_node_child_by_field_name(a, "left", 4);
+                const TSNode right = ts_node_child_by_field_name(a, "right", 5);
+                if (nodeType(a) == "assignment" && src.text(left) == name)
+                    found = right;
+                // `epochs, lr = 1000, 0.001`: the value in the name's place.
+                const auto many = [](TSNode n) {
+                    const auto t = nodeType(n);
+                    return t == "pattern_list" || t == "tuple_pattern" || t == "expression_list" ||
+                           t == "tuple";
+                };
+                if (nodeType(a) == "assignment" && many(left) && many(right) &&
+                    ts_node_named_child_count(left) == ts_node_named_child_count(right))
+                    for (uint32_t i = 0; i < ts_node_named_child_count(left); ++i)
+                        if (src.text(ts_node_named_child(left, i)) == name)
+                            found = ts_node_named_child(right, i);
             }
             walk(s.body);
             walk(s.other);

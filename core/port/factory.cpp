@@ -2,6 +2,7 @@
 #include "core/port/factory.h"
 
 #include "core/port/cerebras_schedule.h"
+#include "core/port/run_value_resolver.h"
 #include "core/port/syntax.h"
 
 #include <algorithm>
@@ -219,6 +220,36 @@ std::string argumentPassed(const SourceFile& src, const std::string& name, std::
         passed = text;
     }
     return passed;
+}
+
+std::string spreadEntry(const SourceFile& src, const std::string& text, std::uint32_t at)
+{
+    const Stmt* def = topFunctionAt(src, at);
+    const auto open = text.find('[');
+    if (!def || open == std::string::npos || !text.ends_with("]"))
+        return {};
+    const std::string kw = keywordsParameter(src, *def);
+    if (kw.empty() || text.substr(0, open) != kw)
+        return {};
+    std::string spread, value;
+    for (const TSNode call : callsOf(src, def->name)) {
+        const TSNode args = fieldOf(call, "arguments");
+        std::string here;
+        for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+            const TSNode a = ts_node_named_child(args, i);
+            if (nodeType(a) == "dictionary_splat" && ts_node_named_child_count(a) == 1)
+                here = src.text(ts_node_named_child(a, 0));
+        }
+        if (here.empty() || (!spread.empty() && here != spread))
+            return {};
+        spread = here;
+        // The dict as it is where the call is (bound in the caller, after the function).
+        const auto entry = dictEntryOf(src, spread + text.substr(open), ts_node_start_byte(call));
+        if (!entry || entry->text.empty() || (!value.empty() && entry->text != value))
+            return {};
+        value = entry->text;
+    }
+    return value;
 }
 
 namespace {

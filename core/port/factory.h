@@ -23,6 +23,10 @@ std::string settingValue(const SourceFile& src, const std::string& text, std::ui
 
 // Every call node of the file whose callee is the plain name `function` (every call for "").
 std::vector<TSNode> callsOf(const SourceFile& src, const std::string& function);
+// `kwargs["lr"]` read in a function whose every call spreads the same dict into its `**kwargs`
+// (`fit(net, **fit_kwargs)`): the text of that dict's entry where the call is
+// (`fit_kwargs = {"lr": args.lr}`: `args.lr`); "" otherwise.
+std::string spreadEntry(const SourceFile& src, const std::string& text, std::uint32_t at);
 
 // For a target that builds the optimizer itself from its config (Cerebras' runner and Trainer):
 // an optimizer the original builds inside a function the port carries as a definition is bound

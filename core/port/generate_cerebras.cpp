@@ -88,6 +88,9 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             if (in && in->name == plan.loop->function)
                 return valueOf(plan.loop->callerArguments.at(text));
         }
+        // An entry of the function's `**kwargs`, spread from one dict by every call.
+        if (const std::string v = spreadEntry(src, text, o.construction.start); !v.empty())
+            return valueOf(v);
         // A field of a settings object (`lr=settings.rate`, `Settings(rate=args.lr)`).
         if (const std::string v = settingValue(src, text, o.construction.start); !v.empty())
             return valueOf(v);
@@ -248,6 +251,15 @@ CerebrasGen::CerebrasGen(const PortPlan& plan, const std::string& api,
         m_at += "/";
     if (m_name.empty())
         m_name = "ported_model";
+    // A package of the original named like a generated module (`model/`, imported as
+    // `from model.net import Net`) would be shadowed by it: the generated module takes another
+    // name.
+    for (auto* module : {&m_modelModule, &m_dataModule})
+        for (const auto& [path, source] : plan.sources)
+            if (path.starts_with(*module + "/") || path.starts_with(m_at + *module + "/")) {
+                *module = "ported_" + *module;
+                break;
+            }
 
     // Where each flag lives: the Trainer reads model fields from the config object; the runner
     // reads params[section][key].

@@ -64,6 +64,8 @@ private:
     bool m_runner;
     std::string m_api;
     std::string m_at; // the runner's folder for model.py/data.py ("" or "dir/")
+    // The generated modules' names: model and data, unless the original has a package so named.
+    std::string m_modelModule = "model", m_dataModule = "data";
     std::map<std::string, Hyper> m_hp;
     OptimizerYaml m_opt;
     std::vector<std::pair<std::string, std::string>> m_runnerKeys;

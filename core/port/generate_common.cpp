@@ -527,18 +527,58 @@ setupNames(const PortPlan& plan, const Slicer& slicer, const StepCode& sc, bool 
     return r;
 }
 
-void placeSeeds(const PortPlan& plan, const Slicer& slicer, StepCode& sc)
+namespace {
+
+// Does the port run the original's seed `s` in its set-up (rather than at module level)? A
+// seed at module level stays there when it reads no flag or the port parses the flags at module
+// level too.
+bool seedInSetUp(const PortPlan& plan, const Slicer& slicer, const Stmt& s, bool argsGlobal)
+{
+    const bool topLevel = slicer.source().chainAt(s.start, s.end).size() == 1;
+    return !((slicer.loopAtModule() || topLevel) && (argsGlobal || !s.uses.count(plan.argsName)));
+}
+
+bool holdsCall(TSNode n)
+{
+    if (std::string_view(ts_node_type(n)) == "call")
+        return true;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+        if (holdsCall(ts_node_named_child(n, i)))
+            return true;
+    return false;
+}
+
+} // namespace
+
+std::set<std::string> drawnAfterSetUpSeed(const PortPlan& plan, const Slicer& slicer,
+                                          const Slice& init, bool argsGlobal)
+{
+    // `torch.manual_seed(args.seed)` at module level, then `xs = torch.randn(240, 5)`: where the
+    // seed runs in the port's set-up (it reads a flag, which the target reads there), the values
+    // the module computed after it by a call (a draw, or a helper that draws) are computed there
+    // too, after it, rather than unseeded at import.
+    std::set<std::string> out;
+    for (const Stmt* seed : slicer.seedStatements()) {
+        if (slicer.source().chainAt(seed->start, seed->end).size() != 1 ||
+            !seedInSetUp(plan, slicer, *seed, argsGlobal))
+            continue;
+        for (const Stmt* m : init.module)
+            if (m->start > seed->start && m->type == "expression_statement" &&
+                !m->defines.empty() && holdsCall(m->node))
+                out.insert(m->defines.begin(), m->defines.end());
+    }
+    return out;
+}
+
+void placeSeeds(const PortPlan& plan, const Slicer& slicer, StepCode& sc, bool argsGlobal)
 {
     // The original's seeding runs before what the port builds: data drawn once while setting up
     // (a random split of the nodes, a random permutation) is then the same draw.
-    // A seed at module level that reads no flag stays at module level, before the module
-    // statements that draw.
+    // A seed at module level stays at module level, before the module statements that draw,
+    // unless the set-up must run it (seedInSetUp; drawnAfterSetUpSeed moves the draws after it).
     if (!sc.init.local.empty()) {
         for (const Stmt* s : slicer.seedStatements()) {
-            const bool topLevel = slicer.source().chainAt(s->start, s->end).size() == 1;
-            auto& into = (slicer.loopAtModule() || topLevel) && !s->uses.count(plan.argsName)
-                             ? sc.init.module
-                             : sc.init.local;
+            auto& into = seedInSetUp(plan, slicer, *s, argsGlobal) ? sc.init.local : sc.init.module;
             if (std::find(into.begin(), into.end(), s) == into.end())
                 into.push_back(s);
         }
@@ -606,13 +646,24 @@ StepCode stepCode(const PortPlan& plan, const Slicer& slicer, bool withOptimizer
             sc.bodyFree.erase(plan.lossScaling->scaler);
     }
     const auto bound = bindStepNames(plan, slicer, all, sc);
-    const auto [wanted, force] = setupNames(plan, slicer, sc, withOptimizers);
+    auto [wanted, force] = setupNames(plan, slicer, sc, withOptimizers);
+    // The seeds the port keeps (placeSeeds) read their values where they run (`seed = 7`, then
+    // `torch.manual_seed(seed)`).
+    for (const Stmt* s : slicer.seedStatements())
+        for (const auto& u : s->uses)
+            if (u != plan.argsName)
+                wanted.insert(u);
     Slicer& mutableSlicer = const_cast<Slicer&>(slicer);
     const bool before = mutableSlicer.argsGlobal;
     mutableSlicer.argsGlobal = argsGlobal;
     sc.init = slicer.slice(wanted, sc.batchNames, force);
+    if (const auto drawn = drawnAfterSetUpSeed(plan, slicer, sc.init, argsGlobal); !drawn.empty()) {
+        std::set<std::string> more = force;
+        more.insert(drawn.begin(), drawn.end());
+        sc.init = slicer.slice(wanted, sc.batchNames, more);
+    }
     mutableSlicer.argsGlobal = before;
-    placeSeeds(plan, slicer, sc);
+    placeSeeds(plan, slicer, sc, argsGlobal);
     stepRenames(plan, sc, bound);
     return sc;
 }

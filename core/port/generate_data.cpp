@@ -39,7 +39,9 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
             k == "prefetch_factor")
             continue;
         std::string value = v;
-        if (!plan.argsName.empty() && rules.flag) {
+        if (identifiersOf(value) == std::set<std::string>{value})
+            value = renderName(value, rules);
+        else if (!plan.argsName.empty() && rules.flag) {
             const std::string prefix = plan.argsName + ".";
             std::size_t at = 0;
             while ((at = value.find(prefix, at)) != std::string::npos) {
@@ -77,6 +79,9 @@ DataCode loopValuesCode(const PortPlan& plan, const Slicer& slicer, const Render
             return dc;
         iter = ts_node_named_child(args, 0);
     }
+    // A progress bar over another iterable: the values are that iterable's.
+    if (plan.train.progressOf.valid())
+        iter = src.nodeAt(plan.train.progressOf.start, plan.train.progressOf.end);
     const Slice sl = slicer.slice(usedNames(src, iter), {});
     dc.module = sl.module;
     dc.statements = renderLocal(slicer, sl.local, rules, indent);

@@ -138,7 +138,8 @@ private:
     std::vector<Caller> m_callers;
     std::size_t m_calls = 0; // the first m_calls callers call the loop's function as written
     void findCallers();
-    void bindConfigDicts(Caller& c, TSNode args, const std::vector<std::string>& params) const;
+    void bindConfigDicts(Caller& c, TSNode args, const std::vector<std::string>& params,
+                         const std::string& keywords) const;
     const Caller* binder(const Stmt& s) const;
     // A trainer class's constructor that builds attributes (trainer_class.cpp): a caller of
     // the loop's method, whose parameters the instantiation's values give.
@@ -252,6 +253,8 @@ std::string renderLocal(const Slicer& slicer, const std::vector<const Stmt*>& st
                         const RenderRules& rules, const std::string& indent);
 // The parameter names of a function definition, in order ("" for one without a plain name).
 std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def);
+// The name of its `**kw` parameter, empty when it has none.
+std::string keywordsParameter(const SourceFile& src, const Stmt& def);
 // A function that takes the flags namespace as its own parameter, or a class whose every method
 // reading it takes it so (`def __init__(self, args)`): it reads what it is given, not a global.
 bool takesNamespace(const SourceFile& src, const Stmt& def, const std::string& argsName);

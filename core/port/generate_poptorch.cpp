@@ -352,6 +352,9 @@ struct PopTorchPort
             moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
             main += dc.statements;
             std::string bs = plan.train.batchSize.empty() ? "1" : plan.train.batchSize;
+            // A parameter of the loop's function named by the batch size reads its caller's value.
+            if (identifiersOf(bs) == std::set<std::string>{bs})
+                bs = renderName(bs, rules);
             main += ind + "train_loader = poptorch.DataLoader(\n" + ind2 + opts + ",\n" + ind2 +
                     dc.dataset + ",\n" + ind2 + "batch_size=" + bs;
             for (const auto& [k, v] : dc.keywords)
@@ -605,6 +608,15 @@ struct PopTorchPort
                   [](const Stmt* a, const Stmt* b) { return a->start < b->start; });
         moduleStmts.erase(std::unique(moduleStmts.begin(), moduleStmts.end()), moduleStmts.end());
         declareModuleGlobals();
+        // A seed left at module level (placeSeeds) on a flag that may be None keeps the guard
+        // main() gives such a seed.
+        for (const Stmt* s : moduleStmts)
+            if (!noneSeedFlag(plan, slicer, {}, *s).empty()) {
+                std::string guarded = renderGuardingSeeds(plan, slicer, {}, {s}, {}, "");
+                while (!guarded.empty() && guarded.back() == '\n')
+                    guarded.pop_back();
+                definitionEdits[{ts_node_start_byte(s->node), ts_node_end_byte(s->node)}] = guarded;
+            }
         RenderRules moduleRules;
         moduleRules.deviceNames = plan.deviceNames;
         moduleRules.replace = definitionEdits;

@@ -147,6 +147,15 @@ Result<bool> Planner::run()
             most = count;
             m_p.argsName = n;
         }
+    // Flags read only as a whole (`fit(**vars(opts))`): the namespace is the name the parsed
+    // command line is bound to.
+    if (m_p.argsName.empty() && !m_p.flags.empty())
+        for (const auto& a : idx().assignments)
+            if (a.value.ends_with(".parse_args()") &&
+                std::all_of(a.target.begin(), a.target.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                }))
+                m_p.argsName = a.target;
     m_p.paramsDetermined = guides::planParamsFromArgparse(m_a, guides::ParamsTarget::Determined);
     m_p.paramsCerebras = guides::planParamsFromArgparse(m_a, guides::ParamsTarget::Cerebras);
     findOptimizers();

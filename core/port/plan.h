@@ -118,6 +118,9 @@ struct DataPlan
     // `dataset` is a project function's call that builds the loader with a data set of its own
     // (`make_loader(args, "train")`): the data set is that loader's `.dataset`.
     bool datasetOfLoader = false;
+    // `bar = tqdm(splits.train, desc=...)`, `for x, y in bar`: the iterable the progress bar
+    // wraps when it is not a name, which the port's loader gives the values of.
+    CodeRef progressOf;
     // What the original's dry run observed (runOriginal), 0 when it did not run: the samples of
     // the data set of its first step, and whether that data was made up by the dry run.
     long observedSamples = 0;

@@ -35,8 +35,20 @@ bool isPlainDefault(const std::string& t)
 
 } // namespace
 
-// What every call of `fn` gives each of its parameters: the caller's name, or the default it
-// leaves; "" once two calls differ or one gives something else. A name that is a parameter of
+// `args.lr`: a flag of the entry's command line, read off its namespace.
+bool Planner::isFlagRead(const std::string& text) const
+{
+    const std::string prefix = m_p.argsName + ".";
+    if (m_p.argsName.empty() || !text.starts_with(prefix))
+        return false;
+    const std::string dest = text.substr(prefix.size());
+    return std::any_of(m_p.flags.begin(), m_p.flags.end(),
+                       [&](const auto& f) { return f.dest == dest; });
+}
+
+// What every call of `fn` gives each of its parameters: the caller's name, a flag
+// (`fit(lr=args.lr)`, `fit(**vars(args))`), or the default it leaves; "" once two calls differ or
+// one gives something else. A name that is a parameter of
 // the calling function is followed to what that function's calls give it (`fit(net=model)`
 // calling `epoch_pass(net=net, batches=train_batches)`).
 std::map<std::string, std::string> Planner::callerNames(FunctionId fn, int depth) const
@@ -61,7 +73,9 @@ std::map<std::string, std::string> Planner::callerNames(FunctionId fn, int depth
                 continue;
             std::string text;
             if (const auto it = bound->given.find(p.name); it != bound->given.end())
-                text = isIdentifier(it->second.text) ? it->second.text : std::string();
+                text = isIdentifier(it->second.text) || isFlagRead(it->second.text)
+                           ? it->second.text
+                           : std::string();
             else if (const auto d = bound->defaults.find(p.name); d != bound->defaults.end())
                 text = isPlainDefault(d->second) ? d->second : std::string();
             const auto* caller = idx().function(c.function);

@@ -199,6 +199,8 @@ private:
     std::optional<std::vector<std::string>> launchedArguments(const Call& c,
                                                               const std::string& function) const;
     std::optional<HandedOver> boundArguments(const Call& c, const python::FunctionDef& def) const;
+    bool isFlagRead(const std::string& text) const;
+    bool spreadsFlags(const std::string& argument) const;
     void findOptimizers();
     std::string optimizerByName(const Call& c) const;
     bool factoryOptimizer(const Call& construction, const std::string& qualified);

@@ -201,6 +201,13 @@ std::optional<HandedOver> Planner::boundArguments(const Call& c,
                 out.given[params[positional++].name] = {text, nullptr};
     } else {
         for (const auto& x : c.arguments) {
+            // `**vars(args)`: each parameter named like a flag is given the flag.
+            if (spreadsFlags(x.text)) {
+                for (const auto& p : params)
+                    if (!out.given.count(p.name) && isFlagRead(m_p.argsName + "." + p.name))
+                        out.given[p.name] = {m_p.argsName + "." + p.name, nullptr};
+                continue;
+            }
             if (x.text.starts_with("*")) {
                 out.splat = true;
                 break;
@@ -215,6 +222,27 @@ std::optional<HandedOver> Planner::boundArguments(const Call& c,
         if (p.hasDefault() && !out.given.count(p.name) && !out.splat)
             out.defaults[p.name] = p.defaultText;
     return out;
+}
+
+// `**vars(args)`, or `**kw` for a name bound only to `vars(args)`: the command line's flags
+// as keyword arguments.
+bool Planner::spreadsFlags(const std::string& argument) const
+{
+    if (m_p.argsName.empty() || !argument.starts_with("**"))
+        return false;
+    const std::string spread = argument.substr(2);
+    const std::string whole = "vars(" + m_p.argsName + ")";
+    if (spread == whole)
+        return true;
+    bool bound = false;
+    for (const auto& a : idx().assignments) {
+        if (a.target != spread)
+            continue;
+        if (a.value != whole)
+            return false;
+        bound = true;
+    }
+    return bound;
 }
 
 // Does `c` call `def`: a function by its name, a method on `self` within its class, or a method

@@ -472,7 +472,16 @@ bool Planner::findProgressData(const Call& c, FunctionId fn, DataPlan& out)
         inner = it->second;
         where = m_instanceFunction;
     }
-    if (inner.empty() || inner.find_first_of("()[]. ") != std::string::npos)
+    if (inner.empty())
+        return false;
+    // An attribute (`splits.train_loader`): the values are its, as for a loop over it.
+    if (where == fn && inner.find_first_of("()[] ") == std::string::npos &&
+        inner.find('.') != std::string::npos && !inner.starts_with("self.")) {
+        out.variable = inner;
+        out.progressOf = refOf(m_p.entry, src(), c.arguments[0].valueSpan);
+        return true;
+    }
+    if (inner.find_first_of("()[]. ") != std::string::npos)
         return false;
     findData(inner, where, out);
     return true;

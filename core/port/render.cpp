@@ -110,6 +110,28 @@ void renderBlock(const SourceFile& f, TSNode n, const RenderRules& rules, std::s
     out += f.text(at, e);
 }
 
+} // namespace
+
+std::string renderName(const std::string& identifier, const RenderRules& rules, bool inAliasScope)
+{
+    std::string name = identifier;
+    if (inAliasScope)
+        if (const auto a = rules.aliases.find(name); a != rules.aliases.end())
+            name = a->second;
+    const auto it = rules.rename.find(name);
+    const std::string text = it != rules.rename.end() ? it->second : name;
+    // A parameter given a flag (`fit(lr=args.lr)`) reads the flag as the target does.
+    const std::string prefix = rules.argsName + ".";
+    if (rules.flag && !rules.argsName.empty() && text.starts_with(prefix) &&
+        text.size() > prefix.size() &&
+        std::all_of(text.begin() + static_cast<std::ptrdiff_t>(prefix.size()), text.end(),
+                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+        return rules.flag(text.substr(prefix.size()));
+    return text;
+}
+
+namespace {
+
 void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::string& out,
                 int depth)
 {
@@ -125,12 +147,8 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
         }
     const auto t = nodeType(n);
     if (t == "identifier") {
-        std::string name = f.text(n);
-        if (!rules.aliases.empty() && rules.aliasScope.first <= s && e <= rules.aliasScope.second)
-            if (const auto a = rules.aliases.find(name); a != rules.aliases.end())
-                name = a->second;
-        const auto it = rules.rename.find(name);
-        out += it != rules.rename.end() ? it->second : name;
+        out += renderName(f.text(n), rules,
+                          rules.aliasScope.first <= s && e <= rules.aliasScope.second);
         return;
     }
     if (t == "attribute") {

@@ -485,7 +485,8 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
                 it != m_plan.loop->callerArguments.end()) {
                 const std::string& value = it->second;
                 if (value.empty() ||
-                    !(std::isalpha(static_cast<unsigned char>(value[0])) || value[0] == '_'))
+                    !(std::isalpha(static_cast<unsigned char>(value[0])) || value[0] == '_') ||
+                    (!m_plan.argsName.empty() && value.starts_with(m_plan.argsName + ".")))
                     continue;
                 // Bound in a caller (of any level) before its call, else in the module.
                 int in = 0;
@@ -623,7 +624,9 @@ std::vector<const Stmt*> Slicer::seedStatements() const
     // the call that runs the training (`torch.manual_seed(0)` at the top of the script, data
     // drawn at module level, then `fit(model, 60)`).
     if (m_function) {
-        std::uint32_t moduleCall = 0;
+        // The module statement that runs the training (`for epoch in range(3): one_epoch()`),
+        // whether or not its call hands the function anything.
+        std::uint32_t moduleCall = m_trainingStart;
         for (std::size_t k = 0; k < m_calls; ++k) {
             const Caller& c = m_callers[k];
             if (c.of != 0)

@@ -17,8 +17,10 @@ void Slicer::findCallers()
         return;
     // The parameter names, in order (self/cls excluded by position only in methods, which
     // are not batch-loop functions of a script).
-    // `callee` is the loop's function (of 0) or the of-th caller's, whose callers hand it only
-    // configuration dicts here (a worker reading `settings["num_epochs"]` for the loop's).
+    // `callee` is the loop's function (of 0) or the of-th caller's, whose callers hand it
+    // configuration dicts (a worker reading `settings["num_epochs"]` for the loop's) and values
+    // under the same name (`main` building `net` for `fit(loader, net)`, which hands it on to the
+    // loop's function).
     const Stmt* callee = m_function;
     int of = 0;
     std::vector<std::string> params = parameterNames(*m_src, *m_function);
@@ -67,10 +69,8 @@ void Slicer::findCallers()
                         handed.emplace_back(params[position], m_src->text(a));
                     ++position;
                 }
-                bindConfigDicts(c, args, params);
+                bindConfigDicts(c, args, params, keywordsParameter(*m_src, *callee));
                 c.of = of;
-                if (of > 0)
-                    c.passed.clear();
                 // The loop's function's parameters given the callers' names for them
                 // (LoopPlan::callerArguments), perhaps through a caller's own parameters: the
                 // caller that binds the name is looked up under it, and a caller in between is
@@ -189,7 +189,8 @@ bool isCarried(const SourceFile& src, TSNode value)
 // another name or inline, by position or keyword (Caller::bound). A call whose statement is more
 // than the call
 // (`for` around it, `with`) has no place for the bindings: none.
-void Slicer::bindConfigDicts(Caller& c, TSNode args, const std::vector<std::string>& params) const
+void Slicer::bindConfigDicts(Caller& c, TSNode args, const std::vector<std::string>& params,
+                             const std::string& keywords) const
 {
     if (!c.statement || c.statement->type != "expression_statement")
         return;
@@ -197,6 +198,14 @@ void Slicer::bindConfigDicts(Caller& c, TSNode args, const std::vector<std::stri
     for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
         const TSNode a = ts_node_named_child(args, i);
         const auto at = nodeType(a);
+        // `fit(net, loader, **fit_kwargs)` for `def fit(net, loader, **kwargs)`: the function's
+        // keywords parameter is that dict.
+        if (at == "dictionary_splat" && !keywords.empty() && ts_node_named_child_count(a) == 1 &&
+            isCarried(*m_src, ts_node_named_child(a, 0))) {
+            const TSNode value = ts_node_named_child(a, 0);
+            c.bound[keywords] = {ts_node_start_byte(value), ts_node_end_byte(value)};
+            continue;
+        }
         if (at == "list_splat" || at == "dictionary_splat")
             return; // the parameters after it are unknown
         std::string param;
@@ -241,13 +250,35 @@ RenderRules Slicer::bindingRules(const Stmt& s, RenderRules rules) const
     return rules;
 }
 
-std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)
+namespace {
+
+// The parameters node of a function definition (decorated or not).
+TSNode parameterList(const Stmt& def)
 {
-    std::vector<std::string> params;
     const TSNode node = def.type == "decorated_definition"
                             ? ts_node_child_by_field_name(def.node, "definition", 10)
                             : def.node;
-    const TSNode plist = ts_node_child_by_field_name(node, "parameters", 10);
+    return ts_node_child_by_field_name(node, "parameters", 10);
+}
+
+} // namespace
+
+std::string keywordsParameter(const SourceFile& src, const Stmt& def)
+{
+    const TSNode plist = parameterList(def);
+    for (uint32_t i = 0; !ts_node_is_null(plist) && i < ts_node_named_child_count(plist); ++i) {
+        const TSNode p = ts_node_named_child(plist, i);
+        if (std::string_view(ts_node_type(p)) == "dictionary_splat_pattern" &&
+            ts_node_named_child_count(p) > 0)
+            return src.text(ts_node_named_child(p, 0));
+    }
+    return {};
+}
+
+std::vector<std::string> parameterNames(const SourceFile& src, const Stmt& def)
+{
+    std::vector<std::string> params;
+    const TSNode plist = parameterList(def);
     for (uint32_t i = 0; !ts_node_is_null(plist) && i < ts_node_named_child_count(plist); ++i) {
         const TSNode p = ts_node_named_child(plist, i);
         TSNode nameNode = p;

@@ -112,10 +112,18 @@ std::vector<const Stmt*> Slicer::mutators(const Stmt& definer, const std::string
     // one process.
     static const std::set<std::string> targets{
         "to", "cuda", "cpu", "train", "eval", "zero_grad", "step", "backward", "share_memory"};
+    // The statement that runs the training (`final = fit(net, loader)`) ends the set-up too:
+    // what is done to the model after it (`net.save(name)`) is the script's leftovers.
+    const auto runsTraining = [&](const Stmt& x) {
+        if (m_trainingStart && x.start == m_trainingStart)
+            return true;
+        return std::any_of(m_callers.begin(), m_callers.begin() + static_cast<long>(m_calls),
+                           [&](const Caller& c) { return x.start <= c.call && c.call < x.end; });
+    };
     const auto ends = [&](const Stmt& x) {
         return x.defines.count(name) || holdsLoop(x) || (m_function && &x == m_function) ||
                x.type == "function_definition" || x.type == "class_definition" ||
-               x.type == "decorated_definition";
+               x.type == "decorated_definition" || runsTraining(x);
     };
     for (const Stmt* at : following(scope, definer, ends)) {
         const Stmt& x = *at;

@@ -91,6 +91,10 @@ struct RenderRules
 
 // The text of a node with the rules applied.
 std::string render(const SourceFile& file, TSNode node, const RenderRules& rules);
+// An identifier with the rules applied: its alias (inside the alias scope), its rename, and a
+// flag read (`args.lr`) either gives as the target reads the flag.
+std::string renderName(const std::string& identifier, const RenderRules& rules,
+                       bool inAliasScope = true);
 
 // Statements rendered one after the other, re-indented to `indent`, with the comments that
 // directly precede each in `siblings` (the block they come from) kept. A statement that the

@@ -232,10 +232,12 @@ void TestPortTargetClasses::seeds_data()
         << QStringList{"if self.context.get_hparam(\"seed\") is not None:\n"
                        "            torch.manual_seed(self.context.get_hparam(\"seed\"))"}
         << QStringList{};
+    // PopTorch parses the flags at module level as the original does: the seed stays there,
+    // before what the module draws.
     QTest::addRow("none/poptorch") << none << "graphcore-poptorch"
                                    << ""
-                                   << QStringList{"if args.seed is not None:\n"
-                                                  "        torch.manual_seed(args.seed)"}
+                                   << QStringList{"\nif args.seed is not None:\n"
+                                                  "    torch.manual_seed(args.seed)"}
                                    << QStringList{};
     QTest::addRow("none/cerebras-runner")
         << none << "cerebras-pytorch"

@@ -11,12 +11,7 @@ before. A batch the dry run keeps whole (at most `hooks.KEPT_BATCH`) is left as 
 loaders are. Announced once, in a `batch-shrunk` warning naming each argument; the capture keeps the
 argument's value as the project's full batch (through the hooks' record of requested batches).
 """
-import re
-
 import _portolan_hooks as hooks
-
-# batch_size, test_batch_size, eval_batchsize, micro_batch_size, bs, batch (an integer).
-NAME = re.compile(r"(^|_)(batch_?size|bs)$|^batch$", re.IGNORECASE)
 
 
 def shrink(session, namespace):
@@ -27,7 +22,7 @@ def shrink(session, namespace):
         return []
     changed = []
     for key, value in list(vars(namespace).items()):
-        if not NAME.search(key) or isinstance(value, bool) or not isinstance(value, int) or \
+        if not hooks.BATCH_NAME.search(key) or isinstance(value, bool) or not isinstance(value, int) or \
                 hooks.dry_batch(value) == value:
             continue
         used = hooks.clamp_batch(value, f"argparse --{key}")

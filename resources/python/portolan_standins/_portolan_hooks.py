@@ -3,6 +3,7 @@
 This module is not part of any vendor SDK. The stand-ins work without the driver (unit tests
 import them directly); when the driver runs, it fills these settings and listens here.
 """
+import re
 
 # The micro-batch the dry run uses instead of the project's (None: keep the project's).
 dry_run_batch = None
@@ -52,6 +53,10 @@ _listeners = []
 # micro-batch, which device iterations and gradient accumulation multiply, is always shrunk
 # (keep_small=False).
 KEPT_BATCH = 8
+
+# The names of a program's own batch-size settings (a flag, a hyperparameter, a params key):
+# batch_size, test_batch_size, eval_batchsize, micro_batch_size, bs, batch.
+BATCH_NAME = re.compile(r"(^|_)(batch_?size|bs)$|^batch$", re.IGNORECASE)
 
 
 def dry_batch(requested, keep_small=True):

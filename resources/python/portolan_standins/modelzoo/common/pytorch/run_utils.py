@@ -155,6 +155,19 @@ def _dry_run_batch(params, section):
         inputs["batch_size"] = hooks.clamp_batch(inputs["batch_size"], f"{section}.batch_size")
 
 
+def _dry_run_model_batches(params):
+    """A batch size the model reads from its own section (`model.bs`, the original's flag that
+    a port's step slices its batches with) is shrunk as the original's flag is in its dry run
+    (portolan_dryrun/batchargs.py), so that both build the same batches."""
+    inputs = params.get("model")
+    if hooks.dry_run_batch is None or not isinstance(inputs, dict):
+        return
+    for key, value in list(inputs.items()):
+        if hooks.BATCH_NAME.search(key) and isinstance(value, int) and \
+                not isinstance(value, bool) and hooks.dry_batch(value) != value:
+            inputs[key] = hooks.clamp_batch(value, f"model.{key}")
+
+
 def run_with_params(params, model_fn, train_data_fn=None, eval_data_fn=None,
                     extra_args_parser_fn=None):
     runconfig = params["runconfig"]
@@ -170,6 +183,7 @@ def run_with_params(params, model_fn, train_data_fn=None, eval_data_fn=None,
     # shape [batch, 1, d]) must agree with the loaders, as it does in the real run.
     if mode in (modes.TRAIN, modes.TRAIN_AND_EVAL):
         _dry_run_batch(params, "train_input")
+        _dry_run_model_batches(params)
     model = model_fn(params)
     if not isinstance(model, PyTorchBaseModel):
         raise TypeError("model_fn must return a PyTorchBaseModel (got "
