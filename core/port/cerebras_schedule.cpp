@@ -163,9 +163,8 @@ std::function<std::string(std::string)> valuesOf(const PortPlan& plan, const Sou
 {
     return [&plan, &src, &hp](std::string t) -> std::string {
         t = trimmed(t);
-        const std::string prefix = plan.argsName + ".";
-        if (!plan.argsName.empty() && t.starts_with(prefix)) {
-            const auto it = hp.find(t.substr(prefix.size()));
+        if (const std::string dest = plan.flagDest(t); !dest.empty()) {
+            const auto it = hp.find(dest);
             return it == hp.end() || !isNumber(it->second.value) ? std::string() : it->second.value;
         }
         if (isNumber(t))

@@ -56,11 +56,13 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             text.pop_back();
         if (text.empty())
             return {};
-        const std::string prefix = plan.argsName + ".";
-        if (!plan.argsName.empty() && text.starts_with(prefix)) {
-            const auto it = hp.find(text.substr(prefix.size()));
+        // A flag (`args.lr`, `args["lr"]`): its value; an expression of one: none.
+        if (const std::string dest = plan.flagDest(text); !dest.empty()) {
+            const auto it = hp.find(dest);
             return it == hp.end() ? std::string() : it->second.value;
         }
+        if (!plan.argsName.empty() && text.starts_with(plan.argsName + "."))
+            return {};
         // A parameter of the trainer class's constructor that builds the optimizer: its value.
         if (const std::string v = constructorValueText(plan, text, o.construction.start);
             !v.empty())
@@ -78,15 +80,22 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             const std::string v = valueOf(passed);
             return v.empty() && !once.empty() ? valueOf(once) : v;
         }
-        // A parameter of the loop's function, built there, that its callers give under their
-        // name or leave at its default (LoopPlan::callerArguments): that name or default.
-        if (plan.loop && plan.loop->callerArguments.count(text)) {
+        // A parameter of the function that builds the optimizer, the loop's or one above it,
+        // that its callers give under their name, as a flag, or leave at its default
+        // (LoopPlan::callerArguments, outerArguments): that name, flag or default.
+        if (plan.loop) {
             const Stmt* in = nullptr;
             for (const Stmt* s : src.chainAt(o.construction.start, o.construction.end))
                 if (s->type == "function_definition")
                     in = s;
-            if (in && in->name == plan.loop->function)
-                return valueOf(plan.loop->callerArguments.at(text));
+            const auto* aliases = !in ? nullptr
+                                  : in->name == plan.loop->function
+                                      ? &plan.loop->callerArguments
+                                      : (plan.loop->outerArguments.count(in->name)
+                                             ? &plan.loop->outerArguments.at(in->name)
+                                             : nullptr);
+            if (aliases && aliases->count(text))
+                return valueOf(aliases->at(text));
         }
         // An entry of the function's `**kwargs`, spread from one dict by every call.
         if (const std::string v = spreadEntry(src, text, o.construction.start); !v.empty())

@@ -40,7 +40,7 @@ DataCode dataCode(const PortPlan& plan, const Slicer& slicer, const DataPlan& da
             continue;
         std::string value = v;
         if (identifiersOf(value) == std::set<std::string>{value})
-            value = renderName(value, rules);
+            value = renderName(value, rules, rules.aliasesAt(data.construction.start));
         else if (!plan.argsName.empty() && rules.flag) {
             const std::string prefix = plan.argsName + ".";
             std::size_t at = 0;

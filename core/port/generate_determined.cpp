@@ -78,11 +78,9 @@ struct DeterminedPort
             haveGlobal = haveGlobal || h.key == "global_batch_size";
         const std::string bs = plan.train.batchSize;
         if (!haveGlobal) {
-            const std::string prefix = plan.argsName + ".";
-            if (!plan.argsName.empty() && bs.starts_with(prefix) &&
-                hp.count(bs.substr(prefix.size()))) {
-                hp[bs.substr(prefix.size())].key = "global_batch_size";
-                keyOf[bs.substr(prefix.size())] = "global_batch_size";
+            if (const std::string dest = plan.flagDest(bs); !dest.empty() && hp.count(dest)) {
+                hp[dest].key = "global_batch_size";
+                keyOf[dest] = "global_batch_size";
             } else if (const RunValue v = trainBatchSize(plan, hp);
                        !loopValues && !v.flag.empty() && hp.count(v.flag)) {
                 // A name that holds the flag (`bs = args.batch_size`).
@@ -218,10 +216,8 @@ struct DeterminedPort
                 if (o.synthesized) {
                     const std::string lr = o.learningRate.empty() ? "0.1" : o.learningRate;
                     // The rate as the trial reads it (a flag: its hyperparameter).
-                    const std::string prefix = plan.argsName + ".";
-                    const std::string lrText = !plan.argsName.empty() && lr.starts_with(prefix)
-                                                   ? rules.flag(lr.substr(prefix.size()))
-                                                   : lr;
+                    const std::string dest = plan.flagDest(lr);
+                    const std::string lrText = !dest.empty() ? rules.flag(dest) : lr;
                     if (!o.chosenBy.empty())
                         init +=
                             ind + "# The original's step depends on a flag: " + o.chosenBy + ".\n";

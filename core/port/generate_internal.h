@@ -46,6 +46,9 @@ public:
     // leave at a default) as that (LoopPlan::callerArguments): the rules every target's code
     // from the original starts from.
     void aliasCallerArguments(RenderRules& rules) const;
+    // The parameter aliases of a slice scope's function (0: the loop's, k > 0: the k-th
+    // caller's): LoopPlan::callerArguments or outerArguments; null: none.
+    const std::map<std::string, std::string>* aliasesOf(int scope) const;
     // The flags namespace is a module global of the port (PopTorch keeps the script's argparse
     // at module level): module statements that read it can stay at module level.
     bool argsGlobal = false;

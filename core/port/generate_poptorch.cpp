@@ -352,9 +352,10 @@ struct PopTorchPort
             moduleStmts.insert(moduleStmts.end(), dc.module.begin(), dc.module.end());
             main += dc.statements;
             std::string bs = plan.train.batchSize.empty() ? "1" : plan.train.batchSize;
-            // A parameter of the loop's function named by the batch size reads its caller's value.
+            // A parameter of the function building the loader, named by the batch size, reads
+            // its caller's value.
             if (identifiersOf(bs) == std::set<std::string>{bs})
-                bs = renderName(bs, rules);
+                bs = renderName(bs, rules, rules.aliasesAt(plan.train.construction.start));
             main += ind + "train_loader = poptorch.DataLoader(\n" + ind2 + opts + ",\n" + ind2 +
                     dc.dataset + ",\n" + ind2 + "batch_size=" + bs;
             for (const auto& [k, v] : dc.keywords)
@@ -485,8 +486,8 @@ struct PopTorchPort
         // the epoch numbers a decay or a reset reads are the original's.
         const RunValue count = trainEpochs(plan, hyperparameters(plan, values));
         const bool byFlag = !count.flag.empty() && !plan.argsName.empty();
-        std::string epochs = byFlag ? "range(" + plan.argsName + "." + count.flag + ")"
-                                    : "range(" + count.value + ")";
+        std::string epochs =
+            byFlag ? "range(" + plan.flagRead(count.flag) + ")" : "range(" + count.value + ")";
         std::string epochsComment = byFlag ? std::string() : runValueComment(count);
         if (const auto range = epochRange(plan, src)) {
             epochs = *range;
@@ -511,7 +512,7 @@ struct PopTorchPort
         for (const auto used = identifiersOf(src.text()); used.count(counter);)
             counter = "port_" + counter;
         if (!bound.value.empty()) {
-            last = !bound.flag.empty() && !plan.argsName.empty() ? plan.argsName + "." + bound.flag
+            last = !bound.flag.empty() && !plan.argsName.empty() ? plan.flagRead(bound.flag)
                                                                  : bound.value;
             if (bound.madeUp)
                 out.notes.push_back("the port trains " + bound.value + " steps, " + bound.from);

@@ -110,7 +110,7 @@ std::string noneSeedFlag(const PortPlan& plan, const Slicer& slicer,
         return {};
     const std::string text = slicer.source().text(s.start, s.end);
     for (const auto& f : plan.flags) {
-        const std::string use = plan.argsName + "." + f.dest;
+        const std::string use = plan.flagRead(f.dest);
         const auto at = text.find(use);
         const bool whole = at != std::string::npos &&
                            (at + use.size() == text.size() ||

@@ -148,14 +148,20 @@ Result<bool> Planner::run()
             m_p.argsName = n;
         }
     // Flags read only as a whole (`fit(**vars(opts))`): the namespace is the name the parsed
-    // command line is bound to.
-    if (m_p.argsName.empty() && !m_p.flags.empty())
-        for (const auto& a : idx().assignments)
-            if (a.value.ends_with(".parse_args()") &&
-                std::all_of(a.target.begin(), a.target.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                }))
-                m_p.argsName = a.target;
+    // command line is bound to. Bound as a dict (`args = vars(parser.parse_args())`), the
+    // namespace's flags are read as its entries, whichever way the namespace was found.
+    for (const auto& a : idx().assignments) {
+        const bool plain = std::all_of(a.target.begin(), a.target.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        });
+        const bool dict = a.value.starts_with("vars(") && a.value.ends_with(".parse_args())");
+        if (!plain || m_p.flags.empty() || !(dict || a.value.ends_with(".parse_args()")))
+            continue;
+        if (m_p.argsName.empty())
+            m_p.argsName = a.target;
+        if (a.target == m_p.argsName)
+            m_p.argsDict = dict;
+    }
     m_p.paramsDetermined = guides::planParamsFromArgparse(m_a, guides::ParamsTarget::Determined);
     m_p.paramsCerebras = guides::planParamsFromArgparse(m_a, guides::ParamsTarget::Cerebras);
     findOptimizers();

@@ -13,6 +13,8 @@
 #include "core/port/data_files.h"
 #include "core/port/source.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <optional>
@@ -192,6 +194,11 @@ struct LoopPlan
     // call: parameter -> the name or the default. The slicer builds the caller's value and the
     // port reads it in the function's code (RenderRules::aliases); they are stepArguments too.
     std::map<std::string, std::string> callerArguments;
+    // The same for the functions above it that build what it is handed (`def run(bs, lr)`
+    // building the loader and optimizer, then calling `one_epoch(loader, net, opt)`, itself
+    // called as `run(**vars(args))` or `run(loader, scorer)`): function -> parameter -> what
+    // every call of that function gives it.
+    std::map<std::string, std::map<std::string, std::string>> outerArguments;
     // A step function called with values the loop body draws (`fit(*draw())`, `pair = draw();
     // fit(*pair)`, `a, b = draw(); fit(a, b)`): the body's statements that draw them, which the
     // port runs at the start of each step as the original did before the call (drawn_inputs.cpp).
@@ -290,6 +297,31 @@ struct PortPlan
     std::filesystem::path root;
     std::string entry;    // the training script (relative)
     std::string argsName; // "args" / "opt": the argparse namespace, "" when none
+    // The namespace is a dict (`args = vars(parser.parse_args())`): a flag reads `args["lr"]`.
+    bool argsDict = false;
+    // How the original's code reads the flag `dest` off the namespace.
+    std::string flagRead(const std::string& dest) const
+    {
+        return argsDict ? argsName + "[\"" + dest + "\"]" : argsName + "." + dest;
+    }
+    // The flag `text` reads off the namespace as a whole (`args.lr`, or `args["lr"]` for a
+    // dict), "" when it is not one such read.
+    std::string flagDest(const std::string& text) const
+    {
+        if (argsName.empty() || !text.starts_with(argsName) || text.size() <= argsName.size() + 1)
+            return {};
+        std::string dest;
+        if (!argsDict && text[argsName.size()] == '.')
+            dest = text.substr(argsName.size() + 1);
+        for (const char* quote : {"[\"", "['"})
+            if (argsDict && text.compare(argsName.size(), 2, quote) == 0 &&
+                text.size() > argsName.size() + 4 && text.ends_with(std::string(1, quote[1]) + "]"))
+                dest = text.substr(argsName.size() + 2, text.size() - argsName.size() - 4);
+        const bool word = !dest.empty() && std::all_of(dest.begin(), dest.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        });
+        return word ? dest : std::string();
+    }
     // model
     std::string modelVariable;
     std::string modelClass; // the class the construction instantiates (or a factory)

@@ -38,12 +38,9 @@ bool isPlainDefault(const std::string& t)
 // `args.lr`: a flag of the entry's command line, read off its namespace.
 bool Planner::isFlagRead(const std::string& text) const
 {
-    const std::string prefix = m_p.argsName + ".";
-    if (m_p.argsName.empty() || !text.starts_with(prefix))
-        return false;
-    const std::string dest = text.substr(prefix.size());
-    return std::any_of(m_p.flags.begin(), m_p.flags.end(),
-                       [&](const auto& f) { return f.dest == dest; });
+    return !m_p.argsName.empty() &&
+           std::any_of(m_p.flags.begin(), m_p.flags.end(),
+                       [&](const auto& f) { return text == m_p.flagRead(f.dest); });
 }
 
 // What every call of `fn` gives each of its parameters: the caller's name, a flag
@@ -100,28 +97,31 @@ std::map<std::string, std::string> Planner::callerNames(FunctionId fn, int depth
     return given;
 }
 
-void Planner::bindCallerArguments()
+// What every call of `fn` gives its parameters that its code reads as the caller's value:
+// callerNames less what the function binds itself (a parameter it rebinds is not only the
+// caller's value, and an argument named like one of its own names would be read as that) and
+// configuration dicts bound where the call was.
+std::map<std::string, std::string> Planner::callerAliases(FunctionId fn) const
 {
-    const auto* def = idx().function(m_loopFunction);
-    if (!def || !def->className.empty() || !m_p.loop)
-        return;
-    const Stmt* fn = nullptr;
+    std::map<std::string, std::string> out;
+    const auto* def = idx().function(fn);
+    if (!def || !def->className.empty())
+        return out;
+    const Stmt* body = nullptr;
     for (const Stmt* s : src().chainAt(def->span.startByte, def->span.endByte))
         if (s->type == "function_definition")
-            fn = s;
-    if (!fn)
-        return;
-    // What the function binds itself: a parameter it rebinds is not only the caller's value,
-    // and an argument named like one of its own names would be read as that.
+            body = s;
+    if (!body)
+        return out;
     std::set<std::string> own;
-    std::function<void(const std::vector<Stmt>&)> collect = [&](const std::vector<Stmt>& body) {
-        for (const auto& s : body) {
+    std::function<void(const std::vector<Stmt>&)> collect = [&](const std::vector<Stmt>& b) {
+        for (const auto& s : b) {
             own.insert(s.defines.begin(), s.defines.end());
             collect(s.body);
             collect(s.other);
         }
     };
-    collect(fn->body);
+    collect(body->body);
     std::set<std::string> params;
     for (const auto& p : def->parameters)
         params.insert(p.name);
@@ -142,12 +142,39 @@ void Planner::bindCallerArguments()
         }
         return any;
     };
-    auto& lp = *m_p.loop;
-    for (const auto& [param, text] : callerNames(m_loopFunction, 0)) {
+    for (const auto& [param, text] : callerNames(fn, 0)) {
         if (text.empty() || text == param || own.count(param) || own.count(text) ||
             params.count(text) || text == m_p.argsName || configuration(text))
             continue;
-        lp.callerArguments[param] = text;
+        out[param] = text;
+    }
+    return out;
+}
+
+void Planner::bindCallerArguments()
+{
+    if (!m_p.loop)
+        return;
+    auto& lp = *m_p.loop;
+    lp.callerArguments = callerAliases(m_loopFunction);
+    // The functions above it, up to the depth callerNames follows.
+    std::vector<std::pair<FunctionId, int>> work{{m_loopFunction, 0}};
+    std::set<std::string> seen;
+    while (!work.empty()) {
+        const auto [fn, depth] = work.back();
+        work.pop_back();
+        const auto* def = idx().function(fn);
+        if (!def || depth > 3)
+            continue;
+        for (const auto& c : idx().calls) {
+            const auto* caller = idx().function(c.function);
+            if (c.callee != def->name || c.function == fn || !caller ||
+                !seen.insert(caller->name).second)
+                continue;
+            if (auto aliases = callerAliases(c.function); !aliases.empty())
+                lp.outerArguments[caller->name] = std::move(aliases);
+            work.emplace_back(c.function, depth + 1);
+        }
     }
     // The step's code reads them as the caller's values, as a step function's parameters are
     // read (bindStepNames); a step function's parameter given one of them reads it so too.

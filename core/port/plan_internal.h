@@ -176,6 +176,7 @@ private:
     void analyseClosureLoop(const Stmt& loop, const Stmt& closure);
     void bindStepArguments(const Call& backward, const Call& call);
     void bindCallerArguments();
+    std::map<std::string, std::string> callerAliases(FunctionId fn) const;
     std::map<std::string, std::string> callerNames(FunctionId fn, int depth) const;
     void bindSelfAttributes(const Stmt& loop);
     void bindSelfBuilt(const Stmt& cls, const Stmt& init, const Call* instance);

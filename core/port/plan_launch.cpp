@@ -204,8 +204,8 @@ std::optional<HandedOver> Planner::boundArguments(const Call& c,
             // `**vars(args)`: each parameter named like a flag is given the flag.
             if (spreadsFlags(x.text)) {
                 for (const auto& p : params)
-                    if (!out.given.count(p.name) && isFlagRead(m_p.argsName + "." + p.name))
-                        out.given[p.name] = {m_p.argsName + "." + p.name, nullptr};
+                    if (!out.given.count(p.name) && isFlagRead(m_p.flagRead(p.name)))
+                        out.given[p.name] = {m_p.flagRead(p.name), nullptr};
                 continue;
             }
             if (x.text.starts_with("*")) {
@@ -232,7 +232,7 @@ bool Planner::spreadsFlags(const std::string& argument) const
         return false;
     const std::string spread = argument.substr(2);
     const std::string whole = "vars(" + m_p.argsName + ")";
-    if (spread == whole)
+    if (spread == whole || (m_p.argsDict && spread == m_p.argsName))
         return true;
     bool bound = false;
     for (const auto& a : idx().assignments) {

@@ -112,15 +112,23 @@ void renderBlock(const SourceFile& f, TSNode n, const RenderRules& rules, std::s
 
 } // namespace
 
-std::string renderName(const std::string& identifier, const RenderRules& rules, bool inAliasScope)
+std::string renderName(const std::string& identifier, const RenderRules& rules,
+                       const std::map<std::string, std::string>* aliases)
 {
     std::string name = identifier;
-    if (inAliasScope)
-        if (const auto a = rules.aliases.find(name); a != rules.aliases.end())
+    if (aliases)
+        if (const auto a = aliases->find(name); a != aliases->end())
             name = a->second;
     const auto it = rules.rename.find(name);
     const std::string text = it != rules.rename.end() ? it->second : name;
-    // A parameter given a flag (`fit(lr=args.lr)`) reads the flag as the target does.
+    // A parameter given a flag (`fit(lr=args.lr)`, `fit(**args)` for a dict of the flags) reads
+    // the flag as the target does.
+    if (rules.flag && !rules.argsName.empty())
+        for (const char* quote : {"\"", "'"})
+            if (const std::string open = rules.argsName + "[" + quote;
+                text.starts_with(open) && text.ends_with(std::string(quote) + "]") &&
+                text.size() > open.size() + 2)
+                return rules.flag(text.substr(open.size(), text.size() - open.size() - 2));
     const std::string prefix = rules.argsName + ".";
     if (rules.flag && !rules.argsName.empty() && text.starts_with(prefix) &&
         text.size() > prefix.size() &&
@@ -147,8 +155,7 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
         }
     const auto t = nodeType(n);
     if (t == "identifier") {
-        out += renderName(f.text(n), rules,
-                          rules.aliasScope.first <= s && e <= rules.aliasScope.second);
+        out += renderName(f.text(n), rules, rules.aliasesAt(s));
         return;
     }
     if (t == "attribute") {

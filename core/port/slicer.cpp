@@ -478,20 +478,24 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
             name == m_plan.argsName || m_plan.deviceNames.count(name) ||
             constructorValue(name, scope))
             continue;
-        // A parameter of the loop's function that its callers give under their name, or leave
-        // at its default (LoopPlan::callerArguments): what that reads, where it is read.
-        if (scope == 0 && m_function && m_plan.loop)
-            if (const auto it = m_plan.loop->callerArguments.find(name);
-                it != m_plan.loop->callerArguments.end()) {
+        // A parameter of the loop's function, or of a function above it, that its callers give
+        // under their name, or leave at its default (LoopPlan::callerArguments,
+        // outerArguments): what that reads, where it is read.
+        if (const auto* aliases = aliasesOf(scope))
+            if (const auto it = aliases->find(name); it != aliases->end()) {
                 const std::string& value = it->second;
                 if (value.empty() ||
                     !(std::isalpha(static_cast<unsigned char>(value[0])) || value[0] == '_') ||
-                    (!m_plan.argsName.empty() && value.starts_with(m_plan.argsName + ".")))
+                    (!m_plan.argsName.empty() && (value.starts_with(m_plan.argsName + ".") ||
+                                                  value.starts_with(m_plan.argsName + "["))))
                     continue;
                 // Bound in a caller (of any level) before its call, else in the module.
+                const Stmt* from =
+                    scope > 0 ? m_callers[std::size_t(scope - 1)].function : m_function;
                 int in = 0;
                 for (std::size_t k = 0; k < m_callers.size() && !in; ++k)
                     if (const Caller& c = m_callers[k]; c.function && c.function != m_function &&
+                                                        c.function != from &&
                                                         definer(c.function->body, value, c.call))
                         in = static_cast<int>(k) + 1;
                 w.work.emplace_back(value, in);

@@ -29,6 +29,10 @@ void Slicer::findCallers()
     std::set<std::string> aliasTargets;
     for (const auto& [param, value] : aliases)
         aliasTargets.insert(value);
+    if (m_plan.loop)
+        for (const auto& [fn, outer] : m_plan.loop->outerArguments)
+            for (const auto& [param, value] : outer)
+                aliasTargets.insert(value);
     std::vector<std::pair<std::string, std::string>> handed; // parameter -> a name given it
     std::function<void(TSNode)> walk = [&](TSNode n) {
         if (std::string_view(ts_node_type(n)) == "call") {
@@ -79,7 +83,10 @@ void Slicer::findCallers()
                 for (const auto& [param, value] : handed) {
                     if (aliasTargets.count(value))
                         c.passed.insert(value);
-                    handsOn = handsOn || (of == 0 && aliases.count(param));
+                    handsOn =
+                        handsOn || (of == 0 && aliases.count(param)) ||
+                        (of > 0 && m_plan.loop && m_plan.loop->outerArguments.count(callee->name) &&
+                         m_plan.loop->outerArguments.at(callee->name).count(param));
                 }
                 handed.clear();
                 if (c.function != m_function && c.function != callee &&
@@ -223,10 +230,30 @@ void Slicer::bindConfigDicts(Caller& c, TSNode args, const std::vector<std::stri
 
 void Slicer::aliasCallerArguments(RenderRules& rules) const
 {
-    if (!m_function || !m_plan.loop || m_plan.loop->callerArguments.empty())
+    if (!m_function || !m_plan.loop)
         return;
-    rules.aliasScope = {m_function->start, m_function->end};
-    rules.aliases = m_plan.loop->callerArguments;
+    rules.aliasScopes.push_back({m_function->start, m_function->end, m_plan.loop->callerArguments});
+    std::set<const Stmt*> done{m_function};
+    for (const Caller& c : m_callers)
+        if (c.function && !c.function->name.empty() && done.insert(c.function).second)
+            if (const auto it = m_plan.loop->outerArguments.find(c.function->name);
+                it != m_plan.loop->outerArguments.end())
+                rules.aliasScopes.push_back({c.function->start, c.function->end, it->second});
+}
+
+const std::map<std::string, std::string>* Slicer::aliasesOf(int scope) const
+{
+    if (!m_plan.loop || !m_function)
+        return nullptr;
+    if (scope == 0)
+        return &m_plan.loop->callerArguments;
+    if (scope < 0 || static_cast<std::size_t>(scope) > m_callers.size())
+        return nullptr;
+    const Stmt* f = m_callers[static_cast<std::size_t>(scope - 1)].function;
+    if (!f || f == m_function || f->name.empty())
+        return nullptr;
+    const auto it = m_plan.loop->outerArguments.find(f->name);
+    return it == m_plan.loop->outerArguments.end() ? nullptr : &it->second;
 }
 
 const Slicer::Caller* Slicer::binder(const Stmt& s) const

@@ -83,18 +83,37 @@ struct RenderRules
     // A node (its start and end byte) -> the text written in its place (a statement the target
     // does itself, such as an optimizer inside a factory the port carries: factory.cpp).
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> replace;
-    // Inside one span (the loop's function), an identifier that is read as another text (its
-    // caller's name for a parameter, or the default: LoopPlan::callerArguments), before `rename`.
-    std::pair<std::uint32_t, std::uint32_t> aliasScope{0, 0};
-    std::map<std::string, std::string> aliases;
+    // Inside a function's span, an identifier that is read as another text (its caller's name
+    // for a parameter, a flag, or the default: LoopPlan::callerArguments for the loop's
+    // function, first, and LoopPlan::outerArguments for the functions above it), before
+    // `rename`.
+    struct AliasScope
+    {
+        std::uint32_t start = 0, end = 0;
+        std::map<std::string, std::string> aliases;
+    };
+    std::vector<AliasScope> aliasScopes;
+    // The aliases of the function around byte `at`; null: none.
+    const std::map<std::string, std::string>* aliasesAt(std::uint32_t at) const
+    {
+        for (const auto& a : aliasScopes)
+            if (a.start <= at && at < a.end)
+                return &a.aliases;
+        return nullptr;
+    }
+    // The loop's function's (what a name taken from the plan, not from a node, reads).
+    const std::map<std::string, std::string>* loopAliases() const
+    {
+        return aliasScopes.empty() ? nullptr : &aliasScopes.front().aliases;
+    }
 };
 
 // The text of a node with the rules applied.
 std::string render(const SourceFile& file, TSNode node, const RenderRules& rules);
-// An identifier with the rules applied: its alias (inside the alias scope), its rename, and a
-// flag read (`args.lr`) either gives as the target reads the flag.
+// An identifier with the rules applied: its alias in `aliases` (RenderRules::aliasesAt, null:
+// none), its rename, and a flag read (`args.lr`) either gives as the target reads the flag.
 std::string renderName(const std::string& identifier, const RenderRules& rules,
-                       bool inAliasScope = true);
+                       const std::map<std::string, std::string>* aliases);
 
 // Statements rendered one after the other, re-indented to `indent`, with the comments that
 // directly precede each in `siblings` (the block they come from) kept. A statement that the

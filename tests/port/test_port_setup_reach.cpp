@@ -8,6 +8,9 @@
 // {ep}")`).
 // - TwoCallsBelow: The loop two calls below where the model and data are built (`main` ->
 // `session(feed, scorer)` builds the optimizer -> `one_pass(feed, scorer, opt)`).
+// - RenamedTwoLevels: The same with each level naming the values its own way (`main` builds
+// `ranker`, `session(batches, net, rate)` builds the optimizer from `net` at `rate=0.04` and calls
+// `one_pass(feed, net, opt)`): each function's parameters read its caller's values.
 // - SpreadKeywords: Settings spread into the loop's function's `**opts` from a dict of flags
 // (`train_for(model, feed, **settings)`, `lr=opts["rate"]`).
 // - AfterTheCall: A call on the model after the training call, with its result (`last = fit(ranker,
@@ -133,6 +136,49 @@ def main():
     feed = DataLoader(samples, batch_size=12, shuffle=True)
     scorer = Scorer()
     session(feed, scorer)
+
+
+if __name__ == "__main__":
+    main()
+)PY";
+
+// RenamedTwoLevels: main.py
+const char* const RenamedTwoLevels0 = R"PY(import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
+
+    def forward(self, x):
+        return self.body(x)
+
+
+def one_pass(feed, net, opt):
+    net.train()
+    for x, y in feed:
+        opt.zero_grad()
+        cost = nn.functional.cross_entropy(net(x), y)
+        cost.backward()
+        opt.step()
+    return cost.item()
+
+
+def session(batches, net, rate):
+    opt = torch.optim.SGD(net.parameters(), lr=rate, momentum=0.5)
+    for ep in range(2):
+        print(ep, one_pass(batches, net, opt))
+
+
+def main():
+    torch.manual_seed(5)
+    samples = TensorDataset(torch.randn(120, 8), torch.randint(0, 3, (120,)))
+    feed = DataLoader(samples, batch_size=12, shuffle=True)
+    ranker = Scorer()
+    session(feed, ranker, rate=0.04)
 
 
 if __name__ == "__main__":
@@ -317,6 +363,7 @@ std::vector<Original> originals()
         {"ProgressOverAttribute", {{"main.py", ProgressOverAttribute0}}},
         {"ProgressBound", {{"main.py", ProgressBound0}}},
         {"TwoCallsBelow", {{"main.py", TwoCallsBelow0}}},
+        {"RenamedTwoLevels", {{"main.py", RenamedTwoLevels0}}},
         {"SpreadKeywords", {{"main.py", SpreadKeywords0}}},
         {"AfterTheCall", {{"main.py", AfterTheCall0}}},
         {"TupleConstants", {{"main.py", TupleConstants0}}},
@@ -377,6 +424,8 @@ void TestPortSetupReach::verifies()
         QVERIFY2(text.find("learning_rate: 5.0e-3") != std::string::npos ||
                      text.find("learning_rate: 0.005") != std::string::npos,
                  text.c_str());
+    if (original == "RenamedTwoLevels" && target == "cerebras-pytorch")
+        QVERIFY2(text.find("learning_rate: 0.04") != std::string::npos, text.c_str());
     if (original == "AfterTheCall")
         QVERIFY2(text.find(".export(") == std::string::npos, text.c_str());
     PORT_SKIP_WITHOUT_TORCH();
