@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <map>
 #include <memory>
 
 namespace porttest {
@@ -73,12 +74,20 @@ inline void isolateConfig(const QString& folder)
 
 inline bool pythonHasTorch(const QString& python)
 {
+    // Asked once per interpreter and test process: importing torch takes a second or two, and
+    // every row of a data-driven test asks before its dry runs.
+    static std::map<QString, bool> known;
+    if (const auto it = known.find(python); it != known.end())
+        return it->second;
     // From a neutral folder: a `torch` folder in the working directory (the build tree has one)
     // would import as a namespace package.
     QProcess p;
     p.setWorkingDirectory(QDir::tempPath());
     p.start(python, {QStringLiteral("-c"), QStringLiteral("import torch; torch.zeros(1)")});
-    return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+    const bool has =
+        p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+    known.emplace(python, has);
+    return has;
 }
 
 } // namespace porttest
