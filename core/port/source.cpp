@@ -311,7 +311,18 @@ void usedNamesOf(const SourceFile& f, TSNode n, std::set<std::string>& out, int 
         usedNamesOf(f, fieldOf(n, "value"), out, depth + 1);
         return;
     }
-    if (t == "parameters" || t == "lambda_parameters" || t == "comment" || t == "string")
+    if (t == "parameters" || t == "lambda_parameters" || t == "comment")
+        return;
+    // A string reads names only in an f-string's interpolations (`f"{ep} {cost:.4f}"`), the
+    // nested ones of a format specifier (`{cost:{width}}`) included.
+    if (t == "string") {
+        eachNamed(n, [&](TSNode c) {
+            if (nodeType(c) == "interpolation")
+                usedNamesOf(f, c, out, depth + 1);
+        });
+        return;
+    }
+    if (t == "type_conversion")
         return;
     // A comprehension binds its own loop variables (`[index[w] for w in words]`): they are not
     // names the statement reads from its scope.

@@ -3,7 +3,8 @@
 // (bound in its body, a parameter, a comprehension's variable, a nested function's own) is not
 // one, and a name the function declares global, a default, a decorator or a base class is.
 // Before, a method's local `optimizer` made the class read the caller's `optimizer`, which the
-// port could not move.
+// port could not move; and the names an f-string reads were not seen, so a print of epoch
+// figures the port does not compute was kept, reading names bound nowhere.
 #include "core/port/source.h"
 
 #include <QObject>
@@ -42,6 +43,13 @@ void TestPortSourceScopes::readsFromOutside_data()
         << "def outer(n):\n    def inner():\n        kept = n + OFFSET\n        return kept\n"
            "    return inner()\n"
         << "outer" << QStringList{"OFFSET"} << QStringList{"kept", "inner", "n"};
+    // Names in an f-string's interpolations and in a nested format specifier are read; the
+    // text around them, a conversion and a plain string's words are not.
+    QTest::addRow("an f-string")
+        << "def report(ep):\n    print(f\"ep {ep} cost {mean_cost:.4f} {held!r:>{width}}\", "
+           "\"mean_cost\")\n"
+        << "report" << QStringList{"print", "mean_cost", "held", "width"}
+        << QStringList{"ep", "cost", "r", "f"};
     QTest::addRow("a class") << "@dataclass\nclass Net(Base):\n    def make(self, rate):\n"
                                 "        optimizer = SGD(self.parameters(), lr=rate)\n"
                                 "        return optimizer\n"
