@@ -165,6 +165,7 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
     if (ts_node_is_null(args))
         return y;
     int positional = 0;
+    bool rateGiven = false;
     const uint32_t count = ts_node_named_child_count(args);
     for (uint32_t i = 0; i < count; ++i) {
         const TSNode a = ts_node_named_child(args, i);
@@ -178,20 +179,39 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             key = positional == 2 ? "lr" : "";
             text = src.text(a);
         }
+        rateGiven =
+            rateGiven || key == "lr" || std::string_view(ts_node_type(a)) != "keyword_argument";
         const std::string v = key.empty() ? std::string() : valueOf(text);
         if (v.empty() || v == "null")
             y.dropped.push_back(src.text(a));
         else
             y.values.emplace_back(key, v);
     }
-    // Cerebras' Adam and AdamW default eps to 1e-6; torch's to 1e-8. The port keeps torch's.
-    // torch's AdamW decays by 0.01 unless told; Cerebras' by nothing.
     auto has = [&](const std::string& key) {
         return std::any_of(y.values.begin(), y.values.end(),
                            [&](const auto& kv) { return kv.first == key; });
     };
-    if ((y.name == "Adam" || y.name == "AdamW") && !has("eps"))
-        y.values.emplace_back("eps", "1.0e-8");
+    // What the call leaves at torch's defaults, where the runner's differ (torch.optim's
+    // documented defaults): a rate, which the runner needs written (SGD has none before torch
+    // 2.2), and eps, which the runner defaults to 1e-6 for every optimizer.
+    struct TorchDefaults
+    {
+        const char* rate;
+        const char* eps; // "": the optimizer takes none
+    };
+    static const std::map<std::string, TorchDefaults> torchDefaults = {
+        {"Adam", {"1.0e-3", "1.0e-8"}},    {"AdamW", {"1.0e-3", "1.0e-8"}},
+        {"RAdam", {"1.0e-3", "1.0e-8"}},   {"Adamax", {"2.0e-3", "1.0e-8"}},
+        {"NAdam", {"2.0e-3", "1.0e-8"}},   {"Adagrad", {"1.0e-2", "1.0e-10"}},
+        {"RMSprop", {"1.0e-2", "1.0e-8"}}, {"Adadelta", {"1.0", ""}},
+        {"Rprop", {"1.0e-2", ""}},         {"ASGD", {"1.0e-2", ""}}};
+    if (const auto it = torchDefaults.find(y.name); it != torchDefaults.end()) {
+        if (!rateGiven)
+            y.values.emplace_back("lr", it->second.rate);
+        if (*it->second.eps && !has("eps"))
+            y.values.emplace_back("eps", it->second.eps);
+    }
+    // torch's AdamW decays by 0.01 unless told; Cerebras' by nothing.
     if (y.name == "AdamW" && !has("weight_decay"))
         y.values.emplace_back("weight_decay", "1.0e-2");
     return y;

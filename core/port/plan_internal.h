@@ -159,6 +159,7 @@ private:
     };
     std::vector<TrainingAnchor> anchorsOf(const Stmt& loop, const std::string& model) const;
     std::string modelTrainedBy(const Stmt& loop) const;
+    std::string parametersOwner(const python::Call& construction) const;
     Succession succession(const Training& a, const Training& b) const;
     std::size_t chooseTraining(const std::vector<const Stmt*>& loops);
     bool drawnBatches(const Stmt& loop, LoopPlan& lp);

@@ -161,9 +161,8 @@ bool Planner::placeSequence(const Stmt& loop)
         }
         for (const auto& c : idx().calls)
             if (c.span.startByte == o.construction.start && !c.arguments.empty())
-                if (const auto p = c.arguments[0].text.find(".parameters()");
-                    p != std::string::npos && isIdentifier(c.arguments[0].text.substr(0, p)))
-                    m_p.models.push_back(ModelPlan{c.arguments[0].text.substr(0, p), o.variable});
+                if (const std::string owner = parametersOwner(c); isIdentifier(owner))
+                    m_p.models.push_back(ModelPlan{owner, o.variable});
     }
     markZeroGrads();
     return true;

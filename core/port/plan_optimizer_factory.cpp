@@ -16,16 +16,6 @@ bool isIdentifier(const std::string& v)
            });
 }
 
-// `net` of `net.parameters()`; "" for another first argument (parameter groups, a filter).
-std::string parametersOwner(const Call& construction)
-{
-    if (construction.arguments.empty() || !construction.arguments[0].keyword.empty())
-        return {};
-    const std::string& t = construction.arguments[0].text;
-    const auto p = t.find(".parameters()");
-    return p != std::string::npos && p + 13 == t.size() ? t.substr(0, p) : std::string();
-}
-
 // The argument `call` gives parameter `name` of `def` (a method's receiver parameter is not
 // one of the call's); "" when it gives none.
 std::string argumentFor(const Call& call, const python::FunctionDef& def, const std::string& name)
@@ -47,6 +37,28 @@ std::string argumentFor(const Call& call, const python::FunctionDef& def, const 
 }
 
 } // namespace
+
+// `net` of `net.parameters()` given as an optimizer's first argument, or of a name bound to it
+// before, in the same function (`weights = net.parameters()`, then `Adam(weights, ...)`); "" for
+// another first argument (parameter groups, a filter).
+std::string Planner::parametersOwner(const Call& construction) const
+{
+    if (construction.arguments.empty() || !construction.arguments[0].keyword.empty())
+        return {};
+    const auto ownerOf = [](const std::string& t) {
+        const auto p = t.find(".parameters()");
+        return p != std::string::npos && p + 13 == t.size() ? t.substr(0, p) : std::string();
+    };
+    const std::string& t = construction.arguments[0].text;
+    if (std::string owner = ownerOf(t); !owner.empty())
+        return owner;
+    std::string bound;
+    for (const auto& a : idx().assignments)
+        if (a.target == t && a.function == construction.function && !a.augmented &&
+            a.span.startByte < construction.span.startByte)
+            bound = ownerOf(a.value);
+    return bound;
+}
 
 // A factory (`def make_tuner(net, rate): return SGD(net.parameters(), lr=rate)`, or a model's
 // `configure_optimizers` in minGPT's form) is called by the script, which binds what it returns:

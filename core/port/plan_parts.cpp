@@ -215,6 +215,8 @@ void Planner::findModel()
                     std::string t = call.arguments[0].text;
                     if (auto p = t.find(".parameters()"); p != std::string::npos)
                         m_p.modelVariable = t.substr(0, p);
+                    else if (std::string owner = parametersOwner(call); !owner.empty())
+                        m_p.modelVariable = owner;
                 }
             }
             if (!m_p.modelVariable.empty())
@@ -572,10 +574,17 @@ void Planner::bindEvalDataset(FunctionId fn)
 void Planner::findDevices()
 {
     for (const auto& a : idx().assignments) {
-        const bool device = a.value.find("torch.device(") != std::string::npos ||
-                            a.value.find("current_accelerator") != std::string::npos ||
-                            a.value.find("\"cuda\"") != std::string::npos ||
-                            a.value.find("'cuda'") != std::string::npos;
+        bool device = a.value.find("torch.device(") != std::string::npos ||
+                      a.value.find("current_accelerator") != std::string::npos ||
+                      a.value.find("\"cuda\"") != std::string::npos ||
+                      a.value.find("'cuda'") != std::string::npos;
+        // A call is a device only when what it calls makes one (`torch.device(...)`,
+        // `torch.accelerator.current_accelerator()`): a model or a tensor built with a device
+        // argument (`Net(width=8, device=torch.device("cpu"))`) is not one.
+        if (device && a.kind == python::ValueKind::Call) {
+            const std::string callee = a.value.substr(0, a.value.find('('));
+            device = callee.ends_with("device") || callee.find("accelerator") != std::string::npos;
+        }
         if (device && a.target.find_first_of(",.[ ") == std::string::npos)
             m_p.deviceNames.insert(a.target);
     }

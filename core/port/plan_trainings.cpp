@@ -118,10 +118,13 @@ std::string Planner::modelTrainedBy(const Stmt& loop) const
             stepped = &o;
     if (stepped)
         for (const auto& c : idx().calls)
-            if (c.span.startByte == stepped->construction.start && !c.arguments.empty())
+            if (c.span.startByte == stepped->construction.start && !c.arguments.empty()) {
                 if (const auto p = c.arguments[0].text.find(".parameters()");
                     p != std::string::npos)
                     return c.arguments[0].text.substr(0, p);
+                if (std::string owner = parametersOwner(c); !owner.empty())
+                    return owner;
+            }
     std::string found;
     std::function<void(const std::vector<Stmt>&)> walk = [&](const std::vector<Stmt>& body) {
         for (const auto& s : body) {

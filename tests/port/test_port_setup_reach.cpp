@@ -11,6 +11,12 @@
 // - RenamedTwoLevels: The same with each level naming the values its own way (`main` builds
 // `ranker`, `session(batches, net, rate)` builds the optimizer from `net` at `rate=0.04` and calls
 // `one_pass(feed, net, opt)`): each function's parameters read its caller's values.
+// - BuiltWithDevice: The model built with a device argument (`Tagger(width=16,
+// device=torch.device("cpu"))`): a model, not a device binding; and its optimizer at torch's
+// default rate (`Adam(tagger.parameters())`), which the Cerebras params file writes out.
+// - ParametersByName: The optimizer given the model's parameters through a name (`weights =
+// model.parameters()`, then `RMSprop(weights, ...)`): the model is the name's owner; on Cerebras
+// the optimizer keeps torch's eps.
 // - SpreadKeywords: Settings spread into the loop's function's `**opts` from a dict of flags
 // (`train_for(model, feed, **settings)`, `lr=opts["rate"]`).
 // - AfterTheCall: A call on the model after the training call, with its result (`last = fit(ranker,
@@ -179,6 +185,68 @@ def main():
     feed = DataLoader(samples, batch_size=12, shuffle=True)
     ranker = Scorer()
     session(feed, ranker, rate=0.04)
+
+
+if __name__ == "__main__":
+    main()
+)PY";
+
+// BuiltWithDevice: main.py
+const char* const BuiltWithDevice0 = R"PY(import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Tagger(nn.Module):
+    def __init__(self, width, device):
+        super().__init__()
+        self.device = device
+        self.inner = nn.Linear(5, width, device=device)
+        self.outer = nn.Linear(width, 4, device=device)
+
+    def forward(self, x):
+        return self.outer(torch.relu(self.inner(x.to(self.device))))
+
+
+def main():
+    torch.manual_seed(2)
+    rows = TensorDataset(torch.randn(64, 5), torch.randint(0, 4, (64,)))
+    feed = DataLoader(rows, batch_size=8, shuffle=True)
+    tagger = Tagger(width=16, device=torch.device("cpu"))
+    tuner = torch.optim.Adam(tagger.parameters())
+    for ep in range(2):
+        for x, y in feed:
+            tuner.zero_grad()
+            cost = nn.functional.cross_entropy(tagger(x), y)
+            cost.backward()
+            tuner.step()
+        print(ep, cost.item())
+
+
+if __name__ == "__main__":
+    main()
+)PY";
+
+// ParametersByName: main.py
+const char* const ParametersByName0 = R"PY(import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def main():
+    torch.manual_seed(4)
+    rows = TensorDataset(torch.randn(60, 7), torch.randn(60, 1))
+    feed = DataLoader(rows, batch_size=6, shuffle=True)
+    model = nn.Sequential(nn.Linear(7, 12), nn.Tanh(), nn.Linear(12, 1))
+    weights = model.parameters()
+    fitter = torch.optim.RMSprop(weights, lr=0.005)
+    for ep in range(2):
+        for x, y in feed:
+            fitter.zero_grad()
+            cost = nn.functional.mse_loss(model(x), y)
+            cost.backward()
+            fitter.step()
+        print(ep, cost.item())
 
 
 if __name__ == "__main__":
@@ -364,6 +432,8 @@ std::vector<Original> originals()
         {"ProgressBound", {{"main.py", ProgressBound0}}},
         {"TwoCallsBelow", {{"main.py", TwoCallsBelow0}}},
         {"RenamedTwoLevels", {{"main.py", RenamedTwoLevels0}}},
+        {"BuiltWithDevice", {{"main.py", BuiltWithDevice0}}},
+        {"ParametersByName", {{"main.py", ParametersByName0}}},
         {"SpreadKeywords", {{"main.py", SpreadKeywords0}}},
         {"AfterTheCall", {{"main.py", AfterTheCall0}}},
         {"TupleConstants", {{"main.py", TupleConstants0}}},
@@ -426,6 +496,18 @@ void TestPortSetupReach::verifies()
                  text.c_str());
     if (original == "RenamedTwoLevels" && target == "cerebras-pytorch")
         QVERIFY2(text.find("learning_rate: 0.04") != std::string::npos, text.c_str());
+    if (original == "BuiltWithDevice") {
+        QVERIFY2(text.find("Tagger(width=16, device=") != std::string::npos, text.c_str());
+        if (target == "cerebras-pytorch")
+            QVERIFY2(text.find("learning_rate: 1.0e-3") != std::string::npos, text.c_str());
+    }
+    if (original == "ParametersByName" && target == "determined-pytorchtrial")
+        QVERIFY2(text.find("wrap_model(model)") != std::string::npos, text.c_str());
+    // torch's eps for RMSprop (1e-8), which the runner would set to its own 1e-6.
+    if (original == "ParametersByName" && target == "cerebras-pytorch")
+        QVERIFY2(text.find("eps: 1.0e-8") != std::string::npos, text.c_str());
+    if (original == "ParametersByName" && target == "graphcore-poptorch")
+        QVERIFY2(text.find("TrainingModel(model") != std::string::npos, text.c_str());
     if (original == "AfterTheCall")
         QVERIFY2(text.find(".export(") == std::string::npos, text.c_str());
     PORT_SKIP_WITHOUT_TORCH();
