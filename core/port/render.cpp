@@ -5,6 +5,7 @@
 #include "core/port/syntax.h"
 
 #include <algorithm>
+#include <regex>
 #include <sstream>
 
 namespace portolan::port {
@@ -82,6 +83,7 @@ TSNode deviceMoveObject(const SourceFile& f, TSNode call, const RenderRules& rul
 }
 
 bool isSelfAssignment(const std::string& text);
+bool isEmptyIf(TSNode n, const std::string& text);
 void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::string& out,
                 int depth);
 
@@ -100,7 +102,7 @@ void renderBlock(const SourceFile& f, TSNode n, const RenderRules& rules, std::s
         renderInto(f, c, rules, text, depth + 1);
         const std::string before = f.text(at, ts_node_start_byte(c));
         at = ts_node_end_byte(c);
-        if (nodeType(c) == "expression_statement" && isSelfAssignment(text))
+        if ((nodeType(c) == "expression_statement" && isSelfAssignment(text)) || isEmptyIf(c, text))
             continue;
         out += (first ? "" : before) + text;
         first = false;
@@ -232,6 +234,23 @@ void renderInto(const SourceFile& f, TSNode n, const RenderRules& rules, std::st
     out += f.text(at, e);
 }
 
+// An `if` the rules left with nothing but `pass` in every branch (`if args.cuda:` around the
+// device moves the port drops): it does nothing, and its condition may read what the port no
+// longer has (a flag the original derived after parsing).
+bool isEmptyIf(TSNode n, const std::string& text)
+{
+    if (nodeType(n) != "if_statement")
+        return false;
+    static const std::regex header(
+        R"(^\s*(if|elif)\b.*:\s*(pass)?\s*$|^\s*else\s*:\s*(pass)?\s*$)");
+    static const std::regex blank(R"(^\s*(pass)?\s*$)");
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        if (!std::regex_match(line, header) && !std::regex_match(line, blank))
+            return false;
+    return true;
+}
+
 bool isSelfAssignment(const std::string& text)
 {
     const auto eq = text.find(" = ");
@@ -297,7 +316,7 @@ std::string renderStatements(const SourceFile& file, const std::vector<const Stm
                 out += indent + file.text(c->start, c->end) + "\n";
         }
         std::string text = render(file, s->node, rules);
-        if (isSelfAssignment(text))
+        if (isSelfAssignment(text) || isEmptyIf(s->node, text))
             continue;
         if (siblings) {
             // A comment at the end of the statement's last line goes with it.

@@ -17,6 +17,9 @@
 // - ParametersByName: The optimizer given the model's parameters through a name (`weights =
 // model.parameters()`, then `RMSprop(weights, ...)`): the model is the name's owner; on Cerebras
 // the optimizer keeps torch's eps.
+// - DerivedDeviceFlag: A device switch derived on the namespace after parsing (`cfg.accel = not
+// cfg.no_accel and torch.cuda.is_available()`), guarding only device moves: the `if`s the port
+// leaves empty go, and with them the reads of a value that is not a flag.
 // - SpreadKeywords: Settings spread into the loop's function's `**opts` from a dict of flags
 // (`train_for(model, feed, **settings)`, `lr=opts["rate"]`).
 // - AfterTheCall: A call on the model after the training call, with its result (`last = fit(ranker,
@@ -253,6 +256,41 @@ if __name__ == "__main__":
     main()
 )PY";
 
+// DerivedDeviceFlag: main.py
+const char* const DerivedDeviceFlag0 = R"PY(import argparse
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def main():
+    cli = argparse.ArgumentParser()
+    cli.add_argument("--rate", type=float, default=0.02)
+    cli.add_argument("--no-accel", action="store_true", default=False)
+    cfg = cli.parse_args()
+    cfg.accel = not cfg.no_accel and torch.cuda.is_available()
+    torch.manual_seed(6)
+    rows = TensorDataset(torch.randn(80, 9), torch.randint(0, 3, (80,)))
+    feed = DataLoader(rows, batch_size=10, shuffle=True)
+    clf = nn.Sequential(nn.Linear(9, 14), nn.ReLU(), nn.Linear(14, 3))
+    if cfg.accel:
+        clf.cuda()
+    step = torch.optim.SGD(clf.parameters(), lr=cfg.rate)
+    for ep in range(2):
+        for xs, ys in feed:
+            if cfg.accel:
+                xs, ys = xs.cuda(), ys.cuda()
+            step.zero_grad()
+            cost = nn.functional.cross_entropy(clf(xs), ys)
+            cost.backward()
+            step.step()
+        print(ep, cost.item())
+
+
+if __name__ == "__main__":
+    main()
+)PY";
+
 // SpreadKeywords: main.py
 const char* const SpreadKeywords0 = R"PY(import argparse
 
@@ -434,6 +472,7 @@ std::vector<Original> originals()
         {"RenamedTwoLevels", {{"main.py", RenamedTwoLevels0}}},
         {"BuiltWithDevice", {{"main.py", BuiltWithDevice0}}},
         {"ParametersByName", {{"main.py", ParametersByName0}}},
+        {"DerivedDeviceFlag", {{"main.py", DerivedDeviceFlag0}}},
         {"SpreadKeywords", {{"main.py", SpreadKeywords0}}},
         {"AfterTheCall", {{"main.py", AfterTheCall0}}},
         {"TupleConstants", {{"main.py", TupleConstants0}}},
@@ -508,6 +547,11 @@ void TestPortSetupReach::verifies()
         QVERIFY2(text.find("eps: 1.0e-8") != std::string::npos, text.c_str());
     if (original == "ParametersByName" && target == "graphcore-poptorch")
         QVERIFY2(text.find("TrainingModel(model") != std::string::npos, text.c_str());
+    if (original == "DerivedDeviceFlag")
+        QVERIFY2(text.find("(\"accel\")") == std::string::npos &&
+                     text.find("cfg.accel") == std::string::npos &&
+                     text.find("[\"accel\"]") == std::string::npos,
+                 text.c_str());
     if (original == "AfterTheCall")
         QVERIFY2(text.find(".export(") == std::string::npos, text.c_str());
     PORT_SKIP_WITHOUT_TORCH();
