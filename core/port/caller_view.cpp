@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <fstream>
 #include <random>
+#include <set>
 
 namespace portolan::port::detail {
 
@@ -135,7 +136,7 @@ bool importedElsewhere(const analysis::ProjectAnalysis& a, const analysis::Pytho
             continue;
         const std::string name = moduleName(module.path, dirOf(f.path));
         for (const auto& imp : f.index.imports)
-            if (!name.empty() && imp.module == name)
+            if (!name.empty() && (imp.module == name || imp.module == "." + name))
                 return true;
     }
     return false;
@@ -165,6 +166,71 @@ bool extendsPath(const python::PyIndex& index)
         if (c.callee == "sys.path.append" || c.callee == "sys.path.insert")
             return true;
     return false;
+}
+
+// The package module `pkg` (pkg/__init__.py) that re-exports `name` from `module` (`from
+// .trainer import fit` or `from pkg.trainer import fit` in its __init__.py): each as
+// (package path without "/__init__.py", name).
+std::set<std::pair<std::string, std::string>> reexports(const analysis::ProjectAnalysis& a,
+                                                        const std::string& module)
+{
+    std::set<std::pair<std::string, std::string>> out;
+    for (const auto& f : a.python) {
+        if (!(f.path == "__init__.py" || f.path.ends_with("/__init__.py")))
+            continue;
+        const std::string package = dirOf(f.path);
+        if (package.empty())
+            continue;
+        for (const auto& imp : f.index.imports) {
+            if (imp.function != python::ModuleLevel || imp.name.empty() ||
+                (!imp.alias.empty() && imp.alias != imp.name))
+                continue;
+            std::string from = imp.module;
+            std::string dir = package;
+            if (from.starts_with('.')) {
+                // `.x` is beside __init__.py, `..x` a folder up.
+                std::size_t dots = 0;
+                while (dots < from.size() && from[dots] == '.')
+                    ++dots;
+                for (std::size_t k = 1; k < dots && !dir.empty(); ++k)
+                    dir = dirOf(dir);
+                from = from.substr(dots);
+            } else {
+                dir.clear(); // from the project's root
+            }
+            for (char& c : from)
+                if (c == '.')
+                    c = '/';
+            if ((dir.empty() ? from : dir + "/" + from) + ".py" == module)
+                out.emplace(package, imp.name);
+        }
+    }
+    return out;
+}
+
+// The module's relative imports (`from .cnn import Net`) made absolute from the package it is
+// in (`from pkg.cnn import Net`): its code runs in the launcher, outside the package.
+std::string absoluteImports(const std::string& text, const std::string& modulePath)
+{
+    const std::string package = dirOf(modulePath);
+    if (package.empty())
+        return text;
+    std::string dotted = package;
+    for (char& c : dotted)
+        if (c == '/')
+            c = '.';
+    std::string out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find('\n', at);
+        end = end == std::string::npos ? text.size() : end + 1;
+        std::string line = text.substr(at, end - at);
+        if (line.starts_with("from .") && !line.starts_with("from .."))
+            line = "from " + dotted + (line[6] == ' ' ? "" : ".") + line.substr(6);
+        out += line;
+        at = end;
+    }
+    return out;
 }
 
 } // namespace
@@ -202,12 +268,19 @@ std::optional<CallerView> callerView(const analysis::ProjectAnalysis& a)
         const std::string name = moduleName(training->path, dirOf(f.path));
         const std::string fromRoot =
             extendsPath(f.index) ? moduleName(training->path, "") : std::string();
-        if (name.empty() && fromRoot.empty())
+        // A package beside the launcher that re-exports the module's names (`from src import
+        // fit`, src/__init__.py importing it from .trainer).
+        std::set<std::pair<std::string, std::string>> viaPackage;
+        for (const auto& [package, exported] : reexports(a, training->path))
+            if (const std::string pkg = moduleName(package + ".py", dirOf(f.path)); !pkg.empty())
+                viaPackage.emplace(pkg, exported);
+        if (name.empty() && fromRoot.empty() && viaPackage.empty())
             continue;
         const SourceFile launcher(f.path, f.text);
         for (const auto& imp : f.index.imports) {
+            const bool reexported = viaPackage.count({imp.module, imp.name}) > 0;
             if (imp.function != python::ModuleLevel ||
-                (imp.module != name && imp.module != fromRoot) || imp.module.empty())
+                (imp.module != name && imp.module != fromRoot && !reexported) || imp.module.empty())
                 continue;
             if (imp.name.empty()) {
                 for (const auto& s : launcher.statements())
@@ -238,8 +311,13 @@ std::optional<CallerView> callerView(const analysis::ProjectAnalysis& a)
             CallerView view;
             view.entry = f.path;
             view.module = training->path;
-            view.text = f.text.substr(0, statement->start) + moduleText + "\n" +
-                        f.text.substr(statement->end);
+            // Through a package, the statement may import other names of it too (`from src
+            // import Net, fit`): it stays, and the module's code after it binds the name anew.
+            view.text = reexported ? f.text.substr(0, statement->end) + "\n" +
+                                         absoluteImports(moduleText, training->path) + "\n" +
+                                         f.text.substr(statement->end)
+                                   : f.text.substr(0, statement->start) + moduleText + "\n" +
+                                         f.text.substr(statement->end);
             view.importedElsewhere = importedElsewhere(a, f, *training);
             return view;
         }

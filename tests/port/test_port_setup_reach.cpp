@@ -20,6 +20,9 @@
 // - DerivedDeviceFlag: A device switch derived on the namespace after parsing (`cfg.accel = not
 // cfg.no_accel and torch.cuda.is_available()`), guarding only device moves: the `if`s the port
 // leaves empty go, and with them the reads of a value that is not a flag.
+// - PackageReexport: The loop's function in a package module, imported through the package's
+// re-export (`from kit import Scorer, fit_epoch`, kit/__init__.py importing it from .looping),
+// its module reading a sibling by a relative import (`from .nets import smoothed`).
 // - SpreadKeywords: Settings spread into the loop's function's `**opts` from a dict of flags
 // (`train_for(model, feed, **settings)`, `lr=opts["rate"]`).
 // - AfterTheCall: A call on the model after the training call, with its result (`last = fit(ranker,
@@ -291,6 +294,58 @@ if __name__ == "__main__":
     main()
 )PY";
 
+// PackageReexport: run.py
+const char* const PackageReexport0 = R"PY(import torch
+from torch.utils.data import DataLoader, TensorDataset
+from kit import Scorer, fit_epoch
+
+if __name__ == "__main__":
+    torch.manual_seed(8)
+    rows = TensorDataset(torch.randn(72, 6), torch.randint(0, 3, (72,)))
+    feed = DataLoader(rows, batch_size=9, shuffle=True)
+    scorer = Scorer()
+    tuner = torch.optim.SGD(scorer.parameters(), lr=0.05)
+    for ep in range(2):
+        print(ep, fit_epoch(scorer, feed, tuner))
+)PY";
+
+// PackageReexport: kit/__init__.py
+const char* const PackageReexport1 = R"PY(from .nets import Scorer
+from .looping import fit_epoch
+)PY";
+
+// PackageReexport: kit/nets.py
+const char* const PackageReexport2 = R"PY(import torch
+from torch import nn
+
+
+def smoothed(logits, labels):
+    return nn.functional.cross_entropy(logits, labels, label_smoothing=0.1)
+
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.Sequential(nn.Linear(6, 12), nn.ReLU(), nn.Linear(12, 3))
+
+    def forward(self, x):
+        return self.layers(x)
+)PY";
+
+// PackageReexport: kit/looping.py
+const char* const PackageReexport3 = R"PY(from .nets import smoothed
+
+
+def fit_epoch(net, feed, opt):
+    net.train()
+    for x, y in feed:
+        opt.zero_grad()
+        cost = smoothed(net(x), y)
+        cost.backward()
+        opt.step()
+    return cost.item()
+)PY";
+
 // SpreadKeywords: main.py
 const char* const SpreadKeywords0 = R"PY(import argparse
 
@@ -473,6 +528,11 @@ std::vector<Original> originals()
         {"BuiltWithDevice", {{"main.py", BuiltWithDevice0}}},
         {"ParametersByName", {{"main.py", ParametersByName0}}},
         {"DerivedDeviceFlag", {{"main.py", DerivedDeviceFlag0}}},
+        {"PackageReexport",
+         {{"run.py", PackageReexport0},
+          {"kit/__init__.py", PackageReexport1},
+          {"kit/nets.py", PackageReexport2},
+          {"kit/looping.py", PackageReexport3}}},
         {"SpreadKeywords", {{"main.py", SpreadKeywords0}}},
         {"AfterTheCall", {{"main.py", AfterTheCall0}}},
         {"TupleConstants", {{"main.py", TupleConstants0}}},
