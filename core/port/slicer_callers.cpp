@@ -11,6 +11,21 @@
 
 namespace portolan::port::detail {
 
+namespace {
+
+// The parameter aliases of `function`, a function above the loop's (LoopPlan::outerArguments);
+// null: none.
+const std::map<std::string, std::string>* outerAliases(const PortPlan& plan,
+                                                       const std::string& function)
+{
+    if (!plan.loop)
+        return nullptr;
+    const auto it = plan.loop->outerArguments.find(function);
+    return it == plan.loop->outerArguments.end() ? nullptr : &it->second;
+}
+
+} // namespace
+
 void Slicer::findCallers()
 {
     if (!m_src || !m_function || m_function->name.empty())
@@ -83,10 +98,9 @@ void Slicer::findCallers()
                 for (const auto& [param, value] : handed) {
                     if (aliasTargets.count(value))
                         c.passed.insert(value);
-                    handsOn =
-                        handsOn || (of == 0 && aliases.count(param)) ||
-                        (of > 0 && m_plan.loop && m_plan.loop->outerArguments.count(callee->name) &&
-                         m_plan.loop->outerArguments.at(callee->name).count(param));
+                    const auto* outer = of > 0 ? outerAliases(m_plan, callee->name) : nullptr;
+                    handsOn = handsOn || (of == 0 && aliases.count(param)) ||
+                              (outer && outer->count(param));
                 }
                 handed.clear();
                 if (c.function != m_function && c.function != callee &&
@@ -236,9 +250,8 @@ void Slicer::aliasCallerArguments(RenderRules& rules) const
     std::set<const Stmt*> done{m_function};
     for (const Caller& c : m_callers)
         if (c.function && !c.function->name.empty() && done.insert(c.function).second)
-            if (const auto it = m_plan.loop->outerArguments.find(c.function->name);
-                it != m_plan.loop->outerArguments.end())
-                rules.aliasScopes.push_back({c.function->start, c.function->end, it->second});
+            if (const auto* outer = outerAliases(m_plan, c.function->name))
+                rules.aliasScopes.push_back({c.function->start, c.function->end, *outer});
 }
 
 const std::map<std::string, std::string>* Slicer::aliasesOf(int scope) const
@@ -250,10 +263,7 @@ const std::map<std::string, std::string>* Slicer::aliasesOf(int scope) const
     if (scope < 0 || static_cast<std::size_t>(scope) > m_callers.size())
         return nullptr;
     const Stmt* f = m_callers[static_cast<std::size_t>(scope - 1)].function;
-    if (!f || f == m_function || f->name.empty())
-        return nullptr;
-    const auto it = m_plan.loop->outerArguments.find(f->name);
-    return it == m_plan.loop->outerArguments.end() ? nullptr : &it->second;
+    return !f || f == m_function || f->name.empty() ? nullptr : outerAliases(m_plan, f->name);
 }
 
 const Slicer::Caller* Slicer::binder(const Stmt& s) const
