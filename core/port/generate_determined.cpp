@@ -188,11 +188,12 @@ struct DeterminedPort
                 if (!pendingWrap.empty() && !mutator)
                     wrap();
                 init += rendered;
+                const auto binds = slicer.bindsOf(*s);
                 for (const auto& w : wrapped)
-                    if (!w.empty() && s->defines.count(w))
+                    if (!w.empty() && binds.count(w))
                         pendingWrap = w;
                 for (const auto& o : plan.optimizers)
-                    if (!o.synthesized && s->defines.count(o.variable))
+                    if (!o.synthesized && binds.count(o.variable))
                         init += ind + o.variable + " = self.context.wrap_optimizer(" + o.variable +
                                 ")\n";
                 init += determinedWraps(plan, stepped, *s, ind);

@@ -59,6 +59,9 @@ public:
     // (Caller::bound) written as the bindings of those parameters (`knobs = KNOBS`), with
     // `rules` applied to the arguments; `rules` as they are for any other statement.
     RenderRules bindingRules(const Stmt& s, RenderRules rules) const;
+    // The names statement `s` binds as the port writes it: its own, or for a call written as
+    // the bindings of what it gives (bindingRules), those.
+    std::set<std::string> bindsOf(const Stmt& s) const;
     // The statements that draw the step's inputs in the loop body (LoopPlan::drawnInputs) and,
     // for a call that spreads a value into the step function's parameters, the call's statement
     // read as the binding of those parameters from the value: the start of the step, in the

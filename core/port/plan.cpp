@@ -83,6 +83,33 @@ const Call* Planner::innerCall(const Assignment& a) const
     return c;
 }
 
+// `param`, given a call written inline by call `c` (`fit(Net(), …)`), as the assignment
+// `param = Net()` in the caller's scope, where the port binds it (Slicer::bindConfigDicts).
+const Assignment* Planner::inlineArgument(const std::string& param, const Call& c,
+                                          const python::Argument* argument) const
+{
+    if (!argument)
+        return nullptr;
+    const auto& calls = idx().calls;
+    const auto inner = std::find_if(calls.begin(), calls.end(), [&](const Call& d) {
+        return d.span.startByte == argument->valueSpan.startByte &&
+               d.span.endByte == argument->valueSpan.endByte;
+    });
+    if (inner == calls.end())
+        return nullptr;
+    for (const auto& a : m_inlineArguments)
+        if (a.span.startByte == argument->valueSpan.startByte && a.target == param)
+            return &a;
+    Assignment a;
+    a.target = param;
+    a.value = argument->text;
+    a.span = argument->valueSpan;
+    a.function = c.function;
+    a.kind = python::ValueKind::Call;
+    a.call = static_cast<int>(inner - calls.begin());
+    return &m_inlineArguments.emplace_back(std::move(a));
+}
+
 // The assignment that gives `name` its value as seen from `fn`: in fn, else through the
 // parameter it is (the argument of fn's call sites in this file), else at module level.
 const Assignment* Planner::assignmentOf(const std::string& name, FunctionId fn, int depth) const
@@ -106,10 +133,13 @@ const Assignment* Planner::assignmentOf(const std::string& name, FunctionId fn, 
                 const auto given = boundArguments(c, *def);
                 if (!given || !given->given.count(name))
                     continue;
-                const std::string& arg = given->given.at(name).text;
+                const auto& handed = given->given.at(name);
+                const std::string& arg = handed.text;
                 if (!arg.empty() && arg.find_first_of("().[] ") == std::string::npos)
                     if (const auto* a = assignmentOf(arg, c.function, depth + 1))
                         return a;
+                if (const auto* a = inlineArgument(name, c, handed.argument))
+                    return a;
             }
             return nullptr;
         }

@@ -9,6 +9,7 @@
 #include "core/python/resolve.h"
 
 #include <cstring>
+#include <deque>
 #include <optional>
 
 namespace portolan::port::planning {
@@ -228,6 +229,8 @@ private:
     std::optional<bool> flagValue(TSNode condition, std::string* said) const;
     bool chooseStepBranch(const Stmt& s);
     const Assignment* assignmentOf(const std::string& name, FunctionId fn, int depth = 0) const;
+    const Assignment* inlineArgument(const std::string& param, const Call& c,
+                                     const python::Argument* argument) const;
     FunctionId functionAt(std::uint32_t byte) const;
     const Call* innerCall(const Assignment& a) const;
 
@@ -240,6 +243,10 @@ private:
     // The statements of a `while` loop that draw its batch or count its steps (plan_while.cpp):
     // not the step's, by their start.
     std::set<std::uint32_t> m_loopControl;
+    // A parameter given a call inline (`fit(TinyNet(), loader, nn.CrossEntropyLoss())`), as
+    // the assignment it stands for (assignmentOf); a deque, so that the pointers handed out
+    // stay valid as it grows.
+    mutable std::deque<Assignment> m_inlineArguments;
     FunctionId m_instanceFunction = ModuleLevel; // where the trainer class is instantiated
     FunctionId m_initFunction = ModuleLevel;     // its constructor, when it builds attributes
 };

@@ -518,8 +518,10 @@ Slice Slicer::slice(std::set<std::string> names, const std::set<std::string>& ex
     std::sort(out.module.begin(), out.module.end(), byPosition);
     out.local.assign(w.local.begin(), w.local.end());
     inRunOrder(out.local);
-    for (const Stmt* s : out.local)
-        out.localDefines.insert(s->defines.begin(), s->defines.end());
+    for (const Stmt* s : out.local) {
+        const auto binds = bindsOf(*s);
+        out.localDefines.insert(binds.begin(), binds.end());
+    }
     for (const Stmt* s : out.module)
         if (!m_plan.argsName.empty() && s->uses.count(m_plan.argsName))
             out.argsUsers.push_back(s);

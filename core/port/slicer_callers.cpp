@@ -191,9 +191,13 @@ bool isLiteral(const SourceFile& src, TSNode value)
 }
 
 // What the port can bind where the call was: a configuration dict as written
-// (isDictExpression), a literal, or a name the file binds to such values and nothing else.
+// (isDictExpression), a literal, a name the file binds to such values and nothing else, or a
+// value built inline by a call (`fit(TinyNet(), loader, nn.CrossEntropyLoss())`), evaluated
+// there as the call evaluated it (Planner::inlineArgument).
 bool isCarried(const SourceFile& src, TSNode value)
 {
+    if (nodeType(value) == "call")
+        return true;
     const auto carried = [&](TSNode v) {
         return isDictExpression(src, v) || isLiteral(src, v);
     };
@@ -274,13 +278,28 @@ const Slicer::Caller* Slicer::binder(const Stmt& s) const
     return nullptr;
 }
 
+std::set<std::string> Slicer::bindsOf(const Stmt& s) const
+{
+    std::set<std::string> out = s.defines;
+    if (const Caller* c = binder(s))
+        for (const auto& [param, span] : c->bound)
+            out.insert(param);
+    return out;
+}
+
 RenderRules Slicer::bindingRules(const Stmt& s, RenderRules rules) const
 {
     const Caller* c = binder(s);
     if (!c)
         return rules;
+    // In the order the call evaluates them: a model built before the batches draw their data
+    // keeps the original's initial weights.
+    std::vector<std::pair<std::string, std::pair<std::uint32_t, std::uint32_t>>> inOrder(
+        c->bound.begin(), c->bound.end());
+    std::sort(inOrder.begin(), inOrder.end(),
+              [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
     std::string text;
-    for (const auto& [param, span] : c->bound)
+    for (const auto& [param, span] : inOrder)
         text += (text.empty() ? "" : "\n" + std::string(std::size_t(s.column), ' ')) + param +
                 " = " + render(*m_src, m_src->nodeAt(span.first, span.second), rules);
     rules.replace[{s.start, s.end}] = text;
