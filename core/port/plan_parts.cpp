@@ -1,7 +1,6 @@
 // The parts of the training the loop uses: optimizers, model, loss, data, evaluation, device
 // moves, leftovers.
 #include "core/port/plan_internal.h"
-#include "core/port/static_branch.h"
 
 #include <algorithm>
 #include <cctype>
@@ -47,34 +46,6 @@ std::string dictLiteralValue(const std::string& dict, const std::string& key)
 }
 
 } // namespace
-
-// `getattr(optim, args.optim)(params, lr=...)`: the optimizer class named by a string, a flag
-// (`--optim Adam`) or a literal, looked up in torch.optim. The class the original's run builds
-// ("torch.optim.Adam"), "" when the call is not one or the name cannot be told without running.
-std::string Planner::optimizerByName(const Call& c) const
-{
-    const TSNode call = src().nodeAt(c.span.startByte, c.span.endByte);
-    if (nodeType(call) != "call")
-        return {};
-    const TSNode lookup = fieldOf(call, "function");
-    if (nodeType(lookup) != "call" || src().text(fieldOf(lookup, "function")) != "getattr")
-        return {};
-    const TSNode args = fieldOf(lookup, "arguments");
-    if (ts_node_named_child_count(args) != 2)
-        return {};
-    const std::string module = src().text(ts_node_named_child(args, 0));
-    bool optim = module == "torch.optim";
-    for (const auto& imp : idx().imports)
-        optim = optim || (imp.boundName() == module && imp.target() == "torch.optim");
-    if (!optim)
-        return {};
-    const auto name = StaticBranches(m_p, src()).stringValue(ts_node_named_child(args, 1));
-    if (!name || name->empty() || !std::isupper(static_cast<unsigned char>((*name)[0])) ||
-        !std::all_of(name->begin(), name->end(),
-                     [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)); }))
-        return {};
-    return "torch.optim." + *name;
-}
 
 void Planner::findOptimizers()
 {
