@@ -105,10 +105,10 @@ OptimizerYaml optimizerYaml(const PortPlan& plan, const SourceFile& src,
             return valueOf(v);
         // An entry of a configuration dict (`lr=knobs["rate"]`, or a name bound to one): its
         // value as written.
-        std::optional<DictEntry> entry = dictEntryOf(src, text, o.construction.start);
+        std::optional<DictEntry> entry = dictEntryOf(src, text, o.construction.start, &plan);
         if (const TSNode v = assignedValue(src, text, o.construction.start);
             !entry && !ts_node_is_null(v))
-            entry = dictEntryOf(src, src.text(v), ts_node_start_byte(v));
+            entry = dictEntryOf(src, src.text(v), ts_node_start_byte(v), &plan);
         if (entry)
             return entry->text.empty() ? std::string() : valueOf(entry->text);
         // A name bound to a flag before the optimizer is built (`lr = args.lr`, then

@@ -1,11 +1,13 @@
 // Following a text of the original to a number (see run_value_resolver.h).
 #include "core/port/run_value_resolver.h"
 
+#include "core/port/static_branch.h"
 #include "core/port/syntax.h"
 
 #include <cctype>
 #include <functional>
 #include <optional>
+#include <yaml-cpp/yaml.h>
 
 namespace portolan::port::detail {
 
@@ -239,8 +241,109 @@ TSNode entryOf(const SourceFile& src, TSNode dict, const std::string& key, bool&
 
 } // namespace
 
+namespace {
+
+// The file `open(...)` opens, relative to the project (`open("config.yaml")`, `open(args.cfg)`
+// with the flag's value); "" when it cannot be told without running.
+std::string openedFile(const PortPlan& plan, const SourceFile& src, TSNode open)
+{
+    if (nodeType(open) != "call" || src.text(fieldOf(open, "function")) != "open")
+        return {};
+    const TSNode args = fieldOf(open, "arguments");
+    if (ts_node_named_child_count(args) == 0)
+        return {};
+    const auto path = StaticBranches(plan, src).stringValue(ts_node_named_child(args, 0));
+    return path ? *path : std::string();
+}
+
+// `yaml.safe_load(f)` (load, full_load), f the file a `with open(...) as f:` around the call
+// opens or `open(...)` itself: the file, "" when the value is not one.
+std::string yamlLoaded(const PortPlan& plan, const SourceFile& src, TSNode value)
+{
+    if (nodeType(value) != "call")
+        return {};
+    const std::string fn = src.text(fieldOf(value, "function"));
+    if (fn != "yaml.safe_load" && fn != "yaml.load" && fn != "yaml.full_load")
+        return {};
+    const TSNode args = fieldOf(value, "arguments");
+    if (ts_node_named_child_count(args) == 0)
+        return {};
+    const TSNode stream = ts_node_named_child(args, 0);
+    if (nodeType(stream) != "identifier")
+        return openedFile(plan, src, stream);
+    const std::string handle = src.text(stream);
+    for (const Stmt* s : src.chainAt(ts_node_start_byte(value), ts_node_end_byte(value))) {
+        if (s->type != "with_statement")
+            continue;
+        std::function<std::string(TSNode)> find = [&](TSNode n) -> std::string {
+            if (nodeType(n) == "as_pattern" && src.text(fieldOf(n, "alias")) == handle &&
+                ts_node_named_child_count(n) > 0)
+                return openedFile(plan, src, ts_node_named_child(n, 0));
+            for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+                if (nodeType(ts_node_named_child(n, i)) != "block")
+                    if (std::string f = find(ts_node_named_child(n, i)); !f.empty())
+                        return f;
+            return {};
+        };
+        if (std::string f = find(s->node); !f.empty())
+            return f;
+    }
+    return {};
+}
+
+// The YAML file of the project a dict `name` read at `pos` is loaded from, found as dictOf
+// finds a dict written in the code (its binding in the function or at module level, or what the
+// function's callers give it); "" when it is none.
+std::string yamlDictFile(const PortPlan& plan, const SourceFile& src, const std::string& name,
+                         std::uint32_t pos, int depth)
+{
+    if (depth > 4)
+        return {};
+    const Stmt* here = functionAround(src, pos);
+    const std::pair<const Stmt*, TSNode>* chosen = nullptr;
+    const auto all = assignments(src, name);
+    for (const auto& a : all) {
+        const Stmt* in = functionAround(src, a.first->start);
+        if (a.first->start < pos && (!in || in == here))
+            chosen = &a;
+    }
+    if (chosen)
+        return nodeType(chosen->second) == "identifier"
+                   ? yamlDictFile(plan, src, src.text(chosen->second), chosen->first->start,
+                                  depth + 1)
+                   : yamlLoaded(plan, src, chosen->second);
+    if (const auto given = callerArgument(src, name, pos);
+        given &&
+        given->text.find_first_not_of(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos)
+        return yamlDictFile(plan, src, given->text, given->at, depth + 1);
+    return {};
+}
+
+// A YAML scalar as the Python literal yaml.safe_load reads it to: a number, a bool, None, or a
+// string.
+std::string pythonValue(const YAML::Node& n)
+{
+    const std::string t = n.Scalar();
+    if (n.Tag() == "!" || t.empty())
+        return "\"" + t + "\"";
+    if (t == "true" || t == "True")
+        return "True";
+    if (t == "false" || t == "False")
+        return "False";
+    if (t == "null" || t == "~")
+        return "None";
+    char* end = nullptr;
+    std::strtod(t.c_str(), &end);
+    if (end && *end == '\0')
+        return t;
+    return "\"" + t + "\"";
+}
+
+} // namespace
+
 std::optional<DictEntry> dictEntryOf(const SourceFile& src, const std::string& text,
-                                     std::uint32_t pos)
+                                     std::uint32_t pos, const PortPlan* plan)
 {
     // d["key"] / d['key'] / d.get("key") / d.get("key", default)
     static const std::string word =
@@ -267,6 +370,21 @@ std::optional<DictEntry> dictEntryOf(const SourceFile& src, const std::string& t
     DictEntry e;
     e.key = rest.substr(1, rest.size() - 2);
     const TSNode dict = dictOf(src, text.substr(0, end), pos, 0);
+    // A dict loaded from a YAML file of the project: the file's entry.
+    if (ts_node_is_null(dict) && plan)
+        if (const std::string file = yamlDictFile(*plan, src, text.substr(0, end), pos, 0);
+            !file.empty()) {
+            try {
+                const YAML::Node root = YAML::LoadFile((plan->root / file).string());
+                if (root.IsMap() && root[e.key] && root[e.key].IsScalar()) {
+                    e.text = pythonValue(root[e.key]);
+                    e.at = pos;
+                    e.dict = file;
+                }
+            } catch (const YAML::Exception&) {
+                // Not readable as YAML: the entry is not known, as for a dict built at run time.
+            }
+        }
     if (ts_node_is_null(dict))
         return e;
     e.dict = at(src, dict);
@@ -286,7 +404,7 @@ std::optional<DictEntry> dictEntryOf(const SourceFile& src, const std::string& t
 std::optional<RunValue> Resolver::dictEntry(const SourceFile& src, const std::string& text,
                                             std::uint32_t pos, int depth) const
 {
-    const auto e = dictEntryOf(src, text, pos);
+    const auto e = dictEntryOf(src, text, pos, &m_plan);
     if (!e)
         return std::nullopt;
     if (e->text.empty())

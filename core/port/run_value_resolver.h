@@ -54,8 +54,10 @@ struct DictEntry
     std::string dict;       // `path:line` of the dict, "" when none was found
     bool byDefault = false; // the key is not in the dict: get()'s default
 };
+// With `plan`, a dict loaded from a YAML file of the project (`cfg = yaml.safe_load(f)` in
+// `with open(args.config) as f:`) gives the file's entry.
 std::optional<DictEntry> dictEntryOf(const SourceFile& src, const std::string& text,
-                                     std::uint32_t pos);
+                                     std::uint32_t pos, const PortPlan* plan = nullptr);
 
 class Resolver
 {

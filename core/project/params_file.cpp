@@ -319,6 +319,27 @@ ParamsFileChoice paramsFileFor(const fs::path& root, const std::string& override
                 "the Model Zoo Trainer configuration (trainer: at the top level)" + staleNote;
             return c;
         }
+    // A run starts from a Determined experiment config (entrypoint: at the top level), which
+    // names the code it runs: a YAML file that code reads (`yaml.safe_load(open("knobs.yml"))`)
+    // is the code's data, which a dry run cannot start. const.yaml by convention, else the first
+    // by name.
+    if (use == ParamsUse::CpuDryRun) {
+        std::vector<std::string> experiments;
+        for (const auto& cand : c.candidates)
+            if (!isToolConfig(cand) && hasTopLevelKey(root / cand, "entrypoint"))
+                experiments.push_back(cand);
+        if (!experiments.empty()) {
+            const bool conventional = std::find(experiments.begin(), experiments.end(),
+                                                "const.yaml") != experiments.end();
+            c.path = conventional ? std::string("const.yaml") : experiments.front();
+            c.source = ParamsSource::Default;
+            c.reason = conventional ? "const.yaml, the Determined experiment config by convention"
+                                    : "the first Determined experiment config by name "
+                                      "(entrypoint: at the top level)";
+            c.reason += staleNote;
+            return c;
+        }
+    }
     // Then the file the project's own code reads: it is what its entry point runs.
     if (const auto named = namedByCode(root, c.candidates)) {
         c.path = named->first;

@@ -5,7 +5,10 @@
 //   1. an explicit choice for this call (the CLI's --params),
 //   2. else the choice the user saved with the project (PROJECT/.portolan/params-file),
 //   3. else the default: a Model Zoo Trainer YAML (`trainer:` at the top level, the current
-//      layout, which a release runs in place of a legacy params.yaml beside it), then the YAML
+//      layout, which a release runs in place of a legacy params.yaml beside it), then for a
+//      CPU dry run a Determined experiment config (`entrypoint:` at the top level; const.yaml
+//      first, else the first by name: the code it runs may read YAML files of its own, which
+//      cannot start a run), then the YAML
 //      file the project's own top-level code names in a string literal (`config_file =
 //      "./configs.yml"`: what its entry point reads), then configs/params.yaml,
 //      params.yaml, const.yaml, then the first YAML file under configs/ by name, then the first

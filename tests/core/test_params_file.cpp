@@ -217,6 +217,15 @@ private slots:
             << ""
             << "a-data.yaml"
             << "b-exp.yaml";
+        // A trial's code reading a YAML file of its own: the params tab reads that file, the dry
+        // run starts from the experiment config.
+        QTest::addRow("experiment config over the file the code reads")
+            << QStringList{"model_def.py|import yaml\nKNOBS = "
+                           "yaml.safe_load(open(\"knobs.yml\"))\n",
+                           "knobs.yml|rate: 0.1\n", "const.yaml|entrypoint: model_def:Trial\n"}
+            << ""
+            << "knobs.yml"
+            << "const.yaml";
         QTest::addRow("conventional name kept")
             << QStringList{"configs/params.yaml|" + big, "configs/b_tiny.yaml|" + tiny} << ""
             << "configs/params.yaml"
