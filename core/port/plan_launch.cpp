@@ -26,24 +26,45 @@ bool launches(const std::string& callee)
 
 } // namespace
 
-// A loader made by a helper of the script (`prepare_dataloader(dataset, batch_size)` whose body
-// returns `DataLoader(dataset, batch_size=batch_size, shuffle=True)`): the loader is the
-// helper's DataLoader with its parameters read as the call's arguments, so the dataset and the
-// batch size are the caller's values.
+// A loader made by a helper of the script, or of a module of the project the script imports
+// it from (`prepare_dataloader(dataset, batch_size)` whose body returns `DataLoader(dataset,
+// batch_size=batch_size, shuffle=True)`): the loader is the helper's DataLoader with its
+// parameters read as the call's arguments, so the dataset and the batch size are the caller's
+// values.
 bool Planner::findHelperData(const Call& c, FunctionId fn, DataPlan& out)
 {
     if (c.callee.empty() || c.callee.find('.') != std::string::npos)
         return false;
+    int file = m_file;
     FunctionId helper = ModuleLevel;
     for (std::size_t i = 0; i < idx().functions.size(); ++i)
         if (idx().functions[i].name == c.callee && idx().functions[i].className.empty())
             helper = static_cast<FunctionId>(i);
-    const auto* def = idx().function(helper);
-    if (!def)
+    if (!idx().function(helper) && m_a.resolver) {
+        const auto sym = m_a.resolver->callee(m_file, static_cast<int>(&c - idx().calls.data()));
+        if (sym.kind == python::SymbolKind::Function && sym.rest.empty() && sym.file >= 0 &&
+            sym.file != m_file && m_p.sources.count(m_a.python[std::size_t(sym.file)].path)) {
+            file = sym.file;
+            helper = static_cast<FunctionId>(sym.index);
+        }
+    }
+    const auto& helperIdx = m_a.python[static_cast<std::size_t>(file)].index;
+    const SourceFile& helperSrc = *m_p.sources.at(m_a.python[static_cast<std::size_t>(file)].path);
+    const auto* def = helperIdx.function(helper);
+    if (!def || !def->className.empty())
         return false;
+    const auto& qualified = m_a.facts().calleeQualified;
+    const auto loaderName = [&](const Call& d) {
+        const auto i = static_cast<std::size_t>(&d - helperIdx.calls.data());
+        const std::string* q = static_cast<std::size_t>(file) < qualified.size() &&
+                                       i < qualified[std::size_t(file)].size()
+                                   ? &qualified[std::size_t(file)][i]
+                                   : nullptr;
+        return q && !q->empty() ? *q : d.resolved;
+    };
     const Call* loader = nullptr;
-    for (const auto& d : idx().calls)
-        if (d.function == helper && resolvedName(d).ends_with("DataLoader"))
+    for (const auto& d : helperIdx.calls)
+        if (d.function == helper && loaderName(d).ends_with("DataLoader"))
             loader = loader ? nullptr : &d; // one loader, or it is not this helper's value
     if (!loader)
         return false;
@@ -55,18 +76,20 @@ bool Planner::findHelperData(const Call& c, FunctionId fn, DataPlan& out)
     for (const auto& [param, given] : bound->given)
         if (given.argument)
             argumentOf[param] = given.argument;
-    const auto text = [&](const python::Argument& x) {
-        return src().text(x.valueSpan.startByte, x.valueSpan.endByte);
-    };
     out.construction = refOf(m_p.entry, src(), c.span);
     out.isDataLoader = true;
     for (const auto& arg : loader->arguments) {
         if (arg.text.starts_with("*"))
             continue;
-        const auto it = argumentOf.find(text(arg));
-        const python::Argument& value = it != argumentOf.end() ? *it->second : arg;
+        const auto it =
+            argumentOf.find(helperSrc.text(arg.valueSpan.startByte, arg.valueSpan.endByte));
+        // The caller's argument for a parameter, else the helper's own value.
+        const bool given = it != argumentOf.end();
+        const python::Argument& value = given ? *it->second : arg;
+        const std::string text =
+            (given ? src() : helperSrc).text(value.valueSpan.startByte, value.valueSpan.endByte);
         if ((arg.keyword.empty() && !out.dataset.valid()) || arg.keyword == "dataset") {
-            if (it == argumentOf.end()) {
+            if (!given) {
                 // The helper makes its own data set: the port's loader takes the data set of
                 // the helper's loader, with the helper's batch size and options.
                 out.dataset = refOf(m_p.entry, src(), c.span);
@@ -76,9 +99,9 @@ bool Planner::findHelperData(const Call& c, FunctionId fn, DataPlan& out)
             }
             out.dataset = refOf(m_p.entry, src(), value.valueSpan);
         } else if (arg.keyword == "batch_size") {
-            out.batchSize = flagPassedAs(text(value), fn);
+            out.batchSize = flagPassedAs(text, fn);
         } else if (!arg.keyword.empty()) {
-            out.keywords.emplace_back(arg.keyword, text(value));
+            out.keywords.emplace_back(arg.keyword, text);
         }
     }
     dropDistributedSampler(out);
