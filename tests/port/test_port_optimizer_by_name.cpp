@@ -114,8 +114,8 @@ void TestPortOptimizerByName::classFromTheName_data()
          "Momentum", "torch.optim.SGD", false},
         {"lookup function, its fall-through", "lookup('lamb')(body.parameters(), lr=0.01)", "",
          "torch.optim.RMSprop", false},
-        {"lookup function, name from a call", "lookup(chosen())(body.parameters(), lr=0.1)", "",
-         "", false},
+        {"lookup function, name from a call", "lookup(chosen())(body.parameters(), lr=0.1)", "", "",
+         false},
     };
     for (const auto& f : forms)
         for (const char* target :
