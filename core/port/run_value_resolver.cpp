@@ -163,6 +163,21 @@ bool changedInPlace(const SourceFile& src, const std::string& name)
     return changed;
 }
 
+// The last assignment of `name` before byte `pos` in the function around `pos` or at module
+// level, with its value; nullopt when there is none.
+std::optional<std::pair<const Stmt*, TSNode>>
+bindingBefore(const SourceFile& src, const std::string& name, std::uint32_t pos)
+{
+    const Stmt* here = functionAround(src, pos);
+    std::optional<std::pair<const Stmt*, TSNode>> chosen;
+    for (const auto& a : assignments(src, name)) {
+        const Stmt* in = functionAround(src, a.first->start);
+        if (a.first->start < pos && (!in || in == here))
+            chosen = a;
+    }
+    return chosen;
+}
+
 // The dict literal (or `dict(...)` call) `name` holds where it is read at byte `pos`: its last
 // assignment before the read in the same function or at module level, the argument the
 // function's callers give the parameter, or the parameter's default. Null when it is none of
@@ -176,14 +191,7 @@ TSNode dictOf(const SourceFile& src, const std::string& name, std::uint32_t pos,
                : nodeType(v) == "identifier" ? dictOf(src, src.text(v), at, depth + 1)
                                              : TSNode{};
     };
-    const Stmt* here = functionAround(src, pos);
-    const std::pair<const Stmt*, TSNode>* chosen = nullptr;
-    const auto all = assignments(src, name);
-    for (const auto& a : all) {
-        const Stmt* in = functionAround(src, a.first->start);
-        if (a.first->start < pos && (!in || in == here))
-            chosen = &a;
-    }
+    const auto chosen = bindingBefore(src, name, pos);
     if (chosen)
         return follow(chosen->second, chosen->first->start);
     if (const auto given = callerArgument(src, name, pos)) {
@@ -299,14 +307,7 @@ std::string yamlDictFile(const PortPlan& plan, const SourceFile& src, const std:
 {
     if (depth > 4)
         return {};
-    const Stmt* here = functionAround(src, pos);
-    const std::pair<const Stmt*, TSNode>* chosen = nullptr;
-    const auto all = assignments(src, name);
-    for (const auto& a : all) {
-        const Stmt* in = functionAround(src, a.first->start);
-        if (a.first->start < pos && (!in || in == here))
-            chosen = &a;
-    }
+    const auto chosen = bindingBefore(src, name, pos);
     if (chosen)
         return nodeType(chosen->second) == "identifier"
                    ? yamlDictFile(plan, src, src.text(chosen->second), chosen->first->start,
